@@ -1,0 +1,40 @@
+# linkqr — the two commands that matter: `make run` and `make test`.
+GO        ?= go
+BIN       := bin/linkqr
+GOTEST    ?= $(GO) test -race -count=1 -timeout 20m
+
+.PHONY: run build test generate lint check-generated bench clean
+
+## run: build and serve on the embedded PostgreSQL default (http://127.0.0.1:8080)
+run: build
+	./$(BIN) serve
+
+## build: compile the linkqr binary into bin/
+build:
+	$(GO) build -o $(BIN) ./cmd/linkqr
+
+## test: the whole suite on real PostgreSQL (and Redis when installed)
+test:
+	$(GO) run ./internal/testkit/testenv -- $(GOTEST) ./...
+
+## generate: regenerate sqlc and templ output (committed)
+generate:
+	$(GO) tool sqlc generate
+	$(GO) tool templ generate -path web
+
+## check-generated: fail when committed generated code differs from the generators' output
+check-generated: generate
+	@git diff --exit-code -- internal/store/dbsqlc web || (echo "generated code is stale: run make generate and commit"; exit 1)
+	@test -z "$$(git status --porcelain -- internal/store/dbsqlc web)" || (git status --short -- internal/store/dbsqlc web; echo "generated files are untracked: run make generate and commit"; exit 1)
+
+## lint: gofmt and go vet
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
+	$(GO) vet ./...
+
+## bench: Go benchmarks of the hot packages
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+type database struct {
+	pool *pgxpool.Pool
+}
+
+const adminUsage = `usage: linkqr admin <command> [flags]
+
+commands:
+  bootstrap --email E --password P --workspace NAME
+      create the user if missing and a workspace with them as admin
+`
+
+// errUsage marks errors that are the caller's invocation, not the system.
+var errUsage = errors.New("usage")
+
+func admin(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, adminUsage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "bootstrap":
+		err = adminBootstrap(ctx, cfg, log, args[1:], stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "linkqr admin: unknown command %q\n\n%s", args[0], adminUsage)
+		return 2
+	}
+	if errors.Is(err, errUsage) {
+		return 2
+	}
+	return fail(stderr, "admin "+args[0], err)
+}
+
+func adminBootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("linkqr admin bootstrap", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	email := fs.String("email", "", "e-mail address of the user (created when missing)")
+	password := fs.String("password", "", "password for a new user; checked for an existing one")
+	workspace := fs.String("workspace", "", "name of the workspace the user administers")
+	if err := parseFlags(fs, args, "email", "password", "workspace"); err != nil {
+		return err
+	}
+	in := account.BootstrapInput{Email: *email, Password: *password, Workspace: *workspace}
+	if err := in.Normalize(); err != nil {
+		return flagError(err)
+	}
+	return withDatabase(ctx, cfg, log, func(db database) error {
+		res, err := account.NewService(db.pool).Bootstrap(ctx, in)
+		if err != nil {
+			return flagError(err)
+		}
+		return json.NewEncoder(stdout).Encode(res)
+	})
+}
+
+// parseFlags parses args and insists on the required flags, so a missing
+// one is a usage error naming it rather than a confusing failure later.
+func parseFlags(fs *flag.FlagSet, args []string, required ...string) error {
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return errUsage
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var missing []string
+	for _, name := range required {
+		if !set[name] {
+			missing = append(missing, "--"+name)
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(fs.Output(), "%s: missing required flag(s): %s\n", fs.Name(), strings.Join(missing, ", "))
+		return errUsage
+	}
+	return nil
+}
+
+// flagError rewrites validation pointers ("/email") as flag names ("--email").
+func flagError(err error) error {
+	var verrs validate.Errors
+	if !errors.As(err, &verrs) {
+		return err
+	}
+	parts := make([]string, len(verrs))
+	for i, fe := range verrs {
+		parts[i] = "--" + strings.TrimPrefix(fe.Pointer, "/") + " " + fe.Detail
+	}
+	return errors.New(strings.Join(parts, "; "))
+}

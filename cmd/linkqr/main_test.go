@@ -1,0 +1,329 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/linkqr/linkqr/internal/pgembed"
+	"github.com/linkqr/linkqr/internal/testkit"
+)
+
+// These tests run the real binary as an operator would: embedded PostgreSQL,
+// signals, exit codes and the JSON of the operator commands.
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "linkqr-bin")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "linkqr")
+	out, err := exec.Command("go", "build", "-race", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build linkqr: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func requirePostgres(t *testing.T) {
+	t.Helper()
+	if _, err := pgembed.FindBinDir(); err != nil {
+		testkit.SkipUnlessStrict(t, err.Error())
+	}
+}
+
+// server is a running `linkqr serve` process.
+type server struct {
+	cmd    *exec.Cmd
+	url    string
+	mu     sync.Mutex
+	stderr bytes.Buffer
+	done   chan struct{}
+}
+
+func (s *server) log() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderr.String()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// baseEnv returns a new slice each time, so callers may append freely.
+func baseEnv(dataDir, addr string) []string {
+	return append(slices.Clone(os.Environ()), "LINKQR_DATA_DIR="+dataDir, "LINKQR_ADDR="+addr, "LINKQR_LOG_FORMAT=json", "LINKQR_DATABASE_URL=")
+}
+
+// startServe starts `linkqr serve` and waits for its "listening" line.
+func startServe(t *testing.T, dataDir string) *server {
+	t.Helper()
+	addr := freeAddr(t)
+	s := &server{url: "http://" + addr, done: make(chan struct{})}
+	s.cmd = exec.Command(binary, "serve")
+	s.cmd.Env = baseEnv(dataDir, addr)
+	pipe, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	listening := make(chan struct{})
+	go func() {
+		defer close(s.done)
+		sc := bufio.NewScanner(pipe)
+		once := sync.Once{}
+		for sc.Scan() {
+			s.mu.Lock()
+			s.stderr.WriteString(sc.Text() + "\n")
+			s.mu.Unlock()
+			if strings.Contains(sc.Text(), `"msg":"listening"`) && strings.Contains(sc.Text(), addr) {
+				once.Do(func() { close(listening) })
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		if s.cmd.ProcessState == nil {
+			_ = s.cmd.Process.Signal(syscall.SIGTERM)
+			_ = s.cmd.Wait()
+		}
+	})
+	select {
+	case <-listening:
+	case <-s.done:
+		t.Fatalf("serve exited before listening:\n%s", s.log())
+	case <-time.After(90 * time.Second):
+		t.Fatalf("serve did not print a listening line within 90s:\n%s", s.log())
+	}
+	return s
+}
+
+// stop sends SIGTERM and returns the exit code.
+func (s *server) stop(t *testing.T) int {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { <-s.done; exited <- s.cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("serve did not exit within 60s of SIGTERM:\n%s", s.log())
+	}
+	return s.cmd.ProcessState.ExitCode()
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// runCmd runs the binary to completion and returns exit code, stdout, stderr.
+func runCmd(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+}
+
+func bootstrap(t *testing.T, env []string, password string) (int, map[string]string, string) {
+	t.Helper()
+	code, out, errOut := runCmd(t, env, "admin", "bootstrap", "--email", "Owner@Example.com", "--password", password, "--workspace", "Acme")
+	var res map[string]string
+	if code == 0 {
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("bootstrap output %q is not JSON: %v", out, err)
+		}
+	}
+	return code, res, errOut
+}
+
+func postmasterPID(t *testing.T, dataDir string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dataDir, "pg", "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+	return pid
+}
+
+func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
+
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestServeLifecycle(t *testing.T) {
+	requirePostgres(t)
+	dataDir := t.TempDir()
+	const password = "correct horse battery staple"
+
+	s := startServe(t, dataDir)
+	if code, body := get(t, s.url+"/healthz"); code != 200 || strings.TrimSpace(body) != `{"status":"ok"}` {
+		t.Fatalf("healthz: %d %s", code, body)
+	}
+	if code, _ := get(t, s.url+"/readyz"); code != 200 {
+		t.Fatalf("readyz: %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "secret.key")); err != nil {
+		t.Errorf("secret key was not generated into the data dir: %v", err)
+	}
+
+	// A second server on the same data directory refuses to start.
+	code, _, errOut := runCmd(t, baseEnv(dataDir, freeAddr(t)), "serve")
+	if code != 1 || !strings.Contains(errOut, "in use") {
+		t.Errorf("second serve: exit %d, stderr:\n%s", code, errOut)
+	}
+
+	// Operator commands attach to the running cluster; bootstrap is idempotent.
+	env := baseEnv(dataDir, freeAddr(t))
+	code, first, errOut := bootstrap(t, env, password)
+	if code != 0 || !strings.HasPrefix(first["user_id"], "usr_") || !strings.HasPrefix(first["workspace_id"], "ws_") {
+		t.Fatalf("bootstrap: exit %d, %v, %s", code, first, errOut)
+	}
+	if code, again, _ := bootstrap(t, env, password); code != 0 || again["user_id"] != first["user_id"] || again["workspace_id"] != first["workspace_id"] {
+		t.Errorf("bootstrap twice: exit %d, %v != %v", code, again, first)
+	}
+	if code, _, errOut := bootstrap(t, env, "a different password"); code != 1 || !strings.Contains(errOut, "password does not match") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("bootstrap with a wrong password: exit %d, stderr %q", code, errOut)
+	}
+	if code, _ := get(t, s.url+"/readyz"); code != 200 {
+		t.Errorf("server lost its database after operator commands: readyz %d", code)
+	}
+
+	// SIGTERM: exit 0 and the embedded cluster is stopped.
+	pid := postmasterPID(t, dataDir)
+	if !alive(pid) {
+		t.Fatalf("no live postmaster (pid %d) while serving", pid)
+	}
+	if code := s.stop(t); code != 0 {
+		t.Fatalf("serve exit code %d after SIGTERM:\n%s", code, s.log())
+	}
+	if alive(pid) {
+		t.Errorf("postmaster %d still running after the server stopped", pid)
+	}
+
+	// Restart: the data is still there.
+	s = startServe(t, dataDir)
+	if code, again, errOut := bootstrap(t, env, password); code != 0 || again["workspace_id"] != first["workspace_id"] {
+		t.Errorf("after restart: exit %d, %v, %s", code, again, errOut)
+	}
+
+	// The database going away makes the server unready, not dead.
+	pid = postmasterPID(t, dataDir)
+	if err := syscall.Kill(pid, syscall.SIGINT); err != nil { // fast shutdown
+		t.Fatal(err)
+	}
+	waitFor(t, "readyz to report 503", 30*time.Second, func() bool { c, _ := get(t, s.url+"/readyz"); return c == 503 })
+	if code, _ := get(t, s.url+"/healthz"); code != 200 {
+		t.Errorf("healthz %d while the database is down", code)
+	}
+	s.stop(t)
+}
+
+func TestMigrateStartsAndStopsItsOwnCluster(t *testing.T) {
+	requirePostgres(t)
+	dataDir := t.TempDir()
+	code, out, errOut := runCmd(t, baseEnv(dataDir, freeAddr(t)), "migrate")
+	if code != 0 || strings.TrimSpace(out) != `{"status":"migrated"}` {
+		t.Fatalf("migrate: exit %d, %q, %s", code, out, errOut)
+	}
+	if pid := postmasterPID(t, dataDir); alive(pid) {
+		t.Errorf("migrate left the cluster running (pid %d)", pid)
+	}
+}
+
+func TestOperatorErrors(t *testing.T) {
+	t.Parallel()
+	dir, addr := t.TempDir(), freeAddr(t)
+	env := baseEnv(dir, addr)
+	cases := []struct {
+		name string
+		env  []string
+		args []string
+		code int
+		want string
+	}{
+		{"bad config", append(baseEnv(dir, addr), "LINKQR_ADDR=nonsense"), []string{"serve"}, 1, "LINKQR_ADDR"},
+		{"bad base url", append(baseEnv(dir, addr), "LINKQR_BASE_URL=ftp://x"), []string{"migrate"}, 1, "LINKQR_BASE_URL"},
+		{"unknown command", env, []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"missing flags", env, []string{"admin", "bootstrap", "--email", "a@example.com"}, 2, "missing required flag(s): --password, --workspace"},
+		{"unknown admin command", env, []string{"admin", "nope"}, 2, `unknown command "nope"`},
+	}
+	for _, tc := range cases {
+		code, out, errOut := runCmd(t, tc.env, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) || out != "" {
+			t.Errorf("%s: exit %d (want %d), stdout %q, stderr %q (want %q)", tc.name, code, tc.code, out, errOut, tc.want)
+		}
+	}
+	code, _, errOut := runCmd(t, append(baseEnv(dir, addr), "LINKQR_ADDR=nonsense"), "serve")
+	if code != 1 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("a configuration error must be one line, got %q", errOut)
+	}
+}
+
+func TestBootstrapValidationChangesNothing(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	env := baseEnv(dataDir, freeAddr(t))
+	code, out, errOut := runCmd(t, env, "admin", "bootstrap", "--email", "not-an-email", "--password", "short", "--workspace", " ")
+	if code != 1 || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	for _, want := range []string{"--email must be an e-mail address", "--password must be 10 to 256 characters", "--workspace must be 1 to 100 characters"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q lacks %q", errOut, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "pg")); !os.IsNotExist(err) {
+		t.Errorf("invalid input must not create a cluster: %v", err)
+	}
+}

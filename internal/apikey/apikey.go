@@ -1,0 +1,211 @@
+// Package apikey mints, lists, revokes and verifies API keys. A key's token
+// is shown once and stored only as an argon2id hash; verification pays
+// argon2id the first time a token is seen and afterwards recognises it by a
+// keyed hash in memory, until the key is revoked — on any instance.
+package apikey
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"time"
+
+	"github.com/alexedwards/argon2id"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/notify"
+	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+)
+
+// RevokedChannel is the NOTIFY channel carrying the public id of each
+// revoked key.
+const RevokedChannel = "linkqr_api_key_revoked"
+
+// touchInterval bounds last_used_at writes to one per key per minute per
+// instance, instead of one per request.
+const touchInterval = time.Minute
+
+// ErrInvalid covers every unusable token: malformed, unknown, wrong secret
+// or revoked. Callers must not tell them apart in responses.
+var ErrInvalid = errors.New("invalid API key")
+
+// Key is an API key without its secret.
+type Key struct {
+	ID                 uuid.UUID
+	WorkspaceID        uuid.UUID
+	CreatedBy          *uuid.UUID
+	Name               string
+	PublicID           string
+	Scopes             []scope.Scope
+	RateLimitPerMinute int
+	IPAllowlist        []netip.Prefix
+	CreatedAt          time.Time
+	LastUsedAt         *time.Time
+}
+
+// Hint is how a key is shown after creation: "lqk_<public id>_…".
+func (k Key) Hint() string { return TokenPrefix + k.PublicID + "_…" }
+
+// ExternalID is the key's "key_…" identifier.
+func (k Key) ExternalID() string { return store.FormatID(store.PrefixAPIKey, k.ID) }
+
+// Service implements API key operations.
+type Service struct {
+	pool  *pgxpool.Pool
+	log   *slog.Logger
+	cache *cache
+}
+
+// NewService returns a Service whose verified-token cache is keyed by
+// cacheKey (derive it from LINKQR_SECRET_KEY).
+func NewService(pool *pgxpool.Pool, log *slog.Logger, cacheKey []byte) *Service {
+	return &Service{pool: pool, log: log, cache: newCache(cacheKey)}
+}
+
+// Subscribe connects the cache to revocations made by any instance.
+func (s *Service) Subscribe(l *notify.Listener) {
+	l.Subscribe(RevokedChannel, notify.Handler{Notify: s.cache.invalidate, Reset: s.cache.reset})
+}
+
+// Create mints a key and returns it with its token, which is never
+// retrievable again. createdBy is nil for keys made by operator commands.
+func (s *Service) Create(ctx context.Context, workspaceID uuid.UUID, createdBy *uuid.UUID, in CreateInput) (Key, string, error) {
+	p, err := in.validate()
+	if err != nil {
+		return Key{}, "", err
+	}
+	token, publicID := newToken()
+	hash, err := argon2id.CreateHash(token, account.Argon2Params)
+	if err != nil {
+		return Key{}, "", fmt.Errorf("hash API key: %w", err)
+	}
+	allow := make([]string, len(p.allowlist))
+	for i, pfx := range p.allowlist {
+		allow[i] = pfx.String()
+	}
+	row, err := dbsqlc.New().APIKeyCreate(ctx, s.pool, dbsqlc.APIKeyCreateParams{
+		ID: store.NewID(), WorkspaceID: workspaceID, CreatedBy: createdBy,
+		Name: p.name, PublicID: publicID, SecretHash: hash,
+		Scopes: scope.Strings(p.scopes), RateLimitPerMinute: int32(p.rateLimit), IPAllowlist: allow,
+	})
+	if err != nil {
+		return Key{}, "", store.InterpretError(err)
+	}
+	return fromRow(row), token, nil
+}
+
+// List returns the workspace's active keys, newest first; with onlyCreator
+// set, just that user's keys (members see their own, admins all).
+func (s *Service) List(ctx context.Context, workspaceID uuid.UUID, onlyCreator *uuid.UUID) ([]Key, error) {
+	q := dbsqlc.New()
+	var rows []dbsqlc.APIKey
+	var err error
+	if onlyCreator != nil {
+		rows, err = q.APIKeyListByCreator(ctx, s.pool, dbsqlc.APIKeyListByCreatorParams{WorkspaceID: workspaceID, CreatedBy: onlyCreator})
+	} else {
+		rows, err = q.APIKeyListByWorkspace(ctx, s.pool, workspaceID)
+	}
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	keys := make([]Key, len(rows))
+	for i, r := range rows {
+		keys[i] = fromRow(r)
+	}
+	return keys, nil
+}
+
+// Revoke revokes a key of the workspace (only the creator's own unless
+// onlyCreator is nil). Every instance drops the key from its cache when the
+// revocation commits; this instance does so before returning. A key of
+// another workspace, or already revoked, is store.ErrNotFound.
+func (s *Service) Revoke(ctx context.Context, workspaceID, keyID uuid.UUID, onlyCreator *uuid.UUID) error {
+	var publicID string
+	err := store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		publicID, err = dbsqlc.New().APIKeyRevoke(ctx, tx, dbsqlc.APIKeyRevokeParams{ID: keyID, WorkspaceID: workspaceID, CreatedBy: onlyCreator})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		_, err = tx.Exec(ctx, "SELECT pg_notify($1, $2)", RevokedChannel, publicID)
+		return store.InterpretError(err)
+	})
+	if err != nil {
+		return err
+	}
+	s.cache.invalidate(publicID)
+	return nil
+}
+
+// Verify resolves a bearer token to its key, or ErrInvalid.
+func (s *Service) Verify(ctx context.Context, token string) (Key, error) {
+	publicID, ok := parseToken(token)
+	if !ok {
+		return Key{}, ErrInvalid
+	}
+	digest := s.cache.digest(token)
+	if e := s.cache.get(digest); e != nil {
+		s.maybeTouch(e)
+		return e.key, nil
+	}
+	epoch := s.cache.currentEpoch()
+	row, err := dbsqlc.New().APIKeyGetActiveByPublicID(ctx, s.pool, publicID)
+	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
+		return Key{}, ErrInvalid
+	}
+	if err != nil {
+		return Key{}, store.InterpretError(err)
+	}
+	// argon2id's comparison of the derived keys is constant-time.
+	match, err := argon2id.ComparePasswordAndHash(token, row.SecretHash)
+	if err != nil {
+		return Key{}, fmt.Errorf("verify API key: %w", err)
+	}
+	if !match {
+		return Key{}, ErrInvalid
+	}
+	e := &entry{key: fromRow(row)}
+	s.cache.put(digest, e, epoch)
+	s.maybeTouch(e)
+	return e.key, nil
+}
+
+// maybeTouch records last use at most once per touchInterval per key,
+// off the request path.
+func (s *Service) maybeTouch(e *entry) {
+	now := time.Now().UnixNano()
+	last := e.lastTouch.Load()
+	if now-last < int64(touchInterval) || !e.lastTouch.CompareAndSwap(last, now) {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := dbsqlc.New().APIKeyTouch(ctx, s.pool, e.key.ID); err != nil {
+			s.log.Warn("record API key use", "key_id", e.key.ExternalID(), "err", err)
+		}
+	}()
+}
+
+func fromRow(r dbsqlc.APIKey) Key {
+	k := Key{
+		ID: r.ID, WorkspaceID: r.WorkspaceID, CreatedBy: r.CreatedBy, Name: r.Name, PublicID: r.PublicID,
+		RateLimitPerMinute: int(r.RateLimitPerMinute), CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt,
+	}
+	for _, sc := range r.Scopes {
+		k.Scopes = append(k.Scopes, scope.Scope(sc))
+	}
+	for _, c := range r.IPAllowlist {
+		if p, err := netip.ParsePrefix(c); err == nil {
+			k.IPAllowlist = append(k.IPAllowlist, p)
+		}
+	}
+	return k
+}

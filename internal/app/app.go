@@ -1,0 +1,161 @@
+// Package app assembles one linkqr process: database (embedded or external),
+// migrations, the HTTP router and, later, background workers. cmd/linkqr and
+// the test kit both build the service through it, so tests exercise exactly
+// what production runs.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/metrics"
+	"github.com/linkqr/linkqr/internal/pgembed"
+	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/store"
+)
+
+// ShutdownGrace is how long in-flight requests may take to finish after
+// SIGINT/SIGTERM (CONTRACT.md section 1).
+const ShutdownGrace = 10 * time.Second
+
+// App is a configured, migrated linkqr service ready to serve.
+type App struct {
+	Config  *config.Config
+	Log     *slog.Logger
+	Pool    *pgxpool.Pool
+	Metrics *metrics.Metrics
+
+	cluster  *pgembed.Cluster // nil when LINKQR_DATABASE_URL is set or the pool was given
+	problems problem.Writer
+	router   chi.Router
+	draining atomic.Bool
+}
+
+// Database opens the configured database: the embedded cluster (mode says
+// whether another process may share it) or LINKQR_DATABASE_URL. The returned
+// cluster is nil for an external database.
+func Database(ctx context.Context, cfg *config.Config, log *slog.Logger, mode pgembed.Mode) (*pgxpool.Pool, *pgembed.Cluster, error) {
+	if !cfg.Embedded() {
+		pool, err := store.Connect(ctx, cfg.DatabaseURL, 0)
+		return pool, nil, err
+	}
+	cluster, err := pgembed.Open(ctx, pgembed.Options{
+		DataDir: filepath.Join(cfg.DataDir, "pg"),
+		Mode:    mode,
+		Logger:  log,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	pool, err := store.Connect(ctx, cluster.ConnString(), 0)
+	if err != nil {
+		_ = cluster.Close(context.WithoutCancel(ctx))
+		return nil, nil, err
+	}
+	return pool, cluster, nil
+}
+
+// Open is what `linkqr serve` runs: database, migrations, router.
+func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error) {
+	if _, err := cfg.EnsureSecretKey(); err != nil {
+		return nil, err
+	}
+	pool, cluster, err := Database(ctx, cfg, log, pgembed.Exclusive)
+	if err != nil {
+		return nil, err
+	}
+	a, err := newApp(ctx, cfg, log, pool, cluster)
+	if err != nil {
+		pool.Close()
+		if cluster != nil {
+			_ = cluster.Close(context.WithoutCancel(ctx))
+		}
+		return nil, err
+	}
+	return a, nil
+}
+
+// New builds an App on a pool the caller owns (tests); it migrates the
+// database and does not close the pool on Close.
+func New(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgxpool.Pool) (*App, error) {
+	if _, err := cfg.EnsureSecretKey(); err != nil {
+		return nil, err
+	}
+	return newApp(ctx, cfg, log, pool, nil)
+}
+
+func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgxpool.Pool, cluster *pgembed.Cluster) (*App, error) {
+	if err := store.Migrate(ctx, pool, log); err != nil {
+		return nil, err
+	}
+	a := &App{
+		Config:   cfg,
+		Log:      log,
+		Pool:     pool,
+		Metrics:  metrics.New(),
+		cluster:  cluster,
+		problems: problem.Writer{BaseURL: cfg.BaseURL.String()},
+	}
+	a.router = a.routes()
+	return a, nil
+}
+
+// Handler is the complete HTTP handler of the service.
+func (a *App) Handler() http.Handler { return a.router }
+
+// Router exposes the router so tests can add routes (a handler that panics,
+// say) behind the real middleware chain before serving.
+func (a *App) Router() chi.Router { return a.router }
+
+// Serve accepts connections on ln until ctx is cancelled, then shuts down
+// gracefully: no new connections, in-flight requests get ShutdownGrace.
+func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           a.router,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	a.Log.Info("listening", "addr", ln.Addr().String(), "base_url", a.Config.BaseURL.String())
+
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	a.draining.Store(true)
+	a.Log.Info("shutting down", "grace", ShutdownGrace.String())
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		a.Log.Warn("in-flight requests did not finish in time", "err", err)
+		_ = srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Close releases the database: the pool, and the embedded cluster when this
+// process started it.
+func (a *App) Close(ctx context.Context) error {
+	if a.cluster == nil {
+		return nil // the caller owns the pool
+	}
+	a.Pool.Close()
+	return a.cluster.Close(ctx)
+}

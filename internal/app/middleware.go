@@ -1,0 +1,96 @@
+package app
+
+import (
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/requestid"
+	"github.com/linkqr/linkqr/web"
+)
+
+// recoverPanics turns a handler panic into a 500 (a problem for API clients,
+// an HTML page for browsers), logs it with its stack, and keeps the process
+// alive. http.ErrAbortHandler is re-raised: it is net/http's way to abort.
+func (a *App) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			a.Log.Error("panic in handler",
+				"request_id", requestid.FromContext(r.Context()),
+				"method", r.Method, "path", r.URL.Path,
+				"panic", v, "stack", string(debug.Stack()))
+			if wantsHTML(r) {
+				web.Render(w, r, http.StatusInternalServerError, web.ErrorPage(http.StatusInternalServerError,
+					"Something went wrong", "The error has been logged. Please try again."))
+				return
+			}
+			a.problems.Write(w, r, problem.New(problem.Internal, "an internal error occurred; quote request_id when contacting support"))
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// wantsHTML tells browsers from API clients for error pages outside /api.
+func wantsHTML(r *http.Request) bool {
+	if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/oauth/") {
+		return false
+	}
+	return strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// observe records every request in the metrics and writes one log line per
+// failed request (status >= 400) at info, or at error for 5xx; successful
+// requests are logged at debug only, to keep the redirect hot path cheap.
+func (a *App) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		elapsed := time.Since(start)
+		a.Metrics.ObserveHTTP(r, sw.status, elapsed)
+		level := slog.LevelDebug
+		switch {
+		case sw.status >= 500:
+			level = slog.LevelError
+		case sw.status >= 400:
+			level = slog.LevelInfo
+		}
+		if !a.Log.Enabled(r.Context(), level) {
+			return
+		}
+		a.Log.Log(r.Context(), level, "request",
+			"request_id", requestid.FromContext(r.Context()),
+			"method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"duration_ms", elapsed.Milliseconds())
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status      int
+	wroteHeader bool
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.status, w.wroteHeader = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	w.wroteHeader = true
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,116 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/requestid"
+	"github.com/linkqr/linkqr/static"
+	"github.com/linkqr/linkqr/web"
+)
+
+// routes builds the router of all three faces: public pages and redirects,
+// the JSON API under /api, and operational endpoints.
+func (a *App) routes() chi.Router {
+	r := chi.NewRouter()
+	r.Use(requestid.Middleware, a.observe, a.recoverPanics)
+
+	r.Get("/healthz", a.healthz)
+	r.Get("/readyz", a.readyz)
+	r.Method(http.MethodGet, "/metrics", a.Metrics.Handler())
+
+	r.Get("/problems", func(w http.ResponseWriter, r *http.Request) {
+		web.Render(w, r, http.StatusOK, web.ProblemIndex(problem.Catalog))
+	})
+	r.Get("/problems/{slug}", a.problemPage)
+
+	staticFS, _ := fs.Sub(static.FS, ".")
+	r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
+
+	r.Route("/api", func(api chi.Router) {
+		api.NotFound(a.apiNotFound)
+		api.MethodNotAllowed(a.apiMethodNotAllowed(r))
+		api.Get("/v1/health", a.healthz)
+	})
+
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		web.Render(w, r, http.StatusNotFound, web.ErrorPage(http.StatusNotFound, "Page not found", "There is nothing at this address."))
+	})
+	return r
+}
+
+func (a *App) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz answers 200 only when the database answers and the process is not
+// shutting down, so load balancers stop sending traffic in both cases.
+func (a *App) readyz(w http.ResponseWriter, r *http.Request) {
+	if a.draining.Load() {
+		a.problems.Write(w, r, problem.New(problem.Unavailable, "the server is shutting down"))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := a.Pool.Ping(ctx); err != nil {
+		a.Log.Warn("readiness check failed", "err", err)
+		a.problems.Write(w, r, problem.New(problem.Unavailable, "the database is not reachable"))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (a *App) problemPage(w http.ResponseWriter, r *http.Request) {
+	t, ok := problem.Lookup(chi.URLParam(r, "slug"))
+	if !ok {
+		web.Render(w, r, http.StatusNotFound, web.ErrorPage(http.StatusNotFound, "Unknown problem type", "linkqr has no problem type of that name."))
+		return
+	}
+	web.Render(w, r, http.StatusOK, web.ProblemPage(t, a.problems.TypeURL(t)))
+}
+
+func (a *App) apiNotFound(w http.ResponseWriter, r *http.Request) {
+	a.problems.Write(w, r, problem.New(problem.NotFound, "no API route matches "+r.Method+" "+r.URL.Path))
+}
+
+// apiMethodNotAllowed answers 405 with the Allow header listing the methods
+// the matched route does accept.
+func (a *App) apiMethodNotAllowed(root chi.Routes) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		allowed := AllowedMethods(root, r.URL.Path)
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		a.problems.Write(w, r, problem.New(problem.MethodNotAllowed,
+			r.Method+" is not allowed on "+r.URL.Path+"; allowed: "+strings.Join(allowed, ", ")))
+	}
+}
+
+// AllowedMethods lists the methods for which root has a route at path.
+func AllowedMethods(root chi.Routes, path string) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if root.Match(chi.NewRouteContext(), m, path) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func cacheStatic(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		h.ServeHTTP(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,135 @@
+// Package auth turns a bearer token into a Principal — the workspace, scopes,
+// rate limit and IP allowlist a request acts with — and enforces scopes and
+// allowlists before any handler runs. API keys and (later) OAuth access
+// tokens resolve to the same Principal, so handlers never care which it was.
+package auth
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/clientip"
+	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/scope"
+)
+
+// Principal is who a request acts as.
+type Principal struct {
+	WorkspaceID        uuid.UUID
+	Scopes             []scope.Scope
+	CredentialID       string // "key_…" (or "cli_…" for OAuth clients)
+	RateLimitPerMinute int
+	IPAllowlist        []netip.Prefix
+	ClientIP           netip.Addr
+}
+
+type ctxKey struct{}
+
+// FromContext returns the request's principal; nil outside authenticated routes.
+func FromContext(ctx context.Context) *Principal {
+	p, _ := ctx.Value(ctxKey{}).(*Principal)
+	return p
+}
+
+// WithPrincipal stores p in ctx.
+func WithPrincipal(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, ctxKey{}, p)
+}
+
+// Authenticator is the bearer-token middleware of /api/v1.
+type Authenticator struct {
+	Keys     *apikey.Service
+	Problems problem.Writer
+	ClientIP clientip.Resolver
+	Log      *slog.Logger
+}
+
+const realm = `Bearer realm="linkqr"`
+
+// Middleware authenticates every request: 401 without a usable token, 403
+// ip-not-allowed outside the credential's allowlist, else the Principal is
+// put in the context.
+func (a *Authenticator) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, sent := bearerToken(r)
+		if token == "" {
+			w.Header().Set("WWW-Authenticate", realm)
+			detail := "send Authorization: Bearer <API key or access token>"
+			if sent {
+				w.Header().Set("WWW-Authenticate", realm+`, error="invalid_token"`)
+				detail = "the Authorization header must be \"Bearer <token>\""
+			}
+			a.Problems.Write(w, r, problem.New(problem.Unauthorized, detail))
+			return
+		}
+		p, err := a.principal(r.Context(), token)
+		if err != nil {
+			if !errors.Is(err, apikey.ErrInvalid) {
+				a.Log.Error("authentication failed", "err", err)
+				a.Problems.Write(w, r, problem.New(problem.Unavailable, "credentials could not be checked; retry shortly"))
+				return
+			}
+			w.Header().Set("WWW-Authenticate", realm+`, error="invalid_token"`)
+			a.Problems.Write(w, r, problem.New(problem.Unauthorized, "the token is malformed, unknown, revoked or expired"))
+			return
+		}
+		p.ClientIP = a.ClientIP.Of(r)
+		if !apikey.AllowedFrom(p.IPAllowlist, p.ClientIP) {
+			a.Problems.Write(w, r, problem.New(problem.IPNotAllowed, "requests from "+p.ClientIP.String()+" are not allowed for this credential"))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
+	})
+}
+
+func (a *Authenticator) principal(ctx context.Context, token string) (*Principal, error) {
+	if !apikey.IsToken(token) {
+		return nil, apikey.ErrInvalid // OAuth access tokens arrive with the OAuth issue
+	}
+	k, err := a.Keys.Verify(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	return &Principal{
+		WorkspaceID: k.WorkspaceID, Scopes: k.Scopes, CredentialID: k.ExternalID(),
+		RateLimitPerMinute: k.RateLimitPerMinute, IPAllowlist: k.IPAllowlist,
+	}, nil
+}
+
+// bearerToken extracts the token; sent reports whether any Authorization
+// header was present (then a failure says error="invalid_token").
+func bearerToken(r *http.Request) (token string, sent bool) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return "", false
+	}
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", true
+	}
+	return strings.TrimSpace(tok), true
+}
+
+// RequireScope answers 403 insufficient-scope unless the principal holds s.
+func RequireScope(pw problem.Writer, s scope.Scope) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p := FromContext(r.Context())
+			if p == nil || !scope.Has(p.Scopes, s) {
+				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+string(s)+`"`)
+				pr := problem.New(problem.InsufficientScope, "this operation requires the "+string(s)+" scope")
+				pr.RequiredScope = string(s)
+				pw.Write(w, r, pr)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}

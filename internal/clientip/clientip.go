@@ -1,0 +1,71 @@
+// Package clientip decides which address a request comes from: the socket
+// peer, unless that peer is a trusted proxy, in which case the right-most
+// X-Forwarded-For address that is not itself a trusted proxy. Taking the
+// right-most untrusted entry means a client cannot spoof its address by
+// sending its own X-Forwarded-For.
+package clientip
+
+import (
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// Resolver resolves client addresses given the trusted proxy ranges.
+type Resolver struct {
+	Trusted []netip.Prefix
+}
+
+// Of returns the client address of r (the zero Addr if unparseable).
+func (res Resolver) Of(r *http.Request) netip.Addr {
+	peer := parseHostPort(r.RemoteAddr)
+	if !res.trusted(peer) {
+		return peer
+	}
+	hops := forwardedFor(r.Header.Values("X-Forwarded-For"))
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(hops[i])
+		if err != nil {
+			return peer // a malformed chain: believe nothing beyond the proxy
+		}
+		a = a.Unmap()
+		if !res.trusted(a) {
+			return a
+		}
+	}
+	return peer
+}
+
+func (res Resolver) trusted(a netip.Addr) bool {
+	for _, p := range res.Trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func forwardedFor(values []string) []string {
+	var hops []string
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				hops = append(hops, part)
+			}
+		}
+	}
+	return hops
+}
+
+func parseHostPort(s string) netip.Addr {
+	host, _, err := net.SplitHostPort(s)
+	if err != nil {
+		host = s
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return a.Unmap()
+}

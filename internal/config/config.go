@@ -1,0 +1,197 @@
+// Package config turns the LINKQR_* environment into a validated Config, once,
+// at start. Every bad value is reported as one line naming the variable, so an
+// operator can fix a deployment without reading code.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Config is the whole runtime configuration of one linkqr process.
+type Config struct {
+	Addr                string         // LINKQR_ADDR: host:port to listen on
+	BaseURL             *url.URL       // LINKQR_BASE_URL: public origin of UI, API and docs
+	ShortBaseURL        *url.URL       // LINKQR_SHORT_BASE_URL: origin of short URLs and QR codes
+	DatabaseURL         string         // LINKQR_DATABASE_URL: empty means the embedded cluster
+	DataDir             string         // LINKQR_DATA_DIR: embedded cluster and generated secrets
+	SecretKey           []byte         // LINKQR_SECRET_KEY, decoded; nil means "generate into DataDir"
+	RedisURL            string         // LINKQR_REDIS_URL: shared rate limits when set
+	TrustedProxies      []netip.Prefix // LINKQR_TRUSTED_PROXIES
+	WebhookAllowPrivate bool           // LINKQR_WEBHOOK_ALLOW_PRIVATE
+	LogLevel            slog.Level     // LINKQR_LOG_LEVEL
+	LogFormat           string         // LINKQR_LOG_FORMAT: "text" or "json"
+}
+
+// Error is a configuration error; its message names the variable.
+type Error struct {
+	Var    string
+	Value  string
+	Reason string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s=%q is invalid: %s", e.Var, e.Value, e.Reason)
+}
+
+// Load reads the configuration from getenv (os.Getenv in production, a map in
+// tests). isTerminal tells whether logs go to a terminal, which picks the
+// default log format.
+func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
+	c := &Config{}
+	c.Addr = orDefault(getenv("LINKQR_ADDR"), "127.0.0.1:8080")
+	if err := checkAddr(c.Addr); err != nil {
+		return nil, &Error{"LINKQR_ADDR", c.Addr, err.Error()}
+	}
+
+	base, err := parseOrigin("LINKQR_BASE_URL", getenv("LINKQR_BASE_URL"), "http://"+c.Addr)
+	if err != nil {
+		return nil, err
+	}
+	c.BaseURL = base
+	short, err := parseOrigin("LINKQR_SHORT_BASE_URL", getenv("LINKQR_SHORT_BASE_URL"), base.String())
+	if err != nil {
+		return nil, err
+	}
+	c.ShortBaseURL = short
+
+	c.DatabaseURL = getenv("LINKQR_DATABASE_URL")
+	if c.DatabaseURL != "" {
+		if err := checkDatabaseURL(c.DatabaseURL); err != nil {
+			return nil, &Error{"LINKQR_DATABASE_URL", redactURL(c.DatabaseURL), err.Error()}
+		}
+	}
+	c.DataDir = orDefault(getenv("LINKQR_DATA_DIR"), "./var")
+
+	if v := getenv("LINKQR_SECRET_KEY"); v != "" {
+		key, err := DecodeSecretKey(v)
+		if err != nil {
+			return nil, &Error{"LINKQR_SECRET_KEY", "(redacted)", err.Error()}
+		}
+		c.SecretKey = key
+	}
+
+	c.RedisURL = getenv("LINKQR_REDIS_URL")
+	if c.RedisURL != "" {
+		u, err := url.Parse(c.RedisURL)
+		if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss" && u.Scheme != "unix") {
+			return nil, &Error{"LINKQR_REDIS_URL", redactURL(c.RedisURL), "must be a redis://, rediss:// or unix:// URL"}
+		}
+	}
+
+	c.TrustedProxies, err = parseCIDRs(getenv("LINKQR_TRUSTED_PROXIES"))
+	if err != nil {
+		return nil, &Error{"LINKQR_TRUSTED_PROXIES", getenv("LINKQR_TRUSTED_PROXIES"), err.Error()}
+	}
+
+	if v := getenv("LINKQR_WEBHOOK_ALLOW_PRIVATE"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, &Error{"LINKQR_WEBHOOK_ALLOW_PRIVATE", v, "must be true or false"}
+		}
+		c.WebhookAllowPrivate = b
+	}
+
+	if v := getenv("LINKQR_LOG_LEVEL"); v != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+			return nil, &Error{"LINKQR_LOG_LEVEL", v, "must be one of debug, info, warn, error"}
+		}
+	}
+	switch v := strings.ToLower(getenv("LINKQR_LOG_FORMAT")); v {
+	case "":
+		c.LogFormat = "json"
+		if isTerminal {
+			c.LogFormat = "text"
+		}
+	case "text", "json":
+		c.LogFormat = v
+	default:
+		return nil, &Error{"LINKQR_LOG_FORMAT", v, "must be text or json"}
+	}
+	return c, nil
+}
+
+// Embedded reports whether the process runs its own PostgreSQL cluster.
+func (c *Config) Embedded() bool { return c.DatabaseURL == "" }
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func checkAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("must be host:port, e.g. 127.0.0.1:8080")
+	}
+	if host != "" && net.ParseIP(host) == nil && strings.ContainsAny(host, "/ ") {
+		return fmt.Errorf("host %q is not a hostname or IP address", host)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("port must be a number from 0 to 65535")
+	}
+	return nil
+}
+
+// parseOrigin accepts an absolute http(s) URL with a host and no path beyond
+// "/", because every public URL linkqr prints is built by appending to it.
+func parseOrigin(name, value, def string) (*url.URL, error) {
+	raw := value
+	if raw == "" {
+		raw = def
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &Error{name, value, "must be an absolute http:// or https:// URL, e.g. https://links.example.com"}
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" || strings.TrimSuffix(u.Path, "/") != "" {
+		return nil, &Error{name, value, "must be an origin (scheme://host[:port]) without user, path, query or fragment"}
+	}
+	return &url.URL{Scheme: u.Scheme, Host: u.Host}, nil
+}
+
+func checkDatabaseURL(v string) error {
+	if strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://") {
+		if _, err := url.Parse(v); err != nil {
+			return fmt.Errorf("not a valid URL")
+		}
+		return nil
+	}
+	if strings.Contains(v, "=") { // key=value DSN
+		return nil
+	}
+	return fmt.Errorf("must be a postgres:// URL or a key=value connection string")
+}
+
+// redactURL hides a password so configuration errors never print secrets.
+func redactURL(v string) string {
+	u, err := url.Parse(v)
+	if err != nil || u.User == nil {
+		return v
+	}
+	return u.Redacted()
+}
+
+func parseCIDRs(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR such as 10.0.0.0/8 or ::1/128", part)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// FromEnv is Load over the process environment.
+func FromEnv(isTerminal bool) (*Config, error) { return Load(os.Getenv, isTerminal) }

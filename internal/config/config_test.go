@@ -1,0 +1,119 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:8080" || c.BaseURL.String() != "http://127.0.0.1:8080" || c.ShortBaseURL.String() != c.BaseURL.String() {
+		t.Errorf("addr/base defaults: %q %q %q", c.Addr, c.BaseURL, c.ShortBaseURL)
+	}
+	if !c.Embedded() || c.DataDir != "./var" || c.LogFormat != "json" || c.WebhookAllowPrivate || c.RedisURL != "" {
+		t.Errorf("defaults: %+v", c)
+	}
+	c, err = Load(env(), true)
+	if err != nil || c.LogFormat != "text" {
+		t.Errorf("terminal default format = %q, %v; want text", c.LogFormat, err)
+	}
+}
+
+func TestLoadValues(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(
+		"LINKQR_ADDR", "0.0.0.0:9000",
+		"LINKQR_BASE_URL", "https://app.example.com/",
+		"LINKQR_SHORT_BASE_URL", "https://qr.example",
+		"LINKQR_DATABASE_URL", "postgres://u:p@db/linkqr",
+		"LINKQR_SECRET_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+		"LINKQR_TRUSTED_PROXIES", "10.0.0.0/8, 2001:db8::/32",
+		"LINKQR_WEBHOOK_ALLOW_PRIVATE", "true",
+		"LINKQR_LOG_LEVEL", "debug",
+		"LINKQR_LOG_FORMAT", "TEXT",
+	), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL.String() != "https://app.example.com" || c.ShortBaseURL.String() != "https://qr.example" {
+		t.Errorf("urls: %s %s", c.BaseURL, c.ShortBaseURL)
+	}
+	if c.Embedded() || len(c.SecretKey) != 32 || len(c.TrustedProxies) != 2 || !c.WebhookAllowPrivate || c.LogFormat != "text" || c.LogLevel.String() != "DEBUG" {
+		t.Errorf("values: %+v", c)
+	}
+}
+
+func TestLoadErrorsNameTheVariable(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ key, value string }{
+		{"LINKQR_ADDR", "8080"},
+		{"LINKQR_ADDR", "localhost:http"},
+		{"LINKQR_ADDR", "127.0.0.1:70000"},
+		{"LINKQR_BASE_URL", "example.com"},
+		{"LINKQR_BASE_URL", "ftp://example.com"},
+		{"LINKQR_BASE_URL", "https://example.com/app"},
+		{"LINKQR_BASE_URL", "https://user@example.com"},
+		{"LINKQR_SHORT_BASE_URL", "/relative"},
+		{"LINKQR_DATABASE_URL", "mysql://x"},
+		{"LINKQR_SECRET_KEY", "not base64!!"},
+		{"LINKQR_SECRET_KEY", "c2hvcnQ="},
+		{"LINKQR_REDIS_URL", "http://localhost:6379"},
+		{"LINKQR_TRUSTED_PROXIES", "10.0.0.0/33"},
+		{"LINKQR_WEBHOOK_ALLOW_PRIVATE", "maybe"},
+		{"LINKQR_LOG_LEVEL", "loud"},
+		{"LINKQR_LOG_FORMAT", "xml"},
+	}
+	for _, tc := range cases {
+		_, err := Load(env(tc.key, tc.value), false)
+		if err == nil {
+			t.Errorf("%s=%q: no error", tc.key, tc.value)
+			continue
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, tc.key+"=") || strings.Contains(msg, "\n") {
+			t.Errorf("%s=%q: error %q must be one line starting with the variable", tc.key, tc.value, msg)
+		}
+	}
+}
+
+func TestSecretsNeverPrinted(t *testing.T) {
+	t.Parallel()
+	_, err := Load(env("LINKQR_DATABASE_URL", "postgres://user:hunter2@db:99999999/x?%zz"), false)
+	if err != nil && strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("password leaked: %v", err)
+	}
+	_, err = Load(env("LINKQR_SECRET_KEY", "c2VjcmV0LXRvby1zaG9ydA=="), false)
+	if err == nil || strings.Contains(err.Error(), "c2VjcmV0") {
+		t.Errorf("secret key leaked or accepted: %v", err)
+	}
+}
+
+func TestEnsureSecretKeyPersists(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c1, _ := Load(env("LINKQR_DATA_DIR", dir), false)
+	k1, err := c1.EnsureSecretKey()
+	if err != nil || len(k1) != 32 {
+		t.Fatalf("first key: %v (%d bytes)", err, len(k1))
+	}
+	c2, _ := Load(env("LINKQR_DATA_DIR", dir), false)
+	k2, err := c2.EnsureSecretKey()
+	if err != nil || string(k1) != string(k2) {
+		t.Fatalf("second start must read the same key: %v", err)
+	}
+	if a, b := DeriveKey(k1, "session"), DeriveKey(k1, "webhook"); string(a) == string(b) || len(a) != 32 {
+		t.Errorf("derived keys must differ per purpose")
+	}
+}

@@ -1,0 +1,52 @@
+// Package problem writes RFC 9457 problem details and holds the catalogue of
+// problem types that linkqr documents at /problems/<slug>. Keeping every type
+// in one table means the API, the docs page and the OpenAPI document can never
+// disagree about a slug, its status or its title.
+package problem
+
+import "net/http"
+
+// Type is one documented kind of problem.
+type Type struct {
+	Slug        string
+	Status      int
+	Title       string
+	Description string // one paragraph for humans, shown on /problems/<slug>
+}
+
+// The catalogue of CONTRACT.md section 3.
+var (
+	InvalidRequest       = Type{"invalid-request", http.StatusBadRequest, "Invalid request", "The request could not be read: malformed JSON, data after the JSON value, a cursor that does not parse, or a malformed Idempotency-Key header. Fix the request before retrying."}
+	Unauthorized         = Type{"unauthorized", http.StatusUnauthorized, "Unauthorized", "The request carried no credentials, or credentials that are malformed, unknown, revoked or expired. Send Authorization: Bearer <API key or access token>."}
+	InsufficientScope    = Type{"insufficient-scope", http.StatusForbidden, "Insufficient scope", "The credential is valid but lacks the scope this operation needs; required_scope names it. Mint a key with that scope."}
+	IPNotAllowed         = Type{"ip-not-allowed", http.StatusForbidden, "IP address not allowed", "The client's IP address is outside the credential's IP allowlist."}
+	NotFound             = Type{"not-found", http.StatusNotFound, "Not found", "No such route, or no such object in your workspace. Objects of other workspaces are reported as not found."}
+	MethodNotAllowed     = Type{"method-not-allowed", http.StatusMethodNotAllowed, "Method not allowed", "The route exists but does not accept this HTTP method; the Allow header lists those it does."}
+	Conflict             = Type{"conflict", http.StatusConflict, "Conflict", "The request conflicts with the current state, for example a custom link code that is taken or was used by a deleted link."}
+	IdempotencyKeyInUse  = Type{"idempotency-key-in-use", http.StatusConflict, "Idempotency key in use", "A request with the same Idempotency-Key is still being processed. Retry after it finishes to receive its stored response."}
+	PayloadTooLarge      = Type{"payload-too-large", http.StatusRequestEntityTooLarge, "Payload too large", "The request body is larger than 64 KiB."}
+	UnsupportedMediaType = Type{"unsupported-media-type", http.StatusUnsupportedMediaType, "Unsupported media type", "Request bodies must be JSON, sent with Content-Type: application/json."}
+	ValidationFailed     = Type{"validation-failed", http.StatusUnprocessableEntity, "Validation failed", "One or more fields or query parameters are invalid; errors[] names each with a JSON pointer and a reason."}
+	IdempotencyKeyReused = Type{"idempotency-key-reused", http.StatusUnprocessableEntity, "Idempotency key reused", "The Idempotency-Key was already used for a different request (method, path or body). Use a new key for a new request."}
+	RateLimited          = Type{"rate-limited", http.StatusTooManyRequests, "Rate limited", "The credential's rate limit is exhausted; Retry-After says how many seconds to wait."}
+	Internal             = Type{"internal", http.StatusInternalServerError, "Internal server error", "Something went wrong on our side. Nothing was changed; the request may be retried. Quote request_id when contacting support."}
+	Unavailable          = Type{"unavailable", http.StatusServiceUnavailable, "Service unavailable", "The service cannot serve the request right now (the database is unreachable or the server is shutting down). Retry later."}
+)
+
+// Catalog lists every problem type in the order of the contract.
+var Catalog = []Type{
+	InvalidRequest, Unauthorized, InsufficientScope, IPNotAllowed, NotFound,
+	MethodNotAllowed, Conflict, IdempotencyKeyInUse, PayloadTooLarge,
+	UnsupportedMediaType, ValidationFailed, IdempotencyKeyReused, RateLimited,
+	Internal, Unavailable,
+}
+
+// Lookup finds a type by its slug.
+func Lookup(slug string) (Type, bool) {
+	for _, t := range Catalog {
+		if t.Slug == slug {
+			return t, true
+		}
+	}
+	return Type{}, false
+}

@@ -1,0 +1,47 @@
+package requestid
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestMiddleware(t *testing.T) {
+	t.Parallel()
+	var seen string
+	h := Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen = FromContext(r.Context()) }))
+	cases := []struct {
+		incoming string
+		echoed   bool
+	}{
+		{"abc-123_X.y", true},
+		{strings.Repeat("a", 128), true},
+		{strings.Repeat("a", 129), false},
+		{"", false},
+		{"has space", false},
+		{"semi;colon", false},
+		{"ünïcode", false},
+	}
+	for _, tc := range cases {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		if tc.incoming != "" {
+			req.Header.Set(Header, tc.incoming)
+		}
+		h.ServeHTTP(rec, req)
+		got := rec.Header().Get(Header)
+		if got != seen || got == "" {
+			t.Errorf("%q: header %q, context %q", tc.incoming, got, seen)
+		}
+		if (got == tc.incoming) != tc.echoed {
+			t.Errorf("%q: got %q, echoed=%v", tc.incoming, got, tc.echoed)
+		}
+		if !tc.echoed && !Valid(got) {
+			t.Errorf("generated id %q is not valid", got)
+		}
+	}
+	if New() == New() {
+		t.Error("ids repeat")
+	}
+}

@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/linkqr/linkqr/db"
+)
+
+// migrationLockKey is the advisory lock that serialises migrations when
+// several instances start at once ("linkqr" in ASCII).
+const migrationLockKey = 0x6c696e6b7172
+
+// Migrate brings the schema up to date: River's job tables first, then
+// linkqr's own goose migrations embedded from db/migrations. It holds a
+// session advisory lock for the duration, so concurrent starts of several
+// instances migrate once and the others wait.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrationLockKey)); err != nil {
+		return fmt.Errorf("migrate: take lock: %w", err)
+	}
+	defer func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(migrationLockKey))
+	}()
+
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return fmt.Errorf("migrate river: %w", err)
+	}
+	res, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return fmt.Errorf("migrate river: %w", err)
+	}
+	for _, v := range res.Versions {
+		log.Info("applied migration", "source", "river", "version", v.Version)
+	}
+
+	sqlDB := stdlib.OpenDBFromPool(pool)
+	defer sqlDB.Close()
+	migrations, err := fs.Sub(db.Migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	results, err := provider.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for _, r := range results {
+		log.Info("applied migration", "source", "linkqr", "version", r.Source.Version, "file", r.Source.Path)
+	}
+	return nil
+}

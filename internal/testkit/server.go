@@ -1,0 +1,131 @@
+package testkit
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/linkqr/linkqr/internal/app"
+	"github.com/linkqr/linkqr/internal/config"
+)
+
+// Server is the whole service running in-process on a random port.
+type Server struct {
+	URL  string // base URL, e.g. http://127.0.0.1:41234
+	App  *app.App
+	Pool *pgxpool.Pool
+}
+
+// ServerOption adjusts how StartServer configures the service.
+type ServerOption func(*serverSettings)
+
+type serverSettings struct {
+	env  map[string]string // what the configuration is read from
+	pool *pgxpool.Pool     // nil: a fresh database
+}
+
+// WithEnv sets one LINKQR_* variable for the server.
+func WithEnv(key, value string) ServerOption {
+	return func(s *serverSettings) { s.env[key] = value }
+}
+
+// WithPool runs the server on an existing database (a second instance on
+// the same data), instead of a fresh one.
+func WithPool(pool *pgxpool.Pool) ServerOption {
+	return func(s *serverSettings) { s.pool = pool }
+}
+
+// StartServer starts linkqr on a fresh database (unless WithPool) and stops
+// it when the test ends.
+func StartServer(t testing.TB, opts ...ServerOption) *Server {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(nil)
+	base := "http://" + ts.Listener.Addr().String()
+	s := &serverSettings{env: map[string]string{
+		"LINKQR_ADDR":       ts.Listener.Addr().String(),
+		"LINKQR_BASE_URL":   base,
+		"LINKQR_DATA_DIR":   t.TempDir(),
+		"LINKQR_SECRET_KEY": randomKey(),
+		"LINKQR_LOG_LEVEL":  "debug",
+	}}
+	for _, o := range opts {
+		o(s)
+	}
+	pool := s.pool
+	if pool == nil {
+		pool = DB(t)
+	}
+	cfg, err := config.Load(func(k string) string { return s.env[k] }, false)
+	if err != nil {
+		t.Fatalf("testkit: config: %v", err)
+	}
+	a, err := app.New(context.Background(), cfg, Logger(t), pool)
+	if err != nil {
+		t.Fatalf("testkit: start app: %v", err)
+	}
+	ts.Config.Handler = a.Handler()
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return &Server{URL: base, App: a, Pool: pool}
+}
+
+func randomKey() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// Logger collects the service's log lines and prints them only when the
+// test fails, so passing runs stay quiet and failures show their context.
+func Logger(t testing.TB) *slog.Logger {
+	t.Helper()
+	buf := &lockedBuffer{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("service log:\n%s", buf.String())
+		}
+	})
+	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// Get is a small helper for tests: GET url with optional headers.
+func Get(t testing.TB, url string, header http.Header) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	return resp
+}

@@ -13,7 +13,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -26,6 +30,8 @@ const adminUsage = `usage: linkqr admin <command> [flags]
 commands:
   bootstrap --email E --password P --workspace NAME
       create the user if missing and a workspace with them as admin
+  api-key create --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…]
+      mint an API key; the secret is printed once
 `
 
 // errUsage marks errors that are the caller's invocation, not the system.
@@ -40,6 +46,12 @@ func admin(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 	switch args[0] {
 	case "bootstrap":
 		err = adminBootstrap(ctx, cfg, log, args[1:], stdout, stderr)
+	case "api-key":
+		if len(args) < 2 || args[1] != "create" {
+			fmt.Fprintf(stderr, "linkqr admin api-key: expected \"create\"\n\n%s", adminUsage)
+			return 2
+		}
+		err = adminAPIKeyCreate(ctx, cfg, log, args[2:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "linkqr admin: unknown command %q\n\n%s", args[0], adminUsage)
 		return 2
@@ -47,7 +59,7 @@ func admin(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 	if errors.Is(err, errUsage) {
 		return 2
 	}
-	return fail(stderr, "admin "+args[0], err)
+	return fail(stderr, "admin "+strings.Join(args[:min(2, len(args))], " "), err)
 }
 
 func adminBootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {
@@ -70,6 +82,51 @@ func adminBootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, a
 		}
 		return json.NewEncoder(stdout).Encode(res)
 	})
+}
+
+func adminAPIKeyCreate(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("linkqr admin api-key create", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	workspace := fs.String("workspace", "", "workspace id (ws_…)")
+	name := fs.String("name", "", "a name that says what the key is for")
+	scopes := fs.String("scopes", "", "comma-separated scopes: "+strings.Join(scope.Strings(scope.All), ","))
+	rateLimit := fs.Int("rate-limit", apikey.DefaultRateLimit, "requests per minute")
+	ipAllow := fs.String("ip-allow", "", "comma-separated CIDRs allowed to use the key (default: any)")
+	if err := parseFlags(fs, args, "workspace", "name", "scopes"); err != nil {
+		return err
+	}
+	wsID, ok := store.ParseID(store.PrefixWorkspace, *workspace)
+	if !ok {
+		return fmt.Errorf("--workspace %q is not a workspace id (ws_…)", *workspace)
+	}
+	in := apikey.CreateInput{Name: *name, Scopes: splitList(*scopes), RateLimitPerMinute: rateLimit, IPAllowlist: splitList(*ipAllow)}
+	if err := in.Validate(); err != nil {
+		return flagError(err)
+	}
+	return withDatabase(ctx, cfg, log, func(db database) error {
+		if _, err := dbsqlc.New().WorkspaceGetByID(ctx, db.pool, wsID); err != nil {
+			if errors.Is(store.InterpretError(err), store.ErrNotFound) {
+				return fmt.Errorf("no workspace %s", *workspace)
+			}
+			return err
+		}
+		keys := apikey.NewService(db.pool, log, nil)
+		key, secret, err := keys.Create(ctx, wsID, nil, in)
+		if err != nil {
+			return flagError(err)
+		}
+		return json.NewEncoder(stdout).Encode(map[string]string{"id": key.ExternalID(), "secret": secret})
+	})
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 // parseFlags parses args and insists on the required flags, so a missing
@@ -97,6 +154,13 @@ func parseFlags(fs *flag.FlagSet, args []string, required ...string) error {
 	return nil
 }
 
+// flagPointers maps JSON pointers of domain validation to the flags that
+// carry them, so operator errors name what the operator typed.
+var flagPointers = map[string]string{
+	"/rate_limit_per_minute": "--rate-limit",
+	"/ip_allowlist":          "--ip-allow",
+}
+
 // flagError rewrites validation pointers ("/email") as flag names ("--email").
 func flagError(err error) error {
 	var verrs validate.Errors
@@ -105,7 +169,13 @@ func flagError(err error) error {
 	}
 	parts := make([]string, len(verrs))
 	for i, fe := range verrs {
-		parts[i] = "--" + strings.TrimPrefix(fe.Pointer, "/") + " " + fe.Detail
+		name := "--" + strings.TrimPrefix(fe.Pointer, "/")
+		for pointer, flagName := range flagPointers {
+			if fe.Pointer == pointer || strings.HasPrefix(fe.Pointer, pointer+"/") {
+				name = flagName
+			}
+		}
+		parts[i] = name + " " + fe.Detail
 	}
 	return errors.New(strings.Join(parts, "; "))
 }

@@ -35,6 +35,13 @@ type createParams struct {
 	allowlist []netip.Prefix
 }
 
+// Validate checks the input without minting anything, so callers can
+// reject bad input before touching the database.
+func (in CreateInput) Validate() error {
+	_, err := in.validate()
+	return err
+}
+
 // validate checks every field and reports all problems at once, with JSON
 // pointers (/name, /scopes, /rate_limit_per_minute, /ip_allowlist/<i>).
 func (in CreateInput) validate() (createParams, error) {

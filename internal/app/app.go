@@ -12,14 +12,18 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/metrics"
+	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/pgembed"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/store"
@@ -36,10 +40,17 @@ type App struct {
 	Pool    *pgxpool.Pool
 	Metrics *metrics.Metrics
 
+	Keys     *apikey.Service
+	Accounts *account.Service
+
 	cluster  *pgembed.Cluster // nil when LINKQR_DATABASE_URL is set or the pool was given
 	problems problem.Writer
 	router   chi.Router
 	draining atomic.Bool
+	listener *notify.Listener
+
+	stopWorkers context.CancelFunc
+	workers     sync.WaitGroup
 }
 
 // Database opens the configured database: the embedded cluster (mode says
@@ -104,10 +115,21 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		Log:      log,
 		Pool:     pool,
 		Metrics:  metrics.New(),
+		Keys:     apikey.NewService(pool, log, config.DeriveKey(cfg.SecretKey, "api-key-cache")),
+		Accounts: account.NewService(pool),
 		cluster:  cluster,
 		problems: problem.Writer{BaseURL: cfg.BaseURL.String()},
+		listener: notify.New(pool, log),
 	}
+	a.Keys.Subscribe(a.listener)
 	a.router = a.routes()
+	a.startWorkers()
+	select {
+	case <-a.listener.Ready():
+	case <-ctx.Done():
+		a.StopWorkers()
+		return nil, ctx.Err()
+	}
 	return a, nil
 }
 
@@ -150,9 +172,24 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
+// startWorkers runs the background goroutines of this instance: the cache
+// invalidation listener (and, later, scan flushing and job workers).
+func (a *App) startWorkers() {
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stopWorkers = cancel
+	a.workers.Go(func() { a.listener.Run(ctx) })
+}
+
+// StopWorkers stops the background goroutines and waits for them.
+func (a *App) StopWorkers() {
+	a.stopWorkers()
+	a.workers.Wait()
+}
+
 // Close releases the database: the pool, and the embedded cluster when this
 // process started it.
 func (a *App) Close(ctx context.Context) error {
+	a.StopWorkers()
 	if a.cluster == nil {
 		return nil // the caller owns the pool
 	}

@@ -1,8 +1,7 @@
 package app_test
 
 import (
-	"encoding/json"
-	"io"
+		"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,30 +10,6 @@ import (
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
-
-// problemBody decodes a problem response and checks the invariants every
-// problem shares: content type, status field, request id matching the header.
-func problemBody(t *testing.T, resp *http.Response, status int, slug string) map[string]any {
-	t.Helper()
-	defer resp.Body.Close()
-	if resp.StatusCode != status {
-		t.Fatalf("status %d, want %d", resp.StatusCode, status)
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
-		t.Fatalf("content type %q", ct)
-	}
-	var p map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasSuffix(p["type"].(string), "/problems/"+slug) || p["status"] != float64(status) {
-		t.Errorf("problem %v, want %s %d", p, slug, status)
-	}
-	if rid := resp.Header.Get("X-Request-Id"); rid == "" || p["request_id"] != rid {
-		t.Errorf("request_id %v, header %q", p["request_id"], rid)
-	}
-	return p
-}
 
 func TestHealthAndReadiness(t *testing.T) {
 	t.Parallel()
@@ -71,7 +46,7 @@ func TestReadinessFailsWhenDatabaseIsGone(t *testing.T) {
 	t.Cleanup(func() {
 		_, _ = admin.Exec(t.Context(), "ALTER DATABASE "+name+" WITH ALLOW_CONNECTIONS true")
 	})
-	p := problemBody(t, testkit.Get(t, srv.URL+"/readyz", nil), 503, "unavailable")
+	p := testkit.Problem(t, testkit.Get(t, srv.URL+"/readyz", nil), 503, "unavailable")
 	if p["detail"] != "the database is not reachable" {
 		t.Errorf("detail %v", p["detail"])
 	}
@@ -86,7 +61,7 @@ func TestUnknownAPIRouteIsProblem(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
 	for _, path := range []string{"/api/nope", "/api/v1/nope", "/api/v2/links"} {
-		p := problemBody(t, testkit.Get(t, srv.URL+path, http.Header{"X-Request-Id": {"trace-1"}}), 404, "not-found")
+		p := testkit.Problem(t, testkit.Get(t, srv.URL+path, http.Header{"X-Request-Id": {"trace-1"}}), 404, "not-found")
 		if p["instance"] != path || p["request_id"] != "trace-1" {
 			t.Errorf("%s: %v", path, p)
 		}
@@ -96,7 +71,7 @@ func TestUnknownAPIRouteIsProblem(t *testing.T) {
 func TestMethodNotAllowedListsAllow(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
-	req, _ := http.NewRequest(http.MethodDelete, srv.URL+"/api/v1/health", nil)
+	req, _ := http.NewRequest(http.MethodDelete, srv.URL+"/api/v1/workspace", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -104,14 +79,14 @@ func TestMethodNotAllowedListsAllow(t *testing.T) {
 	if allow := resp.Header.Get("Allow"); allow != "GET" {
 		t.Errorf("Allow = %q, want GET", allow)
 	}
-	problemBody(t, resp, 405, "method-not-allowed")
+	testkit.Problem(t, resp, 405, "method-not-allowed")
 }
 
 func TestPanicBecomesProblemAndProcessLives(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
 	srv.App.Router().Get("/api/v1/test-panic", func(http.ResponseWriter, *http.Request) { panic("boom") })
-	p := problemBody(t, testkit.Get(t, srv.URL+"/api/v1/test-panic", nil), 500, "internal")
+	p := testkit.Problem(t, testkit.Get(t, srv.URL+"/api/v1/test-panic", nil), 500, "internal")
 	if strings.Contains(p["detail"].(string), "boom") {
 		t.Error("panic value leaked into the response")
 	}

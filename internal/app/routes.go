@@ -10,6 +10,9 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/linkqr/linkqr/internal/api"
+	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/static"
@@ -34,16 +37,43 @@ func (a *App) routes() chi.Router {
 	staticFS, _ := fs.Sub(static.FS, ".")
 	r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
 
-	r.Route("/api", func(api chi.Router) {
-		api.NotFound(a.apiNotFound)
-		api.MethodNotAllowed(a.apiMethodNotAllowed(r))
-		api.Get("/v1/health", a.healthz)
+	r.Route("/api", func(r2 chi.Router) {
+		r2.NotFound(a.apiNotFound)
+		r2.MethodNotAllowed(a.apiMethodNotAllowed(r))
+		r2.Route("/v1", a.apiV1().Routes)
 	})
+
+	web.New(a.webDeps()).Mount(r)
 
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		web.Render(w, r, http.StatusNotFound, web.ErrorPage(http.StatusNotFound, "Page not found", "There is nothing at this address."))
 	})
 	return r
+}
+
+func (a *App) apiV1() *api.API {
+	return &api.API{
+		Pool:     a.Pool,
+		Log:      a.Log,
+		Problems: a.problems,
+		Auth: &auth.Authenticator{
+			Keys:     a.Keys,
+			Problems: a.problems,
+			ClientIP: clientip.Resolver{Trusted: a.Config.TrustedProxies},
+			Log:      a.Log,
+		},
+	}
+}
+
+func (a *App) webDeps() web.Deps {
+	return web.Deps{
+		Config:   a.Config,
+		Log:      a.Log,
+		Pool:     a.Pool,
+		Accounts: a.Accounts,
+		Keys:     a.Keys,
+		ClientIP: clientip.Resolver{Trusted: a.Config.TrustedProxies},
+	}
 }
 
 func (a *App) healthz(w http.ResponseWriter, _ *http.Request) {

@@ -74,8 +74,8 @@ func (l *Listener) listenOnce(ctx context.Context) error {
 		return err
 	}
 	// The connection carries LISTEN state; never hand it back to the pool.
-	defer conn.Hijack().Close(context.WithoutCancel(ctx))
-	raw := conn.Conn()
+	raw := conn.Hijack()
+	defer raw.Close(context.WithoutCancel(ctx))
 
 	l.mu.RLock()
 	for channel := range l.handlers {

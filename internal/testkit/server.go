@@ -71,6 +71,7 @@ func StartServer(t testing.TB, opts ...ServerOption) *Server {
 	if err != nil {
 		t.Fatalf("testkit: start app: %v", err)
 	}
+	t.Cleanup(a.StopWorkers) // runs after ts.Close: cleanups are last-in, first-out
 	ts.Config.Handler = a.Handler()
 	ts.Start()
 	t.Cleanup(ts.Close)

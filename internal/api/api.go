@@ -1,0 +1,78 @@
+// Package api is the JSON API under /api/v1: thin handlers that decode a
+// request, call a domain package and encode the result. Authentication,
+// scopes, JSON decoding rules and the mapping of domain errors to problem
+// types live here once, not in every handler.
+package api
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/requestid"
+	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// API holds the dependencies of the handlers.
+type API struct {
+	Pool     *pgxpool.Pool
+	Log      *slog.Logger
+	Problems problem.Writer
+	Auth     *auth.Authenticator
+}
+
+// Routes registers /api/v1 on r (r is already mounted at /api/v1). Routes
+// are authenticated as a group, so an unknown path or method is a 404 or 405
+// whether or not credentials were sent.
+func (a *API) Routes(r chi.Router) {
+	r.Group(func(r chi.Router) {
+		r.Use(a.Auth.Middleware)
+		r.Get("/workspace", a.handle(a.getWorkspace))
+	})
+}
+
+// require wraps a handler with a scope check.
+func (a *API) require(s scope.Scope, h http.HandlerFunc) http.Handler {
+	return auth.RequireScope(a.Problems, s)(h)
+}
+
+// handlerFunc is a handler that reports failure by returning an error.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle adapts a handlerFunc, mapping its error to a problem response.
+func (a *API) handle(h handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			a.writeError(w, r, err)
+		}
+	}
+}
+
+// writeError is the one place where domain errors become problem types.
+func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var (
+		p     *problem.Problem
+		verrs validate.Errors
+	)
+	switch {
+	case errors.As(err, &p):
+	case errors.As(err, &verrs):
+		p = problem.Validation(verrs)
+	case errors.Is(err, store.ErrNotFound):
+		p = problem.New(problem.NotFound, "no such object in this workspace")
+	case store.IsConflict(err, ""):
+		p = problem.New(problem.Conflict, "the request conflicts with an existing object")
+	default:
+		a.Log.Error("request failed", "request_id", requestid.FromContext(r.Context()),
+			"method", r.Method, "path", r.URL.Path, "err", err)
+		p = problem.New(problem.Internal, "an internal error occurred; quote request_id when contacting support")
+	}
+	a.Problems.Write(w, r, p)
+}

@@ -1,0 +1,34 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+)
+
+// workspaceJSON is the workspace object of CONTRACT.md section 6.1.
+type workspaceJSON struct {
+	Object string   `json:"object"`
+	ID     string   `json:"id"`
+	Name   string   `json:"name"`
+	Scopes []string `json:"scopes"`
+}
+
+// getWorkspace answers GET /api/v1/workspace for any valid credential: the
+// caller's workspace and the scopes the credential holds.
+func (a *API) getWorkspace(w http.ResponseWriter, r *http.Request) error {
+	p := auth.FromContext(r.Context())
+	ws, err := dbsqlc.New().WorkspaceGetByID(r.Context(), a.Pool, p.WorkspaceID)
+	if err != nil {
+		return store.InterpretError(err)
+	}
+	return writeJSON(w, http.StatusOK, workspaceJSON{
+		Object: "workspace",
+		ID:     store.FormatID(store.PrefixWorkspace, ws.ID),
+		Name:   ws.Name,
+		Scopes: scope.Strings(p.Scopes),
+	})
+}

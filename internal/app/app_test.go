@@ -1,7 +1,7 @@
 package app_test
 
 import (
-		"io"
+	"io"
 	"net/http"
 	"strings"
 	"testing"

@@ -43,6 +43,7 @@ func (a *App) routes() chi.Router {
 		r2.Route("/v1", a.apiV1().Routes)
 	})
 
+	a.docsRoutes(r)
 	web.New(a.webDeps()).Mount(r)
 
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {

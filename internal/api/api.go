@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/idempotency"
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/internal/scope"
@@ -22,10 +24,13 @@ import (
 
 // API holds the dependencies of the handlers.
 type API struct {
-	Pool     *pgxpool.Pool
-	Log      *slog.Logger
-	Problems problem.Writer
-	Auth     *auth.Authenticator
+	Pool        *pgxpool.Pool
+	Log         *slog.Logger
+	Problems    problem.Writer
+	BaseURL     string // LINKQR_BASE_URL, for Location headers
+	Auth        *auth.Authenticator
+	Idempotency *idempotency.Middleware
+	Links       *link.Service
 }
 
 // Routes registers /api/v1 on r (r is already mounted at /api/v1). Routes
@@ -35,12 +40,19 @@ func (a *API) Routes(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(a.Auth.Middleware)
 		r.Get("/workspace", a.handle(a.getWorkspace))
+
+		r.With(a.scope(scope.LinksWrite), a.Idempotency.Handler).Post("/links", a.handle(a.createLink))
+		r.With(a.scope(scope.LinksRead)).Get("/links", a.handle(a.listLinks))
+		r.With(a.scope(scope.LinksRead)).Get("/links/{id}", a.handle(a.getLink))
+		r.With(a.scope(scope.LinksWrite)).Patch("/links/{id}", a.handle(a.updateLink))
+		r.With(a.scope(scope.LinksWrite)).Delete("/links/{id}", a.handle(a.deleteLink))
 	})
 }
 
-// require wraps a handler with a scope check.
-func (a *API) require(s scope.Scope, h http.HandlerFunc) http.Handler {
-	return auth.RequireScope(a.Problems, s)(h)
+// scope is the per-route scope check. It runs before the idempotency
+// middleware, so a 403 is never stored as a key's response.
+func (a *API) scope(s scope.Scope) func(http.Handler) http.Handler {
+	return auth.RequireScope(a.Problems, s)
 }
 
 // handlerFunc is a handler that reports failure by returning an error.

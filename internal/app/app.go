@@ -21,11 +21,14 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/metrics"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/pgembed"
 	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/redirect"
 	"github.com/linkqr/linkqr/internal/store"
 )
 
@@ -40,8 +43,10 @@ type App struct {
 	Pool    *pgxpool.Pool
 	Metrics *metrics.Metrics
 
-	Keys     *apikey.Service
-	Accounts *account.Service
+	Keys      *apikey.Service
+	Accounts  *account.Service
+	Links     *link.Service
+	Redirects *redirect.Handler
 
 	cluster  *pgembed.Cluster // nil when LINKQR_DATABASE_URL is set or the pool was given
 	problems problem.Writer
@@ -122,6 +127,11 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		listener: notify.New(pool, log),
 	}
 	a.Keys.Subscribe(a.listener)
+	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
+	a.Redirects = redirect.New(pool, nil, clientIPs.Of, log)
+	a.Redirects.Subscribe(a.listener)
+	a.Links = link.NewService(pool, cfg.ShortBaseURL.String())
+	a.Links.Changed = a.Redirects.Invalidate
 	a.router = a.routes()
 	a.startWorkers()
 	select {

@@ -13,6 +13,7 @@ import (
 	"github.com/linkqr/linkqr/internal/api"
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/clientip"
+	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/static"
@@ -45,6 +46,7 @@ func (a *App) routes() chi.Router {
 
 	a.docsRoutes(r)
 	web.New(a.webDeps()).Mount(r)
+	a.Redirects.Mount(r)
 
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		web.Render(w, r, http.StatusNotFound, web.ErrorPage(http.StatusNotFound, "Page not found", "There is nothing at this address."))
@@ -54,9 +56,12 @@ func (a *App) routes() chi.Router {
 
 func (a *App) apiV1() *api.API {
 	return &api.API{
-		Pool:     a.Pool,
-		Log:      a.Log,
-		Problems: a.problems,
+		Pool:        a.Pool,
+		Log:         a.Log,
+		Problems:    a.problems,
+		BaseURL:     a.Config.BaseURL.String(),
+		Links:       a.Links,
+		Idempotency: &idempotency.Middleware{Pool: a.Pool, Problems: a.problems, Log: a.Log},
 		Auth: &auth.Authenticator{
 			Keys:     a.Keys,
 			Problems: a.problems,

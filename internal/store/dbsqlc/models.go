@@ -25,6 +25,41 @@ type APIKey struct {
 	RevokedAt          *time.Time
 }
 
+type Event struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	Type        string
+	Data        []byte
+	CreatedAt   time.Time
+}
+
+type IdempotencyKey struct {
+	WorkspaceID     uuid.UUID
+	Key             string
+	Method          string
+	Path            string
+	BodySha256      []byte
+	ResponseStatus  int32
+	ResponseHeaders []byte
+	ResponseBody    []byte
+	CreatedAt       time.Time
+}
+
+type Link struct {
+	ID            uuid.UUID
+	WorkspaceID   uuid.UUID
+	Code          string
+	TargetURL     string
+	Title         *string
+	Status        string
+	ExpiresAt     *time.Time
+	ScanCount     int64
+	LastScannedAt *time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	DeletedAt     *time.Time
+}
+
 type Membership struct {
 	WorkspaceID uuid.UUID
 	UserID      uuid.UUID

@@ -1,0 +1,156 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// MaxBodyBytes is the largest request body accepted (CONTRACT.md section 2).
+const MaxBodyBytes = 64 << 10
+
+// decodeObject reads a JSON object body with the contract's rules: JSON
+// content type (415), at most 64 KiB (413), well-formed with nothing after
+// the value (400), an object (422). Fields are decoded by the caller.
+func decodeObject(w http.ResponseWriter, r *http.Request) (*fields, error) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" || (params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {
+		return nil, problem.New(problem.UnsupportedMediaType, "send the body as JSON with Content-Type: application/json")
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, problem.New(problem.PayloadTooLarge, fmt.Sprintf("the body must be at most %d bytes", MaxBodyBytes))
+	}
+	if err != nil {
+		return nil, problem.New(problem.InvalidRequest, "the request body could not be read")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, problem.New(problem.InvalidRequest, "the request body is empty; send a JSON object")
+		}
+		return nil, problem.New(problem.InvalidRequest, "malformed JSON: "+err.Error())
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, problem.New(problem.InvalidRequest, "unexpected data after the JSON value")
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		var errs validate.Errors
+		errs.Add("", "the body must be a JSON object")
+		return nil, errs
+	}
+	return &fields{m: m}, nil
+}
+
+// fields decodes the members of a JSON object one by one, collecting every
+// type error with its pointer, so one response lists all of them.
+type fields struct {
+	m    map[string]json.RawMessage
+	errs validate.Errors
+}
+
+// rejectUnknown adds an error for every member not in allowed.
+func (f *fields) rejectUnknown(allowed ...string) {
+	for _, name := range slices.Sorted(maps.Keys(f.m)) {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a == name
+		}
+		if !ok {
+			f.errs.Add(pointer(name), "is not a known field")
+		}
+	}
+}
+
+func (f *fields) has(name string) bool { _, ok := f.m[name]; return ok }
+
+func (f *fields) isNull(name string) bool {
+	return bytes.Equal(bytes.TrimSpace(f.m[name]), []byte("null"))
+}
+
+// str decodes a string member; required reports a missing or null one.
+func (f *fields) str(name string, required bool) link.Optional[string] {
+	if !f.has(name) {
+		if required {
+			f.errs.Add(pointer(name), "is required")
+		}
+		return link.Optional[string]{}
+	}
+	var s string
+	if f.isNull(name) || json.Unmarshal(f.m[name], &s) != nil {
+		f.errs.Add(pointer(name), "must be a string")
+		return link.Optional[string]{}
+	}
+	return link.Some(s)
+}
+
+// nullableStr decodes a string-or-null member.
+func (f *fields) nullableStr(name string) link.Optional[*string] {
+	if !f.has(name) {
+		return link.Optional[*string]{}
+	}
+	if f.isNull(name) {
+		return link.Some[*string](nil)
+	}
+	var s string
+	if json.Unmarshal(f.m[name], &s) != nil {
+		f.errs.Add(pointer(name), "must be a string or null")
+		return link.Optional[*string]{}
+	}
+	return link.Some(&s)
+}
+
+// nullableTime decodes an RFC 3339 timestamp-or-null member, truncated to
+// the microsecond precision the database keeps.
+func (f *fields) nullableTime(name string) link.Optional[*time.Time] {
+	s := f.nullableStr(name)
+	if !s.Set || s.Value == nil {
+		return link.Optional[*time.Time]{Set: s.Set}
+	}
+	t, err := time.Parse(time.RFC3339Nano, *s.Value)
+	if err != nil {
+		f.errs.Add(pointer(name), "must be an RFC 3339 timestamp such as 2026-12-31T23:59:59Z, or null")
+		return link.Optional[*time.Time]{}
+	}
+	t = t.UTC().Truncate(time.Microsecond)
+	return link.Some(&t)
+}
+
+// err returns the collected errors merged with the domain's validation of
+// the decoded input (domainErr), so one response lists every problem; a
+// field with a decoding error is not reported twice.
+func (f *fields) err(domainErr error) error {
+	if len(f.errs) == 0 {
+		return domainErr
+	}
+	var domain validate.Errors
+	if errors.As(domainErr, &domain) {
+		for _, fe := range domain {
+			if !slices.ContainsFunc(f.errs, func(e validate.FieldError) bool { return e.Pointer == fe.Pointer }) {
+				f.errs = append(f.errs, fe)
+			}
+		}
+	}
+	return f.errs
+}
+
+// pointer builds the JSON pointer of a top-level member (RFC 6901 escaping).
+func pointer(name string) string {
+	return "/" + strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
+}

@@ -1,0 +1,114 @@
+package api
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// Pagination bounds of CONTRACT.md section 2.
+const (
+	defaultLimit = 20
+	maxLimit     = 100
+)
+
+// listJSON is the list envelope.
+type listJSON[T any] struct {
+	Object     string  `json:"object"`
+	Data       []T     `json:"data"`
+	HasMore    bool    `json:"has_more"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+func newList[T any](data []T, hasMore bool, lastID uuid.UUID) listJSON[T] {
+	l := listJSON[T]{Object: "list", Data: data, HasMore: hasMore}
+	if l.Data == nil {
+		l.Data = []T{}
+	}
+	if hasMore {
+		c := encodeCursor(lastID)
+		l.NextCursor = &c
+	}
+	return l
+}
+
+// query parses the query string strictly: a malformed one (bad percent
+// escapes, say) is a 400 rather than silently ignored parameters.
+func query(r *http.Request) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, problem.New(problem.InvalidRequest, "the query string is malformed: "+err.Error())
+	}
+	return q, nil
+}
+
+// page is a parsed ?limit=&cursor= pair.
+type page struct {
+	limit  int
+	before *uuid.UUID
+}
+
+// parsePage reads limit and cursor, rejecting every other parameter not in
+// extra: a typo like ?limt=5 must not silently return 20 items.
+func parsePage(r *http.Request, extra ...string) (page, error) {
+	p := page{limit: defaultLimit}
+	q, err := query(r)
+	if err != nil {
+		return p, err
+	}
+	var errs validate.Errors
+	checkKnownParams(q, &errs, append([]string{"limit", "cursor"}, extra...)...)
+	if vs, ok := q["limit"]; ok {
+		n, err := strconv.Atoi(vs[0])
+		if len(vs) > 1 || err != nil || n < 1 || n > maxLimit || vs[0] != strconv.Itoa(n) {
+			errs.Add("/query/limit", fmt.Sprintf("must be a whole number from 1 to %d", maxLimit))
+		} else {
+			p.limit = n
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return p, err
+	}
+	if vs, ok := q["cursor"]; ok {
+		id, ok := decodeCursor(vs[0])
+		if len(vs) > 1 || !ok {
+			return p, problem.New(problem.InvalidRequest, "cursor is not a cursor returned by this list; start again without it")
+		}
+		p.before = &id
+	}
+	return p, nil
+}
+
+// checkKnownParams adds an error for each query parameter not in known.
+func checkKnownParams(q url.Values, errs *validate.Errors, known ...string) {
+	for name := range q {
+		ok := false
+		for _, k := range known {
+			ok = ok || k == name
+		}
+		if !ok {
+			errs.Add("/query/"+escapePointer(name), "is not a known parameter")
+		}
+	}
+}
+
+func escapePointer(s string) string { return pointer(s)[1:] }
+
+// Cursors are the id of the last item, base64url: opaque to clients, and
+// stable under inserts because ids are time-ordered.
+func encodeCursor(id uuid.UUID) string { return base64.RawURLEncoding.EncodeToString(id[:]) }
+
+func decodeCursor(s string) (uuid.UUID, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) != 16 {
+		return uuid.UUID{}, false
+	}
+	return uuid.UUID(b), true
+}

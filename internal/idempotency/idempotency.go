@@ -1,0 +1,200 @@
+// Package idempotency makes every POST under /api/v1 safe to retry. A
+// request with an Idempotency-Key runs inside one database transaction that
+// also stores its response, so the resource change and the stored response
+// commit together or not at all; a retry gets the stored response back byte
+// for byte instead of a second resource.
+package idempotency
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/requestid"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+)
+
+// Header names of CONTRACT.md section 5.
+const (
+	KeyHeader      = "Idempotency-Key"
+	ReplayedHeader = "Idempotent-Replayed"
+	maxKeyLen      = 255
+)
+
+// MaxBody is the largest body read for the fingerprint; larger bodies are
+// refused by the handler's own decoder (413), and that answer is stored too.
+const MaxBody = 64 << 10
+
+// replayedHeaders are the response headers stored and replayed.
+var replayedHeaders = []string{"Content-Type", "Location"}
+
+// Middleware deduplicates POST requests that carry an Idempotency-Key. It
+// runs after authentication, so keys are scoped per workspace.
+type Middleware struct {
+	Pool     *pgxpool.Pool
+	Problems problem.Writer
+	Log      *slog.Logger
+}
+
+// ValidKey reports whether k is 1–255 visible ASCII characters.
+func ValidKey(k string) bool {
+	if len(k) == 0 || len(k) > maxKeyLen {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// Handler wraps next.
+func (m *Middleware) Handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		values := r.Header.Values(KeyHeader)
+		if r.Method != http.MethodPost || len(values) == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if len(values) > 1 || !ValidKey(values[0]) {
+			m.Problems.Write(w, r, problem.New(problem.InvalidRequest,
+				"Idempotency-Key must be sent once, as 1 to 255 visible ASCII characters"))
+			return
+		}
+		p := auth.FromContext(r.Context())
+		if p == nil { // a wiring error: the middleware belongs after authentication
+			m.Problems.Write(w, r, problem.New(problem.Internal, "an internal error occurred"))
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+		if err != nil {
+			m.Problems.Write(w, r, problem.New(problem.InvalidRequest, "the request body could not be read"))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		req := request{workspace: p.WorkspaceID, key: values[0], method: r.Method, path: r.URL.Path, bodyHash: sha256.Sum256(body)}
+		m.serve(w, r, next, req)
+	})
+}
+
+func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Handler, req request) {
+	ctx := r.Context()
+	tx, err := m.Pool.Begin(ctx)
+	if err != nil {
+		m.unavailable(w, r, err)
+		return
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+
+	// Holding the key's lock for the transaction makes a concurrent request
+	// with the same key see "in use" instead of racing.
+	var locked bool
+	if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))", req.lockName()).Scan(&locked); err != nil {
+		m.unavailable(w, r, err)
+		return
+	}
+	if !locked {
+		m.Problems.Write(w, r, problem.New(problem.IdempotencyKeyInUse,
+			"a request with this Idempotency-Key is still being processed; retry after it finishes"))
+		return
+	}
+	q := dbsqlc.New()
+	stored, err := q.IdempotencyKeyGet(ctx, tx, dbsqlc.IdempotencyKeyGetParams{WorkspaceID: req.workspace, Key: req.key})
+	switch err = store.InterpretError(err); {
+	case err == nil:
+		m.replay(w, r, req, stored)
+		return
+	case !errors.Is(err, store.ErrNotFound):
+		m.unavailable(w, r, err)
+		return
+	}
+	// An expired, not yet purged use of the key does not count.
+	if err := q.IdempotencyKeyDeleteOne(ctx, tx, dbsqlc.IdempotencyKeyDeleteOneParams{WorkspaceID: req.workspace, Key: req.key}); err != nil {
+		m.unavailable(w, r, err)
+		return
+	}
+
+	rec := newRecorder()
+	txCtx := store.WithTx(ctx, tx)
+	next.ServeHTTP(rec, r.WithContext(txCtx))
+	if rec.status >= 500 { // rolled back by the deferred Rollback; the client may retry
+		rec.writeTo(w)
+		return
+	}
+	if err := m.store(ctx, tx, req, rec); err != nil {
+		m.unavailable(w, r, err)
+		return
+	}
+	store.RunAfterCommit(txCtx)
+	rec.writeTo(w)
+}
+
+func (m *Middleware) store(ctx context.Context, tx interface {
+	dbsqlc.DBTX
+	Commit(context.Context) error
+}, req request, rec *recorder) error {
+	headers := map[string]string{}
+	for _, h := range replayedHeaders {
+		if v := rec.header.Get(h); v != "" {
+			headers[h] = v
+		}
+	}
+	hj, err := json.Marshal(headers)
+	if err != nil {
+		return err
+	}
+	err = dbsqlc.New().IdempotencyKeyStore(ctx, tx, dbsqlc.IdempotencyKeyStoreParams{
+		WorkspaceID: req.workspace, Key: req.key, Method: req.method, Path: req.path,
+		BodySha256: req.bodyHash[:], ResponseStatus: int32(rec.status), ResponseHeaders: hj,
+		ResponseBody: append([]byte{}, rec.body.Bytes()...), // never nil: an empty body is not NULL
+	})
+	if err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// replay answers with the stored response, or 422 when the key was used
+// for a different request.
+func (m *Middleware) replay(w http.ResponseWriter, r *http.Request, req request, stored dbsqlc.IdempotencyKey) {
+	if stored.Method != req.method || stored.Path != req.path || !bytes.Equal(stored.BodySha256, req.bodyHash[:]) {
+		m.Problems.Write(w, r, problem.New(problem.IdempotencyKeyReused,
+			"this Idempotency-Key was already used for a different request (method, path or body); use a new key"))
+		return
+	}
+	var headers map[string]string
+	_ = json.Unmarshal(stored.ResponseHeaders, &headers)
+	for k, v := range headers {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set(ReplayedHeader, "true")
+	w.WriteHeader(int(stored.ResponseStatus))
+	_, _ = w.Write(stored.ResponseBody)
+}
+
+func (m *Middleware) unavailable(w http.ResponseWriter, r *http.Request, err error) {
+	m.Log.Error("idempotency store failed", "request_id", requestid.FromContext(r.Context()), "err", err)
+	m.Problems.Write(w, r, problem.New(problem.Unavailable, "the request could not be processed right now; retry with the same Idempotency-Key"))
+}
+
+type request struct {
+	workspace uuid.UUID
+	key       string
+	method    string
+	path      string
+	bodyHash  [32]byte
+}
+
+func (q request) lockName() string { return q.workspace.String() + ":" + q.key }

@@ -1,0 +1,214 @@
+package link
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+)
+
+// ErrCodeTaken means a custom code is in use, or was used by a deleted link.
+var ErrCodeTaken = errors.New("code is already taken")
+
+// codeConstraint is the unique index on links.code.
+const codeConstraint = "links_code_key"
+
+// Service implements link operations for one deployment.
+type Service struct {
+	pool      *pgxpool.Pool
+	shortBase string
+	now       func() time.Time
+	// Changed is called after a commit that changes how a code redirects,
+	// so this instance's redirect cache drops it at once (other instances
+	// learn through ChangedChannel).
+	Changed func(code string)
+}
+
+// NewService returns a Service; shortBase is LINKQR_SHORT_BASE_URL.
+func NewService(pool *pgxpool.Pool, shortBase string) *Service {
+	return &Service{pool: pool, shortBase: shortBase, now: time.Now, Changed: func(string) {}}
+}
+
+// Create validates in, creates the link and records link.created.
+func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Resource, error) {
+	if err := in.Validate(s.now()); err != nil {
+		return Resource{}, err
+	}
+	for attempt := 0; ; attempt++ {
+		code := generateCode()
+		if in.Code != nil {
+			code = *in.Code
+		} else if IsReserved(code) {
+			continue
+		}
+		res, err := s.create(ctx, ws, code, in)
+		if store.IsConflict(err, codeConstraint) {
+			if in.Code != nil {
+				return Resource{}, fmt.Errorf("code %q: %w", code, ErrCodeTaken)
+			}
+			if attempt < 5 { // a generated code collided: draw again
+				continue
+			}
+		}
+		return res, err
+	}
+}
+
+func (s *Service) create(ctx context.Context, ws uuid.UUID, code string, in CreateInput) (Resource, error) {
+	var res Resource
+	err := store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		row, err := dbsqlc.New().LinkCreate(ctx, tx, dbsqlc.LinkCreateParams{
+			ID: store.NewID(), WorkspaceID: ws, Code: code, TargetURL: in.TargetURL,
+			Title: in.Title, ExpiresAt: in.ExpiresAt,
+		})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		res = toResource(row, s.shortBase)
+		_, err = event.Record(ctx, tx, ws, event.LinkCreated, map[string]any{"link": res})
+		return err
+	})
+	return res, err
+}
+
+// Get returns a live link of the workspace, or store.ErrNotFound.
+func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Resource, error) {
+	row, err := dbsqlc.New().LinkGetByID(ctx, store.DB(ctx, s.pool), dbsqlc.LinkGetByIDParams{ID: id, WorkspaceID: ws})
+	if err != nil {
+		return Resource{}, store.InterpretError(err)
+	}
+	return toResource(row, s.shortBase), nil
+}
+
+// List returns up to limit links older than before (nil: the newest), and
+// whether more follow.
+func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, limit int) ([]Resource, bool, error) {
+	rows, err := dbsqlc.New().LinkListByWorkspace(ctx, store.DB(ctx, s.pool), dbsqlc.LinkListByWorkspaceParams{
+		WorkspaceID: ws, Before: before, Limit: int32(limit + 1),
+	})
+	if err != nil {
+		return nil, false, store.InterpretError(err)
+	}
+	hasMore := len(rows) > limit
+	if hasMore {
+		rows = rows[:limit]
+	}
+	out := make([]Resource, len(rows))
+	for i, r := range rows {
+		out[i] = toResource(r, s.shortBase)
+	}
+	return out, hasMore, nil
+}
+
+// Update applies a PATCH. When a value actually changes it records
+// link.updated with previous_attributes holding the old values of exactly
+// the changed fields; an update that changes nothing writes nothing.
+func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) (Resource, error) {
+	if err := in.Validate(s.now()); err != nil {
+		return Resource{}, err
+	}
+	var (
+		res  Resource
+		code string
+	)
+	err := store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		q := dbsqlc.New()
+		old, err := q.LinkGetByIDForUpdate(ctx, tx, dbsqlc.LinkGetByIDForUpdateParams{ID: id, WorkspaceID: ws})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		next, previous := applyUpdate(old, in)
+		if len(previous) == 0 {
+			res = toResource(old, s.shortBase)
+			return nil
+		}
+		row, err := q.LinkUpdate(ctx, tx, dbsqlc.LinkUpdateParams{
+			ID: id, WorkspaceID: ws, TargetURL: next.TargetURL, Title: next.Title,
+			Status: next.Status, ExpiresAt: next.ExpiresAt,
+		})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		res, code = toResource(row, s.shortBase), row.Code
+		if _, err := event.Record(ctx, tx, ws, event.LinkUpdated, map[string]any{"link": res, "previous_attributes": previous}); err != nil {
+			return err
+		}
+		return notifyChanged(ctx, tx, code)
+	})
+	if err == nil && code != "" {
+		store.AfterCommit(ctx, func() { s.Changed(code) })
+	}
+	return res, err
+}
+
+// applyUpdate returns the row with in applied and the previous values of
+// the fields whose value changed, keyed by their JSON names.
+func applyUpdate(old dbsqlc.Link, in UpdateInput) (dbsqlc.Link, map[string]any) {
+	next, previous := old, map[string]any{}
+	if in.TargetURL.Set && in.TargetURL.Value != old.TargetURL {
+		previous["target_url"] = old.TargetURL
+		next.TargetURL = in.TargetURL.Value
+	}
+	if in.Title.Set && !equalPtr(in.Title.Value, old.Title) {
+		previous["title"] = old.Title
+		next.Title = in.Title.Value
+	}
+	if in.Status.Set && in.Status.Value != old.Status {
+		previous["status"] = old.Status
+		next.Status = in.Status.Value
+	}
+	if in.ExpiresAt.Set && !equalTime(in.ExpiresAt.Value, old.ExpiresAt) {
+		previous["expires_at"] = utcPtr(old.ExpiresAt)
+		next.ExpiresAt = in.ExpiresAt.Value
+	}
+	return next, previous
+}
+
+// Delete retires a link: it stops redirecting (410) and its code is never
+// reused. Records link.deleted with the link as it was.
+func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
+	var code string
+	err := store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		row, err := dbsqlc.New().LinkDelete(ctx, tx, dbsqlc.LinkDeleteParams{ID: id, WorkspaceID: ws})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		code = row.Code
+		if _, err := event.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": toResource(row, s.shortBase)}); err != nil {
+			return err
+		}
+		return notifyChanged(ctx, tx, code)
+	})
+	if err == nil {
+		store.AfterCommit(ctx, func() { s.Changed(code) })
+	}
+	return err
+}
+
+// notifyChanged queues a NOTIFY, delivered by PostgreSQL when tx commits.
+func notifyChanged(ctx context.Context, tx pgx.Tx, code string) error {
+	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", ChangedChannel, code)
+	return store.InterpretError(err)
+}
+
+func equalPtr(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func equalTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}

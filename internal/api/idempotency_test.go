@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -127,5 +128,31 @@ func TestIdempotencyConcurrent(t *testing.T) {
 	}
 	if links, events := f.countLinks(t); links != 1 || events != 1 {
 		t.Errorf("%d links and %d events, want exactly 1", links, events)
+	}
+}
+
+func TestExpiredKeysArePurgedAndReusable(t *testing.T) {
+	t.Parallel()
+	f := newLinksFixture(t)
+	body := `{"target_url":"https://example.com/day1"}`
+	_, _, first := postWithKey(t, f, f.token, "daily", body)
+	if _, err := f.srv.Pool.Exec(context.Background(), "UPDATE idempotency_keys SET created_at = now() - interval '25 hours'"); err != nil {
+		t.Fatal(err)
+	}
+	// An expired key counts as unused even before the purge runs.
+	s, h, second := postWithKey(t, f, f.token, "daily", body)
+	if s != 201 || second == first || h.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("expired key replayed: %d %s", s, second)
+	}
+	if _, err := f.srv.Pool.Exec(context.Background(), "UPDATE idempotency_keys SET created_at = now() - interval '25 hours'"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := idempotency.Purge(context.Background(), f.srv.Pool)
+	if err != nil || n != 1 {
+		t.Fatalf("purge: %d, %v", n, err)
+	}
+	var left int
+	if err := f.srv.Pool.QueryRow(context.Background(), "SELECT count(*) FROM idempotency_keys").Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d keys left, %v", left, err)
 	}
 }

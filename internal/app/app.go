@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
@@ -53,6 +55,7 @@ type App struct {
 	router   chi.Router
 	draining atomic.Bool
 	listener *notify.Listener
+	jobs     *river.Client[pgx.Tx]
 
 	stopWorkers context.CancelFunc
 	workers     sync.WaitGroup
@@ -133,6 +136,11 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	a.Links = link.NewService(pool, cfg.ShortBaseURL.String())
 	a.Links.Changed = a.Redirects.Invalidate
 	a.router = a.routes()
+	jobs, err := a.newJobs()
+	if err != nil {
+		return nil, err
+	}
+	a.jobs = jobs
 	a.startWorkers()
 	select {
 	case <-a.listener.Ready():
@@ -188,6 +196,7 @@ func (a *App) startWorkers() {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopWorkers = cancel
 	a.workers.Go(func() { a.listener.Run(ctx) })
+	a.workers.Go(func() { a.runJobs(ctx) })
 }
 
 // StopWorkers stops the background goroutines and waits for them.

@@ -1,0 +1,49 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/linkqr/linkqr/internal/idempotency"
+)
+
+// newJobs configures River: the workers and periodic jobs of this process.
+// River keeps its queue in our PostgreSQL, so any instance may run any job
+// and a job survives restarts.
+func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &idempotency.PurgeWorker{Pool: a.Pool, Log: a.Log})
+	client, err := river.NewClient(riverpgxv5.New(a.Pool), &river.Config{
+		Logger:  a.Log.With("component", "river"),
+		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
+		Workers: workers,
+		PeriodicJobs: []*river.PeriodicJob{
+			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+				func() (river.JobArgs, *river.InsertOpts) { return idempotency.PurgeArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "idempotency_purge", RunOnStart: true}),
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("configure background jobs: %w", err)
+	}
+	return client, nil
+}
+
+// runJobs starts River and stops it (letting running jobs finish) when ctx ends.
+func (a *App) runJobs(ctx context.Context) {
+	if err := a.jobs.Start(ctx); err != nil {
+		a.Log.Error("background jobs did not start", "err", err)
+		return
+	}
+	<-ctx.Done()
+	stopCtx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	defer cancel()
+	if err := a.jobs.Stop(stopCtx); err != nil {
+		a.Log.Warn("background jobs did not stop cleanly", "err", err)
+	}
+}

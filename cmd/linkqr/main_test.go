@@ -327,3 +327,81 @@ func TestBootstrapValidationChangesNothing(t *testing.T) {
 		t.Errorf("invalid input must not create a cluster: %v", err)
 	}
 }
+
+func TestSIGTERMAfterBurstLosesNoScan(t *testing.T) {
+	requirePostgres(t)
+	dataDir := t.TempDir()
+	s := startServe(t, dataDir)
+	env := baseEnv(dataDir, freeAddr(t))
+	code, ids, errOut := bootstrap(t, env, "correct horse battery staple")
+	if code != 0 {
+		t.Fatalf("bootstrap: %s", errOut)
+	}
+	code, out, errOut := runCmd(t, env, "admin", "api-key", "create", "--workspace", ids["workspace_id"], "--name", "burst", "--scopes", "links:read,links:write")
+	var key map[string]string
+	if code != 0 || json.Unmarshal([]byte(out), &key) != nil || !strings.HasPrefix(key["secret"], "lqk_") {
+		t.Fatalf("api-key create: exit %d, %q, %s", code, out, errOut)
+	}
+	api := func(method, path, body string) map[string]any {
+		req, _ := http.NewRequest(method, s.url+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key["secret"])
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	link := api("POST", "/api/v1/links", `{"target_url":"https://example.com/burst"}`)
+
+	const n = 400
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	redirected := 0
+	for range n {
+		wg.Go(func() {
+			req, _ := http.NewRequest("GET", link["short_url"].(string), nil)
+			req.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36")
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			if resp.StatusCode == 302 {
+				mu.Lock()
+				redirected++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	// SIGTERM straight after the burst: the buffer must be flushed on the way out.
+	if code := s.stop(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, s.log())
+	}
+	s = startServe(t, dataDir)
+	api = func(method, path, body string) map[string]any {
+		req, _ := http.NewRequest(method, s.url+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key["secret"])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return m
+	}
+	got := api("GET", "/api/v1/links/"+link["id"].(string), "")
+	if redirected != n || got["scan_count"] != float64(n) {
+		t.Errorf("%d of %d redirects succeeded; scan_count after restart %v", redirected, n, got["scan_count"])
+	}
+	s.stop(t)
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
@@ -31,6 +32,7 @@ import (
 	"github.com/linkqr/linkqr/internal/pgembed"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/redirect"
+	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 )
 
@@ -49,6 +51,7 @@ type App struct {
 	Accounts  *account.Service
 	Links     *link.Service
 	Redirects *redirect.Handler
+	Scans     *scan.Recorder
 
 	cluster  *pgembed.Cluster // nil when LINKQR_DATABASE_URL is set or the pool was given
 	problems problem.Writer
@@ -135,6 +138,23 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	a.Redirects.Subscribe(a.listener)
 	a.Links = link.NewService(pool, cfg.ShortBaseURL.String())
 	a.Links.Changed = a.Redirects.Invalidate
+	if err := scan.EnsurePartitions(ctx, pool, time.Now()); err != nil {
+		return nil, err
+	}
+	hasher, err := analytics.NewVisitorHasher(config.DeriveKey(cfg.SecretKey, "visitor-hash"))
+	if err != nil {
+		return nil, err
+	}
+	a.Scans = scan.NewRecorder(scan.Options{
+		Pool: pool, Log: log, Hasher: hasher, ShortBase: cfg.ShortBaseURL.String(),
+		OnFlushed: func(human, bots int) {
+			a.Metrics.ScansRecorded.WithLabelValues("human").Add(float64(human))
+			a.Metrics.ScansRecorded.WithLabelValues("bot").Add(float64(bots))
+		},
+		OnFlushError: func(error) { a.Metrics.ScanFlushErrors.Inc() },
+	})
+	a.Redirects.SetRecorder(a.Scans)
+	a.Metrics.GaugeFunc("linkqr_scan_buffer_depth", "Scans accepted but not yet written.", func() float64 { return float64(a.Scans.Depth()) })
 	a.router = a.routes()
 	jobs, err := a.newJobs()
 	if err != nil {
@@ -195,12 +215,20 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 func (a *App) startWorkers() {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopWorkers = cancel
+	a.workers.Go(a.Scans.Run)
 	a.workers.Go(func() { a.listener.Run(ctx) })
 	a.workers.Go(func() { a.runJobs(ctx) })
 }
 
-// StopWorkers stops the background goroutines and waits for them.
+// StopWorkers stops the background goroutines and waits for them: the scan
+// buffer is drained into the database first, then jobs and the listener stop.
+// Call it after the HTTP server stopped accepting requests. Idempotent.
 func (a *App) StopWorkers() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := a.Scans.Close(ctx); err != nil {
+		a.Log.Error("scan buffer not drained", "err", err)
+	}
 	a.stopWorkers()
 	a.workers.Wait()
 }

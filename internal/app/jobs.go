@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/linkqr/linkqr/internal/idempotency"
+	"github.com/linkqr/linkqr/internal/scan"
 )
 
 // newJobs configures River: the workers and periodic jobs of this process.
@@ -18,6 +19,7 @@ import (
 func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &idempotency.PurgeWorker{Pool: a.Pool, Log: a.Log})
+	river.AddWorker(workers, &scan.PartitionWorker{Pool: a.Pool})
 	client, err := river.NewClient(riverpgxv5.New(a.Pool), &river.Config{
 		Logger:  a.Log.With("component", "river"),
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
@@ -26,6 +28,9 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 				func() (river.JobArgs, *river.InsertOpts) { return idempotency.PurgeArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "idempotency_purge", RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(24*time.Hour),
+				func() (river.JobArgs, *river.InsertOpts) { return scan.PartitionArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "scan_partitions"}),
 		},
 	})
 	if err != nil {

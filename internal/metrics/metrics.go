@@ -20,6 +20,12 @@ import (
 type Metrics struct {
 	Registry *prometheus.Registry
 
+	// ScansRecorded counts scans committed to the database, by kind
+	// ("human" or "bot").
+	ScansRecorded *prometheus.CounterVec
+	// ScanFlushErrors counts failed (and retried) scan batch writes.
+	ScanFlushErrors prometheus.Counter
+
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 }
@@ -39,10 +45,23 @@ func New() *Metrics {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10},
 		}, []string{"route", "method"}),
 	}
-	reg.MustRegister(m.requests, m.latency,
+	m.ScansRecorded = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "linkqr_scans_recorded_total",
+		Help: "Scans written to the database, by kind (human or bot).",
+	}, []string{"kind"})
+	m.ScanFlushErrors = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "linkqr_scan_flush_errors_total",
+		Help: "Scan batch writes that failed and were retried.",
+	})
+	reg.MustRegister(m.requests, m.latency, m.ScansRecorded, m.ScanFlushErrors,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// GaugeFunc registers a gauge read from fn at scrape time (queue depths).
+func (m *Metrics) GaugeFunc(name, help string, fn func() float64) {
+	m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, fn))
 }
 
 // Handler serves the registry in the Prometheus text format.

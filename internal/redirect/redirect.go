@@ -49,6 +49,10 @@ func New(pool *pgxpool.Pool, recorder Recorder, clientIP func(*http.Request) net
 	return &Handler{cache: newCache(pool), recorder: recorder, clientIP: clientIP, log: log, now: time.Now}
 }
 
+// SetRecorder sets where scans go (wiring happens after construction
+// because the recorder's events need the link service).
+func (h *Handler) SetRecorder(r Recorder) { h.recorder = r }
+
 // Subscribe keeps the cache coherent with changes made by any instance.
 func (h *Handler) Subscribe(l *notify.Listener) {
 	l.Subscribe(link.ChangedChannel, notify.Handler{Notify: h.cache.invalidate, Reset: h.cache.reset})
@@ -88,20 +92,24 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 			"Link no longer available", "This link has been paused, has expired or was removed by its owner."))
 		return
 	}
+	// The scan is queued before the 302 is written: a redirect is never
+	// answered without its scan being accepted.
+	if r.Method == http.MethodGet && h.recorder != nil {
+		hit := Hit{
+			LinkID: t.linkID, WorkspaceID: t.workspaceID, At: now,
+			UserAgent: r.UserAgent(), Referer: r.Referer(), ClientIP: h.clientIP(r),
+		}
+		if err := h.recorder.Record(r.Context(), hit); err != nil {
+			h.log.Warn("scan not accepted; redirect refused", "code", code, "err", err)
+			web.Render(w, r, http.StatusServiceUnavailable, web.ErrorPage(http.StatusServiceUnavailable,
+				"Temporarily unavailable", "This link cannot be opened right now. Please try again in a moment."))
+			return
+		}
+	}
 	hd := w.Header()
 	hd["Location"] = []string{t.url}
 	hd["Cache-Control"] = []string{"private, max-age=0"}
 	w.WriteHeader(http.StatusFound)
-	if r.Method != http.MethodGet || h.recorder == nil {
-		return
-	}
-	hit := Hit{
-		LinkID: t.linkID, WorkspaceID: t.workspaceID, At: now,
-		UserAgent: r.UserAgent(), Referer: r.Referer(), ClientIP: h.clientIP(r),
-	}
-	if err := h.recorder.Record(r.Context(), hit); err != nil {
-		h.log.Error("scan not recorded", "code", code, "err", err)
-	}
 }
 
 // validShape rejects anything that cannot be a code before touching the

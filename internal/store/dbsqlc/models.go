@@ -67,6 +67,32 @@ type Membership struct {
 	CreatedAt   time.Time
 }
 
+type Scan struct {
+	ID           uuid.UUID
+	WorkspaceID  uuid.UUID
+	LinkID       uuid.UUID
+	OccurredAt   time.Time
+	ReferrerHost *string
+	Device       string
+	Os           string
+	Browser      string
+	Bot          bool
+	VisitorHash  []byte
+}
+
+type ScansDefault struct {
+	ID           uuid.UUID
+	WorkspaceID  uuid.UUID
+	LinkID       uuid.UUID
+	OccurredAt   time.Time
+	ReferrerHost *string
+	Device       string
+	Os           string
+	Browser      string
+	Bot          bool
+	VisitorHash  []byte
+}
+
 type User struct {
 	ID           uuid.UUID
 	Email        string

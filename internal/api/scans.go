@@ -1,0 +1,37 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/scan"
+	"github.com/linkqr/linkqr/internal/store"
+)
+
+// listScans answers GET /api/v1/links/{id}/scans, newest first; bot scans
+// are listed too, flagged with "bot": true.
+func (a *API) listScans(w http.ResponseWriter, r *http.Request) error {
+	id, err := linkID(r)
+	if err != nil {
+		return err
+	}
+	pg, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	ws := auth.FromContext(r.Context()).WorkspaceID
+	if _, err := a.Links.Get(r.Context(), ws, id); err != nil {
+		return err // unknown, deleted or another workspace's link: 404
+	}
+	scans, hasMore, err := scan.List(r.Context(), a.Pool, ws, id, pg.before, pg.limit)
+	if err != nil {
+		return err
+	}
+	var last uuid.UUID
+	if len(scans) > 0 {
+		last, _ = store.ParseID(store.PrefixScan, scans[len(scans)-1].ID)
+	}
+	return writeJSON(w, http.StatusOK, newList(scans, hasMore, last))
+}

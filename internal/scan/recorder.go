@@ -1,0 +1,178 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/linkqr/linkqr/internal/analytics"
+	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/redirect"
+)
+
+// Batching bounds of DESIGN.md "The hot path".
+const (
+	DefaultBufferSize = 10000
+	MaxBatch          = 1000
+	FlushInterval     = 100 * time.Millisecond
+)
+
+// ErrClosed is returned by Record after Close began.
+var ErrClosed = errors.New("scan recorder is shut down")
+
+// Subscriptions tells whether a workspace has a webhook subscription to an
+// event type, so scan.created events are written only where someone
+// listens. Implementations cache the answer and invalidate it on change.
+type Subscriptions interface {
+	Subscribed(ctx context.Context, workspaceID uuid.UUID, t event.Type) (bool, error)
+}
+
+// NoSubscriptions is the Subscriptions of a deployment without webhooks.
+type NoSubscriptions struct{}
+
+// Subscribed always reports false.
+func (NoSubscriptions) Subscribed(context.Context, uuid.UUID, event.Type) (bool, error) {
+	return false, nil
+}
+
+// Options configure a Recorder.
+type Options struct {
+	Pool          *pgxpool.Pool
+	Log           *slog.Logger
+	Hasher        *analytics.VisitorHasher
+	ShortBase     string
+	Subscriptions Subscriptions
+	BufferSize    int                   // default DefaultBufferSize
+	OnFlushed     func(human, bots int) // metrics hook; may be nil
+	OnFlushError  func(err error)       // metrics hook for failed (retried) writes; may be nil
+}
+
+// Recorder buffers hits and writes them in batches.
+type Recorder struct {
+	opts Options
+	ch   chan redirect.Hit
+
+	mu     sync.RWMutex // Record holds it shared while sending; Close exclusively to close ch
+	closed bool
+	done   chan struct{}
+}
+
+// NewRecorder returns a Recorder; call Run in a goroutine, and Close to
+// drain it.
+func NewRecorder(o Options) *Recorder {
+	if o.BufferSize <= 0 {
+		o.BufferSize = DefaultBufferSize
+	}
+	if o.Subscriptions == nil {
+		o.Subscriptions = NoSubscriptions{}
+	}
+	return &Recorder{opts: o, ch: make(chan redirect.Hit, o.BufferSize), done: make(chan struct{})}
+}
+
+// Record queues a hit. It waits while the buffer is full (backpressure)
+// and fails only when ctx ends or the recorder is shutting down, in which
+// case the caller must not report the redirect as done.
+func (r *Recorder) Record(ctx context.Context, h redirect.Hit) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return ErrClosed
+	}
+	select {
+	case r.ch <- h:
+		return nil
+	default:
+	}
+	select {
+	case r.ch <- h:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Depth is the number of hits waiting to be written.
+func (r *Recorder) Depth() int { return len(r.ch) }
+
+// Run writes batches until Close; it returns when the buffer is drained.
+func (r *Recorder) Run() {
+	defer close(r.done)
+	timer := time.NewTimer(FlushInterval)
+	timer.Stop()
+	batch := make([]redirect.Hit, 0, MaxBatch)
+	for {
+		select {
+		case h, ok := <-r.ch:
+			if !ok {
+				r.flush(batch, true)
+				return
+			}
+			if len(batch) == 0 {
+				timer.Reset(FlushInterval)
+			}
+			batch = append(batch, h)
+			if len(batch) >= MaxBatch {
+				timer.Stop()
+				r.flush(batch, false)
+				batch = batch[:0]
+			}
+		case <-timer.C:
+			r.flush(batch, false)
+			batch = batch[:0]
+		}
+	}
+}
+
+// Close stops accepting hits, waits until every buffered hit is written
+// (or ctx ends) and returns.
+func (r *Recorder) Close(ctx context.Context) error {
+	r.mu.Lock()
+	if !r.closed {
+		r.closed = true
+		close(r.ch)
+	}
+	r.mu.Unlock()
+	select {
+	case <-r.done:
+		return nil
+	case <-ctx.Done():
+		return errors.New("scan recorder did not drain before the shutdown deadline")
+	}
+}
+
+// flush writes a batch, retrying with backoff while the database fails:
+// the buffer fills meanwhile and redirects wait, but nothing is dropped.
+// Only at shutdown, after the retry deadline, is a batch given up (loudly).
+func (r *Recorder) flush(batch []redirect.Hit, final bool) {
+	if len(batch) == 0 {
+		return
+	}
+	backoff := 50 * time.Millisecond
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		human, bots, err := r.write(ctx, batch)
+		cancel()
+		if err == nil {
+			if r.opts.OnFlushed != nil {
+				r.opts.OnFlushed(human, bots)
+			}
+			return
+		}
+		if final && time.Now().After(deadline) {
+			r.opts.Log.Error("scans lost: the database stayed unreachable during shutdown", "count", len(batch), "err", err)
+			return
+		}
+		if r.opts.OnFlushError != nil {
+			r.opts.OnFlushError(err)
+		}
+		r.opts.Log.Warn("writing scans failed; retrying", "count", len(batch), "err", err, "retry_in", backoff.String())
+		time.Sleep(backoff)
+		backoff = min(backoff*2, 2*time.Second)
+	}
+}

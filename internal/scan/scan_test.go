@@ -1,0 +1,299 @@
+package scan_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/linkqr/linkqr/internal/analytics"
+	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/redirect"
+	"github.com/linkqr/linkqr/internal/scan"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+const (
+	iPhone    = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
+	googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+)
+
+var noFollow = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+func redirectOnce(t *testing.T, method, url, ua, referer string) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, nil)
+	req.Header.Set("User-Agent", ua)
+	if referer != "" {
+		req.Header.Set("Referer", referer)
+	}
+	resp, err := noFollow.Do(req)
+	if err != nil {
+		t.Error(err)
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+type fixture struct {
+	srv          *testkit.Server
+	token, other string
+	link         map[string]any
+}
+
+func newFixture(t *testing.T) *fixture {
+	srv := testkit.StartServer(t)
+	tn, on := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
+	f := &fixture{srv: srv, token: srv.APIKey(t, tn.WorkspaceID), other: srv.APIKey(t, on.WorkspaceID)}
+	f.link = testkit.JSON(t, srv.Do(t, "POST", "/api/v1/links", f.token, `{"target_url":"https://example.com/t"}`), 201)
+	return f
+}
+
+func (f *fixture) get(t *testing.T) map[string]any {
+	t.Helper()
+	return testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+f.link["id"].(string), f.token, ""), 200)
+}
+
+func TestBurstThenDrainLosesNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	const n = 300
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := 0
+	for i := range n {
+		wg.Go(func() {
+			if redirectOnce(t, "GET", f.link["short_url"].(string), iPhone, fmt.Sprintf("https://ref%d.example/x", i%3)) == 302 {
+				mu.Lock()
+				ok++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if ok != n {
+		t.Fatalf("%d of %d redirects succeeded", ok, n)
+	}
+	// Shutting the workers down drains the buffer: afterwards every scan is in the database.
+	f.srv.App.StopWorkers()
+	var rows, count int64
+	if err := f.srv.Pool.QueryRow(context.Background(), "SELECT (SELECT count(*) FROM scans), (SELECT scan_count FROM links)").Scan(&rows, &count); err != nil {
+		t.Fatal(err)
+	}
+	if rows != n || count != n {
+		t.Errorf("%d scan rows and scan_count %d after %d redirects", rows, count, n)
+	}
+}
+
+func TestScansAreRecordedAndListed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	url := f.link["short_url"].(string)
+	redirectOnce(t, "GET", url, iPhone, "https://News.Example.com:8443/story?id=1")
+	redirectOnce(t, "GET", url, googlebot, "")
+	redirectOnce(t, "HEAD", url, iPhone, "") // HEAD records nothing
+	var l map[string]any
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		l = f.get(t)
+		if l["scan_count"] == float64(1) && l["last_scanned_at"] != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("scan_count %v, last_scanned_at %v", l["scan_count"], l["last_scanned_at"])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	list := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+l["id"].(string)+"/scans", f.token, ""), 200)
+	data := list["data"].([]any)
+	if len(data) != 2 {
+		t.Fatalf("scans %v", data)
+	}
+	bot, human := data[0].(map[string]any), data[1].(map[string]any)
+	if bot["bot"] != true || bot["device"] != "bot" || bot["referrer_host"] != nil {
+		t.Errorf("bot scan %v", bot)
+	}
+	want := map[string]any{"object": "scan", "link_id": l["id"], "referrer_host": "news.example.com", "device": "mobile", "os": "iOS", "browser": "Safari", "bot": false}
+	for k, v := range want {
+		if human[k] != v {
+			t.Errorf("human scan %s = %v, want %v", k, human[k], v)
+		}
+	}
+	if _, ok := human["visitor_hash"]; ok {
+		t.Error("the visitor hash must not be exposed")
+	}
+	// The raw IP is stored nowhere.
+	var leaked bool
+	if err := f.srv.Pool.QueryRow(context.Background(), "SELECT EXISTS (SELECT 1 FROM scans WHERE position('127.0.0.1' IN row(scans.*)::text) > 0)").Scan(&leaked); err != nil || leaked {
+		t.Errorf("IP address found in scans: %v %v", leaked, err)
+	}
+	testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/links/"+l["id"].(string)+"/scans", f.other, ""), 404, "not-found")
+	testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/links/lnk_nope/scans", f.token, ""), 404, "not-found")
+	readOnly := f.srv.APIKey(t, uuidOf(t, l["workspace_id"].(string)), "links:read")
+	testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/links/"+l["id"].(string)+"/scans", readOnly, ""), 403, "insufficient-scope")
+}
+
+func uuidOf(t *testing.T, ws string) uuid.UUID {
+	id, ok := store.ParseID(store.PrefixWorkspace, ws)
+	if !ok {
+		t.Fatalf("bad workspace id %q", ws)
+	}
+	return id
+}
+
+func TestGoneLinksRecordNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	testkit.JSON(t, f.srv.Do(t, "PATCH", "/api/v1/links/"+f.link["id"].(string), f.token, `{"status":"paused"}`), 200)
+	if s := redirectOnce(t, "GET", f.link["short_url"].(string), iPhone, ""); s != 410 {
+		t.Fatalf("paused link: %d", s)
+	}
+	f.srv.App.StopWorkers()
+	var rows int
+	if err := f.srv.Pool.QueryRow(context.Background(), "SELECT count(*) FROM scans").Scan(&rows); err != nil || rows != 0 {
+		t.Errorf("%d scans recorded for a 410, %v", rows, err)
+	}
+}
+
+// subscribed is a Subscriptions that reports one workspace as subscribed.
+type subscribed struct{ ws uuid.UUID }
+
+func (s subscribed) Subscribed(_ context.Context, ws uuid.UUID, t event.Type) (bool, error) {
+	return ws == s.ws && t == event.ScanCreated, nil
+}
+
+func TestRecorderWritesEventsForSubscribedWorkspacesOnly(t *testing.T) {
+	t.Parallel()
+	pool := testkit.DB(t)
+	a, b := testkit.NewTenant(t, pool), testkit.NewTenant(t, pool)
+	linkA, linkB := insertLink(t, pool, a.WorkspaceID, "codeA"), insertLink(t, pool, b.WorkspaceID, "codeB")
+	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
+	rec := scan.NewRecorder(scan.Options{Pool: pool, Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example", Subscriptions: subscribed{ws: a.WorkspaceID}})
+
+	go rec.Run()
+	now := time.Now()
+	for _, h := range []redirect.Hit{
+		{LinkID: linkA, WorkspaceID: a.WorkspaceID, At: now, UserAgent: iPhone, ClientIP: netip.MustParseAddr("203.0.113.7")},
+		{LinkID: linkA, WorkspaceID: a.WorkspaceID, At: now, UserAgent: googlebot},
+		{LinkID: linkB, WorkspaceID: b.WorkspaceID, At: now, UserAgent: iPhone},
+	} {
+		if err := rec.Record(context.Background(), h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(context.Background(), "SELECT workspace_id, type, data->'scan'->>'bot', data->'link'->>'scan_count', data->'link'->>'short_url' FROM events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var ws uuid.UUID
+		var typ, bot, count, short string
+		if err := rows.Scan(&ws, &typ, &bot, &count, &short); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%v %s bot=%s count=%s %s", ws == a.WorkspaceID, typ, bot, count, short))
+	}
+	if len(got) != 1 || got[0] != "true scan.created bot=false count=1 https://s.example/codeA" {
+		t.Errorf("events %v, want one scan.created for the human scan of the subscribed workspace", got)
+	}
+	if err := rec.Record(context.Background(), redirect.Hit{}); err != scan.ErrClosed {
+		t.Errorf("Record after Close: %v", err)
+	}
+}
+
+func insertLink(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID, code string) uuid.UUID {
+	t.Helper()
+	id := store.NewID()
+	if _, err := pool.Exec(context.Background(), "INSERT INTO links (id, workspace_id, code, target_url) VALUES ($1, $2, $3, 'https://example.com')", id, ws, code); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func newRecorder(pool *pgxpool.Pool, size int) *scan.Recorder {
+	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
+	return scan.NewRecorder(scan.Options{Pool: pool, Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example", BufferSize: size})
+}
+
+func TestFullBufferWaitsInsteadOfDropping(t *testing.T) {
+	t.Parallel()
+	pool := testkit.DB(t)
+	tn := testkit.NewTenant(t, pool)
+	hit := redirect.Hit{LinkID: insertLink(t, pool, tn.WorkspaceID, "full1"), WorkspaceID: tn.WorkspaceID, At: time.Now(), UserAgent: iPhone}
+	rec := newRecorder(pool, 1) // not running yet: nothing drains the buffer
+	if err := rec.Record(context.Background(), hit); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := rec.Record(ctx, hit); err != context.DeadlineExceeded {
+		t.Fatalf("Record on a full buffer: %v, want it to wait until the deadline", err)
+	}
+	accepted := make(chan error, 1)
+	go func() { accepted <- rec.Record(context.Background(), hit) }()
+	go rec.Run()
+	if err := <-accepted; err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := pool.QueryRow(context.Background(), "SELECT scan_count FROM links").Scan(&n); err != nil || n != 2 {
+		t.Errorf("scan_count %d (%v), want the 2 accepted hits", n, err)
+	}
+}
+
+func TestDatabaseFailureIsRetried(t *testing.T) {
+	t.Parallel()
+	pool := testkit.DB(t)
+	tn := testkit.NewTenant(t, pool)
+	link := insertLink(t, pool, tn.WorkspaceID, "retry1")
+	// Make writes fail: the scans table is gone for a while.
+	if _, err := pool.Exec(context.Background(), "ALTER TABLE scans RENAME TO scans_away"); err != nil {
+		t.Fatal(err)
+	}
+	failed := make(chan struct{}, 100)
+	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
+	rec := scan.NewRecorder(scan.Options{Pool: pool, Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example",
+		OnFlushError: func(error) { failed <- struct{}{} }})
+	go rec.Run()
+	for range 5 {
+		if err := rec.Record(context.Background(), redirect.Hit{LinkID: link, WorkspaceID: tn.WorkspaceID, At: time.Now(), UserAgent: iPhone}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-failed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the write never failed")
+	}
+	if _, err := pool.Exec(context.Background(), "ALTER TABLE scans_away RENAME TO scans"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var rows, count int
+	if err := pool.QueryRow(context.Background(), "SELECT (SELECT count(*) FROM scans), (SELECT scan_count FROM links)").Scan(&rows, &count); err != nil || rows != 5 || count != 5 {
+		t.Errorf("%d rows, scan_count %d (%v), want 5 and 5", rows, count, err)
+	}
+}

@@ -1,0 +1,123 @@
+package scan
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/linkqr/linkqr/internal/analytics"
+	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/redirect"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+)
+
+// row is a classified hit, ready for COPY. The client IP is used for the
+// visitor hash here and then forgotten.
+type row struct {
+	id          uuid.UUID
+	hit         redirect.Hit
+	client      analytics.Client
+	referrer    *string
+	visitorHash [16]byte
+}
+
+var scanColumns = []string{"id", "workspace_id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "visitor_hash"}
+
+// write stores one batch in one transaction: the scans (COPY), each link's
+// scan_count and last_scanned_at, and scan.created events for human scans
+// of subscribed workspaces.
+func (r *Recorder) write(ctx context.Context, batch []redirect.Hit) (human, bots int, err error) {
+	rows := make([]row, len(batch))
+	for i, h := range batch {
+		rows[i] = row{id: store.NewID(), hit: h, client: analytics.Classify(h.UserAgent), referrer: analytics.ReferrerHost(h.Referer)}
+		rows[i].visitorHash = r.opts.Hasher.Hash(h.ClientIP, h.UserAgent, h.At)
+		if rows[i].client.Bot {
+			bots++
+		}
+	}
+	human = len(rows) - bots
+
+	err = store.InTx(ctx, r.opts.Pool, func(tx pgx.Tx) error {
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"scans"}, scanColumns, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
+			x := rows[i]
+			return []any{x.id, x.hit.WorkspaceID, x.hit.LinkID, x.hit.At.UTC(), x.referrer, x.client.Device, x.client.OS, x.client.Browser, x.client.Bot, x.visitorHash[:]}, nil
+		}))
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		links, err := r.countHumans(ctx, tx, rows)
+		if err != nil {
+			return err
+		}
+		return r.recordEvents(ctx, tx, rows, links)
+	})
+	return human, bots, err
+}
+
+// countHumans adds each link's human scans and returns the updated links.
+func (r *Recorder) countHumans(ctx context.Context, tx pgx.Tx, rows []row) (map[uuid.UUID]dbsqlc.Link, error) {
+	counts := map[uuid.UUID]int64{}
+	last := map[uuid.UUID]time.Time{}
+	for _, x := range rows {
+		if x.client.Bot {
+			continue
+		}
+		counts[x.hit.LinkID]++
+		if x.hit.At.After(last[x.hit.LinkID]) {
+			last[x.hit.LinkID] = x.hit.At
+		}
+	}
+	if len(counts) == 0 {
+		return nil, nil
+	}
+	p := dbsqlc.LinkAddScansParams{}
+	for id, n := range counts {
+		p.LinkIds = append(p.LinkIds, id)
+		p.Counts = append(p.Counts, n)
+		p.LastAts = append(p.LastAts, last[id].UTC())
+	}
+	updated, err := dbsqlc.New().LinkAddScans(ctx, tx, p)
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	out := make(map[uuid.UUID]dbsqlc.Link, len(updated))
+	for _, l := range updated {
+		out[l.ID] = l
+	}
+	return out, nil
+}
+
+// recordEvents writes scan.created for human scans of workspaces with a
+// subscription to it; bot scans never emit events.
+func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row, links map[uuid.UUID]dbsqlc.Link) error {
+	subscribed := map[uuid.UUID]bool{}
+	for _, x := range rows {
+		if x.client.Bot {
+			continue
+		}
+		ws := x.hit.WorkspaceID
+		ok, seen := subscribed[ws]
+		if !seen {
+			var err error
+			if ok, err = r.opts.Subscriptions.Subscribed(ctx, ws, event.ScanCreated); err != nil {
+				return err
+			}
+			subscribed[ws] = ok
+		}
+		if !ok {
+			continue
+		}
+		data := map[string]any{
+			"scan": resource(x.id, x.hit.LinkID, x.hit.At, x.referrer, x.client.Device, x.client.OS, x.client.Browser, false),
+			"link": link.FromRow(links[x.hit.LinkID], r.opts.ShortBase),
+		}
+		if _, err := event.Record(ctx, tx, ws, event.ScanCreated, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"runtime"
 	"time"
 
 	"github.com/alexedwards/argon2id"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/notify"
@@ -61,12 +63,17 @@ type Service struct {
 	pool  *pgxpool.Pool
 	log   *slog.Logger
 	cache *cache
+	// verifying collapses concurrent first uses of one token into one
+	// argon2id run; argon2Slots caps concurrent runs (19 MiB each) so a burst
+	// of unseen or wrong tokens cannot exhaust memory.
+	verifying   singleflight.Group
+	argon2Slots chan struct{}
 }
 
 // NewService returns a Service whose verified-token cache is keyed by
 // cacheKey (derive it from LINKQR_SECRET_KEY).
 func NewService(pool *pgxpool.Pool, log *slog.Logger, cacheKey []byte) *Service {
-	return &Service{pool: pool, log: log, cache: newCache(cacheKey)}
+	return &Service{pool: pool, log: log, cache: newCache(cacheKey), argon2Slots: make(chan struct{}, runtime.NumCPU())}
 }
 
 // Subscribe connects the cache to revocations made by any instance.
@@ -155,26 +162,42 @@ func (s *Service) Verify(ctx context.Context, token string) (Key, error) {
 		s.maybeTouch(e)
 		return e.key, nil
 	}
+	v, err, _ := s.verifying.Do(string(digest[:]), func() (any, error) { return s.verifySlow(ctx, token, publicID, digest) })
+	if err != nil {
+		return Key{}, err
+	}
+	e := v.(*entry)
+	s.maybeTouch(e)
+	return e.key, nil
+}
+
+// verifySlow checks a token against its stored argon2id hash and caches it.
+func (s *Service) verifySlow(ctx context.Context, token, publicID string, digest [32]byte) (*entry, error) {
 	epoch := s.cache.currentEpoch()
 	row, err := dbsqlc.New().APIKeyGetActiveByPublicID(ctx, s.pool, publicID)
 	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
-		return Key{}, ErrInvalid
+		return nil, ErrInvalid
 	}
 	if err != nil {
-		return Key{}, store.InterpretError(err)
+		return nil, store.InterpretError(err)
+	}
+	select {
+	case s.argon2Slots <- struct{}{}:
+		defer func() { <-s.argon2Slots }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 	// argon2id's comparison of the derived keys is constant-time.
 	match, err := argon2id.ComparePasswordAndHash(token, row.SecretHash)
 	if err != nil {
-		return Key{}, fmt.Errorf("verify API key: %w", err)
+		return nil, fmt.Errorf("verify API key: %w", err)
 	}
 	if !match {
-		return Key{}, ErrInvalid
+		return nil, ErrInvalid
 	}
 	e := &entry{key: fromRow(row)}
 	s.cache.put(digest, e, epoch)
-	s.maybeTouch(e)
-	return e.key, nil
+	return e, nil
 }
 
 // maybeTouch records last use at most once per touchInterval per key,

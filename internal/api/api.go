@@ -48,6 +48,7 @@ func (a *API) Routes(r chi.Router) {
 		r.With(a.scope(scope.LinksWrite)).Delete("/links/{id}", a.handle(a.deleteLink))
 		r.With(a.scope(scope.LinksRead)).Get("/links/{id}/qr", a.handle(a.getLinkQR))
 		r.With(a.scope(scope.AnalyticsRead)).Get("/links/{id}/scans", a.handle(a.listScans))
+		r.With(a.scope(scope.AnalyticsRead)).Get("/links/{id}/analytics", a.handle(a.getAnalytics))
 	})
 }
 

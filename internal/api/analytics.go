@@ -1,0 +1,34 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/linkqr/linkqr/internal/analytics"
+	"github.com/linkqr/linkqr/internal/auth"
+)
+
+// getAnalytics answers GET /api/v1/links/{id}/analytics.
+func (a *API) getAnalytics(w http.ResponseWriter, r *http.Request) error {
+	id, err := linkID(r)
+	if err != nil {
+		return err
+	}
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
+	rng, err := analytics.ParseRange(q, time.Now())
+	if err != nil {
+		return err
+	}
+	ws := auth.FromContext(r.Context()).WorkspaceID
+	if _, err := a.Links.Get(r.Context(), ws, id); err != nil {
+		return err
+	}
+	rep, err := analytics.Compute(r.Context(), a.Pool, ws, id, rng)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, rep)
+}

@@ -1,0 +1,130 @@
+package api_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/testkit"
+)
+
+// insertScan writes one scan row directly, so the data set is exactly known.
+func insertScan(t *testing.T, f *linksFixture, linkID uuid.UUID, at, device, os, browser string, referrer *string, bot bool, visitor byte) {
+	t.Helper()
+	ts, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.srv.Pool.Exec(context.Background(),
+		`INSERT INTO scans (id, workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		store.NewID(), f.tenant.WorkspaceID, linkID, ts, referrer, device, os, browser, bot, []byte{visitor})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func str(s string) *string { return &s }
+
+func TestAnalyticsOnAKnownDataSet(t *testing.T) {
+	t.Parallel()
+	f := newLinksFixture(t)
+	l := f.create(t, `{"target_url":"https://example.com"}`)
+	id, _ := store.ParseID(store.PrefixLink, l["id"].(string))
+	news := str("news.example")
+	insertScan(t, f, id, "2026-11-01T23:59:59.999Z", "mobile", "iOS", "Safari", nil, false, 1)  // before from
+	insertScan(t, f, id, "2026-11-02T00:00:00Z", "mobile", "iOS", "Safari", news, false, 1)     // first instant: in
+	insertScan(t, f, id, "2026-11-02T23:59:59.999Z", "mobile", "iOS", "Safari", news, false, 1) // same visitor
+	insertScan(t, f, id, "2026-11-02T12:00:00Z", "desktop", "Windows", "Edge", nil, false, 2)
+	insertScan(t, f, id, "2026-11-04T08:30:00Z", "tablet", "Android", "Chrome", news, false, 3)
+	insertScan(t, f, id, "2026-11-03T10:00:00Z", "bot", "Other", "Googlebot", nil, true, 9) // bots apart
+	insertScan(t, f, id, "2026-11-05T00:00:00Z", "mobile", "iOS", "Safari", nil, false, 4)  // to is exclusive
+
+	base := "/api/v1/links/" + l["id"].(string) + "/analytics"
+	rep := testkit.JSON(t, f.srv.Do(t, "GET", base+"?from=2026-11-02T00:00:00Z&to=2026-11-05T00:00:00Z", f.token, ""), 200)
+	for k, want := range map[string]any{"object": "analytics", "link_id": l["id"], "from": "2026-11-02T00:00:00Z", "to": "2026-11-05T00:00:00Z",
+		"interval": "day", "total": float64(4), "unique": float64(3), "bots": float64(1)} {
+		if rep[k] != want {
+			t.Errorf("%s = %v, want %v", k, rep[k], want)
+		}
+	}
+	if got := series(rep); got != "2026-11-02T00:00:00Z:3/2 2026-11-03T00:00:00Z:0/0 2026-11-04T00:00:00Z:1/1" {
+		t.Errorf("series %s", got)
+	}
+	if got := keys(rep["devices"]); got != "mobile:2 desktop:1 tablet:1" {
+		t.Errorf("devices %s", got)
+	}
+	if got := keys(rep["referrers"]); got != "news.example:3 (direct):1" {
+		t.Errorf("referrers %s", got)
+	}
+	if got := keys(rep["browsers"]); got != "Safari:2 Chrome:1 Edge:1" {
+		t.Errorf("browsers %s", got)
+	}
+
+	// Weeks start on Monday: a range from a Wednesday starts its first bucket on the Monday before.
+	rep = testkit.JSON(t, f.srv.Do(t, "GET", base+"?from=2026-11-04T00:00:00Z&to=2026-11-18T00:00:00Z&interval=week", f.token, ""), 200)
+	if got := series(rep); got != "2026-11-02T00:00:00Z:2/2 2026-11-09T00:00:00Z:0/0 2026-11-16T00:00:00Z:0/0" {
+		t.Errorf("weekly series %s", got)
+	}
+	rep = testkit.JSON(t, f.srv.Do(t, "GET", base+"?from=2026-11-02T06:00:00%2B06:00&to=2026-11-02T03:00:00Z&interval=hour", f.token, ""), 200)
+	if got := series(rep); got != "2026-11-02T00:00:00Z:1/1 2026-11-02T01:00:00Z:0/0 2026-11-02T02:00:00Z:0/0" {
+		t.Errorf("hourly series %s (from given with an offset)", got)
+	}
+	rep = testkit.JSON(t, f.srv.Do(t, "GET", base+"?from=2026-09-15T00:00:00Z&to=2026-12-01T00:00:00Z&interval=month", f.token, ""), 200)
+	if got := series(rep); got != "2026-09-01T00:00:00Z:0/0 2026-10-01T00:00:00Z:0/0 2026-11-01T00:00:00Z:6/4" {
+		t.Errorf("monthly series %s", got)
+	}
+	// Defaults: the last 30 days by day, every bucket present.
+	rep = testkit.JSON(t, f.srv.Do(t, "GET", base, f.token, ""), 200)
+	if n := len(rep["series"].([]any)); rep["interval"] != "day" || n < 30 || n > 31 {
+		t.Errorf("default: interval %v, %d buckets", rep["interval"], n)
+	}
+}
+
+func series(rep map[string]any) string {
+	var parts []string
+	for _, b := range rep["series"].([]any) {
+		m := b.(map[string]any)
+		parts = append(parts, fmt.Sprintf("%s:%v/%v", m["start"], m["scans"], m["unique"]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func keys(v any) string {
+	var parts []string
+	for _, b := range v.([]any) {
+		m := b.(map[string]any)
+		parts = append(parts, fmt.Sprintf("%s:%v", m["key"], m["scans"]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestAnalytics422And404(t *testing.T) {
+	t.Parallel()
+	f := newLinksFixture(t)
+	l := f.create(t, `{"target_url":"https://example.com"}`)
+	base := "/api/v1/links/" + l["id"].(string) + "/analytics"
+	for q, ptr := range map[string]string{
+		"?interval=year":           "/query/interval",
+		"?from=yesterday":          "/query/from",
+		"?to=2026-13-01T00:00:00Z": "/query/to",
+		"?from=2026-11-02T00:00:00Z&to=2026-11-02T00:00:00Z":               "/query/from",
+		"?from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&interval=hour": "/query/from",
+		"?from=2020-01-01T00:00:00Z&to=2026-03-01T00:00:00Z":               "/query/from",
+		"?window=7d": "/query/window",
+	} {
+		p := testkit.Problem(t, f.srv.Do(t, "GET", base+q, f.token, ""), 422, "validation-failed")
+		if got := p["errors"].([]any)[0].(map[string]any)["pointer"]; got != ptr {
+			t.Errorf("%s: pointer %v, want %s", q, got, ptr)
+		}
+	}
+	theirs := testkit.JSON(t, f.srv.Do(t, "POST", "/api/v1/links", f.otherTk, `{"target_url":"https://example.com"}`), 201)
+	testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/links/"+theirs["id"].(string)+"/analytics", f.token, ""), 404, "not-found")
+	linksOnly := f.srv.APIKey(t, f.tenant.WorkspaceID, "links:read", "links:write")
+	testkit.Problem(t, f.srv.Do(t, "GET", base, linksOnly, ""), 403, "insufficient-scope")
+}

@@ -32,9 +32,13 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
 	$(GO) vet ./...
 
-## bench: Go benchmarks of the hot packages
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+## bench: linkqr against a bare net/http baseline (throughput ratios, p50/p99, errors,
+## peak RSS, scans verified; see cmd/linkqr-bench), then the Go micro-benchmarks.
+## BENCHFLAGS passes flags, e.g. make bench BENCHFLAGS='-duration 30s -strict'
+bench: build
+	$(GO) build -o bin/linkqr-bench ./cmd/linkqr-bench
+	./bin/linkqr-bench -linkqr $(BIN) $(BENCHFLAGS)
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 
 clean:
 	rm -rf bin

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// chromeUA is sent on every request: a human desktop browser, because bots
+// are not counted as scans and the scan check needs every redirect counted.
+const chromeUA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
+
+// bench is one run: its children, temporary files and results.
+type bench struct {
+	opts     options
+	log      io.Writer
+	tmp      string
+	children []*child
+}
+
+func (b *bench) progress(format string, args ...any) {
+	fmt.Fprintf(b.log, "linkqr-bench: "+format+"\n", args...)
+}
+
+// cleanup stops the children, newest first (linkqr last, so its flush and
+// PostgreSQL stop are not hurried), and removes the temporary directory.
+func (b *bench) cleanup() error {
+	var errs []error
+	for i := len(b.children) - 1; i >= 0; i-- {
+		c := b.children[i]
+		b.progress("stopping %s", c.name)
+		if err := c.stop(60 * time.Second); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	b.children = nil
+	if b.tmp != "" {
+		if err := os.RemoveAll(b.tmp); err != nil {
+			errs = append(errs, err)
+		}
+		b.tmp = ""
+	}
+	return errors.Join(errs...)
+}
+
+func (b *bench) run(ctx context.Context) (*report, error) {
+	var err error
+	if b.tmp, err = os.MkdirTemp("", "lqbench"); err != nil {
+		return nil, err
+	}
+	rep := &report{BareOnly: b.opts.BareOnly}
+
+	left, fx, err := b.startLeft(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sampler := &rssSampler{pid: left.child.Pid()}
+	sctx, stopSampling := context.WithCancel(ctx)
+	defer stopSampling()
+	go sampler.run(sctx, 100*time.Millisecond)
+
+	bare, err := b.startBare(ctx, "bare server", fx)
+	if err != nil {
+		return nil, err
+	}
+
+	redirect := func(base string) scenario {
+		s := scenario{Header: http.Header{"User-Agent": {chromeUA}}, WantCode: http.StatusFound}
+		for _, l := range fx.Links {
+			s.URLs = append(s.URLs, base+"/"+l.Code)
+		}
+		return s
+	}
+	api := func(base string) scenario {
+		s := scenario{
+			Header:   http.Header{"User-Agent": {chromeUA}, "Accept": {"application/json"}},
+			WantCode: http.StatusOK,
+			ConnHeader: func(c int) http.Header {
+				return http.Header{"Authorization": {"Bearer " + fx.Tokens[c%len(fx.Tokens)]}}
+			},
+		}
+		for _, l := range fx.Links {
+			s.URLs = append(s.URLs, base+"/api/v1/links/"+l.ID)
+		}
+		return s
+	}
+
+	if rep.RedirectLinkqr, err = b.load(ctx, "redirect "+left.name, redirect(left.url)); err != nil {
+		return nil, err
+	}
+	if !b.opts.BareOnly {
+		want := int64(rep.RedirectLinkqr.Warm.OK + rep.RedirectLinkqr.Measured.OK)
+		b.progress("verifying scans: %d redirects answered, polling scan_count of %d links (up to %v)", want, len(fx.Links), b.opts.VerifyTimeout)
+		rep.ScansChecked, rep.ScansWant = true, want
+		rep.ScansGot, rep.ScanErr = verifyScans(ctx, left.url, fx.Tokens[0], fx.Links, want, b.opts.VerifyTimeout)
+	}
+	if rep.RedirectBare, err = b.load(ctx, "redirect bare", redirect(bare.url)); err != nil {
+		return nil, err
+	}
+	if rep.APILinkqr, err = b.load(ctx, "api GET link "+left.name, api(left.url)); err != nil {
+		return nil, err
+	}
+	if rep.APIBare, err = b.load(ctx, "api GET link bare", api(bare.url)); err != nil {
+		return nil, err
+	}
+	rep.PeakRSS = sampler.Peak()
+	return rep, nil
+}
+
+// server is a started child with its base URL.
+type server struct {
+	name  string
+	url   string
+	child *child
+}
+
+// startLeft starts the measured server — linkqr with fresh data, or a
+// second bare server under -target-bare-only — and returns the fixtures.
+func (b *bench) startLeft(ctx context.Context) (*server, fixtures, error) {
+	if b.opts.BareOnly {
+		fx := syntheticFixtures(b.opts.Links, b.opts.Keys)
+		s, err := b.startBare(ctx, "bare#2 (standing in for linkqr)", fx)
+		if s != nil {
+			s.name = "bare#2"
+		}
+		return s, fx, err
+	}
+	bin, err := filepath.Abs(b.opts.Linkqr)
+	if err != nil {
+		return nil, fixtures{}, err
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fixtures{}, fmt.Errorf("%w (build it first: make build)", err)
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, fixtures{}, err
+	}
+	env := linkqrEnv(filepath.Join(b.tmp, "data"), addr)
+	b.progress("starting linkqr serve on %s (embedded PostgreSQL in %s)", addr, b.tmp)
+	start := time.Now()
+	c, err := startChild("linkqr", `"msg":"listening"`, bin, []string{"serve"}, env)
+	if err != nil {
+		return nil, fixtures{}, err
+	}
+	b.children = append(b.children, c)
+	s := &server{name: "linkqr", url: "http://" + addr, child: c}
+	if err := c.waitReady(ctx, 3*time.Minute, healthy(s.url)); err != nil {
+		return nil, fixtures{}, err
+	}
+	b.progress("linkqr ready after %v; creating a workspace, %d API keys and %d links", time.Since(start).Round(time.Millisecond), b.opts.Keys, b.opts.Links)
+	fx, err := setupLinkqr(ctx, bin, env, s.url, b.opts.Links, b.opts.Keys)
+	return s, fx, err
+}
+
+// startBare starts a bare baseline server serving fx.
+func (b *bench) startBare(ctx context.Context, name string, fx fixtures) (*server, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	file := filepath.Join(b.tmp, fmt.Sprintf("fixtures-%d.json", len(b.children)))
+	if err := writeFixtures(file, fx); err != nil {
+		return nil, err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	b.progress("starting %s on %s", name, addr)
+	c, err := startChild(name, "listening", self, []string{"bare", "--addr", addr, "--fixtures", file}, os.Environ())
+	if err != nil {
+		return nil, err
+	}
+	b.children = append(b.children, c)
+	if err := c.waitReady(ctx, 30*time.Second, nil); err != nil {
+		return nil, err
+	}
+	return &server{name: "bare", url: "http://" + addr, child: c}, nil
+}
+
+func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, error) {
+	sc.Name = name
+	b.progress("load: %s — %v warm-up + %v, %d connections", name, b.opts.Warmup, b.opts.Duration, b.opts.Conns)
+	warm, measured, err := runLoad(ctx, sc, loadOptions{Conns: b.opts.Conns, Warmup: b.opts.Warmup, Duration: b.opts.Duration})
+	if err == nil {
+		err = ctx.Err() // Ctrl-C: stop here rather than report a cut-short run
+	}
+	p := phase{Warm: warm, Measured: measured}
+	if err == nil {
+		b.progress("      %s: %.0f req/s, p99 %s, %d errors", name, measured.Throughput(), ms(measured.Latency.Percentile(0.99)), p.Errors())
+	}
+	return p, err
+}
+
+// linkqrEnv is the environment of the linkqr child: the caller's, minus
+// any LINKQR_* setting that would point it elsewhere, plus a fresh data
+// directory (embedded PostgreSQL) and quiet logs (no log line per request).
+func linkqrEnv(dataDir, addr string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "LINKQR_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env,
+		"LINKQR_ADDR="+addr,
+		"LINKQR_DATA_DIR="+dataDir,
+		"LINKQR_LOG_LEVEL=warn",
+		"LINKQR_LOG_FORMAT=json",
+	)
+}
+
+// healthy probes GET /healthz: the "listening" line is logged at info,
+// which LINKQR_LOG_LEVEL=warn hides.
+func healthy(base string) func(context.Context) bool {
+	client := &http.Client{Timeout: time.Second}
+	return func(ctx context.Context) bool {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/healthz", nil)
+		if err != nil {
+			return false
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}
+}
+
+// freeAddr finds a free loopback port. Another process could take it
+// before the child binds it; the child would then fail clearly.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}

@@ -6,5 +6,5 @@ import "embed"
 
 // FS holds css/, js/ and vendor/.
 //
-//go:embed css js
+//go:embed css js vendor
 var FS embed.FS

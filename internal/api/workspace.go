@@ -20,6 +20,9 @@ type workspaceJSON struct {
 // getWorkspace answers GET /api/v1/workspace for any valid credential: the
 // caller's workspace and the scopes the credential holds.
 func (a *API) getWorkspace(w http.ResponseWriter, r *http.Request) error {
+	if err := noQuery(r); err != nil {
+		return err
+	}
 	p := auth.FromContext(r.Context())
 	ws, err := dbsqlc.New().WorkspaceGetByID(r.Context(), a.Pool, p.WorkspaceID)
 	if err != nil {

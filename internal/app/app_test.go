@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-chi/chi/v5"
+
+	"github.com/linkqr/linkqr/internal/api"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -122,5 +125,42 @@ func TestMetrics(t *testing.T) {
 	resp.Body.Close()
 	if !strings.Contains(string(body), `linkqr_http_requests_total{code="200",method="GET",route="/healthz"}`) {
 		t.Errorf("metrics lack the healthz request:\n%.2000s", body)
+	}
+}
+
+// TestEveryAPIRouteIsDocumented keeps the router and the OpenAPI document
+// in step: a route without a documented operation, or a documented
+// operation without a route, fails.
+func TestEveryAPIRouteIsDocumented(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	routed := map[string]bool{}
+	err := chi.Walk(srv.App.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		if rest, ok := strings.CutPrefix(route, "/api/v1/"); ok {
+			routed[method+" /"+strings.TrimSuffix(rest, "/")] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for path, item := range api.Spec().Paths.Map() {
+		for method := range item.Operations() {
+			documented[method+" "+path] = true
+		}
+	}
+	for op := range routed {
+		if !documented[op] {
+			t.Errorf("%s is routed but not in the OpenAPI document", op)
+		}
+	}
+	for op := range documented {
+		if !routed[op] {
+			t.Errorf("%s is documented but not routed", op)
+		}
+	}
+	if len(routed) < 9 {
+		t.Errorf("only %d API routes found: %v", len(routed), routed)
 	}
 }

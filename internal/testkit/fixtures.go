@@ -61,7 +61,8 @@ func (s *Server) APIKey(t testing.TB, workspaceID uuid.UUID, scopes ...string) s
 	return token
 }
 
-// Do sends a request with an optional bearer token and JSON body.
+// Do sends a request with an optional bearer token and JSON body. Responses
+// from /api/v1 are validated against the OpenAPI document (see Client).
 func (s *Server) Do(t testing.TB, method, path, token, body string, header ...string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
@@ -77,7 +78,7 @@ func (s *Server) Do(t testing.TB, method, path, token, body string, header ...st
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.Client(t).Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}

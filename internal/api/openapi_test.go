@@ -1,0 +1,163 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/linkqr/linkqr/internal/api"
+	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/store"
+)
+
+// TestOpenAPIDocumentIsValid keeps `make test` failing on an invalid
+// document even where the Redocly lint of CI (which needs node) cannot run.
+func TestOpenAPIDocumentIsValid(t *testing.T) {
+	t.Parallel()
+	doc := api.Spec()
+	if err := doc.Validate(t.Context(), openapi3.EnableExamplesValidation()); err != nil {
+		t.Fatalf("openapi.yaml is not a valid OpenAPI document: %v", err)
+	}
+	if !doc.IsOpenAPI31OrLater() {
+		t.Errorf("openapi.yaml declares %s, want 3.1", doc.OpenAPI)
+	}
+}
+
+// TestOpenAPIJSONMatchesYAML: the served JSON is the YAML, converted without
+// loss, byte-stable, and in the document's own key order.
+func TestOpenAPIJSONMatchesYAML(t *testing.T) {
+	t.Parallel()
+	fromJSON, err := openapi3.NewLoader().LoadFromData(api.OpenAPIJSON())
+	if err != nil {
+		t.Fatalf("openapi.json does not load: %v", err)
+	}
+	a, _ := json.Marshal(fromJSON)
+	b, _ := json.Marshal(api.Spec())
+	if !bytes.Equal(a, b) {
+		t.Error("openapi.json and openapi.yaml describe different documents")
+	}
+	if !json.Valid(api.OpenAPIJSON()) {
+		t.Error("openapi.json is not valid JSON")
+	}
+	j := string(api.OpenAPIJSON())
+	if !strings.HasPrefix(j, "{\n  \"openapi\": \"3.1.0\",\n  \"info\": {") {
+		t.Errorf("openapi.json does not keep the document's key order: %.60q", j)
+	}
+	if strings.Index(j, `"/workspace"`) > strings.Index(j, `"/links"`) {
+		t.Error("paths are not in the document's order")
+	}
+}
+
+// TestOpenAPIIDPatterns: the ID patterns of the document accept exactly what
+// the ID codec produces, so responses with real IDs validate and the
+// document's promise about IDs is the codec's.
+func TestOpenAPIIDPatterns(t *testing.T) {
+	t.Parallel()
+	schemas := api.Spec().Components.Schemas
+	for name, prefix := range map[string]store.Prefix{
+		"WorkspaceId": store.PrefixWorkspace,
+		"LinkId":      store.PrefixLink,
+		"ScanId":      store.PrefixScan,
+	} {
+		re := regexp.MustCompile(schemas[name].Value.Pattern)
+		for range 2000 {
+			id := store.FormatID(prefix, store.NewID())
+			if !re.MatchString(id) {
+				t.Fatalf("%s pattern %s rejects %s", name, re, id)
+			}
+		}
+		// Every 26-character suffix the pattern accepts must parse.
+		for _, bad := range []string{"0000000000000000000000000z", "000000000000000000000000001", "000000000000000000000000i0"} {
+			id := string(prefix) + "_" + bad
+			_, ok := store.ParseID(prefix, id)
+			if re.MatchString(id) != ok {
+				t.Errorf("%s: pattern says %v, codec says %v for %s", name, re.MatchString(id), ok, id)
+			}
+		}
+	}
+}
+
+// TestOpenAPIProblemTypesMatchCatalog: the problem slugs the document allows
+// are exactly the catalogue's.
+func TestOpenAPIProblemTypesMatchCatalog(t *testing.T) {
+	t.Parallel()
+	pattern := api.Spec().Components.Schemas["Problem"].Value.Properties["type"].Value.Pattern
+	var slugs []string
+	for _, ty := range problem.Catalog {
+		slugs = append(slugs, ty.Slug)
+	}
+	if want := "/problems/(" + strings.Join(slugs, "|") + ")$"; pattern != want {
+		t.Errorf("Problem.type pattern\n got %s\nwant %s", pattern, want)
+	}
+	for _, ty := range problem.Catalog {
+		if !strings.Contains(api.Spec().Info.Description, "| `"+ty.Slug+"` |") {
+			t.Errorf("the description's error table lacks %s", ty.Slug)
+		}
+	}
+}
+
+// TestOpenAPIOperations pins the operations this release documents and the
+// rules every operation follows.
+func TestOpenAPIOperations(t *testing.T) {
+	t.Parallel()
+	doc := api.Spec()
+	want := map[string]string{
+		"GET /workspace":            "getWorkspace",
+		"POST /links":               "createLink",
+		"GET /links":                "listLinks",
+		"GET /links/{id}":           "getLink",
+		"PATCH /links/{id}":         "updateLink",
+		"DELETE /links/{id}":        "deleteLink",
+		"GET /links/{id}/qr":        "getLinkQr",
+		"GET /links/{id}/scans":     "listLinkScans",
+		"GET /links/{id}/analytics": "getLinkAnalytics",
+	}
+	got := map[string]string{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			key := method + " " + path
+			got[key] = op.OperationID
+			if op.Summary == "" || op.Description == "" || len(op.Tags) == 0 {
+				t.Errorf("%s: summary, description and tags are required", key)
+			}
+			for code, ref := range op.Responses.Map() {
+				r := ref.Value
+				if r.Headers["X-Request-Id"] == nil {
+					t.Errorf("%s %s: no X-Request-Id header", key, code)
+				}
+				if code >= "400" && r.Content.Get("application/problem+json") == nil {
+					t.Errorf("%s %s: error responses are application/problem+json", key, code)
+				}
+			}
+			for _, code := range []string{"401", "403", "429", "500", "503"} {
+				if op.Responses.Value(code) == nil {
+					t.Errorf("%s: no %s response", key, code)
+				}
+			}
+			if method == "POST" {
+				hasKey := false
+				for _, p := range op.Parameters {
+					hasKey = hasKey || (p.Value.In == "header" && p.Value.Name == "Idempotency-Key")
+				}
+				if !hasKey {
+					t.Errorf("%s: every POST takes Idempotency-Key", key)
+				}
+				if r := op.Responses.Value("201"); r == nil || r.Value.Headers["Location"] == nil {
+					t.Errorf("%s: 201 with Location", key)
+				}
+			}
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("operations %v, want %v", got, want)
+	}
+	for k, id := range want {
+		if got[k] != id {
+			t.Errorf("%s: operationId %q, want %q", k, got[k], id)
+		}
+	}
+}

@@ -30,3 +30,8 @@ JOIN memberships m ON m.workspace_id = w.id
 WHERE m.user_id = $1 AND m.role = 'admin' AND w.name = $2
 ORDER BY w.id
 LIMIT 1;
+
+-- name: WorkspaceLock :one
+-- Serialises changes to a workspace's memberships, so that two admins
+-- demoting each other at once cannot leave the workspace without an admin.
+SELECT id FROM workspaces WHERE id = $1 FOR UPDATE;

@@ -8,8 +8,8 @@ package web
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-// Home is the landing page.
-func Home() templ.Component {
+// Home is the landing page for visitors who are not signed in.
+func Home(nav NavModel) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -42,13 +42,13 @@ func Home() templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"hero\"><h1>Dynamic links and QR codes</h1><p>Print a QR code once, re-point it whenever you like, and see every scan.</p><p><a class=\"button\" href=\"/signup\">Create an account</a> <a class=\"button secondary\" href=\"/docs\">API reference</a></p></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"hero\"><h1>Dynamic links and QR codes</h1><p>Print a QR code once, re-point it whenever you like, and see every scan.</p><p class=\"hero-actions\"><a class=\"button\" href=\"/signup\" data-testid=\"hero-signup\">Create an account</a> <a class=\"button secondary\" href=\"/login\">Sign in</a> <a class=\"button secondary\" href=\"/docs\">API reference</a></p></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Page("Dynamic links and QR codes", NavModel{}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Page("Dynamic links and QR codes", nav).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/session"
 )
 
 // Deps are the services the UI handlers call.
@@ -21,21 +22,68 @@ type Deps struct {
 	Accounts *account.Service
 	Keys     *apikey.Service
 	ClientIP clientip.Resolver
+	// Sessions keeps browser sessions (server-side, in PostgreSQL).
+	Sessions *session.Store
 }
 
 // UI serves the browser pages.
 type UI struct {
 	Deps
+	csrf *http.CrossOriginProtection
 }
 
-// New returns the UI handlers.
-func New(d Deps) *UI { return &UI{Deps: d} }
+// New returns the UI handlers. Cross-origin form posts are refused with
+// the standard library's CrossOriginProtection (Sec-Fetch-Site, or Origin
+// against Host for older browsers); together with SameSite=Lax session
+// cookies that needs no CSRF tokens in forms.
+func New(d Deps) *UI {
+	u := &UI{Deps: d, csrf: http.NewCrossOriginProtection()}
+	if d.Config != nil && d.Config.BaseURL != nil {
+		// Behind a proxy that rewrites Host, the public origin is still ours.
+		_ = u.csrf.AddTrustedOrigin(d.Config.BaseURL.Scheme + "://" + d.Config.BaseURL.Host)
+	}
+	u.csrf.SetDenyHandler(http.HandlerFunc(u.crossOriginRefused))
+	return u
+}
 
-// Mount registers the UI routes on r.
+// Mount registers the UI routes on r. Every workspace page lives under
+// /w/{ws}/… and is reached only through the signed-in user's membership;
+// role checks happen in one middleware (requireRole).
 func (u *UI) Mount(r chi.Router) {
-	r.Get("/", u.home)
-}
+	r.Group(func(r chi.Router) {
+		r.Use(u.protect)
+		r.Get("/", u.home)
+		r.Get("/signup", u.signUpForm)
+		r.Post("/signup", u.signUp)
+		r.Get("/login", u.signInForm)
+		r.Post("/login", u.signIn)
+		r.Post("/logout", u.signOut)
 
-func (u *UI) home(w http.ResponseWriter, r *http.Request) {
-	Render(w, r, http.StatusOK, Home())
+		r.Group(func(r chi.Router) {
+			r.Use(u.requireUser)
+			r.Get("/w/new", u.workspaceNewForm)
+			r.Post("/w", u.workspaceCreate)
+			r.Post("/w/switch", u.workspaceSwitch)
+			r.Route("/w/{ws}", func(r chi.Router) {
+				r.Use(u.loadWorkspace)
+				r.Get("/", u.workspaceHome)
+				r.Get("/links", u.links)
+				r.Get("/settings", u.settingsHome)
+
+				r.Get("/settings/api-keys", u.apiKeysList)
+				r.Get("/settings/api-keys/new", u.apiKeysNew)
+				r.Post("/settings/api-keys", u.apiKeysCreate)
+				r.Get("/settings/api-keys/created", u.apiKeysSecret)
+				r.Post("/settings/api-keys/{key}/revoke", u.apiKeysRevoke)
+
+				r.Group(func(r chi.Router) {
+					r.Use(u.requireRole(account.RoleAdmin))
+					r.Get("/settings/members", u.membersList)
+					r.Post("/settings/members", u.membersAdd)
+					r.Post("/settings/members/{user}/role", u.membersSetRole)
+					r.Post("/settings/members/{user}/remove", u.membersRemove)
+				})
+			})
+		})
+	})
 }

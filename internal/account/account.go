@@ -43,7 +43,8 @@ var ErrPasswordMismatch = errors.New("password does not match")
 
 // Service implements account operations on a pool.
 type Service struct {
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	clock clock
 }
 
 // NewService returns a Service over pool.

@@ -13,9 +13,11 @@ import (
 	"github.com/linkqr/linkqr/internal/api"
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/clientip"
+	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/requestid"
+	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/static"
 	"github.com/linkqr/linkqr/web"
 )
@@ -79,6 +81,11 @@ func (a *App) webDeps() web.Deps {
 		Accounts: a.Accounts,
 		Keys:     a.Keys,
 		ClientIP: clientip.Resolver{Trusted: a.Config.TrustedProxies},
+		Sessions: session.NewStore(a.Pool, a.Log, session.Keys{
+			Cookie:   config.DeriveKey(a.Config.SecretKey, "session-cookie"),
+			DataAuth: config.DeriveKey(a.Config.SecretKey, "session-data-auth"),
+			DataEnc:  config.DeriveKey(a.Config.SecretKey, "session-data-enc"),
+		}, a.Config.BaseURL.Scheme == "https"),
 	}
 }
 

@@ -7,9 +7,22 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
+
+const membershipCountAdmins = `-- name: MembershipCountAdmins :one
+SELECT count(*)::int FROM memberships
+WHERE workspace_id = $1 AND role = 'admin'
+`
+
+func (q *Queries) MembershipCountAdmins(ctx context.Context, db DBTX, workspaceID uuid.UUID) (int32, error) {
+	row := db.QueryRow(ctx, membershipCountAdmins, workspaceID)
+	var column_1 int32
+	err := row.Scan(&column_1)
+	return column_1, err
+}
 
 const membershipCreate = `-- name: MembershipCreate :one
 INSERT INTO memberships (workspace_id, user_id, role)
@@ -25,6 +38,110 @@ type MembershipCreateParams struct {
 
 func (q *Queries) MembershipCreate(ctx context.Context, db DBTX, arg MembershipCreateParams) (Membership, error) {
 	row := db.QueryRow(ctx, membershipCreate, arg.WorkspaceID, arg.UserID, arg.Role)
+	var i Membership
+	err := row.Scan(
+		&i.WorkspaceID,
+		&i.UserID,
+		&i.Role,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
+const membershipDelete = `-- name: MembershipDelete :exec
+DELETE FROM memberships
+WHERE workspace_id = $1 AND user_id = $2
+`
+
+type MembershipDeleteParams struct {
+	WorkspaceID uuid.UUID
+	UserID      uuid.UUID
+}
+
+func (q *Queries) MembershipDelete(ctx context.Context, db DBTX, arg MembershipDeleteParams) error {
+	_, err := db.Exec(ctx, membershipDelete, arg.WorkspaceID, arg.UserID)
+	return err
+}
+
+const membershipGetForUpdate = `-- name: MembershipGetForUpdate :one
+SELECT workspace_id, user_id, role, created_at FROM memberships
+WHERE workspace_id = $1 AND user_id = $2
+FOR UPDATE
+`
+
+type MembershipGetForUpdateParams struct {
+	WorkspaceID uuid.UUID
+	UserID      uuid.UUID
+}
+
+// Locks one membership row while its role or existence is being changed.
+func (q *Queries) MembershipGetForUpdate(ctx context.Context, db DBTX, arg MembershipGetForUpdateParams) (Membership, error) {
+	row := db.QueryRow(ctx, membershipGetForUpdate, arg.WorkspaceID, arg.UserID)
+	var i Membership
+	err := row.Scan(
+		&i.WorkspaceID,
+		&i.UserID,
+		&i.Role,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
+const membershipListByWorkspace = `-- name: MembershipListByWorkspace :many
+SELECT u.id AS user_id, u.email, m.role, m.created_at
+FROM memberships m
+JOIN users u ON u.id = m.user_id
+WHERE m.workspace_id = $1
+ORDER BY m.created_at, lower(u.email)
+`
+
+type MembershipListByWorkspaceRow struct {
+	UserID    uuid.UUID
+	Email     string
+	Role      string
+	CreatedAt time.Time
+}
+
+// The members page: who belongs to the workspace, oldest member first.
+func (q *Queries) MembershipListByWorkspace(ctx context.Context, db DBTX, workspaceID uuid.UUID) ([]MembershipListByWorkspaceRow, error) {
+	rows, err := db.Query(ctx, membershipListByWorkspace, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []MembershipListByWorkspaceRow
+	for rows.Next() {
+		var i MembershipListByWorkspaceRow
+		if err := rows.Scan(
+			&i.UserID,
+			&i.Email,
+			&i.Role,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const membershipSetRole = `-- name: MembershipSetRole :one
+UPDATE memberships SET role = $3
+WHERE workspace_id = $1 AND user_id = $2
+RETURNING workspace_id, user_id, role, created_at
+`
+
+type MembershipSetRoleParams struct {
+	WorkspaceID uuid.UUID
+	UserID      uuid.UUID
+	Role        string
+}
+
+func (q *Queries) MembershipSetRole(ctx context.Context, db DBTX, arg MembershipSetRoleParams) (Membership, error) {
+	row := db.QueryRow(ctx, membershipSetRole, arg.WorkspaceID, arg.UserID, arg.Role)
 	var i Membership
 	err := row.Scan(
 		&i.WorkspaceID,

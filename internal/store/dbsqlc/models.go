@@ -5,6 +5,7 @@
 package dbsqlc
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/google/uuid"
@@ -91,6 +92,22 @@ type ScansDefault struct {
 	Browser      string
 	Bot          bool
 	VisitorHash  []byte
+}
+
+type Session struct {
+	IDHash    []byte
+	UserID    *uuid.UUID
+	Data      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	ExpiresAt time.Time
+}
+
+type SigninFailure struct {
+	ID       int64
+	EmailKey string
+	IP       *netip.Addr
+	FailedAt time.Time
 }
 
 type User struct {

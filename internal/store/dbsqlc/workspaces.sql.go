@@ -136,3 +136,15 @@ func (q *Queries) WorkspaceListForUser(ctx context.Context, db DBTX, userID uuid
 	}
 	return items, nil
 }
+
+const workspaceLock = `-- name: WorkspaceLock :one
+SELECT id FROM workspaces WHERE id = $1 FOR UPDATE
+`
+
+// Serialises changes to a workspace's memberships, so that two admins
+// demoting each other at once cannot leave the workspace without an admin.
+func (q *Queries) WorkspaceLock(ctx context.Context, db DBTX, id uuid.UUID) (uuid.UUID, error) {
+	row := db.QueryRow(ctx, workspaceLock, id)
+	err := row.Scan(&id)
+	return id, err
+}

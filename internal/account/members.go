@@ -1,0 +1,162 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// ErrLastAdmin refuses to remove or demote a workspace's only admin: a
+// workspace nobody can administer could never be repaired from the UI.
+var ErrLastAdmin = errors.New("a workspace needs at least one admin")
+
+// ParseRole accepts "admin" and "member".
+func ParseRole(s string) (Role, bool) {
+	switch Role(s) {
+	case RoleAdmin, RoleMember:
+		return Role(s), true
+	}
+	return "", false
+}
+
+// Member is one membership of a workspace.
+type Member struct {
+	UserID   uuid.UUID
+	Email    string
+	Role     Role
+	JoinedAt time.Time
+}
+
+// ExternalUserID is the member's "usr_…" identifier.
+func (m Member) ExternalUserID() string { return store.FormatID(store.PrefixUser, m.UserID) }
+
+// Members lists a workspace's members, oldest first. Callers have checked
+// that the viewer belongs to the workspace.
+func (s *Service) Members(ctx context.Context, workspaceID uuid.UUID) ([]Member, error) {
+	rows, err := dbsqlc.New().MembershipListByWorkspace(ctx, s.pool, workspaceID)
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	out := make([]Member, len(rows))
+	for i, r := range rows {
+		out[i] = Member{UserID: r.UserID, Email: r.Email, Role: Role(r.Role), JoinedAt: r.CreatedAt}
+	}
+	return out, nil
+}
+
+// AddMember adds the existing user with this address to the workspace.
+// No such user, or one who already belongs, is a validate.Errors on /email.
+func (s *Service) AddMember(ctx context.Context, workspaceID uuid.UUID, email string, role Role) (Member, error) {
+	var errs validate.Errors
+	email = NormalizeEmail("/email", email, &errs)
+	if _, ok := ParseRole(string(role)); !ok {
+		errs.Add("/role", "must be admin or member")
+	}
+	if err := errs.Err(); err != nil {
+		return Member{}, err
+	}
+	q := dbsqlc.New()
+	user, err := q.UserGetByEmail(ctx, s.pool, email)
+	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
+		errs.Add("/email", "has no linkqr account; ask them to sign up first, then add them here")
+		return Member{}, errs
+	}
+	if err != nil {
+		return Member{}, store.InterpretError(err)
+	}
+	m, err := q.MembershipCreate(ctx, s.pool, dbsqlc.MembershipCreateParams{WorkspaceID: workspaceID, UserID: user.ID, Role: string(role)})
+	err = store.InterpretError(err)
+	if store.IsConflict(err, "memberships_pkey") {
+		errs.Add("/email", "is already a member of this workspace")
+		return Member{}, errs
+	}
+	if err != nil {
+		return Member{}, err
+	}
+	return Member{UserID: user.ID, Email: user.Email, Role: Role(m.Role), JoinedAt: m.CreatedAt}, nil
+}
+
+// SetRole changes a member's role and returns the member as changed.
+// Demoting the last admin is ErrLastAdmin; a user who is not a member is
+// store.ErrNotFound.
+func (s *Service) SetRole(ctx context.Context, workspaceID, userID uuid.UUID, role Role) (Member, error) {
+	if _, ok := ParseRole(string(role)); !ok {
+		var errs validate.Errors
+		errs.Add("/role", "must be admin or member")
+		return Member{}, errs
+	}
+	return s.changeMembership(ctx, workspaceID, userID, func(q *dbsqlc.Queries, tx pgx.Tx, m *Member) error {
+		if m.Role == role {
+			return nil
+		}
+		if role != RoleAdmin {
+			if err := ensureAnotherAdmin(ctx, q, tx, workspaceID); err != nil {
+				return err
+			}
+		}
+		if _, err := q.MembershipSetRole(ctx, tx, dbsqlc.MembershipSetRoleParams{WorkspaceID: workspaceID, UserID: userID, Role: string(role)}); err != nil {
+			return store.InterpretError(err)
+		}
+		m.Role = role
+		return nil
+	})
+}
+
+// RemoveMember takes a user out of the workspace and returns who it was.
+// Removing the last admin is ErrLastAdmin; a user who is not a member is
+// store.ErrNotFound.
+func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUID) (Member, error) {
+	return s.changeMembership(ctx, workspaceID, userID, func(q *dbsqlc.Queries, tx pgx.Tx, m *Member) error {
+		if m.Role == RoleAdmin {
+			if err := ensureAnotherAdmin(ctx, q, tx, workspaceID); err != nil {
+				return err
+			}
+		}
+		return store.InterpretError(q.MembershipDelete(ctx, tx, dbsqlc.MembershipDeleteParams{WorkspaceID: workspaceID, UserID: userID}))
+	})
+}
+
+// changeMembership runs change on the locked membership, with the
+// workspace row locked first so that concurrent changes of its admins are
+// serialised and the last-admin rule cannot be raced.
+func (s *Service) changeMembership(ctx context.Context, workspaceID, userID uuid.UUID, change func(*dbsqlc.Queries, pgx.Tx, *Member) error) (Member, error) {
+	var m Member
+	err := store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		q := dbsqlc.New()
+		if _, err := q.WorkspaceLock(ctx, tx, workspaceID); err != nil {
+			return store.InterpretError(err)
+		}
+		row, err := q.MembershipGetForUpdate(ctx, tx, dbsqlc.MembershipGetForUpdateParams{WorkspaceID: workspaceID, UserID: userID})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		user, err := q.UserGetByID(ctx, tx, userID)
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		m = Member{UserID: userID, Email: user.Email, Role: Role(row.Role), JoinedAt: row.CreatedAt}
+		return change(q, tx, &m)
+	})
+	if err != nil {
+		return Member{}, err
+	}
+	return m, nil
+}
+
+func ensureAnotherAdmin(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, workspaceID uuid.UUID) error {
+	n, err := q.MembershipCountAdmins(ctx, tx, workspaceID)
+	if err != nil {
+		return store.InterpretError(err)
+	}
+	if n <= 1 {
+		return ErrLastAdmin
+	}
+	return nil
+}

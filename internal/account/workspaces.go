@@ -1,0 +1,68 @@
+package account
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// Workspace is a workspace as one of its members sees it: with their role.
+type Workspace struct {
+	ID        uuid.UUID
+	Name      string
+	Role      Role
+	CreatedAt time.Time
+}
+
+// ExternalID is the workspace's "ws_…" identifier.
+func (w Workspace) ExternalID() string { return store.FormatID(store.PrefixWorkspace, w.ID) }
+
+// IsAdmin reports whether the viewer administers the workspace.
+func (w Workspace) IsAdmin() bool { return w.Role == RoleAdmin }
+
+// Workspace loads a workspace through userID's membership: a workspace the
+// user does not belong to is store.ErrNotFound, exactly like one that does
+// not exist, so guessing ids reveals nothing.
+func (s *Service) Workspace(ctx context.Context, userID, workspaceID uuid.UUID) (Workspace, error) {
+	row, err := dbsqlc.New().WorkspaceGetForUser(ctx, s.pool, dbsqlc.WorkspaceGetForUserParams{ID: workspaceID, UserID: userID})
+	if err != nil {
+		return Workspace{}, store.InterpretError(err)
+	}
+	return Workspace{ID: row.ID, Name: row.Name, Role: Role(row.Role), CreatedAt: row.CreatedAt}, nil
+}
+
+// Workspaces lists the user's workspaces by name.
+func (s *Service) Workspaces(ctx context.Context, userID uuid.UUID) ([]Workspace, error) {
+	rows, err := dbsqlc.New().WorkspaceListForUser(ctx, s.pool, userID)
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	out := make([]Workspace, len(rows))
+	for i, r := range rows {
+		out[i] = Workspace{ID: r.ID, Name: r.Name, Role: Role(r.Role), CreatedAt: r.CreatedAt}
+	}
+	return out, nil
+}
+
+// NewWorkspace creates another workspace with userID as its admin. A bad
+// name is a validate.Errors with the pointer /name.
+func (s *Service) NewWorkspace(ctx context.Context, userID uuid.UUID, name string) (Workspace, error) {
+	var errs validate.Errors
+	name = NormalizeWorkspaceName("/name", name, &errs)
+	if err := errs.Err(); err != nil {
+		return Workspace{}, err
+	}
+	var ws Workspace
+	err := store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		id, err := CreateWorkspace(ctx, dbsqlc.New(), tx, userID, name)
+		ws = Workspace{ID: id, Name: name, Role: RoleAdmin}
+		return err
+	})
+	return ws, err
+}

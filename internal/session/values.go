@@ -1,0 +1,116 @@
+package session
+
+import (
+	"encoding/gob"
+
+	"github.com/google/uuid"
+	"github.com/gorilla/sessions"
+)
+
+// The keys of a session's values. Values are plain strings or the gob-
+// registered types below, so any instance can decode any session.
+const (
+	keyUserID    = "uid"
+	keyWorkspace = "ws"
+	keyNext      = "next"
+	keyFlash     = "flash"
+	keyNewKey    = "new_key"
+)
+
+// Flash is a one-time message shown on the next page the user sees.
+type Flash struct {
+	Kind    string // "ok" or "error"
+	Message string
+}
+
+// NewKey is a just-minted API key whose secret is to be shown exactly once.
+type NewKey struct {
+	WorkspaceID string // "ws_…": shown only on that workspace's page
+	KeyID       string // "key_…"
+	Name        string
+	Secret      string
+}
+
+func init() {
+	gob.Register(Flash{})
+	gob.Register(NewKey{})
+}
+
+// UserID returns the signed-in user, if any.
+func UserID(s *sessions.Session) (uuid.UUID, bool) {
+	v, _ := s.Values[keyUserID].(string)
+	id, err := uuid.Parse(v)
+	return id, err == nil
+}
+
+// SetUser marks the session as signed in as id. Call it only on a session
+// that Renew has just emptied.
+func SetUser(s *sessions.Session, id uuid.UUID) { s.Values[keyUserID] = id.String() }
+
+// userIDValue is the user_id column of the session's row.
+func userIDValue(s *sessions.Session) *uuid.UUID {
+	if id, ok := UserID(s); ok {
+		return &id
+	}
+	return nil
+}
+
+// WorkspaceID returns the workspace the user last worked in.
+func WorkspaceID(s *sessions.Session) (uuid.UUID, bool) {
+	v, _ := s.Values[keyWorkspace].(string)
+	id, err := uuid.Parse(v)
+	return id, err == nil
+}
+
+// SetWorkspace remembers the current workspace; it reports whether that
+// changed anything, so callers save only when needed.
+func SetWorkspace(s *sessions.Session, id uuid.UUID) bool {
+	if cur, ok := WorkspaceID(s); ok && cur == id {
+		return false
+	}
+	s.Values[keyWorkspace] = id.String()
+	return true
+}
+
+// SetNext remembers where to go after signing in.
+func SetNext(s *sessions.Session, path string) { s.Values[keyNext] = path }
+
+// PopNext returns and forgets the page to go to after signing in.
+func PopNext(s *sessions.Session) string {
+	v, _ := s.Values[keyNext].(string)
+	delete(s.Values, keyNext)
+	return v
+}
+
+// AddFlash queues a message for the next page.
+func AddFlash(s *sessions.Session, kind, message string) {
+	s.AddFlash(Flash{Kind: kind, Message: message}, keyFlash)
+}
+
+// Flashes returns and forgets the queued messages; ok reports whether there
+// were any (and so whether the session must be saved).
+func Flashes(s *sessions.Session) (flashes []Flash, ok bool) {
+	for _, v := range s.Flashes(keyFlash) {
+		if f, isFlash := v.(Flash); isFlash {
+			flashes = append(flashes, f)
+		}
+	}
+	return flashes, len(flashes) > 0
+}
+
+// SetNewKey keeps a just-minted key's secret for the one page that shows it.
+func SetNewKey(s *sessions.Session, k NewKey) { s.Values[keyNewKey] = k }
+
+// PopNewKey returns and forgets the just-minted key; ok is false when there
+// is none (it was shown already).
+func PopNewKey(s *sessions.Session) (k NewKey, ok bool) {
+	k, ok = s.Values[keyNewKey].(NewKey)
+	delete(s.Values, keyNewKey)
+	return k, ok
+}
+
+// PeekNewKey returns the just-minted key, if any, without forgetting it.
+func PeekNewKey(s *sessions.Session) (k NewKey, ok bool) {
+	k, ok = s.Values[keyNewKey].(NewKey)
+	return k, ok
+}

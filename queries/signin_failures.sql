@@ -1,0 +1,26 @@
+-- name: SigninFailureInsert :one
+INSERT INTO signin_failures (email_key, ip, failed_at)
+VALUES ($1, $2, $3)
+RETURNING id;
+
+-- name: SigninFailuresByEmail :one
+-- failures in the window for one address, and when the oldest of them
+-- leaves it (only meaningful when failures > 0).
+SELECT count(*)::int AS failures, coalesce(min(failed_at), sqlc.arg(since)::timestamptz)::timestamptz AS oldest
+FROM signin_failures
+WHERE email_key = sqlc.arg(email_key) AND failed_at > sqlc.arg(since)::timestamptz;
+
+-- name: SigninFailuresByIP :one
+SELECT count(*)::int AS failures, coalesce(min(failed_at), sqlc.arg(since)::timestamptz)::timestamptz AS oldest
+FROM signin_failures
+WHERE ip = sqlc.arg(ip) AND failed_at > sqlc.arg(since)::timestamptz;
+
+-- name: SigninFailureDelete :exec
+DELETE FROM signin_failures WHERE id = $1;
+
+-- name: SigninFailureClearEmail :exec
+-- A successful sign-in forgives the address's earlier failures.
+DELETE FROM signin_failures WHERE email_key = $1;
+
+-- name: SigninFailurePrune :exec
+DELETE FROM signin_failures WHERE failed_at <= sqlc.arg(before)::timestamptz;

@@ -1,0 +1,44 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/linkqr/linkqr/internal/store"
+)
+
+// apiKeysRevoke revokes a key of the current workspace: any of them for an
+// admin, only their own for a member. A key of another workspace (or
+// another member's, for a member) is the same 404 as an unknown one, and
+// nothing is revoked.
+func (u *UI) apiKeysRevoke(w http.ResponseWriter, r *http.Request) {
+	v, _ := viewerFrom(r.Context())
+	ws, _ := workspaceFrom(r.Context())
+	keyID, ok := store.ParseID(store.PrefixAPIKey, chi.URLParam(r, "key"))
+	if !ok {
+		u.notFound(w, r)
+		return
+	}
+	owner := keyOwnerFilter(v, ws)
+	name := "The key"
+	if keys, err := u.Keys.List(r.Context(), ws.ID, owner); err == nil {
+		for _, k := range keys {
+			if k.ID == keyID {
+				name = "The key “" + k.Name + "”"
+			}
+		}
+	}
+	err := u.Keys.Revoke(r.Context(), ws.ID, keyID, owner)
+	if errors.Is(err, store.ErrNotFound) {
+		u.notFound(w, r)
+		return
+	}
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	u.redirectFlash(w, r, "/w/"+ws.ExternalID()+"/settings/api-keys", flashOK,
+		name+" was revoked. Requests using it now get 401 Unauthorized.")
+}

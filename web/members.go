@@ -1,0 +1,44 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/linkqr/linkqr/internal/account"
+)
+
+// membersList shows the workspace's members to its admins.
+func (u *UI) membersList(w http.ResponseWriter, r *http.Request) {
+	u.renderMembers(w, r, http.StatusOK, MembersView{})
+}
+
+// renderMembers renders the members page around view's add form (empty, or
+// filled in again after a failed add).
+func (u *UI) renderMembers(w http.ResponseWriter, r *http.Request, status int, view MembersView) {
+	v, _ := viewerFrom(r.Context())
+	ws, _ := workspaceFrom(r.Context())
+	members, err := u.Accounts.Members(r.Context(), ws.ID)
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	admins := 0
+	for _, m := range members {
+		if m.Role == account.RoleAdmin {
+			admins++
+		}
+	}
+	for _, m := range members {
+		view.Members = append(view.Members, MemberRow{
+			UserID: m.ExternalUserID(), Email: m.Email, Role: string(m.Role),
+			JoinedAt: formatDate(m.JoinedAt), IsViewer: m.UserID == v.User.ID,
+			SoleAdmin: m.Role == account.RoleAdmin && admins == 1,
+		})
+	}
+	view.Nav = u.nav(w, r, sectionMembers)
+	Render(w, r, status, MembersPage(view))
+}
+
+// membersPath is the members page of the current workspace.
+func membersPath(ws account.Workspace) string {
+	return "/w/" + ws.ExternalID() + "/settings/members"
+}

@@ -1,0 +1,126 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/session"
+	"github.com/linkqr/linkqr/internal/store"
+)
+
+// maxFormBytes bounds a form post; the largest form (an API key with a
+// 100-entry allowlist) is a few KiB.
+const maxFormBytes = 64 << 10
+
+// protect refuses cross-origin form posts and bounds request bodies.
+func (u *UI) protect(next http.Handler) http.Handler {
+	checked := u.csrf.Handler(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+		}
+		checked.ServeHTTP(w, r)
+	})
+}
+
+func (u *UI) crossOriginRefused(w http.ResponseWriter, r *http.Request) {
+	u.Log.Info("cross-origin form post refused", "path", r.URL.Path,
+		"origin", r.Header.Get("Origin"), "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))
+	Render(w, r, http.StatusForbidden, ErrorPage(http.StatusForbidden, "Request refused",
+		"This form was sent from another site, so linkqr refused it. Open linkqr directly and try again."))
+}
+
+// requireUser lets signed-in users through and sends everyone else to the
+// sign-in page, remembering where they wanted to go.
+func (u *UI) requireUser(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Pages behind sign-in are private; one of them shows a secret.
+		w.Header().Set("Cache-Control", "no-store")
+		v, ok, err := u.currentUser(r)
+		if err != nil {
+			u.serverError(w, r, err)
+			return
+		}
+		if !ok {
+			if r.Method == http.MethodGet {
+				session.SetNext(v.Session, r.URL.RequestURI())
+				if err := u.Sessions.Save(r, w, v.Session); err != nil {
+					u.Log.Warn("remember page before sign-in", "err", err)
+				}
+			}
+			http.Redirect(w, r, "/login", http.StatusSeeOther)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(withViewer(r.Context(), v)))
+	})
+}
+
+// currentUser loads the session and, when it is signed in, its user. The
+// returned viewer always carries the session.
+func (u *UI) currentUser(r *http.Request) (viewer, bool, error) {
+	sess, err := u.Sessions.Get(r, session.CookieName)
+	if err != nil {
+		return viewer{Session: sess}, false, err
+	}
+	v := viewer{Session: sess}
+	id, ok := session.UserID(sess)
+	if !ok {
+		return v, false, nil
+	}
+	user, err := u.Accounts.User(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		return v, false, nil
+	}
+	if err != nil {
+		return v, false, err
+	}
+	v.User = user
+	return v, true, nil
+}
+
+// loadWorkspace resolves {ws} through the viewer's membership. Another
+// user's workspace is the same 404 as one that does not exist.
+func (u *UI) loadWorkspace(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, _ := viewerFrom(r.Context())
+		id, ok := store.ParseID(store.PrefixWorkspace, chi.URLParam(r, "ws"))
+		if !ok {
+			u.notFound(w, r)
+			return
+		}
+		ws, err := u.Accounts.Workspace(r.Context(), v.User.ID, id)
+		if errors.Is(err, store.ErrNotFound) {
+			u.notFound(w, r)
+			return
+		}
+		if err != nil {
+			u.serverError(w, r, err)
+			return
+		}
+		if session.SetWorkspace(v.Session, ws.ID) {
+			if err := u.Sessions.Save(r, w, v.Session); err != nil {
+				u.Log.Warn("remember current workspace", "err", err)
+			}
+		}
+		next.ServeHTTP(w, r.WithContext(withWorkspace(r.Context(), ws)))
+	})
+}
+
+// requireRole is the one place where workspace roles are enforced: members
+// reach member pages, only admins reach admin pages (403 otherwise).
+func (u *UI) requireRole(min account.Role) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ws, ok := workspaceFrom(r.Context())
+			if !ok || (min == account.RoleAdmin && !ws.IsAdmin()) {
+				u.errorPage(w, r, http.StatusForbidden, "Admins only",
+					"Only the admins of this workspace can see this page. Ask one of them if you need a change.")
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}

@@ -1,0 +1,90 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/session"
+)
+
+// badCredentials is the one message for an unknown address and a wrong
+// password alike.
+const badCredentials = "Incorrect e-mail address or password."
+
+func (u *UI) signInForm(w http.ResponseWriter, r *http.Request) {
+	if _, signedIn, _ := u.currentUser(r); signedIn {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	v := SignInView{Nav: u.nav(w, r, "")}
+	if r.URL.Query().Get("signed_out") != "" {
+		v.Notice = "You have been signed out."
+	}
+	Render(w, r, http.StatusOK, SignInPage(v))
+}
+
+// signIn checks the credentials (throttled per address and per IP) and
+// starts a new session; it then goes to the page that asked for sign-in.
+func (u *UI) signIn(w http.ResponseWriter, r *http.Request) {
+	email := r.PostFormValue("email")
+	user, err := u.Accounts.SignIn(r.Context(), email, r.PostFormValue("password"), u.ClientIP.Of(r))
+	var throttled *account.ThrottledError
+	switch {
+	case errors.As(err, &throttled):
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(throttled.RetryAfter.Seconds()))))
+		u.signInFailed(w, r, http.StatusTooManyRequests, email,
+			"Too many failed sign-in attempts. For your security, signing in is paused; try again in "+waitText(throttled.RetryAfter)+".")
+		return
+	case errors.Is(err, account.ErrBadCredentials):
+		u.signInFailed(w, r, http.StatusUnauthorized, email, badCredentials)
+		return
+	case err != nil:
+		u.serverError(w, r, err)
+		return
+	}
+	sess, err := u.Sessions.Get(r, session.CookieName)
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	next := safeNext(session.PopNext(sess))
+	if sess, err = u.startSession(r, user); err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	if !u.save(w, r, sess) {
+		return
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+func (u *UI) signInFailed(w http.ResponseWriter, r *http.Request, status int, email, message string) {
+	Render(w, r, status, SignInPage(SignInView{Nav: u.nav(w, r, ""), Email: strings.TrimSpace(email), Error: message}))
+}
+
+// safeNext accepts only a local path, so a remembered page can never send
+// the user to another site.
+func safeNext(p string) string {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
+		return "/"
+	}
+	return p
+}
+
+// waitText renders a wait in whole minutes (or seconds under a minute).
+func waitText(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%d seconds", int(math.Ceil(d.Seconds())))
+	}
+	m := int(math.Ceil(d.Minutes()))
+	if m == 1 {
+		return "1 minute"
+	}
+	return fmt.Sprintf("%d minutes", m)
+}

@@ -1,0 +1,164 @@
+package web
+
+import (
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/linkqr/linkqr/internal/session"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// Navigation sections, for highlighting the current entry.
+const (
+	sectionLinks   = "links"
+	sectionAPIKeys = "api-keys"
+	sectionMembers = "members"
+)
+
+// FieldErrors maps a JSON pointer ("/name") to the message shown next to
+// that form field.
+type FieldErrors map[string]string
+
+// fieldErrors splits a validation error into per-field messages; ok is false
+// for any other error. Several errors on one field are joined.
+func fieldErrors(err error) (FieldErrors, bool) {
+	verrs, ok := err.(validate.Errors)
+	if !ok {
+		return nil, false
+	}
+	fe := FieldErrors{}
+	for _, e := range verrs {
+		if prev, dup := fe[e.Pointer]; dup {
+			fe[e.Pointer] = prev + "; " + e.Detail
+			continue
+		}
+		fe[e.Pointer] = e.Detail
+	}
+	return fe, true
+}
+
+// sentence turns a field and a domain message ("must be …") into the text
+// shown under the field ("Name must be …."). Empty detail stays empty.
+func sentence(subject, detail string) string {
+	if detail == "" {
+		return ""
+	}
+	s := subject + " " + detail
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// capitalize upper-cases the first letter of a message.
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// formatDate renders a timestamp in UTC, the same for every viewer.
+func formatDate(t time.Time) string { return t.UTC().Format("2 Jan 2006") }
+
+// formatTime renders a timestamp with minutes, in UTC.
+func formatTime(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") }
+
+// SignInView is the sign-in form.
+type SignInView struct {
+	Nav    NavModel
+	Email  string
+	Error  string // one message for every failure, or the throttle notice
+	Notice string // e.g. after signing out
+}
+
+// SignUpView is the sign-up form.
+type SignUpView struct {
+	Nav       NavModel
+	Email     string
+	Workspace string
+	Errors    FieldErrors
+}
+
+// WorkspaceNewView is the form creating another workspace.
+type WorkspaceNewView struct {
+	Nav    NavModel
+	Name   string
+	Errors FieldErrors
+}
+
+// LinksView is the links page of a workspace.
+type LinksView struct {
+	Nav NavModel
+}
+
+// APIKeyRow is one key in the list.
+type APIKeyRow struct {
+	ID         string // "key_…"
+	Name       string
+	Hint       string // "lqk_<public id>_…"
+	Scopes     []string
+	RateLimit  int
+	Allowlist  []string
+	CreatedAt  string
+	CreatedBy  string // admins' view only; empty otherwise
+	LastUsedAt string // "never" when unused
+}
+
+// APIKeysView is the API keys page.
+type APIKeysView struct {
+	Nav     NavModel
+	Keys    []APIKeyRow
+	AllKeys bool // admin: every key of the workspace, not just the viewer's
+}
+
+// ScopeOption is one scope checkbox of the create form.
+type ScopeOption struct {
+	Name        string
+	Description string
+	Checked     bool
+}
+
+// APIKeyFormView is the create form, filled in again after a failed post.
+type APIKeyFormView struct {
+	Nav             NavModel
+	Name            string
+	Scopes          []ScopeOption
+	RateLimit       string
+	Allowlist       string
+	Errors          FieldErrors
+	AllowlistErrors []string // one message per bad line
+}
+
+// APIKeySecretView is the page that shows a new key's secret, once.
+type APIKeySecretView struct {
+	Nav    NavModel
+	Shown  bool // false: the secret was shown already (or never existed)
+	Name   string
+	Secret string
+}
+
+// MemberRow is one member in the members page.
+type MemberRow struct {
+	UserID    string // "usr_…"
+	Email     string
+	Role      string
+	JoinedAt  string
+	IsViewer  bool
+	SoleAdmin bool // the workspace's only admin: neither demoted nor removed
+}
+
+// MembersView is the members page.
+type MembersView struct {
+	Nav     NavModel
+	Members []MemberRow
+	Email   string // the add form, filled in again after a failure
+	Role    string
+	Errors  FieldErrors
+}
+
+// flashList is what the layout renders above the page's content.
+type flashList = []session.Flash

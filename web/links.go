@@ -1,9 +1,112 @@
 package web
 
-import "net/http"
+import (
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"strconv"
 
-// links is the workspace's links page. TODO(lead): replace the placeholder
-// (LinksPage in links.templ) with the links list.
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/qr"
+	"github.com/linkqr/linkqr/internal/store"
+)
+
+// linksPageSize is how many links one page of the Links page shows.
+const linksPageSize = 50
+
+// links is the workspace's links page: every live link with its QR code,
+// target, scan count and creation time, newest first.
 func (u *UI) links(w http.ResponseWriter, r *http.Request) {
-	Render(w, r, http.StatusOK, LinksPage(LinksView{Nav: u.nav(w, r, sectionLinks)}))
+	ws, _ := workspaceFrom(r.Context())
+	var before *uuid.UUID
+	if c := r.URL.Query().Get("before"); c != "" {
+		b, err := base64.RawURLEncoding.DecodeString(c)
+		if err != nil || len(b) != 16 {
+			u.notFound(w, r)
+			return
+		}
+		id := uuid.UUID(b)
+		before = &id
+	}
+	list, hasMore, err := u.Links.List(r.Context(), ws.ID, before, linksPageSize)
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	v := LinksView{Nav: u.nav(w, r, sectionLinks), ShortBase: u.Config.ShortBaseURL.String(), First: before == nil}
+	for _, l := range list {
+		v.Links = append(v.Links, linkRow(l))
+	}
+	if hasMore {
+		last, _ := store.ParseID(store.PrefixLink, list[len(list)-1].ID)
+		v.Older = "?before=" + base64.RawURLEncoding.EncodeToString(last[:])
+	}
+	Render(w, r, http.StatusOK, LinksPage(v))
+}
+
+func linkRow(l link.Resource) LinkRow {
+	row := LinkRow{
+		ID: l.ID, Code: l.Code, ShortURL: l.ShortURL, TargetURL: l.TargetURL, Status: l.Status,
+		Scans: strconv.FormatInt(l.ScanCount, 10), CreatedAt: formatDate(l.CreatedAt), LastScan: "no scans yet",
+	}
+	if l.Title != nil {
+		row.Title = *l.Title
+	}
+	if l.LastScannedAt != nil {
+		row.LastScan = "last " + formatDate(*l.LastScannedAt)
+	}
+	if l.ExpiresAt != nil {
+		row.Expires = formatTime(*l.ExpiresAt)
+	}
+	return row
+}
+
+// linkQR serves a link's QR code to signed-in members: /w/{ws}/links/{id}/qr.png
+// or qr.svg, with the API's options (size, margin, ecc, fg, bg) and
+// ?download=1 for an attachment.
+func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ws, _ := workspaceFrom(r.Context())
+		id, ok := store.ParseID(store.PrefixLink, chi.URLParam(r, "link"))
+		if !ok {
+			u.notFound(w, r)
+			return
+		}
+		l, err := u.Links.Get(r.Context(), ws.ID, id)
+		if errors.Is(err, store.ErrNotFound) {
+			u.notFound(w, r)
+			return
+		}
+		if err != nil {
+			u.serverError(w, r, err)
+			return
+		}
+		q := r.URL.Query()
+		download := q.Get("download") == "1"
+		q.Del("download")
+		q.Set("format", string(format))
+		opts, err := qr.ParseOptions(q)
+		if err != nil {
+			u.errorPage(w, r, http.StatusUnprocessableEntity, "Invalid QR code options", err.Error())
+			return
+		}
+		img, contentType, err := qr.Render(l.ShortURL, opts)
+		if err != nil {
+			u.errorPage(w, r, http.StatusUnprocessableEntity, "Invalid QR code options", err.Error())
+			return
+		}
+		disposition := "inline"
+		if download {
+			disposition = "attachment"
+		}
+		h := w.Header()
+		h.Set("Content-Type", contentType)
+		h.Set("Content-Disposition", disposition+`; filename="`+l.Code+"."+string(format)+`"`)
+		h.Set("Cache-Control", "private, max-age=3600")
+		h.Set("ETag", qr.ETag(l.ShortURL, opts))
+		_, _ = w.Write(img)
+	}
 }

@@ -92,7 +92,17 @@ type WorkspaceNewView struct {
 
 // LinksView is the links page of a workspace.
 type LinksView struct {
-	Nav NavModel
+	Nav       NavModel
+	ShortBase string
+	Links     []LinkRow
+	First     bool   // the newest page
+	Older     string // query string of the next page, "" on the last
+}
+
+// LinkRow is one link in the list.
+type LinkRow struct {
+	ID, Code, ShortURL, TargetURL, Title, Status string
+	Scans, LastScan, CreatedAt, Expires          string
 }
 
 // APIKeyRow is one key in the list.

@@ -11,6 +11,8 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/session"
 )
 
@@ -24,6 +26,7 @@ type Deps struct {
 	ClientIP clientip.Resolver
 	// Sessions keeps browser sessions (server-side, in PostgreSQL).
 	Sessions *session.Store
+	Links    *link.Service
 }
 
 // UI serves the browser pages.
@@ -68,6 +71,8 @@ func (u *UI) Mount(r chi.Router) {
 				r.Use(u.loadWorkspace)
 				r.Get("/", u.workspaceHome)
 				r.Get("/links", u.links)
+				r.Get("/links/{link}/qr.png", u.linkQR(qr.FormatPNG))
+				r.Get("/links/{link}/qr.svg", u.linkQR(qr.FormatSVG))
 				r.Get("/settings", u.settingsHome)
 
 				r.Get("/settings/api-keys", u.apiKeysList)

@@ -75,6 +75,7 @@ func (a *App) apiV1() *api.API {
 
 func (a *App) webDeps() web.Deps {
 	return web.Deps{
+		Links:    a.Links,
 		Config:   a.Config,
 		Log:      a.Log,
 		Pool:     a.Pool,

@@ -24,8 +24,8 @@ generate:
 
 ## check-generated: fail when committed generated code differs from the generators' output
 check-generated: generate
-	@git diff --exit-code -- internal/store/dbsqlc web || (echo "generated code is stale: run make generate and commit"; exit 1)
-	@test -z "$$(git status --porcelain -- internal/store/dbsqlc web)" || (git status --short -- internal/store/dbsqlc web; echo "generated files are untracked: run make generate and commit"; exit 1)
+	@git diff --exit-code -- internal/store/dbsqlc 'web/*_templ.go' || (echo "generated code is stale: run make generate and commit"; exit 1)
+	@test -z "$$(git status --porcelain -- internal/store/dbsqlc 'web/*_templ.go')" || (git status --short -- internal/store/dbsqlc 'web/*_templ.go'; echo "generated files are untracked: run make generate and commit"; exit 1)
 
 ## lint: gofmt and go vet
 lint:

@@ -8,9 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/makiuchi-d/gozxing"
-	"github.com/makiuchi-d/gozxing/qrcode"
-
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -60,10 +57,8 @@ func TestLinksPageListsLinksWithQRCodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bmp, _ := gozxing.NewBinaryBitmapFromImage(img)
-	res, err := qrcode.NewQRCodeReader().Decode(bmp, nil)
-	if err != nil || res.GetText() != shortURLs[0] {
-		t.Fatalf("decode: %v %v", res, err)
+	if got := testkit.DecodeQR(t, img); got != shortURLs[0] {
+		t.Fatalf("the PNG encodes %q, want %q", got, shortURLs[0])
 	}
 	if svg := b.get(base + "/" + ids[0] + "/qr.svg"); svg.status != 200 || svg.header.Get("Content-Type") != "image/svg+xml" || !strings.Contains(svg.body, "<path") {
 		t.Errorf("svg preview: %d %v", svg.status, svg.header)

@@ -10,27 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/makiuchi-d/gozxing"
-	"github.com/makiuchi-d/gozxing/qrcode"
 	"github.com/srwiley/oksvg"
 	"github.com/srwiley/rasterx"
 
 	"github.com/linkqr/linkqr/internal/testkit"
 )
-
-// decodeQR reads a QR code from an image with a real decoder.
-func decodeQR(t *testing.T, img image.Image) string {
-	t.Helper()
-	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := qrcode.NewQRCodeReader().Decode(bmp, map[gozxing.DecodeHintType]any{gozxing.DecodeHintType_PURE_BARCODE: false})
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	return res.GetText()
-}
 
 func fetchQR(t *testing.T, f *linksFixture, id, query string, header ...string) (*http.Response, []byte) {
 	t.Helper()
@@ -57,7 +41,7 @@ func TestQRCodeScansToShortURL(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != 300 || b.Dy() != 300 {
 		t.Errorf("size %v, want 300x300", b)
 	}
-	if got := decodeQR(t, img); got != l["short_url"] {
+	if got := testkit.DecodeQR(t, img); got != l["short_url"] {
 		t.Errorf("PNG encodes %q, want %q", got, l["short_url"])
 	}
 	etag := resp.Header.Get("ETag")
@@ -85,7 +69,7 @@ func TestQRCodeScansToShortURL(t *testing.T) {
 	rgba := image.NewRGBA(image.Rect(0, 0, px, px))
 	draw.Draw(rgba, rgba.Bounds(), image.White, image.Point{}, draw.Src)
 	icon.Draw(rasterx.NewDasher(px, px, rasterx.NewScannerGV(px, px, rgba, rgba.Bounds())), 1)
-	if got := decodeQR(t, rgba); got != l["short_url"] {
+	if got := testkit.DecodeQR(t, rgba); got != l["short_url"] {
 		t.Errorf("SVG encodes %q, want %q", got, l["short_url"])
 	}
 }

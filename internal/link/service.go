@@ -97,14 +97,7 @@ func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, lim
 	if err != nil {
 		return nil, false, store.InterpretError(err)
 	}
-	hasMore := len(rows) > limit
-	if hasMore {
-		rows = rows[:limit]
-	}
-	out := make([]Resource, len(rows))
-	for i, r := range rows {
-		out[i] = toResource(r, s.shortBase)
-	}
+	out, hasMore := store.Page(rows, limit, func(r dbsqlc.Link) Resource { return toResource(r, s.shortBase) })
 	return out, hasMore, nil
 }
 

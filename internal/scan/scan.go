@@ -46,14 +46,9 @@ func List(ctx context.Context, pool *pgxpool.Pool, ws, linkID uuid.UUID, before 
 	if err != nil {
 		return nil, false, store.InterpretError(err)
 	}
-	hasMore := len(rows) > limit
-	if hasMore {
-		rows = rows[:limit]
-	}
-	out := make([]Resource, len(rows))
-	for i, r := range rows {
-		out[i] = resource(r.ID, r.LinkID, r.OccurredAt, r.ReferrerHost, r.Device, r.Os, r.Browser, r.Bot)
-	}
+	out, hasMore := store.Page(rows, limit, func(r dbsqlc.ScanListByLinkRow) Resource {
+		return resource(r.ID, r.LinkID, r.OccurredAt, r.ReferrerHost, r.Device, r.OS, r.Browser, r.Bot)
+	})
 	return out, hasMore, nil
 }
 

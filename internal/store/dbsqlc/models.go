@@ -75,7 +75,7 @@ type Scan struct {
 	OccurredAt   time.Time
 	ReferrerHost *string
 	Device       string
-	Os           string
+	OS           string
 	Browser      string
 	Bot          bool
 	VisitorHash  []byte
@@ -88,7 +88,7 @@ type ScansDefault struct {
 	OccurredAt   time.Time
 	ReferrerHost *string
 	Device       string
-	Os           string
+	OS           string
 	Browser      string
 	Bot          bool
 	VisitorHash  []byte

@@ -100,7 +100,7 @@ type ScanListByLinkRow struct {
 	OccurredAt   time.Time
 	ReferrerHost *string
 	Device       string
-	Os           string
+	OS           string
 	Browser      string
 	Bot          bool
 }
@@ -125,7 +125,7 @@ func (q *Queries) ScanListByLink(ctx context.Context, db DBTX, arg ScanListByLin
 			&i.OccurredAt,
 			&i.ReferrerHost,
 			&i.Device,
-			&i.Os,
+			&i.OS,
 			&i.Browser,
 			&i.Bot,
 		); err != nil {

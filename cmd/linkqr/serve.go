@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -17,18 +18,19 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := a.Close(context.WithoutCancel(ctx)); err != nil {
-			log.Error("stopping the database failed", "err", err)
-		}
-	}()
 	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s (LINKQR_ADDR): %w", cfg.Addr, err)
+	if err == nil {
+		err = a.Serve(ctx, ln)
+	} else {
+		err = fmt.Errorf("listen on %s (LINKQR_ADDR): %w", cfg.Addr, err)
 	}
-	if err := a.Serve(ctx, ln); err != nil {
-		return err
+	// Drain scans, stop workers and the embedded cluster, whatever happened.
+	if cerr := a.Close(context.WithoutCancel(ctx)); cerr != nil {
+		log.Error("shutdown incomplete", "err", cerr)
+		err = errors.Join(err, cerr)
 	}
-	log.Info("stopped")
-	return nil
+	if err == nil {
+		log.Info("stopped")
+	}
+	return err
 }

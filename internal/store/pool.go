@@ -3,19 +3,30 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+// DefaultMaxConns is the pool size unless the URL sets pool_max_conns.
+// pgx's default (4 on a 2-core machine) makes concurrent API requests queue
+// for a connection while PostgreSQL idles; each request holds one only for
+// a query or two, so a few per core keep both sides busy.
+const DefaultMaxConns = 16
+
 // Connect opens a pool and checks that the database answers, so a wrong URL
-// fails at start rather than on the first request.
+// fails at start rather than on the first request. maxConns 0 means
+// DefaultMaxConns, unless the URL's pool_max_conns says otherwise.
 func Connect(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database URL: %w", err)
 	}
-	if maxConns > 0 {
+	switch {
+	case maxConns > 0:
 		cfg.MaxConns = maxConns
+	case !strings.Contains(url, "pool_max_conns"):
+		cfg.MaxConns = DefaultMaxConns
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

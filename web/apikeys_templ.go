@@ -573,7 +573,7 @@ func APIKeyNewPage(v APIKeyFormView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				templ_7745c5c3_Err = field(fieldSpec{ID: "rate_limit", Name: "rate_limit_per_minute", Label: "Rate limit (requests per minute)", Type: "number", Value: v.RateLimit, TestID: "key-rate-limit-input",
-					Hint:  "1 to 100000. Requests beyond it get 429 Too Many Requests.",
+					Hint:  "1 to 100000 requests per minute; default 600. Stored with the key now, enforced once per-key rate limiting ships.",
 					Error: sentence("Rate limit", v.Errors["/rate_limit_per_minute"]),
 					Attrs: templ.Attributes{"min": "1", "max": "100000", "step": "1", "required": true, "inputmode": "numeric"}}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {

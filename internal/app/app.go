@@ -133,28 +133,19 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		listener: notify.New(pool, log),
 	}
 	a.Keys.Subscribe(a.listener)
-	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
-	a.Redirects = redirect.New(pool, nil, clientIPs.Of, log)
-	a.Redirects.Subscribe(a.listener)
-	a.Links = link.NewService(pool, cfg.ShortBaseURL.String())
-	a.Links.Changed = a.Redirects.Invalidate
 	if err := scan.EnsurePartitions(ctx, pool, time.Now()); err != nil {
 		return nil, err
 	}
-	hasher, err := analytics.NewVisitorHasher(config.DeriveKey(cfg.SecretKey, "visitor-hash"))
+	scans, err := a.newScanRecorder()
 	if err != nil {
 		return nil, err
 	}
-	a.Scans = scan.NewRecorder(scan.Options{
-		Pool: pool, Log: log, Hasher: hasher, ShortBase: cfg.ShortBaseURL.String(),
-		OnFlushed: func(human, bots int) {
-			a.Metrics.ScansRecorded.WithLabelValues("human").Add(float64(human))
-			a.Metrics.ScansRecorded.WithLabelValues("bot").Add(float64(bots))
-		},
-		OnFlushError: func(error) { a.Metrics.ScanFlushErrors.Inc() },
-	})
-	a.Redirects.SetRecorder(a.Scans)
-	a.Metrics.GaugeFunc("linkqr_scan_buffer_depth", "Scans accepted but not yet written.", func() float64 { return float64(a.Scans.Depth()) })
+	a.Scans = scans
+	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
+	a.Redirects = redirect.New(pool, a.Scans, clientIPs.Of, log)
+	a.Redirects.Subscribe(a.listener)
+	a.Links = link.NewService(pool, cfg.ShortBaseURL.String())
+	a.Links.Changed = a.Redirects.Invalidate
 	a.router = a.routes()
 	jobs, err := a.newJobs()
 	if err != nil {
@@ -169,6 +160,24 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		return nil, ctx.Err()
 	}
 	return a, nil
+}
+
+// newScanRecorder builds the scan buffer, reporting into the metrics.
+func (a *App) newScanRecorder() (*scan.Recorder, error) {
+	hasher, err := analytics.NewVisitorHasher(config.DeriveKey(a.Config.SecretKey, "visitor-hash"))
+	if err != nil {
+		return nil, err
+	}
+	rec := scan.NewRecorder(scan.Options{
+		Pool: a.Pool, Log: a.Log, Hasher: hasher, ShortBase: a.Config.ShortBaseURL.String(),
+		OnFlushed: func(human, bots int) {
+			a.Metrics.ScansRecorded.WithLabelValues("human").Add(float64(human))
+			a.Metrics.ScansRecorded.WithLabelValues("bot").Add(float64(bots))
+		},
+		OnFlushError: func(error) { a.Metrics.ScanFlushErrors.Inc() },
+	})
+	a.Metrics.GaugeFunc("linkqr_scan_buffer_depth", "Scans accepted but not yet written.", func() float64 { return float64(rec.Depth()) })
+	return rec, nil
 }
 
 // Handler is the complete HTTP handler of the service.

@@ -49,10 +49,6 @@ func New(pool *pgxpool.Pool, recorder Recorder, clientIP func(*http.Request) net
 	return &Handler{cache: newCache(pool), recorder: recorder, clientIP: clientIP, log: log, now: time.Now}
 }
 
-// SetRecorder sets where scans go (wiring happens after construction
-// because the recorder's events need the link service).
-func (h *Handler) SetRecorder(r Recorder) { h.recorder = r }
-
 // Subscribe keeps the cache coherent with changes made by any instance.
 func (h *Handler) Subscribe(l *notify.Listener) {
 	l.Subscribe(link.ChangedChannel, notify.Handler{Notify: h.cache.invalidate, Reset: h.cache.reset})

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -31,12 +30,7 @@ func (u *UI) apiKeysRevoke(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	err := u.Keys.Revoke(r.Context(), ws.ID, keyID, owner)
-	if errors.Is(err, store.ErrNotFound) {
-		u.notFound(w, r)
-		return
-	}
-	if err != nil {
-		u.serverError(w, r, err)
+	if u.failed(w, r, err) {
 		return
 	}
 	u.redirectFlash(w, r, "/w/"+ws.ExternalID()+"/settings/api-keys", flashOK,

@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/base64"
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -76,12 +75,7 @@ func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
 			return
 		}
 		l, err := u.Links.Get(r.Context(), ws.ID, id)
-		if errors.Is(err, store.ErrNotFound) {
-			u.notFound(w, r)
-			return
-		}
-		if err != nil {
-			u.serverError(w, r, err)
+		if u.failed(w, r, err) {
 			return
 		}
 		q := r.URL.Query()

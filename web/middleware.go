@@ -92,12 +92,7 @@ func (u *UI) loadWorkspace(next http.Handler) http.Handler {
 			return
 		}
 		ws, err := u.Accounts.Workspace(r.Context(), v.User.ID, id)
-		if errors.Is(err, store.ErrNotFound) {
-			u.notFound(w, r)
-			return
-		}
-		if err != nil {
-			u.serverError(w, r, err)
+		if u.failed(w, r, err) {
 			return
 		}
 		if session.SetWorkspace(v.Session, ws.ID) {

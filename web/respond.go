@@ -8,6 +8,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/internal/session"
+	"github.com/linkqr/linkqr/internal/store"
 )
 
 // Flash kinds.
@@ -55,6 +56,21 @@ func (u *UI) nav(w http.ResponseWriter, r *http.Request, section string) NavMode
 		}
 	}
 	return n
+}
+
+// failed answers for a load that returned err — a 404 page for
+// store.ErrNotFound (another workspace's object looks the same), a 500 page
+// otherwise — and reports whether it did; nil writes nothing.
+func (u *UI) failed(w http.ResponseWriter, r *http.Request, err error) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, store.ErrNotFound):
+		u.notFound(w, r)
+	default:
+		u.serverError(w, r, err)
+	}
+	return true
 }
 
 // errorPage renders an HTML error with the viewer's navigation.

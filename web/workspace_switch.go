@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/linkqr/linkqr/internal/session"
@@ -19,12 +18,7 @@ func (u *UI) workspaceSwitch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws, err := u.Accounts.Workspace(r.Context(), v.User.ID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		u.notFound(w, r)
-		return
-	}
-	if err != nil {
-		u.serverError(w, r, err)
+	if u.failed(w, r, err) {
 		return
 	}
 	session.SetWorkspace(v.Session, ws.ID)

@@ -44,7 +44,9 @@ func startChild(name, marker, bin string, args, env []string) (*child, error) {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	var once sync.Once
+	scanned := make(chan struct{})
 	go func() {
+		defer close(scanned)
 		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
@@ -64,6 +66,7 @@ func startChild(name, marker, bin string, args, env []string) (*child, error) {
 	go func() {
 		c.err = c.cmd.Wait()
 		pw.Close()
+		<-scanned // every line is in the tail before anyone learns of the exit
 		close(c.done)
 	}()
 	return c, nil

@@ -86,13 +86,8 @@ func (u *UI) currentUser(r *http.Request) (viewer, bool, error) {
 func (u *UI) loadWorkspace(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, _ := viewerFrom(r.Context())
-		id, ok := store.ParseID(store.PrefixWorkspace, chi.URLParam(r, "ws"))
+		ws, ok := u.viewerWorkspace(w, r, v, chi.URLParam(r, "ws"))
 		if !ok {
-			u.notFound(w, r)
-			return
-		}
-		ws, err := u.Accounts.Workspace(r.Context(), v.User.ID, id)
-		if u.failed(w, r, err) {
 			return
 		}
 		if session.SetWorkspace(v.Session, ws.ID) {
@@ -118,4 +113,21 @@ func (u *UI) requireRole(min account.Role) func(http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// viewerWorkspace resolves a workspace id sent by the browser through the
+// viewer's membership — the one way the UI reaches a workspace. A malformed
+// id, or the id of a workspace the viewer does not belong to, answers 404
+// and reports false.
+func (u *UI) viewerWorkspace(w http.ResponseWriter, r *http.Request, v viewer, rawID string) (account.Workspace, bool) {
+	id, ok := store.ParseID(store.PrefixWorkspace, rawID)
+	if !ok {
+		u.notFound(w, r)
+		return account.Workspace{}, false
+	}
+	ws, err := u.Accounts.Workspace(r.Context(), v.User.ID, id)
+	if u.failed(w, r, err) {
+		return account.Workspace{}, false
+	}
+	return ws, true
 }

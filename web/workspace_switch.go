@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/linkqr/linkqr/internal/session"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // workspaceSwitch makes another of the viewer's workspaces the current one
@@ -12,13 +11,8 @@ import (
 // may see it.
 func (u *UI) workspaceSwitch(w http.ResponseWriter, r *http.Request) {
 	v, _ := viewerFrom(r.Context())
-	id, ok := store.ParseID(store.PrefixWorkspace, r.PostFormValue("workspace"))
+	ws, ok := u.viewerWorkspace(w, r, v, r.PostFormValue("workspace"))
 	if !ok {
-		u.notFound(w, r)
-		return
-	}
-	ws, err := u.Accounts.Workspace(r.Context(), v.User.ID, id)
-	if u.failed(w, r, err) {
 		return
 	}
 	session.SetWorkspace(v.Session, ws.ID)

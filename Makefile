@@ -27,10 +27,11 @@ check-generated: generate
 	@git diff --exit-code -- internal/store/dbsqlc 'web/*_templ.go' || (echo "generated code is stale: run make generate and commit"; exit 1)
 	@test -z "$$(git status --porcelain -- internal/store/dbsqlc 'web/*_templ.go')" || (git status --short -- internal/store/dbsqlc 'web/*_templ.go'; echo "generated files are untracked: run make generate and commit"; exit 1)
 
-## lint: gofmt and go vet
+## lint: gofmt, go vet and the import rules of the house (internal/archtest)
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
 	$(GO) vet ./...
+	$(GO) test -count=1 ./internal/archtest
 
 ## bench: linkqr against a bare net/http baseline (throughput ratios, p50/p99, errors,
 ## peak RSS, scans verified; see cmd/linkqr-bench), then the Go micro-benchmarks.

@@ -7,7 +7,28 @@ import (
 	"net/http"
 
 	"github.com/a-h/templ"
+
+	"github.com/linkqr/linkqr/internal/redirect"
 )
+
+// StatusPage returns a handler that answers with the plain error page.
+func StatusPage(status int, title, message string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		Render(w, r, status, ErrorPage(status, title, message))
+	}
+}
+
+// RedirectPages are the pages of a short URL that does not redirect.
+func RedirectPages() redirect.Pages {
+	return redirect.Pages{
+		NotFound: StatusPage(http.StatusNotFound, "Link not found",
+			"There is no link at this address. Check the code and try again."),
+		Gone: StatusPage(http.StatusGone, "Link no longer available",
+			"This link has been paused, has expired or was removed by its owner."),
+		Unavailable: StatusPage(http.StatusServiceUnavailable, "Temporarily unavailable",
+			"This link cannot be opened right now. Please try again in a moment."),
+	}
+}
 
 // Render writes a component as an HTML response with the given status.
 func Render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
@@ -20,7 +19,6 @@ import (
 type Deps struct {
 	Config   *config.Config
 	Log      *slog.Logger
-	Pool     *pgxpool.Pool
 	Accounts *account.Service
 	Keys     *apikey.Service
 	ClientIP clientip.Resolver

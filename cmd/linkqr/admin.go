@@ -17,7 +17,6 @@ import (
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -76,7 +75,7 @@ func adminBootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, a
 		return flagError(err)
 	}
 	return withDatabase(ctx, cfg, log, func(db database) error {
-		res, err := account.NewService(db.pool).Bootstrap(ctx, in)
+		res, err := account.NewService(store.NewDB(db.pool)).Bootstrap(ctx, in)
 		if err != nil {
 			return flagError(err)
 		}
@@ -104,13 +103,13 @@ func adminAPIKeyCreate(ctx context.Context, cfg *config.Config, log *slog.Logger
 		return flagError(err)
 	}
 	return withDatabase(ctx, cfg, log, func(db database) error {
-		if _, err := dbsqlc.New().WorkspaceGetByID(ctx, db.pool, wsID); err != nil {
-			if errors.Is(store.InterpretError(err), store.ErrNotFound) {
+		if _, err := account.NewService(store.NewDB(db.pool)).WorkspaceByID(ctx, wsID); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("no workspace %s", *workspace)
 			}
 			return err
 		}
-		keys := apikey.NewService(db.pool, log, nil)
+		keys := apikey.NewService(store.NewDB(db.pool), log, nil)
 		key, secret, err := keys.Create(ctx, wsID, nil, in)
 		if err != nil {
 			return flagError(err)

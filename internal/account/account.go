@@ -15,7 +15,6 @@ import (
 	"github.com/alexedwards/argon2id"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -41,14 +40,14 @@ const (
 // ErrPasswordMismatch means a user exists but the password given is not theirs.
 var ErrPasswordMismatch = errors.New("password does not match")
 
-// Service implements account operations on a pool.
+// Service implements account operations.
 type Service struct {
-	pool  *pgxpool.Pool
+	db    *store.DB
 	clock clock
 }
 
-// NewService returns a Service over pool.
-func NewService(pool *pgxpool.Pool) *Service { return &Service{pool: pool} }
+// NewService returns a Service over db.
+func NewService(db *store.DB) *Service { return &Service{db: db} }
 
 // NormalizeEmail validates an address and returns it trimmed; the pointer is
 // used for the field error.
@@ -121,7 +120,7 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 	email, password, workspaceName := in.Email, in.Password, in.Workspace
 
 	var res BootstrapResult
-	err := store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
 		// Serialise concurrent bootstraps of the same address.
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext(lower($1)))", email); err != nil {
@@ -171,11 +170,11 @@ func findOrCreateAdminWorkspace(ctx context.Context, q *dbsqlc.Queries, tx pgx.T
 	if !errors.Is(store.InterpretError(err), store.ErrNotFound) {
 		return uuid.UUID{}, store.InterpretError(err)
 	}
-	return CreateWorkspace(ctx, q, tx, userID, name)
+	return createWorkspace(ctx, q, tx, userID, name)
 }
 
-// CreateWorkspace creates a workspace with userID as its first admin.
-func CreateWorkspace(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, userID uuid.UUID, name string) (uuid.UUID, error) {
+// createWorkspace creates a workspace with userID as its first admin.
+func createWorkspace(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, userID uuid.UUID, name string) (uuid.UUID, error) {
 	ws, err := q.WorkspaceCreate(ctx, tx, dbsqlc.WorkspaceCreateParams{ID: store.NewID(), Name: name})
 	if err != nil {
 		return uuid.UUID{}, store.InterpretError(err)

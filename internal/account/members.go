@@ -40,7 +40,7 @@ func (m Member) ExternalUserID() string { return store.FormatID(store.PrefixUser
 // Members lists a workspace's members, oldest first. Callers have checked
 // that the viewer belongs to the workspace.
 func (s *Service) Members(ctx context.Context, workspaceID uuid.UUID) ([]Member, error) {
-	rows, err := dbsqlc.New().MembershipListByWorkspace(ctx, s.pool, workspaceID)
+	rows, err := dbsqlc.New().MembershipListByWorkspace(ctx, s.db.Conn(ctx), workspaceID)
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -63,7 +63,7 @@ func (s *Service) AddMember(ctx context.Context, workspaceID uuid.UUID, email st
 		return Member{}, err
 	}
 	q := dbsqlc.New()
-	user, err := q.UserGetByEmail(ctx, s.pool, email)
+	user, err := q.UserGetByEmail(ctx, s.db.Conn(ctx), email)
 	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
 		errs.Add("/email", "has no linkqr account; ask them to sign up first, then add them here")
 		return Member{}, errs
@@ -71,7 +71,7 @@ func (s *Service) AddMember(ctx context.Context, workspaceID uuid.UUID, email st
 	if err != nil {
 		return Member{}, store.InterpretError(err)
 	}
-	m, err := q.MembershipCreate(ctx, s.pool, dbsqlc.MembershipCreateParams{WorkspaceID: workspaceID, UserID: user.ID, Role: string(role)})
+	m, err := q.MembershipCreate(ctx, s.db.Conn(ctx), dbsqlc.MembershipCreateParams{WorkspaceID: workspaceID, UserID: user.ID, Role: string(role)})
 	err = store.InterpretError(err)
 	if store.IsConflict(err, "memberships_pkey") {
 		errs.Add("/email", "is already a member of this workspace")
@@ -128,7 +128,7 @@ func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUI
 // serialised and the last-admin rule cannot be raced.
 func (s *Service) changeMembership(ctx context.Context, workspaceID, userID uuid.UUID, change func(*dbsqlc.Queries, pgx.Tx, *Member) error) (Member, error) {
 	var m Member
-	err := store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
 		if _, err := q.WorkspaceLock(ctx, tx, workspaceID); err != nil {
 			return store.InterpretError(err)

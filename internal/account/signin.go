@@ -90,15 +90,15 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 		ip = ip.Unmap()
 		ipp = &ip
 	}
-	if err := q.SigninFailurePrune(ctx, s.pool, since); err != nil {
+	if err := q.SigninFailurePrune(ctx, s.db.Conn(ctx), since); err != nil {
 		return User{}, store.InterpretError(err)
 	}
-	attempt, err := q.SigninFailureInsert(ctx, s.pool, dbsqlc.SigninFailureInsertParams{EmailKey: key, IP: ipp, FailedAt: now})
+	attempt, err := q.SigninFailureInsert(ctx, s.db.Conn(ctx), dbsqlc.SigninFailureInsertParams{EmailKey: key, IP: ipp, FailedAt: now})
 	if err != nil {
 		return User{}, store.InterpretError(err)
 	}
 	if wait, err := s.throttled(ctx, key, ipp, since, now); err != nil || wait > 0 {
-		if derr := q.SigninFailureDelete(ctx, s.pool, attempt); derr != nil && err == nil {
+		if derr := q.SigninFailureDelete(ctx, s.db.Conn(ctx), attempt); derr != nil && err == nil {
 			err = store.InterpretError(derr)
 		}
 		if err != nil {
@@ -110,7 +110,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 	if len(password) > MaxPasswordLen {
 		password = password[:MaxPasswordLen]
 	}
-	row, err := q.UserGetByEmail(ctx, s.pool, strings.TrimSpace(email))
+	row, err := q.UserGetByEmail(ctx, s.db.Conn(ctx), strings.TrimSpace(email))
 	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
 		_, _ = argon2id.ComparePasswordAndHash(password, dummyHash())
 		return User{}, ErrBadCredentials
@@ -125,7 +125,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 	if !ok {
 		return User{}, ErrBadCredentials
 	}
-	if err := q.SigninFailureClearEmail(ctx, s.pool, key); err != nil {
+	if err := q.SigninFailureClearEmail(ctx, s.db.Conn(ctx), key); err != nil {
 		return User{}, store.InterpretError(err)
 	}
 	return userFromRow(row), nil
@@ -136,7 +136,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 func (s *Service) throttled(ctx context.Context, key string, ip *netip.Addr, since, now time.Time) (time.Duration, error) {
 	q := dbsqlc.New()
 	var wait time.Duration
-	byEmail, err := q.SigninFailuresByEmail(ctx, s.pool, dbsqlc.SigninFailuresByEmailParams{Since: since, EmailKey: key})
+	byEmail, err := q.SigninFailuresByEmail(ctx, s.db.Conn(ctx), dbsqlc.SigninFailuresByEmailParams{Since: since, EmailKey: key})
 	if err != nil {
 		return 0, store.InterpretError(err)
 	}
@@ -144,7 +144,7 @@ func (s *Service) throttled(ctx context.Context, key string, ip *netip.Addr, sin
 		wait = max(wait, byEmail.Oldest.Add(SignInWindow).Sub(now))
 	}
 	if ip != nil {
-		byIP, err := q.SigninFailuresByIP(ctx, s.pool, dbsqlc.SigninFailuresByIPParams{Since: since, IP: ip})
+		byIP, err := q.SigninFailuresByIP(ctx, s.db.Conn(ctx), dbsqlc.SigninFailuresByIPParams{Since: since, IP: ip})
 		if err != nil {
 			return 0, store.InterpretError(err)
 		}
@@ -160,7 +160,7 @@ func (s *Service) throttled(ctx context.Context, key string, ip *netip.Addr, sin
 
 // User returns a user by id (store.ErrNotFound when deleted).
 func (s *Service) User(ctx context.Context, id uuid.UUID) (User, error) {
-	row, err := dbsqlc.New().UserGetByID(ctx, s.pool, id)
+	row, err := dbsqlc.New().UserGetByID(ctx, s.db.Conn(ctx), id)
 	if err != nil {
 		return User{}, store.InterpretError(err)
 	}

@@ -35,14 +35,14 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (User, Workspace, 
 		user User
 		ws   Workspace
 	)
-	err = store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
 		row, err := q.UserCreate(ctx, tx, dbsqlc.UserCreateParams{ID: store.NewID(), Email: email, PasswordHash: hash})
 		if err != nil {
 			return store.InterpretError(err)
 		}
 		user = userFromRow(row)
-		id, err := CreateWorkspace(ctx, q, tx, user.ID, name)
+		id, err := createWorkspace(ctx, q, tx, user.ID, name)
 		if err != nil {
 			return err
 		}

@@ -30,16 +30,26 @@ func (w Workspace) IsAdmin() bool { return w.Role == RoleAdmin }
 // user does not belong to is store.ErrNotFound, exactly like one that does
 // not exist, so guessing ids reveals nothing.
 func (s *Service) Workspace(ctx context.Context, userID, workspaceID uuid.UUID) (Workspace, error) {
-	row, err := dbsqlc.New().WorkspaceGetForUser(ctx, s.pool, dbsqlc.WorkspaceGetForUserParams{ID: workspaceID, UserID: userID})
+	row, err := dbsqlc.New().WorkspaceGetForUser(ctx, s.db.Conn(ctx), dbsqlc.WorkspaceGetForUserParams{ID: workspaceID, UserID: userID})
 	if err != nil {
 		return Workspace{}, store.InterpretError(err)
 	}
 	return Workspace{ID: row.ID, Name: row.Name, Role: Role(row.Role), CreatedAt: row.CreatedAt}, nil
 }
 
+// WorkspaceByID loads a workspace for a caller already bound to it (an API
+// credential, an operator); Role is empty.
+func (s *Service) WorkspaceByID(ctx context.Context, id uuid.UUID) (Workspace, error) {
+	row, err := dbsqlc.New().WorkspaceGetByID(ctx, s.db.Conn(ctx), id)
+	if err != nil {
+		return Workspace{}, store.InterpretError(err)
+	}
+	return Workspace{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt}, nil
+}
+
 // Workspaces lists the user's workspaces by name.
 func (s *Service) Workspaces(ctx context.Context, userID uuid.UUID) ([]Workspace, error) {
-	rows, err := dbsqlc.New().WorkspaceListForUser(ctx, s.pool, userID)
+	rows, err := dbsqlc.New().WorkspaceListForUser(ctx, s.db.Conn(ctx), userID)
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -59,8 +69,8 @@ func (s *Service) NewWorkspace(ctx context.Context, userID uuid.UUID, name strin
 		return Workspace{}, err
 	}
 	var ws Workspace
-	err := store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		id, err := CreateWorkspace(ctx, dbsqlc.New(), tx, userID, name)
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		id, err := createWorkspace(ctx, dbsqlc.New(), tx, userID, name)
 		ws = Workspace{ID: id, Name: name, Role: RoleAdmin}
 		return err
 	})

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -152,11 +151,18 @@ type KeyCount struct {
 	Scans int64  `json:"scans"`
 }
 
+// Reports answers analytics questions from the database.
+type Reports struct{ db *store.DB }
+
+// NewReports returns Reports over db.
+func NewReports(db *store.DB) *Reports { return &Reports{db: db} }
+
 // Compute builds the report of one link over r. Totals, series and
 // breakdowns count human scans; bots are reported apart. The visitor hash is
 // keyed per UTC day, so "unique" counts a person once per day: a visitor
 // seen on two days of a week counts twice in that week.
-func Compute(ctx context.Context, pool *pgxpool.Pool, ws, linkID uuid.UUID, r Range) (Report, error) {
+func (s *Reports) Compute(ctx context.Context, ws, linkID uuid.UUID, r Range) (Report, error) {
+	pool := s.db.Conn(ctx)
 	q := dbsqlc.New()
 	rep := Report{Object: "analytics", LinkID: store.FormatID(store.PrefixLink, linkID), From: r.From, To: r.To, Interval: r.Interval}
 	totals, err := q.AnalyticsTotals(ctx, pool, dbsqlc.AnalyticsTotalsParams{LinkID: linkID, WorkspaceID: ws, FromTime: r.From, ToTime: r.To})

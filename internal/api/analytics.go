@@ -26,7 +26,7 @@ func (a *API) getAnalytics(w http.ResponseWriter, r *http.Request) error {
 	if _, err := a.Links.Get(r.Context(), ws, id); err != nil {
 		return err
 	}
-	rep, err := analytics.Compute(r.Context(), a.Pool, ws, id, rng)
+	rep, err := a.Analytics.Compute(r.Context(), ws, id, rng)
 	if err != nil {
 		return err
 	}

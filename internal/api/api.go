@@ -10,13 +10,15 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/requestid"
+	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -24,13 +26,15 @@ import (
 
 // API holds the dependencies of the handlers.
 type API struct {
-	Pool        *pgxpool.Pool
 	Log         *slog.Logger
 	Problems    problem.Writer
 	BaseURL     string // LINKQR_BASE_URL, for Location headers
 	Auth        *auth.Authenticator
 	Idempotency *idempotency.Middleware
 	Links       *link.Service
+	Accounts    *account.Service
+	Scans       *scan.Reader
+	Analytics   *analytics.Reports
 }
 
 // Routes registers /api/v1 on r (r is already mounted at /api/v1). Routes

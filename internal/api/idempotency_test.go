@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/linkqr/linkqr/internal/idempotency"
+	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -147,7 +148,7 @@ func TestExpiredKeysArePurgedAndReusable(t *testing.T) {
 	if _, err := f.srv.Pool.Exec(context.Background(), "UPDATE idempotency_keys SET created_at = now() - interval '25 hours'"); err != nil {
 		t.Fatal(err)
 	}
-	n, err := idempotency.Purge(context.Background(), f.srv.Pool)
+	n, err := idempotency.Purge(context.Background(), store.NewDB(f.srv.Pool))
 	if err != nil || n != 1 {
 		t.Fatalf("purge: %d, %v", n, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/auth"
-	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 )
 
@@ -25,7 +24,7 @@ func (a *API) listScans(w http.ResponseWriter, r *http.Request) error {
 	if _, err := a.Links.Get(r.Context(), ws, id); err != nil {
 		return err // unknown, deleted or another workspace's link: 404
 	}
-	scans, hasMore, err := scan.List(r.Context(), a.Pool, ws, id, pg.before, pg.limit)
+	scans, hasMore, err := a.Scans.List(r.Context(), ws, id, pg.before, pg.limit)
 	if err != nil {
 		return err
 	}

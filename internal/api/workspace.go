@@ -6,7 +6,6 @@ import (
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // workspaceJSON is the workspace object of CONTRACT.md section 6.1.
@@ -24,9 +23,9 @@ func (a *API) getWorkspace(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := auth.FromContext(r.Context())
-	ws, err := dbsqlc.New().WorkspaceGetByID(r.Context(), a.Pool, p.WorkspaceID)
+	ws, err := a.Accounts.WorkspaceByID(r.Context(), p.WorkspaceID)
 	if err != nil {
-		return store.InterpretError(err)
+		return err
 	}
 	return writeJSON(w, http.StatusOK, workspaceJSON{
 		Object: "workspace",

@@ -16,7 +16,6 @@ import (
 	"github.com/alexedwards/argon2id"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/linkqr/linkqr/internal/account"
@@ -60,7 +59,7 @@ func (k Key) ExternalID() string { return store.FormatID(store.PrefixAPIKey, k.I
 
 // Service implements API key operations.
 type Service struct {
-	pool  *pgxpool.Pool
+	db    *store.DB
 	log   *slog.Logger
 	cache *cache
 	// verifying collapses concurrent first uses of one token into one
@@ -72,8 +71,8 @@ type Service struct {
 
 // NewService returns a Service whose verified-token cache is keyed by
 // cacheKey (derive it from LINKQR_SECRET_KEY).
-func NewService(pool *pgxpool.Pool, log *slog.Logger, cacheKey []byte) *Service {
-	return &Service{pool: pool, log: log, cache: newCache(cacheKey), argon2Slots: make(chan struct{}, runtime.NumCPU())}
+func NewService(db *store.DB, log *slog.Logger, cacheKey []byte) *Service {
+	return &Service{db: db, log: log, cache: newCache(cacheKey), argon2Slots: make(chan struct{}, runtime.NumCPU())}
 }
 
 // Subscribe connects the cache to revocations made by any instance.
@@ -97,7 +96,7 @@ func (s *Service) Create(ctx context.Context, workspaceID uuid.UUID, createdBy *
 	for i, pfx := range p.allowlist {
 		allow[i] = pfx.String()
 	}
-	row, err := dbsqlc.New().APIKeyCreate(ctx, s.pool, dbsqlc.APIKeyCreateParams{
+	row, err := dbsqlc.New().APIKeyCreate(ctx, s.db.Conn(ctx), dbsqlc.APIKeyCreateParams{
 		ID: store.NewID(), WorkspaceID: workspaceID, CreatedBy: createdBy,
 		Name: p.name, PublicID: publicID, SecretHash: hash,
 		Scopes: scope.Strings(p.scopes), RateLimitPerMinute: int32(p.rateLimit), IPAllowlist: allow,
@@ -115,9 +114,9 @@ func (s *Service) List(ctx context.Context, workspaceID uuid.UUID, onlyCreator *
 	var rows []dbsqlc.APIKey
 	var err error
 	if onlyCreator != nil {
-		rows, err = q.APIKeyListByCreator(ctx, s.pool, dbsqlc.APIKeyListByCreatorParams{WorkspaceID: workspaceID, CreatedBy: onlyCreator})
+		rows, err = q.APIKeyListByCreator(ctx, s.db.Conn(ctx), dbsqlc.APIKeyListByCreatorParams{WorkspaceID: workspaceID, CreatedBy: onlyCreator})
 	} else {
-		rows, err = q.APIKeyListByWorkspace(ctx, s.pool, workspaceID)
+		rows, err = q.APIKeyListByWorkspace(ctx, s.db.Conn(ctx), workspaceID)
 	}
 	if err != nil {
 		return nil, store.InterpretError(err)
@@ -131,23 +130,22 @@ func (s *Service) List(ctx context.Context, workspaceID uuid.UUID, onlyCreator *
 
 // Revoke revokes a key of the workspace (only the creator's own unless
 // onlyCreator is nil). Every instance drops the key from its cache when the
-// revocation commits; this instance does so before returning. A key of
+// revocation commits; this instance does so right after the commit. A key of
 // another workspace, or already revoked, is store.ErrNotFound.
 func (s *Service) Revoke(ctx context.Context, workspaceID, keyID uuid.UUID, onlyCreator *uuid.UUID) error {
 	var publicID string
-	err := store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		publicID, err = dbsqlc.New().APIKeyRevoke(ctx, tx, dbsqlc.APIKeyRevokeParams{ID: keyID, WorkspaceID: workspaceID, CreatedBy: onlyCreator})
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		_, err = tx.Exec(ctx, "SELECT pg_notify($1, $2)", RevokedChannel, publicID)
-		return store.InterpretError(err)
+		return store.Notify(ctx, tx, RevokedChannel, publicID)
 	})
 	if err != nil {
 		return err
 	}
-	s.cache.invalidate(publicID)
+	store.AfterCommit(ctx, func() { s.cache.invalidate(publicID) })
 	return nil
 }
 
@@ -174,7 +172,7 @@ func (s *Service) Verify(ctx context.Context, token string) (Key, error) {
 // verifySlow checks a token against its stored argon2id hash and caches it.
 func (s *Service) verifySlow(ctx context.Context, token, publicID string, digest [32]byte) (*entry, error) {
 	epoch := s.cache.currentEpoch()
-	row, err := dbsqlc.New().APIKeyGetActiveByPublicID(ctx, s.pool, publicID)
+	row, err := dbsqlc.New().APIKeyGetActiveByPublicID(ctx, s.db.Conn(ctx), publicID)
 	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
 		return nil, ErrInvalid
 	}
@@ -211,7 +209,7 @@ func (s *Service) maybeTouch(e *entry) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := dbsqlc.New().APIKeyTouch(ctx, s.pool, e.key.ID); err != nil {
+		if err := dbsqlc.New().APIKeyTouch(ctx, s.db.Conn(ctx), e.key.ID); err != nil {
 			s.log.Warn("record API key use", "key_id", e.key.ExternalID(), "err", err)
 		}
 	}()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/validate"
 )
@@ -59,7 +60,7 @@ func TestCreateListVerify(t *testing.T) {
 	t.Parallel()
 	pool := testkit.DB(t)
 	tn := testkit.NewTenant(t, pool)
-	svc := apikey.NewService(pool, slog.New(slog.DiscardHandler), []byte("cache key"))
+	svc := apikey.NewService(store.NewDB(pool), slog.New(slog.DiscardHandler), []byte("cache key"))
 	key, token, err := svc.Create(context.Background(), tn.WorkspaceID, &tn.UserID, apikey.CreateInput{Name: " CI ", Scopes: []string{"links:write", "links:read"}, IPAllowlist: []string{"10.1.2.3"}})
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func TestCreateListVerify(t *testing.T) {
 func BenchmarkVerifyCached(b *testing.B) {
 	pool := testkit.DB(b)
 	tn := testkit.NewTenant(b, pool)
-	svc := apikey.NewService(pool, slog.New(slog.DiscardHandler), []byte("cache key"))
+	svc := apikey.NewService(store.NewDB(pool), slog.New(slog.DiscardHandler), []byte("cache key"))
 	_, token, err := svc.Create(context.Background(), tn.WorkspaceID, nil, apikey.CreateInput{Name: "b", Scopes: []string{"links:read"}})
 	if err != nil {
 		b.Fatal(err)
@@ -130,13 +131,13 @@ func BenchmarkVerifyCached(b *testing.B) {
 func BenchmarkVerifyArgon2(b *testing.B) {
 	pool := testkit.DB(b)
 	tn := testkit.NewTenant(b, pool)
-	_, token, err := apikey.NewService(pool, slog.New(slog.DiscardHandler), []byte("k")).Create(context.Background(), tn.WorkspaceID, nil, apikey.CreateInput{Name: "b", Scopes: []string{"links:read"}})
+	_, token, err := apikey.NewService(store.NewDB(pool), slog.New(slog.DiscardHandler), []byte("k")).Create(context.Background(), tn.WorkspaceID, nil, apikey.CreateInput{Name: "b", Scopes: []string{"links:read"}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		svc := apikey.NewService(pool, slog.New(slog.DiscardHandler), []byte("k")) // an empty cache every time
+		svc := apikey.NewService(store.NewDB(pool), slog.New(slog.DiscardHandler), []byte("k")) // an empty cache every time
 		if _, err := svc.Verify(context.Background(), token); err != nil {
 			b.Fatal(err)
 		}

@@ -34,6 +34,7 @@ import (
 	"github.com/linkqr/linkqr/internal/redirect"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/web"
 )
 
 // ShutdownGrace is how long in-flight requests may take to finish after
@@ -44,7 +45,8 @@ const ShutdownGrace = 10 * time.Second
 type App struct {
 	Config  *config.Config
 	Log     *slog.Logger
-	Pool    *pgxpool.Pool
+	Pool    *pgxpool.Pool // for the process machinery: LISTEN, River, readiness
+	DB      *store.DB     // what every service queries through
 	Metrics *metrics.Metrics
 
 	Keys      *apikey.Service
@@ -121,19 +123,21 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	if err := store.Migrate(ctx, pool, log); err != nil {
 		return nil, err
 	}
+	db := store.NewDB(pool)
 	a := &App{
 		Config:   cfg,
 		Log:      log,
 		Pool:     pool,
+		DB:       db,
 		Metrics:  metrics.New(),
-		Keys:     apikey.NewService(pool, log, config.DeriveKey(cfg.SecretKey, "api-key-cache")),
-		Accounts: account.NewService(pool),
+		Keys:     apikey.NewService(db, log, config.DeriveKey(cfg.SecretKey, "api-key-cache")),
+		Accounts: account.NewService(db),
 		cluster:  cluster,
 		problems: problem.Writer{BaseURL: cfg.BaseURL.String()},
 		listener: notify.New(pool, log),
 	}
 	a.Keys.Subscribe(a.listener)
-	if err := scan.EnsurePartitions(ctx, pool, time.Now()); err != nil {
+	if err := scan.EnsurePartitions(ctx, a.DB, time.Now()); err != nil {
 		return nil, err
 	}
 	scans, err := a.newScanRecorder()
@@ -142,9 +146,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	}
 	a.Scans = scans
 	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
-	a.Redirects = redirect.New(pool, a.Scans, clientIPs.Of, log)
+	a.Links = link.NewService(a.DB, cfg.ShortBaseURL.String())
+	a.Redirects = redirect.New(a.Links, a.Scans, web.RedirectPages(), clientIPs.Of, log)
 	a.Redirects.Subscribe(a.listener)
-	a.Links = link.NewService(pool, cfg.ShortBaseURL.String())
 	a.Links.Changed = a.Redirects.Invalidate
 	a.router = a.routes()
 	jobs, err := a.newJobs()
@@ -169,7 +173,7 @@ func (a *App) newScanRecorder() (*scan.Recorder, error) {
 		return nil, err
 	}
 	rec := scan.NewRecorder(scan.Options{
-		Pool: a.Pool, Log: a.Log, Hasher: hasher, ShortBase: a.Config.ShortBaseURL.String(),
+		DB: a.DB, Log: a.Log, Hasher: hasher, ShortBase: a.Config.ShortBaseURL.String(),
 		OnFlushed: func(human, bots int) {
 			a.Metrics.ScansRecorded.WithLabelValues("human").Add(float64(human))
 			a.Metrics.ScansRecorded.WithLabelValues("bot").Add(float64(bots))

@@ -18,8 +18,8 @@ import (
 // and a job survives restarts.
 func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &idempotency.PurgeWorker{Pool: a.Pool, Log: a.Log})
-	river.AddWorker(workers, &scan.PartitionWorker{Pool: a.Pool})
+	river.AddWorker(workers, &idempotency.PurgeWorker{DB: a.DB, Log: a.Log})
+	river.AddWorker(workers, &scan.PartitionWorker{DB: a.DB})
 	client, err := river.NewClient(riverpgxv5.New(a.Pool), &river.Config{
 		Logger:  a.Log.With("component", "river"),
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/api"
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/clientip"
@@ -17,6 +18,7 @@ import (
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/requestid"
+	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/static"
 	"github.com/linkqr/linkqr/web"
@@ -58,12 +60,14 @@ func (a *App) routes() chi.Router {
 
 func (a *App) apiV1() *api.API {
 	return &api.API{
-		Pool:        a.Pool,
 		Log:         a.Log,
 		Problems:    a.problems,
 		BaseURL:     a.Config.BaseURL.String(),
 		Links:       a.Links,
-		Idempotency: &idempotency.Middleware{Pool: a.Pool, Problems: a.problems, Log: a.Log},
+		Accounts:    a.Accounts,
+		Scans:       scan.NewReader(a.DB),
+		Analytics:   analytics.NewReports(a.DB),
+		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Auth: &auth.Authenticator{
 			Keys:     a.Keys,
 			Problems: a.problems,
@@ -78,11 +82,10 @@ func (a *App) webDeps() web.Deps {
 		Links:    a.Links,
 		Config:   a.Config,
 		Log:      a.Log,
-		Pool:     a.Pool,
 		Accounts: a.Accounts,
 		Keys:     a.Keys,
 		ClientIP: clientip.Resolver{Trusted: a.Config.TrustedProxies},
-		Sessions: session.NewStore(a.Pool, a.Log, session.Keys{
+		Sessions: session.NewStore(a.DB, a.Log, session.Keys{
 			Cookie:   config.DeriveKey(a.Config.SecretKey, "session-cookie"),
 			DataAuth: config.DeriveKey(a.Config.SecretKey, "session-data-auth"),
 			DataEnc:  config.DeriveKey(a.Config.SecretKey, "session-data-enc"),

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -40,28 +41,16 @@ type Envelope struct {
 	Data        json.RawMessage `json:"data"`
 }
 
-// Record inserts an event on db (a transaction that also holds the change).
+// Record inserts an event in tx, the transaction that also holds the change.
 // data is the event's "data" object.
-func Record(ctx context.Context, db dbsqlc.DBTX, workspaceID uuid.UUID, t Type, data any) (uuid.UUID, error) {
+func Record(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, t Type, data any) (uuid.UUID, error) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return uuid.UUID{}, fmt.Errorf("encode %s event: %w", t, err)
 	}
 	id := store.NewID()
-	err = dbsqlc.New().EventCreate(ctx, db, dbsqlc.EventCreateParams{
+	err = dbsqlc.New().EventCreate(ctx, tx, dbsqlc.EventCreateParams{
 		ID: id, WorkspaceID: workspaceID, Type: string(t), Data: raw, CreatedAt: time.Now().UTC(),
 	})
 	return id, store.InterpretError(err)
-}
-
-// FromRow builds the delivered envelope of a stored event.
-func FromRow(r dbsqlc.Event) Envelope {
-	return Envelope{
-		ID:          store.FormatID(store.PrefixEvent, r.ID),
-		Object:      "event",
-		Type:        Type(r.Type),
-		CreatedAt:   r.CreatedAt.UTC(),
-		WorkspaceID: store.FormatID(store.PrefixWorkspace, r.WorkspaceID),
-		Data:        r.Data,
-	}
 }

@@ -7,22 +7,17 @@ package idempotency
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
-	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Header names of CONTRACT.md section 5.
@@ -42,7 +37,7 @@ var replayedHeaders = []string{"Content-Type", "Location"}
 // Middleware deduplicates POST requests that carry an Idempotency-Key. It
 // runs after authentication, so keys are scoped per workspace.
 type Middleware struct {
-	Pool     *pgxpool.Pool
+	DB       *store.DB
 	Problems problem.Writer
 	Log      *slog.Logger
 }
@@ -91,97 +86,61 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 
 func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Handler, req request) {
 	ctx := r.Context()
-	tx, err := m.Pool.Begin(ctx)
-	if err != nil {
+	txCtx, att, locked, err := begin(ctx, m.DB, req)
+	switch {
+	case err != nil:
 		m.unavailable(w, r, err)
 		return
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-
-	// Holding the key's lock for the transaction makes a concurrent request
-	// with the same key see "in use" instead of racing.
-	var locked bool
-	if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))", req.lockName()).Scan(&locked); err != nil {
-		m.unavailable(w, r, err)
-		return
-	}
-	if !locked {
+	case !locked:
 		m.Problems.Write(w, r, problem.New(problem.IdempotencyKeyInUse,
 			"a request with this Idempotency-Key is still being processed; retry after it finishes"))
 		return
 	}
-	q := dbsqlc.New()
-	stored, err := q.IdempotencyKeyGet(ctx, tx, dbsqlc.IdempotencyKeyGetParams{WorkspaceID: req.workspace, Key: req.key})
-	switch err = store.InterpretError(err); {
-	case err == nil:
-		m.replay(w, r, req, stored)
-		return
-	case !errors.Is(err, store.ErrNotFound):
+	defer att.rollback(ctx)
+
+	prev, err := att.previous(ctx)
+	switch {
+	case err != nil:
 		m.unavailable(w, r, err)
 		return
-	}
-	// An expired, not yet purged use of the key does not count.
-	if err := q.IdempotencyKeyDeleteOne(ctx, tx, dbsqlc.IdempotencyKeyDeleteOneParams{WorkspaceID: req.workspace, Key: req.key}); err != nil {
-		m.unavailable(w, r, err)
+	case prev != nil:
+		m.replay(w, r, req, prev)
 		return
 	}
 
 	rec := newRecorder()
-	txCtx := store.WithTx(ctx, tx)
 	next.ServeHTTP(rec, r.WithContext(txCtx))
-	if rec.status >= 500 { // rolled back by the deferred Rollback; the client may retry
+	if rec.status >= 500 { // rolled back by the deferred rollback; the client may retry
 		rec.writeTo(w)
 		return
 	}
-	if err := m.store(ctx, tx, req, rec); err != nil {
-		m.unavailable(w, r, err)
-		return
-	}
-	store.RunAfterCommit(txCtx)
-	rec.writeTo(w)
-}
-
-func (m *Middleware) store(ctx context.Context, tx interface {
-	dbsqlc.DBTX
-	Commit(context.Context) error
-}, req request, rec *recorder) error {
 	headers := map[string]string{}
 	for _, h := range replayedHeaders {
 		if v := rec.header.Get(h); v != "" {
 			headers[h] = v
 		}
 	}
-	hj, err := json.Marshal(headers)
-	if err != nil {
-		return err
+	if err := att.save(ctx, rec.status, headers, rec.body.Bytes()); err != nil {
+		m.unavailable(w, r, err)
+		return
 	}
-	err = dbsqlc.New().IdempotencyKeyStore(ctx, tx, dbsqlc.IdempotencyKeyStoreParams{
-		WorkspaceID: req.workspace, Key: req.key, Method: req.method, Path: req.path,
-		BodySha256: req.bodyHash[:], ResponseStatus: int32(rec.status), ResponseHeaders: hj,
-		ResponseBody: append([]byte{}, rec.body.Bytes()...), // never nil: an empty body is not NULL
-	})
-	if err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	rec.writeTo(w)
 }
 
 // replay answers with the stored response, or 422 when the key was used
 // for a different request.
-func (m *Middleware) replay(w http.ResponseWriter, r *http.Request, req request, stored dbsqlc.IdempotencyKey) {
-	if stored.Method != req.method || stored.Path != req.path || !bytes.Equal(stored.BodySha256, req.bodyHash[:]) {
+func (m *Middleware) replay(w http.ResponseWriter, r *http.Request, req request, prev *stored) {
+	if prev.method != req.method || prev.path != req.path || !bytes.Equal(prev.bodyHash, req.bodyHash[:]) {
 		m.Problems.Write(w, r, problem.New(problem.IdempotencyKeyReused,
 			"this Idempotency-Key was already used for a different request (method, path or body); use a new key"))
 		return
 	}
-	var headers map[string]string
-	_ = json.Unmarshal(stored.ResponseHeaders, &headers)
-	for k, v := range headers {
+	for k, v := range prev.headers {
 		w.Header().Set(k, v)
 	}
 	w.Header().Set(ReplayedHeader, "true")
-	w.WriteHeader(int(stored.ResponseStatus))
-	_, _ = w.Write(stored.ResponseBody)
+	w.WriteHeader(prev.status)
+	_, _ = w.Write(prev.body)
 }
 
 func (m *Middleware) unavailable(w http.ResponseWriter, r *http.Request, err error) {

@@ -29,7 +29,7 @@ func harness(t *testing.T, h http.HandlerFunc) (http.Handler, func() int, *pgxpo
 	t.Helper()
 	pool := testkit.DB(t)
 	tn := testkit.NewTenant(t, pool)
-	m := &idempotency.Middleware{Pool: pool, Problems: problem.Writer{BaseURL: "http://x"}, Log: slog.New(slog.DiscardHandler)}
+	m := &idempotency.Middleware{DB: store.NewDB(pool), Problems: problem.Writer{BaseURL: "http://x"}, Log: slog.New(slog.DiscardHandler)}
 	wrapped := m.Handler(h)
 	withPrincipal := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		wrapped.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), &auth.Principal{WorkspaceID: tn.WorkspaceID})))
@@ -81,7 +81,7 @@ func TestHandlerWritesRollBackWith5xx(t *testing.T) {
 	t.Parallel()
 	h, rows, pool := harness(t, func(w http.ResponseWriter, r *http.Request) {
 		// A write through the ambient transaction, then a failure.
-		err := store.InTx(r.Context(), nil, func(tx pgx.Tx) error {
+		err := store.NewDB(nil).InTx(r.Context(), func(tx pgx.Tx) error { // nil pool: only the ambient transaction can serve it
 			_, err := tx.Exec(r.Context(), "CREATE TABLE written_by_handler (x int)")
 			return err
 		})

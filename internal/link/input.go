@@ -3,7 +3,6 @@ package link
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -18,8 +17,6 @@ const (
 	GeneratedCodeLen  = 7
 )
 
-var codePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{3,64}$`)
-
 // reservedCodes are first path segments the service itself uses; a link
 // code must never shadow them. Compared case-insensitively, so "Docs" can't
 // pose as the documentation either.
@@ -29,6 +26,8 @@ var reservedCodes = map[string]bool{
 	"metrics": true, "problems": true, "openapi.json": true, "openapi.yaml": true,
 	".well-known": true, "w": true,
 }
+
+func validCodeShape(s string) bool { _, ok := ParseCodeShape(s); return ok }
 
 // IsReserved reports whether code is a reserved path segment.
 func IsReserved(code string) bool { return reservedCodes[strings.ToLower(code)] }
@@ -95,7 +94,7 @@ func CheckTitle(pointer string, title *string, errs *validate.Errors) {
 // database's unique index).
 func CheckCode(pointer, code string, errs *validate.Errors) {
 	switch {
-	case !codePattern.MatchString(code):
+	case !validCodeShape(code):
 		errs.Add(pointer, "must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -")
 	case IsReserved(code):
 		errs.Add(pointer, fmt.Sprintf("%q is reserved by linkqr; choose another code", code))

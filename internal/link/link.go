@@ -43,10 +43,6 @@ type Resource struct {
 // ShortURL is the public URL of a code under the short base origin.
 func ShortURL(shortBase, code string) string { return shortBase + "/" + code }
 
-// FromRow converts a links row (for packages that update links in their
-// own statements, such as scan counting).
-func FromRow(r dbsqlc.Link, shortBase string) Resource { return toResource(r, shortBase) }
-
 // toResource converts a row; all times are rendered in UTC ("…Z").
 func toResource(r dbsqlc.Link, shortBase string) Resource {
 	return Resource{

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/store"
@@ -23,7 +22,7 @@ const codeConstraint = "links_code_key"
 
 // Service implements link operations for one deployment.
 type Service struct {
-	pool      *pgxpool.Pool
+	db        *store.DB
 	shortBase string
 	now       func() time.Time
 	// Changed is called after a commit that changes how a code redirects,
@@ -33,8 +32,8 @@ type Service struct {
 }
 
 // NewService returns a Service; shortBase is LINKQR_SHORT_BASE_URL.
-func NewService(pool *pgxpool.Pool, shortBase string) *Service {
-	return &Service{pool: pool, shortBase: shortBase, now: time.Now, Changed: func(string) {}}
+func NewService(db *store.DB, shortBase string) *Service {
+	return &Service{db: db, shortBase: shortBase, now: time.Now, Changed: func(string) {}}
 }
 
 // Create validates in, creates the link and records link.created.
@@ -64,7 +63,7 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Res
 
 func (s *Service) create(ctx context.Context, ws uuid.UUID, code string, in CreateInput) (Resource, error) {
 	var res Resource
-	err := store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		row, err := dbsqlc.New().LinkCreate(ctx, tx, dbsqlc.LinkCreateParams{
 			ID: store.NewID(), WorkspaceID: ws, Code: code, TargetURL: in.TargetURL,
 			Title: in.Title, ExpiresAt: in.ExpiresAt,
@@ -79,9 +78,22 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code string, in Crea
 	return res, err
 }
 
+// Resolve returns what code redirects to, or store.ErrNotFound. Deleted
+// links resolve too (they answer 410, not 404).
+func (s *Service) Resolve(ctx context.Context, code Code) (Target, error) {
+	row, err := dbsqlc.New().LinkResolveCode(ctx, s.db.Conn(ctx), string(code))
+	if err != nil {
+		return Target{}, store.InterpretError(err)
+	}
+	return Target{
+		LinkID: row.ID, WorkspaceID: row.WorkspaceID, URL: row.TargetURL,
+		Status: row.Status, ExpiresAt: row.ExpiresAt, Deleted: row.DeletedAt != nil,
+	}, nil
+}
+
 // Get returns a live link of the workspace, or store.ErrNotFound.
 func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Resource, error) {
-	row, err := dbsqlc.New().LinkGetByID(ctx, store.DB(ctx, s.pool), dbsqlc.LinkGetByIDParams{ID: id, WorkspaceID: ws})
+	row, err := dbsqlc.New().LinkGetByID(ctx, s.db.Conn(ctx), dbsqlc.LinkGetByIDParams{ID: id, WorkspaceID: ws})
 	if err != nil {
 		return Resource{}, store.InterpretError(err)
 	}
@@ -91,7 +103,7 @@ func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Resource, error) {
 // List returns up to limit links older than before (nil: the newest), and
 // whether more follow.
 func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, limit int) ([]Resource, bool, error) {
-	rows, err := dbsqlc.New().LinkListByWorkspace(ctx, store.DB(ctx, s.pool), dbsqlc.LinkListByWorkspaceParams{
+	rows, err := dbsqlc.New().LinkListByWorkspace(ctx, s.db.Conn(ctx), dbsqlc.LinkListByWorkspaceParams{
 		WorkspaceID: ws, Before: before, Limit: int32(limit + 1),
 	})
 	if err != nil {
@@ -112,7 +124,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		res  Resource
 		code string
 	)
-	err := store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
 		old, err := q.LinkGetByIDForUpdate(ctx, tx, dbsqlc.LinkGetByIDForUpdateParams{ID: id, WorkspaceID: ws})
 		if err != nil {
@@ -169,7 +181,7 @@ func applyUpdate(old dbsqlc.Link, in UpdateInput) (dbsqlc.Link, map[string]any) 
 // reused. Records link.deleted with the link as it was.
 func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 	var code string
-	err := store.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		row, err := dbsqlc.New().LinkDelete(ctx, tx, dbsqlc.LinkDeleteParams{ID: id, WorkspaceID: ws})
 		if err != nil {
 			return store.InterpretError(err)
@@ -186,10 +198,39 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 	return err
 }
 
+// ScanCount is what one batch of human scans adds to a link.
+type ScanCount struct {
+	Scans  int64
+	LastAt time.Time
+}
+
+// AddScans adds a batch's human scans to the links' scan_count and
+// last_scanned_at in tx (the scan writer's transaction) and returns the
+// updated links.
+func AddScans(ctx context.Context, tx pgx.Tx, shortBase string, counts map[uuid.UUID]ScanCount) (map[uuid.UUID]Resource, error) {
+	if len(counts) == 0 {
+		return nil, nil
+	}
+	p := dbsqlc.LinkAddScansParams{}
+	for id, c := range counts {
+		p.LinkIds = append(p.LinkIds, id)
+		p.Counts = append(p.Counts, c.Scans)
+		p.LastAts = append(p.LastAts, c.LastAt.UTC())
+	}
+	updated, err := dbsqlc.New().LinkAddScans(ctx, tx, p)
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	out := make(map[uuid.UUID]Resource, len(updated))
+	for _, l := range updated {
+		out[l.ID] = toResource(l, shortBase)
+	}
+	return out, nil
+}
+
 // notifyChanged queues a NOTIFY, delivered by PostgreSQL when tx commits.
 func notifyChanged(ctx context.Context, tx pgx.Tx, code string) error {
-	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", ChangedChannel, code)
-	return store.InterpretError(err)
+	return store.Notify(ctx, tx, ChangedChannel, code)
 }
 
 func equalPtr(a, b *string) bool {

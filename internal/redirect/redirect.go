@@ -11,33 +11,30 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/notify"
-	"github.com/linkqr/linkqr/web"
+	"github.com/linkqr/linkqr/internal/scan"
 )
-
-// Hit is one redirect that should be counted as a scan.
-type Hit struct {
-	LinkID      uuid.UUID
-	WorkspaceID uuid.UUID
-	At          time.Time
-	UserAgent   string
-	Referer     string
-	ClientIP    netip.Addr
-}
 
 // Recorder takes hits off the hot path. Record may block briefly when its
 // buffer is full (backpressure) but must never drop a hit silently.
 type Recorder interface {
-	Record(ctx context.Context, h Hit) error
+	Record(ctx context.Context, h scan.Hit) error
+}
+
+// Pages write the HTML answers for a code that does not redirect. The UI
+// provides them, so the hot path renders no HTML itself.
+type Pages struct {
+	NotFound    http.HandlerFunc // unknown code: 404
+	Gone        http.HandlerFunc // paused, expired or deleted: 410
+	Unavailable http.HandlerFunc // lookup or scan hand-off failed: 503
 }
 
 // Handler answers GET and HEAD /{code}.
 type Handler struct {
 	cache    *cache
+	pages    Pages
 	recorder Recorder
 	clientIP func(*http.Request) netip.Addr
 	log      *slog.Logger
@@ -45,8 +42,8 @@ type Handler struct {
 }
 
 // New returns the redirect handler. recorder may be nil (scans not recorded).
-func New(pool *pgxpool.Pool, recorder Recorder, clientIP func(*http.Request) netip.Addr, log *slog.Logger) *Handler {
-	return &Handler{cache: newCache(pool), recorder: recorder, clientIP: clientIP, log: log, now: time.Now}
+func New(resolver Resolver, recorder Recorder, pages Pages, clientIP func(*http.Request) netip.Addr, log *slog.Logger) *Handler {
+	return &Handler{cache: newCache(resolver), pages: pages, recorder: recorder, clientIP: clientIP, log: log, now: time.Now}
 }
 
 // Subscribe keeps the cache coherent with changes made by any instance.
@@ -65,60 +62,41 @@ func (h *Handler) Mount(r chi.Router) {
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
-	code := chi.URLParam(r, "code")
-	var t *target
-	if validShape(code) {
+	code, ok := link.ParseCodeShape(chi.URLParam(r, "code"))
+	var t *link.Target
+	if ok {
 		var err error
 		t, err = h.cache.lookup(r.Context(), code)
 		if err != nil {
 			h.log.Error("redirect lookup failed", "code", code, "err", err)
-			web.Render(w, r, http.StatusServiceUnavailable, web.ErrorPage(http.StatusServiceUnavailable,
-				"Temporarily unavailable", "This link cannot be opened right now. Please try again in a moment."))
+			h.pages.Unavailable(w, r)
 			return
 		}
 	}
 	now := h.now()
 	switch {
 	case t == nil:
-		web.Render(w, r, http.StatusNotFound, web.ErrorPage(http.StatusNotFound,
-			"Link not found", "There is no link at this address. Check the code and try again."))
+		h.pages.NotFound(w, r)
 		return
-	case t.gone(now):
-		web.Render(w, r, http.StatusGone, web.ErrorPage(http.StatusGone,
-			"Link no longer available", "This link has been paused, has expired or was removed by its owner."))
+	case gone(t, now):
+		h.pages.Gone(w, r)
 		return
 	}
 	// The scan is queued before the 302 is written: a redirect is never
 	// answered without its scan being accepted.
 	if r.Method == http.MethodGet && h.recorder != nil {
-		hit := Hit{
-			LinkID: t.linkID, WorkspaceID: t.workspaceID, At: now,
+		hit := scan.Hit{
+			LinkID: t.LinkID, WorkspaceID: t.WorkspaceID, At: now,
 			UserAgent: r.UserAgent(), Referer: r.Referer(), ClientIP: h.clientIP(r),
 		}
 		if err := h.recorder.Record(r.Context(), hit); err != nil {
 			h.log.Warn("scan not accepted; redirect refused", "code", code, "err", err)
-			web.Render(w, r, http.StatusServiceUnavailable, web.ErrorPage(http.StatusServiceUnavailable,
-				"Temporarily unavailable", "This link cannot be opened right now. Please try again in a moment."))
+			h.pages.Unavailable(w, r)
 			return
 		}
 	}
 	hd := w.Header()
-	hd["Location"] = []string{t.url}
+	hd["Location"] = []string{t.URL}
 	hd["Cache-Control"] = []string{"private, max-age=0"}
 	w.WriteHeader(http.StatusFound)
-}
-
-// validShape rejects anything that cannot be a code before touching the
-// cache or database.
-func validShape(code string) bool {
-	if len(code) < 3 || len(code) > 64 {
-		return false
-	}
-	for i := 0; i < len(code); i++ {
-		c := code[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }

@@ -4,8 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+
+	"github.com/linkqr/linkqr/internal/store"
 )
 
 // PartitionArgs is the daily job that creates the coming months' scan
@@ -18,10 +19,10 @@ func (PartitionArgs) Kind() string { return "scan_partitions" }
 // PartitionWorker runs PartitionArgs jobs.
 type PartitionWorker struct {
 	river.WorkerDefaults[PartitionArgs]
-	Pool *pgxpool.Pool
+	DB *store.DB
 }
 
 // Work ensures the partitions.
 func (w *PartitionWorker) Work(ctx context.Context, _ *river.Job[PartitionArgs]) error {
-	return EnsurePartitions(ctx, w.Pool, time.Now())
+	return EnsurePartitions(ctx, w.DB, time.Now())
 }

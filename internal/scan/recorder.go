@@ -4,15 +4,15 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/event"
-	"github.com/linkqr/linkqr/internal/redirect"
+	"github.com/linkqr/linkqr/internal/store"
 )
 
 // Batching bounds of DESIGN.md "The hot path".
@@ -40,9 +40,20 @@ func (NoSubscriptions) Subscribed(context.Context, uuid.UUID, event.Type) (bool,
 	return false, nil
 }
 
+// Hit is one redirect to be counted as a scan. The client IP is used for
+// the visitor hash when the hit is written and then forgotten.
+type Hit struct {
+	LinkID      uuid.UUID
+	WorkspaceID uuid.UUID
+	At          time.Time
+	UserAgent   string
+	Referer     string
+	ClientIP    netip.Addr
+}
+
 // Options configure a Recorder.
 type Options struct {
-	Pool          *pgxpool.Pool
+	DB            *store.DB
 	Log           *slog.Logger
 	Hasher        *analytics.VisitorHasher
 	ShortBase     string
@@ -55,7 +66,7 @@ type Options struct {
 // Recorder buffers hits and writes them in batches.
 type Recorder struct {
 	opts Options
-	ch   chan redirect.Hit
+	ch   chan Hit
 
 	mu     sync.RWMutex // Record holds it shared while sending; Close exclusively to close ch
 	closed bool
@@ -71,13 +82,13 @@ func NewRecorder(o Options) *Recorder {
 	if o.Subscriptions == nil {
 		o.Subscriptions = NoSubscriptions{}
 	}
-	return &Recorder{opts: o, ch: make(chan redirect.Hit, o.BufferSize), done: make(chan struct{})}
+	return &Recorder{opts: o, ch: make(chan Hit, o.BufferSize), done: make(chan struct{})}
 }
 
 // Record queues a hit. It waits while the buffer is full (backpressure)
 // and fails only when ctx ends or the recorder is shutting down, in which
 // case the caller must not report the redirect as done.
-func (r *Recorder) Record(ctx context.Context, h redirect.Hit) error {
+func (r *Recorder) Record(ctx context.Context, h Hit) error {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if r.closed {
@@ -104,7 +115,7 @@ func (r *Recorder) Run() {
 	defer close(r.done)
 	timer := time.NewTimer(FlushInterval)
 	timer.Stop()
-	batch := make([]redirect.Hit, 0, MaxBatch)
+	batch := make([]Hit, 0, MaxBatch)
 	for {
 		select {
 		case h, ok := <-r.ch:
@@ -148,7 +159,7 @@ func (r *Recorder) Close(ctx context.Context) error {
 // flush writes a batch, retrying with backoff while the database fails:
 // the buffer fills meanwhile and redirects wait, but nothing is dropped.
 // Only at shutdown, after the retry deadline, is a batch given up (loudly).
-func (r *Recorder) flush(batch []redirect.Hit, final bool) {
+func (r *Recorder) flush(batch []Hit, final bool) {
 	if len(batch) == 0 {
 		return
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -36,11 +35,17 @@ func resource(id, linkID uuid.UUID, at time.Time, referrer *string, device, os, 
 	}
 }
 
+// Reader reads recorded scans.
+type Reader struct{ db *store.DB }
+
+// NewReader returns a Reader over db.
+func NewReader(db *store.DB) *Reader { return &Reader{db: db} }
+
 // List returns up to limit scans of a link older than before (nil: the
 // newest), newest first, and whether more follow. The link must belong to
 // the workspace; callers check that first so an unknown link is a 404.
-func List(ctx context.Context, pool *pgxpool.Pool, ws, linkID uuid.UUID, before *uuid.UUID, limit int) ([]Resource, bool, error) {
-	rows, err := dbsqlc.New().ScanListByLink(ctx, pool, dbsqlc.ScanListByLinkParams{
+func (s *Reader) List(ctx context.Context, ws, linkID uuid.UUID, before *uuid.UUID, limit int) ([]Resource, bool, error) {
+	rows, err := dbsqlc.New().ScanListByLink(ctx, s.db.Conn(ctx), dbsqlc.ScanListByLinkParams{
 		LinkID: linkID, WorkspaceID: ws, Before: before, Limit: int32(limit + 1),
 	})
 	if err != nil {
@@ -54,7 +59,7 @@ func List(ctx context.Context, pool *pgxpool.Pool, ws, linkID uuid.UUID, before 
 
 // EnsurePartitions creates the monthly partitions of the scans table from
 // last month to two months ahead; run at start and daily.
-func EnsurePartitions(ctx context.Context, pool *pgxpool.Pool, now time.Time) error {
-	err := dbsqlc.New().ScanEnsurePartitions(ctx, pool, dbsqlc.ScanEnsurePartitionsParams{Start: now.AddDate(0, -1, 0), Months: 4})
+func EnsurePartitions(ctx context.Context, db *store.DB, now time.Time) error {
+	err := dbsqlc.New().ScanEnsurePartitions(ctx, db.Conn(ctx), dbsqlc.ScanEnsurePartitionsParams{Start: now.AddDate(0, -1, 0), Months: 4})
 	return store.InterpretError(err)
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/event"
-	"github.com/linkqr/linkqr/internal/redirect"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -189,11 +188,11 @@ func TestRecorderWritesEventsForSubscribedWorkspacesOnly(t *testing.T) {
 	a, b := testkit.NewTenant(t, pool), testkit.NewTenant(t, pool)
 	linkA, linkB := insertLink(t, pool, a.WorkspaceID, "codeA"), insertLink(t, pool, b.WorkspaceID, "codeB")
 	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
-	rec := scan.NewRecorder(scan.Options{Pool: pool, Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example", Subscriptions: subscribed{ws: a.WorkspaceID}})
+	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example", Subscriptions: subscribed{ws: a.WorkspaceID}})
 
 	go rec.Run()
 	now := time.Now()
-	for _, h := range []redirect.Hit{
+	for _, h := range []scan.Hit{
 		{LinkID: linkA, WorkspaceID: a.WorkspaceID, At: now, UserAgent: iPhone, ClientIP: netip.MustParseAddr("203.0.113.7")},
 		{LinkID: linkA, WorkspaceID: a.WorkspaceID, At: now, UserAgent: googlebot},
 		{LinkID: linkB, WorkspaceID: b.WorkspaceID, At: now, UserAgent: iPhone},
@@ -222,7 +221,7 @@ func TestRecorderWritesEventsForSubscribedWorkspacesOnly(t *testing.T) {
 	if len(got) != 1 || got[0] != "true scan.created bot=false count=1 https://s.example/codeA" {
 		t.Errorf("events %v, want one scan.created for the human scan of the subscribed workspace", got)
 	}
-	if err := rec.Record(context.Background(), redirect.Hit{}); err != scan.ErrClosed {
+	if err := rec.Record(context.Background(), scan.Hit{}); err != scan.ErrClosed {
 		t.Errorf("Record after Close: %v", err)
 	}
 }
@@ -238,14 +237,14 @@ func insertLink(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID, code string) uui
 
 func newRecorder(pool *pgxpool.Pool, size int) *scan.Recorder {
 	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
-	return scan.NewRecorder(scan.Options{Pool: pool, Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example", BufferSize: size})
+	return scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example", BufferSize: size})
 }
 
 func TestFullBufferWaitsInsteadOfDropping(t *testing.T) {
 	t.Parallel()
 	pool := testkit.DB(t)
 	tn := testkit.NewTenant(t, pool)
-	hit := redirect.Hit{LinkID: insertLink(t, pool, tn.WorkspaceID, "full1"), WorkspaceID: tn.WorkspaceID, At: time.Now(), UserAgent: iPhone}
+	hit := scan.Hit{LinkID: insertLink(t, pool, tn.WorkspaceID, "full1"), WorkspaceID: tn.WorkspaceID, At: time.Now(), UserAgent: iPhone}
 	rec := newRecorder(pool, 1) // not running yet: nothing drains the buffer
 	if err := rec.Record(context.Background(), hit); err != nil {
 		t.Fatal(err)
@@ -281,11 +280,11 @@ func TestDatabaseFailureIsRetried(t *testing.T) {
 	}
 	failed := make(chan struct{}, 100)
 	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
-	rec := scan.NewRecorder(scan.Options{Pool: pool, Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example",
+	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example",
 		OnFlushError: func(error) { failed <- struct{}{} }})
 	go rec.Run()
 	for range 5 {
-		if err := rec.Record(context.Background(), redirect.Hit{LinkID: link, WorkspaceID: tn.WorkspaceID, At: time.Now(), UserAgent: iPhone}); err != nil {
+		if err := rec.Record(context.Background(), scan.Hit{LinkID: link, WorkspaceID: tn.WorkspaceID, At: time.Now(), UserAgent: iPhone}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,7 +2,6 @@ package scan
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -10,16 +9,14 @@ import (
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/link"
-	"github.com/linkqr/linkqr/internal/redirect"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // row is a classified hit, ready for COPY. The client IP is used for the
 // visitor hash here and then forgotten.
 type row struct {
 	id          uuid.UUID
-	hit         redirect.Hit
+	hit         Hit
 	client      analytics.Client
 	referrer    *string
 	visitorHash [16]byte
@@ -30,7 +27,7 @@ var scanColumns = []string{"id", "workspace_id", "link_id", "occurred_at", "refe
 // write stores one batch in one transaction: the scans (COPY), each link's
 // scan_count and last_scanned_at, and scan.created events for human scans
 // of subscribed workspaces.
-func (r *Recorder) write(ctx context.Context, batch []redirect.Hit) (human, bots int, err error) {
+func (r *Recorder) write(ctx context.Context, batch []Hit) (human, bots int, err error) {
 	rows := make([]row, len(batch))
 	for i, h := range batch {
 		rows[i] = row{id: store.NewID(), hit: h, client: analytics.Classify(h.UserAgent), referrer: analytics.ReferrerHost(h.Referer)}
@@ -41,7 +38,7 @@ func (r *Recorder) write(ctx context.Context, batch []redirect.Hit) (human, bots
 	}
 	human = len(rows) - bots
 
-	err = store.InTx(ctx, r.opts.Pool, func(tx pgx.Tx) error {
+	err = r.opts.DB.InTx(ctx, func(tx pgx.Tx) error {
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{"scans"}, scanColumns, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
 			x := rows[i]
 			return []any{x.id, x.hit.WorkspaceID, x.hit.LinkID, x.hit.At.UTC(), x.referrer, x.client.Device, x.client.OS, x.client.Browser, x.client.Bot, x.visitorHash[:]}, nil
@@ -59,41 +56,25 @@ func (r *Recorder) write(ctx context.Context, batch []redirect.Hit) (human, bots
 }
 
 // countHumans adds each link's human scans and returns the updated links.
-func (r *Recorder) countHumans(ctx context.Context, tx pgx.Tx, rows []row) (map[uuid.UUID]dbsqlc.Link, error) {
-	counts := map[uuid.UUID]int64{}
-	last := map[uuid.UUID]time.Time{}
+func (r *Recorder) countHumans(ctx context.Context, tx pgx.Tx, rows []row) (map[uuid.UUID]link.Resource, error) {
+	counts := map[uuid.UUID]link.ScanCount{}
 	for _, x := range rows {
 		if x.client.Bot {
 			continue
 		}
-		counts[x.hit.LinkID]++
-		if x.hit.At.After(last[x.hit.LinkID]) {
-			last[x.hit.LinkID] = x.hit.At
+		c := counts[x.hit.LinkID]
+		c.Scans++
+		if x.hit.At.After(c.LastAt) {
+			c.LastAt = x.hit.At
 		}
+		counts[x.hit.LinkID] = c
 	}
-	if len(counts) == 0 {
-		return nil, nil
-	}
-	p := dbsqlc.LinkAddScansParams{}
-	for id, n := range counts {
-		p.LinkIds = append(p.LinkIds, id)
-		p.Counts = append(p.Counts, n)
-		p.LastAts = append(p.LastAts, last[id].UTC())
-	}
-	updated, err := dbsqlc.New().LinkAddScans(ctx, tx, p)
-	if err != nil {
-		return nil, store.InterpretError(err)
-	}
-	out := make(map[uuid.UUID]dbsqlc.Link, len(updated))
-	for _, l := range updated {
-		out[l.ID] = l
-	}
-	return out, nil
+	return link.AddScans(ctx, tx, r.opts.ShortBase, counts)
 }
 
 // recordEvents writes scan.created for human scans of workspaces with a
 // subscription to it; bot scans never emit events.
-func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row, links map[uuid.UUID]dbsqlc.Link) error {
+func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row, links map[uuid.UUID]link.Resource) error {
 	subscribed := map[uuid.UUID]bool{}
 	for _, x := range rows {
 		if x.client.Bot {
@@ -113,7 +94,7 @@ func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row, link
 		}
 		data := map[string]any{
 			"scan": resource(x.id, x.hit.LinkID, x.hit.At, x.referrer, x.client.Device, x.client.OS, x.client.Browser, false),
-			"link": link.FromRow(links[x.hit.LinkID], r.opts.ShortBase),
+			"link": links[x.hit.LinkID],
 		}
 		if _, err := event.Record(ctx, tx, ws, event.ScanCreated, data); err != nil {
 			return err

@@ -21,7 +21,6 @@ import (
 
 	"github.com/gorilla/securecookie"
 	"github.com/gorilla/sessions"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -50,7 +49,7 @@ type Keys struct {
 
 // Store is a gorilla/sessions Store over the sessions table.
 type Store struct {
-	pool   *pgxpool.Pool
+	db     *store.DB
 	log    *slog.Logger
 	cookie *securecookie.SecureCookie
 	data   *securecookie.SecureCookie
@@ -64,9 +63,9 @@ type Store struct {
 
 // NewStore returns a Store. secure sets the cookie's Secure attribute; set
 // it whenever the UI is served over https.
-func NewStore(pool *pgxpool.Pool, log *slog.Logger, keys Keys, secure bool) *Store {
+func NewStore(db *store.DB, log *slog.Logger, keys Keys, secure bool) *Store {
 	s := &Store{
-		pool:   pool,
+		db:     db,
 		log:    log,
 		cookie: securecookie.New(keys.Cookie, nil),
 		data:   securecookie.New(keys.DataAuth, keys.DataEnc),
@@ -113,7 +112,7 @@ func (s *Store) New(r *http.Request, name string) (*sessions.Session, error) {
 		return sess, nil
 	}
 	hash := hashID(id)
-	row, err := dbsqlc.New().SessionGet(r.Context(), s.pool, dbsqlc.SessionGetParams{IDHash: hash[:], Now: s.now()})
+	row, err := dbsqlc.New().SessionGet(r.Context(), s.db.Conn(r.Context()), dbsqlc.SessionGetParams{IDHash: hash[:], Now: s.now()})
 	if err != nil {
 		if errors.Is(store.InterpretError(err), store.ErrNotFound) {
 			return sess, nil
@@ -165,7 +164,7 @@ func (s *Store) Save(r *http.Request, w http.ResponseWriter, sess *sessions.Sess
 		if err != nil {
 			return fmt.Errorf("encode session: %w", err)
 		}
-		if err := q.SessionCreate(r.Context(), s.pool, dbsqlc.SessionCreateParams{
+		if err := q.SessionCreate(r.Context(), s.db.Conn(r.Context()), dbsqlc.SessionCreateParams{
 			IDHash: hash[:], UserID: userIDValue(sess), Data: data, ExpiresAt: expires,
 		}); err != nil {
 			return fmt.Errorf("create session: %w", store.InterpretError(err))
@@ -177,7 +176,7 @@ func (s *Store) Save(r *http.Request, w http.ResponseWriter, sess *sessions.Sess
 		if err != nil {
 			return fmt.Errorf("encode session: %w", err)
 		}
-		n, err := q.SessionUpdate(r.Context(), s.pool, dbsqlc.SessionUpdateParams{
+		n, err := q.SessionUpdate(r.Context(), s.db.Conn(r.Context()), dbsqlc.SessionUpdateParams{
 			IDHash: hash[:], UserID: userIDValue(sess), Data: data, ExpiresAt: expires, Now: now,
 		})
 		if err != nil {
@@ -212,7 +211,7 @@ func (s *Store) Renew(ctx context.Context, sess *sessions.Session) error {
 	sess.ID = ""
 	sess.IsNew = true
 	clear(sess.Values)
-	if _, err := dbsqlc.New().SessionDeleteExpired(ctx, s.pool, s.now()); err != nil {
+	if _, err := dbsqlc.New().SessionDeleteExpired(ctx, s.db.Conn(ctx), s.now()); err != nil {
 		s.log.Warn("sweep expired sessions", "err", err)
 	}
 	return nil
@@ -220,7 +219,7 @@ func (s *Store) Renew(ctx context.Context, sess *sessions.Session) error {
 
 func (s *Store) delete(ctx context.Context, id string) error {
 	hash := hashID(id)
-	if err := dbsqlc.New().SessionDelete(ctx, s.pool, hash[:]); err != nil {
+	if err := dbsqlc.New().SessionDelete(ctx, s.db.Conn(ctx), hash[:]); err != nil {
 		return fmt.Errorf("delete session: %w", store.InterpretError(err))
 	}
 	return nil

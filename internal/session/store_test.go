@@ -17,6 +17,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/session"
+	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -30,7 +31,7 @@ func testKeys(seed byte) session.Keys {
 func setup(t *testing.T) (*session.Store, *pgxpool.Pool, uuid.UUID) {
 	t.Helper()
 	pool := testkit.DB(t)
-	if _, err := account.NewService(pool).Bootstrap(context.Background(), account.BootstrapInput{
+	if _, err := account.NewService(store.NewDB(pool)).Bootstrap(context.Background(), account.BootstrapInput{
 		Email: "s@example.com", Password: "a long enough password", Workspace: "W",
 	}); err != nil {
 		t.Fatal(err)
@@ -39,7 +40,7 @@ func setup(t *testing.T) (*session.Store, *pgxpool.Pool, uuid.UUID) {
 	if err := pool.QueryRow(context.Background(), "SELECT id FROM users").Scan(&id); err != nil {
 		t.Fatal(err)
 	}
-	return session.NewStore(pool, slog.New(slog.DiscardHandler), testKeys(0), false), pool, id
+	return session.NewStore(store.NewDB(pool), slog.New(slog.DiscardHandler), testKeys(0), false), pool, id
 }
 
 // request builds a request carrying the cookies of earlier responses.
@@ -185,7 +186,7 @@ func TestUnusableCookiesGiveNewSessions(t *testing.T) {
 	session.SetUser(sess, user)
 	c := save(t, s, request(), sess)
 
-	other := session.NewStore(pool, slog.New(slog.DiscardHandler), testKeys(5), false)
+	other := session.NewStore(store.NewDB(pool), slog.New(slog.DiscardHandler), testKeys(5), false)
 	if got, err := other.New(request(c), session.CookieName); err != nil || !got.IsNew {
 		t.Errorf("cookie signed with other keys: new=%v err=%v", got.IsNew, err)
 	}

@@ -11,43 +11,37 @@ import (
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
-// scope is an ambient transaction carried in a context: the idempotency
-// middleware opens one so that a handler's change and its stored response
-// commit together.
-type scope struct {
-	tx          pgx.Tx
-	mu          sync.Mutex
-	afterCommit []func()
+// DB is the one handle through which domain services reach PostgreSQL.
+// Every call resolves the request's ambient transaction first (see
+// BeginAmbient), so a service cannot write around the Idempotency-Key
+// transaction by accident: there is no other way to the pool.
+type DB struct {
+	pool *pgxpool.Pool
 }
 
-type scopeKey struct{}
+// NewDB wraps a pool.
+func NewDB(pool *pgxpool.Pool) *DB { return &DB{pool: pool} }
 
-// WithTx returns a context whose InTx calls join tx (as savepoints) instead
-// of opening their own transaction. The caller owns tx: it commits or rolls
-// back, and after a commit calls RunAfterCommit(ctx).
-func WithTx(ctx context.Context, tx pgx.Tx) context.Context {
-	return context.WithValue(ctx, scopeKey{}, &scope{tx: tx})
-}
+// Pool is the raw pool, for the process machinery that must hold a
+// connection of its own (LISTEN, River, readiness checks), never for
+// queries made on behalf of a request.
+func (d *DB) Pool() *pgxpool.Pool { return d.pool }
 
-func scopeFrom(ctx context.Context) *scope {
-	s, _ := ctx.Value(scopeKey{}).(*scope)
-	return s
-}
-
-// DB returns what queries should run on: the ambient transaction when there
-// is one (so a handler reads its own uncommitted writes), else the pool.
-func DB(ctx context.Context, pool *pgxpool.Pool) dbsqlc.DBTX {
+// Conn returns what a query should run on: the ambient transaction when ctx
+// has one (so a handler reads its own uncommitted writes), else the pool.
+func (d *DB) Conn(ctx context.Context) dbsqlc.DBTX {
 	if s := scopeFrom(ctx); s != nil {
 		return s.tx
 	}
-	return pool
+	return d.pool
 }
 
 // InTx runs fn in a transaction and commits when fn returns nil. A change and
 // the event it causes are always written through one InTx call, so neither
-// can exist without the other. Inside an ambient transaction (WithTx) it
-// uses a savepoint, so a failed fn undoes only its own work.
-func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(tx pgx.Tx) error) error {
+// can exist without the other. Inside an ambient transaction it uses a
+// savepoint, so a failed fn undoes only its own work and a successful one
+// commits only when the ambient transaction does.
+func (d *DB) InTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	var (
 		tx  pgx.Tx
 		err error
@@ -55,7 +49,7 @@ func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(tx pgx.Tx) error) err
 	if s := scopeFrom(ctx); s != nil {
 		tx, err = s.tx.Begin(ctx) // SAVEPOINT
 	} else {
-		tx, err = pool.Begin(ctx)
+		tx, err = d.pool.Begin(ctx)
 	}
 	if err != nil {
 		return InterpretError(err)
@@ -70,10 +64,70 @@ func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(tx pgx.Tx) error) err
 	return nil
 }
 
+// Ambient is a transaction that every DB call made with its context joins.
+// The idempotency middleware runs a handler inside one, so the handler's
+// changes and the stored response commit together or not at all.
+type Ambient struct {
+	scope *scope
+}
+
+// BeginAmbient opens an ambient transaction and returns the context that
+// carries it. The caller must end it with Commit or Rollback.
+func (d *DB) BeginAmbient(ctx context.Context) (context.Context, *Ambient, error) {
+	tx, err := d.pool.Begin(ctx)
+	if err != nil {
+		return ctx, nil, InterpretError(err)
+	}
+	s := &scope{tx: tx}
+	return context.WithValue(ctx, scopeKey{}, s), &Ambient{scope: s}, nil
+}
+
+// Conn is the ambient transaction itself, for the owner's own statements.
+func (a *Ambient) Conn() dbsqlc.DBTX { return a.scope.tx }
+
+// Commit commits and then runs the callbacks registered with AfterCommit.
+func (a *Ambient) Commit(ctx context.Context) error {
+	if err := a.scope.tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", InterpretError(err))
+	}
+	a.scope.mu.Lock()
+	fns := a.scope.afterCommit
+	a.scope.afterCommit = nil
+	a.scope.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+	return nil
+}
+
+// Rollback undoes everything done in the ambient transaction and drops its
+// AfterCommit callbacks; after a Commit it does nothing.
+func (a *Ambient) Rollback(ctx context.Context) {
+	_ = a.scope.tx.Rollback(ctx)
+	a.scope.mu.Lock()
+	a.scope.afterCommit = nil
+	a.scope.mu.Unlock()
+}
+
+// scope is the state of an ambient transaction carried in a context.
+type scope struct {
+	tx          pgx.Tx
+	mu          sync.Mutex
+	afterCommit []func()
+}
+
+type scopeKey struct{}
+
+func scopeFrom(ctx context.Context) *scope {
+	s, _ := ctx.Value(scopeKey{}).(*scope)
+	return s
+}
+
 // AfterCommit runs fn once the change is durable: at once when ctx has no
 // ambient transaction (the caller's InTx has committed), else after the
-// ambient transaction commits. Cache invalidation uses it, so no instance
-// re-reads the old row after being told it changed.
+// ambient transaction commits, and never if it rolls back. Cache
+// invalidation uses it, so no instance re-reads the old row after being
+// told it changed.
 func AfterCommit(ctx context.Context, fn func()) {
 	s := scopeFrom(ctx)
 	if s == nil {
@@ -85,18 +139,9 @@ func AfterCommit(ctx context.Context, fn func()) {
 	s.afterCommit = append(s.afterCommit, fn)
 }
 
-// RunAfterCommit runs the callbacks registered on ctx's ambient transaction;
-// its owner calls it after committing.
-func RunAfterCommit(ctx context.Context) {
-	s := scopeFrom(ctx)
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	fns := s.afterCommit
-	s.afterCommit = nil
-	s.mu.Unlock()
-	for _, fn := range fns {
-		fn()
-	}
+// Notify queues a PostgreSQL NOTIFY on channel, delivered to every
+// listening instance when db's transaction commits (at once on a pool).
+func Notify(ctx context.Context, db dbsqlc.DBTX, channel, payload string) error {
+	_, err := db.Exec(ctx, "SELECT pg_notify($1, $2)", channel, payload)
+	return InterpretError(err)
 }

@@ -1,0 +1,187 @@
+package archtest
+
+import (
+	"go/build"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/linkqr/linkqr"
+
+// Third-party packages named by the rules.
+const (
+	pgx     = "github.com/jackc/pgx/v5"
+	pgxpool = "github.com/jackc/pgx/v5/pgxpool"
+	pgconn  = "github.com/jackc/pgx/v5/pgconn"
+	templ   = "github.com/a-h/templ"
+)
+
+// rule says which module packages may import a package (prefix match on
+// the imported path): everything not listed is refused.
+type rule struct {
+	imported string
+	allowed  []string // module-relative package paths
+	why      string
+}
+
+var rules = []rule{
+	{
+		imported: module + "/internal/store/dbsqlc",
+		allowed: []string{"internal/store", "internal/account", "internal/apikey", "internal/link", "internal/event",
+			"internal/scan", "internal/analytics", "internal/session", "internal/idempotency"},
+		why: "sqlc output is private to the storage code of the domain packages; handlers, cmd and middleware call domain methods",
+	},
+	{
+		imported: pgxpool,
+		allowed:  []string{"internal/store", "internal/app", "internal/notify", "internal/testkit", "cmd/linkqr"},
+		why:      "services reach the database through store.DB, which resolves the request's transaction; a raw pool would escape it",
+	},
+	{
+		imported: templ,
+		allowed:  []string{"web"},
+		why:      "HTML is rendered by the web package only",
+	},
+	{
+		imported: module + "/web",
+		allowed:  []string{"internal/app"},
+		why:      "web is an edge: only the app that assembles the process wires it",
+	},
+	{
+		imported: module + "/internal/api",
+		allowed:  []string{"internal/app", "internal/testkit"},
+		why:      "api is an edge: only the app (and the test kit's OpenAPI check) may import it",
+	},
+	{
+		imported: module + "/internal/app",
+		allowed:  []string{"cmd/linkqr", "internal/testkit"},
+		why:      "app assembles the process; nothing inside it depends on it",
+	},
+}
+
+// sqlFree are the edges, which never write SQL (no pgx at all).
+var sqlFree = []string{"internal/api", "web", "internal/auth", "internal/redirect"}
+
+// htmlFree must not depend on web or templ, even transitively.
+var htmlFree = []string{"internal/api", "internal/scan", "internal/redirect", "internal/link", "internal/analytics", "internal/account", "internal/apikey"}
+
+func TestImportRules(t *testing.T) {
+	pkgs := loadPackages(t)
+	for _, p := range sortedKeys(pkgs) {
+		for _, imp := range pkgs[p] {
+			for _, r := range rules {
+				if (imp == r.imported || strings.HasPrefix(imp, r.imported+"/")) && !slices.Contains(r.allowed, p) && p != strings.TrimPrefix(r.imported, module+"/") {
+					t.Errorf("%s imports %s: %s (allowed: %s)", p, imp, r.why, strings.Join(r.allowed, ", "))
+				}
+			}
+		}
+	}
+	for _, p := range sqlFree {
+		for _, imp := range pkgs[p] {
+			if imp == pgx || strings.HasPrefix(imp, pgx+"/") || imp == module+"/internal/store/dbsqlc" {
+				t.Errorf("%s imports %s: handlers never write SQL; call a domain method", p, imp)
+			}
+		}
+	}
+	for _, p := range htmlFree {
+		for _, dep := range deps(pkgs, p) {
+			if dep == module+"/web" || dep == templ || strings.HasPrefix(dep, templ+"/") {
+				t.Errorf("%s depends on %s: the domain and the API know no HTML", p, dep)
+			}
+		}
+	}
+}
+
+// TestRulesSeeThePackages guards the test itself: a broken loader would
+// pass every rule vacuously.
+func TestRulesSeeThePackages(t *testing.T) {
+	pkgs := loadPackages(t)
+	for _, p := range []string{"internal/api", "internal/link", "internal/store", "web", "cmd/linkqr"} {
+		if len(pkgs[p]) == 0 {
+			t.Errorf("package %s not found or has no imports", p)
+		}
+	}
+	if !slices.Contains(pkgs["internal/link"], module+"/internal/store/dbsqlc") {
+		t.Error("internal/link does not appear to import dbsqlc; the loader is wrong")
+	}
+}
+
+// loadPackages maps each module package (module-relative path) to the
+// imports of its non-test files.
+func loadPackages(t *testing.T) map[string][]string {
+	t.Helper()
+	root := moduleRoot(t)
+	pkgs := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "testdata" || name == "var" || name == "bin") {
+			return filepath.SkipDir
+		}
+		bp, err := build.Default.ImportDir(path, 0)
+		if err != nil {
+			return nil // no Go files here
+		}
+		rel, _ := filepath.Rel(root, path)
+		pkgs[filepath.ToSlash(rel)] = bp.Imports
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+// deps is the transitive closure of p's imports, following module packages.
+func deps(pkgs map[string][]string, p string) []string {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(rel string) {
+		for _, imp := range pkgs[rel] {
+			if seen[imp] {
+				continue
+			}
+			seen[imp] = true
+			if strings.HasPrefix(imp, module+"/") {
+				walk(strings.TrimPrefix(imp, module+"/"))
+			}
+		}
+	}
+	walk(p)
+	return sortedKeys(seen)
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

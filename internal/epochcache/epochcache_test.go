@@ -1,0 +1,44 @@
+package epochcache
+
+import "testing"
+
+func TestPutAfterInvalidateIsRefused(t *testing.T) {
+	t.Parallel()
+	c := New[string, int](10)
+	e := c.Epoch()
+	c.Invalidate("a") // a change committed while "a" was being loaded
+	if c.Put("a", 1, e) {
+		t.Fatal("a stale load was stored")
+	}
+	if _, ok := c.Get("a"); ok {
+		t.Fatal("stale entry visible")
+	}
+	if !c.Put("a", 2, c.Epoch()) {
+		t.Fatal("a fresh load was refused")
+	}
+	if v, ok := c.Get("a"); !ok || v != 2 {
+		t.Fatalf("got %d %v", v, ok)
+	}
+	c.Reset()
+	if c.Len() != 0 {
+		t.Fatalf("reset left %d entries", c.Len())
+	}
+}
+
+func TestBounded(t *testing.T) {
+	t.Parallel()
+	c := New[int, int](3)
+	for i := range 100 {
+		c.Put(i, i, c.Epoch())
+	}
+	if c.Len() != 3 {
+		t.Fatalf("len %d, want 3", c.Len())
+	}
+	if _, ok := c.Get(99); !ok {
+		t.Fatal("the newest entry was evicted")
+	}
+	c.Put(99, 100, c.Epoch()) // replacing an entry evicts nothing
+	if c.Len() != 3 {
+		t.Fatalf("len %d after replace", c.Len())
+	}
+}

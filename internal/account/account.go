@@ -12,10 +12,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/alexedwards/argon2id"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -77,14 +77,9 @@ func NormalizeWorkspaceName(pointer, name string, errs *validate.Errors) string 
 	return name
 }
 
-// Argon2Params are the argon2id costs for passwords and API keys: OWASP's
-// recommended m=19 MiB, t=2, p=1, which keeps a verification in the tens of
-// milliseconds and memory bounded under concurrent sign-ins.
-var Argon2Params = &argon2id.Params{Memory: 19 * 1024, Iterations: 2, Parallelism: 1, SaltLength: 16, KeyLength: 32}
-
 // HashPassword returns an argon2id hash in PHC string form.
 func HashPassword(password string) (string, error) {
-	return argon2id.CreateHash(password, Argon2Params)
+	return secrethash.Hash(password)
 }
 
 // BootstrapResult is what `linkqr admin bootstrap` prints.
@@ -140,7 +135,7 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 		case err != nil:
 			return store.InterpretError(err)
 		default:
-			ok, err := argon2id.ComparePasswordAndHash(password, user.PasswordHash)
+			ok, err := secrethash.Compare(password, user.PasswordHash)
 			if err != nil {
 				return err
 			}

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/alexedwards/argon2id"
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -112,13 +112,13 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 	}
 	row, err := q.UserGetByEmail(ctx, s.db.Conn(ctx), strings.TrimSpace(email))
 	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
-		_, _ = argon2id.ComparePasswordAndHash(password, dummyHash())
+		_, _ = secrethash.Compare(password, dummyHash())
 		return User{}, ErrBadCredentials
 	}
 	if err != nil {
 		return User{}, store.InterpretError(err)
 	}
-	ok, err := argon2id.ComparePasswordAndHash(password, row.PasswordHash)
+	ok, err := secrethash.Compare(password, row.PasswordHash)
 	if err != nil {
 		return User{}, fmt.Errorf("verify password: %w", err)
 	}

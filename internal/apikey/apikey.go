@@ -13,14 +13,13 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/alexedwards/argon2id"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/singleflight"
 
-	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -88,7 +87,7 @@ func (s *Service) Create(ctx context.Context, workspaceID uuid.UUID, createdBy *
 		return Key{}, "", err
 	}
 	token, publicID := newToken()
-	hash, err := argon2id.CreateHash(token, account.Argon2Params)
+	hash, err := secrethash.Hash(token)
 	if err != nil {
 		return Key{}, "", fmt.Errorf("hash API key: %w", err)
 	}
@@ -186,7 +185,7 @@ func (s *Service) verifySlow(ctx context.Context, token, publicID string, digest
 		return nil, ctx.Err()
 	}
 	// argon2id's comparison of the derived keys is constant-time.
-	match, err := argon2id.ComparePasswordAndHash(token, row.SecretHash)
+	match, err := secrethash.Compare(token, row.SecretHash)
 	if err != nil {
 		return nil, fmt.Errorf("verify API key: %w", err)
 	}

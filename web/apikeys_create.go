@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -32,7 +33,8 @@ func (u *UI) apiKeysCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key, secret, err := u.Keys.Create(r.Context(), ws.ID, &v.User.ID, form.input)
-	if _, ok := err.(validate.Errors); ok {
+	var verrs validate.Errors
+	if errors.As(err, &verrs) {
 		u.apiKeyFormFailed(w, r, form, err)
 		return
 	}
@@ -84,7 +86,8 @@ func parseKeyForm(r *http.Request) keyForm {
 // errorsOf merges the form's own errors with apikey's, nil when none.
 func errorsOf(own validate.Errors, err error) error {
 	all := slices.Clone(own)
-	if verrs, ok := err.(validate.Errors); ok {
+	var verrs validate.Errors
+	if errors.As(err, &verrs) {
 		all = append(all, verrs...)
 	} else if err != nil {
 		return err

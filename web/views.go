@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"strings"
 	"time"
 	"unicode"
@@ -24,8 +25,8 @@ type FieldErrors map[string]string
 // fieldErrors splits a validation error into per-field messages; ok is false
 // for any other error. Several errors on one field are joined.
 func fieldErrors(err error) (FieldErrors, bool) {
-	verrs, ok := err.(validate.Errors)
-	if !ok {
+	var verrs validate.Errors
+	if !errors.As(err, &verrs) {
 		return nil, false
 	}
 	fe := FieldErrors{}

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -20,13 +19,11 @@ func insertScan(t *testing.T, f *linksFixture, linkID uuid.UUID, at, device, os,
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.srv.Pool.Exec(context.Background(),
-		`INSERT INTO scans (id, workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		store.NewID(), f.tenant.WorkspaceID, linkID, ts, referrer, device, os, browser, bot, []byte{visitor})
-	if err != nil {
-		t.Fatal(err)
+	o := &testkit.ScanOpts{WorkspaceID: f.tenant.WorkspaceID, LinkID: linkID, At: ts, Device: device, OS: os, Browser: browser, Bot: bot, Visitor: visitor}
+	if referrer != nil {
+		o.ReferrerHost = *referrer
 	}
+	testkit.Scan(t, f.srv.Pool, o)
 }
 
 func str(s string) *string { return &s }

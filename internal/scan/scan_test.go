@@ -228,11 +228,7 @@ func TestRecorderWritesEventsForSubscribedWorkspacesOnly(t *testing.T) {
 
 func insertLink(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID, code string) uuid.UUID {
 	t.Helper()
-	id := store.NewID()
-	if _, err := pool.Exec(context.Background(), "INSERT INTO links (id, workspace_id, code, target_url) VALUES ($1, $2, $3, 'https://example.com')", id, ws, code); err != nil {
-		t.Fatal(err)
-	}
-	return id
+	return testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws, Code: code})
 }
 
 func newRecorder(pool *pgxpool.Pool, size int) *scan.Recorder {

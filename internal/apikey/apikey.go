@@ -155,7 +155,7 @@ func (s *Service) Verify(ctx context.Context, token string) (Key, error) {
 		return Key{}, ErrInvalid
 	}
 	digest := s.cache.digest(token)
-	if e := s.cache.get(digest); e != nil {
+	if e := s.cache.get(publicID, digest); e != nil {
 		s.maybeTouch(e)
 		return e.key, nil
 	}
@@ -192,8 +192,8 @@ func (s *Service) verifySlow(ctx context.Context, token, publicID string, digest
 	if !match {
 		return nil, ErrInvalid
 	}
-	e := &entry{key: fromRow(row)}
-	s.cache.put(digest, e, epoch)
+	e := &entry{key: fromRow(row), digest: digest}
+	s.cache.put(e, epoch)
 	return e, nil
 }
 

@@ -3,34 +3,32 @@ package apikey
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"sync"
 	"sync/atomic"
+
+	"github.com/linkqr/linkqr/internal/epochcache"
 )
 
 // maxCached bounds the verified-token cache; beyond it an arbitrary entry
 // is evicted (it costs one argon2id verification to come back).
 const maxCached = 50000
 
-// cache maps HMAC-SHA256(token) to the verified key. Only tokens that
-// passed argon2id are ever inserted, so a hit is proof of a good token.
+// cache maps a key's public id to the token verified for it, recognised by
+// HMAC-SHA256(token). Only tokens that passed argon2id are ever inserted, so
+// a hit whose digest matches is proof of a good token; keying by public id
+// lets a revocation drop the entry by the id it is published under.
 type cache struct {
 	hmacKey []byte
-
-	mu       sync.RWMutex
-	byDigest map[[32]byte]*entry
-	byPublic map[string][32]byte
-	// epoch increases on every invalidation, so a verification that raced
-	// with a revocation does not insert a stale entry afterwards.
-	epoch uint64
+	entries *epochcache.Cache[string, *entry]
 }
 
 type entry struct {
 	key       Key
+	digest    [32]byte
 	lastTouch atomic.Int64 // unix nanoseconds of the last last_used_at write
 }
 
 func newCache(hmacKey []byte) *cache {
-	return &cache{hmacKey: hmacKey, byDigest: map[[32]byte]*entry{}, byPublic: map[string][32]byte{}}
+	return &cache{hmacKey: hmacKey, entries: epochcache.New[string, *entry](maxCached)}
 }
 
 func (c *cache) digest(token string) [32]byte {
@@ -41,52 +39,23 @@ func (c *cache) digest(token string) [32]byte {
 	return d
 }
 
-func (c *cache) get(d [32]byte) *entry {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.byDigest[d]
+// get returns the entry of publicID when d is its verified token's digest;
+// the digests are compared in constant time.
+func (c *cache) get(publicID string, d [32]byte) *entry {
+	e, ok := c.entries.Get(publicID)
+	if !ok || !hmac.Equal(e.digest[:], d[:]) {
+		return nil
+	}
+	return e
 }
 
-func (c *cache) currentEpoch() uint64 {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.epoch
-}
+func (c *cache) currentEpoch() uint64 { return c.entries.Epoch() }
 
-// put inserts e unless an invalidation happened since epoch was read.
-func (c *cache) put(d [32]byte, e *entry, epoch uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.epoch != epoch {
-		return
-	}
-	if len(c.byDigest) >= maxCached {
-		for victim, ve := range c.byDigest {
-			delete(c.byDigest, victim)
-			delete(c.byPublic, ve.key.PublicID)
-			break
-		}
-	}
-	c.byDigest[d] = e
-	c.byPublic[e.key.PublicID] = d
-}
+// put inserts e unless a revocation happened since epoch was read.
+func (c *cache) put(e *entry, epoch uint64) { c.entries.Put(e.key.PublicID, e, epoch) }
 
 // invalidate drops the key with this public id.
-func (c *cache) invalidate(publicID string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.epoch++
-	if d, ok := c.byPublic[publicID]; ok {
-		delete(c.byDigest, d)
-		delete(c.byPublic, publicID)
-	}
-}
+func (c *cache) invalidate(publicID string) { c.entries.Invalidate(publicID) }
 
 // reset drops everything (notifications may have been missed).
-func (c *cache) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.epoch++
-	clear(c.byDigest)
-	clear(c.byPublic)
-}
+func (c *cache) reset() { c.entries.Reset() }

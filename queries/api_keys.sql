@@ -28,3 +28,11 @@ RETURNING public_id;
 
 -- name: APIKeyTouch :exec
 UPDATE api_keys SET last_used_at = now() WHERE id = $1;
+
+-- name: APIKeySetRateLimit :one
+-- Scoped like APIKeyRevoke: the workspace, and the creator unless the
+-- caller is an admin; a revoked key cannot be changed.
+UPDATE api_keys SET rate_limit_per_minute = $3
+WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL
+  AND (sqlc.narg(created_by)::uuid IS NULL OR created_by = sqlc.narg(created_by)::uuid)
+RETURNING *;

@@ -31,6 +31,7 @@ import (
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/pgembed"
 	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/ratelimit"
 	"github.com/linkqr/linkqr/internal/redirect"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
@@ -54,6 +55,8 @@ type App struct {
 	Links     *link.Service
 	Redirects *redirect.Handler
 	Scans     *scan.Recorder
+	// RateLimiter charges /api/v1 requests to their credential's budget.
+	RateLimiter ratelimit.Limiter
 
 	cluster  *pgembed.Cluster // nil when LINKQR_DATABASE_URL is set or the pool was given
 	problems problem.Writer
@@ -61,6 +64,8 @@ type App struct {
 	draining atomic.Bool
 	listener *notify.Listener
 	jobs     *river.Client[pgx.Tx]
+
+	closeRateLimiter func() // closes the Redis client, when there is one
 
 	stopWorkers context.CancelFunc
 	workers     sync.WaitGroup
@@ -150,6 +155,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	a.Redirects = redirect.New(a.Links, a.Scans, web.RedirectPages(), clientIPs.Of, log)
 	a.Redirects.Subscribe(a.listener)
 	a.Links.Changed = a.Redirects.Invalidate
+	if err := a.openRateLimiter(); err != nil {
+		return nil, err
+	}
 	a.router = a.routes()
 	jobs, err := a.newJobs()
 	if err != nil {
@@ -244,6 +252,9 @@ func (a *App) StopWorkers() {
 	}
 	a.stopWorkers()
 	a.workers.Wait()
+	if a.closeRateLimiter != nil {
+		a.closeRateLimiter()
+	}
 }
 
 // Close releases the database: the pool, and the embedded cluster when this

@@ -17,7 +17,7 @@ func (a *App) openRateLimiter() error {
 	if a.Config.RedisURL == "" {
 		return nil
 	}
-	client, err := ratelimit.NewClient(a.Config.RedisURL, ratelimit.DefaultTimeout)
+	client, err := ratelimit.NewClient(a.Config.RedisURL)
 	if err != nil {
 		return err
 	}

@@ -13,11 +13,13 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
-// Defaults of RedisOptions.
+// Defaults of NewClient and RedisOptions.
 const (
-	// DefaultTimeout bounds one Redis decision; past it the request is
-	// decided in-process. A loopback or same-zone round trip takes well under
-	// a millisecond, so only a sick Redis gets near it.
+	// DefaultTimeout bounds one Redis decision, waiting for a connection
+	// included; past it the request is decided in-process. A Redis round trip
+	// takes well under a millisecond on a local network, so only a sick (or
+	// starved) one gets near it. The read_timeout option of LINKQR_REDIS_URL
+	// overrides it.
 	DefaultTimeout = 250 * time.Millisecond
 	// DefaultRetryInterval is how long Redis is left alone after a failure
 	// before one request tries it again; meanwhile no request waits on it.
@@ -30,9 +32,13 @@ const keyPrefix = "linkqr:"
 
 // RedisOptions configure NewRedis.
 type RedisOptions struct {
-	Log           *slog.Logger
-	Fallback      *Local           // decides while Redis is unavailable; a fresh Local when nil
-	Timeout       time.Duration    // DefaultTimeout when zero
+	Log *slog.Logger
+	// Fallback decides while Redis is unavailable (a fresh Local when nil).
+	// It is also charged with every request Redis allows, so that in an
+	// outage this instance alone never exceeds a limit in the first minute
+	// either.
+	Fallback      *Local
+	Timeout       time.Duration    // the client's read timeout when zero (see NewClient)
 	RetryInterval time.Duration    // DefaultRetryInterval when zero
 	Now           func() time.Time // time.Now when nil; only schedules retries (Redis keeps the GCRA time)
 }
@@ -49,9 +55,13 @@ type Redis struct {
 	retry    time.Duration
 	now      func() time.Time
 
-	down    atomic.Bool  // the last Redis call failed
+	// state counts transitions between up (even) and down (odd). A call
+	// changes it only if no other call did since it started, so answers of
+	// calls that were in flight when Redis went away (or came back) cannot
+	// flip it back and forth: an outage is logged once, and its end once.
+	state   atomic.Uint64
 	retryAt atomic.Int64 // unix nanoseconds; while down, Redis is not tried before it
-	probing atomic.Bool  // one request at a time tries Redis while down
+	probing atomic.Bool  // while down, one request at a time tries Redis
 
 	errors    atomic.Uint64
 	fallbacks atomic.Uint64
@@ -59,7 +69,7 @@ type Redis struct {
 
 // Stats are the Redis limiter's counters, exported as metrics.
 type Stats struct {
-	// Up reports whether the last call to Redis succeeded.
+	// Up reports whether rate limits are shared through Redis right now.
 	Up bool
 	// Errors counts Redis calls that failed or timed out.
 	Errors uint64
@@ -68,18 +78,23 @@ type Stats struct {
 }
 
 // NewClient opens a go-redis client for url (redis://, rediss:// or
-// unix://) with timeouts short enough that an unreachable Redis costs a
-// request at most about timeout, and no retries (a failed call falls back
-// in-process instead). It does not connect yet.
-func NewClient(url string, timeout time.Duration) (*redis.Client, error) {
+// unix://, with go-redis's query options) whose dial, read, write and pool
+// timeouts are the URL's read_timeout, DefaultTimeout when it has none, and
+// which never retries: a failed call falls back in-process instead. It does
+// not connect yet.
+func NewClient(url string) (*redis.Client, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("LINKQR_REDIS_URL: %w", err)
 	}
-	if timeout <= 0 {
-		timeout = DefaultTimeout
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = DefaultTimeout
 	}
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = timeout, timeout, timeout, timeout
+	for _, d := range []*time.Duration{&opts.DialTimeout, &opts.WriteTimeout, &opts.PoolTimeout} {
+		if *d <= 0 {
+			*d = opts.ReadTimeout
+		}
+	}
 	opts.ContextTimeoutEnabled = true
 	opts.MaxRetries = -1
 	opts.DialerRetries = 1
@@ -102,7 +117,7 @@ func NewRedis(client *redis.Client, o RedisOptions) *Redis {
 		r.log = slog.Default()
 	}
 	if r.timeout <= 0 {
-		r.timeout = DefaultTimeout
+		r.timeout = client.Options().ReadTimeout
 	}
 	if r.retry <= 0 {
 		r.retry = DefaultRetryInterval
@@ -113,9 +128,12 @@ func NewRedis(client *redis.Client, o RedisOptions) *Redis {
 	return r
 }
 
+func isDown(state uint64) bool { return state%2 == 1 }
+
 // Allow implements Limiter. It returns an error only when ctx ends first.
 func (r *Redis) Allow(ctx context.Context, key string, perMinute int) (Result, error) {
-	if r.down.Load() {
+	state := r.state.Load()
+	if isDown(state) {
 		if r.now().UnixNano() < r.retryAt.Load() || !r.probing.CompareAndSwap(false, true) {
 			return r.local(ctx, key, perMinute)
 		}
@@ -129,14 +147,18 @@ func (r *Redis) Allow(ctx context.Context, key string, perMinute int) (Result, e
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err() // the client went away; not Redis's fault
 		}
-		r.failed(err)
+		r.failed(state, err)
 		return r.local(ctx, key, perMinute)
 	}
-	if r.down.CompareAndSwap(true, false) {
+	if isDown(state) && r.state.CompareAndSwap(state, state+1) {
 		r.log.Info("Redis answers again; rate limits are shared across instances again")
 	}
-	out := Result{Limit: limit, Allowed: res.Allowed > 0, Remaining: max(res.Remaining, 0), ResetAfter: max(res.ResetAfter, 0)}
-	if !out.Allowed {
+	// The script computes in float seconds since 2017, whose rounding can
+	// put the reset a few nanoseconds past the period; it never is.
+	out := Result{Limit: limit, Allowed: res.Allowed > 0, Remaining: max(res.Remaining, 0), ResetAfter: min(max(res.ResetAfter, 0), Period)}
+	if out.Allowed {
+		_, _ = r.fallback.Allow(ctx, key, perMinute)
+	} else {
 		out.RetryAfter = max(res.RetryAfter, 0)
 	}
 	return out, nil
@@ -144,7 +166,7 @@ func (r *Redis) Allow(ctx context.Context, key string, perMinute int) (Result, e
 
 // Stats returns the counters.
 func (r *Redis) Stats() Stats {
-	return Stats{Up: !r.down.Load(), Errors: r.errors.Load(), Fallbacks: r.fallbacks.Load()}
+	return Stats{Up: !isDown(r.state.Load()), Errors: r.errors.Load(), Fallbacks: r.fallbacks.Load()}
 }
 
 // Close closes the Redis client.
@@ -155,12 +177,12 @@ func (r *Redis) local(ctx context.Context, key string, perMinute int) (Result, e
 	return r.fallback.Allow(ctx, key, perMinute)
 }
 
-// failed records a failed call and schedules the next try; the outage is
-// logged once, when it starts.
-func (r *Redis) failed(err error) {
+// failed records a failed call that started in state and schedules the
+// next try; the outage is logged once, when it starts.
+func (r *Redis) failed(state uint64, err error) {
 	r.errors.Add(1)
 	r.retryAt.Store(r.now().Add(r.retry).UnixNano())
-	if r.down.CompareAndSwap(false, true) {
+	if !isDown(state) && r.state.CompareAndSwap(state, state+1) {
 		r.log.Warn("Redis is unavailable; rate limits are enforced by each instance on its own until it answers again",
 			"err", err, "retry_every", r.retry.String())
 	}

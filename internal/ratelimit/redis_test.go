@@ -3,6 +3,7 @@ package ratelimit_test
 import (
 	"context"
 	"crypto/rand"
+	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -17,7 +18,12 @@ import (
 // clock for its retry schedule (Redis keeps the GCRA time itself).
 func newRedis(t testing.TB, url string, clk *clock, timeout time.Duration) *ratelimit.Redis {
 	t.Helper()
-	client, err := ratelimit.NewClient(url, timeout)
+	return newRedisLogging(t, url, clk, timeout, testkit.Logger(t))
+}
+
+func newRedisLogging(t testing.TB, url string, clk *clock, timeout time.Duration, log *slog.Logger) *ratelimit.Redis {
+	t.Helper()
+	client, err := ratelimit.NewClient(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +32,7 @@ func newRedis(t testing.TB, url string, clk *clock, timeout time.Duration) *rate
 		now = clk.Now
 	}
 	r := ratelimit.NewRedis(client, ratelimit.RedisOptions{
-		Log: testkit.Logger(t), Timeout: timeout, RetryInterval: time.Second, Now: now,
+		Log: log, Timeout: timeout, RetryInterval: time.Second, Now: now,
 	})
 	t.Cleanup(func() { _ = r.Close() })
 	return r
@@ -119,7 +125,8 @@ func TestRedisOutageFallsBackAndRecovers(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartRedis(t)
 	clk := newClock()
-	a, b := newRedis(t, srv.URL, clk, 0), newRedis(t, srv.URL, clk, 0)
+	logs := &countingHandler{}
+	a, b := newRedisLogging(t, srv.URL, clk, 0, slog.New(logs)), newRedis(t, srv.URL, clk, 0)
 
 	key := uniqueKey()
 	allow(t, a, key, 2)
@@ -162,6 +169,71 @@ func TestRedisOutageFallsBackAndRecovers(t *testing.T) {
 	if got := allow(t, a, after, 2); got.Allowed {
 		t.Fatalf("shared budget of 2 allowed a 3rd request after recovery: %+v", got)
 	}
+	if w, i := logs.count(slog.LevelWarn), logs.count(slog.LevelInfo); w != 1 || i != 1 {
+		t.Fatalf("logged %d warnings and %d infos, want the outage once and its end once", w, i)
+	}
+}
+
+// What Redis allowed is charged in-process too, so an outage does not hand
+// an instance a fresh budget.
+func TestRedisOutageKeepsWhatThisInstanceUsed(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartRedis(t)
+	r := newRedis(t, srv.URL, newClock(), 0)
+	key := uniqueKey()
+	allow(t, r, key, 3)
+	allow(t, r, key, 3)
+	srv.Stop()
+	if got := allow(t, r, key, 3); !got.Allowed || got.Remaining != 0 || r.Stats().Up {
+		t.Fatalf("3rd request, in-process: %+v %+v", got, r.Stats())
+	}
+	if got := allow(t, r, key, 3); got.Allowed {
+		t.Fatalf("a 4th request of 3 allowed after Redis went away: %+v", got)
+	}
+}
+
+// Calls in flight when Redis goes away all fail; the outage is still one
+// outage, logged once.
+func TestRedisOutageUnderConcurrencyIsLoggedOnce(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartRedis(t)
+	logs := &countingHandler{}
+	r := newRedisLogging(t, srv.URL, newClock(), 0, slog.New(logs))
+	allow(t, r, uniqueKey(), 10)
+	srv.Stop()
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Go(func() { allow(t, r, uniqueKey(), 10) })
+	}
+	wg.Wait()
+	if w, s := logs.count(slog.LevelWarn), r.Stats(); w != 1 || s.Up || s.Fallbacks != 50 {
+		t.Fatalf("%d warnings, stats %+v; want one warning, down, 50 fallbacks", w, s)
+	}
+}
+
+// countingHandler counts log records by level.
+type countingHandler struct {
+	mu     sync.Mutex
+	levels map[slog.Level]int
+}
+
+func (h *countingHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *countingHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *countingHandler) WithGroup(string) slog.Handler            { return h }
+func (h *countingHandler) Handle(_ context.Context, rec slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.levels == nil {
+		h.levels = map[slog.Level]int{}
+	}
+	h.levels[rec.Level]++
+	return nil
+}
+
+func (h *countingHandler) count(l slog.Level) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.levels[l]
 }
 
 // A Redis that accepts connections but never answers costs a request at

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -202,6 +204,20 @@ func TestWorkspaceOnlyThroughMembership(t *testing.T) {
 	}
 	if _, err := svc.NewWorkspace(ctx, a.ID, strings.Repeat("x", 101)); !hasPointer(err, "/name") {
 		t.Errorf("long name: %v", err)
+	}
+}
+
+func TestWorkspaceByIDHasNoViewer(t *testing.T) {
+	t.Parallel()
+	svc, _ := setup(t)
+	ctx := context.Background()
+	_, ws := signUp(t, svc, email())
+	got, err := svc.WorkspaceByID(ctx, ws.ID)
+	if err != nil || got.ID != ws.ID || got.Name != ws.Name || got.Role != "" || got.CreatedAt.IsZero() {
+		t.Fatalf("WorkspaceByID(%s) = %+v, %v; want %s %q with no role", ws.ID, got, err, ws.ID, ws.Name)
+	}
+	if got, err := svc.WorkspaceByID(ctx, uuid.Must(uuid.NewV7())); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown workspace: %+v, %v; want ErrNotFound", got, err)
 	}
 }
 

@@ -21,6 +21,7 @@ type Config struct {
 	ShortBaseURL        *url.URL       // LINKQR_SHORT_BASE_URL: origin of short URLs and QR codes
 	DatabaseURL         string         // LINKQR_DATABASE_URL: empty means the embedded cluster
 	DataDir             string         // LINKQR_DATA_DIR: embedded cluster and generated secrets
+	DataDirSet          bool           // LINKQR_DATA_DIR was given, not defaulted: operator commands may create a cluster there
 	SecretKey           []byte         // LINKQR_SECRET_KEY, decoded; nil means "generate into DataDir"
 	RedisURL            string         // LINKQR_REDIS_URL: shared rate limits when set
 	TrustedProxies      []netip.Prefix // LINKQR_TRUSTED_PROXIES
@@ -68,6 +69,7 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		}
 	}
 	c.DataDir = orDefault(getenv("LINKQR_DATA_DIR"), "./var")
+	c.DataDirSet = getenv("LINKQR_DATA_DIR") != ""
 
 	if v := getenv("LINKQR_SECRET_KEY"); v != "" {
 		key, err := DecodeSecretKey(v)

@@ -22,7 +22,7 @@ func TestLoadDefaults(t *testing.T) {
 	if c.Addr != "127.0.0.1:8080" || c.BaseURL.String() != "http://127.0.0.1:8080" || c.ShortBaseURL.String() != c.BaseURL.String() {
 		t.Errorf("addr/base defaults: %q %q %q", c.Addr, c.BaseURL, c.ShortBaseURL)
 	}
-	if !c.Embedded() || c.DataDir != "./var" || c.LogFormat != "json" || c.WebhookAllowPrivate || c.RedisURL != "" {
+	if !c.Embedded() || c.DataDir != "./var" || c.DataDirSet || c.LogFormat != "json" || c.WebhookAllowPrivate || c.RedisURL != "" {
 		t.Errorf("defaults: %+v", c)
 	}
 	c, err = Load(env(), true)
@@ -38,6 +38,7 @@ func TestLoadValues(t *testing.T) {
 		"LINKQR_BASE_URL", "https://app.example.com/",
 		"LINKQR_SHORT_BASE_URL", "https://qr.example",
 		"LINKQR_DATABASE_URL", "postgres://u:p@db/linkqr",
+		"LINKQR_DATA_DIR", "/srv/linkqr",
 		"LINKQR_SECRET_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
 		"LINKQR_TRUSTED_PROXIES", "10.0.0.0/8, 2001:db8::/32",
 		"LINKQR_WEBHOOK_ALLOW_PRIVATE", "true",
@@ -49,6 +50,9 @@ func TestLoadValues(t *testing.T) {
 	}
 	if c.BaseURL.String() != "https://app.example.com" || c.ShortBaseURL.String() != "https://qr.example" {
 		t.Errorf("urls: %s %s", c.BaseURL, c.ShortBaseURL)
+	}
+	if c.DataDir != "/srv/linkqr" || !c.DataDirSet {
+		t.Errorf("data dir: %q set=%v", c.DataDir, c.DataDirSet)
 	}
 	if c.Embedded() || len(c.SecretKey) != 32 || len(c.TrustedProxies) != 2 || !c.WebhookAllowPrivate || c.LogFormat != "text" || c.LogLevel.String() != "DEBUG" {
 		t.Errorf("values: %+v", c)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/web"
@@ -57,7 +59,7 @@ func (a *App) observe(next http.Handler) http.Handler {
 		sw := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
 		elapsed := time.Since(start)
-		a.Metrics.ObserveHTTP(r, sw.status, elapsed)
+		a.Metrics.ObserveHTTP(a.routeLabel(r, sw.status), r.Method, sw.status, elapsed)
 		level := slog.LevelDebug
 		switch {
 		case sw.status >= 500:
@@ -73,6 +75,23 @@ func (a *App) observe(next http.Handler) http.Handler {
 			"method", r.Method, "path", r.URL.Path, "status", sw.status,
 			"duration_ms", elapsed.Milliseconds())
 	})
+}
+
+// routeLabel is the request's route pattern for the metrics, or "" when no
+// route matched. chi reports the pattern of a mounted sub-router (/api/*)
+// for a path the sub-router itself does not route, so a 404 or 405 is
+// checked against the router: those answers belong to no route.
+func (a *App) routeLabel(r *http.Request, status int) string {
+	rc := chi.RouteContext(r.Context())
+	if rc == nil {
+		return ""
+	}
+	pattern := rc.RoutePattern()
+	if pattern != "" && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed) &&
+		!a.router.Match(chi.NewRouteContext(), r.Method, r.URL.Path) {
+		return ""
+	}
+	return pattern
 }
 
 type statusRecorder struct {

@@ -65,7 +65,8 @@ type App struct {
 	stopWorkers context.CancelFunc
 	workers     sync.WaitGroup
 
-	metricsAddr atomic.Pointer[net.TCPAddr] // where LINKQR_METRICS_ADDR is bound, once it is
+	bodyReadTimeout atomic.Int64                // nanoseconds; 0 means BodyReadTimeout (tests shorten it)
+	metricsAddr     atomic.Pointer[net.TCPAddr] // where LINKQR_METRICS_ADDR is bound, once it is
 }
 
 // Database opens the configured database: the embedded cluster (mode says
@@ -249,12 +250,15 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	return serveErr
 }
 
-// newServer is an http.Server with the connection limits: headers within
-// 10 s, idle keep-alive connections closed after 2 minutes.
+// newServer is an http.Server with the connection limits of CONTRACT.md's
+// hardening: headers within 10 s, bodies within BodyReadTimeout (set per
+// request by limitBodyRead), responses within writeTimeout, idle keep-alive
+// connections closed after 2 minutes.
 func (a *App) newServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
+		WriteTimeout:      writeTimeout,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
 	}

@@ -53,6 +53,9 @@ func wantsHTML(r *http.Request) bool {
 // observe records every request in the metrics and writes one log line per
 // failed request (status >= 400) at info, or at error for 5xx; successful
 // requests are logged at debug only, to keep the redirect hot path cheap.
+// A request whose client went away (hung up, or was cut off by a deadline
+// while sending its body) is logged at debug whatever its status: its 5xx
+// is the client's doing, not the service's, and is no reason to wake anyone.
 func (a *App) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -60,8 +63,12 @@ func (a *App) observe(next http.Handler) http.Handler {
 		next.ServeHTTP(sw, r)
 		elapsed := time.Since(start)
 		a.Metrics.ObserveHTTP(a.routeLabel(r, sw.status), r.Method, sw.status, elapsed)
+		// net/http cancels the request's context when reading from the
+		// connection fails: the client closed it, or a read deadline passed.
+		clientGone := r.Context().Err() != nil
 		level := slog.LevelDebug
 		switch {
+		case clientGone:
 		case sw.status >= 500:
 			level = slog.LevelError
 		case sw.status >= 400:
@@ -70,10 +77,15 @@ func (a *App) observe(next http.Handler) http.Handler {
 		if !a.Log.Enabled(r.Context(), level) {
 			return
 		}
-		a.Log.Log(r.Context(), level, "request",
+		attrs := []any{
 			"request_id", requestid.FromContext(r.Context()),
 			"method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"duration_ms", elapsed.Milliseconds())
+			"duration_ms", elapsed.Milliseconds(),
+		}
+		if clientGone {
+			attrs = append(attrs, "client_gone", true)
+		}
+		a.Log.Log(r.Context(), level, "request", attrs...)
 	})
 }
 

@@ -62,9 +62,10 @@ func (a *App) routes() chi.Router {
 }
 
 // use installs the middleware every response goes through, on either
-// listener: request id, metrics and logs, and panic recovery.
+// listener: request id, metrics and logs, the body deadline, and panic
+// recovery.
 func (a *App) use(r chi.Router) {
-	r.Use(requestid.Middleware, a.observe, a.recoverPanics)
+	r.Use(requestid.Middleware, a.observe, a.limitBodyRead, a.recoverPanics)
 }
 
 // metricsRouter serves LINKQR_METRICS_ADDR: /metrics and nothing else.

@@ -57,6 +57,7 @@ type App struct {
 
 	cluster  *pgembed.Cluster // nil when LINKQR_DATABASE_URL is set or the pool was given
 	problems problem.Writer
+	security *securityHeaders
 	router   chi.Router
 	draining atomic.Bool
 	listener *notify.Listener
@@ -137,6 +138,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		Accounts: account.NewService(db),
 		cluster:  cluster,
 		problems: problem.Writer{BaseURL: cfg.BaseURL.String()},
+		security: newSecurityHeaders(cfg.BaseURL.Scheme == "https"),
 		listener: notify.New(pool, log),
 	}
 	a.Keys.Subscribe(a.listener)

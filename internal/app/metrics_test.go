@@ -171,7 +171,7 @@ func TestMetricsOnTheirOwnListener(t *testing.T) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
-	if resp.Header.Get("X-Request-Id") == "" {
+	if resp.Header.Get("X-Request-Id") == "" || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Errorf("metrics response headers: %v", resp.Header)
 	}
 	for _, path := range []string{"/healthz", "/api/v1/workspace", "/docs"} {

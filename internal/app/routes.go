@@ -62,10 +62,10 @@ func (a *App) routes() chi.Router {
 }
 
 // use installs the middleware every response goes through, on either
-// listener: request id, metrics and logs, the body deadline, and panic
-// recovery.
+// listener: request id, metrics and logs, the body deadline, security
+// headers, and panic recovery innermost, so its error page gets the rest.
 func (a *App) use(r chi.Router) {
-	r.Use(requestid.Middleware, a.observe, a.limitBodyRead, a.recoverPanics)
+	r.Use(requestid.Middleware, a.observe, a.limitBodyRead, a.security.Handler, a.recoverPanics)
 }
 
 // metricsRouter serves LINKQR_METRICS_ADDR: /metrics and nothing else.

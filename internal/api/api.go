@@ -89,7 +89,11 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case store.IsConflict(err, ""):
 		p = problem.New(problem.Conflict, "the request conflicts with an existing object")
 	default:
-		a.Log.Error("request failed", "request_id", requestid.FromContext(r.Context()),
+		level := slog.LevelError
+		if r.Context().Err() != nil { // the client went away (or its body timed out): not our failure
+			level = slog.LevelDebug
+		}
+		a.Log.Log(r.Context(), level, "request failed", "request_id", requestid.FromContext(r.Context()),
 			"method", r.Method, "path", r.URL.Path, "err", err)
 		p = problem.New(problem.Internal, "an internal error occurred; quote request_id when contacting support")
 	}

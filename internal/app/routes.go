@@ -25,14 +25,17 @@ import (
 )
 
 // routes builds the router of all three faces: public pages and redirects,
-// the JSON API under /api, and operational endpoints.
+// the JSON API under /api, and operational endpoints. /metrics is here
+// unless LINKQR_METRICS_ADDR gives it a listener of its own (metricsRouter).
 func (a *App) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(requestid.Middleware, a.observe, a.recoverPanics)
+	a.use(r)
 
 	r.Get("/healthz", a.healthz)
 	r.Get("/readyz", a.readyz)
-	r.Method(http.MethodGet, "/metrics", a.Metrics.Handler())
+	if a.Config.MetricsAddr == "" {
+		r.Method(http.MethodGet, "/metrics", a.Metrics.Handler())
+	}
 
 	r.Get("/problems", func(w http.ResponseWriter, r *http.Request) {
 		web.Render(w, r, http.StatusOK, web.ProblemIndex(problem.Catalog))
@@ -55,6 +58,21 @@ func (a *App) routes() chi.Router {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		web.Render(w, r, http.StatusNotFound, web.ErrorPage(http.StatusNotFound, "Page not found", "There is nothing at this address."))
 	})
+	return r
+}
+
+// use installs the middleware every response goes through, on either
+// listener: request id, metrics and logs, the body deadline, security
+// headers, and panic recovery innermost, so its error page gets the rest.
+func (a *App) use(r chi.Router) {
+	r.Use(requestid.Middleware, a.observe, a.limitBodyRead, a.security.Handler, a.recoverPanics)
+}
+
+// metricsRouter serves LINKQR_METRICS_ADDR: /metrics and nothing else.
+func (a *App) metricsRouter() chi.Router {
+	r := chi.NewRouter()
+	a.use(r)
+	r.Method(http.MethodGet, "/metrics", a.Metrics.Handler())
 	return r
 }
 

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
@@ -36,6 +37,11 @@ func decodeObject(w http.ResponseWriter, r *http.Request) (*fields, error) {
 	}
 	if err != nil {
 		return nil, problem.New(problem.InvalidRequest, "the request body could not be read")
+	}
+	// encoding/json would silently replace invalid UTF-8 with U+FFFD, so a
+	// client's broken encoding would be stored as something it never sent.
+	if !utf8.Valid(body) {
+		return nil, problem.New(problem.InvalidRequest, "the body is not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()

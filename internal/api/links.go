@@ -49,7 +49,7 @@ func (a *API) createLink(w http.ResponseWriter, r *http.Request) error {
 	in := link.CreateInput{
 		TargetURL: f.str("target_url", true).Value,
 		Title:     f.nullableStr("title").Value,
-		Code:      f.nullableStr("code").Value,
+		Code:      optionalPtr(f.str("code", false)),
 		ExpiresAt: f.nullableTime("expires_at").Value,
 	}
 	if err := f.err(in.Validate(time.Now())); err != nil {
@@ -81,6 +81,14 @@ func (a *API) listLinks(w http.ResponseWriter, r *http.Request) error {
 		last, _ = store.ParseID(store.PrefixLink, links[len(links)-1].ID)
 	}
 	return writeJSON(w, http.StatusOK, newList(links, hasMore, last))
+}
+
+// optionalPtr is a given value's address, nil for an absent one.
+func optionalPtr[T any](o link.Optional[T]) *T {
+	if !o.Set {
+		return nil
+	}
+	return &o.Value
 }
 
 // getLink answers GET /api/v1/links/{id}.

@@ -126,6 +126,12 @@ func TestCreateLink422(t *testing.T) {
 		{`{"target_url":"` + long + `"}`, []string{"/target_url"}},
 		{`{"target_url":"https://example.com","title":"` + strings.Repeat("é", 201) + `"}`, []string{"/title"}},
 		{`{"target_url":"https://example.com","title":false}`, []string{"/title"}},
+		{`{"target_url":"https://example.com","title":"nul\u0000byte"}`, []string{"/title"}},
+		{`{"target_url":"https://example.com","title":"line\nbreak"}`, []string{"/title"}},
+		{`{"target_url":"https://example.com:99999/"}`, []string{"/target_url"}},
+		{`{"target_url":"https://example.com:0/"}`, []string{"/target_url"}},
+		{`{"target_url":"https://example.com","code":null}`, []string{"/code"}},
+		{`{"target_url":"https://example.com","code":42}`, []string{"/code"}},
 		{`{"target_url":"https://example.com","code":"ab"}`, []string{"/code"}},
 		{`{"target_url":"https://example.com","code":"` + strings.Repeat("a", 65) + `"}`, []string{"/code"}},
 		{`{"target_url":"https://example.com","code":"has space"}`, []string{"/code"}},
@@ -185,6 +191,18 @@ func TestRequestBodyRules(t *testing.T) {
 	big := `{"target_url":"https://example.com","title":"` + strings.Repeat("a", 70<<10) + `"}`
 	testkit.Problem(t, post("application/json", big), 413, "payload-too-large")
 	testkit.JSON(t, post("application/json", good+"\n  \t"), 201) // trailing whitespace is fine
+	// Invalid UTF-8 is refused, never silently replaced with U+FFFD: in a
+	// string, in a member name, and outside any string.
+	for _, body := range []string{
+		"{\"target_url\":\"https://example.com\",\"title\":\"caf\xe9\"}",
+		"{\"target_url\":\"https://example.com\",\"ti\xfftle\":\"x\"}",
+		"{\"target_url\":\"https://example.com\"}\xff",
+	} {
+		p := testkit.Problem(t, post("application/json", body), 400, "invalid-request")
+		if !strings.Contains(p["detail"].(string), "UTF-8") {
+			t.Errorf("%q: detail %v", body, p["detail"])
+		}
+	}
 }
 
 func TestGetLink404(t *testing.T) {
@@ -264,6 +282,15 @@ func TestListLinks(t *testing.T) {
 	for _, c := range []string{"garbage!", "AAAA", "%ZZ"} {
 		testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/links?cursor="+c, f.token, ""), 400, "invalid-request")
 	}
+	// A repeated parameter is reported as repeated, whatever its values.
+	for _, q := range []string{"limit=5&limit=6", "limit=5&limit=5", "cursor=" + cursor + "&cursor=" + cursor} {
+		p := testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/links?"+q, f.token, ""), 422, "validation-failed")
+		errs := p["errors"].([]any)
+		e := errs[0].(map[string]any)
+		if want := "/query/" + strings.SplitN(q, "=", 2)[0]; len(errs) != 1 || e["pointer"] != want || e["detail"] != "must be given at most once" {
+			t.Errorf("%s: errors %v, want one on %s saying it must be given at most once", q, errs, want)
+		}
+	}
 }
 
 func TestUpdateLink(t *testing.T) {
@@ -303,11 +330,13 @@ func TestUpdateLink(t *testing.T) {
 	}
 
 	for body, ptr := range map[string]string{
-		`{"target_url":null}`:                   "/target_url",
-		`{"status":"deleted"}`:                  "/status",
-		`{"status":null}`:                       "/status",
-		`{"code":"newcode"}`:                    "/code",
-		`{"expires_at":"2000-01-01T00:00:00Z"}`: "/expires_at",
+		`{"target_url":null}`:                       "/target_url",
+		`{"status":"deleted"}`:                      "/status",
+		`{"status":null}`:                           "/status",
+		`{"code":"newcode"}`:                        "/code",
+		`{"expires_at":"2000-01-01T00:00:00Z"}`:     "/expires_at",
+		`{"title":"nul\u0000byte"}`:                 "/title",
+		`{"target_url":"http://example.com:65536"}`: "/target_url",
 	} {
 		p := testkit.Problem(t, f.srv.Do(t, "PATCH", "/api/v1/links/"+id, f.token, body), 422, "validation-failed")
 		if got := p["errors"].([]any)[0].(map[string]any)["pointer"]; got != ptr {

@@ -3,8 +3,10 @@ package api
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -65,9 +67,10 @@ func parsePage(r *http.Request, extra ...string) (page, error) {
 	}
 	var errs validate.Errors
 	checkKnownParams(q, &errs, append([]string{"limit", "cursor"}, extra...)...)
-	if vs, ok := q["limit"]; ok {
+	checkOnce(q, &errs)
+	if vs := q["limit"]; len(vs) == 1 {
 		n, err := strconv.Atoi(vs[0])
-		if len(vs) > 1 || err != nil || n < 1 || n > maxLimit || vs[0] != strconv.Itoa(n) {
+		if err != nil || n < 1 || n > maxLimit || vs[0] != strconv.Itoa(n) {
 			errs.Add("/query/limit", fmt.Sprintf("must be a whole number from 1 to %d", maxLimit))
 		} else {
 			p.limit = n
@@ -78,7 +81,7 @@ func parsePage(r *http.Request, extra ...string) (page, error) {
 	}
 	if vs, ok := q["cursor"]; ok {
 		id, ok := decodeCursor(vs[0])
-		if len(vs) > 1 || !ok {
+		if !ok {
 			return p, problem.New(problem.InvalidRequest, "cursor is not a cursor returned by this list; start again without it")
 		}
 		p.before = &id
@@ -95,6 +98,16 @@ func checkKnownParams(q url.Values, errs *validate.Errors, known ...string) {
 		}
 		if !ok {
 			errs.Add("/query/"+escapePointer(name), "is not a known parameter")
+		}
+	}
+}
+
+// checkOnce adds an error for each parameter given more than once: which
+// of two limits was meant is anyone's guess.
+func checkOnce(q url.Values, errs *validate.Errors) {
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if len(q[name]) > 1 {
+			errs.Add("/query/"+escapePointer(name), validate.DetailRepeated)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package link
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -73,6 +74,10 @@ func CheckTargetURL(pointer, raw string, errs *validate.Errors) {
 		errs.Add(pointer, "must not contain spaces or control characters (percent-encode them)")
 		return
 	}
+	if !utf8.ValidString(raw) {
+		errs.Add(pointer, validate.DetailNotUTF8)
+		return
+	}
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || (strings.ToLower(u.Scheme) != "http" && strings.ToLower(u.Scheme) != "https") || u.Hostname() == "" || u.Opaque != "" {
 		errs.Add(pointer, "must be an absolute http or https URL")
@@ -80,12 +85,21 @@ func CheckTargetURL(pointer, raw string, errs *validate.Errors) {
 	}
 	if u.User != nil {
 		errs.Add(pointer, "must not contain a user name or password")
+		return
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			errs.Add(pointer, "must have a port from 1 to 65535, or none")
+		}
 	}
 }
 
 // CheckTitle validates an optional title.
 func CheckTitle(pointer string, title *string, errs *validate.Errors) {
-	if title != nil && utf8.RuneCountInString(*title) > MaxTitleChars {
+	if title == nil {
+		return
+	}
+	if errs.Check(pointer, validate.Text(*title)) && utf8.RuneCountInString(*title) > MaxTitleChars {
 		errs.Add(pointer, fmt.Sprintf("must be at most %d characters long", MaxTitleChars))
 	}
 }

@@ -2,6 +2,7 @@ package link
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,9 +12,10 @@ import (
 
 func TestCheckTargetURL(t *testing.T) {
 	t.Parallel()
-	good := []string{"https://example.com", "http://example.com/a?b=c#d", "HTTPS://EXAMPLE.COM/x", "https://[2001:db8::1]:8443/", "https://xn--bcher-kva.example/%20x"}
+	good := []string{"https://example.com", "https://example.com:65535/", "http://example.com:1", "https://example.com:/x", "http://example.com/a?b=c#d", "HTTPS://EXAMPLE.COM/x", "https://[2001:db8::1]:8443/", "https://xn--bcher-kva.example/%20x"}
 	bad := []string{"", "example.com", "/path", "ftp://example.com", "https://", "https://:443/", "https://u:p@example.com", "https://ex ample.com",
-		"https://example.com/\n", "javascript:alert(1)", "mailto:a@example.com", "https:example.com", "https://example.com/" + strings.Repeat("a", 2048)}
+		"https://example.com/\n", "javascript:alert(1)", "mailto:a@example.com", "https:example.com", "https://example.com/" + strings.Repeat("a", 2048),
+		"https://example.com:99999/", "https://example.com:0/", "http://example.com:65536", "https://example.com/caf\xe9"}
 	for _, u := range good {
 		var errs validate.Errors
 		if CheckTargetURL("/target_url", u, &errs); len(errs) != 0 {
@@ -80,5 +82,22 @@ func FuzzCheckTargetURL(f *testing.F) {
 		if sch := strings.ToLower(u.Scheme); sch != "http" && sch != "https" {
 			t.Fatalf("accepted scheme %q", u.Scheme)
 		}
+		if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				t.Fatalf("accepted port %q", p)
+			}
+		}
 	})
+}
+
+func TestCheckTitle(t *testing.T) {
+	t.Parallel()
+	for title, ok := range map[string]bool{"": true, "Spring menu": true, strings.Repeat("é", 200): true, strings.Repeat("é", 201): false,
+		"nul\x00": false, "tab\t": false, "caf\xe9": false} {
+		var errs validate.Errors
+		CheckTitle("/title", &title, &errs)
+		if (len(errs) == 0) != ok || len(errs) > 1 {
+			t.Errorf("%q: errors %v, want ok=%v", title, errs, ok)
+		}
+	}
 }

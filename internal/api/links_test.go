@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -82,8 +83,8 @@ func TestCreateLink201(t *testing.T) {
 		t.Errorf("created_at %v must be UTC", l["created_at"])
 	}
 	ev := f.events(t)
-	if len(ev) != 1 || ev[0]["_type"] != "link.created" || ev[0]["link"].(map[string]any)["id"] != l["id"] {
-		t.Errorf("events %v", ev)
+	if len(ev) != 1 || ev[0]["_type"] != "link.created" || !reflect.DeepEqual(ev[0]["link"], l) {
+		t.Errorf("events %v, want link.created carrying exactly the link object the API returned (%v)", ev, l)
 	}
 
 	custom := f.create(t, `{"target_url":"http://example.com","code":"Spring-26_x","expires_at":"2099-01-01T00:00:00+02:00","title":null}`)
@@ -309,8 +310,8 @@ func TestUpdateLink(t *testing.T) {
 	if last["_type"] != "link.updated" || len(prev) != 1 || prev["target_url"] != "https://old.example" {
 		t.Errorf("link.updated event %v", last)
 	}
-	if last["link"].(map[string]any)["target_url"] != "https://new.example" {
-		t.Errorf("event link %v", last["link"])
+	if !reflect.DeepEqual(last["link"], up) {
+		t.Errorf("event link %v, want exactly the API's answer %v", last["link"], up)
 	}
 
 	// Nothing changed: no event, no new updated_at.

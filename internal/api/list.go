@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/base64"
 	"fmt"
 	"maps"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/cursor"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/validate"
 )
@@ -29,13 +29,15 @@ type listJSON[T any] struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-func newList[T any](data []T, hasMore bool, lastID uuid.UUID) listJSON[T] {
-	l := listJSON[T]{Object: "list", Data: data, HasMore: hasMore}
-	if l.Data == nil {
-		l.Data = []T{}
+// newList presents one page of domain items; next_cursor continues after
+// the last item's uuid.
+func newList[T, W any](items []T, hasMore bool, present func(T) W, id func(T) uuid.UUID) listJSON[W] {
+	l := listJSON[W]{Object: "list", Data: make([]W, len(items)), HasMore: hasMore}
+	for i, it := range items {
+		l.Data[i] = present(it)
 	}
-	if hasMore {
-		c := encodeCursor(lastID)
+	if hasMore && len(items) > 0 {
+		c := cursor.Encode(id(items[len(items)-1]))
 		l.NextCursor = &c
 	}
 	return l
@@ -80,7 +82,7 @@ func parsePage(r *http.Request, extra ...string) (page, error) {
 		return p, err
 	}
 	if vs, ok := q["cursor"]; ok {
-		id, ok := decodeCursor(vs[0])
+		id, ok := cursor.Decode(vs[0])
 		if !ok {
 			return p, problem.New(problem.InvalidRequest, "cursor is not a cursor returned by this list; start again without it")
 		}
@@ -113,15 +115,3 @@ func checkOnce(q url.Values, errs *validate.Errors) {
 }
 
 func escapePointer(s string) string { return pointer(s)[1:] }
-
-// Cursors are the id of the last item, base64url: opaque to clients, and
-// stable under inserts because ids are time-ordered.
-func encodeCursor(id uuid.UUID) string { return base64.RawURLEncoding.EncodeToString(id[:]) }
-
-func decodeCursor(s string) (uuid.UUID, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) != 16 {
-		return uuid.UUID{}, false
-	}
-	return uuid.UUID(b), true
-}

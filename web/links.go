@@ -1,13 +1,13 @@
 package web
 
 import (
-	"encoding/base64"
 	"net/http"
 	"strconv"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/cursor"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/store"
@@ -22,12 +22,11 @@ func (u *UI) links(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
 	var before *uuid.UUID
 	if c := r.URL.Query().Get("before"); c != "" {
-		b, err := base64.RawURLEncoding.DecodeString(c)
-		if err != nil || len(b) != 16 {
+		id, ok := cursor.Decode(c)
+		if !ok {
 			u.notFound(w, r)
 			return
 		}
-		id := uuid.UUID(b)
 		before = &id
 	}
 	list, hasMore, err := u.Links.List(r.Context(), ws.ID, before, linksPageSize)
@@ -40,19 +39,20 @@ func (u *UI) links(w http.ResponseWriter, r *http.Request) {
 		v.Links = append(v.Links, linkRow(l))
 	}
 	if hasMore {
-		last, _ := store.ParseID(store.PrefixLink, list[len(list)-1].ID)
-		v.Older = "?before=" + base64.RawURLEncoding.EncodeToString(last[:])
+		v.Older = "?before=" + cursor.Encode(list[len(list)-1].ID)
 	}
 	Render(w, r, http.StatusOK, LinksPage(v))
 }
 
-func linkRow(l link.Resource) LinkRow {
+// linkRow is the page's own view of a link; it formats the wire ID that
+// the QR URLs use.
+func linkRow(l link.Link) LinkRow {
 	row := LinkRow{
-		ID: l.ID, Code: l.Code, ShortURL: l.ShortURL, TargetURL: l.TargetURL, Status: l.Status,
+		ID: store.FormatID(store.PrefixLink, l.ID), Code: l.Code.String(), ShortURL: l.ShortURL, TargetURL: l.TargetURL.String(), Status: string(l.Status),
 		Scans: strconv.FormatInt(l.ScanCount, 10), CreatedAt: formatDate(l.CreatedAt), LastScan: "no scans yet",
 	}
 	if l.Title != nil {
-		row.Title = *l.Title
+		row.Title = l.Title.String()
 	}
 	if l.LastScannedAt != nil {
 		row.LastScan = "last " + formatDate(*l.LastScannedAt)
@@ -98,7 +98,7 @@ func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
 		}
 		h := w.Header()
 		h.Set("Content-Type", contentType)
-		h.Set("Content-Disposition", disposition+`; filename="`+l.Code+"."+string(format)+`"`)
+		h.Set("Content-Disposition", disposition+`; filename="`+l.Code.String()+"."+string(format)+`"`)
 		h.Set("Cache-Control", "private, max-age=3600")
 		h.Set("ETag", qr.ETag(l.ShortURL, opts))
 		_, _ = w.Write(img)

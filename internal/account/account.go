@@ -53,6 +53,9 @@ func NewService(db *store.DB) *Service { return &Service{db: db} }
 // used for the field error.
 func NormalizeEmail(pointer, email string, errs *validate.Errors) string {
 	email = strings.TrimSpace(email)
+	if !errs.Check(pointer, validate.Text(email)) {
+		return email
+	}
 	addr, err := mail.ParseAddress(email)
 	if err != nil || addr.Address != email || len(email) > 254 {
 		errs.Add(pointer, "must be an e-mail address like name@example.com")
@@ -71,6 +74,9 @@ func CheckPassword(pointer, password string, errs *validate.Errors) {
 // NormalizeWorkspaceName validates and trims a workspace name.
 func NormalizeWorkspaceName(pointer, name string, errs *validate.Errors) string {
 	name = strings.TrimSpace(name)
+	if !errs.Check(pointer, validate.Text(name)) {
+		return name
+	}
 	if name == "" || utf8.RuneCountInString(name) > 100 {
 		errs.Add(pointer, "must be 1 to 100 characters long")
 	}

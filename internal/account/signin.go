@@ -14,6 +14,7 @@ import (
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/validate"
 )
 
 // Sign-in throttling: failures are counted over a sliding window per e-mail
@@ -81,6 +82,9 @@ func emailKey(email string) string {
 // forgiven when it succeeds (or is throttled), so concurrent attempts on
 // any number of instances count each other and cannot slip past the limit.
 func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.Addr) (User, error) {
+	if validate.Text(strings.TrimSpace(email)) != nil {
+		return User{}, ErrBadCredentials // no account has such an address, and PostgreSQL could not even compare it
+	}
 	q := dbsqlc.New()
 	key := emailKey(email)
 	now := s.now().Truncate(time.Microsecond) // PostgreSQL's precision

@@ -44,7 +44,7 @@ func (a *API) getLinkQR(w http.ResponseWriter, r *http.Request) error {
 		return err // a size too small for the code is a 422 on /query/size
 	}
 	h.Set("Content-Type", contentType)
-	h.Set("Content-Disposition", `inline; filename="`+l.Code+"."+string(opts.Format)+`"`)
+	h.Set("Content-Disposition", `inline; filename="`+l.Code.String()+"."+string(opts.Format)+`"`)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(img)
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
+	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/session"
 )
 
@@ -25,6 +26,9 @@ type Deps struct {
 	// Sessions keeps browser sessions (server-side, in PostgreSQL).
 	Sessions *session.Store
 	Links    *link.Service
+	// QR renders and serves QR images under the process-wide render bound
+	// and cache, shared with the API.
+	QR *qrserve.Server
 }
 
 // UI serves the browser pages.

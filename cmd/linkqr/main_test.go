@@ -84,9 +84,15 @@ func baseEnv(dataDir, addr string) []string {
 // startServe starts `linkqr serve` and waits for its "listening" line.
 func startServe(t *testing.T, dataDir string) *server {
 	t.Helper()
+	return startServeBinary(t, binary, dataDir)
+}
+
+// startServeBinary is startServe with another build of the binary.
+func startServeBinary(t *testing.T, bin, dataDir string) *server {
+	t.Helper()
 	addr := freeAddr(t)
 	s := &server{url: "http://" + addr, done: make(chan struct{})}
-	s.cmd = exec.Command(binary, "serve")
+	s.cmd = exec.Command(bin, "serve")
 	s.cmd.Env = baseEnv(dataDir, addr)
 	pipe, err := s.cmd.StderrPipe()
 	if err != nil {

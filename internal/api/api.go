@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/go-chi/chi/v5"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/scope"
@@ -35,6 +37,9 @@ type API struct {
 	Accounts    *account.Service
 	Scans       *scan.Reader
 	Analytics   *analytics.Reports
+	// QR renders and serves QR images under the process-wide render bound
+	// and cache, shared with the UI.
+	QR *qrserve.Server
 }
 
 // Routes registers /api/v1 on r (r is already mounted at /api/v1). Routes
@@ -79,11 +84,16 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var (
 		p     *problem.Problem
 		verrs validate.Errors
+		busy  *qrserve.BusyError
 	)
 	switch {
 	case errors.As(err, &p):
 	case errors.As(err, &verrs):
 		p = problem.Validation(verrs)
+	case errors.As(err, &busy):
+		w.Header().Set("Retry-After", strconv.Itoa(busy.Seconds()))
+		p = problem.New(problem.Unavailable, "too many QR codes are being rendered right now; retry in "+
+			strconv.Itoa(busy.Seconds())+" s")
 	case errors.Is(err, store.ErrNotFound):
 		p = problem.New(problem.NotFound, "no such object in this workspace")
 	case store.IsConflict(err, ""):

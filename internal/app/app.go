@@ -31,6 +31,7 @@ import (
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/pgembed"
 	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/redirect"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
@@ -54,6 +55,7 @@ type App struct {
 	Links     *link.Service
 	Redirects *redirect.Handler
 	Scans     *scan.Recorder
+	QR        *qrserve.Server // one render bound and cache for API and UI
 
 	cluster  *pgembed.Cluster // nil when LINKQR_DATABASE_URL is set or the pool was given
 	problems problem.Writer
@@ -136,6 +138,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		Metrics:  metrics.New(),
 		Keys:     apikey.NewService(db, log, config.DeriveKey(cfg.SecretKey, "api-key-cache")),
 		Accounts: account.NewService(db),
+		QR:       qrserve.New(qrserve.Config{}),
 		cluster:  cluster,
 		problems: problem.Writer{BaseURL: cfg.BaseURL.String()},
 		security: newSecurityHeaders(cfg.BaseURL.Scheme == "https"),

@@ -82,6 +82,7 @@ func (a *App) apiV1() *api.API {
 		Problems:    a.problems,
 		BaseURL:     a.Config.BaseURL.String(),
 		Links:       a.Links,
+		QR:          a.QR,
 		Accounts:    a.Accounts,
 		Scans:       scan.NewReader(a.DB),
 		Analytics:   analytics.NewReports(a.DB),
@@ -98,6 +99,7 @@ func (a *App) apiV1() *api.API {
 func (a *App) webDeps() web.Deps {
 	return web.Deps{
 		Links:    a.Links,
+		QR:       a.QR,
 		Config:   a.Config,
 		Log:      a.Log,
 		Accounts: a.Accounts,

@@ -244,7 +244,7 @@ func TestMembers(t *testing.T) {
 	if _, err := svc.SetRole(ctx, ws.ID, admin.ID, account.RoleMember); !errors.Is(err, account.ErrLastAdmin) {
 		t.Errorf("demote last admin: %v", err)
 	}
-	if _, err := svc.RemoveMember(ctx, ws.ID, admin.ID); !errors.Is(err, account.ErrLastAdmin) {
+	if _, _, err := svc.RemoveMember(ctx, ws.ID, admin.ID); !errors.Is(err, account.ErrLastAdmin) {
 		t.Errorf("remove last admin: %v", err)
 	}
 	if m, err := svc.SetRole(ctx, ws.ID, other.ID, account.RoleAdmin); err != nil || m.Role != account.RoleAdmin || m.Email != other.Email {
@@ -254,10 +254,10 @@ func TestMembers(t *testing.T) {
 	if err != nil || len(list) != 2 || list[0].UserID != admin.ID {
 		t.Fatalf("members: %+v %v", list, err)
 	}
-	if _, err := svc.RemoveMember(ctx, ws.ID, admin.ID); err != nil {
+	if _, _, err := svc.RemoveMember(ctx, ws.ID, admin.ID); err != nil {
 		t.Fatalf("remove one of two admins: %v", err)
 	}
-	if _, err := svc.RemoveMember(ctx, ws.ID, admin.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := svc.RemoveMember(ctx, ws.ID, admin.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("remove a non-member: %v", err)
 	}
 	if _, err := svc.Workspace(ctx, admin.ID, ws.ID); !errors.Is(err, store.ErrNotFound) {

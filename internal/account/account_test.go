@@ -228,19 +228,7 @@ func TestMembers(t *testing.T) {
 	admin, ws := signUp(t, svc, email())
 	other, _ := signUp(t, svc, email())
 
-	if _, err := svc.AddMember(ctx, ws.ID, "nobody@example.com", account.RoleMember); !hasPointer(err, "/email") {
-		t.Errorf("unknown user: %v", err)
-	}
-	if _, err := svc.AddMember(ctx, ws.ID, other.Email, "owner"); !hasPointer(err, "/role") {
-		t.Errorf("bad role: %v", err)
-	}
-	m, err := svc.AddMember(ctx, ws.ID, strings.ToUpper(other.Email), account.RoleMember)
-	if err != nil || m.UserID != other.ID || m.Role != account.RoleMember {
-		t.Fatalf("add: %+v %v", m, err)
-	}
-	if _, err := svc.AddMember(ctx, ws.ID, other.Email, account.RoleAdmin); !hasPointer(err, "/email") {
-		t.Errorf("add twice: %v", err)
-	}
+	join(t, svc, ws, admin, other, account.RoleMember)
 	if _, err := svc.SetRole(ctx, ws.ID, admin.ID, account.RoleMember); !errors.Is(err, account.ErrLastAdmin) {
 		t.Errorf("demote last admin: %v", err)
 	}
@@ -273,9 +261,7 @@ func TestLastAdminRuleHoldsUnderConcurrency(t *testing.T) {
 	ctx := context.Background()
 	a, ws := signUp(t, svc, email())
 	b, _ := signUp(t, svc, email())
-	if _, err := svc.AddMember(ctx, ws.ID, b.Email, account.RoleAdmin); err != nil {
-		t.Fatal(err)
-	}
+	join(t, svc, ws, a, b, account.RoleAdmin)
 	for round := range 5 {
 		var wg sync.WaitGroup
 		errs := make([]error, 2)

@@ -52,38 +52,6 @@ func (s *Service) Members(ctx context.Context, workspaceID uuid.UUID) ([]Member,
 	return out, nil
 }
 
-// AddMember adds the existing user with this address to the workspace.
-// No such user, or one who already belongs, is a validate.Errors on /email.
-func (s *Service) AddMember(ctx context.Context, workspaceID uuid.UUID, email string, role Role) (Member, error) {
-	var errs validate.Errors
-	email = NormalizeEmail("/email", email, &errs)
-	if _, ok := ParseRole(string(role)); !ok {
-		errs.Add("/role", "must be admin or member")
-	}
-	if err := errs.Err(); err != nil {
-		return Member{}, err
-	}
-	q := dbsqlc.New()
-	user, err := q.UserGetByEmail(ctx, s.db.Conn(ctx), email)
-	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
-		errs.Add("/email", "has no linkqr account; ask them to sign up first, then add them here")
-		return Member{}, errs
-	}
-	if err != nil {
-		return Member{}, store.InterpretError(err)
-	}
-	m, err := q.MembershipCreate(ctx, s.db.Conn(ctx), dbsqlc.MembershipCreateParams{WorkspaceID: workspaceID, UserID: user.ID, Role: string(role)})
-	err = store.InterpretError(err)
-	if store.IsConflict(err, "memberships_pkey") {
-		errs.Add("/email", "is already a member of this workspace")
-		return Member{}, errs
-	}
-	if err != nil {
-		return Member{}, err
-	}
-	return Member{UserID: user.ID, Email: user.Email, Role: Role(m.Role), JoinedAt: m.CreatedAt}, nil
-}
-
 // SetRole changes a member's role and returns the member as changed.
 // Demoting the last admin is ErrLastAdmin; a user who is not a member is
 // store.ErrNotFound.

@@ -152,15 +152,17 @@ func newEmail(prefix string) string {
 
 const password = "correct horse battery staple"
 
-// addMember adds tn's user to ws with role, through the account service.
-func addMember(t *testing.T, srv *testkit.Server, ws string, email string, role account.Role) {
+// addMember makes member a member of admin's workspace with role, the one
+// way there is: admin invites, member accepts (through the account service).
+func addMember(t *testing.T, srv *testkit.Server, admin, member testkit.Tenant, role account.Role) {
 	t.Helper()
-	id, ok := store.ParseID(store.PrefixWorkspace, ws)
-	if !ok {
-		t.Fatalf("bad workspace id %q", ws)
+	ctx := context.Background()
+	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, admin.UserID, member.Email, role)
+	if err != nil {
+		t.Fatalf("invite %s: %v", member.Email, err)
 	}
-	if _, err := srv.App.Accounts.AddMember(context.Background(), id, email, role); err != nil {
-		t.Fatalf("add member: %v", err)
+	if _, err := srv.App.Accounts.AcceptInvitation(ctx, member.UserID, inv.ID); err != nil {
+		t.Fatalf("%s accepts: %v", member.Email, err)
 	}
 }
 

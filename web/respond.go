@@ -40,6 +40,11 @@ func (u *UI) nav(w http.ResponseWriter, r *http.Request, section string) NavMode
 		return n
 	}
 	n.SignedIn, n.Email = true, v.User.Email
+	invitations, err := u.Accounts.CountInvitationsFor(r.Context(), v.User.ID)
+	if err != nil {
+		u.Log.Warn("count open invitations for the top bar", "err", err)
+	}
+	n.Invitations = invitations
 	current, inWorkspace := workspaceFrom(r.Context())
 	if !inWorkspace {
 		if id, ok := session.WorkspaceID(sess); ok {

@@ -69,6 +69,9 @@ func (u *UI) Mount(r chi.Router) {
 			r.Get("/w/new", u.workspaceNewForm)
 			r.Post("/w", u.workspaceCreate)
 			r.Post("/w/switch", u.workspaceSwitch)
+			r.Get(invitationsPath, u.invitationsList)
+			r.Post(invitationsPath+"/{invitation}/accept", u.invitationsAccept)
+			r.Post(invitationsPath+"/{invitation}/decline", u.invitationsDecline)
 			r.Route("/w/{ws}", func(r chi.Router) {
 				r.Use(u.loadWorkspace)
 				r.Get("/", u.workspaceHome)
@@ -86,7 +89,8 @@ func (u *UI) Mount(r chi.Router) {
 				r.Group(func(r chi.Router) {
 					r.Use(u.requireRole(account.RoleAdmin))
 					r.Get("/settings/members", u.membersList)
-					r.Post("/settings/members", u.membersAdd)
+					r.Post("/settings/invitations", u.membersInvite)
+					r.Post("/settings/invitations/{invitation}/revoke", u.membersRevokeInvitation)
 					r.Post("/settings/members/{user}/role", u.membersSetRole)
 					r.Post("/settings/members/{user}/remove", u.membersRemove)
 				})

@@ -44,6 +44,11 @@ var ErrPasswordMismatch = errors.New("password does not match")
 type Service struct {
 	db    *store.DB
 	clock clock
+	// KeysRevoked, when set, is called after a commit that revoked API keys
+	// (removing a member), with their public ids, so this instance's key
+	// cache drops them at once; other instances learn through
+	// apikey.RevokedChannel.
+	KeysRevoked func(publicIDs ...string)
 }
 
 // NewService returns a Service over db.

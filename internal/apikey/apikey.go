@@ -148,6 +148,35 @@ func (s *Service) Revoke(ctx context.Context, workspaceID, keyID uuid.UUID, only
 	return nil
 }
 
+// RevokeAllByCreator revokes, in the caller's transaction tx, every active
+// key that userID created in the workspace, and returns their public ids.
+// It queues a NOTIFY on RevokedChannel for each, so every instance drops them
+// from its cache when tx commits (and none does if it rolls back). The
+// caller's own instance should also call Invalidate with the ids after the
+// commit: the notification reaches it too, but asynchronously. Removing a
+// member uses it, so that leaving a workspace and losing its keys are one
+// change.
+func RevokeAllByCreator(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid.UUID) ([]string, error) {
+	ids, err := dbsqlc.New().APIKeyRevokeAllByCreator(ctx, tx, dbsqlc.APIKeyRevokeAllByCreatorParams{WorkspaceID: workspaceID, CreatedBy: &userID})
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	for _, id := range ids {
+		if err := store.Notify(ctx, tx, RevokedChannel, id); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+// Invalidate drops keys revoked in a committed transaction from this
+// instance's cache at once, without waiting for their notification.
+func (s *Service) Invalidate(publicIDs ...string) {
+	for _, id := range publicIDs {
+		s.cache.invalidate(id)
+	}
+}
+
 // Verify resolves a bearer token to its key, or ErrInvalid.
 func (s *Service) Verify(ctx context.Context, token string) (Key, error) {
 	publicID, ok := parseToken(token)

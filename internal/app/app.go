@@ -145,6 +145,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		listener: notify.New(pool, log),
 	}
 	a.Keys.Subscribe(a.listener)
+	a.Accounts.KeysRevoked = a.Keys.Invalidate
 	if err := scan.EnsurePartitions(ctx, a.DB, time.Now()); err != nil {
 		return nil, err
 	}

@@ -46,6 +46,18 @@ type IdempotencyKey struct {
 	CreatedAt       time.Time
 }
 
+type Invitation struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	Email       string
+	Role        string
+	InvitedBy   *uuid.UUID
+	Status      string
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+	ClosedAt    *time.Time
+}
+
 type Link struct {
 	ID            uuid.UUID
 	WorkspaceID   uuid.UUID

@@ -84,6 +84,7 @@ type SignUpView struct {
 	Email     string
 	Workspace string
 	Errors    FieldErrors
+	Error     string // a message for the whole form: throttled, server busy
 }
 
 // WorkspaceNewView is the form creating another workspace.

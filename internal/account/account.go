@@ -88,9 +88,10 @@ func NormalizeWorkspaceName(pointer, name string, errs *validate.Errors) string 
 	return name
 }
 
-// HashPassword returns an argon2id hash in PHC string form.
-func HashPassword(password string) (string, error) {
-	return secrethash.Hash(password)
+// HashPassword returns an argon2id hash in PHC string form (or
+// secrethash.ErrBusy when the process-wide argon2id cap is reached).
+func HashPassword(ctx context.Context, password string) (string, error) {
+	return secrethash.Hash(ctx, password)
 }
 
 // BootstrapResult is what `linkqr admin bootstrap` prints.
@@ -135,7 +136,7 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 		user, err := q.UserGetByEmail(ctx, tx, email)
 		switch {
 		case errors.Is(store.InterpretError(err), store.ErrNotFound):
-			hash, err := HashPassword(password)
+			hash, err := HashPassword(ctx, password)
 			if err != nil {
 				return err
 			}
@@ -146,7 +147,7 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 		case err != nil:
 			return store.InterpretError(err)
 		default:
-			ok, err := secrethash.Compare(password, user.PasswordHash)
+			ok, err := secrethash.Compare(ctx, password, user.PasswordHash)
 			if err != nil {
 				return err
 			}

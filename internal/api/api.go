@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
 )
@@ -88,6 +90,9 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	)
 	switch {
 	case errors.As(err, &p):
+	case errors.Is(err, secrethash.ErrBusy):
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(secrethash.RetryAfter/time.Second))))
+		p = problem.New(problem.Unavailable, "the server is too busy checking credentials; retry shortly")
 	case errors.As(err, &verrs):
 		p = problem.Validation(verrs)
 	case errors.As(err, &busy):

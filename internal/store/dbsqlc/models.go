@@ -122,6 +122,12 @@ type SigninFailure struct {
 	FailedAt time.Time
 }
 
+type SignupAttempt struct {
+	ID          int64
+	IP          netip.Addr
+	AttemptedAt time.Time
+}
+
 type User struct {
 	ID           uuid.UUID
 	Email        string

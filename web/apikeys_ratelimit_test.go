@@ -41,7 +41,7 @@ func TestAPIKeyEditLimitAppliesOnTheNextRequestEverywhere(t *testing.T) {
 	b := testkit.StartServer(t, testkit.WithPool(a.Pool))
 	tn, member := testkit.NewTenant(t, a.Pool), testkit.NewTenant(t, a.Pool)
 	ws := tn.WorkspaceExternalID()
-	addMember(t, a, ws, member.Email, account.RoleMember)
+	addMember(t, a, tn, member, account.RoleMember)
 	key, token, err := a.App.Keys.Create(context.Background(), tn.WorkspaceID, &tn.UserID,
 		apikey.CreateInput{Name: "Zapier", Scopes: []string{"links:read"}, RateLimitPerMinute: new(100)})
 	if err != nil {

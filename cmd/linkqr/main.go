@@ -6,11 +6,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"golang.org/x/term"
@@ -25,13 +27,25 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `usage: linkqr [command]
+// usage lists every command, so `linkqr help` is enough to find one.
+const usage = `usage: linkqr <command> [flags]
 
 commands:
-  serve                      run the HTTP server (default)
-  migrate                    apply database migrations and exit
-  admin bootstrap ...        create a user and a workspace they administer
-  help                       show this text
+  serve
+      run the HTTP server until SIGINT/SIGTERM (the default); creates the embedded cluster on first start
+  migrate [--init]
+      apply database migrations and exit; prints {"status":"migrated"}
+  admin bootstrap --email E --password P --workspace NAME [--init]
+      create the user if missing and a workspace with them as admin; prints {"user_id","workspace_id"}
+  admin api-key create --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]
+      mint an API key for a workspace; prints {"id","secret"}, the secret only this once
+  help
+      show this text (also -h, --help, admin help)
+
+migrate and admin print on stderr which database they use. With the embedded
+PostgreSQL they use $LINKQR_DATA_DIR/pg (default ./var/pg, relative to the
+current directory) and refuse to create a new cluster there unless --init is
+given or LINKQR_DATA_DIR is set.
 
 Configuration is read from LINKQR_* environment variables; see README.md.
 `
@@ -43,9 +57,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		cmd, args = args[0], args[1:]
 	}
-	if cmd == "help" || cmd == "-h" || cmd == "--help" {
+	switch {
+	case isHelp(cmd) || cmd == "admin" && len(args) > 0 && isHelp(args[0]):
 		fmt.Fprint(stdout, usage)
 		return 0
+	case cmd != "serve" && cmd != "migrate" && cmd != "admin":
+		// Before the configuration: a typo is answered even when the
+		// environment is broken.
+		fmt.Fprintf(stderr, "linkqr: unknown command %q\n\n%s", cmd, usage)
+		return 2
 	}
 
 	cfg, err := config.FromEnv(isTerminal(stderr))
@@ -61,32 +81,43 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	switch cmd {
 	case "serve":
-		if len(args) > 0 {
-			fmt.Fprintf(stderr, "linkqr serve: unexpected argument %q\n", args[0])
-			return 2
-		}
-		return fail(stderr, "serve", serve(ctx, cfg, log))
+		return exitCode(stderr, "serve", serve(ctx, cfg, log, args, stderr))
 	case "migrate":
-		if len(args) > 0 {
-			fmt.Fprintf(stderr, "linkqr migrate: unexpected argument %q\n", args[0])
-			return 2
-		}
-		return fail(stderr, "migrate", migrate(ctx, cfg, log, stdout))
-	case "admin":
-		return admin(ctx, cfg, log, args, stdout, stderr)
+		return exitCode(stderr, "migrate", migrate(ctx, cfg, log, args, stdout, stderr))
 	default:
-		fmt.Fprintf(stderr, "linkqr: unknown command %q\n\n%s", cmd, usage)
-		return 2
+		return admin(ctx, cfg, log, args, stdout, stderr)
 	}
 }
 
-// fail prints err as one line and maps it to exit code 1.
-func fail(stderr io.Writer, cmd string, err error) int {
-	if err == nil {
+// isHelp reports whether arg asks for the usage text.
+func isHelp(arg string) bool {
+	return arg == "help" || arg == "-h" || arg == "--help" || arg == "-help"
+}
+
+// exitCode maps a command's result to the exit code: 0 for success and for
+// an explicit -h, 2 for a usage error (already explained by the flag set),
+// else 1 with err printed as one line.
+func exitCode(stderr io.Writer, cmd string, err error) int {
+	switch {
+	case err == nil, errors.Is(err, errHelp):
 		return 0
+	case errors.Is(err, errUsage):
+		return 2
 	}
-	fmt.Fprintf(stderr, "linkqr %s: %v\n", cmd, err)
+	fmt.Fprintf(stderr, "linkqr %s: %s\n", cmd, oneLine(err.Error()))
 	return 1
+}
+
+// oneLine joins a multi-line message (pgx lists every address it tried on
+// its own line) so an operator's error is always one line.
+func oneLine(msg string) string {
+	var parts []string
+	for line := range strings.Lines(msg) {
+		if line = strings.TrimSpace(line); line != "" {
+			parts = append(parts, line)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {

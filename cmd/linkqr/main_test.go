@@ -84,10 +84,17 @@ func baseEnv(dataDir, addr string) []string {
 // startServe starts `linkqr serve` and waits for its "listening" line.
 func startServe(t *testing.T, dataDir string) *server {
 	t.Helper()
+	return startServeBinary(t, binary, dataDir)
+}
+
+// startServeBinary is startServe with another build of the binary, and
+// extra KEY=value environment entries.
+func startServeBinary(t *testing.T, bin, dataDir string, env ...string) *server {
+	t.Helper()
 	addr := freeAddr(t)
 	s := &server{url: "http://" + addr, done: make(chan struct{})}
-	s.cmd = exec.Command(binary, "serve")
-	s.cmd.Env = baseEnv(dataDir, addr)
+	s.cmd = exec.Command(bin, "serve")
+	s.cmd.Env = append(baseEnv(dataDir, addr), env...)
 	pipe, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -155,8 +162,15 @@ func get(t *testing.T, url string) (int, string) {
 // runCmd runs the binary to completion and returns exit code, stdout, stderr.
 func runCmd(t *testing.T, env []string, args ...string) (int, string, string) {
 	t.Helper()
+	return runCmdIn(t, "", env, args...)
+}
+
+// runCmdIn is runCmd in the working directory dir ("" for the test's own).
+func runCmdIn(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = env
+	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -232,7 +246,10 @@ func TestServeLifecycle(t *testing.T) {
 	if code, again, _ := bootstrap(t, env, password); code != 0 || again["user_id"] != first["user_id"] || again["workspace_id"] != first["workspace_id"] {
 		t.Errorf("bootstrap twice: exit %d, %v != %v", code, again, first)
 	}
-	if code, _, errOut := bootstrap(t, env, "a different password"); code != 1 || !strings.Contains(errOut, "password does not match") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+	// stderr: which database, then the error, one line each.
+	if code, _, errOut := bootstrap(t, env, "a different password"); code != 1 || len(lines(errOut)) != 2 ||
+		lines(errOut)[0] != "linkqr: using data directory "+dataDir ||
+		!strings.HasPrefix(lines(errOut)[1], "linkqr admin bootstrap: ") || !strings.Contains(lines(errOut)[1], "password does not match") {
 		t.Errorf("bootstrap with a wrong password: exit %d, stderr %q", code, errOut)
 	}
 	if code, _ := get(t, s.url+"/readyz"); code != 200 {
@@ -276,6 +293,10 @@ func TestMigrateStartsAndStopsItsOwnCluster(t *testing.T) {
 	if code != 0 || strings.TrimSpace(out) != `{"status":"migrated"}` {
 		t.Fatalf("migrate: exit %d, %q, %s", code, out, errOut)
 	}
+	// LINKQR_DATA_DIR is set, so a new cluster needs no --init.
+	if want := "linkqr: using data directory " + dataDir + " (creating a new cluster in pg/)\n"; errOut != want {
+		t.Errorf("migrate stderr %q, want %q", errOut, want)
+	}
 	if pid := postmasterPID(t, dataDir); alive(pid) {
 		t.Errorf("migrate left the cluster running (pid %d)", pid)
 	}
@@ -295,8 +316,14 @@ func TestOperatorErrors(t *testing.T) {
 		{"bad config", append(baseEnv(dir, addr), "LINKQR_ADDR=nonsense"), []string{"serve"}, 1, "LINKQR_ADDR"},
 		{"bad base url", append(baseEnv(dir, addr), "LINKQR_BASE_URL=ftp://x"), []string{"migrate"}, 1, "LINKQR_BASE_URL"},
 		{"unknown command", env, []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"unknown command lists the commands", env, []string{"frobnicate"}, 2, "admin api-key create --workspace"},
+		{"unknown command with broken config", append(baseEnv(dir, addr), "LINKQR_ADDR=nonsense"), []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{"missing flags", env, []string{"admin", "bootstrap", "--email", "a@example.com"}, 2, "missing required flag(s): --password, --workspace"},
 		{"unknown admin command", env, []string{"admin", "nope"}, 2, `unknown command "nope"`},
+		{"unknown admin command lists the commands", env, []string{"admin", "nope"}, 2, "admin bootstrap --email"},
+		{"no admin command", env, []string{"admin"}, 2, "admin api-key create --workspace"},
+		{"migrate argument", env, []string{"migrate", "now"}, 2, `unexpected argument "now"`},
+		{"unknown migrate flag", env, []string{"migrate", "--force"}, 2, "flag provided but not defined: -force"},
 	}
 	for _, tc := range cases {
 		code, out, errOut := runCmd(t, tc.env, tc.args...)

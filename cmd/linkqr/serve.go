@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 
@@ -12,8 +13,13 @@ import (
 )
 
 // serve runs until ctx is cancelled (SIGINT/SIGTERM), then drains requests
-// and stops the embedded cluster.
-func serve(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+// and stops the embedded cluster. Unlike the operator commands it creates the
+// embedded cluster on first start without asking, so `make run` on a fresh
+// clone just works.
+func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stderr io.Writer) error {
+	if err := parseFlags(newFlagSet("serve", "", stderr), args); err != nil {
+		return err
+	}
 	a, err := app.Open(ctx, cfg, log)
 	if err != nil {
 		return err

@@ -21,10 +21,12 @@ type Config struct {
 	ShortBaseURL        *url.URL       // LINKQR_SHORT_BASE_URL: origin of short URLs and QR codes
 	DatabaseURL         string         // LINKQR_DATABASE_URL: empty means the embedded cluster
 	DataDir             string         // LINKQR_DATA_DIR: embedded cluster and generated secrets
+	DataDirSet          bool           // LINKQR_DATA_DIR was given, not defaulted: operator commands may create a cluster there
 	SecretKey           []byte         // LINKQR_SECRET_KEY, decoded; nil means "generate into DataDir"
 	RedisURL            string         // LINKQR_REDIS_URL: shared rate limits when set
 	TrustedProxies      []netip.Prefix // LINKQR_TRUSTED_PROXIES
 	WebhookAllowPrivate bool           // LINKQR_WEBHOOK_ALLOW_PRIVATE
+	MetricsAddr         string         // LINKQR_METRICS_ADDR: empty means /metrics on Addr
 	LogLevel            slog.Level     // LINKQR_LOG_LEVEL
 	LogFormat           string         // LINKQR_LOG_FORMAT: "text" or "json"
 }
@@ -68,6 +70,7 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		}
 	}
 	c.DataDir = orDefault(getenv("LINKQR_DATA_DIR"), "./var")
+	c.DataDirSet = getenv("LINKQR_DATA_DIR") != ""
 
 	if v := getenv("LINKQR_SECRET_KEY"); v != "" {
 		key, err := DecodeSecretKey(v)
@@ -96,6 +99,16 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 			return nil, &Error{"LINKQR_WEBHOOK_ALLOW_PRIVATE", v, "must be true or false"}
 		}
 		c.WebhookAllowPrivate = b
+	}
+
+	c.MetricsAddr = getenv("LINKQR_METRICS_ADDR")
+	if c.MetricsAddr != "" {
+		if err := checkAddr(c.MetricsAddr); err != nil {
+			return nil, &Error{"LINKQR_METRICS_ADDR", c.MetricsAddr, err.Error()}
+		}
+		if sameListener(c.MetricsAddr, c.Addr) {
+			return nil, &Error{"LINKQR_METRICS_ADDR", c.MetricsAddr, "must differ from LINKQR_ADDR: metrics get a listener of their own"}
+		}
 	}
 
 	if v := getenv("LINKQR_LOG_LEVEL"); v != "" {
@@ -140,6 +153,19 @@ func checkAddr(addr string) error {
 		return fmt.Errorf("port must be a number from 0 to 65535")
 	}
 	return nil
+}
+
+// sameListener reports whether two valid listen addresses would collide: the
+// same fixed port on the same host, or on a wildcard host (which takes the
+// port on every address). Port 0 picks a free port, so it never collides.
+func sameListener(a, b string) bool {
+	ha, pa, _ := net.SplitHostPort(a)
+	hb, pb, _ := net.SplitHostPort(b)
+	if pa != pb || pa == "0" {
+		return false
+	}
+	wildcard := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
+	return ha == hb || wildcard(ha) || wildcard(hb)
 }
 
 // parseOrigin accepts an absolute http(s) URL with a host and no path beyond

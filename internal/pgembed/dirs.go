@@ -185,6 +185,15 @@ func ownerOf(fi fs.FileInfo) int {
 	return -1
 }
 
+// Exists reports whether dir (the cluster directory, e.g. "$LINKQR_DATA_DIR/pg") holds an
+// initialised cluster. Unlike Open it creates nothing, so operator commands can refuse to
+// initialise a cluster in a directory nobody meant (a `./var` relative to the wrong working
+// directory) before Open would.
+func Exists(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "PG_VERSION"))
+	return err == nil
+}
+
 // clusterExists reports whether dir holds an initialised cluster; an existing directory
 // that is neither empty nor a cluster is refused rather than handed to initdb.
 func clusterExists(dir string) (bool, error) {

@@ -197,10 +197,19 @@ func TestAttachStartsAndStops(t *testing.T) {
 	requireBinaries(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "pg")
+	if Exists(dir) {
+		t.Fatalf("Exists(%s) before any Open", dir)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("Exists created or found %s: %v", dir, err)
+	}
 	a := open(t, dir, Attach)
 	killLeftover(t, a.PID())
 	if !a.Started() {
 		t.Fatal("Started() = false, but nothing ran before")
+	}
+	if !Exists(dir) {
+		t.Errorf("Exists(%s) = false after Open initialised it", dir)
 	}
 	mustExec(t, a, "CREATE TABLE t (x int)")
 

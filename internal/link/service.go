@@ -29,6 +29,9 @@ type Service struct {
 	// so this instance's redirect cache drops it at once (other instances
 	// learn through ChangedChannel).
 	Changed func(code string)
+	// Events records link.* events; the app sets one whose fan-out enqueues
+	// webhook deliveries. nil records without fan-out.
+	Events *event.Recorder
 }
 
 // NewService returns a Service; shortBase is LINKQR_SHORT_BASE_URL.
@@ -72,7 +75,7 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code string, in Crea
 			return store.InterpretError(err)
 		}
 		res = toResource(row, s.shortBase)
-		_, err = event.Record(ctx, tx, ws, event.LinkCreated, map[string]any{"link": res})
+		_, err = s.Events.Record(ctx, tx, ws, event.LinkCreated, map[string]any{"link": res})
 		return err
 	})
 	return res, err
@@ -143,7 +146,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 			return store.InterpretError(err)
 		}
 		res, code = toResource(row, s.shortBase), row.Code
-		if _, err := event.Record(ctx, tx, ws, event.LinkUpdated, map[string]any{"link": res, "previous_attributes": previous}); err != nil {
+		if _, err := s.Events.Record(ctx, tx, ws, event.LinkUpdated, map[string]any{"link": res, "previous_attributes": previous}); err != nil {
 			return err
 		}
 		return notifyChanged(ctx, tx, code)
@@ -187,7 +190,7 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 			return store.InterpretError(err)
 		}
 		code = row.Code
-		if _, err := event.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": toResource(row, s.shortBase)}); err != nil {
+		if _, err := s.Events.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": toResource(row, s.shortBase)}); err != nil {
 			return err
 		}
 		return notifyChanged(ctx, tx, code)

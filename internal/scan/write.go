@@ -73,9 +73,11 @@ func (r *Recorder) countHumans(ctx context.Context, tx pgx.Tx, rows []row) (map[
 }
 
 // recordEvents writes scan.created for human scans of workspaces with a
-// subscription to it; bot scans never emit events.
+// subscription to it, in one RecordMany call so the batch's webhook
+// deliveries are enqueued together; bot scans never emit events.
 func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row, links map[uuid.UUID]link.Resource) error {
 	subscribed := map[uuid.UUID]bool{}
+	var events []event.New
 	for _, x := range rows {
 		if x.client.Bot {
 			continue
@@ -92,13 +94,11 @@ func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row, link
 		if !ok {
 			continue
 		}
-		data := map[string]any{
+		events = append(events, event.New{WorkspaceID: ws, Type: event.ScanCreated, Data: map[string]any{
 			"scan": resource(x.id, x.hit.LinkID, x.hit.At, x.referrer, x.client.Device, x.client.OS, x.client.Browser, false),
 			"link": links[x.hit.LinkID],
-		}
-		if _, err := event.Record(ctx, tx, ws, event.ScanCreated, data); err != nil {
-			return err
-		}
+		}})
 	}
-	return nil
+	_, err := r.opts.Events.RecordMany(ctx, tx, events)
+	return err
 }

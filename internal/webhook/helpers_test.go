@@ -1,6 +1,7 @@
 package webhook_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -251,3 +252,5 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() boo
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func compactJSON(dst *bytes.Buffer, src []byte) error { return json.Compact(dst, src) }

@@ -70,7 +70,8 @@ func (w *Worker) NextRetry(job *river.Job[DeliverArgs]) time.Time {
 }
 
 func (s *Service) nextAttemptAt(job *rivertype.JobRow) time.Time {
-	return s.now().Add(RetryDelay(job.ID, job.Attempt)).UTC()
+	// Microseconds: what PostgreSQL stores, so the row and River agree exactly.
+	return s.now().Add(RetryDelay(job.ID, job.Attempt)).UTC().Truncate(time.Microsecond)
 }
 
 // Work makes one attempt and records it as one delivery row.

@@ -201,10 +201,24 @@ func TestFanoutIsInTheEventsTransaction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer amb.Rollback(ctx) // a no-op after Commit; frees the connection if the test fails
 		if _, err := links.Create(ctx, e.ws, link.CreateInput{TargetURL: "https://example.com/x"}); err != nil {
 			t.Fatal(err)
 		}
 		if commit {
+			// The jobs are rows of this very transaction: visible in it,
+			// invisible outside until it commits.
+			var inside, outside int
+			q := `SELECT count(*) FROM river_job WHERE kind = 'webhook_delivery'`
+			if err := amb.Conn().QueryRow(ctx, q).Scan(&inside); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.pool.QueryRow(context.Background(), q).Scan(&outside); err != nil {
+				t.Fatal(err)
+			}
+			if inside != 2 || outside != 0 {
+				t.Fatalf("before commit: %d jobs inside the transaction, %d outside; want 2 and 0", inside, outside)
+			}
 			if err := amb.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}

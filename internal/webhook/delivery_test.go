@@ -98,6 +98,9 @@ func TestDeliveryRequest(t *testing.T) {
 	if again.header.Get("Service-Event-Id") != want["Service-Event-Id"] || again.header.Get("Service-Delivery-Attempt") != "2" || !bytes.Equal(again.body, got.body) {
 		t.Errorf("second attempt: %v %s", again.header, again.body)
 	}
+	if e.succeeded.Load() != 2 || e.failed.Load() != 0 {
+		t.Errorf("OnAttempt saw %d succeeded, %d failed; want 2, 0", e.succeeded.Load(), e.failed.Load())
+	}
 }
 
 func TestRotationSignsWithBothSecretsFor24Hours(t *testing.T) {
@@ -222,6 +225,9 @@ func TestFailedAttempts(t *testing.T) {
 			}
 			if hits.Load() != 0 {
 				t.Error("the redirect was followed")
+			}
+			if e.failed.Load() != 1 || e.succeeded.Load() != 0 {
+				t.Errorf("OnAttempt saw %d failed, %d succeeded; want 1, 0", e.failed.Load(), e.succeeded.Load())
 			}
 		})
 	}

@@ -144,3 +144,21 @@ func TestParseURL(t *testing.T) {
 		t.Errorf("a 2048-byte URL is allowed: %v", err)
 	}
 }
+
+func FuzzParseURL(f *testing.F) {
+	for _, s := range []string{"https://hooks.example.com/x", "http://127.0.0.1:8080/h", "https://u:p@h/", "https://[::1]:0/", "//x", "https://h:65536/"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, raw string, allowHTTP bool) {
+		u, err := webhook.ParseURL(raw, allowHTTP)
+		if err != nil {
+			return
+		}
+		scheme := strings.ToLower(u.Scheme)
+		if len(raw) > webhook.MaxURLBytes || u.User != nil || u.Hostname() == "" ||
+			!(scheme == "https" || (allowHTTP && scheme == "http")) {
+			t.Fatalf("accepted %q (allowHTTP %v)", raw, allowHTTP)
+		}
+	})
+}

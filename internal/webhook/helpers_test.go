@@ -103,6 +103,8 @@ type env struct {
 	ws, other uuid.UUID
 	key       []byte
 	jobID     atomic.Int64
+	succeeded atomic.Int32 // attempts reported to the OnAttempt hook
+	failed    atomic.Int32
 }
 
 func setup(t *testing.T, o opts) *env {
@@ -120,6 +122,9 @@ func setup(t *testing.T, o opts) *env {
 	svc, err := webhook.NewService(webhook.Options{
 		DB: e.db, Log: testkit.Logger(t), Key: key, AllowPrivate: !o.denyPrivate,
 		Resolver: o.resolver, Now: e.clock.Now, Timeout: o.timeout,
+		OnAttempt: func(status string) {
+			map[string]*atomic.Int32{"succeeded": &e.succeeded, "failed": &e.failed}[status].Add(1)
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

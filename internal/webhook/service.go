@@ -50,6 +50,9 @@ type Options struct {
 	Now func() time.Time
 	// Timeout bounds one delivery attempt; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// OnAttempt, when set, is told the status ("succeeded" or "failed") of
+	// every recorded attempt: the metrics hook.
+	OnAttempt func(status string)
 }
 
 // Service manages a deployment's webhook subscriptions and delivers to them.
@@ -63,6 +66,7 @@ type Service struct {
 	client  *http.Client
 	cache   *epochcache.Cache[uuid.UUID, []target]
 	jobs    JobInserter
+	onTry   func(status string)
 }
 
 // NewService returns a Service; call UseJobs before events are recorded
@@ -84,8 +88,8 @@ func NewService(o Options) (*Service, error) {
 	g := &Guard{AllowPrivate: o.AllowPrivate, Resolver: o.Resolver}
 	return &Service{
 		db: o.DB, log: o.Log, sealer: sl, guard: g, now: o.Now, timeout: o.Timeout,
-		client: newHTTPClient(g),
-		cache:  epochcache.New[uuid.UUID, []target](maxCachedWorkspaces),
+		client: newHTTPClient(g), onTry: o.OnAttempt,
+		cache: epochcache.New[uuid.UUID, []target](maxCachedWorkspaces),
 	}, nil
 }
 

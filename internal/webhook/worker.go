@@ -193,6 +193,13 @@ func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub dbsqlc.
 		})
 		return store.InterpretError(err)
 	})
+	if err == nil && s.onTry != nil {
+		if out.err == nil {
+			s.onTry(DeliverySucceeded)
+		} else {
+			s.onTry(DeliveryFailed)
+		}
+	}
 	if err == nil && disabled {
 		s.invalidateAfterCommit(ctx, sub.WorkspaceID)
 		s.log.Warn("webhook subscription disabled after failing deliveries",

@@ -28,3 +28,9 @@ RETURNING public_id;
 
 -- name: APIKeyTouch :exec
 UPDATE api_keys SET last_used_at = now() WHERE id = $1;
+
+-- name: APIKeyRevokeAllByCreator :many
+-- Removing a member: every key they created in the workspace stops working.
+UPDATE api_keys SET revoked_at = now()
+WHERE workspace_id = $1 AND created_by = $2 AND revoked_at IS NULL
+RETURNING public_id;

@@ -29,3 +29,16 @@ RETURNING *;
 -- name: MembershipDelete :exec
 DELETE FROM memberships
 WHERE workspace_id = $1 AND user_id = $2;
+
+-- name: MembershipCreateIfAbsent :execrows
+-- Accepting an invitation: a user who already belongs keeps their role.
+INSERT INTO memberships (workspace_id, user_id, role)
+VALUES ($1, $2, $3)
+ON CONFLICT (workspace_id, user_id) DO NOTHING;
+
+-- name: MembershipExistsByEmail :one
+SELECT EXISTS (
+    SELECT 1 FROM memberships m
+    JOIN users u ON u.id = m.user_id
+    WHERE m.workspace_id = $1 AND lower(u.email) = lower(sqlc.arg(email))
+);

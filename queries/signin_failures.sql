@@ -10,6 +10,11 @@ SELECT count(*)::int AS failures, coalesce(min(failed_at), sqlc.arg(since)::time
 FROM signin_failures
 WHERE email_key = sqlc.arg(email_key) AND failed_at > sqlc.arg(since)::timestamptz;
 
+-- name: SigninFailuresByEmailIP :one
+SELECT count(*)::int AS failures, coalesce(min(failed_at), sqlc.arg(since)::timestamptz)::timestamptz AS oldest
+FROM signin_failures
+WHERE email_key = sqlc.arg(email_key) AND ip IS NOT DISTINCT FROM sqlc.narg(ip)::inet AND failed_at > sqlc.arg(since)::timestamptz;
+
 -- name: SigninFailuresByIP :one
 SELECT count(*)::int AS failures, coalesce(min(failed_at), sqlc.arg(since)::timestamptz)::timestamptz AS oldest
 FROM signin_failures
@@ -18,9 +23,11 @@ WHERE ip = sqlc.arg(ip) AND failed_at > sqlc.arg(since)::timestamptz;
 -- name: SigninFailureDelete :exec
 DELETE FROM signin_failures WHERE id = $1;
 
--- name: SigninFailureClearEmail :exec
--- A successful sign-in forgives the address's earlier failures.
-DELETE FROM signin_failures WHERE email_key = $1;
+-- name: SigninFailureClearEmailIP :exec
+-- A successful sign-in forgives the address's earlier failures from the
+-- same IP (the owner's own typos) and no others: an attacker elsewhere
+-- keeps the failures counted against them.
+DELETE FROM signin_failures WHERE email_key = sqlc.arg(email_key) AND ip IS NOT DISTINCT FROM sqlc.narg(ip)::inet;
 
 -- name: SigninFailurePrune :exec
 DELETE FROM signin_failures WHERE failed_at <= sqlc.arg(before)::timestamptz;

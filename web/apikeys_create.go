@@ -10,6 +10,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/internal/validate"
 )
@@ -36,6 +37,13 @@ func (u *UI) apiKeysCreate(w http.ResponseWriter, r *http.Request) {
 	var verrs validate.Errors
 	if errors.As(err, &verrs) {
 		u.apiKeyFormFailed(w, r, form, err)
+		return
+	}
+	if errors.Is(err, secrethash.ErrBusy) {
+		setRetryAfter(w, secrethash.RetryAfter)
+		view := u.apiKeyFormView(w, r, form)
+		view.Nav.Flashes = append(view.Nav.Flashes, session.Flash{Kind: flashError, Message: "The key was not created: " + busyMessage})
+		Render(w, r, http.StatusServiceUnavailable, APIKeyNewPage(view))
 		return
 	}
 	if err != nil {
@@ -101,10 +109,7 @@ func (u *UI) apiKeyFormFailed(w http.ResponseWriter, r *http.Request, f keyForm,
 		u.serverError(w, r, err)
 		return
 	}
-	view := APIKeyFormView{
-		Nav: u.nav(w, r, sectionAPIKeys), Name: f.input.Name, Scopes: scopeOptions(f.input.Scopes),
-		RateLimit: f.rateLimit, Allowlist: f.allowlist, Errors: FieldErrors{},
-	}
+	view := u.apiKeyFormView(w, r, f)
 	for pointer, msg := range errs {
 		idx, isEntry := strings.CutPrefix(pointer, "/ip_allowlist/")
 		if !isEntry {
@@ -120,6 +125,14 @@ func (u *UI) apiKeyFormFailed(w http.ResponseWriter, r *http.Request, f keyForm,
 	}
 	slices.SortFunc(view.AllowlistErrors, compareLines)
 	Render(w, r, http.StatusUnprocessableEntity, APIKeyNewPage(view))
+}
+
+// apiKeyFormView shows the posted form again, without messages.
+func (u *UI) apiKeyFormView(w http.ResponseWriter, r *http.Request, f keyForm) APIKeyFormView {
+	return APIKeyFormView{
+		Nav: u.nav(w, r, sectionAPIKeys), Name: f.input.Name, Scopes: scopeOptions(f.input.Scopes),
+		RateLimit: f.rateLimit, Allowlist: f.allowlist, Errors: FieldErrors{},
+	}
 }
 
 // compareLines orders "Line N: …" messages by N.

@@ -149,7 +149,7 @@ func TestAPIKeyRevokeIsScoped(t *testing.T) {
 	srv := testkit.StartServer(t)
 	admin, member, stranger := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
 	ws := admin.WorkspaceExternalID()
-	addMember(t, srv, ws, member.Email, account.RoleMember)
+	addMember(t, srv, admin, member, account.RoleMember)
 	mint := func(tn testkit.Tenant, workspace testkit.Tenant, name string) (apikey.Key, string) {
 		k, token, err := srv.App.Keys.Create(context.Background(), workspace.WorkspaceID, &tn.UserID, apikey.CreateInput{Name: name, Scopes: []string{"links:read"}})
 		if err != nil {

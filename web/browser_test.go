@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -100,7 +101,14 @@ func TestBrowserMintUseAndRevokeKey(t *testing.T) {
 		chromedp.SendKeys(css("signup-password"), password),
 		chromedp.SendKeys(css("signup-workspace"), "Browser Co"),
 		chromedp.Click(css("signup-submit")),
+		// Sign-up does not sign in (it answers alike for registered
+		// addresses): it leads to the sign-in page.
 		chromedp.WaitVisible(css("flash-ok")),
+		chromedp.WaitVisible(css("signin-page")),
+		chromedp.SendKeys(css("signin-email"), email),
+		chromedp.SendKeys(css("signin-password"), password),
+		chromedp.Click(css("signin-submit")),
+		chromedp.WaitVisible(css("nav-settings")),
 		chromedp.Click(css("nav-settings")),
 		chromedp.WaitVisible(css("keys-empty")),
 		chromedp.Click(css("create-key")),
@@ -156,4 +164,162 @@ func TestBrowserMintUseAndRevokeKey(t *testing.T) {
 		chromedp.WaitVisible(css("keys-empty")),
 	)
 	testkit.Problem(t, srv.Do(t, "GET", "/api/v1/workspace", secret, ""), 401, "unauthorized")
+}
+
+// saveShot saves a full-page PNG of the current page as <name>.png in the
+// directory named by LINKQR_TEST_SCREENSHOTS, for people to look at; it does
+// nothing when the variable is unset.
+func saveShot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("LINKQR_TEST_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBrowserInviteAcceptAndRevoke: an admin invites two addresses from
+// Settings → Members, revokes one through the confirmation dialog (it
+// disappears), signs out; the other invitee signs in, sees the invitation
+// in the top bar and the banner, accepts it and lands in the workspace.
+func TestBrowserInviteAcceptAndRevoke(t *testing.T) {
+	t.Parallel()
+	ctx := newChromium(t)
+	srv := testkit.StartServer(t)
+	dlg := answerDialogs(ctx)
+	admin, bob := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
+	ws := admin.WorkspaceExternalID()
+	carol := newEmail("carol")
+	run := func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := func(sel chromedp.CSS) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(sel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(s)
+	}
+	// submit clicks a button that loads a new page and waits for testID on
+	// that page: the page being left is marked first, so an element it
+	// still shows (a flash from the previous post) does not count.
+	submit := func(button chromedp.CSS, testID string) {
+		t.Helper()
+		run(
+			chromedp.Evaluate[chromedp.Void](`document.body.dataset.left = "1"`),
+			chromedp.Click(button),
+			chromedp.WaitVisible(chromedp.CSS(`body:not([data-left]) [data-testid="`+testID+`"]`)),
+		)
+	}
+	signIn := func(email, pw string) {
+		t.Helper()
+		run(
+			chromedp.Navigate(srv.URL+"/login"),
+			chromedp.WaitVisible(css("signin-email")),
+			chromedp.SendKeys(css("signin-email"), email),
+			chromedp.SendKeys(css("signin-password"), pw),
+		)
+		submit(css("signin-submit"), "nav-email")
+	}
+	inviteAddr := func(email string) {
+		t.Helper()
+		run(
+			chromedp.WaitVisible(css("invite-form")),
+			chromedp.SendKeys(css("invite-email-input"), email),
+		)
+		submit(css("invite-submit"), "flash-ok")
+		if got := text(css("flash-ok")); !strings.HasPrefix(got, "Invitation sent to "+strings.ToLower(email)) {
+			t.Fatalf("flash after inviting %s: %q", email, got)
+		}
+	}
+
+	signIn(admin.Email, admin.Password)
+	run(
+		chromedp.Navigate(srv.URL+"/w/"+ws+"/settings/members"),
+		chromedp.WaitVisible(css("members-table")),
+	)
+	inviteAddr(bob.Email)
+	inviteAddr(carol)
+	run(chromedp.WaitVisible(css("invitations-table")))
+	if html, err := chromedp.Run(ctx, chromedp.OuterHTML(css("invitations-table"))); err != nil ||
+		strings.Count(html, `data-testid="invitation-row"`) != 2 || !strings.Contains(html, bob.Email) || !strings.Contains(html, carol) {
+		t.Fatalf("open invitations table (err %v): %s", err, html)
+	}
+	saveShot(t, ctx, "members-pending")
+
+	// Revoke carol's invitation: the confirmation names her, and once
+	// accepted her row is gone while bob's stays.
+	pending, err := srv.App.Accounts.PendingInvitations(context.Background(), admin.WorkspaceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var carolRow string
+	for _, inv := range pending {
+		if inv.Email == carol {
+			carolRow = `tr[data-invitation-id="` + inv.ExternalID() + `"]`
+		}
+	}
+	if carolRow == "" {
+		t.Fatalf("no open invitation for %s: %+v", carol, pending)
+	}
+	dlg.accept.Store(true)
+	submit(chromedp.CSS(carolRow+` [data-testid="invitation-revoke"]`), "flash-ok")
+	run(chromedp.WaitNotPresent(chromedp.CSS(carolRow)))
+	if msg, _ := dlg.last.Load().(string); !strings.Contains(msg, carol) {
+		t.Errorf("confirmation message %q does not name %s", msg, carol)
+	}
+	if got := text(css("flash-ok")); got != "The invitation for "+carol+" was revoked." {
+		t.Errorf("flash after revoking: %q", got)
+	}
+	if got := text(css("invitation-email")); got != bob.Email {
+		t.Errorf("remaining invitation: %q, want %s", got, bob.Email)
+	}
+	submit(css("sign-out"), "nav-signin")
+
+	// Bob signs in: the top bar and a banner tell him, the invitations page
+	// names the workspace and the inviter, and accepting takes him there.
+	signIn(bob.Email, bob.Password)
+	run(chromedp.WaitVisible(css("invitations-banner")))
+	if got := text(css("nav-invitations-count")); got != "1" {
+		t.Errorf("top bar count %q, want 1", got)
+	}
+	saveShot(t, ctx, "invitee-banner")
+	submit(css("invitations-review"), "invitation-card")
+	if got := text(css("invitation-inviter")); got != admin.Email {
+		t.Errorf("inviter on the card: %q", got)
+	}
+	saveShot(t, ctx, "invitee-invitations")
+	submit(css("invitation-accept"), "flash-ok")
+	if got := text(css("flash-ok")); !strings.HasPrefix(got, "You joined ") || !strings.HasSuffix(got, " as a member.") {
+		t.Errorf("flash after accepting: %q", got)
+	}
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil || loc != srv.URL+"/w/"+ws+"/links" {
+		t.Fatalf("after accepting, at %q (err %v), want the workspace's links", loc, err)
+	}
+	if sel, err := chromedp.Run(ctx, chromedp.Value(css("workspace-select"))); err != nil || sel != ws {
+		t.Errorf("workspace switcher shows %q (err %v), want %s", sel, err, ws)
+	}
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="invitations-banner"],[data-testid="nav-invitations"]').length`)); err != nil || n != 0 {
+		t.Errorf("invitation notices after accepting: %d (err %v)", n, err)
+	}
+	saveShot(t, ctx, "invitee-joined")
+	run(chromedp.Navigate(srv.URL+"/w/invitations"), chromedp.WaitVisible(css("invitations-empty")))
+	saveShot(t, ctx, "invitee-none")
+	if got, err := srv.App.Accounts.Workspace(context.Background(), bob.UserID, admin.WorkspaceID); err != nil || got.Role != "member" {
+		t.Fatalf("bob's membership: %+v %v", got, err)
+	}
 }

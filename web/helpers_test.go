@@ -114,14 +114,26 @@ func (b *browser) mustSignIn(email, password string) {
 	}
 }
 
-// signUp creates an account through the form and returns its first
-// workspace's "ws_…" id.
+// signUp creates an account through the form, signs in with it (sign-up
+// itself never signs anyone in) and returns its first workspace's "ws_…" id.
 func (b *browser) signUp(email, password, workspace string) string {
 	b.t.Helper()
 	p := b.post("/signup", url.Values{"email": {email}, "password": {password}, "workspace": {workspace}})
-	m := regexp.MustCompile(`^/w/(ws_[0-9a-z]+)/links$`).FindStringSubmatch(p.location)
-	if p.status != http.StatusSeeOther || m == nil {
+	if p.status != http.StatusSeeOther || p.location != "/login" {
 		b.t.Fatalf("sign up: status %d, location %q: %s", p.status, p.location, excerpt(p.body))
+	}
+	return b.signInHome(email, password)
+}
+
+// signInHome signs in and returns the "ws_…" id of the workspace that home
+// leads to (the first one, for a new session).
+func (b *browser) signInHome(email, password string) string {
+	b.t.Helper()
+	b.mustSignIn(email, password)
+	home := b.get("/")
+	m := regexp.MustCompile(`^/w/(ws_[0-9a-z]+)/links$`).FindStringSubmatch(home.location)
+	if home.status != http.StatusSeeOther || m == nil {
+		b.t.Fatalf("home after sign-up: status %d, location %q: %s", home.status, home.location, excerpt(home.body))
 	}
 	return m[1]
 }
@@ -152,15 +164,17 @@ func newEmail(prefix string) string {
 
 const password = "correct horse battery staple"
 
-// addMember adds tn's user to ws with role, through the account service.
-func addMember(t *testing.T, srv *testkit.Server, ws string, email string, role account.Role) {
+// addMember makes member a member of admin's workspace with role, the one
+// way there is: admin invites, member accepts (through the account service).
+func addMember(t *testing.T, srv *testkit.Server, admin, member testkit.Tenant, role account.Role) {
 	t.Helper()
-	id, ok := store.ParseID(store.PrefixWorkspace, ws)
-	if !ok {
-		t.Fatalf("bad workspace id %q", ws)
+	ctx := context.Background()
+	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, admin.UserID, member.Email, role)
+	if err != nil {
+		t.Fatalf("invite %s: %v", member.Email, err)
 	}
-	if _, err := srv.App.Accounts.AddMember(context.Background(), id, email, role); err != nil {
-		t.Fatalf("add member: %v", err)
+	if _, err := srv.App.Accounts.AcceptInvitation(ctx, member.UserID, inv.ID); err != nil {
+		t.Fatalf("%s accepts: %v", member.Email, err)
 	}
 }
 

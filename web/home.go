@@ -24,6 +24,17 @@ func (u *UI) home(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(all) == 0 {
+		// Someone invited before they had a workspace of their own (or
+		// after leaving their last one) answers the invitation first.
+		n, err := u.Accounts.CountInvitationsFor(r.Context(), v.User.ID)
+		if err != nil {
+			u.serverError(w, r, err)
+			return
+		}
+		if n > 0 {
+			http.Redirect(w, r, invitationsPath, http.StatusSeeOther)
+			return
+		}
 		http.Redirect(w, r, "/w/new", http.StatusSeeOther)
 		return
 	}

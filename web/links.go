@@ -1,16 +1,20 @@
 package web
 
 import (
-	"encoding/base64"
+	"context"
+	"errors"
 	"net/http"
 	"strconv"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/cursor"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
+	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/validate"
 )
 
 // linksPageSize is how many links one page of the Links page shows.
@@ -22,12 +26,11 @@ func (u *UI) links(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
 	var before *uuid.UUID
 	if c := r.URL.Query().Get("before"); c != "" {
-		b, err := base64.RawURLEncoding.DecodeString(c)
-		if err != nil || len(b) != 16 {
+		id, ok := cursor.Decode(c)
+		if !ok {
 			u.notFound(w, r)
 			return
 		}
-		id := uuid.UUID(b)
 		before = &id
 	}
 	list, hasMore, err := u.Links.List(r.Context(), ws.ID, before, linksPageSize)
@@ -40,19 +43,20 @@ func (u *UI) links(w http.ResponseWriter, r *http.Request) {
 		v.Links = append(v.Links, linkRow(l))
 	}
 	if hasMore {
-		last, _ := store.ParseID(store.PrefixLink, list[len(list)-1].ID)
-		v.Older = "?before=" + base64.RawURLEncoding.EncodeToString(last[:])
+		v.Older = "?before=" + cursor.Encode(list[len(list)-1].ID)
 	}
 	Render(w, r, http.StatusOK, LinksPage(v))
 }
 
-func linkRow(l link.Resource) LinkRow {
+// linkRow is the page's own view of a link; it formats the wire ID that
+// the QR URLs use.
+func linkRow(l link.Link) LinkRow {
 	row := LinkRow{
-		ID: l.ID, Code: l.Code, ShortURL: l.ShortURL, TargetURL: l.TargetURL, Status: l.Status,
+		ID: store.FormatID(store.PrefixLink, l.ID), Code: l.Code.String(), ShortURL: l.ShortURL, TargetURL: l.TargetURL.String(), Status: string(l.Status),
 		Scans: strconv.FormatInt(l.ScanCount, 10), CreatedAt: formatDate(l.CreatedAt), LastScan: "no scans yet",
 	}
 	if l.Title != nil {
-		row.Title = *l.Title
+		row.Title = l.Title.String()
 	}
 	if l.LastScannedAt != nil {
 		row.LastScan = "last " + formatDate(*l.LastScannedAt)
@@ -65,7 +69,8 @@ func linkRow(l link.Resource) LinkRow {
 
 // linkQR serves a link's QR code to signed-in members: /w/{ws}/links/{id}/qr.png
 // or qr.svg, with the API's options (size, margin, ecc, fg, bg) and
-// ?download=1 for an attachment.
+// ?download=1 for an attachment. Conditional requests, caching, the render
+// bound and the headers are the QR server's, shared with the API.
 func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ws, _ := workspaceFrom(r.Context())
@@ -87,20 +92,23 @@ func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
 			u.errorPage(w, r, http.StatusUnprocessableEntity, "Invalid QR code options", err.Error())
 			return
 		}
-		img, contentType, err := qr.Render(l.ShortURL, opts)
-		if err != nil {
+		err = u.QR.Serve(w, r, qrserve.Image{Content: l.ShortURL, Name: l.Code.String(), Options: opts, Attachment: download})
+		var (
+			verrs validate.Errors
+			busy  *qrserve.BusyError
+		)
+		switch {
+		case err == nil:
+		case errors.As(err, &verrs):
 			u.errorPage(w, r, http.StatusUnprocessableEntity, "Invalid QR code options", err.Error())
-			return
+		case errors.As(err, &busy):
+			w.Header().Set("Retry-After", strconv.Itoa(busy.Seconds()))
+			u.errorPage(w, r, http.StatusServiceUnavailable, "QR codes are busy",
+				"Too many QR codes are being drawn right now. Please try again in "+waitText(busy.RetryAfter)+".")
+		case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+			// The browser left while the render was queued; nobody reads an answer.
+		default:
+			u.serverError(w, r, err)
 		}
-		disposition := "inline"
-		if download {
-			disposition = "attachment"
-		}
-		h := w.Header()
-		h.Set("Content-Type", contentType)
-		h.Set("Content-Disposition", disposition+`; filename="`+l.Code+"."+string(format)+`"`)
-		h.Set("Cache-Control", "private, max-age=3600")
-		h.Set("ETag", qr.ETag(l.ShortURL, opts))
-		_, _ = w.Write(img)
 	}
 }

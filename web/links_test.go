@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/png"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,5 +72,45 @@ func TestLinksPageListsLinksWithQRCodes(t *testing.T) {
 	}
 	if p := b.get(base + "/" + ids[0] + "/qr.png?size=9"); p.status != http.StatusUnprocessableEntity {
 		t.Errorf("bad size: %d", p.status)
+	}
+}
+
+// TestLinkQRBusyAndConditional: the UI's image route shares the API's QR
+// server: a repeat with its ETag is a 304, a cached image is served while
+// rendering is saturated, and a new one is a 503 page with Retry-After.
+func TestLinkQRBusyAndConditional(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	b := newBrowser(t, srv)
+	b.mustSignIn(tn.Email, tn.Password)
+	l := testkit.JSON(t, srv.Do(t, "POST", "/api/v1/links", srv.APIKey(t, tn.WorkspaceID), `{"target_url":"https://example.com/menu"}`), 201)
+	path := "/w/" + tn.WorkspaceExternalID() + "/links/" + l["id"].(string) + "/qr.png"
+
+	first := b.get(path + "?size=300")
+	etag := first.header.Get("ETag")
+	if first.status != 200 || etag == "" || first.header.Get("Content-Disposition") != `inline; filename="`+l["code"].(string)+`.png"` {
+		t.Fatalf("first: %d %v", first.status, first.header)
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+path+"?size=300", nil)
+	req.Header.Set("If-None-Match", etag)
+	if p := b.do(req); p.status != http.StatusNotModified || p.body != "" || p.header.Get("ETag") != etag {
+		t.Errorf("If-None-Match: %d, %d bytes", p.status, len(p.body))
+	}
+
+	release := testkit.SaturateQR(t, srv.App.QR)
+	if p := b.get(path + "?size=300"); p.status != 200 || p.body != first.body {
+		t.Errorf("cached image while saturated: %d", p.status)
+	}
+	busy := b.get(path + "?size=301")
+	if ra, err := strconv.Atoi(busy.header.Get("Retry-After")); busy.status != http.StatusServiceUnavailable || err != nil || ra < 1 {
+		t.Fatalf("saturated: %d, Retry-After %q", busy.status, busy.header.Get("Retry-After"))
+	}
+	if !strings.HasPrefix(busy.header.Get("Content-Type"), "text/html") || !strings.Contains(busy.body, "try again in") || busy.header.Get("ETag") != "" {
+		t.Errorf("503 page: %v %s", busy.header, excerpt(busy.body))
+	}
+	release()
+	if p := b.get(path + "?size=301"); p.status != 200 || p.header.Get("Content-Type") != "image/png" {
+		t.Errorf("after the load: %d", p.status)
 	}
 }

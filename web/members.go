@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/linkqr/linkqr/internal/account"
 )
@@ -11,8 +13,8 @@ func (u *UI) membersList(w http.ResponseWriter, r *http.Request) {
 	u.renderMembers(w, r, http.StatusOK, MembersView{})
 }
 
-// renderMembers renders the members page around view's add form (empty, or
-// filled in again after a failed add).
+// renderMembers renders the members page and the open invitations around
+// view's invite form (empty, or filled in again after a failed invite).
 func (u *UI) renderMembers(w http.ResponseWriter, r *http.Request, status int, view MembersView) {
 	v, _ := viewerFrom(r.Context())
 	ws, _ := workspaceFrom(r.Context())
@@ -20,6 +22,17 @@ func (u *UI) renderMembers(w http.ResponseWriter, r *http.Request, status int, v
 	if err != nil {
 		u.serverError(w, r, err)
 		return
+	}
+	invitations, err := u.Accounts.PendingInvitations(r.Context(), ws.ID)
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	for _, inv := range invitations {
+		view.Invitations = append(view.Invitations, PendingInvitationRow{
+			ID: inv.ExternalID(), Email: inv.Email, Role: string(inv.Role), InvitedBy: inv.InvitedBy,
+			SentAt: formatDate(inv.CreatedAt), ExpiresAt: formatDate(inv.ExpiresAt),
+		})
 	}
 	admins := 0
 	for _, m := range members {
@@ -41,4 +54,9 @@ func (u *UI) renderMembers(w http.ResponseWriter, r *http.Request, status int, v
 // membersPath is the members page of the current workspace.
 func membersPath(ws account.Workspace) string {
 	return "/w/" + ws.ExternalID() + "/settings/members"
+}
+
+// invitationLifetime says how long an invitation stays open: "14 days".
+func invitationLifetime() string {
+	return strconv.Itoa(int(account.InvitationTTL/(24*time.Hour))) + " days"
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -17,7 +19,11 @@ func TestMemberCannotReachAdminPages(t *testing.T) {
 	srv := testkit.StartServer(t)
 	admin, member := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
 	ws := admin.WorkspaceExternalID()
-	addMember(t, srv, ws, member.Email, account.RoleMember)
+	addMember(t, srv, admin, member, account.RoleMember)
+	invitation, err := srv.App.Accounts.Invite(context.Background(), admin.WorkspaceID, admin.UserID, newEmail("invitee"), account.RoleMember)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	adminB := newBrowser(t, srv)
 	adminB.mustSignIn(admin.Email, admin.Password)
@@ -38,7 +44,8 @@ func TestMemberCannotReachAdminPages(t *testing.T) {
 		path string
 		form url.Values
 	}{
-		{"/settings/members", url.Values{"email": {member.Email}, "role": {"admin"}}},
+		{"/settings/invitations", url.Values{"email": {newEmail("by-member")}, "role": {"admin"}}},
+		{"/settings/invitations/" + invitation.ExternalID() + "/revoke", nil},
 		{"/settings/members/" + userID(member) + "/role", url.Values{"role": {"admin"}}},
 		{"/settings/members/" + userID(admin) + "/remove", nil},
 	} {
@@ -50,9 +57,13 @@ func TestMemberCannotReachAdminPages(t *testing.T) {
 	if err != nil || len(members) != 2 || members[0].Role != account.RoleAdmin || members[1].Role != account.RoleMember {
 		t.Fatalf("members changed by a member: %+v %v", members, err)
 	}
+	pending, err := srv.App.Accounts.PendingInvitations(context.Background(), admin.WorkspaceID)
+	if err != nil || len(pending) != 1 || pending[0].ID != invitation.ID {
+		t.Fatalf("invitations changed by a member: %+v %v", pending, err)
+	}
 }
 
-func TestMembersAddChangeRemove(t *testing.T) {
+func TestMembersInviteAcceptChangeRemove(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
 	admin, other := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
@@ -60,23 +71,80 @@ func TestMembersAddChangeRemove(t *testing.T) {
 	b := newBrowser(t, srv)
 	b.mustSignIn(admin.Email, admin.Password)
 	members := "/w/" + ws + "/settings/members"
+	invite := "/w/" + ws + "/settings/invitations"
 
 	p := b.get(members)
-	if p.status != http.StatusOK || textOf(t, p.body, "member-email") != admin.Email || !hasTestID(p.body, "member-sole-admin") {
+	if p.status != http.StatusOK || textOf(t, p.body, "member-email") != admin.Email || !hasTestID(p.body, "member-sole-admin") ||
+		hasTestID(p.body, "invitations-table") || !hasTestID(p.body, "invite-form") {
 		t.Fatalf("members page: %d: %s", p.status, excerpt(p.body))
 	}
 
-	p = b.post(members, url.Values{"email": {"nobody@example.com"}, "role": {"member"}})
-	if p.status != http.StatusUnprocessableEntity || !strings.Contains(textOf(t, p.body, "member-email-input-error"), "has no linkqr account") {
-		t.Fatalf("adding an unknown address: %d: %s", p.status, excerpt(p.body))
+	// Inviting an address with an account and one without reads the same:
+	// the page does not tell who uses linkqr.
+	nobody := newEmail("nobody")
+	flashFor := func(addr string) string {
+		t.Helper()
+		p := b.post(invite, url.Values{"email": {addr}, "role": {"member"}})
+		if p.status != http.StatusSeeOther || p.location != members {
+			t.Fatalf("invite %s: %d %q: %s", addr, p.status, p.location, excerpt(p.body))
+		}
+		return textOf(t, b.follow(p).body, "flash-ok")
 	}
-	p = b.post(members, url.Values{"email": {strings.ToUpper(other.Email)}, "role": {"member"}})
-	if p.status != http.StatusSeeOther || textOf(t, b.follow(p).body, "flash-ok") != other.Email+" was added as a member." {
-		t.Fatalf("adding a user: %d", p.status)
+	unknown, known := flashFor(nobody), flashFor(strings.ToUpper(other.Email))
+	if want := "Invitation sent to " + nobody + " to join as a member. They will see it after signing in to linkqr with this address."; unknown != want {
+		t.Errorf("flash for an address without an account: %q, want %q", unknown, want)
 	}
-	p = b.post(members, url.Values{"email": {other.Email}, "role": {"admin"}})
-	if p.status != http.StatusUnprocessableEntity || textOf(t, p.body, "member-email-input-error") != "This address is already a member of this workspace." {
-		t.Fatalf("adding a member twice: %d: %s", p.status, excerpt(p.body))
+	if strings.Replace(known, other.Email, nobody, 1) != unknown {
+		t.Errorf("flashes differ beyond the address: %q vs %q", known, unknown)
+	}
+	p = b.get(members)
+	if n := strings.Count(p.body, `data-testid="invitation-row"`); n != 2 || strings.Count(p.body, `data-testid="member-row"`) != 1 ||
+		!strings.Contains(p.body, `data-testid="invitation-email">`+other.Email+`<`) || !strings.Contains(p.body, `data-testid="invitation-email">`+nobody+`<`) {
+		t.Fatalf("members page after inviting: %d invitation rows: %s", n, excerpt(p.body))
+	}
+	if p := b.post(invite, url.Values{"email": {"not an address"}, "role": {"member"}}); p.status != http.StatusUnprocessableEntity ||
+		!strings.Contains(textOf(t, p.body, "invite-email-input-error"), "must be an e-mail address") {
+		t.Fatalf("inviting a malformed address: %d: %s", p.status, excerpt(p.body))
+	}
+	if p := b.post(invite, url.Values{"email": {newEmail("x")}, "role": {"owner"}}); p.status != http.StatusUnprocessableEntity ||
+		textOf(t, p.body, "invite-role-input-error") != "Role must be admin or member." {
+		t.Fatalf("inviting with a bad role: %d: %s", p.status, excerpt(p.body))
+	}
+
+	// The invitee sees the invitation after signing in, and joins by
+	// accepting it.
+	ob := newBrowser(t, srv)
+	ob.mustSignIn(other.Email, other.Password)
+	if p := ob.get("/w/" + ws + "/links"); p.status != http.StatusNotFound {
+		t.Fatalf("invitee reaches the workspace before accepting: %d", p.status)
+	}
+	home := ob.follow(ob.get("/"))
+	if !hasTestID(home.body, "invitations-banner") || textOf(t, home.body, "nav-invitations-count") != "1" {
+		t.Fatalf("invitee's front page shows no invitation: %s", excerpt(home.body))
+	}
+	list := ob.get("/w/invitations")
+	invs, err := srv.App.Accounts.InvitationsFor(context.Background(), other.UserID)
+	if err != nil || len(invs) != 1 {
+		t.Fatalf("invitee's invitations: %+v %v", invs, err)
+	}
+	if list.status != http.StatusOK || textOf(t, list.body, "invitation-workspace") != invs[0].WorkspaceName ||
+		textOf(t, list.body, "invitation-inviter") != admin.Email || textOf(t, list.body, "invitation-role") != "member" ||
+		hasTestID(list.body, "invitations-banner") {
+		t.Fatalf("invitations page: %d: %s", list.status, excerpt(list.body))
+	}
+	p = ob.post("/w/invitations/"+invs[0].ExternalID()+"/accept", nil)
+	if p.status != http.StatusSeeOther || p.location != "/w/"+ws+"/links" {
+		t.Fatalf("accept: %d %q: %s", p.status, p.location, excerpt(p.body))
+	}
+	if got := textOf(t, ob.follow(p).body, "flash-ok"); got != "You joined "+invs[0].WorkspaceName+" as a member." {
+		t.Errorf("after accepting: %q", got)
+	}
+	if p := ob.get("/w/" + ws + "/links"); p.status != http.StatusOK || hasTestID(p.body, "invitations-banner") || hasTestID(p.body, "nav-invitations") {
+		t.Fatalf("member after accepting: %d", p.status)
+	}
+	if p := b.post(invite, url.Values{"email": {other.Email}, "role": {"admin"}}); p.status != http.StatusUnprocessableEntity ||
+		textOf(t, p.body, "invite-email-input-error") != "This address is already a member of this workspace." {
+		t.Fatalf("inviting a member: %d: %s", p.status, excerpt(p.body))
 	}
 
 	role := members + "/" + userID(other) + "/role"
@@ -90,22 +158,26 @@ func TestMembersAddChangeRemove(t *testing.T) {
 		t.Fatalf("demote: %d", p.status)
 	}
 
-	// Removing a member revokes the keys they made for this workspace.
-	_, token, err := srv.App.Keys.Create(context.Background(), admin.WorkspaceID, &other.UserID, apikey.CreateInput{Name: "theirs", Scopes: []string{"links:read"}})
-	if err != nil {
-		t.Fatal(err)
+	// Removing a member revokes the keys they made for this workspace, and
+	// only those.
+	mint := func(ws uuid.UUID) string {
+		_, token, err := srv.App.Keys.Create(context.Background(), ws, &other.UserID, apikey.CreateInput{Name: "theirs", Scopes: []string{"links:read"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.JSON(t, srv.Do(t, "GET", "/api/v1/workspace", token, ""), 200)
+		return token
 	}
-	testkit.JSON(t, srv.Do(t, "GET", "/api/v1/workspace", token, ""), 200)
+	token, ownToken := mint(admin.WorkspaceID), mint(other.WorkspaceID)
 	p = b.post(members+"/"+userID(other)+"/remove", nil)
-	if p.status != http.StatusSeeOther || !strings.Contains(textOf(t, b.follow(p).body, "flash-ok"), "1 API key(s) they created were revoked") {
+	if p.status != http.StatusSeeOther || textOf(t, b.follow(p).body, "flash-ok") != other.Email+" was removed from "+invs[0].WorkspaceName+". 1 API key(s) they created were revoked." {
 		t.Fatalf("remove: %d", p.status)
 	}
 	testkit.Problem(t, srv.Do(t, "GET", "/api/v1/workspace", token, ""), 401, "unauthorized")
+	testkit.JSON(t, srv.Do(t, "GET", "/api/v1/workspace", ownToken, ""), 200)
 	if p := b.post(members+"/"+userID(other)+"/remove", nil); p.status != http.StatusNotFound {
 		t.Fatalf("removing a non-member: %d, want 404", p.status)
 	}
-	ob := newBrowser(t, srv)
-	ob.mustSignIn(other.Email, other.Password)
 	if p := ob.get("/w/" + ws + "/links"); p.status != http.StatusNotFound {
 		t.Fatalf("removed member still reaches the workspace: %d", p.status)
 	}
@@ -116,7 +188,7 @@ func TestLastAdminCannotBeDemotedOrRemoved(t *testing.T) {
 	srv := testkit.StartServer(t)
 	admin, other := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
 	ws := admin.WorkspaceExternalID()
-	addMember(t, srv, ws, other.Email, account.RoleMember)
+	addMember(t, srv, admin, other, account.RoleMember)
 	b := newBrowser(t, srv)
 	b.mustSignIn(admin.Email, admin.Password)
 	members := "/w/" + ws + "/settings/members"

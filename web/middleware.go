@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"net"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -15,14 +16,43 @@ import (
 // 100-entry allowlist) is a few KiB.
 const maxFormBytes = 64 << 10
 
-// protect refuses cross-origin form posts and bounds request bodies.
+// protect refuses cross-origin form posts, bounds request bodies and reads
+// posted forms (readForm).
 func (u *UI) protect(next http.Handler) http.Handler {
-	checked := u.csrf.Handler(next)
+	checked := u.csrf.Handler(readForm(next))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 		}
 		checked.ServeHTTP(w, r)
+	})
+}
+
+// readForm parses a posted form before the handler runs, so a body that
+// cannot be read gets a 4xx here rather than reaching the handler as an empty
+// form: 413 when it is too large, 408 when it did not arrive in time (the
+// server's body deadline), 400 otherwise.
+func readForm(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		err := r.ParseForm()
+		if err == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		status, detail := http.StatusBadRequest, "The form could not be read. Please try again."
+		var tooLarge *http.MaxBytesError
+		var netErr net.Error
+		switch {
+		case errors.As(err, &tooLarge):
+			status, detail = http.StatusRequestEntityTooLarge, "The form is too large."
+		case errors.As(err, &netErr) && netErr.Timeout():
+			status, detail = http.StatusRequestTimeout, "The form took too long to arrive. Please try again."
+		}
+		Render(w, r, status, ErrorPage(status, "Form not received", detail))
 	})
 }
 

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"github.com/gorilla/sessions"
@@ -39,6 +40,11 @@ func (u *UI) nav(w http.ResponseWriter, r *http.Request, section string) NavMode
 		return n
 	}
 	n.SignedIn, n.Email = true, v.User.Email
+	invitations, err := u.Accounts.CountInvitationsFor(r.Context(), v.User.ID)
+	if err != nil {
+		u.Log.Warn("count open invitations for the top bar", "err", err)
+	}
+	n.Invitations = invitations
 	current, inWorkspace := workspaceFrom(r.Context())
 	if !inWorkspace {
 		if id, ok := session.WorkspaceID(sess); ok {
@@ -87,7 +93,11 @@ func (u *UI) notFound(w http.ResponseWriter, r *http.Request) {
 
 // serverError logs err once, with the request id, and shows a generic page.
 func (u *UI) serverError(w http.ResponseWriter, r *http.Request, err error) {
-	u.Log.Error("UI request failed", "request_id", requestid.FromContext(r.Context()),
+	level := slog.LevelError
+	if r.Context().Err() != nil { // the client went away (or its body timed out): not our failure
+		level = slog.LevelDebug
+	}
+	u.Log.Log(r.Context(), level, "UI request failed", "request_id", requestid.FromContext(r.Context()),
 		"method", r.Method, "path", r.URL.Path, "err", err)
 	Render(w, r, http.StatusInternalServerError, ErrorPage(http.StatusInternalServerError,
 		"Something went wrong", "The error has been logged. Please try again."))

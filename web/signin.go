@@ -10,12 +10,22 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/session"
 )
 
 // badCredentials is the one message for an unknown address and a wrong
 // password alike.
 const badCredentials = "Incorrect e-mail address or password."
+
+// busyMessage answers a form whose password or key could not be hashed or
+// checked because the process-wide argon2id cap was reached (503).
+const busyMessage = "linkqr is busy right now and could not check this. Nothing was changed; please try again in a moment."
+
+// setRetryAfter sets Retry-After in whole seconds, at least 1.
+func setRetryAfter(w http.ResponseWriter, d time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(d.Seconds())))))
+}
 
 func (u *UI) signInForm(w http.ResponseWriter, r *http.Request) {
 	if _, signedIn, _ := u.currentUser(r); signedIn {
@@ -29,17 +39,23 @@ func (u *UI) signInForm(w http.ResponseWriter, r *http.Request) {
 	Render(w, r, http.StatusOK, SignInPage(v))
 }
 
-// signIn checks the credentials (throttled per address and per IP) and
-// starts a new session; it then goes to the page that asked for sign-in.
+// signIn checks the credentials (throttled per address and IP, per IP, and
+// per address as a backstop; see account.SignIn) and starts a new session;
+// it then goes to the page that asked for sign-in. A check the server was
+// too busy to make is a 503 with Retry-After.
 func (u *UI) signIn(w http.ResponseWriter, r *http.Request) {
 	email := r.PostFormValue("email")
 	user, err := u.Accounts.SignIn(r.Context(), email, r.PostFormValue("password"), u.ClientIP.Of(r))
 	var throttled *account.ThrottledError
 	switch {
 	case errors.As(err, &throttled):
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(throttled.RetryAfter.Seconds()))))
+		setRetryAfter(w, throttled.RetryAfter)
 		u.signInFailed(w, r, http.StatusTooManyRequests, email,
 			"Too many failed sign-in attempts. For your security, signing in is paused; try again in "+waitText(throttled.RetryAfter)+".")
+		return
+	case errors.Is(err, secrethash.ErrBusy):
+		setRetryAfter(w, secrethash.RetryAfter)
+		u.signInFailed(w, r, http.StatusServiceUnavailable, email, busyMessage)
 		return
 	case errors.Is(err, account.ErrBadCredentials):
 		u.signInFailed(w, r, http.StatusUnauthorized, email, badCredentials)

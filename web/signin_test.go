@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -127,5 +128,58 @@ func TestSignInFormAndSignedOutNotice(t *testing.T) {
 	}
 	if p := b.follow(out); textOf(t, p.body, "signin-notice") != "You have been signed out." {
 		t.Errorf("after sign-out: %s", excerpt(p.body))
+	}
+}
+
+// Five wrong passwords from one IP do not lock the owner out: the right
+// password from another IP signs in, and the guesser stays throttled.
+func TestSignInLockoutIsPerAddressAndIP(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_TRUSTED_PROXIES", "127.0.0.1/32"))
+	tn := testkit.NewTenant(t, srv.Pool)
+	signIn := func(b *browser, from, pass string) page {
+		t.Helper()
+		return b.post("/login", url.Values{"email": {tn.Email}, "password": {pass}}, "X-Forwarded-For", from)
+	}
+	attacker, owner := newBrowser(t, srv), newBrowser(t, srv)
+	for i := range 5 {
+		if p := signIn(attacker, "203.0.113.7", "wrong password "+strconv.Itoa(i)); p.status != http.StatusUnauthorized {
+			t.Fatalf("guess %d: status %d, want 401", i+1, p.status)
+		}
+	}
+	if p := signIn(owner, "198.51.100.8", tn.Password); p.status != http.StatusSeeOther {
+		t.Fatalf("the owner from another IP after 5 failures elsewhere: status %d: %s", p.status, excerpt(p.body))
+	}
+	p := signIn(attacker, "203.0.113.7", tn.Password)
+	if p.status != http.StatusTooManyRequests || !strings.HasPrefix(textOf(t, p.body, "signin-error"), "Too many failed sign-in attempts.") {
+		t.Fatalf("6th attempt from the guessing IP: status %d: %s", p.status, excerpt(p.body))
+	}
+}
+
+func TestSignUpThrottledPerIP(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_TRUSTED_PROXIES", "127.0.0.1/32"))
+	b := newBrowser(t, srv)
+	signUp := func(from string) page {
+		t.Helper()
+		return b.post("/signup", url.Values{"email": {newEmail("many")}, "password": {password}, "workspace": {"W"}}, "X-Forwarded-For", from)
+	}
+	for i := range 10 {
+		if p := signUp("192.0.2.44"); p.status != http.StatusSeeOther {
+			t.Fatalf("sign-up %d: status %d: %s", i+1, p.status, excerpt(p.body))
+		}
+	}
+	p := signUp("192.0.2.44")
+	if p.status != http.StatusTooManyRequests {
+		t.Fatalf("11th sign-up from one IP: status %d, want 429", p.status)
+	}
+	if msg := textOf(t, p.body, "signup-error"); !strings.HasPrefix(msg, "Too many sign-up attempts") {
+		t.Errorf("throttle message %q", msg)
+	}
+	if ra, err := strconv.Atoi(p.header.Get("Retry-After")); err != nil || ra < 1 || ra > 15*60 {
+		t.Errorf("Retry-After %q", p.header.Get("Retry-After"))
+	}
+	if p := signUp("192.0.2.45"); p.status != http.StatusSeeOther {
+		t.Fatalf("from another IP: status %d", p.status)
 	}
 }

@@ -1,11 +1,14 @@
 package web
 
 import (
+	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/gorilla/sessions"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/session"
 )
 
@@ -17,36 +20,61 @@ func (u *UI) signUpForm(w http.ResponseWriter, r *http.Request) {
 	Render(w, r, http.StatusOK, SignUpPage(SignUpView{Nav: u.nav(w, r, "")}))
 }
 
-// signUp creates the user and their first workspace, then signs them in
-// on a brand-new session.
+// signUpReceived is the one answer to a valid sign-up, whether the address
+// was new (the account and workspace now exist) or already had an account
+// (left untouched): the page does not reveal which addresses are
+// registered. See account.Service.SignUp.
+func signUpReceived(workspace string) string {
+	return "Sign-up received. If this address was new, your account and your workspace “" + workspace +
+		"” are ready: sign in with the password you just chose. If it already had a linkqr account, " +
+		"that account was not changed: sign in with its password."
+}
+
+// signUp registers the address (throttled per IP) and sends the person to
+// the sign-in page with the same message whether or not the address already
+// had an account; it never signs anyone in, since it cannot tell the two
+// cases apart without revealing them.
 func (u *UI) signUp(w http.ResponseWriter, r *http.Request) {
 	in := account.SignUpInput{
 		Email:     r.PostFormValue("email"),
 		Password:  r.PostFormValue("password"),
 		Workspace: r.PostFormValue("workspace"),
 	}
-	user, ws, err := u.Accounts.SignUp(r.Context(), in)
-	if errs, ok := fieldErrors(err); ok {
-		Render(w, r, http.StatusUnprocessableEntity, SignUpPage(SignUpView{
-			Nav: u.nav(w, r, ""), Email: in.Email, Workspace: in.Workspace, Errors: errs,
+	err := u.Accounts.SignUp(r.Context(), in, u.ClientIP.Of(r))
+	failed := func(status int, errs FieldErrors, message string) {
+		Render(w, r, status, SignUpPage(SignUpView{
+			Nav: u.nav(w, r, ""), Email: in.Email, Workspace: in.Workspace, Errors: errs, Error: message,
 		}))
+	}
+	var throttled *account.ThrottledError
+	if errs, ok := fieldErrors(err); ok {
+		failed(http.StatusUnprocessableEntity, errs, "")
 		return
 	}
+	switch {
+	case errors.As(err, &throttled):
+		setRetryAfter(w, throttled.RetryAfter)
+		failed(http.StatusTooManyRequests, nil,
+			"Too many sign-up attempts from your network. Please try again in "+waitText(throttled.RetryAfter)+".")
+		return
+	case errors.Is(err, secrethash.ErrBusy):
+		setRetryAfter(w, secrethash.RetryAfter)
+		failed(http.StatusServiceUnavailable, nil, busyMessage)
+		return
+	case err != nil:
+		u.serverError(w, r, err)
+		return
+	}
+	sess, err := u.Sessions.Get(r, session.CookieName)
 	if err != nil {
 		u.serverError(w, r, err)
 		return
 	}
-	sess, err := u.startSession(r, user)
-	if err != nil {
-		u.serverError(w, r, err)
-		return
-	}
-	session.SetWorkspace(sess, ws.ID)
-	session.AddFlash(sess, flashOK, "Welcome to linkqr! Your workspace “"+ws.Name+"” is ready.")
+	session.AddFlash(sess, flashOK, signUpReceived(strings.TrimSpace(in.Workspace)))
 	if !u.save(w, r, sess) {
 		return
 	}
-	http.Redirect(w, r, "/w/"+ws.ExternalID()+"/links", http.StatusSeeOther)
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
 // startSession replaces the request's session by a new one (new id, no

@@ -16,6 +16,8 @@ const (
 	sectionLinks   = "links"
 	sectionAPIKeys = "api-keys"
 	sectionMembers = "members"
+	// sectionInvitations is the invitee's page, outside any workspace.
+	sectionInvitations = "invitations"
 )
 
 // FieldErrors maps a JSON pointer ("/name") to the message shown next to
@@ -82,6 +84,7 @@ type SignUpView struct {
 	Email     string
 	Workspace string
 	Errors    FieldErrors
+	Error     string // a message for the whole form: throttled, server busy
 }
 
 // WorkspaceNewView is the form creating another workspace.
@@ -164,11 +167,39 @@ type MemberRow struct {
 
 // MembersView is the members page.
 type MembersView struct {
-	Nav     NavModel
-	Members []MemberRow
-	Email   string // the add form, filled in again after a failure
-	Role    string
-	Errors  FieldErrors
+	Nav         NavModel
+	Members     []MemberRow
+	Invitations []PendingInvitationRow
+	Email       string // the invite form, filled in again after a failure
+	Role        string
+	Errors      FieldErrors
+}
+
+// PendingInvitationRow is one open invitation on the members page.
+type PendingInvitationRow struct {
+	ID        string // "inv_…"
+	Email     string
+	Role      string
+	InvitedBy string // "" once the inviter's account is gone
+	SentAt    string
+	ExpiresAt string
+}
+
+// InvitationsView is the invitee's page: the invitations addressed to
+// their e-mail address, each to accept or decline.
+type InvitationsView struct {
+	Nav         NavModel
+	Invitations []InvitationCard
+}
+
+// InvitationCard is one invitation the viewer may accept or decline.
+type InvitationCard struct {
+	ID            string // "inv_…"
+	WorkspaceName string
+	Role          string
+	InvitedBy     string // "" once the inviter's account is gone
+	SentAt        string
+	ExpiresAt     string
 }
 
 // flashList is what the layout renders above the page's content.

@@ -12,6 +12,7 @@ import (
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
+	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/session"
 )
 
@@ -25,6 +26,9 @@ type Deps struct {
 	// Sessions keeps browser sessions (server-side, in PostgreSQL).
 	Sessions *session.Store
 	Links    *link.Service
+	// QR renders and serves QR images under the process-wide render bound
+	// and cache, shared with the API.
+	QR *qrserve.Server
 }
 
 // UI serves the browser pages.
@@ -65,6 +69,9 @@ func (u *UI) Mount(r chi.Router) {
 			r.Get("/w/new", u.workspaceNewForm)
 			r.Post("/w", u.workspaceCreate)
 			r.Post("/w/switch", u.workspaceSwitch)
+			r.Get(invitationsPath, u.invitationsList)
+			r.Post(invitationsPath+"/{invitation}/accept", u.invitationsAccept)
+			r.Post(invitationsPath+"/{invitation}/decline", u.invitationsDecline)
 			r.Route("/w/{ws}", func(r chi.Router) {
 				r.Use(u.loadWorkspace)
 				r.Get("/", u.workspaceHome)
@@ -82,7 +89,8 @@ func (u *UI) Mount(r chi.Router) {
 				r.Group(func(r chi.Router) {
 					r.Use(u.requireRole(account.RoleAdmin))
 					r.Get("/settings/members", u.membersList)
-					r.Post("/settings/members", u.membersAdd)
+					r.Post("/settings/invitations", u.membersInvite)
+					r.Post("/settings/invitations/{invitation}/revoke", u.membersRevokeInvitation)
 					r.Post("/settings/members/{user}/role", u.membersSetRole)
 					r.Post("/settings/members/{user}/remove", u.membersRemove)
 				})

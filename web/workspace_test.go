@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,23 +32,109 @@ func TestSignUpCreatesUserAndAdminWorkspace(t *testing.T) {
 		}
 	}
 
-	ws := b.signUp(email, password, "Acme Marketing")
+	// A valid sign-up sends the person to sign in, with the one message
+	// that does not say whether the address was new.
+	p = b.post("/signup", url.Values{"email": {email}, "password": {password}, "workspace": {" Acme Marketing "}})
+	if p.status != http.StatusSeeOther || p.location != "/login" {
+		t.Fatalf("sign up: %d %q: %s", p.status, p.location, excerpt(p.body))
+	}
+	login := b.follow(p)
+	if got := textOf(t, login.body, "flash-ok"); got != signUpReceived("Acme Marketing") {
+		t.Errorf("after sign-up: %q", got)
+	}
+	if !hasTestID(login.body, "signin-page") {
+		t.Fatalf("sign-up did not lead to the sign-in page: %s", excerpt(login.body))
+	}
+	if p := b.get("/w/" + "ws_x" + "/links"); p.status != http.StatusSeeOther || p.location != "/login" {
+		t.Fatalf("signed in by sign-up alone: %d %q", p.status, p.location)
+	}
+	b.mustSignIn(email, password)
+	home := b.get("/")
+	ws := strings.TrimSuffix(strings.TrimPrefix(home.location, "/w/"), "/links")
 	page := b.get("/w/" + ws + "/links")
 	if page.status != http.StatusOK || !strings.Contains(page.body, "Acme Marketing") || textOf(t, page.body, "nav-email") != email {
-		t.Fatalf("after sign-up: %d: %s", page.status, excerpt(page.body))
-	}
-	if !strings.Contains(textOf(t, page.body, "flash-ok"), "Acme Marketing") {
-		t.Error("no welcome message")
+		t.Fatalf("after sign-up and sign-in: %d: %s", page.status, excerpt(page.body))
 	}
 	// The new user administers the workspace.
 	if p := b.get("/w/" + ws + "/settings/members"); p.status != http.StatusOK || textOf(t, p.body, "member-role") != "admin" {
 		t.Fatalf("members page of the new workspace: %d", p.status)
 	}
+}
 
-	// The address is taken now, in any case.
-	again := newBrowser(t, srv).post("/signup", url.Values{"email": {strings.ToUpper(email)}, "password": {password}, "workspace": {"Other"}})
-	if again.status != http.StatusUnprocessableEntity || !strings.Contains(textOf(t, again.body, "signup-email-error"), "already has a linkqr account") {
-		t.Fatalf("duplicate sign-up: %d: %s", again.status, excerpt(again.body))
+// signUpReceived is the message after every valid sign-up.
+func signUpReceived(workspace string) string {
+	return "Sign-up received. If this address was new, your account and your workspace “" + workspace +
+		"” are ready: sign in with the password you just chose. If it already had a linkqr account, " +
+		"that account was not changed: sign in with its password."
+}
+
+// A sign-up with a registered address, with the owner's password or
+// another one, gets exactly the answer a new address gets, and the account
+// is left as it was.
+func TestSignUpOfRegisteredAddressLooksLikeANewOne(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	owner := newEmail("owner")
+	ownerWS := newBrowser(t, srv).signUp(owner, password, "Owner Co")
+	hashOf := func() (hash string, workspaces int) {
+		t.Helper()
+		err := srv.Pool.QueryRow(context.Background(), `SELECT password_hash, (SELECT count(*) FROM workspaces)
+			FROM users WHERE lower(email) = lower($1)`, owner).Scan(&hash, &workspaces)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hash, workspaces
+	}
+	hash, workspaces := hashOf()
+
+	type answer struct {
+		status         int
+		location, body string
+		headers, flash string
+		cookieAttrs    string
+	}
+	answerOf := func(email, pass string) answer {
+		t.Helper()
+		b := newBrowser(t, srv)
+		p := b.post("/signup", url.Values{"email": {email}, "password": {pass}, "workspace": {"Same Name"}})
+		var names []string
+		for k := range p.header {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		cookie := p.header.Get("Set-Cookie")
+		if _, attrs, ok := strings.Cut(cookie, ";"); ok {
+			cookie = attrs // the value is a fresh random id each time
+		}
+		cookie = regexp.MustCompile(`Expires=[^;]*`).ReplaceAllString(cookie, "Expires=…") // a clock reading
+		a := answer{status: p.status, location: p.location, body: p.body, headers: strings.Join(names, ","), cookieAttrs: cookie}
+		if p.status == http.StatusSeeOther {
+			a.flash = textOf(t, b.follow(p).body, "flash-ok")
+		}
+		return a
+	}
+	fresh := answerOf(newEmail("fresh"), password)
+	if fresh.status != http.StatusSeeOther || fresh.location != "/login" || fresh.flash != signUpReceived("Same Name") {
+		t.Fatalf("new address: %+v", fresh)
+	}
+	for name, try := range map[string][2]string{
+		"registered, another password": {strings.ToUpper(owner), "an attacker's password"},
+		"registered, owner's password": {owner, password},
+	} {
+		if got := answerOf(try[0], try[1]); got != fresh {
+			t.Errorf("%s: answer differs from a new address's:\n got %+v\nwant %+v", name, got, fresh)
+		}
+	}
+	// Nothing about the account changed; the new address got its workspace.
+	if h, n := hashOf(); h != hash || n != workspaces+1 {
+		t.Errorf("after sign-ups of the registered address: hash changed %v, workspaces %d → %d (want +1, the new address's)", h != hash, workspaces, n)
+	}
+	b := newBrowser(t, srv)
+	if p := b.signIn(owner, "an attacker's password"); p.status != http.StatusUnauthorized {
+		t.Errorf("the second sign-up's password signs in: %d", p.status)
+	}
+	if ws := b.signInHome(owner, password); ws != ownerWS {
+		t.Errorf("the owner's workspace is %s, want %s", ws, ownerWS)
 	}
 }
 

@@ -84,10 +84,17 @@ func baseEnv(dataDir, addr string) []string {
 // startServe starts `linkqr serve` and waits for its "listening" line.
 func startServe(t *testing.T, dataDir string) *server {
 	t.Helper()
+	return startServeBinary(t, binary, dataDir)
+}
+
+// startServeBinary is startServe with another build of the binary, and
+// extra KEY=value environment entries.
+func startServeBinary(t *testing.T, bin, dataDir string, env ...string) *server {
+	t.Helper()
 	addr := freeAddr(t)
 	s := &server{url: "http://" + addr, done: make(chan struct{})}
-	s.cmd = exec.Command(binary, "serve")
-	s.cmd.Env = baseEnv(dataDir, addr)
+	s.cmd = exec.Command(bin, "serve")
+	s.cmd.Env = append(baseEnv(dataDir, addr), env...)
 	pipe, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

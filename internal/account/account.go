@@ -44,6 +44,11 @@ var ErrPasswordMismatch = errors.New("password does not match")
 type Service struct {
 	db    *store.DB
 	clock clock
+	// KeysRevoked, when set, is called after a commit that revoked API keys
+	// (removing a member), with their public ids, so this instance's key
+	// cache drops them at once; other instances learn through
+	// apikey.RevokedChannel.
+	KeysRevoked func(publicIDs ...string)
 }
 
 // NewService returns a Service over db.
@@ -53,6 +58,9 @@ func NewService(db *store.DB) *Service { return &Service{db: db} }
 // used for the field error.
 func NormalizeEmail(pointer, email string, errs *validate.Errors) string {
 	email = strings.TrimSpace(email)
+	if !errs.Check(pointer, validate.Text(email)) {
+		return email
+	}
 	addr, err := mail.ParseAddress(email)
 	if err != nil || addr.Address != email || len(email) > 254 {
 		errs.Add(pointer, "must be an e-mail address like name@example.com")
@@ -71,15 +79,19 @@ func CheckPassword(pointer, password string, errs *validate.Errors) {
 // NormalizeWorkspaceName validates and trims a workspace name.
 func NormalizeWorkspaceName(pointer, name string, errs *validate.Errors) string {
 	name = strings.TrimSpace(name)
+	if !errs.Check(pointer, validate.Text(name)) {
+		return name
+	}
 	if name == "" || utf8.RuneCountInString(name) > 100 {
 		errs.Add(pointer, "must be 1 to 100 characters long")
 	}
 	return name
 }
 
-// HashPassword returns an argon2id hash in PHC string form.
-func HashPassword(password string) (string, error) {
-	return secrethash.Hash(password)
+// HashPassword returns an argon2id hash in PHC string form (or
+// secrethash.ErrBusy when the process-wide argon2id cap is reached).
+func HashPassword(ctx context.Context, password string) (string, error) {
+	return secrethash.Hash(ctx, password)
 }
 
 // BootstrapResult is what `linkqr admin bootstrap` prints.
@@ -124,7 +136,7 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 		user, err := q.UserGetByEmail(ctx, tx, email)
 		switch {
 		case errors.Is(store.InterpretError(err), store.ErrNotFound):
-			hash, err := HashPassword(password)
+			hash, err := HashPassword(ctx, password)
 			if err != nil {
 				return err
 			}
@@ -135,7 +147,7 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 		case err != nil:
 			return store.InterpretError(err)
 		default:
-			ok, err := secrethash.Compare(password, user.PasswordHash)
+			ok, err := secrethash.Compare(ctx, password, user.PasswordHash)
 			if err != nil {
 				return err
 			}

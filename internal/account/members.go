@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -51,38 +52,6 @@ func (s *Service) Members(ctx context.Context, workspaceID uuid.UUID) ([]Member,
 	return out, nil
 }
 
-// AddMember adds the existing user with this address to the workspace.
-// No such user, or one who already belongs, is a validate.Errors on /email.
-func (s *Service) AddMember(ctx context.Context, workspaceID uuid.UUID, email string, role Role) (Member, error) {
-	var errs validate.Errors
-	email = NormalizeEmail("/email", email, &errs)
-	if _, ok := ParseRole(string(role)); !ok {
-		errs.Add("/role", "must be admin or member")
-	}
-	if err := errs.Err(); err != nil {
-		return Member{}, err
-	}
-	q := dbsqlc.New()
-	user, err := q.UserGetByEmail(ctx, s.db.Conn(ctx), email)
-	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
-		errs.Add("/email", "has no linkqr account; ask them to sign up first, then add them here")
-		return Member{}, errs
-	}
-	if err != nil {
-		return Member{}, store.InterpretError(err)
-	}
-	m, err := q.MembershipCreate(ctx, s.db.Conn(ctx), dbsqlc.MembershipCreateParams{WorkspaceID: workspaceID, UserID: user.ID, Role: string(role)})
-	err = store.InterpretError(err)
-	if store.IsConflict(err, "memberships_pkey") {
-		errs.Add("/email", "is already a member of this workspace")
-		return Member{}, errs
-	}
-	if err != nil {
-		return Member{}, err
-	}
-	return Member{UserID: user.ID, Email: user.Email, Role: Role(m.Role), JoinedAt: m.CreatedAt}, nil
-}
-
 // SetRole changes a member's role and returns the member as changed.
 // Demoting the last admin is ErrLastAdmin; a user who is not a member is
 // store.ErrNotFound.
@@ -109,11 +78,19 @@ func (s *Service) SetRole(ctx context.Context, workspaceID, userID uuid.UUID, ro
 	})
 }
 
-// RemoveMember takes a user out of the workspace and returns who it was.
+// RemoveMember takes a user out of the workspace and revokes the API keys
+// they created for it, in one transaction: someone who left must not keep
+// acting for the workspace, and a failure leaves both the membership and the
+// keys as they were. It returns who it was and how many keys were revoked.
 // Removing the last admin is ErrLastAdmin; a user who is not a member is
 // store.ErrNotFound.
-func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUID) (Member, error) {
-	return s.changeMembership(ctx, workspaceID, userID, func(q *dbsqlc.Queries, tx pgx.Tx, m *Member) error {
+func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUID) (Member, int, error) {
+	var revoked []string
+	m, err := s.changeMembership(ctx, workspaceID, userID, func(q *dbsqlc.Queries, tx pgx.Tx, m *Member) error {
+		var err error
+		if revoked, err = apikey.RevokeAllByCreator(ctx, tx, workspaceID, userID); err != nil {
+			return err
+		}
 		if m.Role == RoleAdmin {
 			if err := ensureAnotherAdmin(ctx, q, tx, workspaceID); err != nil {
 				return err
@@ -121,6 +98,13 @@ func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUI
 		}
 		return store.InterpretError(q.MembershipDelete(ctx, tx, dbsqlc.MembershipDeleteParams{WorkspaceID: workspaceID, UserID: userID}))
 	})
+	if err != nil {
+		return Member{}, 0, err
+	}
+	if len(revoked) > 0 && s.KeysRevoked != nil {
+		store.AfterCommit(ctx, func() { s.KeysRevoked(revoked...) })
+	}
+	return m, len(revoked), nil
 }
 
 // changeMembership runs change on the locked membership, with the

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,29 +13,44 @@ import (
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/validate"
 )
 
-// Sign-in throttling: failures are counted over a sliding window per e-mail
-// address (against guessing one account's password from many addresses)
-// and per client IP (against trying many accounts from one address).
+// Sign-in throttling keeps guessing expensive without handing attackers a
+// way to lock owners out. Failures are counted over sliding windows:
+//
+//   - per (address, client IP): MaxFailuresPerEmailIP in SignInWindow. This
+//     is what stops guessing one account's password from one place, and it
+//     does not touch the owner signing in from anywhere else;
+//   - per client IP: MaxFailuresPerIP in SignInWindow, against trying many
+//     accounts (or spraying one) from one place;
+//   - per address, from anywhere: MaxFailuresPerEmail in EmailBackstopWindow,
+//     a higher and slower backstop against guessing from many places. Only
+//     an attacker with several IPs can reach it; then the account is paused
+//     for everyone until the oldest failure is an hour old.
+//
+// A success forgives only the failures of the same (address, IP): the
+// owner's typos, not an attacker's attempts.
 const (
-	SignInWindow        = 15 * time.Minute
-	MaxFailuresPerEmail = 5
-	MaxFailuresPerIP    = 20
+	SignInWindow          = 15 * time.Minute
+	MaxFailuresPerEmailIP = 5
+	MaxFailuresPerIP      = 20
+	EmailBackstopWindow   = time.Hour
+	MaxFailuresPerEmail   = 50
 )
 
 // ErrBadCredentials is the one answer for an unknown address and a wrong
 // password alike, so sign-in does not reveal who has an account.
 var ErrBadCredentials = errors.New("incorrect e-mail address or password")
 
-// ThrottledError refuses a sign-in attempt, whatever the password, because
-// too many attempts failed recently.
+// ThrottledError refuses a sign-in or sign-up attempt, whatever its input,
+// because too many attempts were made recently.
 type ThrottledError struct {
 	RetryAfter time.Duration // until the next attempt may be made
 }
 
 func (e *ThrottledError) Error() string {
-	return fmt.Sprintf("too many failed sign-in attempts; retry after %s", e.RetryAfter)
+	return fmt.Sprintf("too many attempts; retry after %s", e.RetryAfter)
 }
 
 // User is a person who can sign in.
@@ -51,17 +65,6 @@ func (u User) ExternalID() string { return store.FormatID(store.PrefixUser, u.ID
 
 func userFromRow(r dbsqlc.User) User { return User{ID: r.ID, Email: r.Email, CreatedAt: r.CreatedAt} }
 
-// dummyHash is compared against when the address is unknown, so that an
-// unknown address costs the same argon2id work as a wrong password and
-// response times do not reveal which addresses have accounts.
-var dummyHash = sync.OnceValue(func() string {
-	h, err := HashPassword("linkqr dummy password for timing")
-	if err != nil {
-		panic(err)
-	}
-	return h
-})
-
 // emailKey is how failures are counted: trimmed, lower-case, bounded.
 func emailKey(email string) string {
 	k := strings.ToLower(strings.TrimSpace(email))
@@ -73,35 +76,44 @@ func emailKey(email string) string {
 
 // SignIn checks an address and password. It returns ErrBadCredentials for
 // an unknown address or a wrong password (after the same argon2id work in
-// both cases), and *ThrottledError — before looking at the password at all —
-// once MaxFailuresPerEmail failures for the address or MaxFailuresPerIP
-// from ip happened within SignInWindow. ip may be the zero Addr.
+// both cases), *ThrottledError — before looking at the password at all —
+// once a limit (see MaxFailuresPerEmailIP) is exceeded, and
+// secrethash.ErrBusy when the process-wide argon2id cap is reached. ip may be
+// the zero Addr (then the per-IP limit does not apply).
 //
 // The attempt is recorded as a failure before the password is checked and
-// forgiven when it succeeds (or is throttled), so concurrent attempts on
-// any number of instances count each other and cannot slip past the limit.
+// forgiven when it succeeds, is throttled or could not be checked, so
+// concurrent attempts on any number of instances count each other and
+// cannot slip past the limits.
 func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.Addr) (User, error) {
+	if validate.Text(strings.TrimSpace(email)) != nil {
+		return User{}, ErrBadCredentials // no account has such an address, and PostgreSQL could not even compare it
+	}
 	q := dbsqlc.New()
 	key := emailKey(email)
 	now := s.now().Truncate(time.Microsecond) // PostgreSQL's precision
-	since := now.Add(-SignInWindow)
 	var ipp *netip.Addr
 	if ip.IsValid() {
 		ip = ip.Unmap()
 		ipp = &ip
 	}
-	if err := q.SigninFailurePrune(ctx, s.db.Conn(ctx), since); err != nil {
+	if err := q.SigninFailurePrune(ctx, s.db.Conn(ctx), now.Add(-max(SignInWindow, EmailBackstopWindow))); err != nil {
 		return User{}, store.InterpretError(err)
 	}
 	attempt, err := q.SigninFailureInsert(ctx, s.db.Conn(ctx), dbsqlc.SigninFailureInsertParams{EmailKey: key, IP: ipp, FailedAt: now})
 	if err != nil {
 		return User{}, store.InterpretError(err)
 	}
-	if wait, err := s.throttled(ctx, key, ipp, since, now); err != nil || wait > 0 {
+	// forgive removes this attempt again; it runs even when ctx has ended.
+	forgive := func(err error) error {
+		ctx := context.WithoutCancel(ctx)
 		if derr := q.SigninFailureDelete(ctx, s.db.Conn(ctx), attempt); derr != nil && err == nil {
-			err = store.InterpretError(derr)
+			return store.InterpretError(derr)
 		}
-		if err != nil {
+		return err
+	}
+	if wait, err := s.throttled(ctx, key, ipp, now); err != nil || wait > 0 {
+		if err := forgive(err); err != nil {
 			return User{}, err
 		}
 		return User{}, &ThrottledError{RetryAfter: wait}
@@ -112,46 +124,55 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 	}
 	row, err := q.UserGetByEmail(ctx, s.db.Conn(ctx), strings.TrimSpace(email))
 	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
-		_, _ = secrethash.Compare(password, dummyHash())
+		if err := secrethash.Dummy(ctx, password); err != nil {
+			return User{}, forgive(err)
+		}
 		return User{}, ErrBadCredentials
 	}
 	if err != nil {
-		return User{}, store.InterpretError(err)
+		return User{}, forgive(store.InterpretError(err))
 	}
-	ok, err := secrethash.Compare(password, row.PasswordHash)
-	if err != nil {
-		return User{}, fmt.Errorf("verify password: %w", err)
+	ok, err := secrethash.Compare(ctx, password, row.PasswordHash)
+	if err != nil { // ErrBusy, ctx's error or a damaged hash: nothing was checked
+		return User{}, forgive(fmt.Errorf("verify password: %w", err))
 	}
 	if !ok {
 		return User{}, ErrBadCredentials
 	}
-	if err := q.SigninFailureClearEmail(ctx, s.db.Conn(ctx), key); err != nil {
+	if err := q.SigninFailureClearEmailIP(ctx, s.db.Conn(ctx), dbsqlc.SigninFailureClearEmailIPParams{EmailKey: key, IP: ipp}); err != nil {
 		return User{}, store.InterpretError(err)
 	}
 	return userFromRow(row), nil
 }
 
-// throttled returns how long to wait when the failures in the window
-// (this attempt included) exceed a limit, else 0.
-func (s *Service) throttled(ctx context.Context, key string, ip *netip.Addr, since, now time.Time) (time.Duration, error) {
+// throttled returns how long to wait when the failures in a window (this
+// attempt included) exceed its limit, else 0.
+func (s *Service) throttled(ctx context.Context, key string, ip *netip.Addr, now time.Time) (time.Duration, error) {
 	q := dbsqlc.New()
 	var wait time.Duration
-	byEmail, err := q.SigninFailuresByEmail(ctx, s.db.Conn(ctx), dbsqlc.SigninFailuresByEmailParams{Since: since, EmailKey: key})
+	over := func(failures int32, oldest time.Time, limit int, window time.Duration) {
+		if int(failures) > limit {
+			wait = max(wait, oldest.Add(window).Sub(now))
+		}
+	}
+	since := now.Add(-SignInWindow)
+	pair, err := q.SigninFailuresByEmailIP(ctx, s.db.Conn(ctx), dbsqlc.SigninFailuresByEmailIPParams{Since: since, EmailKey: key, IP: ip})
 	if err != nil {
 		return 0, store.InterpretError(err)
 	}
-	if byEmail.Failures > MaxFailuresPerEmail {
-		wait = max(wait, byEmail.Oldest.Add(SignInWindow).Sub(now))
-	}
+	over(pair.Failures, pair.Oldest, MaxFailuresPerEmailIP, SignInWindow)
 	if ip != nil {
 		byIP, err := q.SigninFailuresByIP(ctx, s.db.Conn(ctx), dbsqlc.SigninFailuresByIPParams{Since: since, IP: ip})
 		if err != nil {
 			return 0, store.InterpretError(err)
 		}
-		if byIP.Failures > MaxFailuresPerIP {
-			wait = max(wait, byIP.Oldest.Add(SignInWindow).Sub(now))
-		}
+		over(byIP.Failures, byIP.Oldest, MaxFailuresPerIP, SignInWindow)
 	}
+	byEmail, err := q.SigninFailuresByEmail(ctx, s.db.Conn(ctx), dbsqlc.SigninFailuresByEmailParams{Since: now.Add(-EmailBackstopWindow), EmailKey: key})
+	if err != nil {
+		return 0, store.InterpretError(err)
+	}
+	over(byEmail.Failures, byEmail.Oldest, MaxFailuresPerEmail, EmailBackstopWindow)
 	if wait > 0 {
 		wait = max(wait, time.Second)
 	}

@@ -54,7 +54,7 @@ func ParseRange(q url.Values, now time.Time) (Range, error) {
 		case name != "from" && name != "to" && name != "interval":
 			errs.Add("/query/"+name, "is not a known parameter")
 		case len(vs) > 1:
-			errs.Add("/query/"+name, "must be given at most once")
+			errs.Add("/query/"+name, validate.DetailRepeated)
 		}
 	}
 	r := Range{To: now.UTC(), Interval: Day}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -17,9 +19,11 @@ import (
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
 )
@@ -35,6 +39,9 @@ type API struct {
 	Accounts    *account.Service
 	Scans       *scan.Reader
 	Analytics   *analytics.Reports
+	// QR renders and serves QR images under the process-wide render bound
+	// and cache, shared with the UI.
+	QR *qrserve.Server
 }
 
 // Routes registers /api/v1 on r (r is already mounted at /api/v1). Routes
@@ -79,17 +86,29 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var (
 		p     *problem.Problem
 		verrs validate.Errors
+		busy  *qrserve.BusyError
 	)
 	switch {
 	case errors.As(err, &p):
+	case errors.Is(err, secrethash.ErrBusy):
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(secrethash.RetryAfter/time.Second))))
+		p = problem.New(problem.Unavailable, "the server is too busy checking credentials; retry shortly")
 	case errors.As(err, &verrs):
 		p = problem.Validation(verrs)
+	case errors.As(err, &busy):
+		w.Header().Set("Retry-After", strconv.Itoa(busy.Seconds()))
+		p = problem.New(problem.Unavailable, "too many QR codes are being rendered right now; retry in "+
+			strconv.Itoa(busy.Seconds())+" s")
 	case errors.Is(err, store.ErrNotFound):
 		p = problem.New(problem.NotFound, "no such object in this workspace")
 	case store.IsConflict(err, ""):
 		p = problem.New(problem.Conflict, "the request conflicts with an existing object")
 	default:
-		a.Log.Error("request failed", "request_id", requestid.FromContext(r.Context()),
+		level := slog.LevelError
+		if r.Context().Err() != nil { // the client went away (or its body timed out): not our failure
+			level = slog.LevelDebug
+		}
+		a.Log.Log(r.Context(), level, "request failed", "request_id", requestid.FromContext(r.Context()),
 			"method", r.Method, "path", r.URL.Path, "err", err)
 		p = problem.New(problem.Internal, "an internal error occurred; quote request_id when contacting support")
 	}

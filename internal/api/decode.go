@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
@@ -36,6 +37,11 @@ func decodeObject(w http.ResponseWriter, r *http.Request) (*fields, error) {
 	}
 	if err != nil {
 		return nil, problem.New(problem.InvalidRequest, "the request body could not be read")
+	}
+	// encoding/json would silently replace invalid UTF-8 with U+FFFD, so a
+	// client's broken encoding would be stored as something it never sent.
+	if !utf8.Valid(body) {
+		return nil, problem.New(problem.InvalidRequest, "the body is not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -116,8 +122,7 @@ func (f *fields) nullableStr(name string) link.Optional[*string] {
 	return link.Some(&s)
 }
 
-// nullableTime decodes an RFC 3339 timestamp-or-null member, truncated to
-// the microsecond precision the database keeps.
+// nullableTime decodes an RFC 3339 timestamp-or-null member.
 func (f *fields) nullableTime(name string) link.Optional[*time.Time] {
 	s := f.nullableStr(name)
 	if !s.Set || s.Value == nil {
@@ -128,26 +133,36 @@ func (f *fields) nullableTime(name string) link.Optional[*time.Time] {
 		f.errs.Add(pointer(name), "must be an RFC 3339 timestamp such as 2026-12-31T23:59:59Z, or null")
 		return link.Optional[*time.Time]{}
 	}
-	t = t.UTC().Truncate(time.Microsecond)
 	return link.Some(&t)
 }
 
-// err returns the collected errors merged with the domain's validation of
-// the decoded input (domainErr), so one response lists every problem; a
-// field with a decoding error is not reported twice.
-func (f *fields) err(domainErr error) error {
-	if len(f.errs) == 0 {
-		return domainErr
+// The parse helpers below hand a decoded member to a domain value type's
+// parse function (link.ParseTitle, …) and add its refusal under the
+// member's pointer, so one response lists every problem — a type error and
+// a bad value alike — and the domain receives only parsed values.
+
+// parseOptional parses a member that may be absent.
+func parseOptional[S, T any](f *fields, name string, o link.Optional[S], parse func(S) (T, error)) link.Optional[T] {
+	if !o.Set {
+		return link.Optional[T]{}
 	}
-	var domain validate.Errors
-	if errors.As(domainErr, &domain) {
-		for _, fe := range domain {
-			if !slices.ContainsFunc(f.errs, func(e validate.FieldError) bool { return e.Pointer == fe.Pointer }) {
-				f.errs = append(f.errs, fe)
-			}
-		}
+	v, err := parse(o.Value)
+	if !f.errs.Check(pointer(name), err) {
+		return link.Optional[T]{}
 	}
-	return f.errs
+	return link.Some(v)
+}
+
+// parseNullable parses a member that may be absent or null (a set nil).
+func parseNullable[S, T any](f *fields, name string, o link.Optional[*S], parse func(S) (T, error)) link.Optional[*T] {
+	if !o.Set || o.Value == nil {
+		return link.Optional[*T]{Set: o.Set}
+	}
+	v, err := parse(*o.Value)
+	if !f.errs.Check(pointer(name), err) {
+		return link.Optional[*T]{}
+	}
+	return link.Some(&v)
 }
 
 // pointer builds the JSON pointer of a top-level member (RFC 6901 escaping).

@@ -45,25 +45,50 @@ func (a *API) createLink(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f.rejectUnknown("target_url", "title", "code", "expires_at")
-	in := link.CreateInput{
-		TargetURL: f.str("target_url", true).Value,
-		Title:     f.nullableStr("title").Value,
-		Code:      f.nullableStr("code").Value,
-		ExpiresAt: f.nullableTime("expires_at").Value,
-	}
-	if err := f.err(in.Validate(time.Now())); err != nil {
+	in, err := decodeCreate(f, time.Now())
+	if err != nil {
 		return err
 	}
-	res, err := a.Links.Create(r.Context(), auth.FromContext(r.Context()).WorkspaceID, in)
+	l, err := a.Links.Create(r.Context(), auth.FromContext(r.Context()).WorkspaceID, in)
 	if errors.Is(err, link.ErrCodeTaken) {
-		return problem.New(problem.Conflict, fmt.Sprintf("code %q is already taken (codes of deleted links are never reused)", *in.Code))
+		return problem.New(problem.Conflict, fmt.Sprintf("code %q is already taken (codes of deleted links are never reused)", in.Code))
 	}
 	if err != nil {
 		return err
 	}
+	res := l.Wire()
 	w.Header().Set("Location", a.BaseURL+"/api/v1/links/"+res.ID)
 	return writeJSON(w, http.StatusCreated, res)
+}
+
+// decodeCreate parses a create body into the domain's typed input. Nullable
+// exactly as the document says: title and expires_at may be null, code and
+// target_url may not.
+func decodeCreate(f *fields, now time.Time) (link.CreateInput, error) {
+	f.rejectUnknown("target_url", "title", "code", "expires_at")
+	in := link.CreateInput{
+		TargetURL: parseOptional(f, "target_url", f.str("target_url", true), link.ParseTargetURL).Value,
+		Title:     parseNullable(f, "title", f.nullableStr("title"), link.ParseTitle).Value,
+		Code:      parseOptional(f, "code", f.str("code", false), link.ParseCode).Value,
+		ExpiresAt: parseNullable(f, "expires_at", f.nullableTime("expires_at"), expiryAfter(now)).Value,
+	}
+	return in, f.errs.Err()
+}
+
+// decodeUpdate parses a PATCH body; absent members stay unset.
+func decodeUpdate(f *fields, now time.Time) (link.UpdateInput, error) {
+	f.rejectUnknown("target_url", "title", "status", "expires_at")
+	in := link.UpdateInput{
+		TargetURL: parseOptional(f, "target_url", f.str("target_url", false), link.ParseTargetURL),
+		Title:     parseNullable(f, "title", f.nullableStr("title"), link.ParseTitle),
+		Status:    parseOptional(f, "status", f.str("status", false), link.ParseStatus),
+		ExpiresAt: parseNullable(f, "expires_at", f.nullableTime("expires_at"), expiryAfter(now)),
+	}
+	return in, f.errs.Err()
+}
+
+func expiryAfter(now time.Time) func(time.Time) (link.Expiry, error) {
+	return func(t time.Time) (link.Expiry, error) { return link.ParseExpiry(t, now) }
 }
 
 // listLinks answers GET /api/v1/links, newest first.
@@ -76,11 +101,7 @@ func (a *API) listLinks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var last uuid.UUID
-	if len(links) > 0 {
-		last, _ = store.ParseID(store.PrefixLink, links[len(links)-1].ID)
-	}
-	return writeJSON(w, http.StatusOK, newList(links, hasMore, last))
+	return writeJSON(w, http.StatusOK, newList(links, hasMore, link.Link.Wire, func(l link.Link) uuid.UUID { return l.ID }))
 }
 
 // getLink answers GET /api/v1/links/{id}.
@@ -92,11 +113,11 @@ func (a *API) getLink(w http.ResponseWriter, r *http.Request) error {
 	if err := noQuery(r); err != nil {
 		return err
 	}
-	res, err := a.Links.Get(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id)
+	l, err := a.Links.Get(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, res)
+	return writeJSON(w, http.StatusOK, l.Wire())
 }
 
 // updateLink answers PATCH /api/v1/links/{id}: re-point, retitle, pause or
@@ -113,21 +134,15 @@ func (a *API) updateLink(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f.rejectUnknown("target_url", "title", "status", "expires_at")
-	in := link.UpdateInput{
-		TargetURL: f.str("target_url", false),
-		Title:     f.nullableStr("title"),
-		Status:    f.str("status", false),
-		ExpiresAt: f.nullableTime("expires_at"),
-	}
-	if err := f.err(in.Validate(time.Now())); err != nil {
-		return err
-	}
-	res, err := a.Links.Update(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id, in)
+	in, err := decodeUpdate(f, time.Now())
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, res)
+	l, err := a.Links.Update(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id, in)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, l.Wire())
 }
 
 // deleteLink answers DELETE /api/v1/links/{id}.

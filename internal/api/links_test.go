@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -82,8 +83,8 @@ func TestCreateLink201(t *testing.T) {
 		t.Errorf("created_at %v must be UTC", l["created_at"])
 	}
 	ev := f.events(t)
-	if len(ev) != 1 || ev[0]["_type"] != "link.created" || ev[0]["link"].(map[string]any)["id"] != l["id"] {
-		t.Errorf("events %v", ev)
+	if len(ev) != 1 || ev[0]["_type"] != "link.created" || !reflect.DeepEqual(ev[0]["link"], l) {
+		t.Errorf("events %v, want link.created carrying exactly the link object the API returned (%v)", ev, l)
 	}
 
 	custom := f.create(t, `{"target_url":"http://example.com","code":"Spring-26_x","expires_at":"2099-01-01T00:00:00+02:00","title":null}`)
@@ -126,6 +127,12 @@ func TestCreateLink422(t *testing.T) {
 		{`{"target_url":"` + long + `"}`, []string{"/target_url"}},
 		{`{"target_url":"https://example.com","title":"` + strings.Repeat("é", 201) + `"}`, []string{"/title"}},
 		{`{"target_url":"https://example.com","title":false}`, []string{"/title"}},
+		{`{"target_url":"https://example.com","title":"nul\u0000byte"}`, []string{"/title"}},
+		{`{"target_url":"https://example.com","title":"line\nbreak"}`, []string{"/title"}},
+		{`{"target_url":"https://example.com:99999/"}`, []string{"/target_url"}},
+		{`{"target_url":"https://example.com:0/"}`, []string{"/target_url"}},
+		{`{"target_url":"https://example.com","code":null}`, []string{"/code"}},
+		{`{"target_url":"https://example.com","code":42}`, []string{"/code"}},
 		{`{"target_url":"https://example.com","code":"ab"}`, []string{"/code"}},
 		{`{"target_url":"https://example.com","code":"` + strings.Repeat("a", 65) + `"}`, []string{"/code"}},
 		{`{"target_url":"https://example.com","code":"has space"}`, []string{"/code"}},
@@ -185,6 +192,18 @@ func TestRequestBodyRules(t *testing.T) {
 	big := `{"target_url":"https://example.com","title":"` + strings.Repeat("a", 70<<10) + `"}`
 	testkit.Problem(t, post("application/json", big), 413, "payload-too-large")
 	testkit.JSON(t, post("application/json", good+"\n  \t"), 201) // trailing whitespace is fine
+	// Invalid UTF-8 is refused, never silently replaced with U+FFFD: in a
+	// string, in a member name, and outside any string.
+	for _, body := range []string{
+		"{\"target_url\":\"https://example.com\",\"title\":\"caf\xe9\"}",
+		"{\"target_url\":\"https://example.com\",\"ti\xfftle\":\"x\"}",
+		"{\"target_url\":\"https://example.com\"}\xff",
+	} {
+		p := testkit.Problem(t, post("application/json", body), 400, "invalid-request")
+		if !strings.Contains(p["detail"].(string), "UTF-8") {
+			t.Errorf("%q: detail %v", body, p["detail"])
+		}
+	}
 }
 
 func TestGetLink404(t *testing.T) {
@@ -264,6 +283,15 @@ func TestListLinks(t *testing.T) {
 	for _, c := range []string{"garbage!", "AAAA", "%ZZ"} {
 		testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/links?cursor="+c, f.token, ""), 400, "invalid-request")
 	}
+	// A repeated parameter is reported as repeated, whatever its values.
+	for _, q := range []string{"limit=5&limit=6", "limit=5&limit=5", "cursor=" + cursor + "&cursor=" + cursor} {
+		p := testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/links?"+q, f.token, ""), 422, "validation-failed")
+		errs := p["errors"].([]any)
+		e := errs[0].(map[string]any)
+		if want := "/query/" + strings.SplitN(q, "=", 2)[0]; len(errs) != 1 || e["pointer"] != want || e["detail"] != "must be given at most once" {
+			t.Errorf("%s: errors %v, want one on %s saying it must be given at most once", q, errs, want)
+		}
+	}
 }
 
 func TestUpdateLink(t *testing.T) {
@@ -282,8 +310,8 @@ func TestUpdateLink(t *testing.T) {
 	if last["_type"] != "link.updated" || len(prev) != 1 || prev["target_url"] != "https://old.example" {
 		t.Errorf("link.updated event %v", last)
 	}
-	if last["link"].(map[string]any)["target_url"] != "https://new.example" {
-		t.Errorf("event link %v", last["link"])
+	if !reflect.DeepEqual(last["link"], up) {
+		t.Errorf("event link %v, want exactly the API's answer %v", last["link"], up)
 	}
 
 	// Nothing changed: no event, no new updated_at.
@@ -303,11 +331,13 @@ func TestUpdateLink(t *testing.T) {
 	}
 
 	for body, ptr := range map[string]string{
-		`{"target_url":null}`:                   "/target_url",
-		`{"status":"deleted"}`:                  "/status",
-		`{"status":null}`:                       "/status",
-		`{"code":"newcode"}`:                    "/code",
-		`{"expires_at":"2000-01-01T00:00:00Z"}`: "/expires_at",
+		`{"target_url":null}`:                       "/target_url",
+		`{"status":"deleted"}`:                      "/status",
+		`{"status":null}`:                           "/status",
+		`{"code":"newcode"}`:                        "/code",
+		`{"expires_at":"2000-01-01T00:00:00Z"}`:     "/expires_at",
+		`{"title":"nul\u0000byte"}`:                 "/title",
+		`{"target_url":"http://example.com:65536"}`: "/target_url",
 	} {
 		p := testkit.Problem(t, f.srv.Do(t, "PATCH", "/api/v1/links/"+id, f.token, body), 422, "validation-failed")
 		if got := p["errors"].([]any)[0].(map[string]any)["pointer"]; got != ptr {

@@ -1,14 +1,16 @@
 package api
 
 import (
-	"encoding/base64"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/cursor"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/validate"
 )
@@ -27,13 +29,15 @@ type listJSON[T any] struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-func newList[T any](data []T, hasMore bool, lastID uuid.UUID) listJSON[T] {
-	l := listJSON[T]{Object: "list", Data: data, HasMore: hasMore}
-	if l.Data == nil {
-		l.Data = []T{}
+// newList presents one page of domain items; next_cursor continues after
+// the last item's uuid.
+func newList[T, W any](items []T, hasMore bool, present func(T) W, id func(T) uuid.UUID) listJSON[W] {
+	l := listJSON[W]{Object: "list", Data: make([]W, len(items)), HasMore: hasMore}
+	for i, it := range items {
+		l.Data[i] = present(it)
 	}
-	if hasMore {
-		c := encodeCursor(lastID)
+	if hasMore && len(items) > 0 {
+		c := cursor.Encode(id(items[len(items)-1]))
 		l.NextCursor = &c
 	}
 	return l
@@ -65,9 +69,10 @@ func parsePage(r *http.Request, extra ...string) (page, error) {
 	}
 	var errs validate.Errors
 	checkKnownParams(q, &errs, append([]string{"limit", "cursor"}, extra...)...)
-	if vs, ok := q["limit"]; ok {
+	checkOnce(q, &errs)
+	if vs := q["limit"]; len(vs) == 1 {
 		n, err := strconv.Atoi(vs[0])
-		if len(vs) > 1 || err != nil || n < 1 || n > maxLimit || vs[0] != strconv.Itoa(n) {
+		if err != nil || n < 1 || n > maxLimit || vs[0] != strconv.Itoa(n) {
 			errs.Add("/query/limit", fmt.Sprintf("must be a whole number from 1 to %d", maxLimit))
 		} else {
 			p.limit = n
@@ -77,8 +82,8 @@ func parsePage(r *http.Request, extra ...string) (page, error) {
 		return p, err
 	}
 	if vs, ok := q["cursor"]; ok {
-		id, ok := decodeCursor(vs[0])
-		if len(vs) > 1 || !ok {
+		id, ok := cursor.Decode(vs[0])
+		if !ok {
 			return p, problem.New(problem.InvalidRequest, "cursor is not a cursor returned by this list; start again without it")
 		}
 		p.before = &id
@@ -99,16 +104,14 @@ func checkKnownParams(q url.Values, errs *validate.Errors, known ...string) {
 	}
 }
 
-func escapePointer(s string) string { return pointer(s)[1:] }
-
-// Cursors are the id of the last item, base64url: opaque to clients, and
-// stable under inserts because ids are time-ordered.
-func encodeCursor(id uuid.UUID) string { return base64.RawURLEncoding.EncodeToString(id[:]) }
-
-func decodeCursor(s string) (uuid.UUID, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) != 16 {
-		return uuid.UUID{}, false
+// checkOnce adds an error for each parameter given more than once: which
+// of two limits was meant is anyone's guess.
+func checkOnce(q url.Values, errs *validate.Errors) {
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if len(q[name]) > 1 {
+			errs.Add("/query/"+escapePointer(name), validate.DetailRepeated)
+		}
 	}
-	return uuid.UUID(b), true
 }
+
+func escapePointer(s string) string { return pointer(s)[1:] }

@@ -7,12 +7,16 @@ import (
 	"image/png"
 	"io"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/srwiley/oksvg"
 	"github.com/srwiley/rasterx"
 
+	"github.com/linkqr/linkqr/internal/qr"
+	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -102,4 +106,61 @@ func TestQRCode422And404(t *testing.T) {
 	testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/links/"+theirs["id"].(string)+"/qr", f.token, ""), 404, "not-found")
 	analyticsOnly := f.srv.APIKey(t, f.tenant.WorkspaceID, "analytics:read")
 	testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/links/"+id+"/qr", analyticsOnly, ""), 403, "insufficient-scope")
+}
+
+// TestQRCode503WhenRenderingIsSaturated: with every render slot taken, a new
+// image is a 503 unavailable problem with Retry-After (validated against
+// the document like every response here), while an image already rendered
+// and a conditional request are still answered.
+func TestQRCode503WhenRenderingIsSaturated(t *testing.T) {
+	t.Parallel()
+	f := newLinksFixture(t)
+	id := f.create(t, `{"target_url":"https://example.com/menu"}`)["id"].(string)
+	resp, cached := fetchQR(t, f, id, "?size=256")
+	if resp.StatusCode != 200 {
+		t.Fatalf("first render: %d", resp.StatusCode)
+	}
+	etag := resp.Header.Get("ETag")
+
+	release := testkit.SaturateQR(t, f.srv.App.QR)
+	resp = f.srv.Do(t, "GET", "/api/v1/links/"+id+"/qr?size=257", f.token, "")
+	ra, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+	if err != nil || ra < 1 {
+		t.Errorf("Retry-After %q, want integer seconds >= 1", resp.Header.Get("Retry-After"))
+	}
+	if resp.Header.Get("ETag") != "" || resp.Header.Get("Cache-Control") == qrserve.CacheControl {
+		t.Errorf("a refused render left ETag %q / Cache-Control %q", resp.Header.Get("ETag"), resp.Header.Get("Cache-Control"))
+	}
+	p := testkit.Problem(t, resp, 503, "unavailable")
+	if d, _ := p["detail"].(string); !strings.Contains(d, "QR") {
+		t.Errorf("detail %q does not say what is busy", d)
+	}
+
+	if resp, body := fetchQR(t, f, id, "?size=256"); resp.StatusCode != 200 || !bytes.Equal(body, cached) || resp.Header.Get("ETag") != etag {
+		t.Errorf("cached image while saturated: %d, same bytes %v", resp.StatusCode, bytes.Equal(body, cached))
+	}
+	if resp, _ := fetchQR(t, f, id, "?size=999", "If-None-Match", `"nope", `+qrETag(t, f, id, "?size=999")); resp.StatusCode != 304 {
+		t.Errorf("conditional request while saturated: %d", resp.StatusCode)
+	}
+
+	release()
+	if resp, body := fetchQR(t, f, id, "?size=257"); resp.StatusCode != 200 || len(body) == 0 {
+		t.Errorf("after the load: %d", resp.StatusCode)
+	}
+}
+
+// qrETag is the ETag the server sends for query on link id — qr.ETag of the
+// link's short URL — so a conditional request needs no earlier render.
+func qrETag(t *testing.T, f *linksFixture, id, query string) string {
+	t.Helper()
+	l := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+id, f.token, ""), 200)
+	u, err := url.Parse(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := qr.ParseOptions(u.Query())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return qr.ETag(l["short_url"].(string), opts)
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/auth"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/scan"
 )
 
 // listScans answers GET /api/v1/links/{id}/scans, newest first; bot scans
@@ -28,9 +28,5 @@ func (a *API) listScans(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var last uuid.UUID
-	if len(scans) > 0 {
-		last, _ = store.ParseID(store.PrefixScan, scans[len(scans)-1].ID)
-	}
-	return writeJSON(w, http.StatusOK, newList(scans, hasMore, last))
+	return writeJSON(w, http.StatusOK, newList(scans, hasMore, scan.Scan.Wire, func(s scan.Scan) uuid.UUID { return s.ID }))
 }

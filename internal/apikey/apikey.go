@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
-	"runtime"
 	"time"
 
 	"github.com/google/uuid"
@@ -62,16 +61,15 @@ type Service struct {
 	log   *slog.Logger
 	cache *cache
 	// verifying collapses concurrent first uses of one token into one
-	// argon2id run; argon2Slots caps concurrent runs (19 MiB each) so a burst
-	// of unseen or wrong tokens cannot exhaust memory.
-	verifying   singleflight.Group
-	argon2Slots chan struct{}
+	// argon2id run; secrethash caps concurrent runs process-wide (19 MiB
+	// each), so a burst of unseen or wrong tokens cannot exhaust memory.
+	verifying singleflight.Group
 }
 
 // NewService returns a Service whose verified-token cache is keyed by
 // cacheKey (derive it from LINKQR_SECRET_KEY).
 func NewService(db *store.DB, log *slog.Logger, cacheKey []byte) *Service {
-	return &Service{db: db, log: log, cache: newCache(cacheKey), argon2Slots: make(chan struct{}, runtime.NumCPU())}
+	return &Service{db: db, log: log, cache: newCache(cacheKey)}
 }
 
 // Subscribe connects the cache to revocations made by any instance.
@@ -81,13 +79,14 @@ func (s *Service) Subscribe(l *notify.Listener) {
 
 // Create mints a key and returns it with its token, which is never
 // retrievable again. createdBy is nil for keys made by operator commands.
+// Hashing the token can fail with secrethash.ErrBusy.
 func (s *Service) Create(ctx context.Context, workspaceID uuid.UUID, createdBy *uuid.UUID, in CreateInput) (Key, string, error) {
 	p, err := in.validate()
 	if err != nil {
 		return Key{}, "", err
 	}
 	token, publicID := newToken()
-	hash, err := secrethash.Hash(token)
+	hash, err := secrethash.Hash(ctx, token)
 	if err != nil {
 		return Key{}, "", fmt.Errorf("hash API key: %w", err)
 	}
@@ -148,7 +147,38 @@ func (s *Service) Revoke(ctx context.Context, workspaceID, keyID uuid.UUID, only
 	return nil
 }
 
-// Verify resolves a bearer token to its key, or ErrInvalid.
+// RevokeAllByCreator revokes, in the caller's transaction tx, every active
+// key that userID created in the workspace, and returns their public ids.
+// It queues a NOTIFY on RevokedChannel for each, so every instance drops them
+// from its cache when tx commits (and none does if it rolls back). The
+// caller's own instance should also call Invalidate with the ids after the
+// commit: the notification reaches it too, but asynchronously. Removing a
+// member uses it, so that leaving a workspace and losing its keys are one
+// change.
+func RevokeAllByCreator(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid.UUID) ([]string, error) {
+	ids, err := dbsqlc.New().APIKeyRevokeAllByCreator(ctx, tx, dbsqlc.APIKeyRevokeAllByCreatorParams{WorkspaceID: workspaceID, CreatedBy: &userID})
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	for _, id := range ids {
+		if err := store.Notify(ctx, tx, RevokedChannel, id); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+// Invalidate drops keys revoked in a committed transaction from this
+// instance's cache at once, without waiting for their notification.
+func (s *Service) Invalidate(publicIDs ...string) {
+	for _, id := range publicIDs {
+		s.cache.invalidate(id)
+	}
+}
+
+// Verify resolves a bearer token to its key, or ErrInvalid. A token not yet
+// in the cache costs an argon2id run, which fails with secrethash.ErrBusy
+// when the process-wide cap is reached (callers answer 503).
 func (s *Service) Verify(ctx context.Context, token string) (Key, error) {
 	publicID, ok := parseToken(token)
 	if !ok {
@@ -178,14 +208,9 @@ func (s *Service) verifySlow(ctx context.Context, token, publicID string, digest
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
-	select {
-	case s.argon2Slots <- struct{}{}:
-		defer func() { <-s.argon2Slots }()
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	// argon2id's comparison of the derived keys is constant-time.
-	match, err := secrethash.Compare(token, row.SecretHash)
+	// argon2id's comparison of the derived keys is constant-time; ErrBusy
+	// (every slot taken) goes to the caller, which answers 503.
+	match, err := secrethash.Compare(ctx, token, row.SecretHash)
 	if err != nil {
 		return nil, fmt.Errorf("verify API key: %w", err)
 	}

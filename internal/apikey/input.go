@@ -47,7 +47,7 @@ func (in CreateInput) Validate() error {
 func (in CreateInput) validate() (createParams, error) {
 	var errs validate.Errors
 	p := createParams{name: strings.TrimSpace(in.Name), rateLimit: DefaultRateLimit}
-	if p.name == "" || utf8.RuneCountInString(p.name) > MaxNameLen {
+	if errs.Check("/name", validate.Text(p.name)) && (p.name == "" || utf8.RuneCountInString(p.name) > MaxNameLen) {
 		errs.Add("/name", fmt.Sprintf("must be 1 to %d characters long", MaxNameLen))
 	}
 	scopes, err := scope.Parse(in.Scopes)

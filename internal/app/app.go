@@ -32,6 +32,7 @@ import (
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/pgembed"
 	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/redirect"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
@@ -56,12 +57,14 @@ type App struct {
 	Links     *link.Service
 	Redirects *redirect.Handler
 	Scans     *scan.Recorder
+	QR        *qrserve.Server // one render bound and cache for API and UI
 	Webhooks  *webhook.Service
 
 	events *event.Recorder // records every service's events; fans out to webhooks
 
 	cluster  *pgembed.Cluster // nil when LINKQR_DATABASE_URL is set or the pool was given
 	problems problem.Writer
+	security *securityHeaders
 	router   chi.Router
 	draining atomic.Bool
 	listener *notify.Listener
@@ -69,6 +72,9 @@ type App struct {
 
 	stopWorkers context.CancelFunc
 	workers     sync.WaitGroup
+
+	bodyReadTimeout atomic.Int64                // nanoseconds; 0 means BodyReadTimeout (tests shorten it)
+	metricsAddr     atomic.Pointer[net.TCPAddr] // where LINKQR_METRICS_ADDR is bound, once it is
 }
 
 // Database opens the configured database: the embedded cluster (mode says
@@ -137,11 +143,14 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		Metrics:  metrics.New(),
 		Keys:     apikey.NewService(db, log, config.DeriveKey(cfg.SecretKey, "api-key-cache")),
 		Accounts: account.NewService(db),
+		QR:       qrserve.New(qrserve.Config{}),
 		cluster:  cluster,
 		problems: problem.Writer{BaseURL: cfg.BaseURL.String()},
+		security: newSecurityHeaders(cfg.BaseURL.Scheme == "https"),
 		listener: notify.New(pool, log),
 	}
 	a.Keys.Subscribe(a.listener)
+	a.Accounts.KeysRevoked = a.Keys.Invalidate
 	if err := a.newWebhooks(); err != nil {
 		return nil, err
 	}
@@ -203,34 +212,72 @@ func (a *App) Router() chi.Router { return a.router }
 
 // Serve accepts connections on ln until ctx is cancelled, then shuts down
 // gracefully: no new connections, in-flight requests get ShutdownGrace.
+// With LINKQR_METRICS_ADDR set it also listens there, for /metrics only,
+// and stops that listener with the main one.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{
-		Handler:           a.router,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
+	servers := []*http.Server{a.newServer(a.router)}
+	listeners := []net.Listener{ln}
+	if addr := a.Config.MetricsAddr; addr != "" {
+		mln, err := net.Listen("tcp", addr)
+		if err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("listen on %s (LINKQR_METRICS_ADDR): %w", addr, err)
+		}
+		if tcp, ok := mln.Addr().(*net.TCPAddr); ok {
+			a.metricsAddr.Store(tcp)
+		}
+		servers = append(servers, a.newServer(a.metricsRouter()))
+		listeners = append(listeners, mln)
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	errc := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { errc <- srv.Serve(listeners[i]) }()
+	}
+	if len(listeners) > 1 {
+		a.Log.Info("serving metrics", "metrics_addr", listeners[1].Addr().String())
+	}
 	a.Log.Info("listening", "addr", ln.Addr().String(), "base_url", a.Config.BaseURL.String())
 
+	var serveErr error
 	select {
 	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
+		serveErr = fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
 	a.draining.Store(true)
 	a.Log.Info("shutting down", "grace", ShutdownGrace.String())
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		a.Log.Warn("in-flight requests did not finish in time", "err", err)
-		_ = srv.Close()
+	for _, srv := range servers { // the main server first: scrapes may watch it drain
+		if err := srv.Shutdown(sctx); err != nil {
+			a.Log.Warn("in-flight requests did not finish in time", "err", err)
+			_ = srv.Close()
+		}
 	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	remaining := len(servers)
+	if serveErr != nil {
+		remaining--
 	}
-	return nil
+	for range remaining {
+		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) && serveErr == nil {
+			serveErr = err
+		}
+	}
+	return serveErr
+}
+
+// newServer is an http.Server with the connection limits of CONTRACT.md's
+// hardening: headers within 10 s, bodies within BodyReadTimeout (set per
+// request by limitBodyRead), responses within writeTimeout, idle keep-alive
+// connections closed after 2 minutes.
+func (a *App) newServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
+	}
 }
 
 // startWorkers runs the background goroutines of this instance: the cache

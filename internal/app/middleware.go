@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/web"
@@ -51,15 +53,22 @@ func wantsHTML(r *http.Request) bool {
 // observe records every request in the metrics and writes one log line per
 // failed request (status >= 400) at info, or at error for 5xx; successful
 // requests are logged at debug only, to keep the redirect hot path cheap.
+// A request whose client went away (hung up, or was cut off by a deadline
+// while sending its body) is logged at debug whatever its status: its 5xx
+// is the client's doing, not the service's, and is no reason to wake anyone.
 func (a *App) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
 		elapsed := time.Since(start)
-		a.Metrics.ObserveHTTP(r, sw.status, elapsed)
+		a.Metrics.ObserveHTTP(a.routeLabel(r, sw.status), r.Method, sw.status, elapsed)
+		// net/http cancels the request's context when reading from the
+		// connection fails: the client closed it, or a read deadline passed.
+		clientGone := r.Context().Err() != nil
 		level := slog.LevelDebug
 		switch {
+		case clientGone:
 		case sw.status >= 500:
 			level = slog.LevelError
 		case sw.status >= 400:
@@ -68,11 +77,33 @@ func (a *App) observe(next http.Handler) http.Handler {
 		if !a.Log.Enabled(r.Context(), level) {
 			return
 		}
-		a.Log.Log(r.Context(), level, "request",
+		attrs := []any{
 			"request_id", requestid.FromContext(r.Context()),
 			"method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"duration_ms", elapsed.Milliseconds())
+			"duration_ms", elapsed.Milliseconds(),
+		}
+		if clientGone {
+			attrs = append(attrs, "client_gone", true)
+		}
+		a.Log.Log(r.Context(), level, "request", attrs...)
 	})
+}
+
+// routeLabel is the request's route pattern for the metrics, or "" when no
+// route matched. chi reports the pattern of a mounted sub-router (/api/*)
+// for a path the sub-router itself does not route, so a 404 or 405 is
+// checked against the router: those answers belong to no route.
+func (a *App) routeLabel(r *http.Request, status int) string {
+	rc := chi.RouteContext(r.Context())
+	if rc == nil {
+		return ""
+	}
+	pattern := rc.RoutePattern()
+	if pattern != "" && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed) &&
+		!a.router.Match(chi.NewRouteContext(), r.Method, r.URL.Path) {
+		return ""
+	}
+	return pattern
 }
 
 type statusRecorder struct {

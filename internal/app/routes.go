@@ -25,14 +25,17 @@ import (
 )
 
 // routes builds the router of all three faces: public pages and redirects,
-// the JSON API under /api, and operational endpoints.
+// the JSON API under /api, and operational endpoints. /metrics is here
+// unless LINKQR_METRICS_ADDR gives it a listener of its own (metricsRouter).
 func (a *App) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(requestid.Middleware, a.observe, a.recoverPanics)
+	a.use(r)
 
 	r.Get("/healthz", a.healthz)
 	r.Get("/readyz", a.readyz)
-	r.Method(http.MethodGet, "/metrics", a.Metrics.Handler())
+	if a.Config.MetricsAddr == "" {
+		r.Method(http.MethodGet, "/metrics", a.Metrics.Handler())
+	}
 
 	r.Get("/problems", func(w http.ResponseWriter, r *http.Request) {
 		web.Render(w, r, http.StatusOK, web.ProblemIndex(problem.Catalog))
@@ -58,12 +61,28 @@ func (a *App) routes() chi.Router {
 	return r
 }
 
+// use installs the middleware every response goes through, on either
+// listener: request id, metrics and logs, the body deadline, security
+// headers, and panic recovery innermost, so its error page gets the rest.
+func (a *App) use(r chi.Router) {
+	r.Use(requestid.Middleware, a.observe, a.limitBodyRead, a.security.Handler, a.recoverPanics)
+}
+
+// metricsRouter serves LINKQR_METRICS_ADDR: /metrics and nothing else.
+func (a *App) metricsRouter() chi.Router {
+	r := chi.NewRouter()
+	a.use(r)
+	r.Method(http.MethodGet, "/metrics", a.Metrics.Handler())
+	return r
+}
+
 func (a *App) apiV1() *api.API {
 	return &api.API{
 		Log:         a.Log,
 		Problems:    a.problems,
 		BaseURL:     a.Config.BaseURL.String(),
 		Links:       a.Links,
+		QR:          a.QR,
 		Accounts:    a.Accounts,
 		Scans:       scan.NewReader(a.DB),
 		Analytics:   analytics.NewReports(a.DB),
@@ -80,6 +99,7 @@ func (a *App) apiV1() *api.API {
 func (a *App) webDeps() web.Deps {
 	return web.Deps{
 		Links:    a.Links,
+		QR:       a.QR,
 		Config:   a.Config,
 		Log:      a.Log,
 		Accounts: a.Accounts,

@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/secrethash"
 )
 
 // Principal is who a request acts as.
@@ -54,8 +57,9 @@ type Authenticator struct {
 const realm = `Bearer realm="linkqr"`
 
 // Middleware authenticates every request: 401 without a usable token, 403
-// ip-not-allowed outside the credential's allowlist, else the Principal is
-// put in the context.
+// ip-not-allowed outside the credential's allowlist, 503 unavailable with
+// Retry-After when the token could not be checked because the process-wide
+// argon2id cap was reached, else the Principal is put in the context.
 func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, sent := bearerToken(r)
@@ -71,6 +75,12 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 		}
 		p, err := a.principal(r.Context(), token)
 		if err != nil {
+			if errors.Is(err, secrethash.ErrBusy) {
+				// Every argon2id slot is taken: the token was not checked.
+				w.Header().Set("Retry-After", strconv.Itoa(max(1, int(secrethash.RetryAfter/time.Second))))
+				a.Problems.Write(w, r, problem.New(problem.Unavailable, "too many credentials are being checked right now; retry shortly"))
+				return
+			}
 			if !errors.Is(err, apikey.ErrInvalid) {
 				a.Log.Error("authentication failed", "err", err)
 				a.Problems.Write(w, r, problem.New(problem.Unavailable, "credentials could not be checked; retry shortly"))

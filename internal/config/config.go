@@ -26,6 +26,7 @@ type Config struct {
 	RedisURL            string         // LINKQR_REDIS_URL: shared rate limits when set
 	TrustedProxies      []netip.Prefix // LINKQR_TRUSTED_PROXIES
 	WebhookAllowPrivate bool           // LINKQR_WEBHOOK_ALLOW_PRIVATE
+	MetricsAddr         string         // LINKQR_METRICS_ADDR: empty means /metrics on Addr
 	LogLevel            slog.Level     // LINKQR_LOG_LEVEL
 	LogFormat           string         // LINKQR_LOG_FORMAT: "text" or "json"
 }
@@ -100,6 +101,16 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		c.WebhookAllowPrivate = b
 	}
 
+	c.MetricsAddr = getenv("LINKQR_METRICS_ADDR")
+	if c.MetricsAddr != "" {
+		if err := checkAddr(c.MetricsAddr); err != nil {
+			return nil, &Error{"LINKQR_METRICS_ADDR", c.MetricsAddr, err.Error()}
+		}
+		if sameListener(c.MetricsAddr, c.Addr) {
+			return nil, &Error{"LINKQR_METRICS_ADDR", c.MetricsAddr, "must differ from LINKQR_ADDR: metrics get a listener of their own"}
+		}
+	}
+
 	if v := getenv("LINKQR_LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return nil, &Error{"LINKQR_LOG_LEVEL", v, "must be one of debug, info, warn, error"}
@@ -142,6 +153,19 @@ func checkAddr(addr string) error {
 		return fmt.Errorf("port must be a number from 0 to 65535")
 	}
 	return nil
+}
+
+// sameListener reports whether two valid listen addresses would collide: the
+// same fixed port on the same host, or on a wildcard host (which takes the
+// port on every address). Port 0 picks a free port, so it never collides.
+func sameListener(a, b string) bool {
+	ha, pa, _ := net.SplitHostPort(a)
+	hb, pb, _ := net.SplitHostPort(b)
+	if pa != pb || pa == "0" {
+		return false
+	}
+	wildcard := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
+	return ha == hb || wildcard(ha) || wildcard(hb)
 }
 
 // parseOrigin accepts an absolute http(s) URL with a host and no path beyond

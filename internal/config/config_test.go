@@ -22,7 +22,7 @@ func TestLoadDefaults(t *testing.T) {
 	if c.Addr != "127.0.0.1:8080" || c.BaseURL.String() != "http://127.0.0.1:8080" || c.ShortBaseURL.String() != c.BaseURL.String() {
 		t.Errorf("addr/base defaults: %q %q %q", c.Addr, c.BaseURL, c.ShortBaseURL)
 	}
-	if !c.Embedded() || c.DataDir != "./var" || c.DataDirSet || c.LogFormat != "json" || c.WebhookAllowPrivate || c.RedisURL != "" {
+	if !c.Embedded() || c.DataDir != "./var" || c.DataDirSet || c.LogFormat != "json" || c.WebhookAllowPrivate || c.RedisURL != "" || c.MetricsAddr != "" {
 		t.Errorf("defaults: %+v", c)
 	}
 	c, err = Load(env(), true)
@@ -44,6 +44,7 @@ func TestLoadValues(t *testing.T) {
 		"LINKQR_WEBHOOK_ALLOW_PRIVATE", "true",
 		"LINKQR_LOG_LEVEL", "debug",
 		"LINKQR_LOG_FORMAT", "TEXT",
+		"LINKQR_METRICS_ADDR", "127.0.0.1:9090",
 	), false)
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,9 @@ func TestLoadValues(t *testing.T) {
 	}
 	if c.DataDir != "/srv/linkqr" || !c.DataDirSet {
 		t.Errorf("data dir: %q set=%v", c.DataDir, c.DataDirSet)
+	}
+	if c.MetricsAddr != "127.0.0.1:9090" {
+		t.Errorf("metrics addr %q", c.MetricsAddr)
 	}
 	if c.Embedded() || len(c.SecretKey) != 32 || len(c.TrustedProxies) != 2 || !c.WebhookAllowPrivate || c.LogFormat != "text" || c.LogLevel.String() != "DEBUG" {
 		t.Errorf("values: %+v", c)
@@ -78,6 +82,10 @@ func TestLoadErrorsNameTheVariable(t *testing.T) {
 		{"LINKQR_WEBHOOK_ALLOW_PRIVATE", "maybe"},
 		{"LINKQR_LOG_LEVEL", "loud"},
 		{"LINKQR_LOG_FORMAT", "xml"},
+		{"LINKQR_METRICS_ADDR", "9090"},
+		{"LINKQR_METRICS_ADDR", "127.0.0.1:99999"},
+		{"LINKQR_METRICS_ADDR", "127.0.0.1:8080"}, // LINKQR_ADDR's default
+		{"LINKQR_METRICS_ADDR", ":8080"},          // a wildcard host takes the port everywhere
 	}
 	for _, tc := range cases {
 		_, err := Load(env(tc.key, tc.value), false)
@@ -88,6 +96,23 @@ func TestLoadErrorsNameTheVariable(t *testing.T) {
 		msg := err.Error()
 		if !strings.HasPrefix(msg, tc.key+"=") || strings.Contains(msg, "\n") {
 			t.Errorf("%s=%q: error %q must be one line starting with the variable", tc.key, tc.value, msg)
+		}
+	}
+}
+
+// TestMetricsAddrBesideAddr accepts a metrics listener that cannot collide
+// with the main one: another port, another host, or free ports (tests).
+func TestMetricsAddrBesideAddr(t *testing.T) {
+	t.Parallel()
+	for _, kv := range [][2]string{
+		{"127.0.0.1:8080", "127.0.0.1:9090"},
+		{"127.0.0.1:8080", "10.0.0.5:8080"},
+		{"127.0.0.1:0", "127.0.0.1:0"},
+		{"[::1]:8080", "[::1]:9090"},
+	} {
+		c, err := Load(env("LINKQR_ADDR", kv[0], "LINKQR_METRICS_ADDR", kv[1]), false)
+		if err != nil || c.MetricsAddr != kv[1] {
+			t.Errorf("LINKQR_ADDR=%s LINKQR_METRICS_ADDR=%s: %v", kv[0], kv[1], err)
 		}
 	}
 }

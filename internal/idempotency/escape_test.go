@@ -34,12 +34,16 @@ func TestServiceWritesStayInTheKeysTransaction(t *testing.T) {
 			ws := auth.FromContext(ctx).WorkspaceID
 			links := link.NewService(db, "https://s.example")
 			links.Changed = func(code string) { changed = append(changed, code) }
-			l, err := links.Create(ctx, ws, link.CreateInput{TargetURL: "https://example.com/a"})
+			a, errA := link.ParseTargetURL("https://example.com/a")
+			b, errB := link.ParseTargetURL("https://example.com/b")
+			if errA != nil || errB != nil {
+				t.Fatal(errA, errB)
+			}
+			l, err := links.Create(ctx, ws, link.CreateInput{TargetURL: a})
 			if err != nil {
 				t.Fatal(err)
 			}
-			id, _ := store.ParseID(store.PrefixLink, l.ID)
-			if _, err := links.Update(ctx, ws, id, link.UpdateInput{TargetURL: link.Some("https://example.com/b")}); err != nil {
+			if _, err := links.Update(ctx, ws, l.ID, link.UpdateInput{TargetURL: link.Some(b)}); err != nil {
 				t.Fatal(err)
 			}
 			keys := apikey.NewService(db, slog.New(slog.DiscardHandler), []byte("k"))

@@ -3,6 +3,7 @@ package link
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -14,23 +15,93 @@ import (
 const (
 	MaxTargetURLBytes = 2048
 	MaxTitleChars     = 200
-	GeneratedCodeLen  = 7
 )
 
-// reservedCodes are first path segments the service itself uses; a link
-// code must never shadow them. Compared case-insensitively, so "Docs" can't
-// pose as the documentation either.
-var reservedCodes = map[string]bool{
-	"api": true, "docs": true, "settings": true, "static": true, "oauth": true,
-	"login": true, "logout": true, "signup": true, "healthz": true, "readyz": true,
-	"metrics": true, "problems": true, "openapi.json": true, "openapi.yaml": true,
-	".well-known": true, "w": true,
+// The edges (the API decoder; any future form) parse what a client sent
+// into the value types below, once, collecting each refusal with its field
+// (validate.Errors.Check). The Service then trusts CreateInput and
+// UpdateInput: holding a TargetURL means holding a valid target.
+
+// TargetURL is where a link redirects: an absolute http(s) URL with a host,
+// at most 2048 bytes of valid UTF-8, without user information, whitespace
+// or control characters, and with a port of 1-65535 if any. Only
+// ParseTargetURL and stored links make one.
+type TargetURL struct{ s string }
+
+// ParseTargetURL accepts a target URL (CONTRACT.md section 6.1).
+func ParseTargetURL(raw string) (TargetURL, error) {
+	if raw == "" {
+		return TargetURL{}, validate.Reject("must be an absolute http or https URL")
+	}
+	if len(raw) > MaxTargetURLBytes {
+		return TargetURL{}, validate.Reject(fmt.Sprintf("must be at most %d bytes long", MaxTargetURLBytes))
+	}
+	if !utf8.ValidString(raw) {
+		return TargetURL{}, validate.Reject(validate.DetailNotUTF8)
+	}
+	if strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return TargetURL{}, validate.Reject("must not contain spaces or control characters (percent-encode them)")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || (strings.ToLower(u.Scheme) != "http" && strings.ToLower(u.Scheme) != "https") || u.Hostname() == "" || u.Opaque != "" {
+		return TargetURL{}, validate.Reject("must be an absolute http or https URL")
+	}
+	if u.User != nil {
+		return TargetURL{}, validate.Reject("must not contain a user name or password")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return TargetURL{}, validate.Reject("must have a port from 1 to 65535, or none")
+		}
+	}
+	return TargetURL{raw}, nil
 }
 
-func validCodeShape(s string) bool { _, ok := ParseCodeShape(s); return ok }
+// String is the URL exactly as given.
+func (u TargetURL) String() string { return u.s }
 
-// IsReserved reports whether code is a reserved path segment.
-func IsReserved(code string) bool { return reservedCodes[strings.ToLower(code)] }
+// Title is a link's label for people: at most 200 characters of text
+// (validate.Text: valid UTF-8 without control characters).
+type Title struct{ s string }
+
+// ParseTitle accepts a title.
+func ParseTitle(s string) (Title, error) {
+	if err := validate.Text(s); err != nil {
+		return Title{}, err
+	}
+	if utf8.RuneCountInString(s) > MaxTitleChars {
+		return Title{}, validate.Reject(fmt.Sprintf("must be at most %d characters long", MaxTitleChars))
+	}
+	return Title{s}, nil
+}
+
+// String is the title's text.
+func (t Title) String() string { return t.s }
+
+// Expiry is when a new or re-dated link stops redirecting: a time that was
+// in the future when it was parsed, kept at the microsecond precision the
+// database stores.
+type Expiry struct{ t time.Time }
+
+// ParseExpiry accepts an expiry after now.
+func ParseExpiry(t, now time.Time) (Expiry, error) {
+	if !t.After(now) {
+		return Expiry{}, validate.Reject("must be in the future")
+	}
+	return Expiry{t.UTC().Truncate(time.Microsecond)}, nil
+}
+
+// Time is the expiry in UTC.
+func (e Expiry) Time() time.Time { return e.t }
+
+// ParseStatus accepts a status a client may set.
+func ParseStatus(s string) (Status, error) {
+	switch st := Status(s); st {
+	case StatusActive, StatusPaused:
+		return st, nil
+	}
+	return "", validate.Reject("must be active or paused")
+}
 
 // Optional distinguishes a field left out of a PATCH body (Set false) from
 // one given, possibly as null.
@@ -42,98 +113,19 @@ type Optional[T any] struct {
 // Some returns a set Optional.
 func Some[T any](v T) Optional[T] { return Optional[T]{Set: true, Value: v} }
 
-// CreateInput is a request to create a link.
+// CreateInput is a parsed request to create a link.
 type CreateInput struct {
-	TargetURL string
-	Title     *string
-	Code      *string // nil: generate one
-	ExpiresAt *time.Time
+	TargetURL TargetURL
+	Title     *Title  // nil: none
+	Code      Code    // zero: generate one
+	ExpiresAt *Expiry // nil: never
 }
 
-// UpdateInput is a PATCH: only set fields change.
+// UpdateInput is a parsed PATCH: only set fields change; a set nil Title
+// or ExpiresAt removes it.
 type UpdateInput struct {
-	TargetURL Optional[string]
-	Title     Optional[*string]
-	Status    Optional[string]
-	ExpiresAt Optional[*time.Time]
-}
-
-// CheckTargetURL validates a target: an absolute http(s) URL with a host,
-// at most 2048 bytes, without user information or whitespace.
-func CheckTargetURL(pointer, raw string, errs *validate.Errors) {
-	if raw == "" {
-		errs.Add(pointer, "must be an absolute http or https URL")
-		return
-	}
-	if len(raw) > MaxTargetURLBytes {
-		errs.Add(pointer, fmt.Sprintf("must be at most %d bytes long", MaxTargetURLBytes))
-		return
-	}
-	if strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-		errs.Add(pointer, "must not contain spaces or control characters (percent-encode them)")
-		return
-	}
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || (strings.ToLower(u.Scheme) != "http" && strings.ToLower(u.Scheme) != "https") || u.Hostname() == "" || u.Opaque != "" {
-		errs.Add(pointer, "must be an absolute http or https URL")
-		return
-	}
-	if u.User != nil {
-		errs.Add(pointer, "must not contain a user name or password")
-	}
-}
-
-// CheckTitle validates an optional title.
-func CheckTitle(pointer string, title *string, errs *validate.Errors) {
-	if title != nil && utf8.RuneCountInString(*title) > MaxTitleChars {
-		errs.Add(pointer, fmt.Sprintf("must be at most %d characters long", MaxTitleChars))
-	}
-}
-
-// CheckCode validates a custom code's form (availability is checked by the
-// database's unique index).
-func CheckCode(pointer, code string, errs *validate.Errors) {
-	switch {
-	case !validCodeShape(code):
-		errs.Add(pointer, "must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -")
-	case IsReserved(code):
-		errs.Add(pointer, fmt.Sprintf("%q is reserved by linkqr; choose another code", code))
-	}
-}
-
-// CheckExpiresAt requires an expiry to lie in the future.
-func CheckExpiresAt(pointer string, t *time.Time, now time.Time, errs *validate.Errors) {
-	if t != nil && !t.After(now) {
-		errs.Add(pointer, "must be in the future")
-	}
-}
-
-// Validate checks a create request and reports every problem at once.
-func (in CreateInput) Validate(now time.Time) error {
-	var errs validate.Errors
-	CheckTargetURL("/target_url", in.TargetURL, &errs)
-	CheckTitle("/title", in.Title, &errs)
-	if in.Code != nil {
-		CheckCode("/code", *in.Code, &errs)
-	}
-	CheckExpiresAt("/expires_at", in.ExpiresAt, now, &errs)
-	return errs.Err()
-}
-
-// Validate checks an update request.
-func (in UpdateInput) Validate(now time.Time) error {
-	var errs validate.Errors
-	if in.TargetURL.Set {
-		CheckTargetURL("/target_url", in.TargetURL.Value, &errs)
-	}
-	if in.Title.Set {
-		CheckTitle("/title", in.Title.Value, &errs)
-	}
-	if in.Status.Set && in.Status.Value != StatusActive && in.Status.Value != StatusPaused {
-		errs.Add("/status", "must be active or paused")
-	}
-	if in.ExpiresAt.Set {
-		CheckExpiresAt("/expires_at", in.ExpiresAt.Value, now, &errs)
-	}
-	return errs.Err()
+	TargetURL Optional[TargetURL]
+	Title     Optional[*Title]
+	Status    Optional[Status]
+	ExpiresAt Optional[*Expiry]
 }

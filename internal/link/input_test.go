@@ -2,83 +2,159 @@ package link
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
-func TestCheckTargetURL(t *testing.T) {
+func TestParseTargetURL(t *testing.T) {
 	t.Parallel()
-	good := []string{"https://example.com", "http://example.com/a?b=c#d", "HTTPS://EXAMPLE.COM/x", "https://[2001:db8::1]:8443/", "https://xn--bcher-kva.example/%20x"}
+	good := []string{"https://example.com", "http://example.com/a?b=c#d", "HTTPS://EXAMPLE.COM/x", "https://[2001:db8::1]:8443/", "https://xn--bcher-kva.example/%20x",
+		"https://example.com:65535/", "http://example.com:1", "https://example.com:/x", "https://bücher.example/ü"}
 	bad := []string{"", "example.com", "/path", "ftp://example.com", "https://", "https://:443/", "https://u:p@example.com", "https://ex ample.com",
-		"https://example.com/\n", "javascript:alert(1)", "mailto:a@example.com", "https:example.com", "https://example.com/" + strings.Repeat("a", 2048)}
+		"https://example.com/\n", "javascript:alert(1)", "mailto:a@example.com", "https:example.com", "https://example.com/" + strings.Repeat("a", 2048),
+		"https://example.com:99999/", "https://example.com:0/", "http://example.com:65536", "https://example.com/caf\xe9", "https://example.com/\x00"}
 	for _, u := range good {
-		var errs validate.Errors
-		if CheckTargetURL("/target_url", u, &errs); len(errs) != 0 {
-			t.Errorf("%q rejected: %v", u, errs)
+		got, err := ParseTargetURL(u)
+		if err != nil || got.String() != u {
+			t.Errorf("%q: %q, %v", u, got, err)
 		}
 	}
 	for _, u := range bad {
-		var errs validate.Errors
-		if CheckTargetURL("/target_url", u, &errs); len(errs) != 1 || errs[0].Pointer != "/target_url" {
-			t.Errorf("%.40q accepted or misreported: %v", u, errs)
+		got, err := ParseTargetURL(u)
+		if err == nil || !validate.IsRejection(err) || got != (TargetURL{}) {
+			t.Errorf("%.40q accepted or misreported: %q, %v", u, got, err)
 		}
 	}
 }
 
-func TestCheckCode(t *testing.T) {
+func TestParseCode(t *testing.T) {
 	t.Parallel()
 	for code, ok := range map[string]bool{"abc": true, "A-b_9": true, strings.Repeat("x", 64): true, "ab": false, strings.Repeat("x", 65): false,
-		"a.b": false, "ü12": false, "docs": false, "DOCS": false, "w": false, "W-1": true, "openapi.json": false, "static": false} {
-		var errs validate.Errors
-		CheckCode("/code", code, &errs)
-		if (len(errs) == 0) != ok {
-			t.Errorf("%q: errors %v, want ok=%v", code, errs, ok)
+		"a.b": false, "ü12": false, "docs": false, "DOCS": false, "w": false, "W-1": true, "openapi.json": false, "static": false, "abc\x00": false, "": false} {
+		c, err := ParseCode(code)
+		if (err == nil) != ok || ok && c.String() != code || !ok && !c.IsZero() {
+			t.Errorf("%q: %q, %v, want ok=%v", code, c, err, ok)
 		}
+		// The redirect's shape rule is the same one, minus reservation.
+		if shape, shaped := ParseCodeShape(code); ok && (!shaped || shape != c) {
+			t.Errorf("%q: creatable but not of redirect shape", code)
+		}
+	}
+	if _, err := ParseCode("Docs"); err == nil || err.Error() != `"Docs" is reserved by linkqr; choose another code` {
+		t.Errorf("reserved: %v", err)
 	}
 	for range 1000 {
 		c := generateCode()
-		var errs validate.Errors
-		if CheckCode("/code", c, &errs); len(c) != GeneratedCodeLen || (len(errs) != 0 && !IsReserved(c)) {
-			t.Fatalf("generated code %q: %v", c, errs)
+		if parsed, err := ParseCode(c.String()); len(c.String()) != GeneratedCodeLen || (err != nil && !c.Reserved()) || (err == nil && parsed != c) {
+			t.Fatalf("generated code %q: %v", c, err)
 		}
 	}
 }
 
-func TestUpdateValidate(t *testing.T) {
+func TestParseTitle(t *testing.T) {
 	t.Parallel()
-	past := time.Now().Add(-time.Hour)
-	in := UpdateInput{Status: Some("archived"), ExpiresAt: Some(&past), TargetURL: Some("nope")}
-	err := in.Validate(time.Now())
-	errs, _ := err.(validate.Errors)
-	if len(errs) != 3 {
-		t.Errorf("errors %v, want target_url, status and expires_at", err)
-	}
-	if err := (UpdateInput{}).Validate(time.Now()); err != nil {
-		t.Errorf("an empty update is valid: %v", err)
+	for title, want := range map[string]string{
+		"":                       "",
+		"Spring menu":            "",
+		strings.Repeat("é", 200): "",
+		strings.Repeat("é", 201): "must be at most 200 characters long",
+		"nul\x00":                validate.DetailControl,
+		"tab\t":                  validate.DetailControl,
+		"caf\xe9":                validate.DetailNotUTF8,
+	} {
+		got, err := ParseTitle(title)
+		switch {
+		case want == "" && (err != nil || got.String() != title):
+			t.Errorf("%q: %q, %v", title, got, err)
+		case want != "" && (err == nil || err.Error() != want):
+			t.Errorf("%.20q: error %v, want %q", title, err, want)
+		}
 	}
 }
 
-// FuzzCheckTargetURL: whatever is accepted is an absolute http(s) URL with
-// a host, without user information or whitespace, at most 2048 bytes.
-func FuzzCheckTargetURL(f *testing.F) {
-	for _, s := range []string{"https://example.com/x", "http://a", "https://u@h", "https://h/%zz", "http://[::1]", "https://h:99999"} {
+func TestParseExpiryAndStatus(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC)
+	if _, err := ParseExpiry(now, now); err == nil {
+		t.Error("an expiry of now was accepted")
+	}
+	in := now.Add(time.Hour + 1500*time.Nanosecond).In(time.FixedZone("+02", 7200))
+	e, err := ParseExpiry(in, now)
+	if err != nil || !e.Time().Equal(now.Add(time.Hour+time.Microsecond)) || e.Time().Location() != time.UTC {
+		t.Errorf("expiry %v, %v: want UTC, truncated to the microsecond", e.Time(), err)
+	}
+	for s, ok := range map[string]bool{"active": true, "paused": true, "deleted": false, "": false, "Active": false} {
+		if st, err := ParseStatus(s); (err == nil) != ok || ok && string(st) != s {
+			t.Errorf("status %q: %q, %v", s, st, err)
+		}
+	}
+}
+
+// FuzzParseTargetURL: whatever is accepted is an absolute http(s) URL with
+// a host and a valid port, without user information, whitespace or control
+// characters, valid UTF-8, at most 2048 bytes, kept exactly as given.
+func FuzzParseTargetURL(f *testing.F) {
+	for _, s := range []string{"https://example.com/x", "http://a", "https://u@h", "https://h/%zz", "http://[::1]", "https://h:99999", "https://h:0",
+		"https://h:65535", "https://h:/", "https://h/\x00", "https://h/\xff", "https://h/é", "HTTP://H:080"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		var errs validate.Errors
-		CheckTargetURL("/target_url", s, &errs)
-		if len(errs) != 0 {
+		got, err := ParseTargetURL(s)
+		if err != nil {
 			return
 		}
-		u, err := url.Parse(s)
-		if err != nil || u.Hostname() == "" || u.User != nil || len(s) > MaxTargetURLBytes || strings.ContainsAny(s, " \t\r\n") {
+		u, perr := url.Parse(s)
+		if perr != nil || got.String() != s || u.Hostname() == "" || u.User != nil || len(s) > MaxTargetURLBytes || !utf8.ValidString(s) ||
+			strings.ContainsAny(s, " \t\r\n\x00\x7f") {
 			t.Fatalf("accepted %q", s)
 		}
 		if sch := strings.ToLower(u.Scheme); sch != "http" && sch != "https" {
 			t.Fatalf("accepted scheme %q", u.Scheme)
+		}
+		if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				t.Fatalf("accepted port %q", p)
+			}
+		}
+	})
+}
+
+// FuzzParseCode: an accepted code has the redirect's shape, is not
+// reserved in any case, and is kept exactly as given.
+func FuzzParseCode(f *testing.F) {
+	for _, s := range []string{"abc", "ab", "docs", "DoCs", ".well-known", "a_b-c", "ü12", strings.Repeat("z", 65), "abc\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseCode(s)
+		if err != nil {
+			return
+		}
+		shape, ok := ParseCodeShape(s)
+		if !ok || shape != c || c.String() != s || reservedCodes[strings.ToLower(s)] {
+			t.Fatalf("accepted %q", s)
+		}
+	})
+}
+
+// FuzzParseTitle: an accepted title can be stored (valid UTF-8, no NUL),
+// shows on one line, and fits.
+func FuzzParseTitle(f *testing.F) {
+	for _, s := range []string{"Spring menu", "a\x00", "\xff", "line\nbreak", strings.Repeat("é", 201), "\u0085"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseTitle(s)
+		if err != nil {
+			return
+		}
+		if got.String() != s || !utf8.ValidString(s) || strings.ContainsAny(s, "\x00\n\r\t") || utf8.RuneCountInString(s) > MaxTitleChars {
+			t.Fatalf("accepted %q", s)
 		}
 	})
 }

@@ -1,20 +1,27 @@
 // Package link owns dynamic links: creating them with a generated or custom
-// code, re-pointing, pausing and deleting them, and the link object that the
-// API and event payloads share. Every operation is scoped to a workspace and
-// writes its event in the same transaction.
+// code, re-pointing, pausing and deleting them. Every operation is scoped to
+// a workspace and writes its event in the same transaction. The domain works
+// in uuids and value types (Code, TargetURL, Title, Expiry) that the edges
+// parse once; the contract's JSON form of a link is wire.Link.
 package link
 
 import (
 	"time"
 
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/wire"
 )
+
+// Status is whether a link redirects. The database allows only these two
+// values, and ParseStatus only produces them.
+type Status string
 
 // Status values of a link.
 const (
-	StatusActive = "active"
-	StatusPaused = "paused"
+	StatusActive Status = "active"
+	StatusPaused Status = "paused"
 )
 
 // ChangedChannel is the NOTIFY channel carrying the code of every link whose
@@ -22,50 +29,84 @@ const (
 // instance drops it from its redirect cache.
 const ChangedChannel = "linkqr_link_changed"
 
-// Resource is the link object of CONTRACT.md section 6.1, as returned by the
-// API and embedded in events. Nullable fields are always present.
-type Resource struct {
-	Object        string     `json:"object"`
-	ID            string     `json:"id"`
-	WorkspaceID   string     `json:"workspace_id"`
-	Code          string     `json:"code"`
-	ShortURL      string     `json:"short_url"`
-	TargetURL     string     `json:"target_url"`
-	Title         *string    `json:"title"`
-	Status        string     `json:"status"`
-	ExpiresAt     *time.Time `json:"expires_at"`
-	ScanCount     int64      `json:"scan_count"`
-	LastScannedAt *time.Time `json:"last_scanned_at"`
-	CreatedAt     time.Time  `json:"created_at"`
-	UpdatedAt     time.Time  `json:"updated_at"`
+// Link is a live (or, in a link.deleted event, just deleted) link.
+type Link struct {
+	ID            uuid.UUID
+	WorkspaceID   uuid.UUID
+	Code          Code
+	ShortURL      string // the short base origin, "/", the code: what QR codes encode
+	TargetURL     TargetURL
+	Title         *Title
+	Status        Status
+	ExpiresAt     *time.Time
+	ScanCount     int64
+	LastScannedAt *time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // ShortURL is the public URL of a code under the short base origin.
-func ShortURL(shortBase, code string) string { return shortBase + "/" + code }
+func ShortURL(shortBase string, code Code) string { return shortBase + "/" + code.String() }
 
-// toResource converts a row; all times are rendered in UTC ("…Z").
-func toResource(r dbsqlc.Link, shortBase string) Resource {
-	return Resource{
+// fromRow converts a stored row; what the database holds was parsed when
+// it was written, so it is trusted here.
+func fromRow(r dbsqlc.Link, shortBase string) Link {
+	l := Link{
+		ID: r.ID, WorkspaceID: r.WorkspaceID, Code: Code{r.Code}, ShortURL: ShortURL(shortBase, Code{r.Code}),
+		TargetURL: TargetURL{r.TargetURL}, Status: Status(r.Status), ExpiresAt: r.ExpiresAt,
+		ScanCount: r.ScanCount, LastScannedAt: r.LastScannedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+	if r.Title != nil {
+		l.Title = &Title{*r.Title}
+	}
+	return l
+}
+
+// Wire is the link object of CONTRACT.md section 6.1: what the API returns
+// and what link and scan events carry, one value for both (see package
+// wire). IDs are formatted ("lnk_…", "ws_…") and times rendered in UTC here.
+func (l Link) Wire() wire.Link {
+	return wire.Link{
 		Object:        "link",
-		ID:            store.FormatID(store.PrefixLink, r.ID),
-		WorkspaceID:   store.FormatID(store.PrefixWorkspace, r.WorkspaceID),
-		Code:          r.Code,
-		ShortURL:      ShortURL(shortBase, r.Code),
-		TargetURL:     r.TargetURL,
-		Title:         r.Title,
-		Status:        r.Status,
-		ExpiresAt:     utcPtr(r.ExpiresAt),
-		ScanCount:     r.ScanCount,
-		LastScannedAt: utcPtr(r.LastScannedAt),
-		CreatedAt:     r.CreatedAt.UTC(),
-		UpdatedAt:     r.UpdatedAt.UTC(),
+		ID:            wire.LinkID(l.ID),
+		WorkspaceID:   wire.WorkspaceID(l.WorkspaceID),
+		Code:          l.Code.String(),
+		ShortURL:      l.ShortURL,
+		TargetURL:     l.TargetURL.String(),
+		Title:         titlePtr(l.Title),
+		Status:        string(l.Status),
+		ExpiresAt:     wire.TimePtr(l.ExpiresAt),
+		ScanCount:     l.ScanCount,
+		LastScannedAt: wire.TimePtr(l.LastScannedAt),
+		CreatedAt:     wire.Time(l.CreatedAt),
+		UpdatedAt:     wire.Time(l.UpdatedAt),
 	}
 }
 
-func utcPtr(t *time.Time) *time.Time {
+// titlePtr is a nullable title as text.
+func titlePtr(t *Title) *string {
 	if t == nil {
 		return nil
 	}
-	u := t.UTC()
-	return &u
+	s := t.String()
+	return &s
+}
+
+// expiryPtr is a nullable expiry as a time.
+func expiryPtr(e *Expiry) *time.Time {
+	if e == nil {
+		return nil
+	}
+	t := e.Time()
+	return &t
+}
+
+// Target is everything the redirect needs to answer for one code.
+type Target struct {
+	LinkID      uuid.UUID
+	WorkspaceID uuid.UUID
+	URL         string
+	Status      Status
+	ExpiresAt   *time.Time
+	Deleted     bool
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/wire"
 )
 
 // ErrCodeTaken means a custom code is in use, or was used by a deleted link.
@@ -24,7 +25,6 @@ const codeConstraint = "links_code_key"
 type Service struct {
 	db        *store.DB
 	shortBase string
-	now       func() time.Time
 	// Changed is called after a commit that changes how a code redirects,
 	// so this instance's redirect cache drops it at once (other instances
 	// learn through ChangedChannel).
@@ -36,25 +36,23 @@ type Service struct {
 
 // NewService returns a Service; shortBase is LINKQR_SHORT_BASE_URL.
 func NewService(db *store.DB, shortBase string) *Service {
-	return &Service{db: db, shortBase: shortBase, now: time.Now, Changed: func(string) {}}
+	return &Service{db: db, shortBase: shortBase, Changed: func(string) {}}
 }
 
-// Create validates in, creates the link and records link.created.
-func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Resource, error) {
-	if err := in.Validate(s.now()); err != nil {
-		return Resource{}, err
-	}
+// Create creates the link and records link.created. in was parsed at the
+// edge and is not checked again.
+func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Link, error) {
 	for attempt := 0; ; attempt++ {
-		code := generateCode()
-		if in.Code != nil {
-			code = *in.Code
-		} else if IsReserved(code) {
-			continue
+		code := in.Code
+		if code.IsZero() {
+			if code = generateCode(); code.Reserved() {
+				continue
+			}
 		}
 		res, err := s.create(ctx, ws, code, in)
 		if store.IsConflict(err, codeConstraint) {
-			if in.Code != nil {
-				return Resource{}, fmt.Errorf("code %q: %w", code, ErrCodeTaken)
+			if !in.Code.IsZero() {
+				return Link{}, fmt.Errorf("code %q: %w", code, ErrCodeTaken)
 			}
 			if attempt < 5 { // a generated code collided: draw again
 				continue
@@ -64,18 +62,18 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Res
 	}
 }
 
-func (s *Service) create(ctx context.Context, ws uuid.UUID, code string, in CreateInput) (Resource, error) {
-	var res Resource
+func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in CreateInput) (Link, error) {
+	var res Link
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		row, err := dbsqlc.New().LinkCreate(ctx, tx, dbsqlc.LinkCreateParams{
-			ID: store.NewID(), WorkspaceID: ws, Code: code, TargetURL: in.TargetURL,
-			Title: in.Title, ExpiresAt: in.ExpiresAt,
+			ID: store.NewID(), WorkspaceID: ws, Code: code.String(), TargetURL: in.TargetURL.String(),
+			Title: titlePtr(in.Title), ExpiresAt: expiryPtr(in.ExpiresAt),
 		})
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		res = toResource(row, s.shortBase)
-		_, err = s.Events.Record(ctx, tx, ws, event.LinkCreated, map[string]any{"link": res})
+		res = fromRow(row, s.shortBase)
+		_, err = s.Events.Record(ctx, tx, ws, event.LinkCreated, map[string]any{"link": res.Wire()})
 		return err
 	})
 	return res, err
@@ -84,47 +82,45 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code string, in Crea
 // Resolve returns what code redirects to, or store.ErrNotFound. Deleted
 // links resolve too (they answer 410, not 404).
 func (s *Service) Resolve(ctx context.Context, code Code) (Target, error) {
-	row, err := dbsqlc.New().LinkResolveCode(ctx, s.db.Conn(ctx), string(code))
+	row, err := dbsqlc.New().LinkResolveCode(ctx, s.db.Conn(ctx), code.String())
 	if err != nil {
 		return Target{}, store.InterpretError(err)
 	}
 	return Target{
 		LinkID: row.ID, WorkspaceID: row.WorkspaceID, URL: row.TargetURL,
-		Status: row.Status, ExpiresAt: row.ExpiresAt, Deleted: row.DeletedAt != nil,
+		Status: Status(row.Status), ExpiresAt: row.ExpiresAt, Deleted: row.DeletedAt != nil,
 	}, nil
 }
 
 // Get returns a live link of the workspace, or store.ErrNotFound.
-func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Resource, error) {
+func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Link, error) {
 	row, err := dbsqlc.New().LinkGetByID(ctx, s.db.Conn(ctx), dbsqlc.LinkGetByIDParams{ID: id, WorkspaceID: ws})
 	if err != nil {
-		return Resource{}, store.InterpretError(err)
+		return Link{}, store.InterpretError(err)
 	}
-	return toResource(row, s.shortBase), nil
+	return fromRow(row, s.shortBase), nil
 }
 
 // List returns up to limit links older than before (nil: the newest), and
 // whether more follow.
-func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, limit int) ([]Resource, bool, error) {
+func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, limit int) ([]Link, bool, error) {
 	rows, err := dbsqlc.New().LinkListByWorkspace(ctx, s.db.Conn(ctx), dbsqlc.LinkListByWorkspaceParams{
 		WorkspaceID: ws, Before: before, Limit: int32(limit + 1),
 	})
 	if err != nil {
 		return nil, false, store.InterpretError(err)
 	}
-	out, hasMore := store.Page(rows, limit, func(r dbsqlc.Link) Resource { return toResource(r, s.shortBase) })
+	out, hasMore := store.Page(rows, limit, func(r dbsqlc.Link) Link { return fromRow(r, s.shortBase) })
 	return out, hasMore, nil
 }
 
 // Update applies a PATCH. When a value actually changes it records
 // link.updated with previous_attributes holding the old values of exactly
-// the changed fields; an update that changes nothing writes nothing.
-func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) (Resource, error) {
-	if err := in.Validate(s.now()); err != nil {
-		return Resource{}, err
-	}
+// the changed fields; an update that changes nothing writes nothing. in
+// was parsed at the edge and is not checked again.
+func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) (Link, error) {
 	var (
-		res  Resource
+		res  Link
 		code string
 	)
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
@@ -135,7 +131,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		}
 		next, previous := applyUpdate(old, in)
 		if len(previous) == 0 {
-			res = toResource(old, s.shortBase)
+			res = fromRow(old, s.shortBase)
 			return nil
 		}
 		row, err := q.LinkUpdate(ctx, tx, dbsqlc.LinkUpdateParams{
@@ -145,8 +141,8 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		res, code = toResource(row, s.shortBase), row.Code
-		if _, err := s.Events.Record(ctx, tx, ws, event.LinkUpdated, map[string]any{"link": res, "previous_attributes": previous}); err != nil {
+		res, code = fromRow(row, s.shortBase), row.Code
+		if _, err := s.Events.Record(ctx, tx, ws, event.LinkUpdated, map[string]any{"link": res.Wire(), "previous_attributes": previous}); err != nil {
 			return err
 		}
 		return notifyChanged(ctx, tx, code)
@@ -161,21 +157,21 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 // the fields whose value changed, keyed by their JSON names.
 func applyUpdate(old dbsqlc.Link, in UpdateInput) (dbsqlc.Link, map[string]any) {
 	next, previous := old, map[string]any{}
-	if in.TargetURL.Set && in.TargetURL.Value != old.TargetURL {
+	if in.TargetURL.Set && in.TargetURL.Value.String() != old.TargetURL {
 		previous["target_url"] = old.TargetURL
-		next.TargetURL = in.TargetURL.Value
+		next.TargetURL = in.TargetURL.Value.String()
 	}
-	if in.Title.Set && !equalPtr(in.Title.Value, old.Title) {
+	if title := titlePtr(in.Title.Value); in.Title.Set && !equalPtr(title, old.Title) {
 		previous["title"] = old.Title
-		next.Title = in.Title.Value
+		next.Title = title
 	}
-	if in.Status.Set && in.Status.Value != old.Status {
+	if in.Status.Set && string(in.Status.Value) != old.Status {
 		previous["status"] = old.Status
-		next.Status = in.Status.Value
+		next.Status = string(in.Status.Value)
 	}
-	if in.ExpiresAt.Set && !equalTime(in.ExpiresAt.Value, old.ExpiresAt) {
-		previous["expires_at"] = utcPtr(old.ExpiresAt)
-		next.ExpiresAt = in.ExpiresAt.Value
+	if expires := expiryPtr(in.ExpiresAt.Value); in.ExpiresAt.Set && !equalTime(expires, old.ExpiresAt) {
+		previous["expires_at"] = wire.TimePtr(old.ExpiresAt)
+		next.ExpiresAt = expires
 	}
 	return next, previous
 }
@@ -190,7 +186,7 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 			return store.InterpretError(err)
 		}
 		code = row.Code
-		if _, err := s.Events.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": toResource(row, s.shortBase)}); err != nil {
+		if _, err := s.Events.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": fromRow(row, s.shortBase).Wire()}); err != nil {
 			return err
 		}
 		return notifyChanged(ctx, tx, code)
@@ -210,7 +206,7 @@ type ScanCount struct {
 // AddScans adds a batch's human scans to the links' scan_count and
 // last_scanned_at in tx (the scan writer's transaction) and returns the
 // updated links.
-func AddScans(ctx context.Context, tx pgx.Tx, shortBase string, counts map[uuid.UUID]ScanCount) (map[uuid.UUID]Resource, error) {
+func AddScans(ctx context.Context, tx pgx.Tx, shortBase string, counts map[uuid.UUID]ScanCount) (map[uuid.UUID]Link, error) {
 	if len(counts) == 0 {
 		return nil, nil
 	}
@@ -224,9 +220,9 @@ func AddScans(ctx context.Context, tx pgx.Tx, shortBase string, counts map[uuid.
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
-	out := make(map[uuid.UUID]Resource, len(updated))
+	out := make(map[uuid.UUID]Link, len(updated))
 	for _, l := range updated {
-		out[l.ID] = toResource(l, shortBase)
+		out[l.ID] = fromRow(l, shortBase)
 	}
 	return out, nil
 }

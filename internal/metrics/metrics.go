@@ -1,6 +1,10 @@
 // Package metrics owns the process's Prometheus registry and the HTTP
-// instrumentation. Labels use chi route patterns ("/api/v1/links/{id}"),
-// never raw paths, so cardinality stays bounded whatever clients request.
+// instrumentation. Every label value comes from a fixed, small set, never
+// from what a client sent: route patterns ("/api/v1/links/{id}", or
+// Unmatched), the standard methods (or "other") and the status codes
+// net/http knows (or "other"). A client inventing methods or paths creates no
+// new series, so the registry and /metrics stay the same size however long
+// the process runs.
 package metrics
 
 import (
@@ -8,7 +12,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -69,13 +72,55 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
 }
 
-// ObserveHTTP counts and times one finished request by its matched route
-// pattern; call it after the router has run so the pattern is known.
-func (m *Metrics) ObserveHTTP(r *http.Request, status int, d time.Duration) {
-	route := "unmatched"
-	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
-		route = rc.RoutePattern()
+// Unmatched is the route label of every request no route matched (unknown
+// paths, unknown methods), however many different ones clients send.
+const Unmatched = "unmatched"
+
+// OtherLabel stands for every method or status code outside the known set.
+const OtherLabel = "other"
+
+// ObserveHTTP counts and times one finished request. route is the matched
+// chi route pattern, or "" (counted as Unmatched) when none matched; the
+// caller must never pass a raw path. method and status are reduced to their
+// bounded label sets here.
+func (m *Metrics) ObserveHTTP(route, method string, status int, d time.Duration) {
+	if route == "" {
+		route = Unmatched
 	}
-	m.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
-	m.latency.WithLabelValues(route, r.Method).Observe(d.Seconds())
+	ml := MethodLabel(method)
+	m.requests.WithLabelValues(route, ml, CodeLabel(status)).Inc()
+	m.latency.WithLabelValues(route, ml).Observe(d.Seconds())
+}
+
+// MethodLabel is method when it is one of the nine methods of RFC 9110 and
+// RFC 5789 (case-sensitive, as HTTP methods are), else OtherLabel: net/http
+// accepts any token as a method, so the raw value is unbounded.
+func MethodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return OtherLabel
+}
+
+// codeLabels holds the label of every status code net/http has a name for,
+// built once so labelling a request allocates nothing.
+var codeLabels = func() map[int]string {
+	m := map[int]string{}
+	for code := 100; code < 600; code++ {
+		if http.StatusText(code) != "" {
+			m[code] = strconv.Itoa(code)
+		}
+	}
+	return m
+}()
+
+// CodeLabel is the status code as a label when net/http knows the code,
+// else OtherLabel; handlers only send known codes, so "other" flags a bug.
+func CodeLabel(status int) string {
+	if l, ok := codeLabels[status]; ok {
+		return l
+	}
+	return OtherLabel
 }

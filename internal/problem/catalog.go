@@ -30,7 +30,7 @@ var (
 	IdempotencyKeyReused = Type{"idempotency-key-reused", http.StatusUnprocessableEntity, "Idempotency key reused", "The Idempotency-Key was already used for a different request (method, path or body). Use a new key for a new request."}
 	RateLimited          = Type{"rate-limited", http.StatusTooManyRequests, "Rate limited", "The credential's rate limit is exhausted; Retry-After says how many seconds to wait."}
 	Internal             = Type{"internal", http.StatusInternalServerError, "Internal server error", "Something went wrong on our side. Nothing was changed; the request may be retried. Quote request_id when contacting support."}
-	Unavailable          = Type{"unavailable", http.StatusServiceUnavailable, "Service unavailable", "The service cannot serve the request right now (the database is unreachable or the server is shutting down). Retry later."}
+	Unavailable          = Type{"unavailable", http.StatusServiceUnavailable, "Service unavailable", "The service cannot serve the request right now (the database is unreachable, the server is shutting down, or it is at capacity for expensive work such as credential checks or QR renders; then Retry-After says when to retry). Retry later."}
 )
 
 // Catalog lists every problem type in the order of the contract.

@@ -15,6 +15,19 @@ func BenchmarkRenderPNG512(b *testing.B) {
 	}
 }
 
+// BenchmarkRenderPNG4096 is the largest render the contract allows, the
+// one the render bound in internal/qrserve exists for.
+func BenchmarkRenderPNG4096(b *testing.B) {
+	o := DefaultOptions()
+	o.Size = MaxSize
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := Render(benchURL, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkRenderSVG(b *testing.B) {
 	o := DefaultOptions()
 	o.Format = FormatSVG

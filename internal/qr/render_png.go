@@ -46,29 +46,21 @@ func layoutPNG(modules int, o Options) (pngLayout, error) {
 	}, nil
 }
 
-// renderPNG draws m into a 2-colour paletted image (index 0 = BG, so the
-// freshly zeroed pixels are already background) and encodes it; image/png
-// stores a 2-entry palette at 1 bit per pixel.
+// renderPNG encodes m as a Size×Size PNG with a 2-entry palette (index 0 =
+// BG, 1 = FG), which image/png stores at 1 bit per pixel.
+//
+// The pixels are never materialised: image/png reads a 1-bit paletted image
+// through image.PalettedImage.ColorIndexAt one row at a time, so a
+// moduleImage that maps each pixel back to its module costs a few KiB where
+// an image.Paletted of 4096×4096 costs 16 MiB (and an RGBA one 64 MiB). The
+// encoder goes through the same interface call for *image.Paletted, so it is
+// no slower, and the bytes are identical to drawing into one.
 func renderPNG(m matrix, o Options) ([]byte, error) {
 	l, err := layoutPNG(m.size(), o)
 	if err != nil {
 		return nil, err
 	}
-	palette := color.Palette{opaque(o.BG), opaque(o.FG)}
-	img := image.NewPaletted(image.Rect(0, 0, o.Size, o.Size), palette)
-
-	for y := 0; y < m.size(); y++ {
-		top := l.offset + y*l.scale
-		first := img.Pix[top*img.Stride : top*img.Stride+o.Size]
-		m.runs(y, func(x, w int) {
-			px := l.offset + x*l.scale
-			fill(first[px:px+w*l.scale], 1)
-		})
-		for dy := 1; dy < l.scale; dy++ {
-			copy(img.Pix[(top+dy)*img.Stride:], first)
-		}
-	}
-
+	img := newModuleImage(m, l, o)
 	var buf bytes.Buffer
 	buf.Grow(1024)
 	if err := pngEncoder.Encode(&buf, img); err != nil {
@@ -77,10 +69,53 @@ func renderPNG(m matrix, o Options) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func fill(b []uint8, v uint8) {
-	for i := range b {
-		b[i] = v
+// moduleImage is the symbol as an image.PalettedImage computed on demand.
+type moduleImage struct {
+	m       matrix
+	size    int
+	palette color.Palette
+	// cell[p] is the module row/column under pixel row/column p, or -1 in
+	// the quiet zone. The image is square and the symbol centred the same
+	// way on both axes, so one table serves x and y.
+	cell []int16
+}
+
+func newModuleImage(m matrix, l pngLayout, o Options) *moduleImage {
+	cell := make([]int16, o.Size)
+	end := l.offset + m.size()*l.scale
+	for p := range cell {
+		cell[p] = -1
+		if p >= l.offset && p < end {
+			cell[p] = int16((p - l.offset) / l.scale)
+		}
 	}
+	return &moduleImage{
+		m:       m,
+		size:    o.Size,
+		palette: color.Palette{opaque(o.BG), opaque(o.FG)},
+		cell:    cell,
+	}
+}
+
+// ColorModel is the 2-colour palette; image/png picks 1-bit depth from it.
+func (im *moduleImage) ColorModel() color.Model { return im.palette }
+
+// Bounds is the whole Size×Size picture, origin at 0,0.
+func (im *moduleImage) Bounds() image.Rectangle { return image.Rect(0, 0, im.size, im.size) }
+
+// At is the colour of a pixel, for generic image consumers.
+func (im *moduleImage) At(x, y int) color.Color { return im.palette[im.ColorIndexAt(x, y)] }
+
+// ColorIndexAt is what image/png calls per pixel: 1 on a dark module.
+func (im *moduleImage) ColorIndexAt(x, y int) uint8 {
+	if x < 0 || y < 0 || x >= im.size || y >= im.size {
+		return 0
+	}
+	mx, my := im.cell[x], im.cell[y]
+	if mx < 0 || my < 0 || !im.m.dark[my][mx] {
+		return 0
+	}
+	return 1
 }
 
 // opaque drops alpha: codes are always drawn fully opaque.

@@ -42,7 +42,7 @@ func (c *cache) lookup(ctx context.Context, code link.Code) (*link.Target, error
 	if t, ok := c.entries.Get(code); ok {
 		return t, nil
 	}
-	v, err, _ := c.group.Do(string(code), func() (any, error) {
+	v, err, _ := c.group.Do(code.String(), func() (any, error) {
 		epoch := c.entries.Epoch()
 		t, err := c.resolver.Resolve(ctx, code)
 		if errors.Is(err, store.ErrNotFound) {
@@ -60,5 +60,11 @@ func (c *cache) lookup(ctx context.Context, code link.Code) (*link.Target, error
 	return v.(*link.Target), nil
 }
 
-func (c *cache) invalidate(code string) { c.entries.Invalidate(link.Code(code)) }
-func (c *cache) reset()                 { c.entries.Reset() }
+// invalidate drops a code; a string that is no code was never cached.
+func (c *cache) invalidate(code string) {
+	if k, ok := link.ParseCodeShape(code); ok {
+		c.entries.Invalidate(k)
+	}
+}
+
+func (c *cache) reset() { c.entries.Reset() }

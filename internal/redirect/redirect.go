@@ -68,7 +68,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 		var err error
 		t, err = h.cache.lookup(r.Context(), code)
 		if err != nil {
-			h.log.Error("redirect lookup failed", "code", code, "err", err)
+			h.log.Error("redirect lookup failed", "code", code.String(), "err", err)
 			h.pages.Unavailable(w, r)
 			return
 		}
@@ -90,7 +90,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 			UserAgent: r.UserAgent(), Referer: r.Referer(), ClientIP: h.clientIP(r),
 		}
 		if err := h.recorder.Record(r.Context(), hit); err != nil {
-			h.log.Warn("scan not accepted; redirect refused", "code", code, "err", err)
+			h.log.Warn("scan not accepted; redirect refused", "code", code.String(), "err", err)
 			h.pages.Unavailable(w, r)
 			return
 		}

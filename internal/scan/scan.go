@@ -13,25 +13,27 @@ import (
 
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/wire"
 )
 
-// Resource is the scan object of CONTRACT.md section 6.4.
-type Resource struct {
-	Object       string    `json:"object"`
-	ID           string    `json:"id"`
-	LinkID       string    `json:"link_id"`
-	OccurredAt   time.Time `json:"occurred_at"`
-	ReferrerHost *string   `json:"referrer_host"`
-	Device       string    `json:"device"`
-	OS           string    `json:"os"`
-	Browser      string    `json:"browser"`
-	Bot          bool      `json:"bot"`
+// Scan is one recorded scan.
+type Scan struct {
+	ID           uuid.UUID
+	LinkID       uuid.UUID
+	OccurredAt   time.Time
+	ReferrerHost *string // nil: none was sent
+	Device       string
+	OS           string
+	Browser      string
+	Bot          bool
 }
 
-func resource(id, linkID uuid.UUID, at time.Time, referrer *string, device, os, browser string, bot bool) Resource {
-	return Resource{
-		Object: "scan", ID: store.FormatID(store.PrefixScan, id), LinkID: store.FormatID(store.PrefixLink, linkID),
-		OccurredAt: at.UTC(), ReferrerHost: referrer, Device: device, OS: os, Browser: browser, Bot: bot,
+// Wire is the scan object of CONTRACT.md section 6.4, as the API lists it
+// and scan.created events carry it (see package wire).
+func (s Scan) Wire() wire.Scan {
+	return wire.Scan{
+		Object: "scan", ID: wire.ScanID(s.ID), LinkID: wire.LinkID(s.LinkID), OccurredAt: wire.Time(s.OccurredAt),
+		ReferrerHost: s.ReferrerHost, Device: s.Device, OS: s.OS, Browser: s.Browser, Bot: s.Bot,
 	}
 }
 
@@ -44,15 +46,15 @@ func NewReader(db *store.DB) *Reader { return &Reader{db: db} }
 // List returns up to limit scans of a link older than before (nil: the
 // newest), newest first, and whether more follow. The link must belong to
 // the workspace; callers check that first so an unknown link is a 404.
-func (s *Reader) List(ctx context.Context, ws, linkID uuid.UUID, before *uuid.UUID, limit int) ([]Resource, bool, error) {
+func (s *Reader) List(ctx context.Context, ws, linkID uuid.UUID, before *uuid.UUID, limit int) ([]Scan, bool, error) {
 	rows, err := dbsqlc.New().ScanListByLink(ctx, s.db.Conn(ctx), dbsqlc.ScanListByLinkParams{
 		LinkID: linkID, WorkspaceID: ws, Before: before, Limit: int32(limit + 1),
 	})
 	if err != nil {
 		return nil, false, store.InterpretError(err)
 	}
-	out, hasMore := store.Page(rows, limit, func(r dbsqlc.ScanListByLinkRow) Resource {
-		return resource(r.ID, r.LinkID, r.OccurredAt, r.ReferrerHost, r.Device, r.OS, r.Browser, r.Bot)
+	out, hasMore := store.Page(rows, limit, func(r dbsqlc.ScanListByLinkRow) Scan {
+		return Scan{ID: r.ID, LinkID: r.LinkID, OccurredAt: r.OccurredAt, ReferrerHost: r.ReferrerHost, Device: r.Device, OS: r.OS, Browser: r.Browser, Bot: r.Bot}
 	})
 	return out, hasMore, nil
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/netip"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -220,6 +223,19 @@ func TestRecorderWritesEventsForSubscribedWorkspacesOnly(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != "true scan.created bot=false count=1 https://s.example/codeA" {
 		t.Errorf("events %v, want one scan.created for the human scan of the subscribed workspace", got)
+	}
+	// The payload holds the contract's objects: wire IDs, every field present.
+	var data map[string]map[string]any
+	if err := pool.QueryRow(context.Background(), "SELECT data FROM events").Scan(&data); err != nil {
+		t.Fatal(err)
+	}
+	sc, l := data["scan"], data["link"]
+	if keys := strings.Join(slices.Sorted(maps.Keys(sc)), ","); keys != "bot,browser,device,id,link_id,object,occurred_at,os,referrer_host" {
+		t.Errorf("scan object keys %s", keys)
+	}
+	if !strings.HasPrefix(sc["id"].(string), "scn_") || sc["link_id"] != store.FormatID(store.PrefixLink, linkA) || sc["object"] != "scan" ||
+		l["id"] != store.FormatID(store.PrefixLink, linkA) || l["workspace_id"] != store.FormatID(store.PrefixWorkspace, a.WorkspaceID) || l["code"] != "codeA" {
+		t.Errorf("event data %v", data)
 	}
 	if err := rec.Record(context.Background(), scan.Hit{}); err != scan.ErrClosed {
 		t.Errorf("Record after Close: %v", err)

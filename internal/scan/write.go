@@ -56,7 +56,7 @@ func (r *Recorder) write(ctx context.Context, batch []Hit) (human, bots int, err
 }
 
 // countHumans adds each link's human scans and returns the updated links.
-func (r *Recorder) countHumans(ctx context.Context, tx pgx.Tx, rows []row) (map[uuid.UUID]link.Resource, error) {
+func (r *Recorder) countHumans(ctx context.Context, tx pgx.Tx, rows []row) (map[uuid.UUID]link.Link, error) {
 	counts := map[uuid.UUID]link.ScanCount{}
 	for _, x := range rows {
 		if x.client.Bot {
@@ -75,7 +75,7 @@ func (r *Recorder) countHumans(ctx context.Context, tx pgx.Tx, rows []row) (map[
 // recordEvents writes scan.created for human scans of workspaces with a
 // subscription to it, in one RecordMany call so the batch's webhook
 // deliveries are enqueued together; bot scans never emit events.
-func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row, links map[uuid.UUID]link.Resource) error {
+func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row, links map[uuid.UUID]link.Link) error {
 	subscribed := map[uuid.UUID]bool{}
 	var events []event.New
 	for _, x := range rows {
@@ -94,10 +94,8 @@ func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row, link
 		if !ok {
 			continue
 		}
-		events = append(events, event.New{WorkspaceID: ws, Type: event.ScanCreated, Data: map[string]any{
-			"scan": resource(x.id, x.hit.LinkID, x.hit.At, x.referrer, x.client.Device, x.client.OS, x.client.Browser, false),
-			"link": links[x.hit.LinkID],
-		}})
+		s := Scan{ID: x.id, LinkID: x.hit.LinkID, OccurredAt: x.hit.At, ReferrerHost: x.referrer, Device: x.client.Device, OS: x.client.OS, Browser: x.client.Browser}
+		events = append(events, event.New{WorkspaceID: ws, Type: event.ScanCreated, Data: map[string]any{"scan": s.Wire(), "link": links[x.hit.LinkID].Wire()}})
 	}
 	_, err := r.opts.Events.RecordMany(ctx, tx, events)
 	return err

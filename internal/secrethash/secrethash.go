@@ -1,21 +1,147 @@
 // Package secrethash is the one place where secrets that users present
 // (passwords, API keys, later OAuth client secrets) are hashed and checked
-// with argon2id, so every such check shares one cost setting.
+// with argon2id, so every such check shares one cost setting and one
+// process-wide concurrency cap.
+//
+// Each argon2id run holds Params.Memory (19 MiB) for its duration, so
+// unbounded concurrency turns a burst of sign-ups, sign-ins or unseen API
+// keys into gigabytes of memory. Every run therefore takes a slot of one
+// Limiter: at most GOMAXPROCS runs at a time (more would only queue for the
+// CPU while holding their memory), a short queue of at most twice that many
+// callers waiting up to MaxWait for a slot, and ErrBusy for everyone beyond,
+// at once — the edges answer 503 with Retry-After.
 package secrethash
 
-import "github.com/alexedwards/argon2id"
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/alexedwards/argon2id"
+)
 
 // Params are the argon2id costs: OWASP's recommended m=19 MiB, t=2, p=1,
 // which keeps a verification in the tens of milliseconds.
 var Params = &argon2id.Params{Memory: 19 * 1024, Iterations: 2, Parallelism: 1, SaltLength: 16, KeyLength: 32}
 
-// Hash returns an argon2id hash of secret in PHC string form.
-func Hash(secret string) (string, error) {
+// ErrBusy means every argon2id slot is taken and the wait queue is full (or
+// the wait took longer than MaxWait): the caller should answer 503 with a
+// Retry-After of RetryAfter and not count the attempt against anybody.
+var ErrBusy = errors.New("too many secret checks in progress")
+
+// RetryAfter is what callers that got ErrBusy tell clients to wait.
+const RetryAfter = time.Second
+
+// MaxWait is how long a queued caller waits for a slot before ErrBusy.
+const MaxWait = 2 * time.Second
+
+// Limiter caps concurrent argon2id runs: slots run at once, queue more may
+// wait (each at most maxWait), the rest get ErrBusy immediately.
+type Limiter struct {
+	slots   chan struct{}
+	queue   chan struct{}
+	maxWait time.Duration
+}
+
+// NewLimiter returns a Limiter with slots concurrent runs (at least 1) and
+// room for queue waiters.
+func NewLimiter(slots, queue int, maxWait time.Duration) *Limiter {
+	return &Limiter{slots: make(chan struct{}, max(1, slots)), queue: make(chan struct{}, max(0, queue)), maxWait: maxWait}
+}
+
+// Acquire takes a slot, waiting in the queue when there is room; release
+// must be called exactly once when the run is done. It returns ErrBusy when
+// the queue is full or the wait exceeds maxWait, and ctx's error when ctx
+// ends first.
+func (l *Limiter) Acquire(ctx context.Context) (release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	release = func() { <-l.slots }
+	select {
+	case l.slots <- struct{}{}:
+		return release, nil
+	default:
+	}
+	select {
+	case l.queue <- struct{}{}:
+	default:
+		return nil, ErrBusy
+	}
+	defer func() { <-l.queue }()
+	timer := time.NewTimer(l.maxWait)
+	defer timer.Stop()
+	select {
+	case l.slots <- struct{}{}:
+		return release, nil
+	case <-timer.C:
+		return nil, ErrBusy
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// InUse reports how many runs hold a slot and how many callers wait.
+func (l *Limiter) InUse() (running, waiting int) { return len(l.slots), len(l.queue) }
+
+// Slots is the number of concurrent runs allowed.
+func (l *Limiter) Slots() int { return cap(l.slots) }
+
+// process is the process-wide cap that Hash, Compare and Dummy use.
+var process atomic.Pointer[Limiter]
+
+func init() { process.Store(DefaultLimiter()) }
+
+// DefaultLimiter is the cap sized for the machine: one slot per usable CPU
+// (GOMAXPROCS, which follows the container's CPU limit; set GOMAXPROCS to
+// change it) and a queue twice that long.
+func DefaultLimiter() *Limiter {
+	n := max(1, runtime.GOMAXPROCS(0))
+	return NewLimiter(n, 2*n, MaxWait)
+}
+
+// Process returns the process-wide limiter.
+func Process() *Limiter { return process.Load() }
+
+// SetProcess replaces the process-wide limiter and returns a function that
+// restores the previous one. Tests use it to make the cap deterministic.
+func SetProcess(l *Limiter) (restore func()) {
+	prev := process.Swap(l)
+	return func() { process.Store(prev) }
+}
+
+// Hash returns an argon2id hash of secret in PHC string form, or ErrBusy.
+func Hash(ctx context.Context, secret string) (string, error) {
+	release, err := process.Load().Acquire(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
 	return argon2id.CreateHash(secret, Params)
 }
 
 // Compare reports whether secret matches hash; the comparison of the
-// derived keys is constant-time.
-func Compare(secret, hash string) (bool, error) {
+// derived keys is constant-time. It returns ErrBusy when no slot is free.
+func Compare(ctx context.Context, secret, hash string) (bool, error) {
+	release, err := process.Load().Acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
 	return argon2id.ComparePasswordAndHash(secret, hash)
+}
+
+// Dummy does the work of a Compare when there is nothing to compare with
+// (an unknown address), so that the answer costs the same time and takes a
+// slot like a real check; its only error is ErrBusy or ctx's.
+func Dummy(ctx context.Context, secret string) error {
+	release, err := process.Load().Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	_, err = argon2id.CreateHash(secret, Params)
+	return err
 }

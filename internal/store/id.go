@@ -21,6 +21,8 @@ const (
 	PrefixDelivery    Prefix = "dlv"
 	PrefixAPIKey      Prefix = "key"
 	PrefixOAuthClient Prefix = "cli"
+	// PrefixInvitation names workspace invitations, which only the UI shows.
+	PrefixInvitation Prefix = "inv"
 )
 
 // idEncoding is lower-case base32 without padding: 26 characters for a

@@ -1,12 +1,18 @@
 package testkit
 
 import (
+	"context"
+	"errors"
 	"image"
 	"image/draw"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/makiuchi-d/gozxing"
 	"github.com/makiuchi-d/gozxing/qrcode"
+
+	"github.com/linkqr/linkqr/internal/qrserve"
 )
 
 // DecodeQR reads a QR code from img with a real decoder (gozxing) and
@@ -47,4 +53,38 @@ func decodeQR(img image.Image, hint gozxing.DecodeHintType) (string, error) {
 		return "", err
 	}
 	return res.GetText(), nil
+}
+
+// SaturateQR takes every render slot of s, so that any render not served
+// from its cache waits out the queue and is refused with *qrserve.BusyError
+// — the state heavy QR traffic produces, reached without depending on how
+// fast a render is. It returns a function that gives the slots back (also
+// called when the test ends; calling it twice is harmless).
+func SaturateQR(t testing.TB, s *qrserve.Server) (release func()) {
+	t.Helper()
+	var held []func()
+	for {
+		// A request that finds every slot taken queues; it is cancelled
+		// after a moment, which frees its queue place again.
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		r, err := s.Reserve(ctx)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("testkit: saturate QR rendering: %v", err)
+		}
+		held = append(held, r)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			for _, r := range held {
+				r()
+			}
+		})
+	}
+	t.Cleanup(release)
+	return release
 }

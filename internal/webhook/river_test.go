@@ -96,12 +96,13 @@ func TestEndToEnd(t *testing.T) {
 	sub := e.create(t, rcv.URL+"/hook", event.LinkCreated, event.LinkUpdated, event.LinkDeleted, event.ScanCreated)
 	links := e.links()
 
-	l, err := links.Create(ctx, e.ws, link.CreateInput{TargetURL: "https://example.com/old"})
+	l, err := links.Create(ctx, e.ws, link.CreateInput{TargetURL: mustTarget(t, "https://example.com/old")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	linkID := mustID(t, store.PrefixLink, l.ID)
-	if _, err := links.Update(ctx, e.ws, linkID, link.UpdateInput{TargetURL: link.Some("https://example.com/new")}); err != nil {
+	linkID := l.ID
+	lid := store.FormatID(store.PrefixLink, l.ID)
+	if _, err := links.Update(ctx, e.ws, linkID, link.UpdateInput{TargetURL: link.Some(mustTarget(t, "https://example.com/new"))}); err != nil {
 		t.Fatal(err)
 	}
 	key := make([]byte, 32)
@@ -127,7 +128,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another workspace's events go nowhere.
-	if _, err := e.links().Create(ctx, e.other, link.CreateInput{TargetURL: "https://example.com/other"}); err != nil {
+	if _, err := e.links().Create(ctx, e.other, link.CreateInput{TargetURL: mustTarget(t, "https://example.com/other")}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -150,7 +151,7 @@ func TestEndToEnd(t *testing.T) {
 	if len(byType) != 4 {
 		t.Fatalf("received types %v", byType)
 	}
-	if lc := byType["link.created"]["link"].(map[string]any); lc["id"] != l.ID || lc["target_url"] != "https://example.com/old" {
+	if lc := byType["link.created"]["link"].(map[string]any); lc["id"] != lid || lc["target_url"] != "https://example.com/old" {
 		t.Errorf("link.created data %v", byType["link.created"])
 	}
 	upd := byType["link.updated"]
@@ -159,13 +160,13 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("link.updated data %v", upd)
 	}
 	sc := byType["scan.created"]
-	if s := sc["scan"].(map[string]any); s["object"] != "scan" || s["link_id"] != l.ID || s["bot"] != false || s["device"] != "mobile" {
+	if s := sc["scan"].(map[string]any); s["object"] != "scan" || s["link_id"] != lid || s["bot"] != false || s["device"] != "mobile" {
 		t.Errorf("scan.created data.scan %v", sc["scan"])
 	}
-	if sl := sc["link"].(map[string]any); sl["id"] != l.ID || sl["scan_count"] != float64(1) {
+	if sl := sc["link"].(map[string]any); sl["id"] != lid || sl["scan_count"] != float64(1) {
 		t.Errorf("scan.created data.link %v", sc["link"])
 	}
-	if byType["link.deleted"]["link"].(map[string]any)["id"] != l.ID {
+	if byType["link.deleted"]["link"].(map[string]any)["id"] != lid {
 		t.Errorf("link.deleted data %v", byType["link.deleted"])
 	}
 	eventually(t, 10*time.Second, "deliveries recorded", func() bool { return len(e.deliveries(t, sub)) == 4 })
@@ -202,7 +203,7 @@ func TestFanoutIsInTheEventsTransaction(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer amb.Rollback(ctx) // a no-op after Commit; frees the connection if the test fails
-		if _, err := links.Create(ctx, e.ws, link.CreateInput{TargetURL: "https://example.com/x"}); err != nil {
+		if _, err := links.Create(ctx, e.ws, link.CreateInput{TargetURL: mustTarget(t, "https://example.com/x")}); err != nil {
 			t.Fatal(err)
 		}
 		if commit {
@@ -242,14 +243,14 @@ func TestPendingDeliveriesSurviveARestart(t *testing.T) {
 	rcv := newReceiver(t, nil)
 	e.create(t, rcv.URL, event.LinkCreated)
 	links := e.links()
-	if _, err := links.Create(context.Background(), e.ws, link.CreateInput{TargetURL: "https://example.com/before"}); err != nil {
+	if _, err := links.Create(context.Background(), e.ws, link.CreateInput{TargetURL: mustTarget(t, "https://example.com/before")}); err != nil {
 		t.Fatal(err)
 	}
 	rcv.next(t)
 	stopFirst()
 
 	for i := range 3 {
-		if _, err := links.Create(context.Background(), e.ws, link.CreateInput{TargetURL: "https://example.com/" + string(rune('a'+i))}); err != nil {
+		if _, err := links.Create(context.Background(), e.ws, link.CreateInput{TargetURL: mustTarget(t, "https://example.com/"+string(rune('a'+i)))}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -324,4 +325,13 @@ func TestSubscriptionCacheAcrossInstances(t *testing.T) {
 		ok, err := subscribed(ctx, a.ws)
 		return !ok && err == nil
 	})
+}
+
+func mustTarget(t *testing.T, raw string) link.TargetURL {
+	t.Helper()
+	u, err := link.ParseTargetURL(raw)
+	if err != nil {
+		t.Fatalf("target %q: %v", raw, err)
+	}
+	return u
 }

@@ -190,6 +190,38 @@ func (q *Queries) APIKeyRevoke(ctx context.Context, db DBTX, arg APIKeyRevokePar
 	return public_id, err
 }
 
+const aPIKeyRevokeAllByCreator = `-- name: APIKeyRevokeAllByCreator :many
+UPDATE api_keys SET revoked_at = now()
+WHERE workspace_id = $1 AND created_by = $2 AND revoked_at IS NULL
+RETURNING public_id
+`
+
+type APIKeyRevokeAllByCreatorParams struct {
+	WorkspaceID uuid.UUID
+	CreatedBy   *uuid.UUID
+}
+
+// Removing a member: every key they created in the workspace stops working.
+func (q *Queries) APIKeyRevokeAllByCreator(ctx context.Context, db DBTX, arg APIKeyRevokeAllByCreatorParams) ([]string, error) {
+	rows, err := db.Query(ctx, aPIKeyRevokeAllByCreator, arg.WorkspaceID, arg.CreatedBy)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var public_id string
+		if err := rows.Scan(&public_id); err != nil {
+			return nil, err
+		}
+		items = append(items, public_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const aPIKeyTouch = `-- name: APIKeyTouch :exec
 UPDATE api_keys SET last_used_at = now() WHERE id = $1
 `

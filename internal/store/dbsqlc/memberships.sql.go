@@ -48,6 +48,27 @@ func (q *Queries) MembershipCreate(ctx context.Context, db DBTX, arg MembershipC
 	return i, err
 }
 
+const membershipCreateIfAbsent = `-- name: MembershipCreateIfAbsent :execrows
+INSERT INTO memberships (workspace_id, user_id, role)
+VALUES ($1, $2, $3)
+ON CONFLICT (workspace_id, user_id) DO NOTHING
+`
+
+type MembershipCreateIfAbsentParams struct {
+	WorkspaceID uuid.UUID
+	UserID      uuid.UUID
+	Role        string
+}
+
+// Accepting an invitation: a user who already belongs keeps their role.
+func (q *Queries) MembershipCreateIfAbsent(ctx context.Context, db DBTX, arg MembershipCreateIfAbsentParams) (int64, error) {
+	result, err := db.Exec(ctx, membershipCreateIfAbsent, arg.WorkspaceID, arg.UserID, arg.Role)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const membershipDelete = `-- name: MembershipDelete :exec
 DELETE FROM memberships
 WHERE workspace_id = $1 AND user_id = $2
@@ -61,6 +82,26 @@ type MembershipDeleteParams struct {
 func (q *Queries) MembershipDelete(ctx context.Context, db DBTX, arg MembershipDeleteParams) error {
 	_, err := db.Exec(ctx, membershipDelete, arg.WorkspaceID, arg.UserID)
 	return err
+}
+
+const membershipExistsByEmail = `-- name: MembershipExistsByEmail :one
+SELECT EXISTS (
+    SELECT 1 FROM memberships m
+    JOIN users u ON u.id = m.user_id
+    WHERE m.workspace_id = $1 AND lower(u.email) = lower($2)
+)
+`
+
+type MembershipExistsByEmailParams struct {
+	WorkspaceID uuid.UUID
+	Email       string
+}
+
+func (q *Queries) MembershipExistsByEmail(ctx context.Context, db DBTX, arg MembershipExistsByEmailParams) (bool, error) {
+	row := db.QueryRow(ctx, membershipExistsByEmail, arg.WorkspaceID, arg.Email)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
 }
 
 const membershipGetForUpdate = `-- name: MembershipGetForUpdate :one

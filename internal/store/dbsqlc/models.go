@@ -46,6 +46,18 @@ type IdempotencyKey struct {
 	CreatedAt       time.Time
 }
 
+type Invitation struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	Email       string
+	Role        string
+	InvitedBy   *uuid.UUID
+	Status      string
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+	ClosedAt    *time.Time
+}
+
 type Link struct {
 	ID            uuid.UUID
 	WorkspaceID   uuid.UUID
@@ -108,6 +120,12 @@ type SigninFailure struct {
 	EmailKey string
 	IP       *netip.Addr
 	FailedAt time.Time
+}
+
+type SignupAttempt struct {
+	ID          int64
+	IP          netip.Addr
+	AttemptedAt time.Time
 }
 
 type User struct {

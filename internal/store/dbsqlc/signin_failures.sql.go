@@ -11,13 +11,20 @@ import (
 	"time"
 )
 
-const signinFailureClearEmail = `-- name: SigninFailureClearEmail :exec
-DELETE FROM signin_failures WHERE email_key = $1
+const signinFailureClearEmailIP = `-- name: SigninFailureClearEmailIP :exec
+DELETE FROM signin_failures WHERE email_key = $1 AND ip IS NOT DISTINCT FROM $2::inet
 `
 
-// A successful sign-in forgives the address's earlier failures.
-func (q *Queries) SigninFailureClearEmail(ctx context.Context, db DBTX, emailKey string) error {
-	_, err := db.Exec(ctx, signinFailureClearEmail, emailKey)
+type SigninFailureClearEmailIPParams struct {
+	EmailKey string
+	IP       *netip.Addr
+}
+
+// A successful sign-in forgives the address's earlier failures from the
+// same IP (the owner's own typos) and no others: an attacker elsewhere
+// keeps the failures counted against them.
+func (q *Queries) SigninFailureClearEmailIP(ctx context.Context, db DBTX, arg SigninFailureClearEmailIPParams) error {
+	_, err := db.Exec(ctx, signinFailureClearEmailIP, arg.EmailKey, arg.IP)
 	return err
 }
 
@@ -79,6 +86,30 @@ type SigninFailuresByEmailRow struct {
 func (q *Queries) SigninFailuresByEmail(ctx context.Context, db DBTX, arg SigninFailuresByEmailParams) (SigninFailuresByEmailRow, error) {
 	row := db.QueryRow(ctx, signinFailuresByEmail, arg.Since, arg.EmailKey)
 	var i SigninFailuresByEmailRow
+	err := row.Scan(&i.Failures, &i.Oldest)
+	return i, err
+}
+
+const signinFailuresByEmailIP = `-- name: SigninFailuresByEmailIP :one
+SELECT count(*)::int AS failures, coalesce(min(failed_at), $1::timestamptz)::timestamptz AS oldest
+FROM signin_failures
+WHERE email_key = $2 AND ip IS NOT DISTINCT FROM $3::inet AND failed_at > $1::timestamptz
+`
+
+type SigninFailuresByEmailIPParams struct {
+	Since    time.Time
+	EmailKey string
+	IP       *netip.Addr
+}
+
+type SigninFailuresByEmailIPRow struct {
+	Failures int32
+	Oldest   time.Time
+}
+
+func (q *Queries) SigninFailuresByEmailIP(ctx context.Context, db DBTX, arg SigninFailuresByEmailIPParams) (SigninFailuresByEmailIPRow, error) {
+	row := db.QueryRow(ctx, signinFailuresByEmailIP, arg.Since, arg.EmailKey, arg.IP)
+	var i SigninFailuresByEmailIPRow
 	err := row.Scan(&i.Failures, &i.Oldest)
 	return i, err
 }

@@ -35,6 +35,33 @@ func (q *Queries) UserCreate(ctx context.Context, db DBTX, arg UserCreateParams)
 	return i, err
 }
 
+const userCreateIfAbsent = `-- name: UserCreateIfAbsent :one
+INSERT INTO users (id, email, password_hash)
+VALUES ($1, $2, $3)
+ON CONFLICT ((lower(email))) DO NOTHING
+RETURNING id, email, password_hash, created_at
+`
+
+type UserCreateIfAbsentParams struct {
+	ID           uuid.UUID
+	Email        string
+	PasswordHash string
+}
+
+// Creates the user unless the address (in any case) already has an
+// account; then no row is returned and nothing changes.
+func (q *Queries) UserCreateIfAbsent(ctx context.Context, db DBTX, arg UserCreateIfAbsentParams) (User, error) {
+	row := db.QueryRow(ctx, userCreateIfAbsent, arg.ID, arg.Email, arg.PasswordHash)
+	var i User
+	err := row.Scan(
+		&i.ID,
+		&i.Email,
+		&i.PasswordHash,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
 const userGetByEmail = `-- name: UserGetByEmail :one
 SELECT id, email, password_hash, created_at FROM users WHERE lower(email) = lower($1)
 `

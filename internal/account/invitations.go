@@ -1,0 +1,226 @@
+package account
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// InvitationTTL is how long an invitation can be accepted: long enough for
+// a holiday, short enough that a forgotten one does not linger.
+const InvitationTTL = 14 * 24 * time.Hour
+
+// MaxPendingInvitations bounds a workspace's open invitations, so an admin
+// cannot flood arbitrary addresses with them.
+const MaxPendingInvitations = 100
+
+// Invitation statuses, as stored.
+const (
+	invitationAccepted = "accepted"
+	invitationDeclined = "declined"
+)
+
+// Invitation is an open offer of a membership, addressed to an e-mail
+// address. Nobody joins a workspace without accepting one: the address may
+// not even have an account yet, and the admin is told the same either way.
+type Invitation struct {
+	ID            uuid.UUID
+	WorkspaceID   uuid.UUID
+	WorkspaceName string
+	Email         string // lower-cased
+	Role          Role
+	InvitedBy     string // the inviting admin's address; "" once their account is gone
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+}
+
+// ExternalID is the invitation's "inv_…" identifier.
+func (i Invitation) ExternalID() string { return store.FormatID(store.PrefixInvitation, i.ID) }
+
+// ExternalWorkspaceID is the invited workspace's "ws_…" identifier.
+func (i Invitation) ExternalWorkspaceID() string {
+	return store.FormatID(store.PrefixWorkspace, i.WorkspaceID)
+}
+
+// Invite invites the address to the workspace with role, on behalf of the
+// admin invitedBy. Whether the address has an account makes no difference,
+// so inviting reveals nothing about who uses linkqr. Inviting an address
+// that already has an open invitation replaces it (new role, new expiry).
+// A bad address or role, an address that already belongs to the workspace,
+// and a workspace at MaxPendingInvitations are validate.Errors on /email or
+// /role.
+func (s *Service) Invite(ctx context.Context, workspaceID, invitedBy uuid.UUID, email string, role Role) (Invitation, error) {
+	var errs validate.Errors
+	email = strings.ToLower(NormalizeEmail("/email", email, &errs))
+	if _, ok := ParseRole(string(role)); !ok {
+		errs.Add("/role", "must be admin or member")
+	}
+	if err := errs.Err(); err != nil {
+		return Invitation{}, err
+	}
+	now := s.now()
+	var inv Invitation
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		q := dbsqlc.New()
+		// Serialises invitations of the workspace with its membership
+		// changes, so the checks below hold until commit.
+		ws, err := q.WorkspaceLock(ctx, tx, workspaceID)
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		member, err := q.MembershipExistsByEmail(ctx, tx, dbsqlc.MembershipExistsByEmailParams{WorkspaceID: ws, Email: email})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		if member {
+			errs.Add("/email", "is already a member of this workspace")
+			return errs
+		}
+		if err := q.InvitationReplacePending(ctx, tx, dbsqlc.InvitationReplacePendingParams{WorkspaceID: ws, Email: email, Now: now}); err != nil {
+			return store.InterpretError(err)
+		}
+		open, err := q.InvitationCountPending(ctx, tx, dbsqlc.InvitationCountPendingParams{WorkspaceID: ws, Now: now})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		if open >= MaxPendingInvitations {
+			errs.Add("/email", "cannot be invited: this workspace already has "+strconv.Itoa(MaxPendingInvitations)+" open invitations; revoke some first")
+			return errs
+		}
+		row, err := q.InvitationCreate(ctx, tx, dbsqlc.InvitationCreateParams{
+			ID: store.NewID(), WorkspaceID: ws, Email: email, Role: string(role),
+			InvitedBy: &invitedBy, CreatedAt: now, ExpiresAt: now.Add(InvitationTTL),
+		})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		inv = invitationFromRow(row, "", nil)
+		return nil
+	})
+	return inv, err
+}
+
+// PendingInvitations lists the workspace's open invitations, newest first.
+// Callers have checked that the viewer administers the workspace.
+func (s *Service) PendingInvitations(ctx context.Context, workspaceID uuid.UUID) ([]Invitation, error) {
+	rows, err := dbsqlc.New().InvitationListPendingByWorkspace(ctx, s.db.Conn(ctx),
+		dbsqlc.InvitationListPendingByWorkspaceParams{WorkspaceID: workspaceID, Now: s.now()})
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	out := make([]Invitation, len(rows))
+	for i, r := range rows {
+		out[i] = invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
+			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
+	}
+	return out, nil
+}
+
+// RevokeInvitation withdraws an open invitation of the workspace and
+// returns it. Another workspace's invitation, and one that is no longer
+// open (accepted, declined, revoked, expired), are store.ErrNotFound.
+func (s *Service) RevokeInvitation(ctx context.Context, workspaceID, invitationID uuid.UUID) (Invitation, error) {
+	row, err := dbsqlc.New().InvitationRevoke(ctx, s.db.Conn(ctx),
+		dbsqlc.InvitationRevokeParams{ID: invitationID, WorkspaceID: workspaceID, Now: s.now()})
+	if err != nil {
+		return Invitation{}, store.InterpretError(err)
+	}
+	return invitationFromRow(row, "", nil), nil
+}
+
+// InvitationsFor lists the open invitations addressed to the user's
+// address, newest first: what they may accept or decline.
+func (s *Service) InvitationsFor(ctx context.Context, userID uuid.UUID) ([]Invitation, error) {
+	rows, err := dbsqlc.New().InvitationListPendingForUser(ctx, s.db.Conn(ctx),
+		dbsqlc.InvitationListPendingForUserParams{UserID: userID, Now: s.now()})
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	out := make([]Invitation, len(rows))
+	for i, r := range rows {
+		out[i] = invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
+			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
+	}
+	return out, nil
+}
+
+// CountInvitationsFor is how many open invitations await the user (the
+// top bar shows it on every page, so it is one cheap query).
+func (s *Service) CountInvitationsFor(ctx context.Context, userID uuid.UUID) (int, error) {
+	n, err := dbsqlc.New().InvitationCountPendingForUser(ctx, s.db.Conn(ctx),
+		dbsqlc.InvitationCountPendingForUserParams{UserID: userID, Now: s.now()})
+	return int(n), store.InterpretError(err)
+}
+
+// AcceptInvitation makes the user a member of the invitation's workspace
+// with the invited role and returns the workspace as they now see it. An
+// invitation that is not addressed to the user's address, or is no longer
+// open, is store.ErrNotFound, exactly like an unknown id. A user who already
+// belongs keeps their role.
+func (s *Service) AcceptInvitation(ctx context.Context, userID, invitationID uuid.UUID) (Workspace, error) {
+	var ws Workspace
+	err := s.closeInvitation(ctx, userID, invitationID, invitationAccepted, func(q *dbsqlc.Queries, tx pgx.Tx, inv Invitation) error {
+		if _, err := q.MembershipCreateIfAbsent(ctx, tx, dbsqlc.MembershipCreateIfAbsentParams{
+			WorkspaceID: inv.WorkspaceID, UserID: userID, Role: string(inv.Role),
+		}); err != nil {
+			return store.InterpretError(err)
+		}
+		row, err := q.WorkspaceGetForUser(ctx, tx, dbsqlc.WorkspaceGetForUserParams{ID: inv.WorkspaceID, UserID: userID})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		ws = Workspace{ID: row.ID, Name: row.Name, Role: Role(row.Role), CreatedAt: row.CreatedAt}
+		return nil
+	})
+	return ws, err
+}
+
+// DeclineInvitation turns an open invitation addressed to the user down
+// and returns it; otherwise it is store.ErrNotFound, as for AcceptInvitation.
+func (s *Service) DeclineInvitation(ctx context.Context, userID, invitationID uuid.UUID) (Invitation, error) {
+	var declined Invitation
+	err := s.closeInvitation(ctx, userID, invitationID, invitationDeclined, func(_ *dbsqlc.Queries, _ pgx.Tx, inv Invitation) error {
+		declined = inv
+		return nil
+	})
+	return declined, err
+}
+
+// closeInvitation locks the user's open invitation, runs then and marks
+// the invitation with status, in one transaction: an invitation is answered
+// once, even when two tabs answer it at the same moment.
+func (s *Service) closeInvitation(ctx context.Context, userID, invitationID uuid.UUID, status string, then func(*dbsqlc.Queries, pgx.Tx, Invitation) error) error {
+	now := s.now()
+	return s.db.InTx(ctx, func(tx pgx.Tx) error {
+		q := dbsqlc.New()
+		row, err := q.InvitationGetPendingForUserForUpdate(ctx, tx, dbsqlc.InvitationGetPendingForUserForUpdateParams{ID: invitationID, UserID: userID, Now: now})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		inv := invitationFromRow(dbsqlc.Invitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role,
+			CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt}, row.WorkspaceName, nil)
+		if err := then(q, tx, inv); err != nil {
+			return err
+		}
+		return store.InterpretError(q.InvitationClose(ctx, tx, dbsqlc.InvitationCloseParams{ID: invitationID, Status: status, Now: now}))
+	})
+}
+
+func invitationFromRow(r dbsqlc.Invitation, workspaceName string, invitedBy *string) Invitation {
+	inv := Invitation{
+		ID: r.ID, WorkspaceID: r.WorkspaceID, WorkspaceName: workspaceName, Email: r.Email, Role: Role(r.Role),
+		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
+	}
+	if invitedBy != nil {
+		inv.InvitedBy = *invitedBy
+	}
+	return inv
+}

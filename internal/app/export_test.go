@@ -1,0 +1,13 @@
+package app
+
+import (
+	"net"
+	"time"
+)
+
+// SetBodyReadTimeout shortens BodyReadTimeout for one App, so tests of the
+// deadline take a fraction of a second.
+func (a *App) SetBodyReadTimeout(d time.Duration) { a.bodyReadTimeout.Store(int64(d)) }
+
+// MetricsListenAddr is where Serve bound LINKQR_METRICS_ADDR, or nil before.
+func (a *App) MetricsListenAddr() *net.TCPAddr { return a.metricsAddr.Load() }

@@ -1,0 +1,141 @@
+package qrserve
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// eventually polls cond until it holds or a generous deadline passes; it
+// synchronises with goroutines without sleeping for a guessed duration.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// result waits for one goroutine's outcome, failing instead of hanging.
+func result(t *testing.T, ch <-chan error, what string) error {
+	t.Helper()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not return", what)
+		return nil
+	}
+}
+
+func acquireAsync(ctx context.Context, l *limiter) <-chan error {
+	ch := make(chan error, 1)
+	go func() {
+		release, err := l.acquire(ctx)
+		if err == nil {
+			defer release()
+		}
+		ch <- err
+	}()
+	return ch
+}
+
+func TestLimiterQueueFullIsBusy(t *testing.T) {
+	l := newLimiter(1, 1, time.Minute, 1500*time.Millisecond)
+	release, err := l.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiter := acquireAsync(context.Background(), l)
+	eventually(t, "the second request to queue", func() bool { return l.waiting() == 1 })
+
+	_, err = l.acquire(context.Background())
+	var busy *BusyError
+	if !errors.Is(err, ErrBusy) || !errors.As(err, &busy) || busy.Seconds() != 2 {
+		t.Fatalf("third request: %v, want *BusyError retrying in 2 s", err)
+	}
+	release()
+	if err := result(t, waiter, "the queued request"); err != nil {
+		t.Fatalf("queued request after release: %v", err)
+	}
+}
+
+func TestLimiterWaiterGetsItsTurn(t *testing.T) {
+	l := newLimiter(1, 4, time.Minute, time.Second)
+	release, err := l.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiter := acquireAsync(context.Background(), l)
+	eventually(t, "the request to queue", func() bool { return l.waiting() == 1 })
+	select {
+	case err := <-waiter:
+		t.Fatalf("queued request returned (%v) while the only slot was held", err)
+	default:
+	}
+	release()
+	if err := result(t, waiter, "the queued request"); err != nil {
+		t.Fatalf("queued request: %v", err)
+	}
+	if l.waiting() != 0 {
+		t.Fatalf("%d still queued", l.waiting())
+	}
+}
+
+func TestLimiterWaitIsBounded(t *testing.T) {
+	l := newLimiter(1, 4, 20*time.Millisecond, time.Second)
+	release, err := l.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if err := result(t, acquireAsync(context.Background(), l), "the queued request"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("after MaxWait: %v, want ErrBusy", err)
+	}
+	if l.waiting() != 0 {
+		t.Fatalf("a timed-out request kept its queue place")
+	}
+}
+
+// TestLimiterCancelFreesQueuePlace: a client that gives up while queued
+// leaves at once and its place goes to the next request.
+func TestLimiterCancelFreesQueuePlace(t *testing.T) {
+	l := newLimiter(1, 1, time.Minute, time.Second)
+	release, err := l.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	gaveUp := acquireAsync(ctx, l)
+	eventually(t, "the request to queue", func() bool { return l.waiting() == 1 })
+	if _, err := l.acquire(context.Background()); !errors.Is(err, ErrBusy) {
+		t.Fatalf("queue full: %v, want ErrBusy", err)
+	}
+	cancel()
+	if err := result(t, gaveUp, "the cancelled request"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled request: %v", err)
+	}
+	eventually(t, "the queue place to be freed", func() bool { return l.waiting() == 0 })
+	next := acquireAsync(context.Background(), l)
+	eventually(t, "the next request to queue", func() bool { return l.waiting() == 1 })
+	release()
+	if err := result(t, next, "the next request"); err != nil {
+		t.Fatalf("next request: %v", err)
+	}
+	if _, err := l.acquire(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("acquire with a cancelled context: %v", err)
+	}
+}
+
+func TestBusyErrorSeconds(t *testing.T) {
+	for d, want := range map[time.Duration]int{0: 1, time.Millisecond: 1, time.Second: 1, 1001 * time.Millisecond: 2, 2 * time.Second: 2} {
+		if got := (&BusyError{RetryAfter: d}).Seconds(); got != want {
+			t.Errorf("RetryAfter %s: %d s, want %d", d, got, want)
+		}
+	}
+}

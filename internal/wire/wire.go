@@ -1,0 +1,70 @@
+// Package wire holds the JSON objects of CONTRACT.md exactly as they go over
+// the wire: in API responses and inside the data of events (and so in
+// webhook bodies). One Go type per contract object means an API response and
+// an event carrying the same link can never drift apart.
+//
+// Why a package of its own: events are recorded by the domain, inside the
+// transaction of their change, so the domain must be able to build these
+// objects without importing the api edge; and the api presenters must write
+// the very same values. The domain therefore converts its values here
+// (link.Link.Wire, scan.Scan.Wire) — formatting uuids as prefixed wire IDs
+// and times in UTC — and api writes the result. Nothing here knows HTTP, SQL
+// or any domain package.
+package wire
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/store"
+)
+
+// Link is the link object of CONTRACT.md section 6.1. Nullable fields are
+// always present.
+type Link struct {
+	Object        string     `json:"object"`
+	ID            string     `json:"id"`
+	WorkspaceID   string     `json:"workspace_id"`
+	Code          string     `json:"code"`
+	ShortURL      string     `json:"short_url"`
+	TargetURL     string     `json:"target_url"`
+	Title         *string    `json:"title"`
+	Status        string     `json:"status"`
+	ExpiresAt     *time.Time `json:"expires_at"`
+	ScanCount     int64      `json:"scan_count"`
+	LastScannedAt *time.Time `json:"last_scanned_at"`
+	CreatedAt     time.Time  `json:"created_at"`
+	UpdatedAt     time.Time  `json:"updated_at"`
+}
+
+// Scan is the scan object of CONTRACT.md section 6.4.
+type Scan struct {
+	Object       string    `json:"object"`
+	ID           string    `json:"id"`
+	LinkID       string    `json:"link_id"`
+	OccurredAt   time.Time `json:"occurred_at"`
+	ReferrerHost *string   `json:"referrer_host"`
+	Device       string    `json:"device"`
+	OS           string    `json:"os"`
+	Browser      string    `json:"browser"`
+	Bot          bool      `json:"bot"`
+}
+
+// LinkID, WorkspaceID and ScanID format domain uuids as the contract's
+// prefixed IDs.
+func LinkID(id uuid.UUID) string      { return store.FormatID(store.PrefixLink, id) }
+func WorkspaceID(id uuid.UUID) string { return store.FormatID(store.PrefixWorkspace, id) }
+func ScanID(id uuid.UUID) string      { return store.FormatID(store.PrefixScan, id) }
+
+// Time renders a timestamp in UTC, as every time of the contract is ("…Z").
+func Time(t time.Time) time.Time { return t.UTC() }
+
+// TimePtr is Time for a nullable timestamp.
+func TimePtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

@@ -1,0 +1,25 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/linkqr/linkqr/internal/store"
+)
+
+// membersRevokeInvitation withdraws an open invitation of the workspace.
+// Another workspace's invitation, or one no longer open, is a 404.
+func (u *UI) membersRevokeInvitation(w http.ResponseWriter, r *http.Request) {
+	ws, _ := workspaceFrom(r.Context())
+	id, ok := store.ParseID(store.PrefixInvitation, chi.URLParam(r, "invitation"))
+	if !ok {
+		u.notFound(w, r)
+		return
+	}
+	inv, err := u.Accounts.RevokeInvitation(r.Context(), ws.ID, id)
+	if u.failed(w, r, err) {
+		return
+	}
+	u.redirectFlash(w, r, membersPath(ws), flashOK, "The invitation for "+inv.Email+" was revoked.")
+}

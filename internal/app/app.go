@@ -26,6 +26,7 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/metrics"
 	"github.com/linkqr/linkqr/internal/notify"
@@ -36,6 +37,7 @@ import (
 	"github.com/linkqr/linkqr/internal/redirect"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/webhook"
 	"github.com/linkqr/linkqr/web"
 )
 
@@ -57,8 +59,11 @@ type App struct {
 	Redirects *redirect.Handler
 	Scans     *scan.Recorder
 	QR        *qrserve.Server // one render bound and cache for API and UI
+	Webhooks  *webhook.Service
 	// RateLimiter charges /api/v1 requests to their credential's budget.
 	RateLimiter ratelimit.Limiter
+
+	events *event.Recorder // records every service's events; fans out to webhooks
 
 	cluster  *pgembed.Cluster // nil when LINKQR_DATABASE_URL is set or the pool was given
 	problems problem.Writer
@@ -151,6 +156,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	}
 	a.Keys.Subscribe(a.listener)
 	a.Accounts.KeysRevoked = a.Keys.Invalidate
+	if err := a.newWebhooks(); err != nil {
+		return nil, err
+	}
 	if err := scan.EnsurePartitions(ctx, a.DB, time.Now()); err != nil {
 		return nil, err
 	}
@@ -161,6 +169,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	a.Scans = scans
 	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
 	a.Links = link.NewService(a.DB, cfg.ShortBaseURL.String())
+	a.Links.Events = a.events
 	a.Redirects = redirect.New(a.Links, a.Scans, web.RedirectPages(), clientIPs.Of, log)
 	a.Redirects.Subscribe(a.listener)
 	a.Links.Changed = a.Redirects.Invalidate
@@ -191,6 +200,7 @@ func (a *App) newScanRecorder() (*scan.Recorder, error) {
 	}
 	rec := scan.NewRecorder(scan.Options{
 		DB: a.DB, Log: a.Log, Hasher: hasher, ShortBase: a.Config.ShortBaseURL.String(),
+		Subscriptions: a.Webhooks, Events: a.events,
 		OnFlushed: func(human, bots int) {
 			a.Metrics.ScansRecorded.WithLabelValues("human").Add(float64(human))
 			a.Metrics.ScansRecorded.WithLabelValues("bot").Add(float64(bots))

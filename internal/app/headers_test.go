@@ -217,17 +217,29 @@ document.addEventListener("securitypolicyviolation", e => window.__csp.push(e.vi
 		t.Fatal(err)
 	}
 	check("/signup")
+	email, password := "csp-"+strings.ToLower(time.Now().Format("150405.000000"))+"@example.com", "correct horse battery staple"
 	err = chromedp.Do(ctx,
-		chromedp.SendKeys(css("signup-email"), "csp-"+strings.ToLower(time.Now().Format("150405.000000"))+"@example.com"),
-		chromedp.SendKeys(css("signup-password"), "correct horse battery staple"),
+		chromedp.SendKeys(css("signup-email"), email),
+		chromedp.SendKeys(css("signup-password"), password),
 		chromedp.SendKeys(css("signup-workspace"), "CSP Co"),
 		chromedp.Click(css("signup-submit")),
 		chromedp.WaitVisible(css("flash-ok")),
+		chromedp.WaitVisible(css("signin-page")),
 	)
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("the page after sign-up")
+	check("the sign-in page after sign-up")
+	err = chromedp.Do(ctx,
+		chromedp.SendKeys(css("signin-email"), email),
+		chromedp.SendKeys(css("signin-password"), password),
+		chromedp.Click(css("signin-submit")),
+		chromedp.WaitVisible(css("nav-settings")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("the page after sign-in")
 	err = chromedp.Do(ctx, chromedp.Click(css("nav-settings")), chromedp.WaitVisible(css("create-key")))
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/scan"
+	"github.com/linkqr/linkqr/internal/webhook"
 )
 
 // newJobs configures River: the workers and periodic jobs of this process.
@@ -20,9 +21,13 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &idempotency.PurgeWorker{DB: a.DB, Log: a.Log})
 	river.AddWorker(workers, &scan.PartitionWorker{DB: a.DB})
+	river.AddWorker(workers, a.Webhooks.Worker())
 	client, err := river.NewClient(riverpgxv5.New(a.Pool), &river.Config{
-		Logger:  a.Log.With("component", "river"),
-		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}},
+		Logger: a.Log.With("component", "river"),
+		Queues: map[string]river.QueueConfig{
+			river.QueueDefault: {MaxWorkers: 10},
+			webhook.Queue:      {MaxWorkers: 20}, // mostly waiting on receivers
+		},
 		Workers: workers,
 		PeriodicJobs: []*river.PeriodicJob{
 			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
@@ -36,6 +41,7 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	if err != nil {
 		return nil, fmt.Errorf("configure background jobs: %w", err)
 	}
+	a.Webhooks.UseJobs(client)
 	return client, nil
 }
 

@@ -31,6 +31,16 @@ const (
 // Types lists every event type.
 var Types = []Type{ScanCreated, LinkUpdated, LinkCreated, LinkDeleted}
 
+// Known reports whether t is one of Types.
+func Known(t Type) bool {
+	for _, k := range Types {
+		if k == t {
+			return true
+		}
+	}
+	return false
+}
+
 // Envelope is the event as delivered: the body of a webhook request.
 type Envelope struct {
 	ID          string          `json:"id"`
@@ -41,16 +51,93 @@ type Envelope struct {
 	Data        json.RawMessage `json:"data"`
 }
 
-// Record inserts an event in tx, the transaction that also holds the change.
-// data is the event's "data" object.
-func Record(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, t Type, data any) (uuid.UUID, error) {
-	raw, err := json.Marshal(data)
+// New is an event to be recorded.
+type New struct {
+	WorkspaceID uuid.UUID
+	Type        Type
+	Data        any // the event's "data" object
+}
+
+// Recorded is an event just written, as the fan-out sees it.
+type Recorded struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	Type        Type
+}
+
+// Fanout runs in the transaction that recorded events, after they are
+// written; webhook delivery uses it to enqueue one job per matching
+// subscription on that same transaction, so the jobs commit (or roll back)
+// with the events and the change behind them. An error aborts the change.
+type Fanout func(ctx context.Context, tx pgx.Tx, events []Recorded) error
+
+// Recorder writes events and hands them to its Fanout.
+//
+// Why a value with a hook, rather than event importing webhook or a
+// package-level hook: webhook depends on event (types, Load), so event
+// cannot call it directly; and a process-wide hook would be shared by every
+// App in a process (the tests run many, each with its own database, River
+// client and subscription cache). The app builds one Recorder at wiring time
+// and gives it to every service that records events. A nil *Recorder
+// records without fan-out, so services and tests without webhooks need no
+// set-up.
+type Recorder struct {
+	Fanout Fanout
+}
+
+// Record inserts one event in tx, the transaction that also holds the
+// change, and fans it out. data is the event's "data" object.
+func (r *Recorder) Record(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, t Type, data any) (uuid.UUID, error) {
+	ids, err := r.RecordMany(ctx, tx, []New{{WorkspaceID: workspaceID, Type: t, Data: data}})
 	if err != nil {
-		return uuid.UUID{}, fmt.Errorf("encode %s event: %w", t, err)
+		return uuid.UUID{}, err
 	}
-	id := store.NewID()
-	err = dbsqlc.New().EventCreate(ctx, tx, dbsqlc.EventCreateParams{
-		ID: id, WorkspaceID: workspaceID, Type: string(t), Data: raw, CreatedAt: time.Now().UTC(),
-	})
-	return id, store.InterpretError(err)
+	return ids[0], nil
+}
+
+// RecordMany inserts events in tx and fans them out with one call, so a
+// batch (the scan writer's) enqueues its deliveries in one statement.
+func (r *Recorder) RecordMany(ctx context.Context, tx pgx.Tx, events []New) ([]uuid.UUID, error) {
+	if len(events) == 0 {
+		return nil, nil
+	}
+	q := dbsqlc.New()
+	now := time.Now().UTC()
+	ids := make([]uuid.UUID, len(events))
+	recorded := make([]Recorded, len(events))
+	for i, e := range events {
+		raw, err := json.Marshal(e.Data)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s event: %w", e.Type, err)
+		}
+		ids[i] = store.NewID()
+		if err := q.EventCreate(ctx, tx, dbsqlc.EventCreateParams{
+			ID: ids[i], WorkspaceID: e.WorkspaceID, Type: string(e.Type), Data: raw, CreatedAt: now,
+		}); err != nil {
+			return nil, store.InterpretError(err)
+		}
+		recorded[i] = Recorded{ID: ids[i], WorkspaceID: e.WorkspaceID, Type: e.Type}
+	}
+	if r != nil && r.Fanout != nil {
+		if err := r.Fanout(ctx, tx, recorded); err != nil {
+			return nil, fmt.Errorf("fan out events: %w", err)
+		}
+	}
+	return ids, nil
+}
+
+// Load returns a workspace's event as its envelope, or store.ErrNotFound.
+func Load(ctx context.Context, db dbsqlc.DBTX, workspaceID, id uuid.UUID) (Envelope, error) {
+	row, err := dbsqlc.New().EventGetByID(ctx, db, dbsqlc.EventGetByIDParams{ID: id, WorkspaceID: workspaceID})
+	if err != nil {
+		return Envelope{}, store.InterpretError(err)
+	}
+	return Envelope{
+		ID:          store.FormatID(store.PrefixEvent, row.ID),
+		Object:      "event",
+		Type:        Type(row.Type),
+		CreatedAt:   row.CreatedAt.UTC(),
+		WorkspaceID: store.FormatID(store.PrefixWorkspace, row.WorkspaceID),
+		Data:        row.Data,
+	}, nil
 }

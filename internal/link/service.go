@@ -29,6 +29,9 @@ type Service struct {
 	// so this instance's redirect cache drops it at once (other instances
 	// learn through ChangedChannel).
 	Changed func(code string)
+	// Events records link.* events; the app sets one whose fan-out enqueues
+	// webhook deliveries. nil records without fan-out.
+	Events *event.Recorder
 }
 
 // NewService returns a Service; shortBase is LINKQR_SHORT_BASE_URL.
@@ -70,7 +73,7 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in Create
 			return store.InterpretError(err)
 		}
 		res = fromRow(row, s.shortBase)
-		_, err = event.Record(ctx, tx, ws, event.LinkCreated, map[string]any{"link": res.Wire()})
+		_, err = s.Events.Record(ctx, tx, ws, event.LinkCreated, map[string]any{"link": res.Wire()})
 		return err
 	})
 	return res, err
@@ -139,7 +142,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 			return store.InterpretError(err)
 		}
 		res, code = fromRow(row, s.shortBase), row.Code
-		if _, err := event.Record(ctx, tx, ws, event.LinkUpdated, map[string]any{"link": res.Wire(), "previous_attributes": previous}); err != nil {
+		if _, err := s.Events.Record(ctx, tx, ws, event.LinkUpdated, map[string]any{"link": res.Wire(), "previous_attributes": previous}); err != nil {
 			return err
 		}
 		return notifyChanged(ctx, tx, code)
@@ -183,7 +186,7 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 			return store.InterpretError(err)
 		}
 		code = row.Code
-		if _, err := event.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": fromRow(row, s.shortBase).Wire()}); err != nil {
+		if _, err := s.Events.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": fromRow(row, s.shortBase).Wire()}); err != nil {
 			return err
 		}
 		return notifyChanged(ctx, tx, code)

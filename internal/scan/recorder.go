@@ -58,6 +58,7 @@ type Options struct {
 	Hasher        *analytics.VisitorHasher
 	ShortBase     string
 	Subscriptions Subscriptions
+	Events        *event.Recorder       // records scan.created (and fans it out); nil: no fan-out
 	BufferSize    int                   // default DefaultBufferSize
 	OnFlushed     func(human, bots int) // metrics hook; may be nil
 	OnFlushError  func(err error)       // metrics hook for failed (retried) writes; may be nil

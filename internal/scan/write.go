@@ -73,9 +73,11 @@ func (r *Recorder) countHumans(ctx context.Context, tx pgx.Tx, rows []row) (map[
 }
 
 // recordEvents writes scan.created for human scans of workspaces with a
-// subscription to it; bot scans never emit events.
+// subscription to it, in one RecordMany call so the batch's webhook
+// deliveries are enqueued together; bot scans never emit events.
 func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row, links map[uuid.UUID]link.Link) error {
 	subscribed := map[uuid.UUID]bool{}
+	var events []event.New
 	for _, x := range rows {
 		if x.client.Bot {
 			continue
@@ -93,10 +95,8 @@ func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row, link
 			continue
 		}
 		s := Scan{ID: x.id, LinkID: x.hit.LinkID, OccurredAt: x.hit.At, ReferrerHost: x.referrer, Device: x.client.Device, OS: x.client.OS, Browser: x.client.Browser}
-		data := map[string]any{"scan": s.Wire(), "link": links[x.hit.LinkID].Wire()}
-		if _, err := event.Record(ctx, tx, ws, event.ScanCreated, data); err != nil {
-			return err
-		}
+		events = append(events, event.New{WorkspaceID: ws, Type: event.ScanCreated, Data: map[string]any{"scan": s.Wire(), "link": links[x.hit.LinkID].Wire()}})
 	}
-	return nil
+	_, err := r.opts.Events.RecordMany(ctx, tx, events)
+	return err
 }

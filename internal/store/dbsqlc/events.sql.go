@@ -36,6 +36,28 @@ func (q *Queries) EventCreate(ctx context.Context, db DBTX, arg EventCreateParam
 	return err
 }
 
+const eventGetByID = `-- name: EventGetByID :one
+SELECT id, workspace_id, type, data, created_at FROM events WHERE id = $1 AND workspace_id = $2
+`
+
+type EventGetByIDParams struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+}
+
+func (q *Queries) EventGetByID(ctx context.Context, db DBTX, arg EventGetByIDParams) (Event, error) {
+	row := db.QueryRow(ctx, eventGetByID, arg.ID, arg.WorkspaceID)
+	var i Event
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.Type,
+		&i.Data,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
 const eventListByWorkspace = `-- name: EventListByWorkspace :many
 SELECT id, workspace_id, type, data, created_at FROM events WHERE workspace_id = $1 ORDER BY id DESC LIMIT $2
 `

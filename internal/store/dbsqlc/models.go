@@ -135,6 +135,38 @@ type User struct {
 	CreatedAt    time.Time
 }
 
+type WebhookDelivery struct {
+	ID             uuid.UUID
+	WorkspaceID    uuid.UUID
+	SubscriptionID uuid.UUID
+	EventID        uuid.UUID
+	EventType      string
+	Attempt        int32
+	Status         string
+	ResponseStatus *int32
+	ResponseBody   *string
+	Error          *string
+	DurationMs     *int32
+	CreatedAt      time.Time
+	NextAttemptAt  *time.Time
+}
+
+type WebhookSubscription struct {
+	ID                       uuid.UUID
+	WorkspaceID              uuid.UUID
+	URL                      string
+	Events                   []string
+	Description              *string
+	Status                   string
+	DisabledReason           *string
+	SecretCiphertext         []byte
+	PreviousSecretCiphertext []byte
+	PreviousSecretExpiresAt  *time.Time
+	FailingSince             *time.Time
+	CreatedAt                time.Time
+	UpdatedAt                time.Time
+}
+
 type Workspace struct {
 	ID        uuid.UUID
 	Name      string

@@ -1,0 +1,103 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxRecordedBody is how much of a receiver's answer is read and kept.
+const maxRecordedBody = 1024
+
+// outcome is what one attempt produced; err is nil exactly on success.
+type outcome struct {
+	status   *int32
+	body     *string
+	duration time.Duration
+	err      error
+}
+
+// newHTTPClient is the delivery client: connections only through the
+// guard's dialer (no proxy from the environment, which would be dialled
+// unchecked), and redirects never followed (a 3xx is a failed attempt).
+func newHTTPClient(g *Guard) *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:                 nil,
+			DialContext:           g.DialContext,
+			ForceAttemptHTTP2:     true,
+			TLSHandshakeTimeout:   5 * time.Second,
+			MaxIdleConnsPerHost:   4,
+			IdleConnTimeout:       90 * time.Second,
+			ExpectContinueTimeout: time.Second,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// post sends one signed attempt and reads at most maxRecordedBody bytes of
+// the answer, all within the service's timeout.
+func (s *Service) post(ctx context.Context, rawURL string, body []byte, eventID string, attempt int32, secrets []string) outcome {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
+	if err != nil {
+		return outcome{err: fmt.Errorf("build request: %w", err)}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
+	req.Header.Set(HeaderEventID, eventID)
+	req.Header.Set(HeaderAttempt, strconv.Itoa(int(attempt)))
+	req.Header.Set(HeaderSignature, Sign(body, s.now(), secrets...))
+
+	start := time.Now()
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return outcome{duration: time.Since(start), err: s.describe(err)}
+	}
+	defer resp.Body.Close()
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxRecordedBody))
+	out := outcome{duration: time.Since(start), body: recordable(snippet)}
+	code := int32(resp.StatusCode)
+	out.status = &code
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		out.err = fmt.Errorf("HTTP %d: redirects are not followed", resp.StatusCode)
+	default:
+		out.err = fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return out
+}
+
+// describe turns a transport error into the delivery's error text.
+func (s *Service) describe(err error) error {
+	switch {
+	case errors.Is(err, ErrNotPublic):
+		return errors.New("refused: the address is not public")
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("no response within %s", s.timeout)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// recordable makes a body snippet storable as text: valid UTF-8, no NULs,
+// never longer than it was.
+func recordable(b []byte) *string {
+	if len(b) == 0 {
+		return nil
+	}
+	s := strings.ToValidUTF8(strings.ReplaceAll(string(b), "\x00", ""), "?")
+	return &s
+}

@@ -1,0 +1,155 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// Optional distinguishes a field left out of a PATCH body (Set false) from
+// one given, possibly as null.
+type Optional[T any] struct {
+	Set   bool
+	Value T
+}
+
+// Some returns a set Optional.
+func Some[T any](v T) Optional[T] { return Optional[T]{Set: true, Value: v} }
+
+// CreateInput is a request to create a subscription.
+type CreateInput struct {
+	URL         string
+	Events      []string
+	Description *string
+}
+
+// UpdateInput is a PATCH: only set fields change. Status "enabled"
+// re-enables a disabled subscription and forgets its failure history.
+type UpdateInput struct {
+	URL         Optional[string]
+	Events      Optional[[]string]
+	Description Optional[*string]
+	Status      Optional[string]
+}
+
+// ParseURL checks a webhook URL's form: absolute https (http too when
+// allowHTTP), a host, at most MaxURLBytes, no user information, no spaces
+// or control characters. It does not look at the host's addresses; the
+// Guard does.
+func ParseURL(raw string, allowHTTP bool) (*url.URL, error) {
+	scheme := "an absolute https URL"
+	if allowHTTP {
+		scheme = "an absolute http or https URL"
+	}
+	switch {
+	case raw == "":
+		return nil, errors.New("must be " + scheme)
+	case len(raw) > MaxURLBytes:
+		return nil, fmt.Errorf("must be at most %d bytes long", MaxURLBytes)
+	case strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return nil, errors.New("must not contain spaces or control characters (percent-encode them)")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Opaque != "" || u.Hostname() == "" {
+		return nil, errors.New("must be " + scheme)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+	case "http":
+		if !allowHTTP {
+			return nil, errors.New("must use https")
+		}
+	default:
+		return nil, errors.New("must be " + scheme)
+	}
+	if u.User != nil {
+		return nil, errors.New("must not contain a user name or password")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, errors.New("must have a port between 1 and 65535")
+		}
+	}
+	return u, nil
+}
+
+// checkURL validates the form and then the host's addresses.
+func (s *Service) checkURL(ctx context.Context, pointer, raw string, errs *validate.Errors) {
+	u, err := ParseURL(raw, s.guard.AllowPrivate)
+	if err != nil {
+		errs.Add(pointer, err.Error())
+		return
+	}
+	if err := s.guard.CheckHost(ctx, u.Hostname()); err != nil {
+		if errors.Is(err, ErrNotPublic) {
+			errs.Add(pointer, "must not point to a loopback, private, link-local or otherwise non-public address")
+		} else {
+			errs.Add(pointer, "host could not be resolved to a public address")
+		}
+	}
+}
+
+// checkEvents requires a non-empty list of known, distinct event types.
+func checkEvents(pointer string, events []string, errs *validate.Errors) {
+	if len(events) == 0 {
+		errs.Add(pointer, "must list at least one event type")
+		return
+	}
+	seen := map[string]bool{}
+	for i, e := range events {
+		p := pointer + "/" + strconv.Itoa(i)
+		switch {
+		case !event.Known(event.Type(e)):
+			errs.Add(p, fmt.Sprintf("must be one of %s", knownList()))
+		case seen[e]:
+			errs.Add(p, fmt.Sprintf("%q is listed twice", e))
+		}
+		seen[e] = true
+	}
+}
+
+func knownList() string {
+	names := make([]string, len(event.Types))
+	for i, t := range event.Types {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+func checkDescription(pointer string, d *string, errs *validate.Errors) {
+	if d != nil && utf8.RuneCountInString(*d) > MaxDescriptionChars {
+		errs.Add(pointer, fmt.Sprintf("must be at most %d characters long", MaxDescriptionChars))
+	}
+}
+
+func (s *Service) validateCreate(ctx context.Context, in CreateInput) error {
+	var errs validate.Errors
+	s.checkURL(ctx, "/url", in.URL, &errs)
+	checkEvents("/events", in.Events, &errs)
+	checkDescription("/description", in.Description, &errs)
+	return errs.Err()
+}
+
+func (s *Service) validateUpdate(ctx context.Context, in UpdateInput) error {
+	var errs validate.Errors
+	if in.URL.Set {
+		s.checkURL(ctx, "/url", in.URL.Value, &errs)
+	}
+	if in.Events.Set {
+		checkEvents("/events", in.Events.Value, &errs)
+	}
+	if in.Description.Set {
+		checkDescription("/description", in.Description.Value, &errs)
+	}
+	if in.Status.Set && in.Status.Value != StatusEnabled && in.Status.Value != StatusDisabled {
+		errs.Add("/status", "must be enabled or disabled")
+	}
+	return errs.Err()
+}

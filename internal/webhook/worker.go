@@ -1,0 +1,242 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+)
+
+// retryDelays are the waits after each failed attempt (CONTRACT.md
+// section 7: attempts at +0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
+var retryDelays = []time.Duration{
+	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
+}
+
+// MaxAttempts is the number of automatic attempts of one event for one
+// subscription; after the last the delivery stays failed.
+var MaxAttempts = len(retryDelays) + 1
+
+// RetryDelay is the wait after failed attempt number attempt (1-based) of
+// job jobID: the schedule's delay with ±10 % jitter. The jitter is derived
+// from the job and attempt rather than drawn, so the worker (which records
+// next_attempt_at) and River (which asks NextRetry) agree on it, and a
+// burst of failures still spreads out.
+func RetryDelay(jobID int64, attempt int) time.Duration {
+	i := min(max(attempt, 1), len(retryDelays)) - 1
+	frac := float64(splitmix(splitmix(uint64(jobID))^uint64(attempt))>>11) / (1 << 53) // [0, 1)
+	return time.Duration(math.Round(float64(retryDelays[i]) * (0.9 + 0.2*frac)))
+}
+
+// splitmix is SplitMix64's finaliser: a cheap, well-mixed hash of n.
+func splitmix(n uint64) uint64 {
+	n += 0x9e3779b97f4a7c15
+	n = (n ^ (n >> 30)) * 0xbf58476d1ce4e5b9
+	n = (n ^ (n >> 27)) * 0x94d049bb133111eb
+	return n ^ (n >> 31)
+}
+
+// Worker delivers DeliverArgs jobs. River runs each job on exactly one
+// instance at a time; a failed attempt returns an error and River
+// schedules the next one at NextRetry.
+type Worker struct {
+	river.WorkerDefaults[DeliverArgs]
+	svc *Service
+}
+
+// Worker returns the delivery worker to register with River.
+func (s *Service) Worker() *Worker { return &Worker{svc: s} }
+
+// Timeout leaves room beyond the HTTP timeout for the database writes.
+func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
+	return w.svc.timeout + 30*time.Second
+}
+
+// NextRetry is the schedule of CONTRACT.md section 7, from the service's clock.
+func (w *Worker) NextRetry(job *river.Job[DeliverArgs]) time.Time {
+	return w.svc.nextAttemptAt(job.JobRow)
+}
+
+func (s *Service) nextAttemptAt(job *rivertype.JobRow) time.Time {
+	// Microseconds: what PostgreSQL stores, so the row and River agree exactly.
+	return s.now().Add(RetryDelay(job.ID, job.Attempt)).UTC().Truncate(time.Microsecond)
+}
+
+// Work makes one attempt and records it as one delivery row.
+func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	s, a := w.svc, job.Args
+	q := dbsqlc.New()
+	sub, err := q.WebhookSubscriptionGetByID(ctx, s.db.Conn(ctx), dbsqlc.WebhookSubscriptionGetByIDParams{ID: a.SubscriptionID, WorkspaceID: a.WorkspaceID})
+	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+		return river.JobCancel(errors.New("webhook subscription was deleted"))
+	} else if err != nil {
+		return err
+	}
+	if sub.Status != StatusEnabled {
+		if a.DeliveryID != nil {
+			if err := s.completePendingAsDisabled(ctx, *a.DeliveryID); err != nil {
+				return err
+			}
+		}
+		return river.JobCancel(ErrDisabled)
+	}
+	env, err := event.Load(ctx, s.db.Conn(ctx), a.WorkspaceID, a.EventID)
+	if errors.Is(err, store.ErrNotFound) {
+		return river.JobCancel(errors.New("event no longer exists"))
+	} else if err != nil {
+		return err
+	}
+	body, err := json.Marshal(env)
+	if err != nil {
+		return river.JobCancel(fmt.Errorf("encode event: %w", err))
+	}
+	attempt, done, err := s.attemptNumber(ctx, a)
+	if err != nil || done {
+		return err
+	}
+	secrets, err := s.signingSecrets(sub, s.now())
+	if err != nil {
+		return river.JobCancel(err) // the key changed: no attempt could ever be signed
+	}
+	out := s.post(ctx, sub.URL, body, env.ID, attempt, secrets)
+	if ctx.Err() != nil {
+		// Shutdown (or the job's own timeout): nothing is recorded and
+		// River makes the job available again.
+		return ctx.Err()
+	}
+	disabled, err := s.record(ctx, job.JobRow, sub, a, attempt, out)
+	switch {
+	case err != nil:
+		return err
+	case out.err == nil:
+		return nil
+	case disabled:
+		return river.JobCancel(out.err)
+	default:
+		return out.err
+	}
+}
+
+// attemptNumber is the Service-Delivery-Attempt of this run: the pending
+// row's for a manual retry (done when it was completed already), else one
+// more than the attempts recorded for this event and subscription.
+func (s *Service) attemptNumber(ctx context.Context, a DeliverArgs) (int32, bool, error) {
+	q := dbsqlc.New()
+	if a.DeliveryID != nil {
+		d, err := q.WebhookDeliveryGetByID(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryGetByIDParams{ID: *a.DeliveryID, SubscriptionID: a.SubscriptionID, WorkspaceID: a.WorkspaceID})
+		if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+			return 0, true, river.JobCancel(errors.New("pending delivery no longer exists"))
+		} else if err != nil {
+			return 0, false, err
+		}
+		return d.Attempt, d.Status != DeliveryPending, nil
+	}
+	n, err := q.WebhookDeliveryNextAttempt(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryNextAttemptParams{SubscriptionID: a.SubscriptionID, EventID: a.EventID})
+	return n, false, store.InterpretError(err)
+}
+
+// record writes the attempt's delivery row and the subscription's health
+// in one transaction. A failure that extends a streak of failures without
+// success past DisableAfterFailures disables the subscription (reported
+// as disabled, so no further attempt is scheduled).
+func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub dbsqlc.WebhookSubscription, a DeliverArgs, attempt int32, out outcome) (disabled bool, err error) {
+	now := s.now().UTC()
+	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
+		q := dbsqlc.New()
+		status := DeliverySucceeded
+		var next *time.Time
+		if out.err == nil {
+			if err := q.WebhookSubscriptionMarkHealthy(ctx, tx, sub.ID); err != nil {
+				return store.InterpretError(err)
+			}
+		} else {
+			status = DeliveryFailed
+			since, err := q.WebhookSubscriptionMarkFailing(ctx, tx, dbsqlc.WebhookSubscriptionMarkFailingParams{ID: sub.ID, At: now})
+			if err != nil {
+				return store.InterpretError(err)
+			}
+			if since != nil && now.Sub(*since) >= DisableAfterFailures {
+				if disabled, err = s.autoDisable(ctx, tx, sub, *since); err != nil {
+					return err
+				}
+			}
+			if !disabled && job.Attempt < job.MaxAttempts {
+				t := s.nextAttemptAt(job)
+				next = &t
+			}
+		}
+		errText := errString(out.err)
+		code, ms := out.status, int32(out.duration.Milliseconds())
+		if a.DeliveryID != nil {
+			_, err := q.WebhookDeliveryComplete(ctx, tx, dbsqlc.WebhookDeliveryCompleteParams{
+				ID: *a.DeliveryID, Status: status, ResponseStatus: code, ResponseBody: out.body,
+				Error: errText, DurationMs: &ms, NextAttemptAt: next,
+			})
+			return store.InterpretError(err)
+		}
+		_, err := q.WebhookDeliveryInsert(ctx, tx, dbsqlc.WebhookDeliveryInsertParams{
+			ID: store.NewID(), WorkspaceID: sub.WorkspaceID, SubscriptionID: sub.ID, EventID: a.EventID,
+			EventType: string(a.EventType), Attempt: attempt, Status: status, ResponseStatus: code,
+			ResponseBody: out.body, Error: errText, DurationMs: &ms, CreatedAt: now, NextAttemptAt: next,
+		})
+		return store.InterpretError(err)
+	})
+	if err == nil && s.onTry != nil {
+		if out.err == nil {
+			s.onTry(DeliverySucceeded)
+		} else {
+			s.onTry(DeliveryFailed)
+		}
+	}
+	if err == nil && disabled {
+		s.invalidateAfterCommit(ctx, sub.WorkspaceID)
+		s.log.Warn("webhook subscription disabled after failing deliveries",
+			"webhook_id", store.FormatID(store.PrefixWebhook, sub.ID), "failing_since", sub.FailingSince)
+	}
+	return disabled, err
+}
+
+// autoDisable sets the subscription disabled with the reason, and tells
+// every instance's cache.
+func (s *Service) autoDisable(ctx context.Context, tx pgx.Tx, sub dbsqlc.WebhookSubscription, since time.Time) (bool, error) {
+	reason := fmt.Sprintf("deliveries failed without a success since %s", since.UTC().Format(time.RFC3339))
+	if _, err := dbsqlc.New().WebhookSubscriptionDisable(ctx, tx, dbsqlc.WebhookSubscriptionDisableParams{ID: sub.ID, DisabledReason: &reason}); err != nil {
+		return false, store.InterpretError(err)
+	}
+	return true, s.notifyChanged(ctx, tx, sub.WorkspaceID)
+}
+
+// completePendingAsDisabled closes a manual retry that came up after its
+// subscription was disabled: nothing was sent.
+func (s *Service) completePendingAsDisabled(ctx context.Context, id uuid.UUID) error {
+	msg := "not sent: the subscription is disabled"
+	_, err := dbsqlc.New().WebhookDeliveryComplete(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryCompleteParams{ID: id, Status: DeliveryFailed, Error: &msg})
+	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+		return nil // completed already
+	}
+	return err
+}
+
+func errString(err error) *string {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	if len(s) > 500 {
+		s = s[:500]
+	}
+	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "?")
+	return &s
+}

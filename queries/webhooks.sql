@@ -1,0 +1,85 @@
+-- name: WebhookSubscriptionCreate :one
+INSERT INTO webhook_subscriptions (id, workspace_id, url, events, description, secret_ciphertext)
+VALUES ($1, $2, $3, $4, $5, $6)
+RETURNING *;
+
+-- name: WebhookSubscriptionGetByID :one
+SELECT * FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2;
+
+-- name: WebhookSubscriptionGetByIDForUpdate :one
+SELECT * FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2 FOR UPDATE;
+
+-- name: WebhookSubscriptionListByWorkspace :many
+-- Newest first; the cursor is the id of the last subscription of the
+-- previous page (UUIDv7, so id order is creation order).
+SELECT * FROM webhook_subscriptions
+WHERE workspace_id = $1
+  AND (sqlc.narg(before)::uuid IS NULL OR id < sqlc.narg(before)::uuid)
+ORDER BY id DESC
+LIMIT $2;
+
+-- name: WebhookSubscriptionListEnabled :many
+-- What the fan-out cache holds for a workspace.
+SELECT id, events FROM webhook_subscriptions
+WHERE workspace_id = $1 AND status = 'enabled'
+ORDER BY id;
+
+-- name: WebhookSubscriptionUpdate :one
+UPDATE webhook_subscriptions
+SET url = $3, events = $4, description = $5, status = $6, disabled_reason = $7,
+    failing_since = $8, updated_at = now()
+WHERE id = $1 AND workspace_id = $2
+RETURNING *;
+
+-- name: WebhookSubscriptionRotateSecret :one
+UPDATE webhook_subscriptions
+SET previous_secret_ciphertext = secret_ciphertext, previous_secret_expires_at = sqlc.arg(previous_expires_at)::timestamptz,
+    secret_ciphertext = sqlc.arg(secret_ciphertext), updated_at = now()
+WHERE id = $1 AND workspace_id = $2
+RETURNING *;
+
+-- name: WebhookSubscriptionDelete :execrows
+DELETE FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2;
+
+-- name: WebhookSubscriptionMarkFailing :one
+-- A failed attempt: remembers when the failures began and returns it.
+UPDATE webhook_subscriptions
+SET failing_since = COALESCE(failing_since, sqlc.arg(at)::timestamptz)
+WHERE id = $1
+RETURNING failing_since;
+
+-- name: WebhookSubscriptionMarkHealthy :exec
+UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL;
+
+-- name: WebhookSubscriptionDisable :execrows
+UPDATE webhook_subscriptions
+SET status = 'disabled', disabled_reason = $2, updated_at = now()
+WHERE id = $1 AND status = 'enabled';
+
+-- name: WebhookDeliveryNextAttempt :one
+SELECT (COALESCE(max(attempt), 0) + 1)::integer FROM webhook_deliveries
+WHERE subscription_id = $1 AND event_id = $2;
+
+-- name: WebhookDeliveryInsert :one
+INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, event_id, event_type, attempt, status,
+                                response_status, response_body, error, duration_ms, created_at, next_attempt_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+RETURNING *;
+
+-- name: WebhookDeliveryComplete :one
+-- Completes a pending (manually retried) delivery with its outcome.
+UPDATE webhook_deliveries
+SET status = $2, response_status = $3, response_body = $4, error = $5, duration_ms = $6,
+    next_attempt_at = $7
+WHERE id = $1 AND status = 'pending'
+RETURNING *;
+
+-- name: WebhookDeliveryGetByID :one
+SELECT * FROM webhook_deliveries WHERE id = $1 AND subscription_id = $2 AND workspace_id = $3;
+
+-- name: WebhookDeliveryListBySubscription :many
+SELECT * FROM webhook_deliveries
+WHERE subscription_id = $1 AND workspace_id = $2
+  AND (sqlc.narg(before)::uuid IS NULL OR id < sqlc.narg(before)::uuid)
+ORDER BY id DESC
+LIMIT $3;

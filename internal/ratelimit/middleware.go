@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"log/slog"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"time"
 
@@ -60,12 +61,20 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 	})
 }
 
+// The header names in canonical form, computed once: http.Header.Set would
+// canonicalise (and allocate) "RateLimit-…" again on every request.
+var (
+	keyLimit     = textproto.CanonicalMIMEHeaderKey(HeaderLimit)
+	keyRemaining = textproto.CanonicalMIMEHeaderKey(HeaderRemaining)
+	keyReset     = textproto.CanonicalMIMEHeaderKey(HeaderReset)
+)
+
 // SetHeaders writes RateLimit-Limit, -Remaining and -Reset (whole seconds
 // until the full budget is back, rounded up) for res.
 func SetHeaders(h http.Header, res Result) {
-	h.Set(HeaderLimit, strconv.Itoa(res.Limit))
-	h.Set(HeaderRemaining, strconv.Itoa(res.Remaining))
-	h.Set(HeaderReset, strconv.Itoa(ceilSeconds(res.ResetAfter)))
+	h[keyLimit] = []string{strconv.Itoa(res.Limit)}
+	h[keyRemaining] = []string{strconv.Itoa(res.Remaining)}
+	h[keyReset] = []string{strconv.Itoa(ceilSeconds(res.ResetAfter))}
 }
 
 // RetryAfterSeconds is d in whole seconds, rounded up and at least 1: a

@@ -34,12 +34,13 @@ lint:
 	$(GO) test -count=1 ./internal/archtest
 
 ## bench: linkqr against a bare net/http baseline (throughput ratios, p50/p99, errors,
-## peak RSS, scans verified; see cmd/linkqr-bench), then the Go micro-benchmarks.
+## peak RSS, scans verified; see cmd/linkqr-bench), then the Go micro-benchmarks
+## (inside testenv, so the rate limiter's Redis benchmarks have a redis-server).
 ## BENCHFLAGS passes flags, e.g. make bench BENCHFLAGS='-duration 30s -strict'
 bench: build
 	$(GO) build -o bin/linkqr-bench ./cmd/linkqr-bench
 	./bin/linkqr-bench -linkqr $(BIN) $(BENCHFLAGS)
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+	$(GO) run ./internal/testkit/testenv -- $(GO) test -run '^$$' -bench . -benchmem ./internal/...
 
 clean:
 	rm -rf bin

@@ -34,3 +34,11 @@ UPDATE api_keys SET last_used_at = now() WHERE id = $1;
 UPDATE api_keys SET revoked_at = now()
 WHERE workspace_id = $1 AND created_by = $2 AND revoked_at IS NULL
 RETURNING public_id;
+
+-- name: APIKeySetRateLimit :one
+-- Scoped like APIKeyRevoke: the workspace, and the creator unless the
+-- caller is an admin; a revoked key cannot be changed.
+UPDATE api_keys SET rate_limit_per_minute = $3
+WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL
+  AND (sqlc.narg(created_by)::uuid IS NULL OR created_by = sqlc.narg(created_by)::uuid)
+RETURNING *;

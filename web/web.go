@@ -85,6 +85,7 @@ func (u *UI) Mount(r chi.Router) {
 				r.Post("/settings/api-keys", u.apiKeysCreate)
 				r.Get("/settings/api-keys/created", u.apiKeysSecret)
 				r.Post("/settings/api-keys/{key}/revoke", u.apiKeysRevoke)
+				r.Post("/settings/api-keys/{key}/rate-limit", u.apiKeysSetRateLimit)
 
 				r.Group(func(r chi.Router) {
 					r.Use(u.requireRole(account.RoleAdmin))

@@ -20,6 +20,7 @@ import (
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/qrserve"
+	"github.com/linkqr/linkqr/internal/ratelimit"
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/scope"
@@ -34,6 +35,7 @@ type API struct {
 	Problems    problem.Writer
 	BaseURL     string // LINKQR_BASE_URL, for Location headers
 	Auth        *auth.Authenticator
+	RateLimit   *ratelimit.Middleware
 	Idempotency *idempotency.Middleware
 	Links       *link.Service
 	Accounts    *account.Service
@@ -46,10 +48,13 @@ type API struct {
 
 // Routes registers /api/v1 on r (r is already mounted at /api/v1). Routes
 // are authenticated as a group, so an unknown path or method is a 404 or 405
-// whether or not credentials were sent.
+// whether or not credentials were sent. Right after authentication each
+// request is charged to its credential's rate limit — before scope checks
+// and idempotency, so every authenticated answer carries the RateLimit-*
+// headers and a 429 is never stored under an Idempotency-Key.
 func (a *API) Routes(r chi.Router) {
 	r.Group(func(r chi.Router) {
-		r.Use(a.Auth.Middleware)
+		r.Use(a.Auth.Middleware, a.RateLimit.Handler)
 		r.Get("/workspace", a.handle(a.getWorkspace))
 
 		r.With(a.scope(scope.LinksWrite), a.Idempotency.Handler).Post("/links", a.handle(a.createLink))

@@ -72,9 +72,10 @@ func NewService(db *store.DB, log *slog.Logger, cacheKey []byte) *Service {
 	return &Service{db: db, log: log, cache: newCache(cacheKey)}
 }
 
-// Subscribe connects the cache to revocations made by any instance.
+// Subscribe connects the cache to revocations and changes made by any instance.
 func (s *Service) Subscribe(l *notify.Listener) {
 	l.Subscribe(RevokedChannel, notify.Handler{Notify: s.cache.invalidate, Reset: s.cache.reset})
+	l.Subscribe(ChangedChannel, notify.Handler{Notify: s.cache.invalidate, Reset: s.cache.reset})
 }
 
 // Create mints a key and returns it with its token, which is never

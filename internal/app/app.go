@@ -33,6 +33,7 @@ import (
 	"github.com/linkqr/linkqr/internal/pgembed"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/qrserve"
+	"github.com/linkqr/linkqr/internal/ratelimit"
 	"github.com/linkqr/linkqr/internal/redirect"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
@@ -59,6 +60,8 @@ type App struct {
 	Scans     *scan.Recorder
 	QR        *qrserve.Server // one render bound and cache for API and UI
 	Webhooks  *webhook.Service
+	// RateLimiter charges /api/v1 requests to their credential's budget.
+	RateLimiter ratelimit.Limiter
 
 	events *event.Recorder // records every service's events; fans out to webhooks
 
@@ -69,6 +72,8 @@ type App struct {
 	draining atomic.Bool
 	listener *notify.Listener
 	jobs     *river.Client[pgx.Tx]
+
+	closeRateLimiter func() // closes the Redis client, when there is one
 
 	stopWorkers context.CancelFunc
 	workers     sync.WaitGroup
@@ -168,6 +173,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	a.Redirects = redirect.New(a.Links, a.Scans, web.RedirectPages(), clientIPs.Of, log)
 	a.Redirects.Subscribe(a.listener)
 	a.Links.Changed = a.Redirects.Invalidate
+	if err := a.openRateLimiter(); err != nil {
+		return nil, err
+	}
 	a.router = a.routes()
 	jobs, err := a.newJobs()
 	if err != nil {
@@ -301,6 +309,9 @@ func (a *App) StopWorkers() {
 	}
 	a.stopWorkers()
 	a.workers.Wait()
+	if a.closeRateLimiter != nil {
+		a.closeRateLimiter()
+	}
 }
 
 // Close releases the database: the pool, and the embedded cluster when this

@@ -56,6 +56,11 @@ var rules = []rule{
 		why:      "api is an edge: only the app (and the test kit's OpenAPI check) may import it",
 	},
 	{
+		imported: "github.com/redis/go-redis/v9",
+		allowed:  []string{"internal/ratelimit"},
+		why:      "Redis holds the shared rate-limit budgets only; it is reached through internal/ratelimit, which falls back in-process when it is away",
+	},
+	{
 		imported: module + "/internal/app",
 		allowed:  []string{"cmd/linkqr", "internal/testkit"},
 		why:      "app assembles the process; nothing inside it depends on it",
@@ -63,10 +68,10 @@ var rules = []rule{
 }
 
 // sqlFree are the edges, which never write SQL (no pgx at all).
-var sqlFree = []string{"internal/api", "web", "internal/auth", "internal/redirect"}
+var sqlFree = []string{"internal/api", "web", "internal/auth", "internal/redirect", "internal/ratelimit"}
 
 // htmlFree must not depend on web or templ, even transitively.
-var htmlFree = []string{"internal/api", "internal/scan", "internal/redirect", "internal/link", "internal/analytics", "internal/account", "internal/apikey", "internal/webhook"}
+var htmlFree = []string{"internal/api", "internal/scan", "internal/redirect", "internal/link", "internal/analytics", "internal/account", "internal/apikey", "internal/webhook", "internal/ratelimit"}
 
 func TestImportRules(t *testing.T) {
 	pkgs := loadPackages(t)

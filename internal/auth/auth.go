@@ -113,6 +113,18 @@ func (a *Authenticator) principal(ctx context.Context, token string) (*Principal
 	}, nil
 }
 
+// RateLimitSubject is the budget a request draws from: its credential, at
+// the credential's current limit (a changed limit reaches the Principal on
+// the next request, because the change drops the cached key). ok is false
+// outside authenticated routes.
+func RateLimitSubject(r *http.Request) (key string, perMinute int, ok bool) {
+	p := FromContext(r.Context())
+	if p == nil {
+		return "", 0, false
+	}
+	return p.CredentialID, p.RateLimitPerMinute, true
+}
+
 // bearerToken extracts the token; sent reports whether any Authorization
 // header was present (then a failure says error="invalid_token").
 func bearerToken(r *http.Request) (token string, sent bool) {

@@ -128,6 +128,15 @@ func TestValidatingTransport(t *testing.T) {
 			problemBody("validation-failed", "Validation failed", 422, `,"errors":[{"field":"target_url"}]`), false, "errors"},
 		{"429 without Retry-After", "GET", "/api/v1/links", 429, problemCT,
 			problemBody("rate-limited", "Rate limited", 429, ""), false, "Retry-After"},
+		{"429", "GET", "/api/v1/links", 429, with(problemCT, "Retry-After", "12", "RateLimit-Remaining", "0"),
+			problemBody("rate-limited", "Rate limited", 429, ""), false, ""},
+		{"429 without rate-limit headers", "GET", "/api/v1/links", 429, with(problemCT, "Retry-After", "12", "RateLimit-Reset", ""),
+			problemBody("rate-limited", "Rate limited", 429, ""), false, "RateLimit-Reset"},
+		{"success without rate-limit headers", "GET", "/api/v1/workspace", 200, with(jsonCT, "RateLimit-Limit", ""),
+			`{"object":"workspace","id":"` + wsID + `","name":"Acme","scopes":["links:read"]}`, false, "RateLimit-Limit"},
+		{"404 without rate-limit headers (not authenticated)", "GET", "/api/v1/links/" + linkID, 404,
+			with(problemCT, "RateLimit-Limit", "", "RateLimit-Remaining", "", "RateLimit-Reset", ""),
+			problemBody("not-found", "Not found", 404, ""), false, ""},
 		{"created", "POST", "/api/v1/links", 201, with(jsonCT, "Location", location), link(nil), false, ""},
 		{"created without Location", "POST", "/api/v1/links", 201, jsonCT, link(nil), false, "Location"},
 		{"created, nullable field omitted", "POST", "/api/v1/links", 201, with(jsonCT, "Location", location),
@@ -163,9 +172,16 @@ func TestValidatingTransport(t *testing.T) {
 				if !tc.noRequestID {
 					w.Header().Set("X-Request-Id", rid)
 				}
+				// What the rate limiter sends on every authenticated response;
+				// an empty value in tc.header removes a header.
+				w.Header().Set("RateLimit-Limit", "600")
+				w.Header().Set("RateLimit-Remaining", "599")
+				w.Header().Set("RateLimit-Reset", "1")
 				for k, v := range tc.header {
 					if v != "" {
 						w.Header().Set(k, v)
+					} else {
+						w.Header().Del(k)
 					}
 				}
 				w.WriteHeader(tc.status)
@@ -211,7 +227,8 @@ func TestValidateResponseBodyWhereNoneIsDocumented(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "documents no body for 204") {
 		t.Errorf("got %v", err)
 	}
-	if err := testkit.ValidateResponse(req, 204, http.Header{"X-Request-Id": {rid}}, nil); err != nil {
+	valid := http.Header{"X-Request-Id": {rid}, "Ratelimit-Limit": {"600"}, "Ratelimit-Remaining": {"599"}, "Ratelimit-Reset": {"1"}}
+	if err := testkit.ValidateResponse(req, 204, valid, nil); err != nil {
 		t.Errorf("valid 204: %v", err)
 	}
 }

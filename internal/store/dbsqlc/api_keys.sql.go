@@ -222,6 +222,47 @@ func (q *Queries) APIKeyRevokeAllByCreator(ctx context.Context, db DBTX, arg API
 	return items, nil
 }
 
+const aPIKeySetRateLimit = `-- name: APIKeySetRateLimit :one
+UPDATE api_keys SET rate_limit_per_minute = $3
+WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL
+  AND ($4::uuid IS NULL OR created_by = $4::uuid)
+RETURNING id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist, created_at, last_used_at, revoked_at
+`
+
+type APIKeySetRateLimitParams struct {
+	ID                 uuid.UUID
+	WorkspaceID        uuid.UUID
+	RateLimitPerMinute int32
+	CreatedBy          *uuid.UUID
+}
+
+// Scoped like APIKeyRevoke: the workspace, and the creator unless the
+// caller is an admin; a revoked key cannot be changed.
+func (q *Queries) APIKeySetRateLimit(ctx context.Context, db DBTX, arg APIKeySetRateLimitParams) (APIKey, error) {
+	row := db.QueryRow(ctx, aPIKeySetRateLimit,
+		arg.ID,
+		arg.WorkspaceID,
+		arg.RateLimitPerMinute,
+		arg.CreatedBy,
+	)
+	var i APIKey
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.CreatedBy,
+		&i.Name,
+		&i.PublicID,
+		&i.SecretHash,
+		&i.Scopes,
+		&i.RateLimitPerMinute,
+		&i.IPAllowlist,
+		&i.CreatedAt,
+		&i.LastUsedAt,
+		&i.RevokedAt,
+	)
+	return i, err
+}
+
 const aPIKeyTouch = `-- name: APIKeyTouch :exec
 UPDATE api_keys SET last_used_at = now() WHERE id = $1
 `

@@ -1,7 +1,9 @@
 // Command testenv runs a command (normally `go test ./...`) inside a test
 // environment: one throwaway PostgreSQL cluster for all test packages, and a
-// redis-server on a free loopback port when the binary is installed. It is
-// what `make test` uses, so the suite needs no services running beforehand.
+// redis-server on a free loopback port when the binary is installed (a
+// missing one is an error under LINKQR_TEST_STRICT=1, as in CI). It is what
+// `make test` and `make bench` use, so they need no services running
+// beforehand.
 //
 //	go run ./internal/testkit/testenv -- go test -race ./...
 package main
@@ -65,6 +67,8 @@ func run(args []string) int {
 			defer stop()
 			env = append(env, "LINKQR_TEST_REDIS_URL="+url)
 			fmt.Fprintf(os.Stderr, "testenv: redis-server for tests at %s\n", url)
+		} else if os.Getenv("LINKQR_TEST_STRICT") == "1" {
+			return fatal(fmt.Errorf("LINKQR_TEST_STRICT=1 and no Redis for tests: %v (install redis-server, or set LINKQR_TEST_REDIS_URL)", err))
 		} else {
 			fmt.Fprintf(os.Stderr, "testenv: no Redis for tests (%v); tests that need it will skip, or fail under LINKQR_TEST_STRICT=1\n", err)
 		}

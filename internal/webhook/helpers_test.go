@@ -187,7 +187,7 @@ func mustID(t *testing.T, p store.Prefix, s string) uuid.UUID {
 // deliveries lists the subscription's delivery rows, newest first.
 func (e *env) deliveries(t *testing.T, sub webhook.Resource) []webhook.Delivery {
 	t.Helper()
-	ds, _, err := e.svc.ListDeliveries(context.Background(), e.ws, mustID(t, store.PrefixWebhook, sub.ID), nil, 100)
+	ds, _, err := e.svc.ListDeliveries(context.Background(), e.ws, sub.ID, nil, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,7 +122,7 @@ func setup(t *testing.T, o opts) *env {
 	svc, err := webhook.NewService(webhook.Options{
 		DB: e.db, Log: testkit.Logger(t), Key: key, AllowPrivate: !o.denyPrivate,
 		Resolver: o.resolver, Now: e.clock.Now, Timeout: o.timeout,
-		OnAttempt: func(status string) {
+		OnAttempt: func(status string, _ time.Duration) {
 			map[string]*atomic.Int32{"succeeded": &e.succeeded, "failed": &e.failed}[status].Add(1)
 		},
 	})

@@ -86,6 +86,7 @@ func (a *App) apiV1() *api.API {
 		Accounts:    a.Accounts,
 		Scans:       scan.NewReader(a.DB),
 		Analytics:   analytics.NewReports(a.DB),
+		Webhooks:    a.Webhooks,
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Auth: &auth.Authenticator{
 			Keys:     a.Keys,

@@ -99,6 +99,7 @@ func (a *App) apiV1() *api.API {
 
 func (a *App) webDeps() web.Deps {
 	return web.Deps{
+		Webhooks: a.Webhooks,
 		Links:    a.Links,
 		QR:       a.QR,
 		Config:   a.Config,

@@ -83,3 +83,21 @@ WHERE subscription_id = $1 AND workspace_id = $2
   AND (sqlc.narg(before)::uuid IS NULL OR id < sqlc.narg(before)::uuid)
 ORDER BY id DESC
 LIMIT $3;
+
+-- name: WebhookDeliveryHealth :many
+-- The health of a workspace's subscriptions over the window since $3:
+-- finished attempts, successes, the 95th percentile of their durations and
+-- the most recent failure, per subscription, in one pass over the window's
+-- delivery rows (reached through webhook_deliveries_subscription_idx).
+SELECT d.subscription_id,
+       count(*) FILTER (WHERE d.status <> 'pending')::bigint AS attempts,
+       count(*) FILTER (WHERE d.status = 'succeeded')::bigint AS succeeded,
+       -- sqlc reads casts as NOT NULL, so "none" is -1, the epoch and '':
+       COALESCE(percentile_cont(0.95) WITHIN GROUP (ORDER BY d.duration_ms), -1)::float8 AS p95_ms,
+       COALESCE(max(d.created_at) FILTER (WHERE d.status = 'failed'), 'epoch')::timestamptz AS last_failure_at,
+       COALESCE((array_agg(COALESCE(d.error, 'failed') ORDER BY d.id DESC) FILTER (WHERE d.status = 'failed'))[1], '')::text AS last_failure_error
+FROM webhook_deliveries d
+WHERE d.workspace_id = sqlc.arg(workspace_id)
+  AND d.subscription_id = ANY(sqlc.arg(subscription_ids)::uuid[])
+  AND d.created_at >= sqlc.arg(since)::timestamptz
+GROUP BY d.subscription_id;

@@ -145,6 +145,20 @@ func (u *UI) requireRole(min account.Role) func(http.Handler) http.Handler {
 	}
 }
 
+// adminOrNotFound lets the workspace's admins through and answers anyone
+// else with the 404 page of an unknown address: a member learns nothing of
+// the pages (Settings → Webhooks shows where the workspace's events go),
+// not even that they exist.
+func (u *UI) adminOrNotFound(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ws, ok := workspaceFrom(r.Context()); !ok || !ws.IsAdmin() {
+			u.notFound(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // viewerWorkspace resolves a workspace id sent by the browser through the
 // viewer's membership — the one way the UI reaches a workspace. A malformed
 // id, or the id of a workspace the viewer does not belong to, answers 404

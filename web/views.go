@@ -16,6 +16,8 @@ const (
 	sectionLinks   = "links"
 	sectionAPIKeys = "api-keys"
 	sectionMembers = "members"
+	// sectionWebhooks is Settings → Webhooks (admins).
+	sectionWebhooks = "webhooks"
 	// sectionInvitations is the invitee's page, outside any workspace.
 	sectionInvitations = "invitations"
 )

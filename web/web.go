@@ -14,6 +14,7 @@ import (
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/session"
+	"github.com/linkqr/linkqr/internal/webhook"
 )
 
 // Deps are the services the UI handlers call.
@@ -29,6 +30,8 @@ type Deps struct {
 	// QR renders and serves QR images under the process-wide render bound
 	// and cache, shared with the API.
 	QR *qrserve.Server
+	// Webhooks manages webhook subscriptions (Settings → Webhooks).
+	Webhooks *webhook.Service
 }
 
 // UI serves the browser pages.
@@ -94,6 +97,24 @@ func (u *UI) Mount(r chi.Router) {
 					r.Post("/settings/invitations/{invitation}/revoke", u.membersRevokeInvitation)
 					r.Post("/settings/members/{user}/role", u.membersSetRole)
 					r.Post("/settings/members/{user}/remove", u.membersRemove)
+				})
+				r.Group(func(r chi.Router) {
+					// Webhooks are admins' business; a member gets 404 on
+					// every page and action, as if there were none.
+					r.Use(u.adminOrNotFound)
+					r.Get("/settings/webhooks", u.webhooksList)
+					r.Get("/settings/webhooks/new", u.webhooksNew)
+					r.Post("/settings/webhooks", u.webhooksCreate)
+					r.Get("/settings/webhooks/secret", u.webhooksSecret)
+					r.Get("/settings/webhooks/{hook}", u.webhookShow)
+					r.Post("/settings/webhooks/{hook}", u.webhookUpdate)
+					r.Get("/settings/webhooks/{hook}/edit", u.webhookEdit)
+					r.Post("/settings/webhooks/{hook}/status", u.webhookSetStatus)
+					r.Post("/settings/webhooks/{hook}/rotate", u.webhookRotate)
+					r.Post("/settings/webhooks/{hook}/test", u.webhookSendTest)
+					r.Get("/settings/webhooks/{hook}/delete", u.webhookDeleteConfirm)
+					r.Post("/settings/webhooks/{hook}/delete", u.webhookDelete)
+					r.Post("/settings/webhooks/{hook}/deliveries/{delivery}/retry", u.webhookRetry)
 				})
 			})
 		})

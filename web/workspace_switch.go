@@ -23,10 +23,10 @@ func (u *UI) workspaceSwitch(w http.ResponseWriter, r *http.Request) {
 	switch r.PostFormValue("section") {
 	case sectionAPIKeys:
 		rest = "/settings/api-keys"
-	case sectionMembers:
+	case sectionMembers, sectionWebhooks:
 		rest = "/settings/api-keys"
 		if ws.IsAdmin() {
-			rest = "/settings/members"
+			rest = "/settings/" + r.PostFormValue("section")
 		}
 	}
 	http.Redirect(w, r, "/w/"+ws.ExternalID()+rest, http.StatusSeeOther)

@@ -23,6 +23,8 @@ type bench struct {
 	log      io.Writer
 	tmp      string
 	children []*child
+	bin      string   // the linkqr binary, for admin commands
+	env      []string // its environment
 }
 
 func (b *bench) progress(format string, args ...any) {
@@ -110,6 +112,22 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 	if rep.APIBare, err = b.load(ctx, "api GET link bare", api(bare.url)); err != nil {
 		return nil, err
 	}
+	if !b.opts.BareOnly && b.opts.Events > 0 {
+		hooks, err := setupFanout(ctx, b.bin, b.env, left.url)
+		if err != nil {
+			return nil, err
+		}
+		alone, err := b.runFanout(ctx, left.url, hooks, b.opts.Events, nil)
+		if err != nil {
+			return nil, err
+		}
+		rd := redirect(left.url)
+		during, err := b.runFanout(ctx, left.url, hooks, b.opts.Events, &rd)
+		if err != nil {
+			return nil, err
+		}
+		rep.Fanout = []fanoutResult{alone, during}
+	}
 	rep.PeakRSS = sampler.Peak()
 	return rep, nil
 }
@@ -144,6 +162,7 @@ func (b *bench) startLeft(ctx context.Context) (*server, fixtures, error) {
 		return nil, fixtures{}, err
 	}
 	env := linkqrEnv(filepath.Join(b.tmp, "data"), addr)
+	b.bin, b.env = bin, env
 	b.progress("starting linkqr serve on %s (embedded PostgreSQL in %s)", addr, b.tmp)
 	start := time.Now()
 	c, err := startChild("linkqr", `"msg":"listening"`, bin, []string{"serve"}, env)
@@ -215,6 +234,8 @@ func linkqrEnv(dataDir, addr string) []string {
 		"LINKQR_DATA_DIR="+dataDir,
 		"LINKQR_LOG_LEVEL=warn",
 		"LINKQR_LOG_FORMAT=json",
+		// The webhook scenario's receiver is the bench itself, on loopback.
+		"LINKQR_WEBHOOK_ALLOW_PRIVATE=true",
 	)
 }
 

@@ -4,13 +4,20 @@
 // that every redirect it received was recorded as a scan. `make bench` runs
 // it.
 //
-//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 100] [-strict]
+//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 100] [-webhook-events 10000] [-strict]
 //
 // It starts `linkqr serve` on a fresh embedded PostgreSQL (a temporary
 // LINKQR_DATA_DIR) and a bare baseline server (its own hidden subcommand
 // `linkqr-bench bare`) as child processes, creates the data through the admin
 // CLI and the API, loads each server in turn, prints a table with PASS/FAIL
 // against the targets, and stops both children (also on Ctrl-C).
+//
+// The webhook scenario then subscribes the bench's own loopback receiver
+// to scan.created in a second workspace and causes -webhook-events events
+// with as many redirects of that workspace's links, twice: alone (deliveries/s and the p50/p99 from the
+// event's created_at to its receipt), and with the redirect load running
+// against linkqr at the same time (whose req/s and p99 must still meet the
+// redirect targets, against the bare server measured before).
 //
 // Exit status: 0 when there were no errors and no lost scans; 1 otherwise,
 // or on a setup failure; 2 for bad flags. Performance targets missed are
@@ -50,6 +57,7 @@ type options struct {
 	Links         int
 	Keys          int
 	VerifyTimeout time.Duration
+	Events        int
 	Strict        bool
 	BareOnly      bool
 }
@@ -65,6 +73,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Links, "links", 100, "links to create and cycle through")
 	fs.IntVar(&o.Keys, "keys", 16, "API keys the API load spreads over (a key allows at most 100,000 requests a minute)")
 	fs.DurationVar(&o.VerifyTimeout, "verify-timeout", 15*time.Second, "how long to wait for buffered scans to be counted")
+	fs.IntVar(&o.Events, "webhook-events", 10000, "events fanned out to the bench's webhook receiver per fan-out run (0: skip the webhook scenario)")
 	fs.BoolVar(&o.Strict, "strict", false, "exit 1 also when a performance target is missed")
 	fs.BoolVar(&o.BareOnly, "target-bare-only", false, "measure a second bare server instead of linkqr (tests the harness)")
 	if err := fs.Parse(args); err != nil {
@@ -75,6 +84,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case o.Duration <= 0 || o.Warmup < 0 || o.VerifyTimeout <= 0:
 		return o, fmt.Errorf("-duration and -verify-timeout must be positive, -warmup not negative")
+	case o.Events < 0:
+		return o, fmt.Errorf("-webhook-events must not be negative")
 	case o.Conns < 1 || o.Links < 1 || o.Keys < 1:
 		return o, fmt.Errorf("-conns, -links and -keys must be at least 1")
 	}

@@ -34,6 +34,8 @@ type report struct {
 	ScansChecked                 bool
 	ScansWant, ScansGot          int64
 	ScanErr                      error
+	// Fanout is the webhook scenario: alone, then with the redirect load.
+	Fanout []fanoutResult
 }
 
 // verdict says whether the run is correct (no errors, no lost scans) and
@@ -92,6 +94,29 @@ func (r *report) print(w io.Writer) verdict {
 	row("api GET link bare", &r.APIBare)
 	ar := ratio(r.APILinkqr.Measured.Throughput(), r.APIBare.Measured.Throughput())
 	target("ratio "+left+"/bare", fmt.Sprintf("%.2f", ar), fmt.Sprintf("target ≥ %.1f", targetAPIRatio), ar >= targetAPIRatio, false)
+
+	for _, f := range r.Fanout {
+		name := "webhook fan-out"
+		if f.Redirect != nil {
+			name = "fan-out + redirects"
+		}
+		fmt.Fprintf(w, "\n%-26s %10s %10s %10s %8s\n", name, "deliv/s", "p50", "p99", "dups")
+		fmt.Fprintf(w, "%-26s %10.0f %10s %10s %8d\n", fmt.Sprintf("%d of %d events", f.Delivered, f.Events), f.Rate(),
+			ms(f.Latency.Percentile(0.5)), ms(f.Latency.Percentile(0.99)), f.Duplicates)
+		target("deliveries/s", fmt.Sprintf("%.0f", f.Rate()), fmt.Sprintf("target ≥ %d", targetDeliveries), f.Rate() >= targetDeliveries, false)
+		target("every event delivered", fmt.Sprintf("%d of %d", f.Delivered, f.Events), "target: all", f.Err == nil && f.Delivered == f.Events, true)
+		if f.Err != nil {
+			fmt.Fprintf(w, "    %v\n", f.Err)
+		}
+		if p := f.Redirect; p != nil {
+			row("redirect "+left+" (during)", p)
+			rr := ratio(p.Measured.Throughput(), r.RedirectBare.Measured.Throughput())
+			target("ratio "+left+"/bare", fmt.Sprintf("%.2f", rr), fmt.Sprintf("target ≥ %.1f", targetRedirectRatio), rr >= targetRedirectRatio, false)
+			p99 := p.Measured.Latency.Percentile(0.99)
+			target("p99 redirect (during)", ms(p99), "target ≤ "+ms(targetP99), p99 <= targetP99, false)
+			target("errors (during)", fmt.Sprint(p.Errors()), "target 0", p.Errors() == 0, true)
+		}
+	}
 
 	fmt.Fprintln(w)
 	target(left+" peak RSS", fmt.Sprintf("%.0f MiB", float64(r.PeakRSS)/(1<<20)), fmt.Sprintf("target ≤ %d MiB", targetRSS>>20), r.PeakRSS > 0 && r.PeakRSS <= targetRSS, false)

@@ -46,7 +46,7 @@ func setupLinkqr(ctx context.Context, bin string, env []string, baseURL string, 
 			Secret string `json:"secret"`
 		}
 		if err := admin(ctx, bin, env, &key, "api-key", "create", "--workspace", ws.WorkspaceID, "--name", fmt.Sprintf("bench-%d", i),
-			"--scopes", "links:read,links:write,analytics:read", "--rate-limit", "100000"); err != nil {
+			"--scopes", "links:read,links:write,analytics:read,webhooks:read,webhooks:write", "--rate-limit", "100000"); err != nil {
 			return fx, err
 		}
 		tokens[i] = key.Secret

@@ -27,6 +27,7 @@ import (
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
+	"github.com/linkqr/linkqr/internal/webhook"
 )
 
 // API holds the dependencies of the handlers.
@@ -44,6 +45,8 @@ type API struct {
 	// QR renders and serves QR images under the process-wide render bound
 	// and cache, shared with the UI.
 	QR *qrserve.Server
+	// Webhooks manages the workspace's webhook subscriptions.
+	Webhooks *webhook.Service
 }
 
 // Routes registers /api/v1 on r (r is already mounted at /api/v1). Routes
@@ -65,6 +68,15 @@ func (a *API) Routes(r chi.Router) {
 		r.With(a.scope(scope.LinksRead)).Get("/links/{id}/qr", a.handle(a.getLinkQR))
 		r.With(a.scope(scope.AnalyticsRead)).Get("/links/{id}/scans", a.handle(a.listScans))
 		r.With(a.scope(scope.AnalyticsRead)).Get("/links/{id}/analytics", a.handle(a.getAnalytics))
+
+		r.With(a.scope(scope.WebhooksWrite), a.Idempotency.Handler).Post("/webhooks", a.handle(a.createWebhook))
+		r.With(a.scope(scope.WebhooksRead)).Get("/webhooks", a.handle(a.listWebhooks))
+		r.With(a.scope(scope.WebhooksRead)).Get("/webhooks/{id}", a.handle(a.getWebhook))
+		r.With(a.scope(scope.WebhooksWrite)).Patch("/webhooks/{id}", a.handle(a.updateWebhook))
+		r.With(a.scope(scope.WebhooksWrite)).Delete("/webhooks/{id}", a.handle(a.deleteWebhook))
+		r.With(a.scope(scope.WebhooksWrite), a.Idempotency.Handler).Post("/webhooks/{id}/rotate-secret", a.handle(a.rotateWebhookSecret))
+		r.With(a.scope(scope.WebhooksRead)).Get("/webhooks/{id}/deliveries", a.handle(a.listDeliveries))
+		r.With(a.scope(scope.WebhooksWrite), a.Idempotency.Handler).Post("/webhooks/{id}/deliveries/{dlv}/retry", a.handle(a.retryDelivery))
 	})
 }
 
@@ -104,6 +116,8 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", strconv.Itoa(busy.Seconds()))
 		p = problem.New(problem.Unavailable, "too many QR codes are being rendered right now; retry in "+
 			strconv.Itoa(busy.Seconds())+" s")
+	case errors.Is(err, webhook.ErrDisabled):
+		p = problem.New(problem.Conflict, `the webhook is disabled; re-enable it with PATCH {"status":"enabled"} first`)
 	case errors.Is(err, store.ErrNotFound):
 		p = problem.New(problem.NotFound, "no such object in this workspace")
 	case store.IsConflict(err, ""):

@@ -87,6 +87,7 @@ func (a *App) apiV1() *api.API {
 		Scans:       scan.NewReader(a.DB),
 		Analytics:   analytics.NewReports(a.DB),
 		RateLimit:   a.rateLimit(),
+		Webhooks:    a.Webhooks,
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Auth: &auth.Authenticator{
 			Keys:     a.Keys,
@@ -99,6 +100,7 @@ func (a *App) apiV1() *api.API {
 
 func (a *App) webDeps() web.Deps {
 	return web.Deps{
+		Webhooks: a.Webhooks,
 		Links:    a.Links,
 		QR:       a.QR,
 		Config:   a.Config,

@@ -6,6 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,5 +73,63 @@ func TestWebhooksAreWired(t *testing.T) {
 	}
 	if !types["link.created"] || !types["scan.created"] {
 		t.Fatalf("received %v", types)
+	}
+}
+
+// TestWebhookMetrics: /metrics counts delivery attempts by outcome (through
+// the core's OnAttempt hook), times them, and reports the queue's depth by
+// state and the oldest due delivery's wait. (QueueStats' values are pinned
+// by internal/webhook's tests; here the series must exist and move.)
+func TestWebhookMetrics(t *testing.T) {
+	t.Parallel()
+	var fail atomic.Bool
+	fail.Store(true)
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fail.Load() {
+			w.WriteHeader(500)
+		}
+	}))
+	defer rcv.Close()
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
+	tn := testkit.NewTenant(t, srv.Pool)
+	if _, err := srv.App.Webhooks.Create(context.Background(), tn.WorkspaceID, webhook.CreateInput{URL: rcv.URL, Events: []string{"link.created"}}); err != nil {
+		t.Fatal(err)
+	}
+	token := srv.APIKey(t, tn.WorkspaceID)
+	body := scrapeUntil(t, srv.URL, regexp.MustCompile(`(?m)^linkqr_webhook_deliveries_total\{outcome="succeeded"\} 0$`))
+	for _, state := range webhook.QueueStates {
+		if !regexp.MustCompile(`(?m)^linkqr_webhook_queue_depth\{state="` + state + `"\} 0$`).MatchString(body) {
+			t.Errorf("idle queue: no %s depth of 0", state)
+		}
+	}
+	if !strings.Contains(body, "\nlinkqr_webhook_oldest_pending_seconds 0\n") {
+		t.Error("idle queue: no oldest pending age of 0")
+	}
+
+	testkit.JSON(t, srv.Do(t, "POST", "/api/v1/links", token, `{"target_url":"https://example.com/m"}`), 201)
+	scrapeUntil(t, srv.URL, regexp.MustCompile(`(?m)^linkqr_webhook_deliveries_total\{outcome="failed"\} [1-9]`))
+	// The failed attempt is retried 5 s later, by River, and succeeds.
+	fail.Store(false)
+	body = scrapeUntil(t, srv.URL, regexp.MustCompile(`(?m)^linkqr_webhook_deliveries_total\{outcome="succeeded"\} 1$`))
+	if !regexp.MustCompile(`(?m)^linkqr_webhook_delivery_duration_seconds_count [2-9]$`).MatchString(body) {
+		t.Errorf("the latency histogram did not count both attempts")
+	}
+}
+
+// scrapeUntil polls /metrics until re matches it, and returns the body.
+func scrapeUntil(t *testing.T, base string, re *regexp.Regexp) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp := testkit.Get(t, base+"/metrics", nil)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if re.Match(b) {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics never matched %s:\n%s", re, b)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

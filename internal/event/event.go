@@ -28,7 +28,13 @@ const (
 	ScanCreated Type = "scan.created"
 )
 
-// Types lists every event type.
+// Ping is the test event sent from Settings → Webhooks ("Send test
+// event") to one subscription, through the same signed delivery path as
+// every other event. It is not subscribable: it is not in Types, so a
+// subscription listing it is refused, and only that button produces it.
+const Ping Type = "ping"
+
+// Types lists every subscribable event type.
 var Types = []Type{ScanCreated, LinkUpdated, LinkCreated, LinkDeleted}
 
 // Known reports whether t is one of Types.

@@ -8,6 +8,7 @@
 package metrics
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -28,6 +29,12 @@ type Metrics struct {
 	ScansRecorded *prometheus.CounterVec
 	// ScanFlushErrors counts failed (and retried) scan batch writes.
 	ScanFlushErrors prometheus.Counter
+
+	// WebhookDeliveries counts recorded delivery attempts by outcome
+	// ("succeeded" or "failed").
+	WebhookDeliveries *prometheus.CounterVec
+	// WebhookLatency is the HTTP round-trip time of delivery attempts.
+	WebhookLatency prometheus.Histogram
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -56,7 +63,19 @@ func New() *Metrics {
 		Name: "linkqr_scan_flush_errors_total",
 		Help: "Scan batch writes that failed and were retried.",
 	})
-	reg.MustRegister(m.requests, m.latency, m.ScansRecorded, m.ScanFlushErrors,
+	m.WebhookDeliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "linkqr_webhook_deliveries_total",
+		Help: "Webhook delivery attempts recorded, by outcome (succeeded or failed).",
+	}, []string{"outcome"})
+	for _, o := range []string{"succeeded", "failed"} {
+		m.WebhookDeliveries.WithLabelValues(o) // present at 0 before the first attempt
+	}
+	m.WebhookLatency = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "linkqr_webhook_delivery_duration_seconds",
+		Help:    "Round-trip time of webhook delivery attempts, from sending the request to the receiver's answer (or the failure).",
+		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	})
+	reg.MustRegister(m.requests, m.latency, m.ScansRecorded, m.ScanFlushErrors, m.WebhookDeliveries, m.WebhookLatency,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -65,6 +84,49 @@ func New() *Metrics {
 // GaugeFunc registers a gauge read from fn at scrape time (queue depths).
 func (m *Metrics) GaugeFunc(name, help string, fn func() float64) {
 	m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, fn))
+}
+
+// QueueSnapshot is one reading of a job queue: unfinished jobs by state,
+// and how long the oldest due job has waited.
+type QueueSnapshot struct {
+	Depth     map[string]int64
+	OldestAge time.Duration
+}
+
+// WebhookQueue registers the webhook queue's gauges, read from read at
+// scrape time with one call (one query) per scrape, bounded by a 2 s
+// timeout: linkqr_webhook_queue_depth{state} for every state in states,
+// and linkqr_webhook_oldest_pending_seconds. A failed reading reports
+// nothing for that scrape rather than stale or zero values.
+func (m *Metrics) WebhookQueue(states []string, read func(ctx context.Context) (QueueSnapshot, error)) {
+	m.Registry.MustRegister(&queueCollector{
+		states: states, read: read,
+		depth: prometheus.NewDesc("linkqr_webhook_queue_depth",
+			"Unfinished webhook delivery jobs in the River queue, by state.", []string{"state"}, nil),
+		oldest: prometheus.NewDesc("linkqr_webhook_oldest_pending_seconds",
+			"How long the oldest webhook delivery that is due has waited for a worker (0 when none waits).", nil, nil),
+	})
+}
+
+type queueCollector struct {
+	states        []string
+	read          func(ctx context.Context) (QueueSnapshot, error)
+	depth, oldest *prometheus.Desc
+}
+
+func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.depth; ch <- c.oldest }
+
+func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	snap, err := c.read(ctx)
+	if err != nil {
+		return
+	}
+	for _, s := range c.states { // only the known states: a bounded label set
+		ch <- prometheus.MustNewConstMetric(c.depth, prometheus.GaugeValue, float64(snap.Depth[s]), s)
+	}
+	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, snap.OldestAge.Seconds())
 }
 
 // Handler serves the registry in the Prometheus text format.

@@ -22,7 +22,7 @@ var (
 	IPNotAllowed         = Type{"ip-not-allowed", http.StatusForbidden, "IP address not allowed", "The client's IP address is outside the credential's IP allowlist."}
 	NotFound             = Type{"not-found", http.StatusNotFound, "Not found", "No such route, or no such object in your workspace. Objects of other workspaces are reported as not found."}
 	MethodNotAllowed     = Type{"method-not-allowed", http.StatusMethodNotAllowed, "Method not allowed", "The route exists but does not accept this HTTP method; the Allow header lists those it does."}
-	Conflict             = Type{"conflict", http.StatusConflict, "Conflict", "The request conflicts with the current state, for example a custom link code that is taken or was used by a deleted link."}
+	Conflict             = Type{"conflict", http.StatusConflict, "Conflict", "The request conflicts with the current state, for example a custom link code that is taken or was used by a deleted link, or a retry of a delivery to a disabled webhook."}
 	IdempotencyKeyInUse  = Type{"idempotency-key-in-use", http.StatusConflict, "Idempotency key in use", "A request with the same Idempotency-Key is still being processed. Retry after it finishes to receive its stored response."}
 	PayloadTooLarge      = Type{"payload-too-large", http.StatusRequestEntityTooLarge, "Payload too large", "The request body is larger than 64 KiB."}
 	UnsupportedMediaType = Type{"unsupported-media-type", http.StatusUnsupportedMediaType, "Unsupported media type", "Request bodies must be JSON, sent with Content-Type: application/json."}

@@ -15,6 +15,7 @@ const (
 	keyNext      = "next"
 	keyFlash     = "flash"
 	keyNewKey    = "new_key"
+	keyNewHook   = "new_webhook_secret"
 )
 
 // Flash is a one-time message shown on the next page the user sees.
@@ -31,9 +32,20 @@ type NewKey struct {
 	Secret      string
 }
 
+// NewWebhookSecret is a webhook signing secret, just created or rotated,
+// to be shown exactly once.
+type NewWebhookSecret struct {
+	WorkspaceID string // "ws_…": shown only on that workspace's page
+	WebhookID   string // "whk_…"
+	URL         string
+	Secret      string
+	Rotated     bool // a rotation (the old secret still signs for 24 h), not a creation
+}
+
 func init() {
 	gob.Register(Flash{})
 	gob.Register(NewKey{})
+	gob.Register(NewWebhookSecret{})
 }
 
 // UserID returns the signed-in user, if any.
@@ -114,3 +126,16 @@ func PeekNewKey(s *sessions.Session) (k NewKey, ok bool) {
 	k, ok = s.Values[keyNewKey].(NewKey)
 	return k, ok
 }
+
+// SetNewWebhookSecret keeps a webhook secret for the one page that shows it.
+func SetNewWebhookSecret(s *sessions.Session, h NewWebhookSecret) { s.Values[keyNewHook] = h }
+
+// PeekNewWebhookSecret returns the secret to show, if any, without
+// forgetting it.
+func PeekNewWebhookSecret(s *sessions.Session) (h NewWebhookSecret, ok bool) {
+	h, ok = s.Values[keyNewHook].(NewWebhookSecret)
+	return h, ok
+}
+
+// PopNewWebhookSecret forgets the secret once it is shown.
+func PopNewWebhookSecret(s *sessions.Session) { delete(s.Values, keyNewHook) }

@@ -17,6 +17,8 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/webhook"
@@ -24,7 +26,7 @@ import (
 
 // argsFor is the job the fan-out would enqueue for sub and the event.
 func (e *env) argsFor(t *testing.T, sub webhook.Resource, eventID [16]byte, typ event.Type) webhook.DeliverArgs {
-	return webhook.DeliverArgs{SubscriptionID: mustID(t, store.PrefixWebhook, sub.ID), WorkspaceID: e.ws, EventID: eventID, EventType: typ}
+	return webhook.DeliverArgs{SubscriptionID: sub.ID, WorkspaceID: e.ws, EventID: eventID, EventType: typ}
 }
 
 func TestDeliveryRequest(t *testing.T) {
@@ -85,9 +87,13 @@ func TestDeliveryRequest(t *testing.T) {
 	}
 	d := ds[0]
 	if d.Status != "succeeded" || d.Attempt != 1 || d.ResponseStatus == nil || *d.ResponseStatus != 204 || d.DurationMS == nil ||
-		d.Error != nil || d.NextAttemptAt != nil || d.EventID != store.FormatID(store.PrefixEvent, evID) || d.EventType != event.LinkCreated ||
-		!strings.HasPrefix(d.ID, "dlv_") || d.WebhookID != sub.ID || d.Object != "delivery" {
+		d.Error != nil || d.NextAttemptAt != nil || d.EventID != evID || d.EventType != event.LinkCreated ||
+		d.ID == (uuid.UUID{}) || d.SubscriptionID != sub.ID {
 		t.Errorf("delivery %+v", d)
+	}
+	if w := d.Wire(); w.Object != "delivery" || !strings.HasPrefix(w.ID, "dlv_") || w.WebhookID != store.FormatID(store.PrefixWebhook, sub.ID) ||
+		w.EventID != store.FormatID(store.PrefixEvent, evID) || w.EventType != "link.created" {
+		t.Errorf("wire delivery %+v", w)
 	}
 
 	// Another attempt of the same event: same id and body, next attempt number.
@@ -108,7 +114,7 @@ func TestRotationSignsWithBothSecretsFor24Hours(t *testing.T) {
 	e := setup(t, opts{})
 	rcv := newReceiver(t, nil)
 	sub := e.create(t, rcv.URL, event.LinkDeleted)
-	rotated, err := e.svc.RotateSecret(context.Background(), e.ws, mustID(t, store.PrefixWebhook, sub.ID))
+	rotated, err := e.svc.RotateSecret(context.Background(), e.ws, sub.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +315,7 @@ func TestAutoDisableAfterFiveDaysOfFailures(t *testing.T) {
 		w.WriteHeader(500)
 	})
 	sub := e.create(t, rcv.URL, event.LinkCreated, event.ScanCreated)
-	id := mustID(t, store.PrefixWebhook, sub.ID)
+	id := sub.ID
 	newArgs := func() webhook.DeliverArgs {
 		return e.argsFor(t, sub, e.recordEvent(t, event.LinkCreated, map[string]any{}), event.LinkCreated)
 	}
@@ -447,12 +453,12 @@ func TestManualRetry(t *testing.T) {
 		}
 	})
 	sub := e.create(t, rcv.URL, event.LinkCreated)
-	subID := mustID(t, store.PrefixWebhook, sub.ID)
+	subID := sub.ID
 	if _, err := e.work(t, e.argsFor(t, sub, e.recordEvent(t, event.LinkCreated, map[string]any{}), event.LinkCreated), 1); err == nil {
 		t.Fatal("first attempt should fail")
 	}
 	failed := e.deliveries(t, sub)[0]
-	failedID := mustID(t, store.PrefixDelivery, failed.ID)
+	failedID := failed.ID
 
 	if _, err := e.svc.RetryDelivery(ctx, e.other, subID, failedID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("retry from another workspace: %v", err)

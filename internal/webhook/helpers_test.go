@@ -122,7 +122,7 @@ func setup(t *testing.T, o opts) *env {
 	svc, err := webhook.NewService(webhook.Options{
 		DB: e.db, Log: testkit.Logger(t), Key: key, AllowPrivate: !o.denyPrivate,
 		Resolver: o.resolver, Now: e.clock.Now, Timeout: o.timeout,
-		OnAttempt: func(status string) {
+		OnAttempt: func(status string, _ time.Duration) {
 			map[string]*atomic.Int32{"succeeded": &e.succeeded, "failed": &e.failed}[status].Add(1)
 		},
 	})
@@ -187,7 +187,7 @@ func mustID(t *testing.T, p store.Prefix, s string) uuid.UUID {
 // deliveries lists the subscription's delivery rows, newest first.
 func (e *env) deliveries(t *testing.T, sub webhook.Resource) []webhook.Delivery {
 	t.Helper()
-	ds, _, err := e.svc.ListDeliveries(context.Background(), e.ws, mustID(t, store.PrefixWebhook, sub.ID), nil, 100)
+	ds, _, err := e.svc.ListDeliveries(context.Background(), e.ws, sub.ID, nil, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -318,7 +318,7 @@ func TestSubscriptionCacheAcrossInstances(t *testing.T) {
 	})
 	t.Logf("new subscription visible on the other instance after %s", time.Since(start))
 
-	if _, err := a.svc.Update(context.Background(), a.ws, mustID(t, store.PrefixWebhook, sub.ID), webhook.UpdateInput{Status: webhook.Some("disabled")}); err != nil {
+	if _, err := a.svc.Update(context.Background(), a.ws, sub.ID, webhook.UpdateInput{Status: webhook.Some("disabled")}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, time.Second, "instance B sees the subscription disabled", func() bool {

@@ -50,9 +50,9 @@ type Options struct {
 	Now func() time.Time
 	// Timeout bounds one delivery attempt; 0 means DefaultTimeout.
 	Timeout time.Duration
-	// OnAttempt, when set, is told the status ("succeeded" or "failed") of
-	// every recorded attempt: the metrics hook.
-	OnAttempt func(status string)
+	// OnAttempt, when set, is told the status ("succeeded" or "failed") and
+	// the HTTP round-trip time of every recorded attempt: the metrics hook.
+	OnAttempt func(status string, took time.Duration)
 }
 
 // Service manages a deployment's webhook subscriptions and delivers to them.
@@ -66,7 +66,7 @@ type Service struct {
 	client  *http.Client
 	cache   *epochcache.Cache[uuid.UUID, []target]
 	jobs    JobInserter
-	onTry   func(status string)
+	onTry   func(status string, took time.Duration)
 }
 
 // NewService returns a Service; call UseJobs before events are recorded

@@ -110,11 +110,11 @@ func TestCRUDAndIsolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(created.ID, "whk_") || !strings.HasPrefix(created.Secret, "whsec_") || created.Status != webhook.StatusEnabled ||
-		created.Object != "webhook" || *created.Description != "orders" || !slices.Equal(created.Events, []event.Type{event.ScanCreated, event.LinkUpdated}) {
+	if w := created.Wire(); !strings.HasPrefix(w.ID, "whk_") || !strings.HasPrefix(created.Secret, "whsec_") || created.Status != webhook.StatusEnabled ||
+		w.Object != "webhook" || w.Secret != created.Secret || *created.Description != "orders" || !slices.Equal(created.Events, []event.Type{event.ScanCreated, event.LinkUpdated}) {
 		t.Fatalf("created: %+v", created)
 	}
-	id := mustID(t, store.PrefixWebhook, created.ID)
+	id := created.ID
 	got, err := e.svc.Get(ctx, e.ws, id)
 	if err != nil || got.Secret != "" || got.URL != created.URL {
 		t.Fatalf("Get: %+v %v (the secret must not come back)", got, err)
@@ -172,12 +172,12 @@ func TestCRUDAndIsolation(t *testing.T) {
 func TestListPages(t *testing.T) {
 	t.Parallel()
 	e := setup(t, opts{})
-	var ids []string
+	var ids []uuid.UUID
 	for range 5 {
 		ids = append(ids, e.create(t, "http://127.0.0.1:9/h", event.LinkCreated).ID)
 	}
 	slices.Reverse(ids) // newest first
-	var got []string
+	var got []uuid.UUID
 	var before *uuid.UUID
 	for pages := 0; ; pages++ {
 		page, more, err := e.svc.List(context.Background(), e.ws, before, 2)
@@ -190,7 +190,7 @@ func TestListPages(t *testing.T) {
 		if !more {
 			break
 		}
-		last := mustID(t, store.PrefixWebhook, page[len(page)-1].ID)
+		last := page[len(page)-1].ID
 		before = &last
 		if pages > 5 {
 			t.Fatal("paging does not end")
@@ -208,7 +208,7 @@ func TestSecretEncryptedAtRest(t *testing.T) {
 	e := setup(t, opts{})
 	ctx := context.Background()
 	created := e.create(t, "http://127.0.0.1:9/h", event.LinkCreated)
-	rotated, err := e.svc.RotateSecret(ctx, e.ws, mustID(t, store.PrefixWebhook, created.ID))
+	rotated, err := e.svc.RotateSecret(ctx, e.ws, created.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

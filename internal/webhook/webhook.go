@@ -10,9 +10,11 @@ import (
 	"errors"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/event"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/wire"
 )
 
 // Subscription statuses.
@@ -45,42 +47,66 @@ const (
 // subscription; a disabled subscription receives nothing until re-enabled.
 var ErrDisabled = errors.New("webhook subscription is disabled")
 
-// Resource is the webhook object of CONTRACT.md section 6.5.
+// Resource is a webhook subscription. The domain keeps uuids and times;
+// Wire formats it as the contract's webhook object (CONTRACT.md section
+// 6.5) for the API.
 type Resource struct {
-	Object      string       `json:"object"`
-	ID          string       `json:"id"`
-	WorkspaceID string       `json:"workspace_id"`
-	URL         string       `json:"url"`
-	Events      []event.Type `json:"events"`
-	Description *string      `json:"description"`
-	Status      string       `json:"status"`
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	URL         string
+	Events      []event.Type
+	Description *string
+	Status      string
 	// Secret is set only in the results of Create and RotateSecret.
-	Secret    string    `json:"secret,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Secret    string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 	// DisabledReason says why a subscription was disabled (by its owner, or
 	// automatically after failing deliveries), for the Settings page; it is
 	// not part of the API object.
-	DisabledReason *string `json:"-"`
+	DisabledReason *string
+}
+
+// Wire is the webhook object of CONTRACT.md section 6.5; its secret is
+// present only when r carries one (create, rotate).
+func (r Resource) Wire() wire.Webhook {
+	events := make([]string, len(r.Events))
+	for i, e := range r.Events {
+		events[i] = string(e)
+	}
+	return wire.Webhook{
+		Object: "webhook", ID: wire.WebhookID(r.ID), WorkspaceID: wire.WorkspaceID(r.WorkspaceID),
+		URL: r.URL, Events: events, Description: r.Description, Status: r.Status, Secret: r.Secret,
+		CreatedAt: wire.Time(r.CreatedAt), UpdatedAt: wire.Time(r.UpdatedAt),
+	}
 }
 
 // Delivery is one attempt to deliver an event (CONTRACT.md section 6.5).
 type Delivery struct {
-	Object         string     `json:"object"`
-	ID             string     `json:"id"`
-	WebhookID      string     `json:"webhook_id"`
-	EventID        string     `json:"event_id"`
-	EventType      event.Type `json:"event_type"`
-	Attempt        int        `json:"attempt"`
-	Status         string     `json:"status"`
-	ResponseStatus *int       `json:"response_status"`
-	Error          *string    `json:"error"`
-	DurationMS     *int       `json:"duration_ms"`
-	CreatedAt      time.Time  `json:"created_at"`
-	NextAttemptAt  *time.Time `json:"next_attempt_at"`
+	ID             uuid.UUID
+	SubscriptionID uuid.UUID
+	EventID        uuid.UUID
+	EventType      event.Type
+	Attempt        int
+	Status         string
+	ResponseStatus *int
+	Error          *string
+	DurationMS     *int
+	CreatedAt      time.Time
+	NextAttemptAt  *time.Time
 	// ResponseBody is the start (at most 1 KiB) of the receiver's answer,
 	// for the Settings page; it is not part of the API object.
-	ResponseBody *string `json:"-"`
+	ResponseBody *string
+}
+
+// Wire is the delivery object of CONTRACT.md section 6.5.
+func (d Delivery) Wire() wire.Delivery {
+	return wire.Delivery{
+		Object: "delivery", ID: wire.DeliveryID(d.ID), WebhookID: wire.WebhookID(d.SubscriptionID),
+		EventID: wire.EventID(d.EventID), EventType: string(d.EventType), Attempt: d.Attempt, Status: d.Status,
+		ResponseStatus: d.ResponseStatus, Error: d.Error, DurationMS: d.DurationMS,
+		CreatedAt: wire.Time(d.CreatedAt), NextAttemptAt: wire.TimePtr(d.NextAttemptAt),
+	}
 }
 
 func toResource(r dbsqlc.WebhookSubscription) Resource {
@@ -89,9 +115,8 @@ func toResource(r dbsqlc.WebhookSubscription) Resource {
 		events[i] = event.Type(e)
 	}
 	return Resource{
-		Object:         "webhook",
-		ID:             store.FormatID(store.PrefixWebhook, r.ID),
-		WorkspaceID:    store.FormatID(store.PrefixWorkspace, r.WorkspaceID),
+		ID:             r.ID,
+		WorkspaceID:    r.WorkspaceID,
 		URL:            r.URL,
 		Events:         events,
 		Description:    r.Description,
@@ -104,10 +129,9 @@ func toResource(r dbsqlc.WebhookSubscription) Resource {
 
 func toDelivery(r dbsqlc.WebhookDelivery) Delivery {
 	return Delivery{
-		Object:         "delivery",
-		ID:             store.FormatID(store.PrefixDelivery, r.ID),
-		WebhookID:      store.FormatID(store.PrefixWebhook, r.SubscriptionID),
-		EventID:        store.FormatID(store.PrefixEvent, r.EventID),
+		ID:             r.ID,
+		SubscriptionID: r.SubscriptionID,
+		EventID:        r.EventID,
 		EventType:      event.Type(r.EventType),
 		Attempt:        int(r.Attempt),
 		Status:         r.Status,

@@ -195,9 +195,9 @@ func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub dbsqlc.
 	})
 	if err == nil && s.onTry != nil {
 		if out.err == nil {
-			s.onTry(DeliverySucceeded)
+			s.onTry(DeliverySucceeded, out.duration)
 		} else {
-			s.onTry(DeliveryFailed)
+			s.onTry(DeliveryFailed, out.duration)
 		}
 	}
 	if err == nil && disabled {

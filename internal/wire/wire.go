@@ -68,3 +68,42 @@ func TimePtr(t *time.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
+
+// Webhook is the webhook subscription object of CONTRACT.md section 6.5.
+// Secret is present only in the answers of create and rotate-secret (the
+// one time it is shown) and absent everywhere else.
+type Webhook struct {
+	Object      string    `json:"object"`
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspace_id"`
+	URL         string    `json:"url"`
+	Events      []string  `json:"events"`
+	Description *string   `json:"description"`
+	Status      string    `json:"status"`
+	Secret      string    `json:"secret,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+// Delivery is the delivery object of CONTRACT.md section 6.5: one attempt
+// to deliver one event to one webhook.
+type Delivery struct {
+	Object         string     `json:"object"`
+	ID             string     `json:"id"`
+	WebhookID      string     `json:"webhook_id"`
+	EventID        string     `json:"event_id"`
+	EventType      string     `json:"event_type"`
+	Attempt        int        `json:"attempt"`
+	Status         string     `json:"status"`
+	ResponseStatus *int       `json:"response_status"`
+	Error          *string    `json:"error"`
+	DurationMS     *int       `json:"duration_ms"`
+	CreatedAt      time.Time  `json:"created_at"`
+	NextAttemptAt  *time.Time `json:"next_attempt_at"`
+}
+
+// WebhookID, DeliveryID and EventID format domain uuids as the contract's
+// prefixed IDs.
+func WebhookID(id uuid.UUID) string  { return store.FormatID(store.PrefixWebhook, id) }
+func DeliveryID(id uuid.UUID) string { return store.FormatID(store.PrefixDelivery, id) }
+func EventID(id uuid.UUID) string    { return store.FormatID(store.PrefixEvent, id) }

@@ -91,6 +91,67 @@ func (q *Queries) WebhookDeliveryGetByID(ctx context.Context, db DBTX, arg Webho
 	return i, err
 }
 
+const webhookDeliveryHealth = `-- name: WebhookDeliveryHealth :many
+SELECT d.subscription_id,
+       count(*) FILTER (WHERE d.status <> 'pending')::bigint AS attempts,
+       count(*) FILTER (WHERE d.status = 'succeeded')::bigint AS succeeded,
+       -- sqlc reads casts as NOT NULL, so "none" is -1, the epoch and '':
+       COALESCE(percentile_cont(0.95) WITHIN GROUP (ORDER BY d.duration_ms), -1)::float8 AS p95_ms,
+       COALESCE(max(d.created_at) FILTER (WHERE d.status = 'failed'), 'epoch')::timestamptz AS last_failure_at,
+       COALESCE((array_agg(COALESCE(d.error, 'failed') ORDER BY d.id DESC) FILTER (WHERE d.status = 'failed'))[1], '')::text AS last_failure_error
+FROM webhook_deliveries d
+WHERE d.workspace_id = $1
+  AND d.subscription_id = ANY($2::uuid[])
+  AND d.created_at >= $3::timestamptz
+GROUP BY d.subscription_id
+`
+
+type WebhookDeliveryHealthParams struct {
+	WorkspaceID     uuid.UUID
+	SubscriptionIds []uuid.UUID
+	Since           time.Time
+}
+
+type WebhookDeliveryHealthRow struct {
+	SubscriptionID   uuid.UUID
+	Attempts         int64
+	Succeeded        int64
+	P95Ms            float64
+	LastFailureAt    time.Time
+	LastFailureError string
+}
+
+// The health of a workspace's subscriptions over the window since $3:
+// finished attempts, successes, the 95th percentile of their durations and
+// the most recent failure, per subscription, in one pass over the window's
+// delivery rows (reached through webhook_deliveries_subscription_idx).
+func (q *Queries) WebhookDeliveryHealth(ctx context.Context, db DBTX, arg WebhookDeliveryHealthParams) ([]WebhookDeliveryHealthRow, error) {
+	rows, err := db.Query(ctx, webhookDeliveryHealth, arg.WorkspaceID, arg.SubscriptionIds, arg.Since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []WebhookDeliveryHealthRow
+	for rows.Next() {
+		var i WebhookDeliveryHealthRow
+		if err := rows.Scan(
+			&i.SubscriptionID,
+			&i.Attempts,
+			&i.Succeeded,
+			&i.P95Ms,
+			&i.LastFailureAt,
+			&i.LastFailureError,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const webhookDeliveryInsert = `-- name: WebhookDeliveryInsert :one
 INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, event_id, event_type, attempt, status,
                                 response_status, response_body, error, duration_ms, created_at, next_attempt_at)

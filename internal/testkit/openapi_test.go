@@ -157,7 +157,7 @@ func TestValidatingTransport(t *testing.T) {
 		{"link not modified", "GET", "/api/v1/links/" + linkID, 304, nil, ``, false, "status 304 is not documented for getLink"},
 		{"unknown path, 404 problem", "GET", "/api/v1/nope", 404, problemCT,
 			problemBody("not-found", "Not found", 404, ""), false, ""},
-		{"unknown path answered", "GET", "/api/v1/webhooks", 200, jsonCT, `{}`, false, "path is not documented"},
+		{"unknown path answered", "GET", "/api/v1/not-a-route", 200, jsonCT, `{}`, false, "path is not documented"},
 		{"unknown method, 405 problem", "DELETE", "/api/v1/workspace", 405, with(problemCT, "Allow", "GET"),
 			problemBody("method-not-allowed", "Method not allowed", 405, ""), false, ""},
 		{"405 with a wrong Allow", "PUT", "/api/v1/links/" + linkID, 405, with(problemCT, "Allow", "GET, PATCH"),

@@ -1,41 +1,54 @@
--- name: AnalyticsTotals :one
-SELECT count(*) FILTER (WHERE NOT bot)                              AS total,
-       count(DISTINCT visitor_hash) FILTER (WHERE NOT bot)         AS uniq,
-       count(*) FILTER (WHERE bot)                                  AS bots
-FROM scans
-WHERE link_id = @link_id AND workspace_id = @workspace_id
-  AND occurred_at >= @from_time AND occurred_at < @to_time;
+-- Analytics reads rollups only (see db/migrations/00012_scan_rollups.sql),
+-- plus raw scans for the partial hours at the edges of a range whose from
+-- or to is not on the hour: at most two hours of one link's scans.
 
--- name: AnalyticsSeries :many
--- Buckets are aligned in UTC; date_trunc('week') starts weeks on Monday.
-SELECT (date_trunc(@unit::text, occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS bucket,
-       count(*)                      AS scans,
-       count(DISTINCT visitor_hash)  AS uniq
-FROM scans
+-- name: AnalyticsHours :many
+SELECT hour, scans, bots, uniq, day_first, day_last
+FROM scan_rollups
 WHERE link_id = @link_id AND workspace_id = @workspace_id
-  AND occurred_at >= @from_time AND occurred_at < @to_time AND NOT bot
-GROUP BY 1;
+  AND hour >= @from_hour AND hour < @to_hour
+ORDER BY hour;
 
--- name: AnalyticsByDevice :many
-SELECT device AS key, count(*) AS scans FROM scans
-WHERE link_id = @link_id AND workspace_id = @workspace_id
-  AND occurred_at >= @from_time AND occurred_at < @to_time AND NOT bot
-GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT @max_keys;
+-- name: AnalyticsEdgeScans :many
+-- The scans of the partial edge hours, per hour and visitor, with the
+-- visitor's hour bits of that day (0 for bots).
+SELECT (date_trunc('hour', s.occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
+       s.bot, s.visitor_hash, count(*) AS scans, COALESCE(max(v.hours), 0)::integer AS day_hours
+FROM scans s
+LEFT JOIN scan_visitor_days v
+       ON NOT s.bot AND v.link_id = s.link_id AND v.workspace_id = s.workspace_id
+      AND v.day = (s.occurred_at AT TIME ZONE 'UTC')::date AND v.visitor_hash = s.visitor_hash
+WHERE s.link_id = @link_id AND s.workspace_id = @workspace_id
+  AND ((s.occurred_at >= @from1 AND s.occurred_at < @to1) OR (s.occurred_at >= @from2 AND s.occurred_at < @to2))
+GROUP BY 1, 2, 3;
 
--- name: AnalyticsByOS :many
-SELECT os AS key, count(*) AS scans FROM scans
-WHERE link_id = @link_id AND workspace_id = @workspace_id
-  AND occurred_at >= @from_time AND occurred_at < @to_time AND NOT bot
-GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT @max_keys;
+-- name: AnalyticsVisitorsInHours :one
+-- Distinct visitors of one link and UTC day seen in any hour of mask: needed
+-- only when a range starts and ends inside the same day.
+SELECT count(*) FROM scan_visitor_days
+WHERE link_id = @link_id AND workspace_id = @workspace_id AND day = @day AND hours & @mask::integer <> 0;
 
--- name: AnalyticsByBrowser :many
-SELECT browser AS key, count(*) AS scans FROM scans
-WHERE link_id = @link_id AND workspace_id = @workspace_id
-  AND occurred_at >= @from_time AND occurred_at < @to_time AND NOT bot
-GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT @max_keys;
-
--- name: AnalyticsByReferrer :many
-SELECT COALESCE(referrer_host, '(direct)')::text AS key, count(*) AS scans FROM scans
-WHERE link_id = @link_id AND workspace_id = @workspace_id
-  AND occurred_at >= @from_time AND occurred_at < @to_time AND NOT bot
-GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT @max_keys;
+-- name: AnalyticsKeys :many
+-- The top keys of each breakdown: whole days from the daily rollup, the
+-- remaining whole hours from the hourly one, partial hours from raw scans;
+-- ranked as the raw-scan queries did (scans descending, then key).
+WITH k AS (
+    SELECT kd.dim, kd.key, kd.scans FROM scan_rollup_keys_daily kd
+    WHERE kd.link_id = @link_id AND kd.workspace_id = @workspace_id AND kd.day >= @from_day AND kd.day < @to_day
+    UNION ALL
+    SELECT kh.dim, kh.key, kh.scans FROM scan_rollup_keys_hourly kh
+    WHERE kh.link_id = @link_id AND kh.workspace_id = @workspace_id
+      AND ((kh.hour >= @hour_from1 AND kh.hour < @hour_to1) OR (kh.hour >= @hour_from2 AND kh.hour < @hour_to2))
+    UNION ALL
+    SELECT d.dim, d.key, 1::bigint FROM scans s
+    CROSS JOIN LATERAL (VALUES ('d', s.device), ('o', s.os), ('b', s.browser), ('r', COALESCE(s.referrer_host, '(direct)'))) AS d(dim, key)
+    WHERE s.link_id = @link_id AND s.workspace_id = @workspace_id AND NOT s.bot
+      AND ((s.occurred_at >= @from1 AND s.occurred_at < @to1) OR (s.occurred_at >= @from2 AND s.occurred_at < @to2))
+)
+SELECT r.dim::text AS dim, r.key::text AS key, r.scans::bigint AS scans
+FROM (
+    SELECT t.dim, t.key, t.scans, row_number() OVER (PARTITION BY t.dim ORDER BY t.scans DESC, t.key) AS rnk
+    FROM (SELECT dim, key, sum(scans)::bigint AS scans FROM k GROUP BY dim, key) t
+) r
+WHERE r.rnk <= sqlc.arg(max_keys)::bigint
+ORDER BY r.dim, r.rnk;

@@ -87,6 +87,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		p     *problem.Problem
 		verrs validate.Errors
 		busy  *qrserve.BusyError
+		heavy *analytics.BusyError
 	)
 	switch {
 	case errors.As(err, &p):
@@ -99,6 +100,9 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", strconv.Itoa(busy.Seconds()))
 		p = problem.New(problem.Unavailable, "too many QR codes are being rendered right now; retry in "+
 			strconv.Itoa(busy.Seconds())+" s")
+	case errors.As(err, &heavy):
+		w.Header().Set("Retry-After", strconv.Itoa(heavy.Seconds()))
+		p = problem.New(problem.Unavailable, heavy.Reason)
 	case errors.Is(err, store.ErrNotFound):
 		p = problem.New(problem.NotFound, "no such object in this workspace")
 	case store.IsConflict(err, ""):

@@ -76,3 +76,7 @@ ON CONFLICT (link_id, day, dim, key) DO UPDATE SET scans = r.scans + excluded.sc
 -- name: ScanRollupsRebuild :exec
 -- Recomputes the rollups of one link (NULL: all links) from raw scans.
 SELECT rebuild_scan_rollups(sqlc.narg(link_id)::uuid);
+
+-- name: ScanRollupLinks :many
+-- Every link, for rebuilding the rollups one link at a time.
+SELECT id FROM links WHERE sqlc.narg(link_id)::uuid IS NULL OR id = sqlc.narg(link_id)::uuid ORDER BY id;

@@ -2,6 +2,7 @@ package analytics_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -213,8 +214,11 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 
 	// Rebuilding from raw scans reproduces exactly what the writer kept.
 	before := rollupSnapshot(t, pool)
-	if err := scan.RebuildRollups(ctx, db, &links[0][1]); err != nil {
-		t.Fatal(err)
+	if n, err := scan.RebuildRollups(ctx, db, &links[0][1]); err != nil || n != 1 {
+		t.Fatalf("rebuilt %d links: %v", n, err)
+	}
+	if _, err := scan.RebuildRollups(ctx, db, &ws1); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("rebuilding an unknown link: %v, want ErrNotFound", err)
 	}
 	if after := rollupSnapshot(t, pool); !reflect.DeepEqual(before, after) {
 		t.Errorf("rebuilding one link changed the rollups:\n before %v\n after  %v", before, after)
@@ -226,8 +230,8 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 	if reflect.DeepEqual(before, rollupSnapshot(t, pool)) {
 		t.Fatal("damaging the rollups changed nothing; the snapshot sees nothing")
 	}
-	if err := scan.RebuildRollups(ctx, db, nil); err != nil {
-		t.Fatal(err)
+	if n, err := scan.RebuildRollups(ctx, db, nil); err != nil || n != len(links) {
+		t.Fatalf("rebuilt %d links: %v", n, err)
 	}
 	if after := rollupSnapshot(t, pool); !reflect.DeepEqual(before, after) {
 		t.Errorf("rebuilding every link did not restore the rollups:\n before %v\n after  %v", before, after)

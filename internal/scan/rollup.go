@@ -212,10 +212,26 @@ func sortedKeys[K comparable, V any](m map[K]V, compare func(a, b K) int) []K {
 }
 
 // RebuildRollups recomputes the analytics rollups of one link (nil: of
-// every link) from its raw scans, under the link's lock (all links: under
-// table locks that hold the scan writer back until it is done).
-func RebuildRollups(ctx context.Context, db *store.DB, link *uuid.UUID) error {
-	return db.InTx(ctx, func(tx pgx.Tx) error {
-		return store.InterpretError(dbsqlc.New().ScanRollupsRebuild(ctx, tx, link))
-	})
+// every link, one after the other) from raw scans and returns how many
+// links it rebuilt; an unknown link is store.ErrNotFound. Each link is
+// rebuilt in its own transaction under the link's lock, so the scan writer
+// waits only while a batch of that link's scans would change its rollups.
+func RebuildRollups(ctx context.Context, db *store.DB, link *uuid.UUID) (int, error) {
+	q := dbsqlc.New()
+	ids, err := q.ScanRollupLinks(ctx, db.Conn(ctx), link)
+	if err != nil {
+		return 0, store.InterpretError(err)
+	}
+	if link != nil && len(ids) == 0 {
+		return 0, store.ErrNotFound
+	}
+	for i, id := range ids {
+		err := db.InTx(ctx, func(tx pgx.Tx) error {
+			return store.InterpretError(q.ScanRollupsRebuild(ctx, tx, &id))
+		})
+		if err != nil {
+			return i, err
+		}
+	}
+	return len(ids), nil
 }

@@ -195,6 +195,31 @@ func (q *Queries) ScanRollupKeysHourlyUpsert(ctx context.Context, db DBTX, arg S
 	return err
 }
 
+const scanRollupLinks = `-- name: ScanRollupLinks :many
+SELECT id FROM links WHERE $1::uuid IS NULL OR id = $1::uuid ORDER BY id
+`
+
+// Every link, for rebuilding the rollups one link at a time.
+func (q *Queries) ScanRollupLinks(ctx context.Context, db DBTX, linkID *uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, scanRollupLinks, linkID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const scanRollupLock = `-- name: ScanRollupLock :exec
 SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k
 `

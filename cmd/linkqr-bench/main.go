@@ -4,7 +4,7 @@
 // that every redirect it received was recorded as a scan. `make bench` runs
 // it.
 //
-//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 100] [-strict]
+//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 100] [-scans 200000] [-strict]
 //
 // It starts `linkqr serve` on a fresh embedded PostgreSQL (a temporary
 // LINKQR_DATA_DIR) and a bare baseline server (its own hidden subcommand
@@ -52,6 +52,7 @@ type options struct {
 	VerifyTimeout time.Duration
 	Strict        bool
 	BareOnly      bool
+	Scans         int
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -66,6 +67,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Keys, "keys", 16, "API keys the API load spreads over (a key allows at most 100,000 requests a minute)")
 	fs.DurationVar(&o.VerifyTimeout, "verify-timeout", 15*time.Second, "how long to wait for buffered scans to be counted")
 	fs.BoolVar(&o.Strict, "strict", false, "exit 1 also when a performance target is missed")
+	fs.IntVar(&o.Scans, "scans", 200_000, "scans of the analytics scenario's link (0: skip the scenario)")
 	fs.BoolVar(&o.BareOnly, "target-bare-only", false, "measure a second bare server instead of linkqr (tests the harness)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -77,6 +79,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-duration and -verify-timeout must be positive, -warmup not negative")
 	case o.Conns < 1 || o.Links < 1 || o.Keys < 1:
 		return o, fmt.Errorf("-conns, -links and -keys must be at least 1")
+	case o.Scans < 0:
+		return o, fmt.Errorf("-scans must not be negative")
 	}
 	return o, nil
 }

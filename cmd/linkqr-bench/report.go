@@ -34,6 +34,7 @@ type report struct {
 	ScansChecked                 bool
 	ScansWant, ScansGot          int64
 	ScanErr                      error
+	Analytics                    *analyticsReport // nil: not run (-scans 0)
 }
 
 // verdict says whether the run is correct (no errors, no lost scans) and
@@ -116,6 +117,9 @@ func (r *report) print(w io.Writer) verdict {
 			got += fmt.Sprintf(" (%d extra)", -lost)
 		}
 		target("scans recorded", got, "target: every 302", r.ScansGot == r.ScansWant, true)
+	}
+	if r.Analytics != nil {
+		r.Analytics.print(w, &v)
 	}
 	return v
 }

@@ -179,17 +179,19 @@ var ErrStatementTimeout = errors.New("store: statement timeout")
 // queries see one snapshot, with statement_timeout set to timeout for that
 // transaction only (SET LOCAL): a heavy read is cancelled by PostgreSQL
 // rather than holding a pooled connection indefinitely, and fn's error is
-// then ErrStatementTimeout. Inside an ambient transaction fn runs in a
-// savepoint of it, with the timeout set until fn returns.
+// then ErrStatementTimeout. Its queries also run without parallel workers,
+// so a bound on concurrent readers is a bound on the backends (and CPUs)
+// they occupy. Inside an ambient transaction fn runs in a savepoint of it,
+// with these settings until fn returns.
 func (d *DB) ReadOnly(ctx context.Context, timeout time.Duration, fn func(q dbsqlc.DBTX) error) error {
 	ms := strconv.FormatInt(max(1, timeout.Milliseconds()), 10)
 	var (
-		tx      pgx.Tx
-		err     error
-		restore string
+		tx                       pgx.Tx
+		err                      error
+		restore, restoreParallel string
 	)
 	if s := scopeFrom(ctx); s != nil {
-		if err := s.tx.QueryRow(ctx, "SELECT current_setting('statement_timeout')").Scan(&restore); err != nil {
+		if err := s.tx.QueryRow(ctx, "SELECT current_setting('statement_timeout'), current_setting('max_parallel_workers_per_gather')").Scan(&restore, &restoreParallel); err != nil {
 			return InterpretError(err)
 		}
 		tx, err = s.tx.Begin(ctx) // SAVEPOINT
@@ -200,7 +202,8 @@ func (d *DB) ReadOnly(ctx context.Context, timeout time.Duration, fn func(q dbsq
 		return InterpretError(err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	if _, err := tx.Exec(ctx, "SELECT set_config('statement_timeout', $1, true)", ms); err != nil {
+	const set = "SELECT set_config('statement_timeout', $1, true), set_config('max_parallel_workers_per_gather', $2, true)"
+	if _, err := tx.Exec(ctx, set, ms, "0"); err != nil {
 		return InterpretError(err)
 	}
 	if err := fn(tx); err != nil {
@@ -211,7 +214,7 @@ func (d *DB) ReadOnly(ctx context.Context, timeout time.Duration, fn func(q dbsq
 		return err
 	}
 	if restore != "" {
-		if _, err := tx.Exec(ctx, "SELECT set_config('statement_timeout', $1, true)", restore); err != nil {
+		if _, err := tx.Exec(ctx, set, restore, restoreParallel); err != nil {
 			return InterpretError(err)
 		}
 	}

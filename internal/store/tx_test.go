@@ -26,12 +26,12 @@ func TestReadOnlyTimesOutReadOnlyAndAlone(t *testing.T) {
 	if !errors.Is(err, store.ErrStatementTimeout) {
 		t.Fatalf("a 30 s statement under a 50 ms timeout: %v, want ErrStatementTimeout", err)
 	}
-	var iso, ro, timeout string
+	var iso, ro, timeout, parallel string
 	err = db.ReadOnly(ctx, 1500*time.Millisecond, func(q dbsqlc.DBTX) error {
-		return q.QueryRow(ctx, "SELECT current_setting('transaction_isolation'), current_setting('transaction_read_only'), current_setting('statement_timeout')").Scan(&iso, &ro, &timeout)
+		return q.QueryRow(ctx, "SELECT current_setting('transaction_isolation'), current_setting('transaction_read_only'), current_setting('statement_timeout'), current_setting('max_parallel_workers_per_gather')").Scan(&iso, &ro, &timeout, &parallel)
 	})
-	if err != nil || iso != "repeatable read" || ro != "on" || timeout != "1500ms" {
-		t.Errorf("inside ReadOnly: %q %q %q, %v", iso, ro, timeout, err)
+	if err != nil || iso != "repeatable read" || ro != "on" || timeout != "1500ms" || parallel != "0" {
+		t.Errorf("inside ReadOnly: %q %q %q %q, %v", iso, ro, timeout, parallel, err)
 	}
 	err = db.ReadOnly(ctx, time.Second, func(q dbsqlc.DBTX) error {
 		_, err := q.Exec(ctx, "CREATE TABLE nope (x int)")

@@ -15,12 +15,16 @@ import (
 const analyticsEdgeScans = `-- name: AnalyticsEdgeScans :many
 SELECT (date_trunc('hour', s.occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
        s.bot, s.visitor_hash, count(*) AS scans, COALESCE(max(v.hours), 0)::integer AS day_hours
-FROM scans s
+FROM (
+    SELECT e1.link_id, e1.workspace_id, e1.occurred_at, e1.bot, e1.visitor_hash FROM scans e1
+    WHERE e1.link_id = $1 AND e1.workspace_id = $2 AND e1.occurred_at >= $3 AND e1.occurred_at < $4
+    UNION ALL
+    SELECT e2.link_id, e2.workspace_id, e2.occurred_at, e2.bot, e2.visitor_hash FROM scans e2
+    WHERE e2.link_id = $1 AND e2.workspace_id = $2 AND e2.occurred_at >= $5 AND e2.occurred_at < $6
+) s
 LEFT JOIN scan_visitor_days v
        ON NOT s.bot AND v.link_id = s.link_id AND v.workspace_id = s.workspace_id
       AND v.day = (s.occurred_at AT TIME ZONE 'UTC')::date AND v.visitor_hash = s.visitor_hash
-WHERE s.link_id = $1 AND s.workspace_id = $2
-  AND ((s.occurred_at >= $3 AND s.occurred_at < $4) OR (s.occurred_at >= $5 AND s.occurred_at < $6))
 GROUP BY 1, 2, 3
 `
 
@@ -41,8 +45,8 @@ type AnalyticsEdgeScansRow struct {
 	DayHours    int32
 }
 
-// The scans of the partial edge hours, per hour and visitor, with the
-// visitor's hour bits of that day (0 for bots).
+// The scans of the partial edge hours [from1, to1) and [from2, to2), per
+// hour and visitor, with the visitor's hour bits of that day (0 for bots).
 func (q *Queries) AnalyticsEdgeScans(ctx context.Context, db DBTX, arg AnalyticsEdgeScansParams) ([]AnalyticsEdgeScansRow, error) {
 	rows, err := db.Query(ctx, analyticsEdgeScans,
 		arg.LinkID,
@@ -145,10 +149,14 @@ WITH k AS (
     WHERE kh.link_id = $2 AND kh.workspace_id = $3
       AND ((kh.hour >= $6 AND kh.hour < $7) OR (kh.hour >= $8 AND kh.hour < $9))
     UNION ALL
-    SELECT d.dim, d.key, 1::bigint FROM scans s
+    SELECT d.dim, d.key, 1::bigint FROM (
+        SELECT e1.device, e1.os, e1.browser, e1.referrer_host FROM scans e1
+        WHERE e1.link_id = $2 AND e1.workspace_id = $3 AND NOT e1.bot AND e1.occurred_at >= $10 AND e1.occurred_at < $11
+        UNION ALL
+        SELECT e2.device, e2.os, e2.browser, e2.referrer_host FROM scans e2
+        WHERE e2.link_id = $2 AND e2.workspace_id = $3 AND NOT e2.bot AND e2.occurred_at >= $12 AND e2.occurred_at < $13
+    ) s
     CROSS JOIN LATERAL (VALUES ('d', s.device), ('o', s.os), ('b', s.browser), ('r', COALESCE(s.referrer_host, '(direct)'))) AS d(dim, key)
-    WHERE s.link_id = $2 AND s.workspace_id = $3 AND NOT s.bot
-      AND ((s.occurred_at >= $10 AND s.occurred_at < $11) OR (s.occurred_at >= $12 AND s.occurred_at < $13))
 )
 SELECT r.dim::text AS dim, r.key::text AS key, r.scans::bigint AS scans
 FROM (

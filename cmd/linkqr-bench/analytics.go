@@ -67,6 +67,10 @@ func (b *bench) analytics(ctx context.Context, s *server, fx fixtures) (*analyti
 	}
 	defer closeDB()
 
+	before, err := storage(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
 	end := time.Now().UTC().Truncate(time.Hour)
 	start := end.AddDate(0, 0, -analyticsDays)
 	b.progress("analytics: seeding %d scans of link %s over %d days (%s to %s)", b.opts.Scans, l.ID, analyticsDays, start.Format(time.DateOnly), end.Format(time.DateOnly))
@@ -96,14 +100,11 @@ func (b *bench) analytics(ctx context.Context, s *server, fx fixtures) (*analyti
 			return nil, fmt.Errorf("vacuum %s: %w", table, err)
 		}
 	}
-	err = conn.QueryRow(ctx, `SELECT
-		(SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('scans'))::bigint,
-		(SELECT sum(pg_total_relation_size(t))::bigint FROM unnest(ARRAY['scan_rollups', 'scan_rollup_keys_hourly', 'scan_rollup_keys_daily', 'scan_visitor_days']::regclass[]) t),
-		(SELECT (SELECT count(*) FROM scan_rollups) + (SELECT count(*) FROM scan_rollup_keys_hourly) + (SELECT count(*) FROM scan_rollup_keys_daily) + (SELECT count(*) FROM scan_visitor_days))`).
-		Scan(&rep.ScanBytes, &rep.RollupBytes, &rep.RollupRows)
+	after, err := storage(ctx, conn)
 	if err != nil {
 		return nil, err
 	}
+	rep.ScanBytes, rep.RollupBytes, rep.RollupRows = after[0]-before[0], after[1]-before[1], after[2]-before[2]
 
 	base := s.url + "/api/v1/links/" + l.ID + "/analytics"
 	span := func(from, to time.Time, interval string) string {
@@ -207,6 +208,18 @@ func (b *bench) analytics(ctx context.Context, s *server, fx fixtures) (*analyti
 	return rep, err
 }
 
+// storage returns the bytes of the scans table, the bytes of the rollup
+// tables and their rows; the scenario reports what seeding added.
+func storage(ctx context.Context, conn *pgx.Conn) ([3]int64, error) {
+	var out [3]int64
+	err := conn.QueryRow(ctx, `SELECT
+		(SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('scans'))::bigint,
+		(SELECT sum(pg_total_relation_size(t))::bigint FROM unnest(ARRAY['scan_rollups', 'scan_rollup_keys_hourly', 'scan_rollup_keys_daily', 'scan_visitor_days']::regclass[]) t),
+		(SELECT (SELECT count(*) FROM scan_rollups) + (SELECT count(*) FROM scan_rollup_keys_hourly) + (SELECT count(*) FROM scan_rollup_keys_daily) + (SELECT count(*) FROM scan_visitor_days))`).
+		Scan(&out[0], &out[1], &out[2])
+	return out, err
+}
+
 // seedScans inserts n scans of one link spread evenly over [start, end):
 // about 4 % bots, a few devices, systems, browsers and referrer hosts, and
 // visitors who come back about three times a day (the visitor hash is
@@ -296,7 +309,7 @@ func (a *analyticsReport) print(w io.Writer, v *verdict) {
 	perM := func(n int64) string { return mib(int64(float64(n) / float64(max(1, a.Scans)) * 1e6)) }
 	fmt.Fprintf(w, "\nanalytics: one link, %d scans over %d days (seeded in %v; rollups rebuilt by `linkqr admin analytics rebuild` in %v)\n",
 		a.Scans, analyticsDays, a.SeedTime.Round(time.Millisecond), a.RebuildTime.Round(time.Millisecond))
-	fmt.Fprintf(w, "  storage: scans %s (%s per million), rollups %s in %d rows (%s per million scans)\n",
+	fmt.Fprintf(w, "  storage added: scans %s (%s per million), rollups %s in %d rows (%s per million scans)\n",
 		mib(a.ScanBytes), perM(a.ScanBytes), mib(a.RollupBytes), a.RollupRows, perM(a.RollupBytes))
 	fmt.Fprintf(w, "\n%-34s %10s %10s %8s\n", "GET …/analytics (1 client)", "p50", "p95", "errors")
 	for _, q := range a.Queries {

@@ -13,19 +13,22 @@ import (
 )
 
 const analyticsEdgeScans = `-- name: AnalyticsEdgeScans :many
-SELECT (date_trunc('hour', s.occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
-       s.bot, s.visitor_hash, count(*) AS scans, COALESCE(max(v.hours), 0)::integer AS day_hours
+SELECT e.hour::timestamptz AS hour, e.bot, e.visitor_hash, e.scans::bigint AS scans,
+       (CASE WHEN e.bot THEN 0 ELSE COALESCE((
+           SELECT v.hours FROM scan_visitor_days v
+           WHERE v.link_id = $1 AND v.workspace_id = $2
+             AND v.day = (e.hour AT TIME ZONE 'UTC')::date AND v.visitor_hash = e.visitor_hash), 0) END)::integer AS day_hours
 FROM (
-    SELECT e1.link_id, e1.workspace_id, e1.occurred_at, e1.bot, e1.visitor_hash FROM scans e1
-    WHERE e1.link_id = $1 AND e1.workspace_id = $2 AND e1.occurred_at >= $3 AND e1.occurred_at < $4
-    UNION ALL
-    SELECT e2.link_id, e2.workspace_id, e2.occurred_at, e2.bot, e2.visitor_hash FROM scans e2
-    WHERE e2.link_id = $1 AND e2.workspace_id = $2 AND e2.occurred_at >= $5 AND e2.occurred_at < $6
-) s
-LEFT JOIN scan_visitor_days v
-       ON NOT s.bot AND v.link_id = s.link_id AND v.workspace_id = s.workspace_id
-      AND v.day = (s.occurred_at AT TIME ZONE 'UTC')::date AND v.visitor_hash = s.visitor_hash
-GROUP BY 1, 2, 3
+    SELECT date_trunc('hour', s.occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, s.bot, s.visitor_hash, count(*) AS scans
+    FROM (
+        SELECT e1.occurred_at, e1.bot, e1.visitor_hash FROM scans e1
+        WHERE e1.link_id = $1 AND e1.workspace_id = $2 AND e1.occurred_at >= $3 AND e1.occurred_at < $4
+        UNION ALL
+        SELECT e2.occurred_at, e2.bot, e2.visitor_hash FROM scans e2
+        WHERE e2.link_id = $1 AND e2.workspace_id = $2 AND e2.occurred_at >= $5 AND e2.occurred_at < $6
+    ) s
+    GROUP BY 1, 2, 3
+) e
 `
 
 type AnalyticsEdgeScansParams struct {
@@ -47,6 +50,8 @@ type AnalyticsEdgeScansRow struct {
 
 // The scans of the partial edge hours [from1, to1) and [from2, to2), per
 // hour and visitor, with the visitor's hour bits of that day (0 for bots).
+// The bits are looked up per visitor (a primary-key probe each), never by
+// joining the whole seen-set.
 func (q *Queries) AnalyticsEdgeScans(ctx context.Context, db DBTX, arg AnalyticsEdgeScansParams) ([]AnalyticsEdgeScansRow, error) {
 	rows, err := db.Query(ctx, analyticsEdgeScans,
 		arg.LinkID,

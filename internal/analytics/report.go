@@ -33,7 +33,10 @@ var maxRange = map[Interval]time.Duration{
 	Month: 10 * 366 * 24 * time.Hour,
 }
 
-// DefaultRange is the window when from is not given.
+// DefaultRange is the window when from is not given: from is to minus
+// DefaultRange, rounded down to the hour, so that a default report reads
+// whole hours from the rollups (a from inside an hour makes that hour's raw
+// scans part of the answer).
 const DefaultRange = 30 * 24 * time.Hour
 
 // MaxBreakdownKeys bounds each breakdown list; keys beyond the top ones by
@@ -47,7 +50,7 @@ type Range struct {
 }
 
 // ParseRange reads from, to and interval (defaults: the 30 days up to now,
-// by day) and rejects anything else, with pointers like /query/from.
+// from the start of their first hour, by day) and rejects anything else, with pointers like /query/from.
 func ParseRange(q url.Values, now time.Time) (Range, error) {
 	var errs validate.Errors
 	for name, vs := range q {
@@ -76,7 +79,7 @@ func ParseRange(q url.Values, now time.Time) (Range, error) {
 		}
 	}
 	parse("to", &r.To)
-	r.From = r.To.Add(-DefaultRange)
+	r.From = Hour.Truncate(r.To.Add(-DefaultRange))
 	parse("from", &r.From)
 	if err := errs.Err(); err != nil {
 		return r, err

@@ -332,7 +332,7 @@ func (a *analyticsReport) print(w io.Writer, v *verdict) {
 	row("redirect, no analytics load", &a.Unloaded.Measured, a.Unloaded.Errors())
 	row(fmt.Sprintf("redirect, %d analytics clients", analyticsClients), &a.Loaded.Measured, a.Loaded.Errors())
 	row("  analytics answered (200)", &a.Hammer, a.Hammer.Errors)
-	fmt.Fprintf(w, "  analytics refused (503, Retry-After honoured): %d\n", a.Refused)
+	fmt.Fprintf(w, "  analytics: %d answered, %d refused (503, Retry-After honoured)\n", a.Hammer.OK, a.Refused)
 	row("  GET /api/v1/links?limit=1", &a.Probe, a.Probe.Errors)
 	r := ratio(a.Loaded.Measured.Throughput(), a.Unloaded.Measured.Throughput())
 	fmt.Fprintf(w, "  %-32s %-22s %-18s %s\n", "redirect loaded/unloaded", fmt.Sprintf("%.2f", r), fmt.Sprintf("target ≥ %.1f", targetLoadedRatio), check(r >= targetLoadedRatio, false))

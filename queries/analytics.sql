@@ -1,41 +1,67 @@
--- name: AnalyticsTotals :one
-SELECT count(*) FILTER (WHERE NOT bot)                              AS total,
-       count(DISTINCT visitor_hash) FILTER (WHERE NOT bot)         AS uniq,
-       count(*) FILTER (WHERE bot)                                  AS bots
-FROM scans
-WHERE link_id = @link_id AND workspace_id = @workspace_id
-  AND occurred_at >= @from_time AND occurred_at < @to_time;
+-- Analytics reads rollups only (see db/migrations/00012_scan_rollups.sql),
+-- plus raw scans for the partial hours at the edges of a range whose from
+-- or to is not on the hour: at most two hours of one link's scans.
 
--- name: AnalyticsSeries :many
--- Buckets are aligned in UTC; date_trunc('week') starts weeks on Monday.
-SELECT (date_trunc(@unit::text, occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS bucket,
-       count(*)                      AS scans,
-       count(DISTINCT visitor_hash)  AS uniq
-FROM scans
+-- name: AnalyticsHours :many
+SELECT hour, scans, bots, uniq, day_first, day_last
+FROM scan_rollups
 WHERE link_id = @link_id AND workspace_id = @workspace_id
-  AND occurred_at >= @from_time AND occurred_at < @to_time AND NOT bot
-GROUP BY 1;
+  AND hour >= @from_hour AND hour < @to_hour
+ORDER BY hour;
 
--- name: AnalyticsByDevice :many
-SELECT device AS key, count(*) AS scans FROM scans
-WHERE link_id = @link_id AND workspace_id = @workspace_id
-  AND occurred_at >= @from_time AND occurred_at < @to_time AND NOT bot
-GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT @max_keys;
+-- name: AnalyticsEdgeScans :many
+-- The scans of the partial edge hours [from1, to1) and [from2, to2), per
+-- hour and visitor, with the visitor's hour bits of that day (0 for bots).
+-- The bits are looked up per visitor (a primary-key probe each), never by
+-- joining the whole seen-set.
+SELECT e.hour::timestamptz AS hour, e.bot, e.visitor_hash, e.scans::bigint AS scans,
+       (CASE WHEN e.bot THEN 0 ELSE COALESCE((
+           SELECT v.hours FROM scan_visitor_days v
+           WHERE v.link_id = @link_id AND v.workspace_id = @workspace_id
+             AND v.day = (e.hour AT TIME ZONE 'UTC')::date AND v.visitor_hash = e.visitor_hash), 0) END)::integer AS day_hours
+FROM (
+    SELECT date_trunc('hour', s.occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, s.bot, s.visitor_hash, count(*) AS scans
+    FROM (
+        SELECT e1.occurred_at, e1.bot, e1.visitor_hash FROM scans e1
+        WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
+        UNION ALL
+        SELECT e2.occurred_at, e2.bot, e2.visitor_hash FROM scans e2
+        WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
+    ) s
+    GROUP BY 1, 2, 3
+) e;
 
--- name: AnalyticsByOS :many
-SELECT os AS key, count(*) AS scans FROM scans
-WHERE link_id = @link_id AND workspace_id = @workspace_id
-  AND occurred_at >= @from_time AND occurred_at < @to_time AND NOT bot
-GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT @max_keys;
+-- name: AnalyticsVisitorsInHours :one
+-- Distinct visitors of one link and UTC day seen in any hour of mask: needed
+-- only when a range starts and ends inside the same day.
+SELECT count(*) FROM scan_visitor_days
+WHERE link_id = @link_id AND workspace_id = @workspace_id AND day = @day AND hours & @mask::integer <> 0;
 
--- name: AnalyticsByBrowser :many
-SELECT browser AS key, count(*) AS scans FROM scans
-WHERE link_id = @link_id AND workspace_id = @workspace_id
-  AND occurred_at >= @from_time AND occurred_at < @to_time AND NOT bot
-GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT @max_keys;
-
--- name: AnalyticsByReferrer :many
-SELECT COALESCE(referrer_host, '(direct)')::text AS key, count(*) AS scans FROM scans
-WHERE link_id = @link_id AND workspace_id = @workspace_id
-  AND occurred_at >= @from_time AND occurred_at < @to_time AND NOT bot
-GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT @max_keys;
+-- name: AnalyticsKeys :many
+-- The top keys of each breakdown: whole days from the daily rollup, the
+-- remaining whole hours from the hourly one, partial hours from raw scans;
+-- ranked as the raw-scan queries did (scans descending, then key).
+WITH k AS (
+    SELECT kd.dim, kd.key, kd.scans FROM scan_rollup_keys_daily kd
+    WHERE kd.link_id = @link_id AND kd.workspace_id = @workspace_id AND kd.day >= @from_day AND kd.day < @to_day
+    UNION ALL
+    SELECT kh.dim, kh.key, kh.scans FROM scan_rollup_keys_hourly kh
+    WHERE kh.link_id = @link_id AND kh.workspace_id = @workspace_id
+      AND ((kh.hour >= @hour_from1 AND kh.hour < @hour_to1) OR (kh.hour >= @hour_from2 AND kh.hour < @hour_to2))
+    UNION ALL
+    SELECT d.dim, d.key, 1::bigint FROM (
+        SELECT e1.device, e1.os, e1.browser, e1.referrer_host FROM scans e1
+        WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND NOT e1.bot AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
+        UNION ALL
+        SELECT e2.device, e2.os, e2.browser, e2.referrer_host FROM scans e2
+        WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND NOT e2.bot AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
+    ) s
+    CROSS JOIN LATERAL (VALUES ('d', s.device), ('o', s.os), ('b', s.browser), ('r', COALESCE(s.referrer_host, '(direct)'))) AS d(dim, key)
+)
+SELECT r.dim::text AS dim, r.key::text AS key, r.scans::bigint AS scans
+FROM (
+    SELECT t.dim, t.key, t.scans, row_number() OVER (PARTITION BY t.dim ORDER BY t.scans DESC, t.key) AS rnk
+    FROM (SELECT dim, key, sum(scans)::bigint AS scans FROM k GROUP BY dim, key) t
+) r
+WHERE r.rnk <= sqlc.arg(max_keys)::bigint
+ORDER BY r.dim, r.rnk;

@@ -20,3 +20,63 @@ RETURNING l.*;
 
 -- name: ScanEnsurePartitions :exec
 SELECT ensure_scan_partitions(sqlc.arg(start)::timestamptz, sqlc.arg(months)::integer);
+
+-- name: ScanRollupLock :exec
+-- Takes the advisory locks of the batch's links (sorted by the caller, so
+-- two writers never wait on each other in a cycle); rebuild_scan_rollups
+-- takes the same lock for the link it rebuilds.
+SELECT pg_advisory_xact_lock(k) FROM unnest(sqlc.arg(keys)::bigint[]) AS k;
+
+-- name: ScanVisitorDaysUpsert :many
+-- Adds the batch's hour bits to each (link, UTC day, visitor) and returns,
+-- for every row whose bits changed, the bits before and after, from which
+-- the writer derives the hourly unique, first-seen and last-seen counters.
+-- The link's advisory lock is held, so the snapshot's old bits are current.
+WITH input AS (
+    SELECT unnest(sqlc.arg(link_ids)::uuid[]) AS link_id, unnest(sqlc.arg(days)::date[]) AS day,
+           unnest(sqlc.arg(visitor_hashes)::bytea[]) AS visitor_hash,
+           unnest(sqlc.arg(workspace_ids)::uuid[]) AS workspace_id, unnest(sqlc.arg(hours)::integer[]) AS hours
+), old AS (
+    SELECT v.link_id, v.day, v.visitor_hash, v.hours
+    FROM scan_visitor_days v JOIN input i USING (link_id, day, visitor_hash)
+), up AS (
+    INSERT INTO scan_visitor_days AS v (link_id, day, visitor_hash, workspace_id, hours)
+    SELECT link_id, day, visitor_hash, workspace_id, hours FROM input
+    ON CONFLICT (link_id, day, visitor_hash) DO UPDATE SET hours = v.hours | excluded.hours
+    WHERE v.hours | excluded.hours <> v.hours
+    RETURNING v.link_id, v.day, v.visitor_hash, v.hours
+)
+SELECT up.link_id, up.day, COALESCE(old.hours, 0)::integer AS old_hours, up.hours::integer AS new_hours
+FROM up LEFT JOIN old USING (link_id, day, visitor_hash);
+
+-- name: ScanRollupsUpsert :exec
+INSERT INTO scan_rollups AS r (link_id, hour, workspace_id, scans, bots, uniq, day_first, day_last)
+SELECT unnest(sqlc.arg(link_ids)::uuid[]), unnest(sqlc.arg(hours)::timestamptz[]), unnest(sqlc.arg(workspace_ids)::uuid[]),
+       unnest(sqlc.arg(scans)::bigint[]), unnest(sqlc.arg(bots)::bigint[]), unnest(sqlc.arg(uniq)::bigint[]),
+       unnest(sqlc.arg(day_first)::bigint[]), unnest(sqlc.arg(day_last)::bigint[])
+ON CONFLICT (link_id, hour) DO UPDATE SET
+    scans = r.scans + excluded.scans,
+    bots = r.bots + excluded.bots,
+    uniq = r.uniq + excluded.uniq,
+    day_first = r.day_first + excluded.day_first,
+    day_last = r.day_last + excluded.day_last;
+
+-- name: ScanRollupKeysHourlyUpsert :exec
+INSERT INTO scan_rollup_keys_hourly AS r (link_id, hour, dim, key, workspace_id, scans)
+SELECT unnest(sqlc.arg(link_ids)::uuid[]), unnest(sqlc.arg(hours)::timestamptz[]), unnest(sqlc.arg(dims)::text[]),
+       unnest(sqlc.arg(keys)::text[]), unnest(sqlc.arg(workspace_ids)::uuid[]), unnest(sqlc.arg(scans)::bigint[])
+ON CONFLICT (link_id, hour, dim, key) DO UPDATE SET scans = r.scans + excluded.scans;
+
+-- name: ScanRollupKeysDailyUpsert :exec
+INSERT INTO scan_rollup_keys_daily AS r (link_id, day, dim, key, workspace_id, scans)
+SELECT unnest(sqlc.arg(link_ids)::uuid[]), unnest(sqlc.arg(days)::date[]), unnest(sqlc.arg(dims)::text[]),
+       unnest(sqlc.arg(keys)::text[]), unnest(sqlc.arg(workspace_ids)::uuid[]), unnest(sqlc.arg(scans)::bigint[])
+ON CONFLICT (link_id, day, dim, key) DO UPDATE SET scans = r.scans + excluded.scans;
+
+-- name: ScanRollupsRebuild :exec
+-- Recomputes the rollups of one link (NULL: all links) from raw scans.
+SELECT rebuild_scan_rollups(sqlc.narg(link_id)::uuid);
+
+-- name: ScanRollupLinks :many
+-- Every link, for rebuilding the rollups one link at a time.
+SELECT id FROM links WHERE sqlc.narg(link_id)::uuid IS NULL OR id = sqlc.narg(link_id)::uuid ORDER BY id;

@@ -129,6 +129,11 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 		rep.Fanout = []fanoutResult{alone, during}
 	}
 	rep.PeakRSS = sampler.Peak()
+	if !b.opts.BareOnly && b.opts.Scans > 0 {
+		if rep.Analytics, err = b.analytics(ctx, left, fx); err != nil {
+			return nil, err
+		}
+	}
 	return rep, nil
 }
 

@@ -4,7 +4,7 @@
 // that every redirect it received was recorded as a scan. `make bench` runs
 // it.
 //
-//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 100] [-webhook-events 10000] [-strict]
+//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 100] [-webhook-events 10000] [-scans 200000] [-strict]
 //
 // It starts `linkqr serve` on a fresh embedded PostgreSQL (a temporary
 // LINKQR_DATA_DIR) and a bare baseline server (its own hidden subcommand
@@ -60,6 +60,7 @@ type options struct {
 	Events        int
 	Strict        bool
 	BareOnly      bool
+	Scans         int
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -75,6 +76,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.VerifyTimeout, "verify-timeout", 15*time.Second, "how long to wait for buffered scans to be counted")
 	fs.IntVar(&o.Events, "webhook-events", 10000, "events fanned out to the bench's webhook receiver per fan-out run (0: skip the webhook scenario)")
 	fs.BoolVar(&o.Strict, "strict", false, "exit 1 also when a performance target is missed")
+	fs.IntVar(&o.Scans, "scans", 200_000, "scans of the analytics scenario's link (0: skip the scenario)")
 	fs.BoolVar(&o.BareOnly, "target-bare-only", false, "measure a second bare server instead of linkqr (tests the harness)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -88,6 +90,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-webhook-events must not be negative")
 	case o.Conns < 1 || o.Links < 1 || o.Keys < 1:
 		return o, fmt.Errorf("-conns, -links and -keys must be at least 1")
+	case o.Scans < 0:
+		return o, fmt.Errorf("-scans must not be negative")
 	}
 	return o, nil
 }

@@ -35,7 +35,8 @@ type report struct {
 	ScansWant, ScansGot          int64
 	ScanErr                      error
 	// Fanout is the webhook scenario: alone, then with the redirect load.
-	Fanout []fanoutResult
+	Fanout    []fanoutResult
+	Analytics *analyticsReport // nil: not run (-scans 0)
 }
 
 // verdict says whether the run is correct (no errors, no lost scans) and
@@ -141,6 +142,9 @@ func (r *report) print(w io.Writer) verdict {
 			got += fmt.Sprintf(" (%d extra)", -lost)
 		}
 		target("scans recorded", got, "target: every 302", r.ScansGot == r.ScansWant, true)
+	}
+	if r.Analytics != nil {
+		r.Analytics.print(w, &v)
 	}
 	return v
 }

@@ -8,10 +8,14 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -31,6 +35,12 @@ func admin(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 			return 2
 		}
 		return exitCode(stderr, "admin api-key create", adminAPIKeyCreate(ctx, cfg, log, args[2:], stdout, stderr))
+	case "analytics":
+		if len(args) < 2 || args[1] != "rebuild" {
+			fmt.Fprintf(stderr, "linkqr admin analytics: expected \"rebuild\"\n\n%s", usage)
+			return 2
+		}
+		return exitCode(stderr, "admin analytics rebuild", adminAnalyticsRebuild(ctx, cfg, log, args[2:], stdout, stderr))
 	default:
 		fmt.Fprintf(stderr, "linkqr admin: unknown command %q\n\n%s", args[0], usage)
 		return 2
@@ -91,5 +101,33 @@ func adminAPIKeyCreate(ctx context.Context, cfg *config.Config, log *slog.Logger
 			return flagError(err)
 		}
 		return json.NewEncoder(stdout).Encode(map[string]string{"id": key.ExternalID(), "secret": secret})
+	})
+}
+
+func adminAnalyticsRebuild(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("admin analytics rebuild", "[--link lnk_…] [--init]", stderr)
+	linkFlag := fs.String("link", "", "rebuild this link only (default: every link, one at a time)")
+	init := initFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var only *uuid.UUID
+	if *linkFlag != "" {
+		id, ok := store.ParseID(store.PrefixLink, *linkFlag)
+		if !ok {
+			return fmt.Errorf("--link %q is not a link id (lnk_…)", *linkFlag)
+		}
+		only = &id
+	}
+	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
+		start := time.Now()
+		n, err := scan.RebuildRollups(ctx, store.NewDB(db.pool), only)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("no link %s", *linkFlag)
+		}
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(map[string]any{"status": "rebuilt", "links": n, "seconds": time.Since(start).Round(time.Millisecond).Seconds()})
 	})
 }

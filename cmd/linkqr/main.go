@@ -39,6 +39,8 @@ commands:
       create the user if missing and a workspace with them as admin; prints {"user_id","workspace_id"}
   admin api-key create --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]
       mint an API key for a workspace; prints {"id","secret"}, the secret only this once
+  admin analytics rebuild [--link lnk_…] [--init]
+      recompute the analytics rollups of a link (default: every link) from its raw scans; prints {"status","links","seconds"}
   help
       show this text (also -h, --help, admin help)
 

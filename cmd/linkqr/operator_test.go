@@ -49,6 +49,7 @@ func TestOperatorCommandsRefuseANewDefaultCluster(t *testing.T) {
 		{"admin", "bootstrap", "--email", "owner@example.com", "--password", "correct horse battery staple", "--workspace", "Acme"},
 		{"migrate"},
 		{"admin", "api-key", "create", "--workspace", wsID, "--name", "n", "--scopes", "links:read"},
+		{"admin", "analytics", "rebuild"},
 	} {
 		code, out, errOut := runCmdIn(t, dir, env, args...)
 		name := strings.Join(args[:min(3, len(args))], " ")
@@ -148,7 +149,8 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	// A broken environment must not hide the help.
 	env := append(envWithoutDataDir(), "LINKQR_ADDR=nonsense")
 	commands := []string{"serve", "migrate [--init]", "admin bootstrap --email E --password P --workspace NAME [--init]",
-		"admin api-key create --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]", "help"}
+		"admin api-key create --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]",
+		"admin analytics rebuild [--link lnk_…] [--init]", "help"}
 	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"admin", "help"}, {"admin", "--help"}} {
 		code, out, errOut := runCmd(t, env, args...)
 		if code != 0 || errOut != "" {
@@ -163,7 +165,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 			}
 		}
 	}
-	for _, args := range [][]string{{"admin", "bootstrap", "-h"}, {"migrate", "--help"}, {"admin", "api-key", "create", "-h"}} {
+	for _, args := range [][]string{{"admin", "bootstrap", "-h"}, {"migrate", "--help"}, {"admin", "api-key", "create", "-h"}, {"admin", "analytics", "rebuild", "-h"}} {
 		code, out, errOut := runCmd(t, envWithoutDataDir(), args...)
 		if code != 0 || out != "" || !strings.HasPrefix(errOut, "usage: linkqr "+strings.Join(args[:len(args)-1], " ")) || !strings.Contains(errOut, "-init") {
 			t.Errorf("linkqr %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, out, errOut)

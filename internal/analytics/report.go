@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"time"
@@ -32,7 +33,10 @@ var maxRange = map[Interval]time.Duration{
 	Month: 10 * 366 * 24 * time.Hour,
 }
 
-// DefaultRange is the window when from is not given.
+// DefaultRange is the window when from is not given: from is to minus
+// DefaultRange, rounded down to the hour, so that a default report reads
+// whole hours from the rollups (a from inside an hour makes that hour's raw
+// scans part of the answer).
 const DefaultRange = 30 * 24 * time.Hour
 
 // MaxBreakdownKeys bounds each breakdown list; keys beyond the top ones by
@@ -46,7 +50,7 @@ type Range struct {
 }
 
 // ParseRange reads from, to and interval (defaults: the 30 days up to now,
-// by day) and rejects anything else, with pointers like /query/from.
+// from the start of their first hour, by day) and rejects anything else, with pointers like /query/from.
 func ParseRange(q url.Values, now time.Time) (Range, error) {
 	var errs validate.Errors
 	for name, vs := range q {
@@ -75,7 +79,7 @@ func ParseRange(q url.Values, now time.Time) (Range, error) {
 		}
 	}
 	parse("to", &r.To)
-	r.From = r.To.Add(-DefaultRange)
+	r.From = Hour.Truncate(r.To.Add(-DefaultRange))
 	parse("from", &r.From)
 	if err := errs.Err(); err != nil {
 		return r, err
@@ -151,65 +155,207 @@ type KeyCount struct {
 	Scans int64  `json:"scans"`
 }
 
-// Reports answers analytics questions from the database.
-type Reports struct{ db *store.DB }
+// Reports answers analytics questions from the rollups that the scan
+// writer keeps (db/migrations/00012_scan_rollups.sql), never by counting
+// raw scans: whole days and hours are read pre-aggregated, and only the
+// partial hours at the edges of a range that does not start or end on the
+// hour are read from raw scans (at most two hours of one link). Every
+// report runs under Limits.
+//
+// It is the analytics read path's one seam: an implementation over another
+// store (an OLAP engine fed from the event table) would keep this API.
+type Reports struct {
+	db      *store.DB
+	limits  Limits
+	limiter *limiter
+}
 
-// NewReports returns Reports over db.
-func NewReports(db *store.DB) *Reports { return &Reports{db: db} }
+// NewReports returns Reports over db, bounded by l.
+func NewReports(db *store.DB, l Limits) *Reports {
+	return &Reports{db: db, limits: l, limiter: newLimiter(l)}
+}
 
 // Compute builds the report of one link over r. Totals, series and
 // breakdowns count human scans; bots are reported apart. The visitor hash is
 // keyed per UTC day, so "unique" counts a person once per day: a visitor
-// seen on two days of a week counts twice in that week.
+// seen on two days of a week counts twice in that week. The counts are
+// exact. When the workspace or the process has too many reports running, or
+// the query hits the statement timeout, the error is a *BusyError.
 func (s *Reports) Compute(ctx context.Context, ws, linkID uuid.UUID, r Range) (Report, error) {
-	pool := s.db.Conn(ctx)
-	q := dbsqlc.New()
-	rep := Report{Object: "analytics", LinkID: store.FormatID(store.PrefixLink, linkID), From: r.From, To: r.To, Interval: r.Interval}
-	totals, err := q.AnalyticsTotals(ctx, pool, dbsqlc.AnalyticsTotalsParams{LinkID: linkID, WorkspaceID: ws, FromTime: r.From, ToTime: r.To})
+	release, err := s.limiter.acquire(ctx, ws)
 	if err != nil {
-		return rep, store.InterpretError(err)
+		return Report{}, err
 	}
-	rep.Total, rep.Unique, rep.Bots = totals.Total, totals.Uniq, totals.Bots
-
-	rows, err := q.AnalyticsSeries(ctx, pool, dbsqlc.AnalyticsSeriesParams{Unit: string(r.Interval), LinkID: linkID, WorkspaceID: ws, FromTime: r.From, ToTime: r.To})
-	if err != nil {
-		return rep, store.InterpretError(err)
+	defer release()
+	var rep Report
+	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db dbsqlc.DBTX) error {
+		var err error
+		rep, err = compute(ctx, db, ws, linkID, r)
+		return err
+	})
+	if errors.Is(err, store.ErrStatementTimeout) {
+		return rep, &BusyError{RetryAfter: 5 * time.Second, Reason: "the analytics query took too long; retry later"}
 	}
-	byStart := make(map[time.Time]dbsqlc.AnalyticsSeriesRow, len(rows))
-	for _, row := range rows {
-		byStart[row.Bucket.UTC()] = row
-	}
-	rep.Series = []Bucket{}
-	for start := r.Interval.Truncate(r.From); start.Before(r.To); start = r.Interval.Next(start) {
-		row := byStart[start]
-		rep.Series = append(rep.Series, Bucket{Start: start, Scans: row.Scans, Unique: row.Uniq})
-	}
-
-	p := dbsqlc.AnalyticsByDeviceParams{LinkID: linkID, WorkspaceID: ws, FromTime: r.From, ToTime: r.To, MaxKeys: MaxBreakdownKeys}
-	if rep.Devices, err = breakdown(q.AnalyticsByDevice(ctx, pool, p)); err != nil {
-		return rep, err
-	}
-	if rep.OS, err = breakdown(q.AnalyticsByOS(ctx, pool, dbsqlc.AnalyticsByOSParams(p))); err != nil {
-		return rep, err
-	}
-	if rep.Browsers, err = breakdown(q.AnalyticsByBrowser(ctx, pool, dbsqlc.AnalyticsByBrowserParams(p))); err != nil {
-		return rep, err
-	}
-	rep.Referrers, err = breakdown(q.AnalyticsByReferrer(ctx, pool, dbsqlc.AnalyticsByReferrerParams(p)))
 	return rep, err
 }
 
-// breakdown converts any of the four breakdown queries' rows.
-func breakdown[R ~struct {
-	Key   string
-	Scans int64
-}](rows []R, err error) ([]KeyCount, error) {
+// dayCounters are a day's per-hour first-seen and last-seen visitor counts.
+type dayCounters struct {
+	first, last int64
+}
+
+func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range) (Report, error) {
+	q := dbsqlc.New()
+	from, to := r.From.UTC(), r.To.UTC()
+	rep := Report{Object: "analytics", LinkID: store.FormatID(store.PrefixLink, linkID), From: r.From, To: r.To, Interval: r.Interval}
+
+	// Whole hours [h0, h1) come from the rollups, [from, h0) and [h1, to)
+	// from raw scans; of the whole hours, whole days [d0, d1) come from the
+	// daily breakdowns.
+	h0, h1 := ceilTo(Hour, from), Hour.Truncate(to)
+	if !h0.Before(h1) {
+		h0, h1 = to, to
+	}
+	d0, d1 := ceilTo(Day, h0), Day.Truncate(h1)
+	if !d0.Before(d1) {
+		d0, d1 = h1, h1
+	}
+
+	rep.Series = []Bucket{}
+	bucket := map[time.Time]int{}
+	for start := r.Interval.Truncate(from); start.Before(to); start = r.Interval.Next(start) {
+		bucket[start] = len(rep.Series)
+		rep.Series = append(rep.Series, Bucket{Start: start})
+	}
+	at := func(t time.Time) *Bucket { return &rep.Series[bucket[r.Interval.Truncate(t)]] }
+
+	days := map[time.Time]*[24]dayCounters{}
+	dayOf := func(t time.Time) *[24]dayCounters {
+		d := Day.Truncate(t)
+		c := days[d]
+		if c == nil {
+			c = new([24]dayCounters)
+			days[d] = c
+		}
+		return c
+	}
+	if h0.Before(h1) {
+		hours, err := q.AnalyticsHours(ctx, db, dbsqlc.AnalyticsHoursParams{LinkID: linkID, WorkspaceID: ws, FromHour: h0, ToHour: h1})
+		if err != nil {
+			return rep, store.InterpretError(err)
+		}
+		for _, h := range hours {
+			hour := h.Hour.UTC()
+			rep.Total += h.Scans
+			rep.Bots += h.Bots
+			b := at(hour)
+			b.Scans += h.Scans
+			if r.Interval == Hour {
+				b.Unique += h.Uniq
+			}
+			c := &dayOf(hour)[hour.Hour()]
+			c.first += h.DayFirst
+			c.last += h.DayLast
+		}
+	}
+
+	// Raw scans of the partial edge hours: human visitors per day, with
+	// their hour bits of that day.
+	edgeVisitors := map[time.Time]map[string]int32{}
+	if from.Before(h0) || h1.Before(to) {
+		edges, err := q.AnalyticsEdgeScans(ctx, db, dbsqlc.AnalyticsEdgeScansParams{LinkID: linkID, WorkspaceID: ws, From1: from, To1: h0, From2: h1, To2: to})
+		if err != nil {
+			return rep, store.InterpretError(err)
+		}
+		for _, e := range edges {
+			hour := e.Hour.UTC()
+			if e.Bot {
+				rep.Bots += e.Scans
+				continue
+			}
+			rep.Total += e.Scans
+			b := at(hour)
+			b.Scans += e.Scans
+			if r.Interval == Hour {
+				b.Unique++ // one row per hour and visitor
+			}
+			day := Day.Truncate(hour)
+			dayOf(day)
+			if edgeVisitors[day] == nil {
+				edgeVisitors[day] = map[string]int32{}
+			}
+			edgeVisitors[day][string(e.VisitorHash)] = e.DayHours
+		}
+	}
+
+	// Unique visitors: the sum over the range's UTC days of each day's
+	// distinct visitors within the range.
+	for day, counters := range days {
+		a := min(24, max(0, int(h0.Sub(day)/time.Hour)))
+		b := min(24, max(0, int(h1.Sub(day)/time.Hour)))
+		var mask int32
+		if a < b {
+			mask = int32((1<<b - 1) &^ (1<<a - 1))
+		}
+		var u int64
+		switch {
+		case mask == 0:
+		case a == 0: // the day's first hours: visitors first seen before b
+			for _, c := range counters {
+				u += c.first
+			}
+		case b == 24: // the day's last hours: visitors last seen at or after a
+			for _, c := range counters {
+				u += c.last
+			}
+		default: // a range inside one day
+			n, err := q.AnalyticsVisitorsInHours(ctx, db, dbsqlc.AnalyticsVisitorsInHoursParams{LinkID: linkID, WorkspaceID: ws, Day: day, Mask: mask})
+			if err != nil {
+				return rep, store.InterpretError(err)
+			}
+			u = n
+		}
+		for _, hours := range edgeVisitors[day] {
+			if hours&mask == 0 { // not already counted in the whole hours
+				u++
+			}
+		}
+		rep.Unique += u
+		if r.Interval != Hour {
+			at(day).Unique += u
+		}
+	}
+
+	keys, err := q.AnalyticsKeys(ctx, db, dbsqlc.AnalyticsKeysParams{
+		MaxKeys: MaxBreakdownKeys, LinkID: linkID, WorkspaceID: ws,
+		FromDay: d0, ToDay: d1,
+		HourFrom1: h0, HourTo1: d0, HourFrom2: d1, HourTo2: h1,
+		From1: from, To1: h0, From2: h1, To2: to,
+	})
 	if err != nil {
-		return nil, store.InterpretError(err)
+		return rep, store.InterpretError(err)
 	}
-	out := make([]KeyCount, len(rows))
-	for i, r := range rows {
-		out[i] = KeyCount(r)
+	rep.Devices, rep.OS, rep.Browsers, rep.Referrers = []KeyCount{}, []KeyCount{}, []KeyCount{}, []KeyCount{}
+	for _, k := range keys {
+		kc := KeyCount{Key: k.Key, Scans: k.Scans}
+		switch k.Dim {
+		case "d":
+			rep.Devices = append(rep.Devices, kc)
+		case "o":
+			rep.OS = append(rep.OS, kc)
+		case "b":
+			rep.Browsers = append(rep.Browsers, kc)
+		case "r":
+			rep.Referrers = append(rep.Referrers, kc)
+		}
 	}
-	return out, nil
+	return rep, nil
+}
+
+// ceilTo returns the start of the first bucket of i at or after t.
+func ceilTo(i Interval, t time.Time) time.Time {
+	if s := i.Truncate(t); s.Before(t) {
+		return i.Next(s)
+	}
+	return t.UTC()
 }

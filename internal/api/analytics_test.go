@@ -1,8 +1,12 @@
 package api_test
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,7 +77,8 @@ func TestAnalyticsOnAKnownDataSet(t *testing.T) {
 		t.Errorf("hourly series %s (from given with an offset)", got)
 	}
 	rep = testkit.JSON(t, f.srv.Do(t, "GET", base+"?from=2026-09-15T00:00:00Z&to=2026-12-01T00:00:00Z&interval=month", f.token, ""), 200)
-	if got := series(rep); got != "2026-09-01T00:00:00Z:0/0 2026-10-01T00:00:00Z:0/0 2026-11-01T00:00:00Z:6/4" {
+	// Visitor 1 scanned on 11-01 and 11-02: once per day, so twice in the month.
+	if got := series(rep); got != "2026-09-01T00:00:00Z:0/0 2026-10-01T00:00:00Z:0/0 2026-11-01T00:00:00Z:6/5" {
 		t.Errorf("monthly series %s", got)
 	}
 	// Defaults: the last 30 days by day, every bucket present.
@@ -124,4 +129,69 @@ func TestAnalytics422And404(t *testing.T) {
 	testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/links/"+theirs["id"].(string)+"/analytics", f.token, ""), 404, "not-found")
 	linksOnly := f.srv.APIKey(t, f.tenant.WorkspaceID, "links:read", "links:write")
 	testkit.Problem(t, f.srv.Do(t, "GET", base, linksOnly, ""), 403, "insufficient-scope")
+}
+
+// TestAnalyticsBusyIs503WithRetryAfter holds a lock that analytics reads
+// must wait for: the reports that got a slot run into the statement
+// timeout, the others find no free slot in time, and all of them are
+// answered 503 `unavailable` with Retry-After rather than hanging; once the
+// lock is gone, the same request is answered.
+func TestAnalyticsBusyIs503WithRetryAfter(t *testing.T) {
+	t.Parallel()
+	f := newLinksFixture(t)
+	l := f.create(t, `{"target_url":"https://example.com"}`)
+	path := "/api/v1/links/" + l["id"].(string) + "/analytics?from=2026-11-02T00:00:00Z&to=2026-11-05T00:00:00Z"
+
+	ctx := context.Background()
+	tx, err := f.srv.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, "LOCK TABLE scan_rollups IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	const n = 3 // more than a workspace may run at once
+	type answer struct {
+		status           int
+		retryAfter, body string
+	}
+	answers := make(chan answer, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			req, _ := http.NewRequest("GET", f.srv.URL+path, nil)
+			req.Header.Set("Authorization", "Bearer "+f.token)
+			resp, err := f.srv.Client(t).Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			answers <- answer{resp.StatusCode, resp.Header.Get("Retry-After"), string(body)}
+		})
+	}
+	wg.Wait()
+	close(answers)
+	var timedOut, refused int
+	for a := range answers {
+		switch {
+		case a.status != 503 || !strings.Contains(a.body, "/problems/unavailable"):
+			t.Errorf("a report blocked by a lock: %d %s", a.status, a.body)
+		case a.retryAfter == "5" && strings.Contains(a.body, "took too long"):
+			timedOut++
+		case a.retryAfter == "1" && strings.Contains(a.body, "retry shortly"):
+			refused++
+		default:
+			t.Errorf("503 with Retry-After %q: %s", a.retryAfter, a.body)
+		}
+	}
+	if timedOut == 0 || refused == 0 || timedOut+refused != n {
+		t.Errorf("%d timed out and %d found no slot; want both, %d in all", timedOut, refused, n)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testkit.JSON(t, f.srv.Do(t, "GET", path, f.token, ""), 200)
 }

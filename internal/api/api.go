@@ -104,6 +104,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		p     *problem.Problem
 		verrs validate.Errors
 		busy  *qrserve.BusyError
+		heavy *analytics.BusyError
 	)
 	switch {
 	case errors.As(err, &p):
@@ -118,6 +119,9 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			strconv.Itoa(busy.Seconds())+" s")
 	case errors.Is(err, webhook.ErrDisabled):
 		p = problem.New(problem.Conflict, `the webhook is disabled; re-enable it with PATCH {"status":"enabled"} first`)
+	case errors.As(err, &heavy):
+		w.Header().Set("Retry-After", strconv.Itoa(heavy.Seconds()))
+		p = problem.New(problem.Unavailable, heavy.Reason)
 	case errors.Is(err, store.ErrNotFound):
 		p = problem.New(problem.NotFound, "no such object in this workspace")
 	case store.IsConflict(err, ""):

@@ -47,11 +47,16 @@ const ShutdownGrace = 10 * time.Second
 
 // App is a configured, migrated linkqr service ready to serve.
 type App struct {
-	Config  *config.Config
-	Log     *slog.Logger
-	Pool    *pgxpool.Pool // for the process machinery: LISTEN, River, readiness
-	DB      *store.DB     // what every service queries through
-	Metrics *metrics.Metrics
+	Config *config.Config
+	Log    *slog.Logger
+	Pool   *pgxpool.Pool // for the process machinery: LISTEN, River, readiness
+	DB     *store.DB     // what every service queries through
+	// ScanDB and ResolveDB are small pools of their own for the hot path:
+	// the scan writer and the redirect's cache-miss lookups never wait for
+	// a connection behind API queries (see "Isolation" in README).
+	ScanDB    *store.DB
+	ResolveDB *store.DB
+	Metrics   *metrics.Metrics
 
 	Keys      *apikey.Service
 	Accounts  *account.Service
@@ -66,6 +71,7 @@ type App struct {
 	events *event.Recorder // records every service's events; fans out to webhooks
 
 	cluster  *pgembed.Cluster // nil when LINKQR_DATABASE_URL is set or the pool was given
+	ownPools []*pgxpool.Pool  // ScanDB's and ResolveDB's, closed by Close
 	problems problem.Writer
 	security *securityHeaders
 	router   chi.Router
@@ -135,24 +141,62 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgxpoo
 	return newApp(ctx, cfg, log, pool, nil)
 }
 
-func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgxpool.Pool, cluster *pgembed.Cluster) (*App, error) {
+// Sizes of the dedicated pools. The scan writer holds one connection at a
+// time (one batch in flight); the redirect's cache misses are single
+// indexed lookups, so a few connections serve many thousands a second.
+const (
+	ScanPoolConns    = 2
+	ResolvePoolConns = 4
+)
+
+// dedicatedPool opens a pool of at most n connections to the database of
+// pool, created on demand.
+func dedicatedPool(ctx context.Context, pool *pgxpool.Pool, n int32) (*pgxpool.Pool, error) {
+	cfg := pool.Config().Copy()
+	cfg.MaxConns, cfg.MinConns = n, 0
+	p, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return p, nil
+}
+
+func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgxpool.Pool, cluster *pgembed.Cluster) (a *App, err error) {
 	if err := store.Migrate(ctx, pool, log); err != nil {
 		return nil, err
 	}
 	db := store.NewDB(pool)
-	a := &App{
-		Config:   cfg,
-		Log:      log,
-		Pool:     pool,
-		DB:       db,
-		Metrics:  metrics.New(),
-		Keys:     apikey.NewService(db, log, config.DeriveKey(cfg.SecretKey, "api-key-cache")),
-		Accounts: account.NewService(db),
-		QR:       qrserve.New(qrserve.Config{}),
-		cluster:  cluster,
-		problems: problem.Writer{BaseURL: cfg.BaseURL.String()},
-		security: newSecurityHeaders(cfg.BaseURL.Scheme == "https"),
-		listener: notify.New(pool, log),
+	scanPool, err := dedicatedPool(ctx, pool, ScanPoolConns)
+	if err != nil {
+		return nil, err
+	}
+	resolvePool, err := dedicatedPool(ctx, pool, ResolvePoolConns)
+	if err != nil {
+		scanPool.Close()
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			scanPool.Close()
+			resolvePool.Close()
+		}
+	}()
+	a = &App{
+		Config:    cfg,
+		Log:       log,
+		Pool:      pool,
+		DB:        db,
+		ScanDB:    store.NewDB(scanPool),
+		ResolveDB: store.NewDB(resolvePool),
+		ownPools:  []*pgxpool.Pool{scanPool, resolvePool},
+		Metrics:   metrics.New(),
+		Keys:      apikey.NewService(db, log, config.DeriveKey(cfg.SecretKey, "api-key-cache")),
+		Accounts:  account.NewService(db),
+		QR:        qrserve.New(qrserve.Config{}),
+		cluster:   cluster,
+		problems:  problem.Writer{BaseURL: cfg.BaseURL.String()},
+		security:  newSecurityHeaders(cfg.BaseURL.Scheme == "https"),
+		listener:  notify.New(pool, log),
 	}
 	a.Keys.Subscribe(a.listener)
 	a.Accounts.KeysRevoked = a.Keys.Invalidate
@@ -170,7 +214,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
 	a.Links = link.NewService(a.DB, cfg.ShortBaseURL.String())
 	a.Links.Events = a.events
-	a.Redirects = redirect.New(a.Links, a.Scans, web.RedirectPages(), clientIPs.Of, log)
+	// The redirect resolves codes through its own pool (see ResolveDB).
+	resolver := link.NewService(a.ResolveDB, cfg.ShortBaseURL.String())
+	a.Redirects = redirect.New(resolver, a.Scans, web.RedirectPages(), clientIPs.Of, log)
 	a.Redirects.Subscribe(a.listener)
 	a.Links.Changed = a.Redirects.Invalidate
 	if err := a.openRateLimiter(); err != nil {
@@ -199,7 +245,7 @@ func (a *App) newScanRecorder() (*scan.Recorder, error) {
 		return nil, err
 	}
 	rec := scan.NewRecorder(scan.Options{
-		DB: a.DB, Log: a.Log, Hasher: hasher, ShortBase: a.Config.ShortBaseURL.String(),
+		DB: a.ScanDB, Log: a.Log, Hasher: hasher, ShortBase: a.Config.ShortBaseURL.String(),
 		Subscriptions: a.Webhooks, Events: a.events,
 		OnFlushed: func(human, bots int) {
 			a.Metrics.ScansRecorded.WithLabelValues("human").Add(float64(human))
@@ -318,6 +364,9 @@ func (a *App) StopWorkers() {
 // process started it.
 func (a *App) Close(ctx context.Context) error {
 	a.StopWorkers()
+	for _, p := range a.ownPools {
+		p.Close()
+	}
 	if a.cluster == nil {
 		return nil // the caller owns the pool
 	}

@@ -24,9 +24,9 @@ type row struct {
 
 var scanColumns = []string{"id", "workspace_id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "visitor_hash"}
 
-// write stores one batch in one transaction: the scans (COPY), each link's
-// scan_count and last_scanned_at, and scan.created events for human scans
-// of subscribed workspaces.
+// write stores one batch in one transaction: the scans (COPY), the
+// analytics rollups, each link's scan_count and last_scanned_at, and
+// scan.created events for human scans of subscribed workspaces.
 func (r *Recorder) write(ctx context.Context, batch []Hit) (human, bots int, err error) {
 	rows := make([]row, len(batch))
 	for i, h := range batch {
@@ -38,13 +38,19 @@ func (r *Recorder) write(ctx context.Context, batch []Hit) (human, bots int, err
 	}
 	human = len(rows) - bots
 
-	err = r.opts.DB.InTx(ctx, func(tx pgx.Tx) error {
+	// The transaction is ambient in ctx, so a cache-miss lookup of the
+	// webhook subscriptions runs on this connection too: the writer never
+	// waits for a connection of the API's pool.
+	err = r.opts.DB.InTxAmbient(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{"scans"}, scanColumns, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
 			x := rows[i]
 			return []any{x.id, x.hit.WorkspaceID, x.hit.LinkID, x.hit.At.UTC(), x.referrer, x.client.Device, x.client.OS, x.client.Browser, x.client.Bot, x.visitorHash[:]}, nil
 		}))
 		if err != nil {
 			return store.InterpretError(err)
+		}
+		if err := writeRollups(ctx, tx, rows); err != nil {
+			return err
 		}
 		links, err := r.countHumans(ctx, tx, rows)
 		if err != nil {

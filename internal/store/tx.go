@@ -2,10 +2,14 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -62,6 +66,27 @@ func (d *DB) InTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 		return fmt.Errorf("commit: %w", InterpretError(err))
 	}
 	return nil
+}
+
+// InTxAmbient is InTx for background work that calls other services: the
+// transaction is also the ambient transaction of the context fn receives,
+// so a service that queries through its own DB with that context (a cache
+// filling itself on a miss, say) uses this transaction's connection rather
+// than waiting for one of its pool. AfterCommit callbacks registered with
+// that context run after the commit.
+func (d *DB) InTxAmbient(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) error {
+	if scopeFrom(ctx) != nil {
+		return d.InTx(ctx, func(tx pgx.Tx) error { return fn(ctx, tx) })
+	}
+	actx, amb, err := d.BeginAmbient(ctx)
+	if err != nil {
+		return err
+	}
+	defer amb.Rollback(ctx)
+	if err := fn(actx, amb.scope.tx); err != nil {
+		return err
+	}
+	return amb.Commit(ctx)
 }
 
 // Ambient is a transaction that every DB call made with its context joins.
@@ -144,4 +169,57 @@ func AfterCommit(ctx context.Context, fn func()) {
 func Notify(ctx context.Context, db dbsqlc.DBTX, channel, payload string) error {
 	_, err := db.Exec(ctx, "SELECT pg_notify($1, $2)", channel, payload)
 	return InterpretError(err)
+}
+
+// ErrStatementTimeout means a statement of a ReadOnly call ran longer than
+// its timeout and PostgreSQL cancelled it.
+var ErrStatementTimeout = errors.New("store: statement timeout")
+
+// ReadOnly runs fn in a read-only REPEATABLE READ transaction, so all its
+// queries see one snapshot, with statement_timeout set to timeout for that
+// transaction only (SET LOCAL): a heavy read is cancelled by PostgreSQL
+// rather than holding a pooled connection indefinitely, and fn's error is
+// then ErrStatementTimeout. Its queries also run without parallel workers,
+// so a bound on concurrent readers is a bound on the backends (and CPUs)
+// they occupy. Inside an ambient transaction fn runs in a savepoint of it,
+// with these settings until fn returns.
+func (d *DB) ReadOnly(ctx context.Context, timeout time.Duration, fn func(q dbsqlc.DBTX) error) error {
+	ms := strconv.FormatInt(max(1, timeout.Milliseconds()), 10)
+	var (
+		tx                       pgx.Tx
+		err                      error
+		restore, restoreParallel string
+	)
+	if s := scopeFrom(ctx); s != nil {
+		if err := s.tx.QueryRow(ctx, "SELECT current_setting('statement_timeout'), current_setting('max_parallel_workers_per_gather')").Scan(&restore, &restoreParallel); err != nil {
+			return InterpretError(err)
+		}
+		tx, err = s.tx.Begin(ctx) // SAVEPOINT
+	} else {
+		tx, err = d.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	}
+	if err != nil {
+		return InterpretError(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	const set = "SELECT set_config('statement_timeout', $1, true), set_config('max_parallel_workers_per_gather', $2, true)"
+	if _, err := tx.Exec(ctx, set, ms, "0"); err != nil {
+		return InterpretError(err)
+	}
+	if err := fn(tx); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "57014" && ctx.Err() == nil {
+			return fmt.Errorf("%w (%s ms)", ErrStatementTimeout, ms)
+		}
+		return err
+	}
+	if restore != "" {
+		if _, err := tx.Exec(ctx, set, restore, restoreParallel); err != nil {
+			return InterpretError(err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", InterpretError(err))
+	}
+	return nil
 }

@@ -70,11 +70,12 @@ type ScanOpts struct {
 	Browser      string    // default: Safari
 	ReferrerHost string    // default: none (a direct scan)
 	Bot          bool
-	Visitor      byte // the visitor hash is this one byte
+	Visitor      byte // the visitor: its hash is this byte and the UTC day, as real hashes are keyed per day
 }
 
-// Scan inserts a scan and returns its id. It does not touch the link's
-// scan_count: tests of counting go through the recorder.
+// Scan inserts a scan and returns its id, and rebuilds the link's analytics
+// rollups from its raw scans so that reports include it. It does not touch
+// the link's scan_count: tests of counting go through the recorder.
 func Scan(t testing.TB, pool *pgxpool.Pool, o *ScanOpts) uuid.UUID {
 	t.Helper()
 	if o.WorkspaceID == uuid.Nil || o.LinkID == uuid.Nil {
@@ -99,9 +100,12 @@ func Scan(t testing.TB, pool *pgxpool.Pool, o *ScanOpts) uuid.UUID {
 	_, err := pool.Exec(context.Background(),
 		`INSERT INTO scans (id, workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		id, o.WorkspaceID, o.LinkID, o.At, referrer, o.Device, o.OS, o.Browser, o.Bot, []byte{o.Visitor})
+		id, o.WorkspaceID, o.LinkID, o.At, referrer, o.Device, o.OS, o.Browser, o.Bot, append([]byte{o.Visitor}, o.At.UTC().Format("20060102")...))
 	if err != nil {
 		t.Fatalf("testkit.Scan: %v", err)
+	}
+	if _, err := pool.Exec(context.Background(), `SELECT rebuild_scan_rollups($1)`, o.LinkID); err != nil {
+		t.Fatalf("testkit.Scan: rebuilding rollups: %v", err)
 	}
 	return id
 }

@@ -12,42 +12,215 @@ import (
 	"github.com/google/uuid"
 )
 
-const analyticsByBrowser = `-- name: AnalyticsByBrowser :many
-SELECT browser AS key, count(*) AS scans FROM scans
-WHERE link_id = $1 AND workspace_id = $2
-  AND occurred_at >= $3 AND occurred_at < $4 AND NOT bot
-GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $5
+const analyticsEdgeScans = `-- name: AnalyticsEdgeScans :many
+SELECT e.hour::timestamptz AS hour, e.bot, e.visitor_hash, e.scans::bigint AS scans,
+       (CASE WHEN e.bot THEN 0 ELSE COALESCE((
+           SELECT v.hours FROM scan_visitor_days v
+           WHERE v.link_id = $1 AND v.workspace_id = $2
+             AND v.day = (e.hour AT TIME ZONE 'UTC')::date AND v.visitor_hash = e.visitor_hash), 0) END)::integer AS day_hours
+FROM (
+    SELECT date_trunc('hour', s.occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, s.bot, s.visitor_hash, count(*) AS scans
+    FROM (
+        SELECT e1.occurred_at, e1.bot, e1.visitor_hash FROM scans e1
+        WHERE e1.link_id = $1 AND e1.workspace_id = $2 AND e1.occurred_at >= $3 AND e1.occurred_at < $4
+        UNION ALL
+        SELECT e2.occurred_at, e2.bot, e2.visitor_hash FROM scans e2
+        WHERE e2.link_id = $1 AND e2.workspace_id = $2 AND e2.occurred_at >= $5 AND e2.occurred_at < $6
+    ) s
+    GROUP BY 1, 2, 3
+) e
 `
 
-type AnalyticsByBrowserParams struct {
+type AnalyticsEdgeScansParams struct {
 	LinkID      uuid.UUID
 	WorkspaceID uuid.UUID
-	FromTime    time.Time
-	ToTime      time.Time
-	MaxKeys     int32
+	From1       time.Time
+	To1         time.Time
+	From2       time.Time
+	To2         time.Time
 }
 
-type AnalyticsByBrowserRow struct {
+type AnalyticsEdgeScansRow struct {
+	Hour        time.Time
+	Bot         bool
+	VisitorHash []byte
+	Scans       int64
+	DayHours    int32
+}
+
+// The scans of the partial edge hours [from1, to1) and [from2, to2), per
+// hour and visitor, with the visitor's hour bits of that day (0 for bots).
+// The bits are looked up per visitor (a primary-key probe each), never by
+// joining the whole seen-set.
+func (q *Queries) AnalyticsEdgeScans(ctx context.Context, db DBTX, arg AnalyticsEdgeScansParams) ([]AnalyticsEdgeScansRow, error) {
+	rows, err := db.Query(ctx, analyticsEdgeScans,
+		arg.LinkID,
+		arg.WorkspaceID,
+		arg.From1,
+		arg.To1,
+		arg.From2,
+		arg.To2,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AnalyticsEdgeScansRow
+	for rows.Next() {
+		var i AnalyticsEdgeScansRow
+		if err := rows.Scan(
+			&i.Hour,
+			&i.Bot,
+			&i.VisitorHash,
+			&i.Scans,
+			&i.DayHours,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const analyticsHours = `-- name: AnalyticsHours :many
+
+SELECT hour, scans, bots, uniq, day_first, day_last
+FROM scan_rollups
+WHERE link_id = $1 AND workspace_id = $2
+  AND hour >= $3 AND hour < $4
+ORDER BY hour
+`
+
+type AnalyticsHoursParams struct {
+	LinkID      uuid.UUID
+	WorkspaceID uuid.UUID
+	FromHour    time.Time
+	ToHour      time.Time
+}
+
+type AnalyticsHoursRow struct {
+	Hour     time.Time
+	Scans    int64
+	Bots     int64
+	Uniq     int64
+	DayFirst int64
+	DayLast  int64
+}
+
+// Analytics reads rollups only (see db/migrations/00012_scan_rollups.sql),
+// plus raw scans for the partial hours at the edges of a range whose from
+// or to is not on the hour: at most two hours of one link's scans.
+func (q *Queries) AnalyticsHours(ctx context.Context, db DBTX, arg AnalyticsHoursParams) ([]AnalyticsHoursRow, error) {
+	rows, err := db.Query(ctx, analyticsHours,
+		arg.LinkID,
+		arg.WorkspaceID,
+		arg.FromHour,
+		arg.ToHour,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AnalyticsHoursRow
+	for rows.Next() {
+		var i AnalyticsHoursRow
+		if err := rows.Scan(
+			&i.Hour,
+			&i.Scans,
+			&i.Bots,
+			&i.Uniq,
+			&i.DayFirst,
+			&i.DayLast,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const analyticsKeys = `-- name: AnalyticsKeys :many
+WITH k AS (
+    SELECT kd.dim, kd.key, kd.scans FROM scan_rollup_keys_daily kd
+    WHERE kd.link_id = $2 AND kd.workspace_id = $3 AND kd.day >= $4 AND kd.day < $5
+    UNION ALL
+    SELECT kh.dim, kh.key, kh.scans FROM scan_rollup_keys_hourly kh
+    WHERE kh.link_id = $2 AND kh.workspace_id = $3
+      AND ((kh.hour >= $6 AND kh.hour < $7) OR (kh.hour >= $8 AND kh.hour < $9))
+    UNION ALL
+    SELECT d.dim, d.key, 1::bigint FROM (
+        SELECT e1.device, e1.os, e1.browser, e1.referrer_host FROM scans e1
+        WHERE e1.link_id = $2 AND e1.workspace_id = $3 AND NOT e1.bot AND e1.occurred_at >= $10 AND e1.occurred_at < $11
+        UNION ALL
+        SELECT e2.device, e2.os, e2.browser, e2.referrer_host FROM scans e2
+        WHERE e2.link_id = $2 AND e2.workspace_id = $3 AND NOT e2.bot AND e2.occurred_at >= $12 AND e2.occurred_at < $13
+    ) s
+    CROSS JOIN LATERAL (VALUES ('d', s.device), ('o', s.os), ('b', s.browser), ('r', COALESCE(s.referrer_host, '(direct)'))) AS d(dim, key)
+)
+SELECT r.dim::text AS dim, r.key::text AS key, r.scans::bigint AS scans
+FROM (
+    SELECT t.dim, t.key, t.scans, row_number() OVER (PARTITION BY t.dim ORDER BY t.scans DESC, t.key) AS rnk
+    FROM (SELECT dim, key, sum(scans)::bigint AS scans FROM k GROUP BY dim, key) t
+) r
+WHERE r.rnk <= $1::bigint
+ORDER BY r.dim, r.rnk
+`
+
+type AnalyticsKeysParams struct {
+	MaxKeys     int64
+	LinkID      uuid.UUID
+	WorkspaceID uuid.UUID
+	FromDay     time.Time
+	ToDay       time.Time
+	HourFrom1   time.Time
+	HourTo1     time.Time
+	HourFrom2   time.Time
+	HourTo2     time.Time
+	From1       time.Time
+	To1         time.Time
+	From2       time.Time
+	To2         time.Time
+}
+
+type AnalyticsKeysRow struct {
+	Dim   string
 	Key   string
 	Scans int64
 }
 
-func (q *Queries) AnalyticsByBrowser(ctx context.Context, db DBTX, arg AnalyticsByBrowserParams) ([]AnalyticsByBrowserRow, error) {
-	rows, err := db.Query(ctx, analyticsByBrowser,
-		arg.LinkID,
-		arg.WorkspaceID,
-		arg.FromTime,
-		arg.ToTime,
+// The top keys of each breakdown: whole days from the daily rollup, the
+// remaining whole hours from the hourly one, partial hours from raw scans;
+// ranked as the raw-scan queries did (scans descending, then key).
+func (q *Queries) AnalyticsKeys(ctx context.Context, db DBTX, arg AnalyticsKeysParams) ([]AnalyticsKeysRow, error) {
+	rows, err := db.Query(ctx, analyticsKeys,
 		arg.MaxKeys,
+		arg.LinkID,
+		arg.WorkspaceID,
+		arg.FromDay,
+		arg.ToDay,
+		arg.HourFrom1,
+		arg.HourTo1,
+		arg.HourFrom2,
+		arg.HourTo2,
+		arg.From1,
+		arg.To1,
+		arg.From2,
+		arg.To2,
 	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []AnalyticsByBrowserRow
+	var items []AnalyticsKeysRow
 	for rows.Next() {
-		var i AnalyticsByBrowserRow
-		if err := rows.Scan(&i.Key, &i.Scans); err != nil {
+		var i AnalyticsKeysRow
+		if err := rows.Scan(&i.Dim, &i.Key, &i.Scans); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -58,225 +231,28 @@ func (q *Queries) AnalyticsByBrowser(ctx context.Context, db DBTX, arg Analytics
 	return items, nil
 }
 
-const analyticsByDevice = `-- name: AnalyticsByDevice :many
-SELECT device AS key, count(*) AS scans FROM scans
-WHERE link_id = $1 AND workspace_id = $2
-  AND occurred_at >= $3 AND occurred_at < $4 AND NOT bot
-GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $5
+const analyticsVisitorsInHours = `-- name: AnalyticsVisitorsInHours :one
+SELECT count(*) FROM scan_visitor_days
+WHERE link_id = $1 AND workspace_id = $2 AND day = $3 AND hours & $4::integer <> 0
 `
 
-type AnalyticsByDeviceParams struct {
+type AnalyticsVisitorsInHoursParams struct {
 	LinkID      uuid.UUID
 	WorkspaceID uuid.UUID
-	FromTime    time.Time
-	ToTime      time.Time
-	MaxKeys     int32
+	Day         time.Time
+	Mask        int32
 }
 
-type AnalyticsByDeviceRow struct {
-	Key   string
-	Scans int64
-}
-
-func (q *Queries) AnalyticsByDevice(ctx context.Context, db DBTX, arg AnalyticsByDeviceParams) ([]AnalyticsByDeviceRow, error) {
-	rows, err := db.Query(ctx, analyticsByDevice,
+// Distinct visitors of one link and UTC day seen in any hour of mask: needed
+// only when a range starts and ends inside the same day.
+func (q *Queries) AnalyticsVisitorsInHours(ctx context.Context, db DBTX, arg AnalyticsVisitorsInHoursParams) (int64, error) {
+	row := db.QueryRow(ctx, analyticsVisitorsInHours,
 		arg.LinkID,
 		arg.WorkspaceID,
-		arg.FromTime,
-		arg.ToTime,
-		arg.MaxKeys,
+		arg.Day,
+		arg.Mask,
 	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []AnalyticsByDeviceRow
-	for rows.Next() {
-		var i AnalyticsByDeviceRow
-		if err := rows.Scan(&i.Key, &i.Scans); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const analyticsByOS = `-- name: AnalyticsByOS :many
-SELECT os AS key, count(*) AS scans FROM scans
-WHERE link_id = $1 AND workspace_id = $2
-  AND occurred_at >= $3 AND occurred_at < $4 AND NOT bot
-GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $5
-`
-
-type AnalyticsByOSParams struct {
-	LinkID      uuid.UUID
-	WorkspaceID uuid.UUID
-	FromTime    time.Time
-	ToTime      time.Time
-	MaxKeys     int32
-}
-
-type AnalyticsByOSRow struct {
-	Key   string
-	Scans int64
-}
-
-func (q *Queries) AnalyticsByOS(ctx context.Context, db DBTX, arg AnalyticsByOSParams) ([]AnalyticsByOSRow, error) {
-	rows, err := db.Query(ctx, analyticsByOS,
-		arg.LinkID,
-		arg.WorkspaceID,
-		arg.FromTime,
-		arg.ToTime,
-		arg.MaxKeys,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []AnalyticsByOSRow
-	for rows.Next() {
-		var i AnalyticsByOSRow
-		if err := rows.Scan(&i.Key, &i.Scans); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const analyticsByReferrer = `-- name: AnalyticsByReferrer :many
-SELECT COALESCE(referrer_host, '(direct)')::text AS key, count(*) AS scans FROM scans
-WHERE link_id = $1 AND workspace_id = $2
-  AND occurred_at >= $3 AND occurred_at < $4 AND NOT bot
-GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $5
-`
-
-type AnalyticsByReferrerParams struct {
-	LinkID      uuid.UUID
-	WorkspaceID uuid.UUID
-	FromTime    time.Time
-	ToTime      time.Time
-	MaxKeys     int32
-}
-
-type AnalyticsByReferrerRow struct {
-	Key   string
-	Scans int64
-}
-
-func (q *Queries) AnalyticsByReferrer(ctx context.Context, db DBTX, arg AnalyticsByReferrerParams) ([]AnalyticsByReferrerRow, error) {
-	rows, err := db.Query(ctx, analyticsByReferrer,
-		arg.LinkID,
-		arg.WorkspaceID,
-		arg.FromTime,
-		arg.ToTime,
-		arg.MaxKeys,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []AnalyticsByReferrerRow
-	for rows.Next() {
-		var i AnalyticsByReferrerRow
-		if err := rows.Scan(&i.Key, &i.Scans); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const analyticsSeries = `-- name: AnalyticsSeries :many
-SELECT (date_trunc($1::text, occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS bucket,
-       count(*)                      AS scans,
-       count(DISTINCT visitor_hash)  AS uniq
-FROM scans
-WHERE link_id = $2 AND workspace_id = $3
-  AND occurred_at >= $4 AND occurred_at < $5 AND NOT bot
-GROUP BY 1
-`
-
-type AnalyticsSeriesParams struct {
-	Unit        string
-	LinkID      uuid.UUID
-	WorkspaceID uuid.UUID
-	FromTime    time.Time
-	ToTime      time.Time
-}
-
-type AnalyticsSeriesRow struct {
-	Bucket time.Time
-	Scans  int64
-	Uniq   int64
-}
-
-// Buckets are aligned in UTC; date_trunc('week') starts weeks on Monday.
-func (q *Queries) AnalyticsSeries(ctx context.Context, db DBTX, arg AnalyticsSeriesParams) ([]AnalyticsSeriesRow, error) {
-	rows, err := db.Query(ctx, analyticsSeries,
-		arg.Unit,
-		arg.LinkID,
-		arg.WorkspaceID,
-		arg.FromTime,
-		arg.ToTime,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []AnalyticsSeriesRow
-	for rows.Next() {
-		var i AnalyticsSeriesRow
-		if err := rows.Scan(&i.Bucket, &i.Scans, &i.Uniq); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const analyticsTotals = `-- name: AnalyticsTotals :one
-SELECT count(*) FILTER (WHERE NOT bot)                              AS total,
-       count(DISTINCT visitor_hash) FILTER (WHERE NOT bot)         AS uniq,
-       count(*) FILTER (WHERE bot)                                  AS bots
-FROM scans
-WHERE link_id = $1 AND workspace_id = $2
-  AND occurred_at >= $3 AND occurred_at < $4
-`
-
-type AnalyticsTotalsParams struct {
-	LinkID      uuid.UUID
-	WorkspaceID uuid.UUID
-	FromTime    time.Time
-	ToTime      time.Time
-}
-
-type AnalyticsTotalsRow struct {
-	Total int64
-	Uniq  int64
-	Bots  int64
-}
-
-func (q *Queries) AnalyticsTotals(ctx context.Context, db DBTX, arg AnalyticsTotalsParams) (AnalyticsTotalsRow, error) {
-	row := db.QueryRow(ctx, analyticsTotals,
-		arg.LinkID,
-		arg.WorkspaceID,
-		arg.FromTime,
-		arg.ToTime,
-	)
-	var i AnalyticsTotalsRow
-	err := row.Scan(&i.Total, &i.Uniq, &i.Bots)
-	return i, err
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }

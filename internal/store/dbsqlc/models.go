@@ -93,6 +93,43 @@ type Scan struct {
 	VisitorHash  []byte
 }
 
+type ScanRollup struct {
+	LinkID      uuid.UUID
+	Hour        time.Time
+	WorkspaceID uuid.UUID
+	Scans       int64
+	Bots        int64
+	Uniq        int64
+	DayFirst    int64
+	DayLast     int64
+}
+
+type ScanRollupKeysDaily struct {
+	LinkID      uuid.UUID
+	Day         time.Time
+	Dim         string
+	Key         string
+	WorkspaceID uuid.UUID
+	Scans       int64
+}
+
+type ScanRollupKeysHourly struct {
+	LinkID      uuid.UUID
+	Hour        time.Time
+	Dim         string
+	Key         string
+	WorkspaceID uuid.UUID
+	Scans       int64
+}
+
+type ScanVisitorDay struct {
+	LinkID      uuid.UUID
+	Day         time.Time
+	VisitorHash []byte
+	WorkspaceID uuid.UUID
+	Hours       int32
+}
+
 type ScansDefault struct {
 	ID           uuid.UUID
 	WorkspaceID  uuid.UUID

@@ -138,3 +138,213 @@ func (q *Queries) ScanListByLink(ctx context.Context, db DBTX, arg ScanListByLin
 	}
 	return items, nil
 }
+
+const scanRollupKeysDailyUpsert = `-- name: ScanRollupKeysDailyUpsert :exec
+INSERT INTO scan_rollup_keys_daily AS r (link_id, day, dim, key, workspace_id, scans)
+SELECT unnest($1::uuid[]), unnest($2::date[]), unnest($3::text[]),
+       unnest($4::text[]), unnest($5::uuid[]), unnest($6::bigint[])
+ON CONFLICT (link_id, day, dim, key) DO UPDATE SET scans = r.scans + excluded.scans
+`
+
+type ScanRollupKeysDailyUpsertParams struct {
+	LinkIds      []uuid.UUID
+	Days         []time.Time
+	Dims         []string
+	Keys         []string
+	WorkspaceIds []uuid.UUID
+	Scans        []int64
+}
+
+func (q *Queries) ScanRollupKeysDailyUpsert(ctx context.Context, db DBTX, arg ScanRollupKeysDailyUpsertParams) error {
+	_, err := db.Exec(ctx, scanRollupKeysDailyUpsert,
+		arg.LinkIds,
+		arg.Days,
+		arg.Dims,
+		arg.Keys,
+		arg.WorkspaceIds,
+		arg.Scans,
+	)
+	return err
+}
+
+const scanRollupKeysHourlyUpsert = `-- name: ScanRollupKeysHourlyUpsert :exec
+INSERT INTO scan_rollup_keys_hourly AS r (link_id, hour, dim, key, workspace_id, scans)
+SELECT unnest($1::uuid[]), unnest($2::timestamptz[]), unnest($3::text[]),
+       unnest($4::text[]), unnest($5::uuid[]), unnest($6::bigint[])
+ON CONFLICT (link_id, hour, dim, key) DO UPDATE SET scans = r.scans + excluded.scans
+`
+
+type ScanRollupKeysHourlyUpsertParams struct {
+	LinkIds      []uuid.UUID
+	Hours        []time.Time
+	Dims         []string
+	Keys         []string
+	WorkspaceIds []uuid.UUID
+	Scans        []int64
+}
+
+func (q *Queries) ScanRollupKeysHourlyUpsert(ctx context.Context, db DBTX, arg ScanRollupKeysHourlyUpsertParams) error {
+	_, err := db.Exec(ctx, scanRollupKeysHourlyUpsert,
+		arg.LinkIds,
+		arg.Hours,
+		arg.Dims,
+		arg.Keys,
+		arg.WorkspaceIds,
+		arg.Scans,
+	)
+	return err
+}
+
+const scanRollupLinks = `-- name: ScanRollupLinks :many
+SELECT id FROM links WHERE $1::uuid IS NULL OR id = $1::uuid ORDER BY id
+`
+
+// Every link, for rebuilding the rollups one link at a time.
+func (q *Queries) ScanRollupLinks(ctx context.Context, db DBTX, linkID *uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, scanRollupLinks, linkID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const scanRollupLock = `-- name: ScanRollupLock :exec
+SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k
+`
+
+// Takes the advisory locks of the batch's links (sorted by the caller, so
+// two writers never wait on each other in a cycle); rebuild_scan_rollups
+// takes the same lock for the link it rebuilds.
+func (q *Queries) ScanRollupLock(ctx context.Context, db DBTX, keys []int64) error {
+	_, err := db.Exec(ctx, scanRollupLock, keys)
+	return err
+}
+
+const scanRollupsRebuild = `-- name: ScanRollupsRebuild :exec
+SELECT rebuild_scan_rollups($1::uuid)
+`
+
+// Recomputes the rollups of one link (NULL: all links) from raw scans.
+func (q *Queries) ScanRollupsRebuild(ctx context.Context, db DBTX, linkID *uuid.UUID) error {
+	_, err := db.Exec(ctx, scanRollupsRebuild, linkID)
+	return err
+}
+
+const scanRollupsUpsert = `-- name: ScanRollupsUpsert :exec
+INSERT INTO scan_rollups AS r (link_id, hour, workspace_id, scans, bots, uniq, day_first, day_last)
+SELECT unnest($1::uuid[]), unnest($2::timestamptz[]), unnest($3::uuid[]),
+       unnest($4::bigint[]), unnest($5::bigint[]), unnest($6::bigint[]),
+       unnest($7::bigint[]), unnest($8::bigint[])
+ON CONFLICT (link_id, hour) DO UPDATE SET
+    scans = r.scans + excluded.scans,
+    bots = r.bots + excluded.bots,
+    uniq = r.uniq + excluded.uniq,
+    day_first = r.day_first + excluded.day_first,
+    day_last = r.day_last + excluded.day_last
+`
+
+type ScanRollupsUpsertParams struct {
+	LinkIds      []uuid.UUID
+	Hours        []time.Time
+	WorkspaceIds []uuid.UUID
+	Scans        []int64
+	Bots         []int64
+	Uniq         []int64
+	DayFirst     []int64
+	DayLast      []int64
+}
+
+func (q *Queries) ScanRollupsUpsert(ctx context.Context, db DBTX, arg ScanRollupsUpsertParams) error {
+	_, err := db.Exec(ctx, scanRollupsUpsert,
+		arg.LinkIds,
+		arg.Hours,
+		arg.WorkspaceIds,
+		arg.Scans,
+		arg.Bots,
+		arg.Uniq,
+		arg.DayFirst,
+		arg.DayLast,
+	)
+	return err
+}
+
+const scanVisitorDaysUpsert = `-- name: ScanVisitorDaysUpsert :many
+WITH input AS (
+    SELECT unnest($1::uuid[]) AS link_id, unnest($2::date[]) AS day,
+           unnest($3::bytea[]) AS visitor_hash,
+           unnest($4::uuid[]) AS workspace_id, unnest($5::integer[]) AS hours
+), old AS (
+    SELECT v.link_id, v.day, v.visitor_hash, v.hours
+    FROM scan_visitor_days v JOIN input i USING (link_id, day, visitor_hash)
+), up AS (
+    INSERT INTO scan_visitor_days AS v (link_id, day, visitor_hash, workspace_id, hours)
+    SELECT link_id, day, visitor_hash, workspace_id, hours FROM input
+    ON CONFLICT (link_id, day, visitor_hash) DO UPDATE SET hours = v.hours | excluded.hours
+    WHERE v.hours | excluded.hours <> v.hours
+    RETURNING v.link_id, v.day, v.visitor_hash, v.hours
+)
+SELECT up.link_id, up.day, COALESCE(old.hours, 0)::integer AS old_hours, up.hours::integer AS new_hours
+FROM up LEFT JOIN old USING (link_id, day, visitor_hash)
+`
+
+type ScanVisitorDaysUpsertParams struct {
+	LinkIds       []uuid.UUID
+	Days          []time.Time
+	VisitorHashes [][]byte
+	WorkspaceIds  []uuid.UUID
+	Hours         []int32
+}
+
+type ScanVisitorDaysUpsertRow struct {
+	LinkID   uuid.UUID
+	Day      time.Time
+	OldHours int32
+	NewHours int32
+}
+
+// Adds the batch's hour bits to each (link, UTC day, visitor) and returns,
+// for every row whose bits changed, the bits before and after, from which
+// the writer derives the hourly unique, first-seen and last-seen counters.
+// The link's advisory lock is held, so the snapshot's old bits are current.
+func (q *Queries) ScanVisitorDaysUpsert(ctx context.Context, db DBTX, arg ScanVisitorDaysUpsertParams) ([]ScanVisitorDaysUpsertRow, error) {
+	rows, err := db.Query(ctx, scanVisitorDaysUpsert,
+		arg.LinkIds,
+		arg.Days,
+		arg.VisitorHashes,
+		arg.WorkspaceIds,
+		arg.Hours,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ScanVisitorDaysUpsertRow
+	for rows.Next() {
+		var i ScanVisitorDaysUpsertRow
+		if err := rows.Scan(
+			&i.LinkID,
+			&i.Day,
+			&i.OldHours,
+			&i.NewHours,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

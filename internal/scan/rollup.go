@@ -1,0 +1,237 @@
+package scan
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+)
+
+// The analytics rollups (db/migrations/00012_scan_rollups.sql) are kept in
+// the transaction of each batch's COPY. The batch is aggregated here first,
+// so a batch of a thousand scans costs five statements whatever its size:
+// the links' advisory locks, the visitor seen-set, the hourly counters and
+// the hourly and daily breakdowns.
+
+// Dimension codes of the breakdown rollups.
+const (
+	dimDevice   = "d"
+	dimOS       = "o"
+	dimBrowser  = "b"
+	dimReferrer = "r"
+)
+
+// DirectReferrer is the breakdown key of scans without a referrer.
+const DirectReferrer = "(direct)"
+
+type hourKey struct {
+	link uuid.UUID
+	hour int64 // Unix seconds of the hour's start
+}
+
+type hourCounts struct {
+	scans, bots, uniq, dayFirst, dayLast int64
+}
+
+type visitorKey struct {
+	link uuid.UUID
+	day  int64 // Unix seconds of the UTC day's start
+	hash [16]byte
+}
+
+type keyKey struct {
+	link     uuid.UUID
+	at       int64 // hour or day start, Unix seconds
+	dim, key string
+}
+
+// rollupLockKey is the advisory lock of a link, as the SQL function
+// scan_rollup_lock_key computes it: the two halves of the uuid XORed.
+func rollupLockKey(link uuid.UUID) int64 {
+	return int64(binary.BigEndian.Uint64(link[:8]) ^ binary.BigEndian.Uint64(link[8:]))
+}
+
+// writeRollups adds the batch to the rollups.
+func writeRollups(ctx context.Context, tx pgx.Tx, rows []row) error {
+	q := dbsqlc.New()
+	workspace := map[uuid.UUID]uuid.UUID{}
+	hours := map[hourKey]*hourCounts{}
+	visitors := map[visitorKey]int32{}
+	hourly := map[keyKey]int64{}
+	daily := map[keyKey]int64{}
+	counts := func(k hourKey) *hourCounts {
+		c := hours[k]
+		if c == nil {
+			c = &hourCounts{}
+			hours[k] = c
+		}
+		return c
+	}
+	for _, x := range rows {
+		link, at := x.hit.LinkID, x.hit.At.UTC()
+		workspace[link] = x.hit.WorkspaceID
+		hour := at.Truncate(time.Hour)
+		c := counts(hourKey{link, hour.Unix()})
+		if x.client.Bot {
+			c.bots++
+			continue
+		}
+		c.scans++
+		day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
+		visitors[visitorKey{link, day.Unix(), x.visitorHash}] |= 1 << at.Hour()
+		referrer := DirectReferrer
+		if x.referrer != nil {
+			referrer = *x.referrer
+		}
+		for _, d := range [...][2]string{{dimDevice, x.client.Device}, {dimOS, x.client.OS}, {dimBrowser, x.client.Browser}, {dimReferrer, referrer}} {
+			hourly[keyKey{link, hour.Unix(), d[0], d[1]}]++
+			daily[keyKey{link, day.Unix(), d[0], d[1]}]++
+		}
+	}
+
+	locks := make([]int64, 0, len(workspace))
+	for link := range workspace {
+		locks = append(locks, rollupLockKey(link))
+	}
+	slices.Sort(locks)
+	if err := q.ScanRollupLock(ctx, tx, slices.Compact(locks)); err != nil {
+		return store.InterpretError(err)
+	}
+
+	if len(visitors) > 0 {
+		vkeys := sortedKeys(visitors, func(a, b visitorKey) int {
+			return cmp.Or(bytes.Compare(a.link[:], b.link[:]), cmp.Compare(a.day, b.day), bytes.Compare(a.hash[:], b.hash[:]))
+		})
+		p := dbsqlc.ScanVisitorDaysUpsertParams{}
+		for _, k := range vkeys {
+			p.LinkIds = append(p.LinkIds, k.link)
+			p.Days = append(p.Days, time.Unix(k.day, 0).UTC())
+			p.VisitorHashes = append(p.VisitorHashes, k.hash[:])
+			p.WorkspaceIds = append(p.WorkspaceIds, workspace[k.link])
+			p.Hours = append(p.Hours, visitors[k])
+		}
+		changed, err := q.ScanVisitorDaysUpsert(ctx, tx, p)
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		for _, v := range changed {
+			visitorDelta(v.LinkID, v.Day.Unix(), uint32(v.OldHours), uint32(v.NewHours), counts)
+		}
+	}
+
+	hkeys := sortedKeys(hours, func(a, b hourKey) int {
+		return cmp.Or(bytes.Compare(a.link[:], b.link[:]), cmp.Compare(a.hour, b.hour))
+	})
+	hp := dbsqlc.ScanRollupsUpsertParams{}
+	for _, k := range hkeys {
+		c := hours[k]
+		hp.LinkIds = append(hp.LinkIds, k.link)
+		hp.Hours = append(hp.Hours, time.Unix(k.hour, 0).UTC())
+		hp.WorkspaceIds = append(hp.WorkspaceIds, workspace[k.link])
+		hp.Scans = append(hp.Scans, c.scans)
+		hp.Bots = append(hp.Bots, c.bots)
+		hp.Uniq = append(hp.Uniq, c.uniq)
+		hp.DayFirst = append(hp.DayFirst, c.dayFirst)
+		hp.DayLast = append(hp.DayLast, c.dayLast)
+	}
+	if err := q.ScanRollupsUpsert(ctx, tx, hp); err != nil {
+		return store.InterpretError(err)
+	}
+	if len(hourly) == 0 {
+		return nil
+	}
+	var kh dbsqlc.ScanRollupKeysHourlyUpsertParams
+	for _, k := range sortedKeys(hourly, compareKeyKey) {
+		kh.LinkIds = append(kh.LinkIds, k.link)
+		kh.Hours = append(kh.Hours, time.Unix(k.at, 0).UTC())
+		kh.Dims = append(kh.Dims, k.dim)
+		kh.Keys = append(kh.Keys, k.key)
+		kh.WorkspaceIds = append(kh.WorkspaceIds, workspace[k.link])
+		kh.Scans = append(kh.Scans, hourly[k])
+	}
+	if err := q.ScanRollupKeysHourlyUpsert(ctx, tx, kh); err != nil {
+		return store.InterpretError(err)
+	}
+	var kd dbsqlc.ScanRollupKeysDailyUpsertParams
+	for _, k := range sortedKeys(daily, compareKeyKey) {
+		kd.LinkIds = append(kd.LinkIds, k.link)
+		kd.Days = append(kd.Days, time.Unix(k.at, 0).UTC())
+		kd.Dims = append(kd.Dims, k.dim)
+		kd.Keys = append(kd.Keys, k.key)
+		kd.WorkspaceIds = append(kd.WorkspaceIds, workspace[k.link])
+		kd.Scans = append(kd.Scans, daily[k])
+	}
+	return store.InterpretError(q.ScanRollupKeysDailyUpsert(ctx, tx, kd))
+}
+
+// visitorDelta turns one visitor-day's hour bits, before and after the
+// batch, into counter changes: every newly set hour gains a unique
+// visitor, and the hours of the visitor's first and last scan of the day
+// move when the lowest or highest bit does.
+func visitorDelta(link uuid.UUID, day int64, old, now uint32, counts func(hourKey) *hourCounts) {
+	at := func(h int) *hourCounts { return counts(hourKey{link, day + int64(h)*3600}) }
+	for added := now &^ old; added != 0; added &= added - 1 {
+		at(bits.TrailingZeros32(added)).uniq++
+	}
+	first, last := bits.TrailingZeros32(now), 31-bits.LeadingZeros32(now)
+	if old == 0 {
+		at(first).dayFirst++
+		at(last).dayLast++
+		return
+	}
+	if oldFirst := bits.TrailingZeros32(old); oldFirst != first {
+		at(oldFirst).dayFirst--
+		at(first).dayFirst++
+	}
+	if oldLast := 31 - bits.LeadingZeros32(old); oldLast != last {
+		at(oldLast).dayLast--
+		at(last).dayLast++
+	}
+}
+
+func compareKeyKey(a, b keyKey) int {
+	return cmp.Or(bytes.Compare(a.link[:], b.link[:]), cmp.Compare(a.at, b.at), cmp.Compare(a.dim, b.dim), cmp.Compare(a.key, b.key))
+}
+
+func sortedKeys[K comparable, V any](m map[K]V, compare func(a, b K) int) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compare)
+	return keys
+}
+
+// RebuildRollups recomputes the analytics rollups of one link (nil: of
+// every link, one after the other) from raw scans and returns how many
+// links it rebuilt; an unknown link is store.ErrNotFound. Each link is
+// rebuilt in its own transaction under the link's lock, so the scan writer
+// waits only while a batch of that link's scans would change its rollups.
+func RebuildRollups(ctx context.Context, db *store.DB, link *uuid.UUID) (int, error) {
+	q := dbsqlc.New()
+	ids, err := q.ScanRollupLinks(ctx, db.Conn(ctx), link)
+	if err != nil {
+		return 0, store.InterpretError(err)
+	}
+	if link != nil && len(ids) == 0 {
+		return 0, store.ErrNotFound
+	}
+	for i, id := range ids {
+		err := db.InTx(ctx, func(tx pgx.Tx) error {
+			return store.InterpretError(q.ScanRollupsRebuild(ctx, tx, &id))
+		})
+		if err != nil {
+			return i, err
+		}
+	}
+	return len(ids), nil
+}

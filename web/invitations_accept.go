@@ -1,13 +1,9 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/linkqr/linkqr/internal/session"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // invitationsAccept makes the viewer a member of the invitation's
@@ -15,18 +11,13 @@ import (
 // viewer's own e-mail address can be accepted; any other is a 404.
 func (u *UI) invitationsAccept(w http.ResponseWriter, r *http.Request) {
 	v, _ := viewerFrom(r.Context())
-	id, ok := store.ParseID(store.PrefixInvitation, chi.URLParam(r, "invitation"))
+	id, ok := invitationParam(r)
 	if !ok {
 		u.invitationGone(w, r)
 		return
 	}
 	ws, err := u.Accounts.AcceptInvitation(r.Context(), v.User.ID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		u.invitationGone(w, r)
-		return
-	}
-	if err != nil {
-		u.serverError(w, r, err)
+	if u.invitationAnswered(w, r, err) {
 		return
 	}
 	session.SetWorkspace(v.Session, ws.ID)

@@ -1,7 +1,13 @@
 package web
 
 import (
+	"errors"
 	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/store"
 )
 
 // invitationsList shows the signed-in user the open invitations addressed
@@ -30,6 +36,26 @@ const invitationsPath = "/w/invitations"
 // invitationGone answers an accept or decline of an invitation that is
 // unknown, addressed to someone else or no longer open — the same 404 for
 // each, so ids reveal nothing.
+// invitationAnswered reports whether answering (accept or decline) failed
+// and, if so, has written the page: the invitation-specific 404 for one the
+// viewer cannot answer, else a server error.
+func (u *UI) invitationAnswered(w http.ResponseWriter, r *http.Request, err error) bool {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		u.invitationGone(w, r)
+	case err != nil:
+		u.serverError(w, r, err)
+	default:
+		return false
+	}
+	return true
+}
+
+// invitationParam is the invitation id of the URL, false when malformed.
+func invitationParam(r *http.Request) (uuid.UUID, bool) {
+	return store.ParseID(store.PrefixInvitation, chi.URLParam(r, "invitation"))
+}
+
 func (u *UI) invitationGone(w http.ResponseWriter, r *http.Request) {
 	u.errorPage(w, r, http.StatusNotFound, "Invitation not found",
 		"This invitation does not exist, is addressed to another e-mail address, or is no longer open: it may have expired, been revoked or been answered already.")

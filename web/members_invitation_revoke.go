@@ -2,17 +2,13 @@ package web
 
 import (
 	"net/http"
-
-	"github.com/go-chi/chi/v5"
-
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // membersRevokeInvitation withdraws an open invitation of the workspace.
 // Another workspace's invitation, or one no longer open, is a 404.
 func (u *UI) membersRevokeInvitation(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
-	id, ok := store.ParseID(store.PrefixInvitation, chi.URLParam(r, "invitation"))
+	id, ok := invitationParam(r)
 	if !ok {
 		u.notFound(w, r)
 		return

@@ -26,6 +26,7 @@ require (
 	github.com/srwiley/oksvg v0.0.0-20221011165216-be6e8873101c
 	github.com/srwiley/rasterx v0.0.0-20220730225603-2ab79fcdd4ef
 	github.com/stripe/stripe-go/v82 v82.5.1
+	github.com/vgarvardt/pgx-google-uuid/v5 v5.6.0
 	github.com/x-way/crawlerdetect v0.2.31
 	golang.org/x/sync v0.24.0
 	golang.org/x/term v0.47.0

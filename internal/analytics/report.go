@@ -179,14 +179,23 @@ func NewReports(db *store.DB, l Limits) *Reports {
 // breakdowns count human scans; bots are reported apart. The visitor hash is
 // keyed per UTC day, so "unique" counts a person once per day: a visitor
 // seen on two days of a week counts twice in that week. The counts are
-// exact. When the workspace or the process has too many reports running, or
-// the query hits the statement timeout, the error is a *BusyError.
+// exact. When the redirect is busy and reports have used their pace
+// (Limits.Pace), when the workspace or the process has too many reports
+// running, or when the query hits the statement timeout, the error is a
+// *BusyError.
 func (s *Reports) Compute(ctx context.Context, ws, linkID uuid.UUID, r Range) (Report, error) {
+	if ok, err := s.limits.Pace.Acquire(ctx, paceEstimate, s.limits.Wait); err != nil {
+		return Report{}, err
+	} else if !ok {
+		return Report{}, &BusyError{RetryAfter: time.Second, Reason: "short links are being followed at a high rate and analytics yields to them; retry shortly"}
+	}
 	release, err := s.limiter.acquire(ctx, ws)
 	if err != nil {
 		return Report{}, err
 	}
 	defer release()
+	start := time.Now()
+	defer func() { s.limits.Pace.Adjust(float64(time.Since(start).Milliseconds()) - paceEstimate) }()
 	var rep Report
 	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db dbsqlc.DBTX) error {
 		var err error

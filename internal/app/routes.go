@@ -85,7 +85,7 @@ func (a *App) apiV1() *api.API {
 		QR:          a.QR,
 		Accounts:    a.Accounts,
 		Scans:       scan.NewReader(a.DB),
-		Analytics:   analytics.NewReports(a.DB, analytics.DefaultLimits()),
+		Analytics:   analytics.NewReports(a.DB, a.analyticsLimits()),
 		RateLimit:   a.rateLimit(),
 		Webhooks:    a.Webhooks,
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},

@@ -168,6 +168,9 @@ type Reports struct {
 	db      *store.DB
 	limits  Limits
 	limiter *limiter
+	// Now is the clock that tells whether a range runs to the present
+	// (nil: time.Now).
+	Now func() time.Time
 }
 
 // NewReports returns Reports over db, bounded by l.
@@ -196,10 +199,14 @@ func (s *Reports) Compute(ctx context.Context, ws, linkID uuid.UUID, r Range) (R
 	defer release()
 	start := time.Now()
 	defer func() { s.limits.Pace.Adjust(float64(time.Since(start).Milliseconds()) - paceEstimate) }()
+	now := time.Now()
+	if s.Now != nil {
+		now = s.Now()
+	}
 	var rep Report
 	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db dbsqlc.DBTX) error {
 		var err error
-		rep, err = compute(ctx, db, ws, linkID, r)
+		rep, err = compute(ctx, db, ws, linkID, r, now)
 		return err
 	})
 	if errors.Is(err, store.ErrStatementTimeout) {
@@ -213,7 +220,7 @@ type dayCounters struct {
 	first, last int64
 }
 
-func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range) (Report, error) {
+func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range, now time.Time) (Report, error) {
 	q := dbsqlc.New()
 	from, to := r.From.UTC(), r.To.UTC()
 	rep := Report{Object: "analytics", LinkID: store.FormatID(store.PrefixLink, linkID), From: r.From, To: r.To, Interval: r.Interval}
@@ -222,6 +229,12 @@ func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range)
 	// from raw scans; of the whole hours, whole days [d0, d1) come from the
 	// daily breakdowns.
 	h0, h1 := ceilTo(Hour, from), Hour.Truncate(to)
+	// A range that runs to the present (the default one does) ends inside
+	// the hour in progress, whose rollup holds only scans up to now: that
+	// hour is read whole from the rollups, never from raw scans.
+	if h1.Before(to) && !to.Before(now) {
+		h1 = Hour.Next(h1)
+	}
 	if !h0.Before(h1) {
 		h0, h1 = to, to
 	}

@@ -64,9 +64,10 @@ func Handler(cfg Config) http.Handler {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	d := &dispatcher{api: cfg.API, max: cfg.MaxResponseBytes}
+	sdkLog := slog.New(quieter{cfg.Log.Handler(), slog.LevelWarn})
 	server := sdk.NewServer(&sdk.Implementation{Name: "linkqr", Title: "linkqr", Version: Version}, &sdk.ServerOptions{
 		Instructions: instructions,
-		Logger:       cfg.Log,
+		Logger:       sdkLog,
 	})
 	addLinkTools(server, d)
 	addAnalyticsTools(server, d)
@@ -74,7 +75,7 @@ func Handler(cfg Config) http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
-		Logger:              cfg.Log,
+		Logger:              sdkLog,
 		MaxRequestBodyBytes: maxRequestBytes,
 		// The SDK's DNS-rebinding guard refuses requests that reach a
 		// loopback listener with another Host — exactly what a reverse

@@ -19,7 +19,13 @@ func (a *App) mcpRoutes(r chi.Router, v1 *api.API) {
 	r.Handle("/mcp", mcp.Handler(mcp.Config{
 		API:          http.HandlerFunc(a.dispatchInProcess),
 		Authenticate: v1.Auth.Middleware,
-		Log:          a.Log,
+		ResourceMetadataURL: func() string {
+			if !hasRoute(a.router, http.MethodGet, authorizationServerPath) {
+				return ""
+			}
+			return strings.TrimSuffix(a.Config.BaseURL.String(), "/") + "/.well-known/oauth-protected-resource/mcp"
+		},
+		Log: a.Log,
 	}))
 	r.Get("/.well-known/oauth-protected-resource", a.protectedResource(""))
 	r.Get("/.well-known/oauth-protected-resource/mcp", a.protectedResource("/mcp"))

@@ -393,4 +393,15 @@ func TestProtectedResourceMetadata(t *testing.T) {
 			t.Errorf("%s: %v", p, doc)
 		}
 	}
+	// Now a 401 on /mcp points MCP clients at the document.
+	resp := post(t, srv.URL+"/mcp", "", initialize)
+	testkit.Problem(t, resp, http.StatusUnauthorized, "unauthorized")
+	want := `Bearer realm="linkqr", resource_metadata="` + srv.URL + `/.well-known/oauth-protected-resource/mcp"`
+	if got := resp.Header.Get("WWW-Authenticate"); got != want {
+		t.Errorf("WWW-Authenticate %q, want %q", got, want)
+	}
+	// Authenticated requests are untouched.
+	tn := testkit.NewTenant(t, srv.Pool)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
+	ok(t, callTool(t, s, "list_links", nil))
 }

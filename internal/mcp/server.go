@@ -49,6 +49,9 @@ type Config struct {
 	// WWW-Authenticate for a missing or invalid token, 403 outside the IP
 	// allowlist.
 	Authenticate func(http.Handler) http.Handler
+	// ResourceMetadataURL returns the RFC 9728 metadata URL to name in the
+	// WWW-Authenticate challenge of a 401, or "" while there is none.
+	ResourceMetadataURL func() string
 	// MaxResponseBytes bounds one dispatched response (default
 	// DefaultMaxResponseBytes).
 	MaxResponseBytes int
@@ -84,7 +87,7 @@ func Handler(cfg Config) http.Handler {
 		// which a rebinding page cannot obtain.
 		DisableLocalhostProtection: true,
 	})
-	return cfg.Authenticate(remember(h))
+	return withResourceMetadata(cfg.ResourceMetadataURL, cfg.Authenticate, remember(h))
 }
 
 const instructions = `linkqr manages dynamic short links and their QR codes in one workspace (the one the bearer credential belongs to).

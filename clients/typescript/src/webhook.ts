@@ -12,7 +12,8 @@ const encoder = new TextEncoder();
 
 /**
  * verifyWebhook reports whether a delivery is genuine: header is the
- * Service-Signature value ("t=<unix>,v1=<hex>[,v1=<hex>]"), rawBody the body
+ * Service-Signature value ("t=<unix>,v1=<hex>[,v1=<hex>]", as a string or
+ * Node's header array), rawBody the body
  * exactly as received (not re-serialised JSON), secret the subscription's
  * whsec_… secret. Any v1 entry may match — during the 24 h after a secret
  * rotation linkqr signs with the new and the old secret — and t must be
@@ -20,10 +21,11 @@ const encoder = new TextEncoder();
  */
 export async function verifyWebhook(
   rawBody: string | Uint8Array,
-  header: string | null | undefined,
+  header: string | string[] | null | undefined,
   secret: string,
   opts: VerifyOptions = {},
 ): Promise<boolean> {
+  if (Array.isArray(header)) header = header.join(","); // Node's IncomingHttpHeaders
   if (!header || !secret) return false;
   const parsed = parseSignature(header);
   if (parsed === undefined || parsed.v1.length === 0) return false;

@@ -44,6 +44,7 @@ test("verifyWebhook accepts real deliveries from linkqr, before and after a rota
   assert.match(first.signature, /^t=\d+,v1=[0-9a-f]{64}$/);
   assert.equal(await verifyWebhook(first.body, first.signature, hook.secret, { toleranceSec: 300 }), true);
   assert.equal(await verifyWebhook(new TextEncoder().encode(first.body), first.signature, hook.secret), true, "bytes work too");
+  assert.equal(await verifyWebhook(first.body, [first.signature], hook.secret), true, "Node's header array");
   assert.equal(await verifyWebhook(first.body + " ", first.signature, hook.secret), false, "tampered body");
   assert.equal(await verifyWebhook(first.body, first.signature, hook.secret + "x"), false, "wrong secret");
   const t0 = Number(/^t=(\d+)/.exec(first.signature)?.[1]);

@@ -176,7 +176,7 @@ func TestLinkTools(t *testing.T) {
 
 	// Analytics: the scan is written by the batching writer; poll until it shows.
 	var an map[string]any
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		an = ok(t, callTool(t, s, "get_link_analytics", map[string]any{"id": id, "interval": "day"}))
 		if an["total"] == float64(1) || time.Now().After(deadline) {
@@ -347,7 +347,7 @@ func TestWebhookTools(t *testing.T) {
 	}
 	ok(t, callTool(t, s, "create_link", map[string]any{"target_url": "https://example.com/"}))
 	var dl map[string]any
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		dl = ok(t, callTool(t, s, "list_webhook_deliveries", map[string]any{"webhook_id": wh["id"]}))
 		if len(dl["data"].([]any)) > 0 || time.Now().After(deadline) {

@@ -22,7 +22,7 @@ export function client(opts: Partial<ClientOptions> = {}): LinkqrClient {
 export const run = `${process.pid}-${Date.now().toString(36)}`;
 
 /** Poll until check returns a value, or fail after timeoutMs. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

@@ -108,3 +108,30 @@ test("QR codes download as PNG and SVG", async () => {
   assert.match(svg, /<svg/);
   await assert.rejects(lq.qr(link.id, { size: 10 }), (e: unknown) => e instanceof ProblemError && e.errors[0]?.pointer === "/query/size");
 });
+
+test("a POST retried after a 503 reuses its Idempotency-Key, so the server acts once", async () => {
+  const keys: string[] = [];
+  let lost = false;
+  const lq = client({
+    // The first POST reaches linkqr, which creates the link, but its answer is
+    // replaced by a 503 on the way back, as a failing proxy would.
+    fetch: async (r: Request) => {
+      if (r.method === "POST") keys.push(r.headers.get("Idempotency-Key") ?? "");
+      const res = await fetch(r);
+      if (r.method !== "POST" || lost) return res;
+      lost = true;
+      return new Response(JSON.stringify({ type: "about:blank", title: "Service unavailable", status: 503, detail: "lost" }), {
+        status: 503,
+        headers: { "Content-Type": "application/problem+json", "Retry-After": "0" },
+      });
+    },
+  });
+  const title = `once ${run}`;
+  const link = await lq.createLink({ target_url: "https://example.com/once", title });
+  assert.equal(keys.length, 2);
+  assert.equal(keys[0], keys[1]);
+  let same = 0;
+  for await (const l of client().links({ limit: 100 })) if (l.title === title) same++;
+  assert.equal(same, 1, "one link, not two");
+  assert.equal((await lq.getLink(link.id)).title, title);
+});

@@ -287,7 +287,46 @@ func TestRateLimitAndAllowlistApply(t *testing.T) {
 	far := mint(apikey.CreateInput{Scopes: []string{"links:read"}, IPAllowlist: []string{"203.0.113.0/24"}})
 	resp := post(t, srv.URL+"/mcp", far, initialize)
 	testkit.Problem(t, resp, http.StatusForbidden, "ip-not-allowed")
+	// Inside it, tool calls pass: the dispatched API request has the caller's address.
+	near := mint(apikey.CreateInput{Scopes: []string{"links:read"}, IPAllowlist: []string{"127.0.0.0/8"}})
+	ok(t, callTool(t, connect(t, srv, near), "list_links", nil))
 }
+
+// Behind a trusted proxy the client address comes from X-Forwarded-For, for
+// /mcp and for the API calls its tools make alike.
+func TestAllowlistBehindTrustedProxy(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_TRUSTED_PROXIES", "127.0.0.1/32"))
+	tn := testkit.NewTenant(t, srv.Pool)
+	_, token, err := srv.App.Keys.Create(context.Background(), tn.WorkspaceID, nil, apikey.CreateInput{
+		Name: "proxied", Scopes: []string{"links:read"}, IPAllowlist: []string{"203.0.113.0/24"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forwarded := func(addr string) *http.Client {
+		return &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			r = r.Clone(r.Context())
+			r.Header.Set("X-Forwarded-For", addr)
+			return bearer{token: token, next: http.DefaultTransport}.RoundTrip(r)
+		})}
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: forwarded("203.0.113.9")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ok(t, callTool(t, s, "list_links", nil))
+	if _, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: forwarded("198.51.100.9")}, nil); err == nil {
+		t.Error("connected from outside the allowlist")
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
 

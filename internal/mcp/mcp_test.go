@@ -444,3 +444,25 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
 	ok(t, callTool(t, s, "list_links", nil))
 }
+
+// search_links pages through the list (100 a page) until it has enough
+// matches or the list ends.
+func TestSearchLinksPages(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	testkit.Link(t, srv.Pool, &testkit.LinkOpts{WorkspaceID: tn.WorkspaceID, Code: "needle-in-page-2", TargetURL: "https://example.org/needle"})
+	for range 150 {
+		testkit.Link(t, srv.Pool, &testkit.LinkOpts{WorkspaceID: tn.WorkspaceID})
+	}
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
+	found := ok(t, callTool(t, s, "search_links", map[string]any{"query": "NEEDLE"}))
+	data := found["data"].([]any)
+	if len(data) != 1 || data[0].(map[string]any)["code"] != "needle-in-page-2" || found["scanned"] != float64(151) || found["complete"] != true {
+		t.Errorf("search over two pages: scanned=%v complete=%v data=%v", found["scanned"], found["complete"], len(data))
+	}
+	first := ok(t, callTool(t, s, "search_links", map[string]any{"query": "example.", "max_results": 1}))
+	if data := first["data"].([]any); len(data) != 1 || first["scanned"] != float64(100) || first["complete"] != false {
+		t.Errorf("max_results=1: scanned=%v complete=%v data=%v", first["scanned"], first["complete"], len(data))
+	}
+}

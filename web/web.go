@@ -7,12 +7,14 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
+	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -32,6 +34,11 @@ type Deps struct {
 	QR *qrserve.Server
 	// Webhooks manages webhook subscriptions (Settings → Webhooks).
 	Webhooks *webhook.Service
+	// Analytics answers the link page's chart, totals and breakdowns,
+	// under the same bounds as the API's analytics.
+	Analytics *analytics.Reports
+	// Scans reads raw scans for the CSV export.
+	Scans *scan.Reader
 }
 
 // UI serves the browser pages.
@@ -78,7 +85,16 @@ func (u *UI) Mount(r chi.Router) {
 			r.Route("/w/{ws}", func(r chi.Router) {
 				r.Use(u.loadWorkspace)
 				r.Get("/", u.workspaceHome)
+				// Links: every member manages them, like an admin.
 				r.Get("/links", u.links)
+				r.Post("/links", u.linksCreate)
+				r.Get("/links/{link}", u.linkShow)
+				r.Post("/links/{link}", u.linkUpdate)
+				r.Post("/links/{link}/status", u.linkSetStatus)
+				r.Get("/links/{link}/delete", u.linkDeleteConfirm)
+				r.Post("/links/{link}/delete", u.linkDelete)
+				r.Get("/links/{link}/analytics.csv", u.linkSeriesCSV)
+				r.Get("/links/{link}/scans.csv", u.linkScansCSV)
 				r.Get("/links/{link}/qr.png", u.linkQR(qr.FormatPNG))
 				r.Get("/links/{link}/qr.svg", u.linkQR(qr.FormatSVG))
 				r.Get("/settings", u.settingsHome)

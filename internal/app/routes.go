@@ -45,14 +45,17 @@ func (a *App) routes() chi.Router {
 	staticFS, _ := fs.Sub(static.FS, ".")
 	r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
 
+	// One analytics reader for API and UI, so their reports share one
+	// concurrency bound.
+	reports := analytics.NewReports(a.DB, analytics.DefaultLimits())
 	r.Route("/api", func(r2 chi.Router) {
 		r2.NotFound(a.apiNotFound)
 		r2.MethodNotAllowed(a.apiMethodNotAllowed(r))
-		r2.Route("/v1", a.apiV1().Routes)
+		r2.Route("/v1", a.apiV1(reports).Routes)
 	})
 
 	a.docsRoutes(r)
-	web.New(a.webDeps()).Mount(r)
+	web.New(a.webDeps(reports)).Mount(r)
 	a.Redirects.Mount(r)
 
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -76,7 +79,7 @@ func (a *App) metricsRouter() chi.Router {
 	return r
 }
 
-func (a *App) apiV1() *api.API {
+func (a *App) apiV1(reports *analytics.Reports) *api.API {
 	return &api.API{
 		Log:         a.Log,
 		Problems:    a.problems,
@@ -85,7 +88,7 @@ func (a *App) apiV1() *api.API {
 		QR:          a.QR,
 		Accounts:    a.Accounts,
 		Scans:       scan.NewReader(a.DB),
-		Analytics:   analytics.NewReports(a.DB, analytics.DefaultLimits()),
+		Analytics:   reports,
 		RateLimit:   a.rateLimit(),
 		Webhooks:    a.Webhooks,
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
@@ -98,16 +101,18 @@ func (a *App) apiV1() *api.API {
 	}
 }
 
-func (a *App) webDeps() web.Deps {
+func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 	return web.Deps{
-		Webhooks: a.Webhooks,
-		Links:    a.Links,
-		QR:       a.QR,
-		Config:   a.Config,
-		Log:      a.Log,
-		Accounts: a.Accounts,
-		Keys:     a.Keys,
-		ClientIP: clientip.Resolver{Trusted: a.Config.TrustedProxies},
+		Analytics: reports,
+		Scans:     scan.NewReader(a.DB),
+		Webhooks:  a.Webhooks,
+		Links:     a.Links,
+		QR:        a.QR,
+		Config:    a.Config,
+		Log:       a.Log,
+		Accounts:  a.Accounts,
+		Keys:      a.Keys,
+		ClientIP:  clientip.Resolver{Trusted: a.Config.TrustedProxies},
 		Sessions: session.NewStore(a.DB, a.Log, session.Keys{
 			Cookie:   config.DeriveKey(a.Config.SecretKey, "session-cookie"),
 			DataAuth: config.DeriveKey(a.Config.SecretKey, "session-data-auth"),

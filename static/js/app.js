@@ -37,3 +37,43 @@ document.addEventListener("focusin", (event) => {
     event.target.select();
   }
 });
+
+// QR designer: the preview, the downloads and the contrast line follow the
+// form as it changes (the same /qr renderer; "Update preview" does the
+// same without JavaScript).
+(() => {
+  const form = document.querySelector("form[data-qr-form]");
+  const img = document.querySelector("img[data-qr-preview]");
+  if (!form || !img) return;
+  const note = form.querySelector("[data-qr-contrast]");
+  const downloads = document.querySelectorAll("[data-qr-download]");
+  const luminance = (hex) => {
+    const n = parseInt(hex.replace("#", ""), 16);
+    const lin = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * lin((n >> 16) & 255) + 0.7152 * lin((n >> 8) & 255) + 0.0722 * lin(n & 255);
+  };
+  const ratio = (a, b) => { const x = luminance(a), y = luminance(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const inRange = (v, lo, hi) => /^\d+$/.test(v) && +v >= lo && +v <= hi;
+  const update = () => {
+    const f = new FormData(form);
+    const fg = String(f.get("fg")), bg = String(f.get("bg"));
+    if (!/^#[0-9a-fA-F]{6}$/.test(fg) || !/^#[0-9a-fA-F]{6}$/.test(bg)) return;
+    const r = Math.floor(ratio(fg, bg) * 100) / 100;
+    const ok = r >= 3;
+    note.classList.toggle("error", !ok);
+    note.textContent = `Contrast ${r}:1. ` + (ok ? "Scanners need a dark code on a light background with a contrast of at least 3:1; lower pairs are refused."
+      : "Too low: scanners need at least 3:1. Choose a darker foreground or a lighter background.");
+    const size = String(f.get("size")), margin = String(f.get("margin"));
+    if (!ok || !inRange(size, 64, 4096) || !inRange(margin, 0, 16)) {
+      img.style.opacity = "0.25";
+      downloads.forEach((a) => a.setAttribute("aria-disabled", "true"));
+      return;
+    }
+    const q = new URLSearchParams({ size, margin, ecc: String(f.get("ecc")), fg: fg.slice(1).toLowerCase(), bg: bg.slice(1).toLowerCase() });
+    img.style.opacity = "";
+    img.src = img.dataset.qrPreview + q;
+    downloads.forEach((a) => { a.href = a.dataset.qrDownload + q + "&download=1"; a.removeAttribute("aria-disabled"); });
+  };
+  form.addEventListener("input", update);
+  form.addEventListener("change", update);
+})();

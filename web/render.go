@@ -24,7 +24,9 @@ func RedirectPages() redirect.Pages {
 		NotFound: StatusPage(http.StatusNotFound, "Link not found",
 			"There is no link at this address. Check the code and try again."),
 		Gone: StatusPage(http.StatusGone, "Link no longer available",
-			"This link has been paused, has expired or was removed by its owner."),
+			"This link has expired or was removed by its owner, and no longer leads anywhere."),
+		Paused: StatusPage(http.StatusGone, "This link is paused",
+			"Its owner has paused this link for now. It may work again later; try again another time."),
 		Unavailable: StatusPage(http.StatusServiceUnavailable, "Temporarily unavailable",
 			"This link cannot be opened right now. Please try again in a moment."),
 	}

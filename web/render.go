@@ -11,14 +11,19 @@ import (
 	"github.com/linkqr/linkqr/internal/redirect"
 )
 
-// StatusPage returns a handler that answers with the plain error page.
+// StatusPage returns a handler that answers with the plain error page,
+// never to be reused from a cache.
 func StatusPage(status int, title, message string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "private, no-cache")
 		Render(w, r, status, ErrorPage(status, title, message))
 	}
 }
 
-// RedirectPages are the pages of a short URL that does not redirect.
+// RedirectPages are the pages of a short URL that does not redirect. None
+// may be cached: a paused link is resumed, an unknown code may be created,
+// and the very next visit must see it (browsers may otherwise keep a 404
+// or 410 heuristically).
 func RedirectPages() redirect.Pages {
 	return redirect.Pages{
 		NotFound: StatusPage(http.StatusNotFound, "Link not found",

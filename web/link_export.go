@@ -8,10 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/scan"
 )
 
 // exportPageSize is how many raw scans one database round trip of the
@@ -80,7 +79,7 @@ func (u *UI) linkScansCSV(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var after *uuid.UUID
+	var after *scan.Scan
 	page, more, err := u.Scans.InRange(r.Context(), ws.ID, l.ID, c.Range.From, c.Range.To, after, exportPageSize)
 	if err != nil {
 		u.serverError(w, r, err)
@@ -106,7 +105,7 @@ func (u *UI) linkScansCSV(w http.ResponseWriter, r *http.Request) {
 		if !more || len(page) == 0 {
 			return
 		}
-		after = &page[len(page)-1].ID
+		after = &page[len(page)-1]
 		page, more, err = u.Scans.InRange(r.Context(), ws.ID, l.ID, c.Range.From, c.Range.To, after, exportPageSize)
 		if err != nil {
 			// The header is out: end the body early and log; the file is

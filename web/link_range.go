@@ -83,7 +83,7 @@ func parseRangeChoice(q url.Values, now time.Time) rangeChoice {
 	}
 	if len(c.Errors) == 0 {
 		r, err := analytics.ParseRange(url.Values{
-			"from": {from.Format(time.RFC3339)}, "to": {to.Format(time.RFC3339)}, "interval": {string(interval)},
+			"from": {from.Format(time.RFC3339Nano)}, "to": {to.Format(time.RFC3339Nano)}, "interval": {string(interval)},
 		}, now)
 		if errs, ok := fieldErrors(err); ok {
 			for _, msg := range errs {

@@ -67,13 +67,15 @@ func EnsurePartitions(ctx context.Context, db *store.DB, now time.Time) error {
 }
 
 // InRange returns up to limit scans of a link that occurred in [from, to),
-// oldest first, after the scan id after (nil: from the first), and whether
+// oldest first, after the scan after (nil: from the first), and whether
 // more follow: the pages of a streamed export. The link must belong to the
 // workspace; callers check that first.
-func (s *Reader) InRange(ctx context.Context, ws, linkID uuid.UUID, from, to time.Time, after *uuid.UUID, limit int) ([]Scan, bool, error) {
-	rows, err := dbsqlc.New().ScanListByLinkRange(ctx, s.db.Conn(ctx), dbsqlc.ScanListByLinkRangeParams{
-		LinkID: linkID, WorkspaceID: ws, FromTime: from, ToTime: to, After: after, Lim: int32(limit + 1),
-	})
+func (s *Reader) InRange(ctx context.Context, ws, linkID uuid.UUID, from, to time.Time, after *Scan, limit int) ([]Scan, bool, error) {
+	p := dbsqlc.ScanListByLinkRangeParams{LinkID: linkID, WorkspaceID: ws, FromTime: from, ToTime: to, Lim: int32(limit + 1)}
+	if after != nil {
+		p.AfterID, p.AfterTime = &after.ID, after.OccurredAt
+	}
+	rows, err := dbsqlc.New().ScanListByLinkRange(ctx, s.db.Conn(ctx), p)
 	if err != nil {
 		return nil, false, store.InterpretError(err)
 	}

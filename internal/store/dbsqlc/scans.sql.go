@@ -146,9 +146,9 @@ SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot
 FROM scans
 WHERE link_id = $1 AND workspace_id = $2
   AND occurred_at >= $3 AND occurred_at < $4
-  AND ($5::uuid IS NULL OR id > $5::uuid)
-ORDER BY id
-LIMIT $6
+  AND ($5::uuid IS NULL OR (occurred_at, id) > ($6::timestamptz, $5::uuid))
+ORDER BY occurred_at, id
+LIMIT $7
 `
 
 type ScanListByLinkRangeParams struct {
@@ -156,7 +156,8 @@ type ScanListByLinkRangeParams struct {
 	WorkspaceID uuid.UUID
 	FromTime    time.Time
 	ToTime      time.Time
-	After       *uuid.UUID
+	AfterID     *uuid.UUID
+	AfterTime   time.Time
 	Lim         int32
 }
 
@@ -171,15 +172,17 @@ type ScanListByLinkRangeRow struct {
 	Bot          bool
 }
 
-// A link's scans in [from, to), oldest first, in pages after the last id
-// of the previous page: the raw scans CSV export streams these.
+// A link's scans in [from, to), oldest first, in pages after the last
+// (occurred_at, id) of the previous page (scans_link_time_idx): the raw
+// scans CSV export streams these.
 func (q *Queries) ScanListByLinkRange(ctx context.Context, db DBTX, arg ScanListByLinkRangeParams) ([]ScanListByLinkRangeRow, error) {
 	rows, err := db.Query(ctx, scanListByLinkRange,
 		arg.LinkID,
 		arg.WorkspaceID,
 		arg.FromTime,
 		arg.ToTime,
-		arg.After,
+		arg.AfterID,
+		arg.AfterTime,
 		arg.Lim,
 	)
 	if err != nil {

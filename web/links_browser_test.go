@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,8 +24,10 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/webhook"
 )
 
 // desktopUA is a person's browser: headless Chromium's own user agent
@@ -425,4 +428,75 @@ func hasColour(img image.Image, c color.RGBA) bool {
 		}
 	}
 	return false
+}
+
+// TestBrowserEveryPageFitsAPhone opens every page of the UI, signed out
+// and signed in as an admin whose workspace has a link, a key, a webhook
+// and an open invitation, at 390 and 1280 px: no page may be wider than a
+// phone's viewport. It also opens the collapsed top bar menu on a phone
+// and signs out through it.
+func TestBrowserEveryPageFitsAPhone(t *testing.T) {
+	t.Parallel()
+	ctx := chromiumUser(t)
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
+	p := &pilot{t: t, ctx: ctx, srv: srv, js: true}
+	admin := testkit.NewTenant(t, srv.Pool)
+	bg := context.Background()
+	ws := "/w/" + admin.WorkspaceExternalID()
+	srv.APIKey(t, admin.WorkspaceID)
+	hook, err := srv.App.Webhooks.Create(bg, admin.WorkspaceID, webhook.CreateInput{URL: "http://127.0.0.1:9/a/rather/long/path/for/a/webhook/endpoint", Events: []string{"link.updated", "scan.created"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.App.Accounts.Invite(bg, admin.WorkspaceID, admin.UserID, newEmail("a-rather-long-invitee-address"), account.RoleMember); err != nil {
+		t.Fatal(err)
+	}
+	hookPath := ws + "/settings/webhooks/" + store.FormatID(store.PrefixWebhook, hook.ID)
+
+	visit := func(name, path string) {
+		t.Helper()
+		p.run(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+path), chromedp.WaitReady(chromedp.CSS("body")))
+		p.look(name)
+	}
+	for name, path := range map[string]string{"home": "/", "problems": "/problems", "problem": "/problems/validation-failed", "not-found": "/no/such/page"} {
+		visit("public-"+name, path)
+	}
+	p.run(chromedp.Navigate(srv.URL+"/login"), chromedp.SendKeys(css("signin-email"), admin.Email), chromedp.SendKeys(css("signin-password"), admin.Password))
+	p.submit(css("signin-submit"), "new-link-form")
+	b := newBrowser(t, srv)
+	b.mustSignIn(admin.Email, admin.Password)
+	linkPath := createInForm(t, b, admin.WorkspaceExternalID(), url.Values{
+		"target_url": {"https://example.com/a/very/long/target/address/that/does/not/fit/on/a/phone/screen/at/all?with=query&and=more"},
+		"title":      {"A link with a long title that wraps on a phone"},
+	})
+	pages := []struct{ name, path string }{
+		{"links", ws + "/links"}, {"links-search", ws + "/links?q=long&status=active"}, {"link", linkPath}, {"link-delete", linkPath + "/delete"},
+		{"api-keys", ws + "/settings/api-keys"}, {"api-key-new", ws + "/settings/api-keys/new"},
+		{"members", ws + "/settings/members"}, {"webhooks", ws + "/settings/webhooks"}, {"webhook-new", ws + "/settings/webhooks/new"},
+		{"webhook", hookPath}, {"webhook-edit", hookPath + "/edit"}, {"webhook-delete", hookPath + "/delete"},
+		{"workspace-new", "/w/new"}, {"invitations", "/w/invitations"}, {"signed-in-problems", "/problems"}, {"signed-in-not-found", ws + "/links/lnk_nope"},
+		{"docs", "/docs"},
+	}
+	for _, pg := range pages {
+		visit(pg.name, pg.path)
+	}
+	// Public pages show the signed-in account too.
+	p.run(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/problems"), chromedp.WaitVisible(css("nav-email")))
+	if got := p.text("nav-email"); got != admin.Email {
+		t.Errorf("account on /problems: %q", got)
+	}
+	p.run(chromedp.Navigate(srv.URL+"/docs"), chromedp.WaitVisible(css("nav-email")))
+
+	// On a phone the top bar is one button; the menu opens without a
+	// scroll and signs out.
+	p.run(chromedp.EmulateViewport(390, 900), chromedp.Navigate(srv.URL+ws+"/links"), chromedp.WaitVisible(css("menu-button")))
+	if vis, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid="sign-out"]').checkVisibility()`)); vis {
+		t.Error("the menu is open on a phone before it is tapped")
+	}
+	p.run(chromedp.Click(css("menu-button")), chromedp.WaitVisible(css("sign-out")))
+	if sw, _ := chromedp.Run(ctx, chromedp.Evaluate[int64](`document.documentElement.scrollWidth`)); sw > 390 {
+		t.Errorf("the open menu is %d px wide", sw)
+	}
+	saveShot(t, ctx, "menu-open-390")
+	p.submit(css("sign-out"), "nav-signin")
 }

@@ -61,6 +61,20 @@ func New(d Deps) *UI {
 	return u
 }
 
+// PublicNav is the top bar for a page served outside the UI's routes
+// (the docs, the problem pages, unknown paths): a signed-in visitor sees
+// their account and workspaces there too.
+func (u *UI) PublicNav(w http.ResponseWriter, r *http.Request) NavModel {
+	v, ok, err := u.currentUser(r)
+	if err != nil {
+		u.Log.Warn("load the viewer of a public page", "err", err)
+	}
+	if ok {
+		r = r.WithContext(withViewer(r.Context(), v))
+	}
+	return u.nav(w, r, "")
+}
+
 // Mount registers the UI routes on r. Every workspace page lives under
 // /w/{ws}/… and is reached only through the signed-in user's membership;
 // role checks happen in one middleware (requireRole).
@@ -76,6 +90,7 @@ func (u *UI) Mount(r chi.Router) {
 
 		r.Group(func(r chi.Router) {
 			r.Use(u.requireUser)
+			r.Get("/settings", u.settingsRedirect)
 			r.Get("/w/new", u.workspaceNewForm)
 			r.Post("/w", u.workspaceCreate)
 			r.Post("/w/switch", u.workspaceSwitch)

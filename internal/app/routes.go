@@ -37,29 +37,31 @@ func (a *App) routes() chi.Router {
 		r.Method(http.MethodGet, "/metrics", a.Metrics.Handler())
 	}
 
+	// One analytics reader for API and UI, so their reports share one
+	// concurrency bound.
+	reports := analytics.NewReports(a.DB, analytics.DefaultLimits())
+	ui := web.New(a.webDeps(reports))
+
 	r.Get("/problems", func(w http.ResponseWriter, r *http.Request) {
-		web.Render(w, r, http.StatusOK, web.ProblemIndex(problem.Catalog))
+		web.Render(w, r, http.StatusOK, web.ProblemIndex(ui.PublicNav(w, r), problem.Catalog))
 	})
-	r.Get("/problems/{slug}", a.problemPage)
+	r.Get("/problems/{slug}", a.problemPage(ui))
 
 	staticFS, _ := fs.Sub(static.FS, ".")
 	r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
 
-	// One analytics reader for API and UI, so their reports share one
-	// concurrency bound.
-	reports := analytics.NewReports(a.DB, analytics.DefaultLimits())
 	r.Route("/api", func(r2 chi.Router) {
 		r2.NotFound(a.apiNotFound)
 		r2.MethodNotAllowed(a.apiMethodNotAllowed(r))
 		r2.Route("/v1", a.apiV1(reports).Routes)
 	})
 
-	a.docsRoutes(r)
-	web.New(a.webDeps(reports)).Mount(r)
+	a.docsRoutes(r, ui)
+	ui.Mount(r)
 	a.Redirects.Mount(r)
 
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		web.Render(w, r, http.StatusNotFound, web.ErrorPage(http.StatusNotFound, "Page not found", "There is nothing at this address."))
+		web.Render(w, r, http.StatusNotFound, web.ErrorPageNav(ui.PublicNav(w, r), http.StatusNotFound, "Page not found", "There is nothing at this address."))
 	})
 	return r
 }
@@ -142,13 +144,15 @@ func (a *App) readyz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-func (a *App) problemPage(w http.ResponseWriter, r *http.Request) {
-	t, ok := problem.Lookup(chi.URLParam(r, "slug"))
-	if !ok {
-		web.Render(w, r, http.StatusNotFound, web.ErrorPage(http.StatusNotFound, "Unknown problem type", "linkqr has no problem type of that name."))
-		return
+func (a *App) problemPage(ui *web.UI) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		t, ok := problem.Lookup(chi.URLParam(r, "slug"))
+		if !ok {
+			web.Render(w, r, http.StatusNotFound, web.ErrorPageNav(ui.PublicNav(w, r), http.StatusNotFound, "Unknown problem type", "linkqr has no problem type of that name."))
+			return
+		}
+		web.Render(w, r, http.StatusOK, web.ProblemPage(ui.PublicNav(w, r), t, a.problems.TypeURL(t)))
 	}
-	web.Render(w, r, http.StatusOK, web.ProblemPage(t, a.problems.TypeURL(t)))
 }
 
 func (a *App) apiNotFound(w http.ResponseWriter, r *http.Request) {

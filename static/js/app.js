@@ -17,10 +17,22 @@ document.addEventListener("click", async (event) => {
   setTimeout(() => { button.textContent = label; }, 1500);
 });
 
+// A form marked data-confirm asks first; once accepted it carries
+// confirmed=yes, so the server acts at once. Without JavaScript the server
+// shows a confirmation page instead.
 document.addEventListener("submit", (event) => {
   const form = event.target;
-  if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+  if (!form.dataset.confirm) return;
+  if (!window.confirm(form.dataset.confirm)) {
     event.preventDefault();
+    return;
+  }
+  if (!form.querySelector('input[name="confirmed"]')) {
+    const input = document.createElement("input");
+    input.type = "hidden";
+    input.name = "confirmed";
+    input.value = "yes";
+    form.appendChild(input);
   }
 });
 

@@ -408,3 +408,42 @@ func TestLinkPageRangeAndQRDesignerErrors(t *testing.T) {
 		t.Errorf("custom range: %d %s", p.status, excerpt(p.body))
 	}
 }
+
+// TestLinkFormSentTwiceCreatesOneLink: the New link form carries a
+// one-time key; posting it again (a double click, a resubmitted page) gets
+// the first answer and creates nothing, like an Idempotency-Key in the API.
+func TestLinkFormSentTwiceCreatesOneLink(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	b := newBrowser(t, srv)
+	b.mustSignIn(tn.Email, tn.Password)
+	base := "/w/" + tn.WorkspaceExternalID() + "/links"
+	m := regexp.MustCompile(`name="form_key" value="([^"]+)"`).FindStringSubmatch(b.get(base).body)
+	if m == nil {
+		t.Fatal("the New link form has no one-time key")
+	}
+	form := url.Values{"form_key": {m[1]}, "target_url": {"https://example.com/once"}}
+	first := b.post(base, form)
+	again := b.post(base, form)
+	if first.status != http.StatusSeeOther || again.status != http.StatusSeeOther || again.location != first.location || again.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("first %d %q, again %d %q %v", first.status, first.location, again.status, again.location, again.header)
+	}
+	if ev := eventsOf(t, srv, tn); len(ev) != 1 {
+		t.Errorf("%d events, want one link.created", len(ev))
+	}
+	form.Set("target_url", "https://example.com/other")
+	if p := b.post(base, form); p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, "Form already used") {
+		t.Errorf("reused key with other values: %d", p.status)
+	}
+	// Another workspace's use of the same key is its own.
+	other := testkit.NewTenant(t, srv.Pool)
+	ob := newBrowser(t, srv)
+	ob.mustSignIn(other.Email, other.Password)
+	if p := ob.post("/w/"+other.WorkspaceExternalID()+"/links", url.Values{"form_key": {m[1]}, "target_url": {"https://example.com/once"}}); p.status != http.StatusSeeOther || p.location == first.location {
+		t.Errorf("the same key in another workspace: %d %q", p.status, p.location)
+	}
+	if n := strings.Count(b.get(base).body, `data-testid="link-row"`); n != 1 {
+		t.Errorf("%d links, want 1", n)
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/cursor"
+	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
@@ -38,7 +39,7 @@ func (u *UI) links(w http.ResponseWriter, r *http.Request) {
 func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, form newLinkForm) {
 	ws, _ := workspaceFrom(r.Context())
 	q := r.URL.Query()
-	v := LinksView{ShortBase: u.Config.ShortBaseURL.String(), Query: q.Get("q"), State: q.Get("status"), Form: form}
+	v := LinksView{ShortBase: u.Config.ShortBaseURL.String(), Query: q.Get("q"), State: q.Get("status"), Form: form, FormKey: idempotency.NewFormKey()}
 	search := link.Search{Limit: linksPageSize}
 	var errs validate.Errors
 	term, err := link.ParseSearchTerm(v.Query)
@@ -89,6 +90,27 @@ func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, for
 		v.Newest = "?" + keep.Encode()
 	}
 	Render(w, r, status, LinksPage(v))
+}
+
+// formOnce lets a form's one-time key through once: a second post of the
+// same form gets the first answer (idempotency.Form). Without Idempotency
+// (some tests) forms are not deduplicated.
+func (u *UI) formOnce(next http.Handler) http.Handler {
+	if u.Idempotency == nil {
+		return next
+	}
+	return u.Idempotency.Form(idempotency.FormOptions{
+		Workspace: func(r *http.Request) (uuid.UUID, bool) {
+			ws, ok := workspaceFrom(r.Context())
+			return ws.ID, ok
+		},
+		Busy: func(w http.ResponseWriter, r *http.Request) {
+			u.errorPage(w, r, http.StatusConflict, "Already being sent", "This form is being sent already. Reload the page in a moment to see the result.")
+		},
+		Reused: func(w http.ResponseWriter, r *http.Request) {
+			u.errorPage(w, r, http.StatusUnprocessableEntity, "Form already used", "This form was already sent with other values. Go back, reload the page and fill it in again.")
+		},
+	})(next)
 }
 
 // newLinkForm is the posted New link form.

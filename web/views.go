@@ -110,6 +110,7 @@ type LinksView struct {
 	Older       string // query string of the next page, "" on the last
 	Newest      string // query string of the first page (keeps the search)
 	Form        newLinkForm
+	FormKey     string // the New link form's one-time key (idempotency.Form)
 }
 
 // LinkRow is one link in the list.

@@ -11,6 +11,7 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
@@ -39,6 +40,9 @@ type Deps struct {
 	Analytics *analytics.Reports
 	// Scans reads raw scans for the CSV export.
 	Scans *scan.Reader
+	// Idempotency deduplicates the New link form (a double click or a
+	// resubmitted page creates one link), like Idempotency-Key in the API.
+	Idempotency *idempotency.Middleware
 }
 
 // UI serves the browser pages.
@@ -102,7 +106,7 @@ func (u *UI) Mount(r chi.Router) {
 				r.Get("/", u.workspaceHome)
 				// Links: every member manages them, like an admin.
 				r.Get("/links", u.links)
-				r.Post("/links", u.linksCreate)
+				r.With(u.formOnce).Post("/links", u.linksCreate)
 				r.Get("/links/{link}", u.linkShow)
 				r.Post("/links/{link}", u.linkUpdate)
 				r.Post("/links/{link}/status", u.linkSetStatus)

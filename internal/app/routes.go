@@ -105,16 +105,17 @@ func (a *App) apiV1(reports *analytics.Reports) *api.API {
 
 func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 	return web.Deps{
-		Analytics: reports,
-		Scans:     scan.NewReader(a.DB),
-		Webhooks:  a.Webhooks,
-		Links:     a.Links,
-		QR:        a.QR,
-		Config:    a.Config,
-		Log:       a.Log,
-		Accounts:  a.Accounts,
-		Keys:      a.Keys,
-		ClientIP:  clientip.Resolver{Trusted: a.Config.TrustedProxies},
+		Analytics:   reports,
+		Scans:       scan.NewReader(a.DB),
+		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
+		Webhooks:    a.Webhooks,
+		Links:       a.Links,
+		QR:          a.QR,
+		Config:      a.Config,
+		Log:         a.Log,
+		Accounts:    a.Accounts,
+		Keys:        a.Keys,
+		ClientIP:    clientip.Resolver{Trusted: a.Config.TrustedProxies},
 		Sessions: session.NewStore(a.DB, a.Log, session.Keys{
 			Cookie:   config.DeriveKey(a.Config.SecretKey, "session-cookie"),
 			DataAuth: config.DeriveKey(a.Config.SecretKey, "session-data-auth"),

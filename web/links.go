@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -158,7 +157,7 @@ func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	l, err := u.Links.Create(r.Context(), ws.ID, in)
 	if errors.Is(err, link.ErrCodeTaken) {
-		f.Errors = FieldErrors{"/code": fmt.Sprintf("is already taken (codes of deleted links are never reused): choose another, or leave it empty for a generated one")}
+		f.Errors = FieldErrors{"/code": "is already taken (codes of deleted links are never reused): choose another, or leave it empty for a generated one"}
 		u.renderLinks(w, r, http.StatusConflict, f)
 		return
 	}

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
@@ -487,6 +489,13 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 	}
 	p.run(chromedp.Navigate(srv.URL+"/docs"), chromedp.WaitVisible(css("nav-email")))
 
+	// A visible focus ring of at least 3:1 against the page, on an input
+	// and on the next control reached with the keyboard.
+	p.run(chromedp.Navigate(srv.URL+ws+"/links"), chromedp.WaitVisible(css("new-title")), chromedp.Focus(css("new-title")))
+	p.checkFocusRing("the title input")
+	p.run(chromedp.KeyEvent("\t"))
+	p.checkFocusRing("the control after it")
+
 	// On a phone the top bar is one button; the menu opens without a
 	// scroll and signs out.
 	p.run(chromedp.EmulateViewport(390, 900), chromedp.Navigate(srv.URL+ws+"/links"), chromedp.WaitVisible(css("menu-button")))
@@ -499,4 +508,25 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 	}
 	saveShot(t, ctx, "menu-open-390")
 	p.submit(css("sign-out"), "nav-signin")
+}
+
+// checkFocusRing checks the focused element's outline: drawn, at least 2 px,
+// and of a colour with a contrast of at least 3:1 against white (the cards
+// and inputs) — WCAG 2.2's focus appearance.
+func (p *pilot) checkFocusRing(what string) {
+	p.t.Helper()
+	ring, err := chromedp.Run(p.ctx, chromedp.Evaluate[[]string](`(() => { const s = getComputedStyle(document.activeElement);
+		return [document.activeElement.tagName, s.outlineStyle, s.outlineWidth, s.outlineColor]; })()`))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	var r, g, b int
+	if _, err := fmt.Sscanf(ring[3], "rgb(%d, %d, %d)", &r, &g, &b); err != nil {
+		p.t.Fatalf("%s (%s): outline colour %q", what, ring[0], ring[3])
+	}
+	width, _ := strconv.ParseFloat(strings.TrimSuffix(ring[2], "px"), 64)
+	contrast := qr.ContrastRatio(color.RGBA{uint8(r), uint8(g), uint8(b), 0xff}, color.RGBA{0xff, 0xff, 0xff, 0xff})
+	if ring[1] == "none" || width < 2 || contrast < 3 {
+		p.t.Errorf("%s (%s): outline %s %s %s, contrast %.2f:1 against white", what, ring[0], ring[1], ring[2], ring[3], contrast)
+	}
 }

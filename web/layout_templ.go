@@ -54,7 +54,7 @@ func Page(title string, nav NavModel) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var3 = []any{"content", templ.KV("wide", nav.inSettings())}
+		var templ_7745c5c3_Var3 = []any{"content", templ.KV("wide", nav.inSettings() || nav.Section == sectionLinks)}
 		templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var3...)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err

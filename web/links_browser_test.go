@@ -131,6 +131,14 @@ func (p *pilot) look(name string) {
 		if sw > width {
 			p.t.Errorf("%s at %d px: the page is %d px wide (scrolls sideways)", name, width, sw)
 		}
+		// Nor may a table scroll sideways inside its box.
+		wide, err := chromedp.Run(p.ctx, chromedp.Evaluate[int64](`[...document.querySelectorAll(".table-wrap")].filter(e => e.scrollWidth > e.clientWidth + 1).length`))
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		if wide > 0 {
+			p.t.Errorf("%s at %d px: %d table(s) wider than their box", name, width, wide)
+		}
 		suffix := "-js"
 		if !p.js {
 			suffix = "-nojs"

@@ -22,7 +22,9 @@ func (u *UI) confirmFirst(w http.ResponseWriter, r *http.Request, section string
 	c.Action = r.URL.Path
 	names := make([]string, 0, len(r.PostForm))
 	for name := range r.PostForm {
-		names = append(names, name)
+		if name != confirmField {
+			names = append(names, name)
+		}
 	}
 	sort.Strings(names)
 	for _, name := range names {

@@ -39,7 +39,7 @@ func (a *App) routes() chi.Router {
 
 	// One analytics reader for API and UI, so their reports share one
 	// concurrency bound.
-	reports := analytics.NewReports(a.DB, analytics.DefaultLimits())
+	reports := analytics.NewReports(a.DB, a.analyticsLimits())
 	ui := web.New(a.webDeps(reports))
 
 	r.Get("/problems", func(w http.ResponseWriter, r *http.Request) {
@@ -50,11 +50,13 @@ func (a *App) routes() chi.Router {
 	staticFS, _ := fs.Sub(static.FS, ".")
 	r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
 
+	v1 := a.apiV1(reports)
 	r.Route("/api", func(r2 chi.Router) {
 		r2.NotFound(a.apiNotFound)
 		r2.MethodNotAllowed(a.apiMethodNotAllowed(r))
-		r2.Route("/v1", a.apiV1(reports).Routes)
+		r2.Route("/v1", v1.Routes)
 	})
+	a.mcpRoutes(r, v1)
 
 	a.docsRoutes(r, ui)
 	ui.Mount(r)

@@ -274,6 +274,18 @@ func walkLink(t *testing.T, js bool) {
 		t.Errorf("chart bars %s, max %q: want one bar of 1 scan, marked as the maximum", bars, p.text("chart-max"))
 	}
 	p.look("link-scanned")
+	if js {
+		// A preset range applies as soon as it is chosen: the last 24 hours by hour.
+		// (SetValue fires input and change, as choosing an option does.)
+		p.run(chromedp.SetAttributeValue(chromedp.CSS("body"), "data-left", "1"), chromedp.SetValue(css("range-select"), "24h"))
+		p.run(chromedp.WaitVisible(chromedp.CSS(`body:not([data-left]) [data-testid="chart"]`)))
+		if n := p.eval(`String(document.querySelectorAll('[data-testid="chart-bar"]').length)`); n != "24" || p.text("total-scans") != "1" {
+			t.Errorf("last 24 hours: %s bars, %s scans", n, p.text("total-scans"))
+		}
+		if hidden := p.eval(`String(document.querySelector('.custom-range').hidden)`); hidden != "true" {
+			t.Error("the custom days show for a preset range")
+		}
+	}
 
 	// Re-point: the next redirect goes to B, the page remembers A.
 	p.run(chromedp.SetValue(css("edit-target"), targetB))
@@ -303,8 +315,7 @@ func walkLink(t *testing.T, js bool) {
 	p.run(chromedp.Navigate(linkURL), chromedp.WaitVisible(css("qr-designer")),
 		chromedp.SetValue(css("qr-fg"), "#000080"), chromedp.SetValue(css("qr-ecc"), "H"))
 	if js {
-		// The preview follows the form at once.
-		p.eval(`document.querySelector('[data-testid="qr-fg"]').dispatchEvent(new Event("input", {bubbles: true})); ""`)
+		// The preview follows the form at once (SetValue fired input).
 		if src := p.eval(`document.querySelector('[data-testid="qr-designer-preview"]').getAttribute("src")`); !strings.Contains(src, "ecc=H") || !strings.Contains(src, "fg=000080") {
 			t.Errorf("live preview src %q", src)
 		}

@@ -89,3 +89,24 @@ document.addEventListener("focusin", (event) => {
   form.addEventListener("input", update);
   form.addEventListener("change", update);
 })();
+
+// Scans range picker: a preset applies as soon as it is chosen; the From
+// and To days show only for a custom range (without JavaScript they are
+// always there, with the Show button).
+(() => {
+  const picker = document.querySelector("form.range-picker");
+  if (!picker) return;
+  const range = picker.querySelector('select[name="range"]');
+  const custom = picker.querySelector(".custom-range");
+  const hint = picker.querySelector(".hint");
+  const sync = () => {
+    custom.hidden = range.value !== "custom";
+    if (hint) hint.hidden = true;
+  };
+  sync();
+  picker.addEventListener("change", (event) => {
+    if (!event.target.matches("select")) return;
+    sync();
+    if (range.value !== "custom") picker.requestSubmit();
+  });
+})();

@@ -22,8 +22,11 @@ ORDER BY id DESC
 LIMIT $2;
 
 -- name: LinkUpdate :one
+-- A new target keeps the old one (and when it changed) for the link page.
 UPDATE links
-SET target_url = $3, title = $4, status = $5, expires_at = $6, updated_at = now()
+SET target_url = $3, title = $4, status = $5, expires_at = $6, updated_at = now(),
+    previous_target_url = CASE WHEN target_url <> $3 THEN target_url ELSE previous_target_url END,
+    target_changed_at = CASE WHEN target_url <> $3 THEN now() ELSE target_changed_at END
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 RETURNING *;
 
@@ -36,3 +39,31 @@ RETURNING *;
 -- The redirect's cache miss: everything needed to answer GET /{code}.
 SELECT id, workspace_id, target_url, status, expires_at, deleted_at
 FROM links WHERE code = $1;
+
+-- name: LinkSearch :many
+-- The Links page: a workspace's live links, newest first, optionally only
+-- those whose title, code or target contains a pattern (ILIKE, served by
+-- links_search_idx; the expression must stay identical to the index's) and
+-- of one state (active: redirecting now; paused; expired).
+SELECT * FROM links
+WHERE workspace_id = sqlc.arg(workspace_id) AND deleted_at IS NULL
+  AND (sqlc.narg(pattern)::text IS NULL
+       OR (coalesce(title, '') || ' ' || code || ' ' || target_url) ILIKE sqlc.narg(pattern)::text)
+  AND (sqlc.narg(state)::text IS NULL
+       OR (sqlc.narg(state)::text = 'active' AND status = 'active' AND (expires_at IS NULL OR expires_at > now()))
+       OR (sqlc.narg(state)::text = 'paused' AND status = 'paused')
+       OR (sqlc.narg(state)::text = 'expired' AND expires_at <= now()))
+  AND (sqlc.narg(before)::uuid IS NULL OR id < sqlc.narg(before)::uuid)
+ORDER BY id DESC
+LIMIT sqlc.arg(lim);
+
+-- name: LinkSearchCount :one
+-- How many links LinkSearch finds in all (every page).
+SELECT count(*) FROM links
+WHERE workspace_id = sqlc.arg(workspace_id) AND deleted_at IS NULL
+  AND (sqlc.narg(pattern)::text IS NULL
+       OR (coalesce(title, '') || ' ' || code || ' ' || target_url) ILIKE sqlc.narg(pattern)::text)
+  AND (sqlc.narg(state)::text IS NULL
+       OR (sqlc.narg(state)::text = 'active' AND status = 'active' AND (expires_at IS NULL OR expires_at > now()))
+       OR (sqlc.narg(state)::text = 'paused' AND status = 'paused')
+       OR (sqlc.narg(state)::text = 'expired' AND expires_at <= now()));

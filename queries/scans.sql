@@ -6,6 +6,18 @@ WHERE link_id = $1 AND workspace_id = $2
 ORDER BY id DESC
 LIMIT $3;
 
+-- name: ScanListByLinkRange :many
+-- A link's scans in [from, to), oldest first, in pages after the last
+-- (occurred_at, id) of the previous page (scans_link_time_idx): the raw
+-- scans CSV export streams these.
+SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot
+FROM scans
+WHERE link_id = sqlc.arg(link_id) AND workspace_id = sqlc.arg(workspace_id)
+  AND occurred_at >= sqlc.arg(from_time) AND occurred_at < sqlc.arg(to_time)
+  AND (sqlc.narg(after_id)::uuid IS NULL OR (occurred_at, id) > (sqlc.arg(after_time)::timestamptz, sqlc.narg(after_id)::uuid))
+ORDER BY occurred_at, id
+LIMIT sqlc.arg(lim);
+
 -- name: LinkAddScans :many
 -- Applied in the flush transaction of a batch: adds each link's human scans
 -- and moves last_scanned_at forward.

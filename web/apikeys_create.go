@@ -18,7 +18,7 @@ import (
 // apiKeysNew shows the empty create form.
 func (u *UI) apiKeysNew(w http.ResponseWriter, r *http.Request) {
 	Render(w, r, http.StatusOK, APIKeyNewPage(APIKeyFormView{
-		Nav: u.nav(w, r, sectionAPIKeys), Scopes: scopeOptions(nil), RateLimit: strconv.Itoa(apikey.DefaultRateLimit),
+		Nav: u.nav(w, r, sectionAPIKeys), Scopes: scopeOptions(defaultKeyScopes), RateLimit: strconv.Itoa(apikey.DefaultRateLimit),
 	}))
 }
 
@@ -143,6 +143,11 @@ func compareLines(a, b string) int {
 	}
 	return num(a) - num(b)
 }
+
+// defaultKeyScopes are ticked on the empty create form: reading links and
+// their analytics, what most integrations start with; writing is a
+// deliberate choice.
+var defaultKeyScopes = []string{string(scope.LinksRead), string(scope.AnalyticsRead)}
 
 // scopeOptions lists every scope in display order, checked when chosen.
 func scopeOptions(chosen []string) []ScopeOption {

@@ -21,13 +21,20 @@ func (u *UI) apiKeysRevoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	owner := keyOwnerFilter(v, ws)
-	name := "The key"
+	name, found := "The key", false
 	if keys, err := u.Keys.List(r.Context(), ws.ID, owner); err == nil {
 		for _, k := range keys {
 			if k.ID == keyID {
-				name = "The key “" + k.Name + "”"
+				name, found = "The key “"+k.Name+"”", true
 			}
 		}
+	}
+	back := "/w/" + ws.ExternalID() + "/settings/api-keys"
+	if found && !u.confirmFirst(w, r, sectionAPIKeys, ConfirmView{
+		Title: "Revoke this API key?", Button: "Revoke key", Back: back,
+		Message: name + " stops working immediately: anything that uses it gets 401 Unauthorized. This cannot be undone.",
+	}) {
+		return
 	}
 	err := u.Keys.Revoke(r.Context(), ws.ID, keyID, owner)
 	if u.failed(w, r, err) {

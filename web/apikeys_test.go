@@ -169,7 +169,7 @@ func TestAPIKeyRevokeIsScoped(t *testing.T) {
 	adminKey, adminToken := mint(admin, admin, "admin's")
 	memberKey, memberToken := mint(member, admin, "member's")
 	revoke := func(b *browser, workspace string, k apikey.Key) page {
-		return b.post("/w/"+workspace+"/settings/api-keys/"+k.ExternalID()+"/revoke", nil)
+		return b.post("/w/"+workspace+"/settings/api-keys/"+k.ExternalID()+"/revoke", confirmed)
 	}
 
 	a := newBrowser(t, srv)

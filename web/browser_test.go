@@ -114,7 +114,8 @@ func TestBrowserMintUseAndRevokeKey(t *testing.T) {
 		chromedp.Click(css("create-key")),
 		chromedp.WaitVisible(css("key-form")),
 		chromedp.SendKeys(css("key-name-input"), "read-only integration"),
-		chromedp.Click(css("scope-links:read")),
+		// links:read and analytics:read are ticked to begin with.
+		chromedp.Click(css("scope-analytics:read")),
 		chromedp.Click(css("key-submit")),
 		chromedp.WaitVisible(css("new-key-secret")),
 	)

@@ -53,7 +53,7 @@ func TestCrossSitePostsRefused(t *testing.T) {
 	}
 
 	// The same post from linkqr's own page goes through.
-	p := b.post(revoke, nil)
+	p := b.post(revoke, confirmed)
 	if p.status != http.StatusSeeOther || !strings.HasSuffix(p.location, "/settings/api-keys") {
 		t.Fatalf("same-origin revoke: status %d → %q", p.status, p.location)
 	}

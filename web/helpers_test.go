@@ -212,3 +212,7 @@ func excerpt(s string) string {
 
 // userID is the tenant's "usr_…" id.
 func userID(tn testkit.Tenant) string { return store.FormatID(store.PrefixUser, tn.UserID) }
+
+// confirmed is the form of a destructive post whose confirmation was given
+// (app.js adds it after confirm(); the confirmation page's button sends it).
+var confirmed = url.Values{"confirmed": {"yes"}}

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/session"
 )
 
@@ -38,6 +39,12 @@ func (u *UI) home(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/w/new", http.StatusSeeOther)
 		return
 	}
+	http.Redirect(w, r, "/w/"+currentWorkspace(v, all).ExternalID()+"/links", http.StatusSeeOther)
+}
+
+// currentWorkspace is the workspace kept in the session when the viewer
+// still belongs to it, else their first; all is not empty.
+func currentWorkspace(v viewer, all []account.Workspace) account.Workspace {
 	target := all[0]
 	if id, ok := session.WorkspaceID(v.Session); ok {
 		for _, ws := range all {
@@ -46,7 +53,24 @@ func (u *UI) home(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	http.Redirect(w, r, "/w/"+target.ExternalID()+"/links", http.StatusSeeOther)
+	return target
+}
+
+// settingsRedirect is /settings: the current workspace's settings (sign-in
+// first when signed out, through requireUser; home's choice without a
+// workspace).
+func (u *UI) settingsRedirect(w http.ResponseWriter, r *http.Request) {
+	v, _ := viewerFrom(r.Context())
+	all, err := u.Accounts.Workspaces(r.Context(), v.User.ID)
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	if len(all) == 0 {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/w/"+currentWorkspace(v, all).ExternalID()+"/settings/api-keys", http.StatusSeeOther)
 }
 
 // workspaceHome is /w/{ws}: the links page is the workspace's front page.

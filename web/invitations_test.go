@@ -45,7 +45,7 @@ func TestInvitationRevokedByAdmin(t *testing.T) {
 	if !strings.Contains(p.body, `data-invitation-id="`+id+`"`) || textOf(t, p.body, "invitation-email") != carol.Email {
 		t.Fatalf("members page lists no invitation: %s", excerpt(p.body))
 	}
-	p = b.post("/w/"+ws+"/settings/invitations/"+id+"/revoke", nil)
+	p = b.post("/w/"+ws+"/settings/invitations/"+id+"/revoke", confirmed)
 	if p.status != http.StatusSeeOther || p.location != members {
 		t.Fatalf("revoke: %d %q", p.status, p.location)
 	}

@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/cursor"
+	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
@@ -20,32 +25,168 @@ import (
 // linksPageSize is how many links one page of the Links page shows.
 const linksPageSize = 50
 
-// links is the workspace's links page: every live link with its QR code,
-// target, scan count and creation time, newest first.
+// links is the workspace's links page: the New link form, then the live
+// links newest first, searched by title, code or target (?q=) and filtered
+// by state (?status=), with the total count and an "Older links" cursor
+// (?before=) that keeps the search.
 func (u *UI) links(w http.ResponseWriter, r *http.Request) {
+	u.renderLinks(w, r, http.StatusOK, newLinkForm{Errors: FieldErrors{}})
+}
+
+// renderLinks shows the links page with the New link form as given (after
+// a failed create: its values and messages).
+func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, form newLinkForm) {
 	ws, _ := workspaceFrom(r.Context())
-	var before *uuid.UUID
-	if c := r.URL.Query().Get("before"); c != "" {
+	q := r.URL.Query()
+	v := LinksView{ShortBase: u.Config.ShortBaseURL.String(), Query: q.Get("q"), State: q.Get("status"), Form: form, FormKey: idempotency.NewFormKey()}
+	search := link.Search{Limit: linksPageSize}
+	var errs validate.Errors
+	term, err := link.ParseSearchTerm(v.Query)
+	errs.Check("/q", err)
+	search.Term = term
+	state, err := link.ParseState(v.State)
+	errs.Check("/status", err)
+	search.State = state
+	if c := q.Get("before"); c != "" {
 		id, ok := cursor.Decode(c)
 		if !ok {
 			u.notFound(w, r)
 			return
 		}
-		before = &id
+		search.Before = &id
 	}
-	list, hasMore, err := u.Links.List(r.Context(), ws.ID, before, linksPageSize)
+	v.First = search.Before == nil
+	if fe, bad := fieldErrors(errs.Err()); bad {
+		v.SearchError = sentence("The search", fe["/q"]) + sentence("The status", fe["/status"])
+		v.Query, v.State, search = "", "", link.Search{Limit: linksPageSize}
+	}
+	res, err := u.Links.Search(r.Context(), ws.ID, search)
 	if err != nil {
 		u.serverError(w, r, err)
 		return
 	}
-	v := LinksView{Nav: u.nav(w, r, sectionLinks), ShortBase: u.Config.ShortBaseURL.String(), First: before == nil}
-	for _, l := range list {
+	v.Nav = u.nav(w, r, sectionLinks)
+	v.Total = res.Total
+	v.Filtered = v.Query != "" || v.State != ""
+	for _, l := range res.Links {
 		v.Links = append(v.Links, linkRow(l))
 	}
-	if hasMore {
-		v.Older = "?before=" + cursor.Encode(list[len(list)-1].ID)
+	keep := url.Values{}
+	if v.Query != "" {
+		keep.Set("q", v.Query)
 	}
-	Render(w, r, http.StatusOK, LinksPage(v))
+	if v.State != "" {
+		keep.Set("status", v.State)
+	}
+	if res.HasMore {
+		older := url.Values{"before": {cursor.Encode(res.Links[len(res.Links)-1].ID)}}
+		for k, vs := range keep {
+			older[k] = vs
+		}
+		v.Older = "?" + older.Encode()
+	}
+	if len(keep) > 0 {
+		v.Newest = "?" + keep.Encode()
+	}
+	Render(w, r, status, LinksPage(v))
+}
+
+// formOnce lets a form's one-time key through once: a second post of the
+// same form gets the first answer (idempotency.Form). Without Idempotency
+// (some tests) forms are not deduplicated.
+func (u *UI) formOnce(next http.Handler) http.Handler {
+	if u.Idempotency == nil {
+		return next
+	}
+	return u.Idempotency.Form(idempotency.FormOptions{
+		Workspace: func(r *http.Request) (uuid.UUID, bool) {
+			ws, ok := workspaceFrom(r.Context())
+			return ws.ID, ok
+		},
+		Busy: func(w http.ResponseWriter, r *http.Request) {
+			u.errorPage(w, r, http.StatusConflict, "Already being sent", "This form is being sent already. Reload the page in a moment to see the result.")
+		},
+		Reused: func(w http.ResponseWriter, r *http.Request) {
+			u.errorPage(w, r, http.StatusUnprocessableEntity, "Form already used", "This form was already sent with other values. Go back, reload the page and fill it in again.")
+		},
+	})(next)
+}
+
+// newLinkForm is the posted New link form.
+type newLinkForm struct {
+	TargetURL, Title, Code, Expires string
+	Errors                          FieldErrors
+}
+
+// linksCreate creates a link from the New link form with the API's rules
+// and messages (link.Parse…) and the same service call, so it records
+// link.created like POST /api/v1/links; then shows the new link's page.
+// Invalid input shows the form again with a message next to each field.
+func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
+	ws, _ := workspaceFrom(r.Context())
+	f := newLinkForm{
+		TargetURL: strings.TrimSpace(r.PostFormValue("target_url")), Title: strings.TrimSpace(r.PostFormValue("title")),
+		Code: strings.TrimSpace(r.PostFormValue("code")), Expires: strings.TrimSpace(r.PostFormValue("expires_at")),
+	}
+	var errs validate.Errors
+	target, err := link.ParseTargetURL(f.TargetURL)
+	errs.Check("/target_url", err)
+	in := link.CreateInput{TargetURL: target}
+	if f.Title != "" {
+		title, err := link.ParseTitle(f.Title)
+		if errs.Check("/title", err) {
+			in.Title = &title
+		}
+	}
+	if f.Code != "" {
+		code, err := link.ParseCode(f.Code)
+		if errs.Check("/code", err) {
+			in.Code = code
+		}
+	}
+	if f.Expires != "" {
+		exp, err := parseExpiryInput(f.Expires, time.Now())
+		if errs.Check("/expires_at", err) {
+			in.ExpiresAt = &exp
+		}
+	}
+	if err := errs.Err(); err != nil {
+		f.Errors, _ = fieldErrors(err)
+		u.renderLinks(w, r, http.StatusUnprocessableEntity, f)
+		return
+	}
+	l, err := u.Links.Create(r.Context(), ws.ID, in)
+	if errors.Is(err, link.ErrCodeTaken) {
+		f.Errors = FieldErrors{"/code": "is already taken (codes of deleted links are never reused): choose another, or leave it empty for a generated one"}
+		u.renderLinks(w, r, http.StatusConflict, f)
+		return
+	}
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	u.redirectFlash(w, r, linkPath(ws, l.ID, ""), flashOK, "Link created: "+l.ShortURL+" now redirects to "+l.TargetURL.String()+".")
+}
+
+// expiryInputLayout is what an <input type="datetime-local"> sends.
+const expiryInputLayout = "2006-01-02T15:04"
+
+// parseExpiryInput reads the form's expiry, a UTC date and time to the
+// minute (seconds allowed), and applies the API's rule (in the future).
+func parseExpiryInput(s string, now time.Time) (link.Expiry, error) {
+	t, err := time.ParseInLocation(expiryInputLayout, s, time.UTC)
+	if err != nil {
+		t, err = time.ParseInLocation(expiryInputLayout+":05", s, time.UTC)
+	}
+	if err != nil {
+		return link.Expiry{}, validate.Reject("must be a date and time such as 2026-12-31T18:00 (UTC)")
+	}
+	return link.ParseExpiry(t, now)
+}
+
+// linkPath is a link's page in the workspace, plus rest.
+func linkPath(ws account.Workspace, id uuid.UUID, rest string) string {
+	return "/w/" + ws.ExternalID() + "/links/" + store.FormatID(store.PrefixLink, id) + rest
 }
 
 // linkRow is the page's own view of a link; it formats the wire ID that
@@ -63,6 +204,7 @@ func linkRow(l link.Link) LinkRow {
 	}
 	if l.ExpiresAt != nil {
 		row.Expires = formatTime(*l.ExpiresAt)
+		row.Expired = !l.ExpiresAt.After(time.Now())
 	}
 	return row
 }
@@ -92,7 +234,11 @@ func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
 			u.errorPage(w, r, http.StatusUnprocessableEntity, "Invalid QR code options", err.Error())
 			return
 		}
-		err = u.QR.Serve(w, r, qrserve.Image{Content: l.ShortURL, Name: l.Code.String(), Options: opts, Attachment: download})
+		name := l.Code.String()
+		if download {
+			name = qrFileName(name, opts)
+		}
+		err = u.QR.Serve(w, r, qrserve.Image{Content: l.ShortURL, Name: name, Options: opts, Attachment: download})
 		var (
 			verrs validate.Errors
 			busy  *qrserve.BusyError

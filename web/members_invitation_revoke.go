@@ -13,6 +13,16 @@ func (u *UI) membersRevokeInvitation(w http.ResponseWriter, r *http.Request) {
 		u.notFound(w, r)
 		return
 	}
+	if pending, err := u.Accounts.PendingInvitations(r.Context(), ws.ID); err == nil {
+		for _, inv := range pending {
+			if inv.ID == id && !u.confirmFirst(w, r, sectionMembers, ConfirmView{
+				Title: "Revoke this invitation?", Button: "Revoke invitation", Back: membersPath(ws),
+				Message: "Revoke the invitation for " + inv.Email + " to join " + ws.Name + "? They will no longer be able to accept it.",
+			}) {
+				return
+			}
+		}
+	}
 	inv, err := u.Accounts.RevokeInvitation(r.Context(), ws.ID, id)
 	if u.failed(w, r, err) {
 		return

@@ -22,6 +22,21 @@ func (u *UI) membersRemove(w http.ResponseWriter, r *http.Request) {
 		u.notFound(w, r)
 		return
 	}
+	if members, err := u.Accounts.Members(r.Context(), ws.ID); err == nil {
+		for _, m := range members {
+			if m.UserID != userID {
+				continue
+			}
+			c := ConfirmView{Title: "Remove this member?", Button: "Remove member", Back: membersPath(ws),
+				Message: "Remove " + m.Email + " from " + ws.Name + "? The API keys they created for this workspace will be revoked."}
+			if userID == v.User.ID {
+				c.Title, c.Button, c.Message = "Leave this workspace?", "Leave workspace", "Leave "+ws.Name+"? You will lose access to it."
+			}
+			if !u.confirmFirst(w, r, sectionMembers, c) {
+				return
+			}
+		}
+	}
 	m, revoked, err := u.Accounts.RemoveMember(r.Context(), ws.ID, userID)
 	if errors.Is(err, account.ErrLastAdmin) {
 		u.redirectFlash(w, r, membersPath(ws), flashError, lastAdmin)

@@ -169,7 +169,7 @@ func TestMembersInviteAcceptChangeRemove(t *testing.T) {
 		return token
 	}
 	token, ownToken := mint(admin.WorkspaceID), mint(other.WorkspaceID)
-	p = b.post(members+"/"+userID(other)+"/remove", nil)
+	p = b.post(members+"/"+userID(other)+"/remove", confirmed)
 	if p.status != http.StatusSeeOther || textOf(t, b.follow(p).body, "flash-ok") != other.Email+" was removed from "+invs[0].WorkspaceName+". 1 API key(s) they created were revoked." {
 		t.Fatalf("remove: %d", p.status)
 	}
@@ -200,7 +200,7 @@ func TestLastAdminCannotBeDemotedOrRemoved(t *testing.T) {
 		form url.Values
 	}{
 		"demote": {self + "/role", url.Values{"role": {"member"}}},
-		"remove": {self + "/remove", nil},
+		"remove": {self + "/remove", confirmed},
 	} {
 		p := b.post(post.path, post.form)
 		if p.status != http.StatusSeeOther || p.location != members {

@@ -11,20 +11,27 @@ import (
 	"github.com/linkqr/linkqr/internal/redirect"
 )
 
-// StatusPage returns a handler that answers with the plain error page.
+// StatusPage returns a handler that answers with the plain error page,
+// never to be reused from a cache.
 func StatusPage(status int, title, message string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "private, no-cache")
 		Render(w, r, status, ErrorPage(status, title, message))
 	}
 }
 
-// RedirectPages are the pages of a short URL that does not redirect.
+// RedirectPages are the pages of a short URL that does not redirect. None
+// may be cached: a paused link is resumed, an unknown code may be created,
+// and the very next visit must see it (browsers may otherwise keep a 404
+// or 410 heuristically).
 func RedirectPages() redirect.Pages {
 	return redirect.Pages{
 		NotFound: StatusPage(http.StatusNotFound, "Link not found",
 			"There is no link at this address. Check the code and try again."),
 		Gone: StatusPage(http.StatusGone, "Link no longer available",
-			"This link has been paused, has expired or was removed by its owner."),
+			"This link has expired or was removed by its owner, and no longer leads anywhere."),
+		Paused: StatusPage(http.StatusGone, "This link is paused",
+			"Its owner has paused this link for now. It may work again later; try again another time."),
 		Unavailable: StatusPage(http.StatusServiceUnavailable, "Temporarily unavailable",
 			"This link cannot be opened right now. Please try again in a moment."),
 	}

@@ -98,17 +98,26 @@ type WorkspaceNewView struct {
 
 // LinksView is the links page of a workspace.
 type LinksView struct {
-	Nav       NavModel
-	ShortBase string
-	Links     []LinkRow
-	First     bool   // the newest page
-	Older     string // query string of the next page, "" on the last
+	Nav         NavModel
+	ShortBase   string
+	Links       []LinkRow
+	Total       int64  // links matching the search, on every page
+	Query       string // the search term, as typed
+	State       string // the status filter: "", active, paused, expired
+	Filtered    bool   // a search or filter is applied
+	SearchError string // why the search was ignored
+	First       bool   // the newest page
+	Older       string // query string of the next page, "" on the last
+	Newest      string // query string of the first page (keeps the search)
+	Form        newLinkForm
+	FormKey     string // the New link form's one-time key (idempotency.Form)
 }
 
 // LinkRow is one link in the list.
 type LinkRow struct {
 	ID, Code, ShortURL, TargetURL, Title, Status string
 	Scans, LastScan, CreatedAt, Expires          string
+	Expired                                      bool
 }
 
 // APIKeyRow is one key in the list.
@@ -206,3 +215,52 @@ type InvitationCard struct {
 
 // flashList is what the layout renders above the page's content.
 type flashList = []session.Flash
+
+// LinkPageView is a link's page.
+type LinkPageView struct {
+	Nav            NavModel
+	Link           LinkRow
+	Path           string // "/w/ws_…/links/lnk_…"
+	Paused         bool
+	PreviousTarget string // the target before the last re-pointing, "" if never
+	TargetChanged  string // when that happened
+	Edit           linkEditForm
+	Range          rangeChoice
+	Report         *ReportView // nil when the analytics could not be read
+	AnalyticsBusy  string
+	SeriesCSV      string
+	ScansCSV       string
+	QR             qrDesign
+	QRHidden       []HiddenField // the designer's state, kept by the range picker
+}
+
+// ReportView is the analytics of the chosen range.
+type ReportView struct {
+	Total, Unique, Bots string
+	Period              string
+	HasAny              bool // any scan at all in the range, bots included
+	Chart               ChartView
+	Breakdowns          []Breakdown
+}
+
+// Breakdown is one bar list: devices, operating systems, browsers or
+// referrers.
+type Breakdown struct {
+	Title string
+	Items []BarItem
+	More  int // keys left out of the list
+}
+
+// BarItem is one key of a breakdown.
+type BarItem struct {
+	Key, Scans string
+	Width      string // the bar's length relative to the largest key, 0–100
+	Share      string // of all the breakdown's scans, "40%"
+}
+
+// LinkDeleteView is the delete confirmation page.
+type LinkDeleteView struct {
+	Nav  NavModel
+	Link LinkRow
+	Path string
+}

@@ -7,12 +7,15 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
+	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -32,6 +35,14 @@ type Deps struct {
 	QR *qrserve.Server
 	// Webhooks manages webhook subscriptions (Settings → Webhooks).
 	Webhooks *webhook.Service
+	// Analytics answers the link page's chart, totals and breakdowns,
+	// under the same bounds as the API's analytics.
+	Analytics *analytics.Reports
+	// Scans reads raw scans for the CSV export.
+	Scans *scan.Reader
+	// Idempotency deduplicates the New link form (a double click or a
+	// resubmitted page creates one link), like Idempotency-Key in the API.
+	Idempotency *idempotency.Middleware
 }
 
 // UI serves the browser pages.
@@ -54,6 +65,20 @@ func New(d Deps) *UI {
 	return u
 }
 
+// PublicNav is the top bar for a page served outside the UI's routes
+// (the docs, the problem pages, unknown paths): a signed-in visitor sees
+// their account and workspaces there too.
+func (u *UI) PublicNav(w http.ResponseWriter, r *http.Request) NavModel {
+	v, ok, err := u.currentUser(r)
+	if err != nil {
+		u.Log.Warn("load the viewer of a public page", "err", err)
+	}
+	if ok {
+		r = r.WithContext(withViewer(r.Context(), v))
+	}
+	return u.nav(w, r, "")
+}
+
 // Mount registers the UI routes on r. Every workspace page lives under
 // /w/{ws}/… and is reached only through the signed-in user's membership;
 // role checks happen in one middleware (requireRole).
@@ -69,6 +94,7 @@ func (u *UI) Mount(r chi.Router) {
 
 		r.Group(func(r chi.Router) {
 			r.Use(u.requireUser)
+			r.Get("/settings", u.settingsRedirect)
 			r.Get("/w/new", u.workspaceNewForm)
 			r.Post("/w", u.workspaceCreate)
 			r.Post("/w/switch", u.workspaceSwitch)
@@ -78,7 +104,16 @@ func (u *UI) Mount(r chi.Router) {
 			r.Route("/w/{ws}", func(r chi.Router) {
 				r.Use(u.loadWorkspace)
 				r.Get("/", u.workspaceHome)
+				// Links: every member manages them, like an admin.
 				r.Get("/links", u.links)
+				r.With(u.formOnce).Post("/links", u.linksCreate)
+				r.Get("/links/{link}", u.linkShow)
+				r.Post("/links/{link}", u.linkUpdate)
+				r.Post("/links/{link}/status", u.linkSetStatus)
+				r.Get("/links/{link}/delete", u.linkDeleteConfirm)
+				r.Post("/links/{link}/delete", u.linkDelete)
+				r.Get("/links/{link}/analytics.csv", u.linkSeriesCSV)
+				r.Get("/links/{link}/scans.csv", u.linkScansCSV)
 				r.Get("/links/{link}/qr.png", u.linkQR(qr.FormatPNG))
 				r.Get("/links/{link}/qr.svg", u.linkQR(qr.FormatSVG))
 				r.Get("/settings", u.settingsHome)

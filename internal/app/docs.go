@@ -10,14 +10,15 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/api"
+	"github.com/linkqr/linkqr/web"
 )
 
 // docsRoutes serves the OpenAPI document (/openapi.json, /openapi.yaml) and
 // its rendering for browsers (/docs).
-func (a *App) docsRoutes(r chi.Router) {
+func (a *App) docsRoutes(r chi.Router, ui *web.UI) {
 	r.Get("/openapi.json", serveDocument("application/json", api.OpenAPIJSON()))
 	r.Get("/openapi.yaml", serveDocument("application/yaml", api.OpenAPIYAML()))
-	r.Get("/docs", serveDocsPage)
+	r.Get("/docs", serveDocsPage(ui))
 }
 
 // serveDocument serves one form of the embedded document. The bytes only
@@ -43,7 +44,8 @@ func serveDocument(contentType string, body []byte) http.HandlerFunc {
 // that a guarantee rather than a hope: whatever the bundle might try to load
 // from elsewhere (its footer links a logo on a CDN), the browser refuses
 // without sending a request. Redoc styles with inline <style> elements and
-// runs its search index in a blob: worker, hence those two allowances.
+// runs its search index in a blob: worker, hence those two allowances. The
+// top bar's forms (sign out, switch workspace) post to this origin.
 const docsCSP = "default-src 'none'; " +
 	"script-src 'self'; " +
 	"style-src 'self' 'unsafe-inline'; " +
@@ -51,39 +53,16 @@ const docsCSP = "default-src 'none'; " +
 	"font-src 'self' data:; " +
 	"connect-src 'self'; " +
 	"worker-src 'self' blob:; " +
-	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// docsPage hosts the vendored Redoc renderer, pointed at /openapi.json on the
-// same origin. Options are attributes of the <redoc> element, so the page
-// needs no inline script (and the CSP allows none).
-const docsPage = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>linkqr API reference</title>
-<link rel="icon" href="data:,">
-</head>
-<body style="margin:0">
-<noscript><p>The API reference needs JavaScript. The document itself is at <a href="/openapi.yaml">/openapi.yaml</a> and <a href="/openapi.json">/openapi.json</a>.</p></noscript>
-<redoc spec-url="/openapi.json"
-  expand-responses="200,201,204"
-  required-props-first="true"
-  path-in-middle-panel="true"
-  json-sample-expand-level="3"
-  show-object-schema-examples="true"></redoc>
-<script src="/static/vendor/redoc/redoc.standalone.js"></script>
-</body>
-</html>
-`
-
-func serveDocsPage(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", docsCSP)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write([]byte(docsPage))
+// serveDocsPage serves web.DocsPage: the vendored Redoc renderer under
+// linkqr's top bar, which shows a signed-in reader's account.
+func serveDocsPage(ui *web.UI) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", docsCSP)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "private, no-cache") // the top bar names a signed-in reader
+		web.Render(w, r, http.StatusOK, web.DocsPage(ui.PublicNav(w, r)))
+	}
 }

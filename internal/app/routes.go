@@ -37,15 +37,20 @@ func (a *App) routes() chi.Router {
 		r.Method(http.MethodGet, "/metrics", a.Metrics.Handler())
 	}
 
+	// One analytics reader for API and UI, so their reports share one
+	// concurrency bound.
+	reports := analytics.NewReports(a.DB, a.analyticsLimits())
+	ui := web.New(a.webDeps(reports))
+
 	r.Get("/problems", func(w http.ResponseWriter, r *http.Request) {
-		web.Render(w, r, http.StatusOK, web.ProblemIndex(problem.Catalog))
+		web.Render(w, r, http.StatusOK, web.ProblemIndex(ui.PublicNav(w, r), problem.Catalog))
 	})
-	r.Get("/problems/{slug}", a.problemPage)
+	r.Get("/problems/{slug}", a.problemPage(ui))
 
 	staticFS, _ := fs.Sub(static.FS, ".")
 	r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
 
-	v1 := a.apiV1()
+	v1 := a.apiV1(reports)
 	r.Route("/api", func(r2 chi.Router) {
 		r2.NotFound(a.apiNotFound)
 		r2.MethodNotAllowed(a.apiMethodNotAllowed(r))
@@ -53,12 +58,12 @@ func (a *App) routes() chi.Router {
 	})
 	a.mcpRoutes(r, v1)
 
-	a.docsRoutes(r)
-	web.New(a.webDeps()).Mount(r)
+	a.docsRoutes(r, ui)
+	ui.Mount(r)
 	a.Redirects.Mount(r)
 
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		web.Render(w, r, http.StatusNotFound, web.ErrorPage(http.StatusNotFound, "Page not found", "There is nothing at this address."))
+		web.Render(w, r, http.StatusNotFound, web.ErrorPageNav(ui.PublicNav(w, r), http.StatusNotFound, "Page not found", "There is nothing at this address."))
 	})
 	return r
 }
@@ -78,7 +83,7 @@ func (a *App) metricsRouter() chi.Router {
 	return r
 }
 
-func (a *App) apiV1() *api.API {
+func (a *App) apiV1(reports *analytics.Reports) *api.API {
 	return &api.API{
 		Log:         a.Log,
 		Problems:    a.problems,
@@ -87,7 +92,7 @@ func (a *App) apiV1() *api.API {
 		QR:          a.QR,
 		Accounts:    a.Accounts,
 		Scans:       scan.NewReader(a.DB),
-		Analytics:   analytics.NewReports(a.DB, a.analyticsLimits()),
+		Analytics:   reports,
 		RateLimit:   a.rateLimit(),
 		Webhooks:    a.Webhooks,
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
@@ -100,16 +105,19 @@ func (a *App) apiV1() *api.API {
 	}
 }
 
-func (a *App) webDeps() web.Deps {
+func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 	return web.Deps{
-		Webhooks: a.Webhooks,
-		Links:    a.Links,
-		QR:       a.QR,
-		Config:   a.Config,
-		Log:      a.Log,
-		Accounts: a.Accounts,
-		Keys:     a.Keys,
-		ClientIP: clientip.Resolver{Trusted: a.Config.TrustedProxies},
+		Analytics:   reports,
+		Scans:       scan.NewReader(a.DB),
+		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
+		Webhooks:    a.Webhooks,
+		Links:       a.Links,
+		QR:          a.QR,
+		Config:      a.Config,
+		Log:         a.Log,
+		Accounts:    a.Accounts,
+		Keys:        a.Keys,
+		ClientIP:    clientip.Resolver{Trusted: a.Config.TrustedProxies},
 		Sessions: session.NewStore(a.DB, a.Log, session.Keys{
 			Cookie:   config.DeriveKey(a.Config.SecretKey, "session-cookie"),
 			DataAuth: config.DeriveKey(a.Config.SecretKey, "session-data-auth"),
@@ -139,13 +147,15 @@ func (a *App) readyz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-func (a *App) problemPage(w http.ResponseWriter, r *http.Request) {
-	t, ok := problem.Lookup(chi.URLParam(r, "slug"))
-	if !ok {
-		web.Render(w, r, http.StatusNotFound, web.ErrorPage(http.StatusNotFound, "Unknown problem type", "linkqr has no problem type of that name."))
-		return
+func (a *App) problemPage(ui *web.UI) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		t, ok := problem.Lookup(chi.URLParam(r, "slug"))
+		if !ok {
+			web.Render(w, r, http.StatusNotFound, web.ErrorPageNav(ui.PublicNav(w, r), http.StatusNotFound, "Unknown problem type", "linkqr has no problem type of that name."))
+			return
+		}
+		web.Render(w, r, http.StatusOK, web.ProblemPage(ui.PublicNav(w, r), t, a.problems.TypeURL(t)))
 	}
-	web.Render(w, r, http.StatusOK, web.ProblemPage(t, a.problems.TypeURL(t)))
 }
 
 func (a *App) apiNotFound(w http.ResponseWriter, r *http.Request) {

@@ -43,6 +43,11 @@ type Link struct {
 	LastScannedAt *time.Time
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	// PreviousTargetURL is the target before the last re-pointing and
+	// TargetChangedAt when that happened; both nil until the first one.
+	// Shown on the link page; not part of the contract's link object.
+	PreviousTargetURL *string
+	TargetChangedAt   *time.Time
 }
 
 // ShortURL is the public URL of a code under the short base origin.
@@ -55,6 +60,7 @@ func fromRow(r dbsqlc.Link, shortBase string) Link {
 		ID: r.ID, WorkspaceID: r.WorkspaceID, Code: Code{r.Code}, ShortURL: ShortURL(shortBase, Code{r.Code}),
 		TargetURL: TargetURL{r.TargetURL}, Status: Status(r.Status), ExpiresAt: r.ExpiresAt,
 		ScanCount: r.ScanCount, LastScannedAt: r.LastScannedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		PreviousTargetURL: r.PreviousTargetUrl, TargetChangedAt: r.TargetChangedAt,
 	}
 	if r.Title != nil {
 		l.Title = &Title{*r.Title}

@@ -26,8 +26,11 @@ type Recorder interface {
 // Pages write the HTML answers for a code that does not redirect. The UI
 // provides them, so the hot path renders no HTML itself.
 type Pages struct {
-	NotFound    http.HandlerFunc // unknown code: 404
-	Gone        http.HandlerFunc // paused, expired or deleted: 410
+	NotFound http.HandlerFunc // unknown code: 404
+	Gone     http.HandlerFunc // expired or deleted (or paused, without Paused): 410
+	// Paused answers a link its owner paused (410 too, but the page can
+	// say it may come back). nil: Gone.
+	Paused      http.HandlerFunc
 	Unavailable http.HandlerFunc // lookup or scan hand-off failed: 503
 }
 
@@ -85,6 +88,10 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 		h.pages.NotFound(w, r)
 		return
 	case gone(t, now):
+		if t.Status == link.StatusPaused && !t.Deleted && h.pages.Paused != nil {
+			h.pages.Paused(w, r)
+			return
+		}
 		h.pages.Gone(w, r)
 		return
 	}

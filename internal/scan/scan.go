@@ -65,3 +65,22 @@ func EnsurePartitions(ctx context.Context, db *store.DB, now time.Time) error {
 	err := dbsqlc.New().ScanEnsurePartitions(ctx, db.Conn(ctx), dbsqlc.ScanEnsurePartitionsParams{Start: now.AddDate(0, -1, 0), Months: 4})
 	return store.InterpretError(err)
 }
+
+// InRange returns up to limit scans of a link that occurred in [from, to),
+// oldest first, after the scan after (nil: from the first), and whether
+// more follow: the pages of a streamed export. The link must belong to the
+// workspace; callers check that first.
+func (s *Reader) InRange(ctx context.Context, ws, linkID uuid.UUID, from, to time.Time, after *Scan, limit int) ([]Scan, bool, error) {
+	p := dbsqlc.ScanListByLinkRangeParams{LinkID: linkID, WorkspaceID: ws, FromTime: from, ToTime: to, Lim: int32(limit + 1)}
+	if after != nil {
+		p.AfterID, p.AfterTime = &after.ID, after.OccurredAt
+	}
+	rows, err := dbsqlc.New().ScanListByLinkRange(ctx, s.db.Conn(ctx), p)
+	if err != nil {
+		return nil, false, store.InterpretError(err)
+	}
+	out, hasMore := store.Page(rows, limit, func(r dbsqlc.ScanListByLinkRangeRow) Scan {
+		return Scan{ID: r.ID, LinkID: r.LinkID, OccurredAt: r.OccurredAt, ReferrerHost: r.ReferrerHost, Device: r.Device, OS: r.OS, Browser: r.Browser, Bot: r.Bot}
+	})
+	return out, hasMore, nil
+}

@@ -15,7 +15,7 @@ import (
 const linkCreate = `-- name: LinkCreate :one
 INSERT INTO links (id, workspace_id, code, target_url, title, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at
 `
 
 type LinkCreateParams struct {
@@ -50,6 +50,8 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+		&i.PreviousTargetUrl,
+		&i.TargetChangedAt,
 	)
 	return i, err
 }
@@ -57,7 +59,7 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 const linkDelete = `-- name: LinkDelete :one
 UPDATE links SET deleted_at = now(), updated_at = now()
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at
 `
 
 type LinkDeleteParams struct {
@@ -81,12 +83,14 @@ func (q *Queries) LinkDelete(ctx context.Context, db DBTX, arg LinkDeleteParams)
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+		&i.PreviousTargetUrl,
+		&i.TargetChangedAt,
 	)
 	return i, err
 }
 
 const linkGetByID = `-- name: LinkGetByID :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 `
 
@@ -111,12 +115,14 @@ func (q *Queries) LinkGetByID(ctx context.Context, db DBTX, arg LinkGetByIDParam
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+		&i.PreviousTargetUrl,
+		&i.TargetChangedAt,
 	)
 	return i, err
 }
 
 const linkGetByIDForUpdate = `-- name: LinkGetByIDForUpdate :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 FOR UPDATE
 `
@@ -142,12 +148,14 @@ func (q *Queries) LinkGetByIDForUpdate(ctx context.Context, db DBTX, arg LinkGet
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+		&i.PreviousTargetUrl,
+		&i.TargetChangedAt,
 	)
 	return i, err
 }
 
 const linkListByWorkspace = `-- name: LinkListByWorkspace :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($3::uuid IS NULL OR id < $3::uuid)
 ORDER BY id DESC
@@ -184,6 +192,8 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 			&i.CreatedAt,
 			&i.UpdatedAt,
 			&i.DeletedAt,
+			&i.PreviousTargetUrl,
+			&i.TargetChangedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -224,11 +234,105 @@ func (q *Queries) LinkResolveCode(ctx context.Context, db DBTX, code string) (Li
 	return i, err
 }
 
+const linkSearch = `-- name: LinkSearch :many
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at FROM links
+WHERE workspace_id = $1 AND deleted_at IS NULL
+  AND ($2::text IS NULL
+       OR (coalesce(title, '') || ' ' || code || ' ' || target_url) ILIKE $2::text)
+  AND ($3::text IS NULL
+       OR ($3::text = 'active' AND status = 'active' AND (expires_at IS NULL OR expires_at > now()))
+       OR ($3::text = 'paused' AND status = 'paused')
+       OR ($3::text = 'expired' AND expires_at <= now()))
+  AND ($4::uuid IS NULL OR id < $4::uuid)
+ORDER BY id DESC
+LIMIT $5
+`
+
+type LinkSearchParams struct {
+	WorkspaceID uuid.UUID
+	Pattern     *string
+	State       *string
+	Before      *uuid.UUID
+	Lim         int32
+}
+
+// The Links page: a workspace's live links, newest first, optionally only
+// those whose title, code or target contains a pattern (ILIKE, served by
+// links_search_idx; the expression must stay identical to the index's) and
+// of one state (active: redirecting now; paused; expired).
+func (q *Queries) LinkSearch(ctx context.Context, db DBTX, arg LinkSearchParams) ([]Link, error) {
+	rows, err := db.Query(ctx, linkSearch,
+		arg.WorkspaceID,
+		arg.Pattern,
+		arg.State,
+		arg.Before,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Link
+	for rows.Next() {
+		var i Link
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Code,
+			&i.TargetURL,
+			&i.Title,
+			&i.Status,
+			&i.ExpiresAt,
+			&i.ScanCount,
+			&i.LastScannedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.DeletedAt,
+			&i.PreviousTargetUrl,
+			&i.TargetChangedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const linkSearchCount = `-- name: LinkSearchCount :one
+SELECT count(*) FROM links
+WHERE workspace_id = $1 AND deleted_at IS NULL
+  AND ($2::text IS NULL
+       OR (coalesce(title, '') || ' ' || code || ' ' || target_url) ILIKE $2::text)
+  AND ($3::text IS NULL
+       OR ($3::text = 'active' AND status = 'active' AND (expires_at IS NULL OR expires_at > now()))
+       OR ($3::text = 'paused' AND status = 'paused')
+       OR ($3::text = 'expired' AND expires_at <= now()))
+`
+
+type LinkSearchCountParams struct {
+	WorkspaceID uuid.UUID
+	Pattern     *string
+	State       *string
+}
+
+// How many links LinkSearch finds in all (every page).
+func (q *Queries) LinkSearchCount(ctx context.Context, db DBTX, arg LinkSearchCountParams) (int64, error) {
+	row := db.QueryRow(ctx, linkSearchCount, arg.WorkspaceID, arg.Pattern, arg.State)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const linkUpdate = `-- name: LinkUpdate :one
 UPDATE links
-SET target_url = $3, title = $4, status = $5, expires_at = $6, updated_at = now()
+SET target_url = $3, title = $4, status = $5, expires_at = $6, updated_at = now(),
+    previous_target_url = CASE WHEN target_url <> $3 THEN target_url ELSE previous_target_url END,
+    target_changed_at = CASE WHEN target_url <> $3 THEN now() ELSE target_changed_at END
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at
 `
 
 type LinkUpdateParams struct {
@@ -240,6 +344,7 @@ type LinkUpdateParams struct {
 	ExpiresAt   *time.Time
 }
 
+// A new target keeps the old one (and when it changed) for the link page.
 func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams) (Link, error) {
 	row := db.QueryRow(ctx, linkUpdate,
 		arg.ID,
@@ -263,6 +368,8 @@ func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams)
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DeletedAt,
+		&i.PreviousTargetUrl,
+		&i.TargetChangedAt,
 	)
 	return i, err
 }

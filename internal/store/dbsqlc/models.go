@@ -59,18 +59,20 @@ type Invitation struct {
 }
 
 type Link struct {
-	ID            uuid.UUID
-	WorkspaceID   uuid.UUID
-	Code          string
-	TargetURL     string
-	Title         *string
-	Status        string
-	ExpiresAt     *time.Time
-	ScanCount     int64
-	LastScannedAt *time.Time
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-	DeletedAt     *time.Time
+	ID                uuid.UUID
+	WorkspaceID       uuid.UUID
+	Code              string
+	TargetURL         string
+	Title             *string
+	Status            string
+	ExpiresAt         *time.Time
+	ScanCount         int64
+	LastScannedAt     *time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	DeletedAt         *time.Time
+	PreviousTargetUrl *string
+	TargetChangedAt   *time.Time
 }
 
 type Membership struct {

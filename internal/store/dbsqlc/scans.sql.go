@@ -20,7 +20,7 @@ FROM (SELECT unnest($1::uuid[]) AS id,
              unnest($2::bigint[]) AS scans,
              unnest($3::timestamptz[]) AS last_at) u
 WHERE l.id = u.id
-RETURNING l.id, l.workspace_id, l.code, l.target_url, l.title, l.status, l.expires_at, l.scan_count, l.last_scanned_at, l.created_at, l.updated_at, l.deleted_at
+RETURNING l.id, l.workspace_id, l.code, l.target_url, l.title, l.status, l.expires_at, l.scan_count, l.last_scanned_at, l.created_at, l.updated_at, l.deleted_at, l.previous_target_url, l.target_changed_at
 `
 
 type LinkAddScansParams struct {
@@ -53,6 +53,8 @@ func (q *Queries) LinkAddScans(ctx context.Context, db DBTX, arg LinkAddScansPar
 			&i.CreatedAt,
 			&i.UpdatedAt,
 			&i.DeletedAt,
+			&i.PreviousTargetUrl,
+			&i.TargetChangedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -119,6 +121,77 @@ func (q *Queries) ScanListByLink(ctx context.Context, db DBTX, arg ScanListByLin
 	var items []ScanListByLinkRow
 	for rows.Next() {
 		var i ScanListByLinkRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.LinkID,
+			&i.OccurredAt,
+			&i.ReferrerHost,
+			&i.Device,
+			&i.OS,
+			&i.Browser,
+			&i.Bot,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const scanListByLinkRange = `-- name: ScanListByLinkRange :many
+SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot
+FROM scans
+WHERE link_id = $1 AND workspace_id = $2
+  AND occurred_at >= $3 AND occurred_at < $4
+  AND ($5::uuid IS NULL OR (occurred_at, id) > ($6::timestamptz, $5::uuid))
+ORDER BY occurred_at, id
+LIMIT $7
+`
+
+type ScanListByLinkRangeParams struct {
+	LinkID      uuid.UUID
+	WorkspaceID uuid.UUID
+	FromTime    time.Time
+	ToTime      time.Time
+	AfterID     *uuid.UUID
+	AfterTime   time.Time
+	Lim         int32
+}
+
+type ScanListByLinkRangeRow struct {
+	ID           uuid.UUID
+	LinkID       uuid.UUID
+	OccurredAt   time.Time
+	ReferrerHost *string
+	Device       string
+	OS           string
+	Browser      string
+	Bot          bool
+}
+
+// A link's scans in [from, to), oldest first, in pages after the last
+// (occurred_at, id) of the previous page (scans_link_time_idx): the raw
+// scans CSV export streams these.
+func (q *Queries) ScanListByLinkRange(ctx context.Context, db DBTX, arg ScanListByLinkRangeParams) ([]ScanListByLinkRangeRow, error) {
+	rows, err := db.Query(ctx, scanListByLinkRange,
+		arg.LinkID,
+		arg.WorkspaceID,
+		arg.FromTime,
+		arg.ToTime,
+		arg.AfterID,
+		arg.AfterTime,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ScanListByLinkRangeRow
+	for rows.Next() {
+		var i ScanListByLinkRangeRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.LinkID,

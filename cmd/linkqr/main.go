@@ -39,6 +39,11 @@ commands:
       create the user if missing and a workspace with them as admin; prints {"user_id","workspace_id"}
   admin api-key create --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]
       mint an API key for a workspace; prints {"id","secret"}, the secret only this once
+  admin oauth-client create --grant client_credentials --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]
+  admin oauth-client create --grant authorization_code --name N --redirect-uri U [--redirect-uri U2 …] [--public] --scopes a,b [--init]
+      register an OAuth client: a workspace's client-credentials client, or a partner whose users pick a
+      workspace at consent (--public: no secret, PKCE only); prints {"client_id","client_secret"}, the secret
+      only this once (null for a public client)
   admin analytics rebuild [--link lnk_…] [--init]
       recompute the analytics rollups of a link (default: every link) from its raw scans; prints {"status","links","seconds"}
   help

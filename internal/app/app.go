@@ -30,6 +30,7 @@ import (
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/metrics"
 	"github.com/linkqr/linkqr/internal/notify"
+	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/pgembed"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/qrserve"
@@ -65,6 +66,7 @@ type App struct {
 	Scans     *scan.Recorder
 	QR        *qrserve.Server // one render bound and cache for API and UI
 	Webhooks  *webhook.Service
+	OAuth     *oauth.Service
 	// RateLimiter charges /api/v1 requests to their credential's budget.
 	RateLimiter ratelimit.Limiter
 
@@ -200,6 +202,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	}
 	a.Keys.Subscribe(a.listener)
 	a.Accounts.KeysRevoked = a.Keys.Invalidate
+	if err := a.newOAuth(ctx); err != nil {
+		return nil, err
+	}
 	if err := a.newWebhooks(); err != nil {
 		return nil, err
 	}

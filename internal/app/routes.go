@@ -51,6 +51,7 @@ func (a *App) routes() chi.Router {
 		r2.Route("/v1", a.apiV1().Routes)
 	})
 
+	a.oauthRoutes(r)
 	a.docsRoutes(r)
 	web.New(a.webDeps()).Mount(r)
 	a.Redirects.Mount(r)
@@ -91,6 +92,7 @@ func (a *App) apiV1() *api.API {
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Auth: &auth.Authenticator{
 			Keys:     a.Keys,
+			OAuth:    a.OAuth,
 			Problems: a.problems,
 			ClientIP: clientip.Resolver{Trusted: a.Config.TrustedProxies},
 			Log:      a.Log,

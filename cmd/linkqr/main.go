@@ -40,10 +40,10 @@ commands:
   admin api-key create --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]
       mint an API key for a workspace; prints {"id","secret"}, the secret only this once
   admin oauth-client create --grant client_credentials --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]
-  admin oauth-client create --grant authorization_code --name N --redirect-uri U [--redirect-uri U2 …] [--public] --scopes a,b [--init]
-      register an OAuth client: a workspace's client-credentials client, or a partner whose users pick a
-      workspace at consent (--public: no secret, PKCE only); prints {"client_id","client_secret"}, the secret
-      only this once (null for a public client)
+      register a workspace's OAuth client-credentials client; prints {"client_id","client_secret"}, the secret only this once
+  admin oauth-client create --grant authorization_code --name N --redirect-uri U [--public] --scopes a,b [--init]
+      onboard a partner (authorization code + PKCE; users pick the workspace at consent; --redirect-uri repeatable,
+      exact match; --public: no secret); prints {"client_id","client_secret"} (client_secret null when public)
   admin analytics rebuild [--link lnk_…] [--init]
       recompute the analytics rollups of a link (default: every link) from its raw scans; prints {"status","links","seconds"}
   help

@@ -11,6 +11,7 @@ import (
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/session"
@@ -32,6 +33,9 @@ type Deps struct {
 	QR *qrserve.Server
 	// Webhooks manages webhook subscriptions (Settings → Webhooks).
 	Webhooks *webhook.Service
+	// OAuth is the authorization server: consent (GET/POST
+	// /oauth/authorize) and Settings → OAuth clients.
+	OAuth *oauth.Service
 }
 
 // UI serves the browser pages.
@@ -66,6 +70,8 @@ func (u *UI) Mount(r chi.Router) {
 		r.Get("/login", u.signInForm)
 		r.Post("/login", u.signIn)
 		r.Post("/logout", u.signOut)
+		r.Get("/oauth/authorize", u.authorize)
+		r.Post("/oauth/authorize", u.authorizeDecision)
 
 		r.Group(func(r chi.Router) {
 			r.Use(u.requireUser)

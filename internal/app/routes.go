@@ -103,6 +103,7 @@ func (a *App) apiV1() *api.API {
 func (a *App) webDeps() web.Deps {
 	return web.Deps{
 		Webhooks: a.Webhooks,
+		OAuth:    a.OAuth,
 		Links:    a.Links,
 		QR:       a.QR,
 		Config:   a.Config,

@@ -122,6 +122,15 @@ func (u *UI) Mount(r chi.Router) {
 					r.Post("/settings/webhooks/{hook}/delete", u.webhookDelete)
 					r.Post("/settings/webhooks/{hook}/deliveries/{delivery}/retry", u.webhookRetry)
 				})
+				r.Group(func(r chi.Router) {
+					// OAuth clients too: members get 404 everywhere.
+					r.Use(u.adminOrNotFound)
+					r.Get("/settings/oauth-clients", u.oauthClientsList)
+					r.Get("/settings/oauth-clients/new", u.oauthClientsNew)
+					r.Post("/settings/oauth-clients", u.oauthClientsCreate)
+					r.Get("/settings/oauth-clients/created", u.oauthClientsSecret)
+					r.Post("/settings/oauth-clients/{client}/revoke", u.oauthClientsRevoke)
+				})
 			})
 		})
 	})

@@ -63,4 +63,3 @@ func benchAuth(b *testing.B, srv *testkit.Server, token string) {
 		b.Fatalf("only %d requests authenticated", ok)
 	}
 }
-

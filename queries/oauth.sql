@@ -74,3 +74,6 @@ SELECT pg_advisory_xact_lock(7243001);
 
 -- name: OAuthMembershipExists :one
 SELECT EXISTS (SELECT 1 FROM memberships WHERE workspace_id = $1 AND user_id = $2);
+
+-- name: OAuthRefreshPurge :execrows
+DELETE FROM oauth_refresh_tokens WHERE expires_at < $1;

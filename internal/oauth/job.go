@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"time"
 
 	"github.com/riverqueue/river"
 
@@ -23,11 +24,16 @@ type RotateWorker struct {
 	Service *Service
 }
 
-// Work rotates keys when due and deletes codes expired for an hour.
+// Work rotates keys when due and deletes codes expired for an hour and
+// expired refresh tokens (both are refused by their expiry anyway).
 func (w *RotateWorker) Work(ctx context.Context, _ *river.Job[RotateArgs]) error {
 	if err := w.Service.EnsureKeys(ctx); err != nil {
 		return err
 	}
-	_, err := dbsqlc.New().OAuthCodePurge(ctx, w.Service.db.Conn(ctx), w.Service.now().Add(-CodeTTL-3600e9))
+	q, db, now := dbsqlc.New(), w.Service.db.Conn(ctx), w.Service.now()
+	if _, err := q.OAuthCodePurge(ctx, db, now.Add(-time.Hour)); err != nil {
+		return store.InterpretError(err)
+	}
+	_, err := q.OAuthRefreshPurge(ctx, db, now)
 	return store.InterpretError(err)
 }

@@ -355,6 +355,18 @@ func (q *Queries) OAuthRefreshGetForUpdate(ctx context.Context, db DBTX, tokenHa
 	return i, err
 }
 
+const oAuthRefreshPurge = `-- name: OAuthRefreshPurge :execrows
+DELETE FROM oauth_refresh_tokens WHERE expires_at < $1
+`
+
+func (q *Queries) OAuthRefreshPurge(ctx context.Context, db DBTX, expiresAt time.Time) (int64, error) {
+	result, err := db.Exec(ctx, oAuthRefreshPurge, expiresAt)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const oAuthRefreshRotate = `-- name: OAuthRefreshRotate :exec
 UPDATE oauth_refresh_tokens SET rotated_at = now() WHERE token_hash = $1
 `

@@ -42,8 +42,15 @@ func (a *App) oauthRoutes(r chi.Router) {
 	r.Post("/oauth/token", h.Token)
 	r.Post("/oauth/revoke", h.Revoke)
 	for _, p := range []string{"/oauth/token", "/oauth/revoke"} {
-		r.Method(http.MethodGet, p, a.oauthMethodNotAllowed("POST"))
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			r.Method(m, p, a.oauthMethodNotAllowed("POST"))
+		}
 	}
+	// Any other path under /oauth/ (but the authorize page, which web
+	// mounts) is a 404 problem, like an unknown /api path.
+	r.Handle("/oauth/*", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.problems.Write(w, r, problem.New(problem.NotFound, "no OAuth endpoint at "+r.URL.Path))
+	}))
 }
 
 func (a *App) oauthMethodNotAllowed(allow string) http.HandlerFunc {

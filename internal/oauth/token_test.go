@@ -132,6 +132,15 @@ func TestTokenEndpointBadInput(t *testing.T) {
 		}
 		testkit.Problem(t, resp, 405, "method-not-allowed")
 	})
+	t.Run("other methods and paths are problems", func(t *testing.T) {
+		resp := srv.Do(t, "DELETE", "/oauth/revoke", "", "")
+		if resp.Header.Get("Allow") != "POST" {
+			t.Errorf("Allow %q", resp.Header.Get("Allow"))
+		}
+		testkit.Problem(t, resp, 405, "method-not-allowed")
+		testkit.Problem(t, srv.Do(t, "GET", "/oauth/userinfo", "", ""), 404, "not-found")
+		testkit.Problem(t, srv.Do(t, "POST", "/oauth/nothing", "", ""), 404, "not-found")
+	})
 	t.Run("revoked client", func(t *testing.T) {
 		c2, s2 := ccClient(t, srv, tn.WorkspaceID, "links:read")
 		tr := postForm(t, srv, "/oauth/token", cc, c2.ExternalID(), s2)

@@ -12,6 +12,7 @@
 package oauth
 
 import (
+	"crypto/rand"
 	"errors"
 	"log/slog"
 	"net/netip"
@@ -82,6 +83,12 @@ type Service struct {
 	keys        *keyring
 	clients     *epochcache.Cache[uuid.UUID, *Client]
 	grants      *epochcache.Cache[uuid.UUID, bool] // grant id → revoked
+	// verified remembers tokens whose signature and claims were checked,
+	// by HMAC-SHA256 of the token under a per-process key, so a token's
+	// next requests skip the ECDSA verification (until it expires, or its
+	// key is unpublished). Client and grant are still checked every time.
+	verified *epochcache.Cache[[32]byte, *claims]
+	tokenMAC []byte
 }
 
 // NewService builds the service; call Subscribe and EnsureKeys before use.
@@ -96,7 +103,10 @@ func NewService(o Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	mk := make([]byte, 32)
+	_, _ = rand.Read(mk)
 	return &Service{
+		verified: epochcache.New[[32]byte, *claims](100000), tokenMAC: mk,
 		db: o.DB, log: o.Log, issuer: o.Issuer, audience: o.Issuer + "/api/v1",
 		rotateEvery: o.RotateEvery, now: o.Now, keys: kr,
 		clients: epochcache.New[uuid.UUID, *Client](50000),

@@ -61,6 +61,8 @@ type claims struct {
 	// GrantID ("sid") names the consent behind a partner's token, so
 	// revoking the grant stops its access tokens too.
 	GrantID string `json:"sid,omitempty"`
+
+	kid string // the key that signed it (set when verified)
 }
 
 // ClientAuth is how a client presented itself at the token or revocation

@@ -2,6 +2,8 @@ package oauth
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,6 +52,7 @@ func (s *Service) parseAccessToken(ctx context.Context, token string) (*claims, 
 	if err := json.Unmarshal(payload, &cl); err != nil {
 		return nil, ErrInvalidToken
 	}
+	cl.kid = k.kid
 	if cl.Issuer != s.issuer || cl.Audience != s.audience || cl.Expiry <= now.Unix() ||
 		cl.IssuedAt > now.Add(clockSkew).Unix() || cl.ID == "" || cl.ClientID == "" {
 		return nil, ErrInvalidToken
@@ -57,12 +60,35 @@ func (s *Service) parseAccessToken(ctx context.Context, token string) (*claims, 
 	return &cl, nil
 }
 
+// checkedClaims returns the claims of a token checked before (still
+// unexpired, its key still published), or checks it now.
+func (s *Service) checkedClaims(ctx context.Context, token string) (*claims, error) {
+	m := hmac.New(sha256.New, s.tokenMAC)
+	m.Write([]byte(token))
+	var d [32]byte
+	copy(d[:], m.Sum(nil))
+	now := s.now()
+	if cl, ok := s.verified.Get(d); ok {
+		if cl.Expiry > now.Unix() && s.keys.lookup(cl.kid, now) != nil {
+			return cl, nil
+		}
+		return nil, ErrInvalidToken
+	}
+	epoch := s.verified.Epoch()
+	cl, err := s.parseAccessToken(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	s.verified.Put(d, cl, epoch)
+	return cl, nil
+}
+
 // VerifyAccessToken resolves a bearer JWT to what it may do, or
 // ErrInvalidToken. Only the first sight of a client (or grant) after a
 // start, eviction or change costs a query; a valid token otherwise costs
 // the signature check and two map lookups.
 func (s *Service) VerifyAccessToken(ctx context.Context, token string) (Access, error) {
-	cl, err := s.parseAccessToken(ctx, token)
+	cl, err := s.checkedClaims(ctx, token)
 	if err != nil {
 		return Access{}, err
 	}

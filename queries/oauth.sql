@@ -77,3 +77,15 @@ SELECT EXISTS (SELECT 1 FROM memberships WHERE workspace_id = $1 AND user_id = $
 
 -- name: OAuthRefreshPurge :execrows
 DELETE FROM oauth_refresh_tokens WHERE expires_at < $1;
+
+-- name: OAuthClientRevokeAllByCreator :many
+-- Removing a member: the clients they created for the workspace stop working.
+UPDATE oauth_clients SET revoked_at = now()
+WHERE workspace_id = $1 AND created_by = $2 AND revoked_at IS NULL
+RETURNING id;
+
+-- name: OAuthGrantRevokeAllOfMember :many
+-- Removing a member: partners stop acting for them in the workspace.
+UPDATE oauth_grants SET revoked_at = now()
+WHERE workspace_id = $1 AND user_id = $2 AND revoked_at IS NULL
+RETURNING id;

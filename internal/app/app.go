@@ -205,6 +205,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	if err := a.newOAuth(ctx); err != nil {
 		return nil, err
 	}
+	a.Accounts.OAuthRevoked = a.OAuth.Invalidate
 	if err := a.newWebhooks(); err != nil {
 		return nil, err
 	}

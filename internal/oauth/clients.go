@@ -252,3 +252,42 @@ func clientFromRow(r dbsqlc.OauthClient) *Client {
 	}
 	return c
 }
+
+// RevokeAllOfMember revokes, in the caller's transaction tx, the clients
+// userID created in the workspace and the grants they gave partners for
+// it, and queues a NOTIFY for each, so every instance drops them when tx
+// commits. It returns the payloads to pass to Invalidate after the commit
+// (this instance's own notification arrives asynchronously). Removing a
+// member uses it, like apikey.RevokeAllByCreator.
+func RevokeAllOfMember(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid.UUID) ([]string, error) {
+	q := dbsqlc.New()
+	clients, err := q.OAuthClientRevokeAllByCreator(ctx, tx, dbsqlc.OAuthClientRevokeAllByCreatorParams{WorkspaceID: &workspaceID, CreatedBy: &userID})
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	grants, err := q.OAuthGrantRevokeAllOfMember(ctx, tx, dbsqlc.OAuthGrantRevokeAllOfMemberParams{WorkspaceID: workspaceID, UserID: userID})
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	var payloads []string
+	for _, id := range clients {
+		payloads = append(payloads, "c:"+id.String())
+	}
+	for _, id := range grants {
+		payloads = append(payloads, "g:"+id.String())
+	}
+	for _, p := range payloads {
+		if err := store.Notify(ctx, tx, RevokedChannel, p); err != nil {
+			return nil, err
+		}
+	}
+	return payloads, nil
+}
+
+// Invalidate drops clients and grants revoked in a committed transaction
+// (payloads of RevokeAllOfMember) from this instance's caches at once.
+func (s *Service) Invalidate(payloads ...string) {
+	for _, p := range payloads {
+		s.invalidate(p)
+	}
+}

@@ -83,3 +83,59 @@ func TestClientAllowlistAndRateLimitApplyToItsTokens(t *testing.T) {
 	}
 	testkit.Problem(t, resp, 429, "rate-limited")
 }
+
+// TestRemovingAMemberRevokesTheirClientsAndGrants: like their API keys,
+// in the same transaction, effective on the next request.
+func TestRemovingAMemberRevokesTheirClientsAndGrants(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	ctx := context.Background()
+	admin, member := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
+	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, admin.UserID, member.Email, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.App.Accounts.AcceptInvitation(ctx, member.UserID, inv.ID); err != nil {
+		t.Fatal(err)
+	}
+	// A client the member created, and one the admin did.
+	mine, mineSecret, err := srv.App.OAuth.CreateClient(ctx, oauth.CreateInput{GrantType: oauth.GrantClientCredentials, WorkspaceID: &admin.WorkspaceID, CreatedBy: &member.UserID, Name: "m", Scopes: []string{"links:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, theirSecret, err := srv.App.OAuth.CreateClient(ctx, oauth.CreateInput{GrantType: oauth.GrantClientCredentials, WorkspaceID: &admin.WorkspaceID, CreatedBy: &admin.UserID, Name: "a", Scopes: []string{"links:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := func(id, secret string) string {
+		tr := postForm(t, srv, "/oauth/token", url.Values{"grant_type": {"client_credentials"}}, id, secret)
+		if tr.status != 200 {
+			t.Fatalf("%d %v", tr.status, tr.body)
+		}
+		return tr.body["access_token"].(string)
+	}
+	mineTok, theirTok := token(mine.ExternalID(), mineSecret), token(theirs.ExternalID(), theirSecret)
+	// A partner grant the member gave for the admin's workspace.
+	p, psecret := partner(t, srv, false, redirect, "links:read")
+	v, ch := pkce()
+	code, err := srv.App.OAuth.IssueCode(ctx, oauth.CodeRequest{Client: p, UserID: member.UserID, WorkspaceID: admin.WorkspaceID, RedirectURI: redirect, Scopes: p.Scopes, CodeChallenge: ch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := postForm(t, srv, "/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect}, "code_verifier": {v}}, p.ExternalID(), psecret)
+	if tr.status != 200 {
+		t.Fatalf("%d %v", tr.status, tr.body)
+	}
+	partnerTok, refresh := tr.body["access_token"].(string), tr.body["refresh_token"].(string)
+	for _, tok := range []string{mineTok, theirTok, partnerTok} {
+		testkit.JSON(t, srv.Do(t, "GET", "/api/v1/workspace", tok, ""), 200)
+	}
+
+	if _, _, err := srv.App.Accounts.RemoveMember(ctx, admin.WorkspaceID, member.UserID); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Problem(t, srv.Do(t, "GET", "/api/v1/workspace", mineTok, ""), 401, "unauthorized")
+	testkit.Problem(t, srv.Do(t, "GET", "/api/v1/workspace", partnerTok, ""), 401, "unauthorized")
+	testkit.JSON(t, srv.Do(t, "GET", "/api/v1/workspace", theirTok, ""), 200)
+	postForm(t, srv, "/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}, p.ExternalID(), psecret).wantError(t, 400, "invalid_grant")
+}

@@ -146,6 +146,38 @@ func (q *Queries) OAuthClientRevoke(ctx context.Context, db DBTX, arg OAuthClien
 	return id, err
 }
 
+const oAuthClientRevokeAllByCreator = `-- name: OAuthClientRevokeAllByCreator :many
+UPDATE oauth_clients SET revoked_at = now()
+WHERE workspace_id = $1 AND created_by = $2 AND revoked_at IS NULL
+RETURNING id
+`
+
+type OAuthClientRevokeAllByCreatorParams struct {
+	WorkspaceID *uuid.UUID
+	CreatedBy   *uuid.UUID
+}
+
+// Removing a member: the clients they created for the workspace stop working.
+func (q *Queries) OAuthClientRevokeAllByCreator(ctx context.Context, db DBTX, arg OAuthClientRevokeAllByCreatorParams) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, oAuthClientRevokeAllByCreator, arg.WorkspaceID, arg.CreatedBy)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const oAuthCodeCreate = `-- name: OAuthCodeCreate :exec
 INSERT INTO oauth_codes (code_hash, client_id, workspace_id, user_id, redirect_uri, scopes, code_challenge, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -285,6 +317,38 @@ UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL
 func (q *Queries) OAuthGrantRevoke(ctx context.Context, db DBTX, id uuid.UUID) error {
 	_, err := db.Exec(ctx, oAuthGrantRevoke, id)
 	return err
+}
+
+const oAuthGrantRevokeAllOfMember = `-- name: OAuthGrantRevokeAllOfMember :many
+UPDATE oauth_grants SET revoked_at = now()
+WHERE workspace_id = $1 AND user_id = $2 AND revoked_at IS NULL
+RETURNING id
+`
+
+type OAuthGrantRevokeAllOfMemberParams struct {
+	WorkspaceID uuid.UUID
+	UserID      uuid.UUID
+}
+
+// Removing a member: partners stop acting for them in the workspace.
+func (q *Queries) OAuthGrantRevokeAllOfMember(ctx context.Context, db DBTX, arg OAuthGrantRevokeAllOfMemberParams) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, oAuthGrantRevokeAllOfMember, arg.WorkspaceID, arg.UserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const oAuthMembershipExists = `-- name: OAuthMembershipExists :one

@@ -156,7 +156,7 @@ func (s *Service) issue(subject string, c *Client, workspaceID uuid.UUID, scopes
 	if err != nil {
 		return Token{}, err
 	}
-	return Token{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int(AccessTokenTTL / 1e9), Scope: cl.Scope}, nil
+	return Token{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int(AccessTokenTTL.Seconds()), Scope: cl.Scope}, nil
 }
 
 // ClientCredentials is grant_type=client_credentials.

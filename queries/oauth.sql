@@ -89,3 +89,9 @@ RETURNING id;
 UPDATE oauth_grants SET revoked_at = now()
 WHERE workspace_id = $1 AND user_id = $2 AND revoked_at IS NULL
 RETURNING id;
+
+-- name: OAuthClientRevokeAny :one
+-- Operator command: any client, partner or workspace-bound.
+UPDATE oauth_clients SET revoked_at = now()
+WHERE id = $1 AND revoked_at IS NULL
+RETURNING id;

@@ -44,6 +44,8 @@ commands:
   admin oauth-client create --grant authorization_code --name N --redirect-uri U [--public] --scopes a,b [--init]
       onboard a partner (authorization code + PKCE; users pick the workspace at consent; --redirect-uri repeatable,
       exact match; --public: no secret); prints {"client_id","client_secret"} (client_secret null when public)
+  admin oauth-client revoke --client cli_… [--init]
+      revoke any OAuth client (a partner, say): its secret and tokens stop working on every instance; prints {"client_id","status"}
   admin analytics rebuild [--link lnk_…] [--init]
       recompute the analytics rollups of a link (default: every link) from its raw scans; prints {"status","links","seconds"}
   help

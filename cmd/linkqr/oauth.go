@@ -79,3 +79,29 @@ func adminOAuthClientCreate(ctx context.Context, cfg *config.Config, log *slog.L
 		return json.NewEncoder(stdout).Encode(map[string]any{"client_id": c.ExternalID(), "client_secret": sec})
 	})
 }
+
+func adminOAuthClientRevoke(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("admin oauth-client revoke", "--client cli_… [--init]", stderr)
+	client := fs.String("client", "", "client id (cli_…)")
+	init := initFlag(fs)
+	if err := parseFlags(fs, args, "client"); err != nil {
+		return err
+	}
+	id, ok := store.ParseID(store.PrefixOAuthClient, *client)
+	if !ok {
+		return fmt.Errorf("--client %q is not a client id (cli_…)", *client)
+	}
+	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
+		svc, err := oauth.NewService(oauth.Options{DB: store.NewDB(db.pool), Log: log, KeyEncryptionKey: config.DeriveKey(cfg.SecretKey, "oauth-signing-keys")})
+		if err != nil {
+			return err
+		}
+		if err := svc.RevokeAnyClient(ctx, id); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("no active client %s", *client)
+			}
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(map[string]string{"client_id": *client, "status": "revoked"})
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/oauth2/clientcredentials"
 )
@@ -51,6 +52,42 @@ func TestAdminOAuthClientCreate(t *testing.T) {
 		"--name", "Partner", "--redirect-uri", "https://partner.example/cb", "--scopes", "links:read")
 	if code != 0 || !strings.Contains(out, `"client_secret":"lqcs_`) {
 		t.Fatalf("create confidential partner: exit %d, %q, %s", code, out, errOut)
+	}
+
+	// The operator revokes the client: its token stops working (the
+	// server learns through NOTIFY), and so does its secret.
+	before, err := conf.Token(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCmd(t, env, "admin", "oauth-client", "revoke", "--client", cc["client_id"].(string))
+	if code != 0 || !strings.Contains(out, `"status":"revoked"`) {
+		t.Fatalf("revoke: exit %d, %q, %s", code, out, errOut)
+	}
+	tok, err := conf.Token(context.Background())
+	if err == nil {
+		t.Fatalf("a revoked client got a token: %v", tok)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		req, _ := http.NewRequest("GET", s.url+"/api/v1/workspace", nil)
+		req.Header.Set("Authorization", "Bearer "+before.AccessToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusUnauthorized {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the revoked client's token still gets %d", resp.StatusCode)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	code, _, errOut = runCmd(t, env, "admin", "oauth-client", "revoke", "--client", cc["client_id"].(string))
+	if code != 1 || !strings.Contains(errOut, "no active client") {
+		t.Errorf("second revoke: exit %d, %s", code, errOut)
 	}
 
 	// Bad input: a clear line, exit 1 (2 for usage), nothing created.

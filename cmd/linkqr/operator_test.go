@@ -152,6 +152,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		"admin api-key create --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]",
 		"admin oauth-client create --grant client_credentials --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]",
 		"admin oauth-client create --grant authorization_code --name N --redirect-uri U [--public] --scopes a,b [--init]",
+		"admin oauth-client revoke --client cli_… [--init]",
 		"admin analytics rebuild [--link lnk_…] [--init]", "help"}
 	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"admin", "help"}, {"admin", "--help"}} {
 		code, out, errOut := runCmd(t, env, args...)

@@ -291,3 +291,20 @@ func (s *Service) Invalidate(payloads ...string) {
 		s.invalidate(p)
 	}
 }
+
+// RevokeAnyClient is the operator's revocation (`linkqr admin oauth-client
+// revoke`): any client, partners included, with the same effect as
+// RevokeClient. Unknown or already revoked is store.ErrNotFound.
+func (s *Service) RevokeAnyClient(ctx context.Context, clientID uuid.UUID) error {
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		if _, err := dbsqlc.New().OAuthClientRevokeAny(ctx, tx, clientID); err != nil {
+			return store.InterpretError(err)
+		}
+		return store.Notify(ctx, tx, RevokedChannel, "c:"+clientID.String())
+	})
+	if err != nil {
+		return err
+	}
+	store.AfterCommit(ctx, func() { s.clients.Invalidate(clientID) })
+	return nil
+}

@@ -81,10 +81,15 @@ func (s *Service) authenticate(ctx context.Context, a ClientAuth) (*Client, erro
 	id, ok := store.ParseID(store.PrefixOAuthClient, a.ClientID)
 	var c *Client
 	if ok {
-		var err error
-		c, err = s.client(ctx, id)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return nil, err
+		// Read from the database, not the cache: the token endpoint pays
+		// argon2id anyway, and a client revoked a moment ago on another
+		// instance must not get a token while the NOTIFY is on its way.
+		row, err := dbsqlc.New().OAuthClientGet(ctx, s.db.Conn(ctx), id)
+		if err != nil && !errors.Is(store.InterpretError(err), store.ErrNotFound) {
+			return nil, store.InterpretError(err)
+		}
+		if err == nil {
+			c = clientFromRow(row)
 		}
 	}
 	if c == nil || c.Revoked {

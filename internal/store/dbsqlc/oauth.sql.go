@@ -178,6 +178,19 @@ func (q *Queries) OAuthClientRevokeAllByCreator(ctx context.Context, db DBTX, ar
 	return items, nil
 }
 
+const oAuthClientRevokeAny = `-- name: OAuthClientRevokeAny :one
+UPDATE oauth_clients SET revoked_at = now()
+WHERE id = $1 AND revoked_at IS NULL
+RETURNING id
+`
+
+// Operator command: any client, partner or workspace-bound.
+func (q *Queries) OAuthClientRevokeAny(ctx context.Context, db DBTX, id uuid.UUID) (uuid.UUID, error) {
+	row := db.QueryRow(ctx, oAuthClientRevokeAny, id)
+	err := row.Scan(&id)
+	return id, err
+}
+
 const oAuthCodeCreate = `-- name: OAuthCodeCreate :exec
 INSERT INTO oauth_codes (code_hash, client_id, workspace_id, user_id, redirect_uri, scopes, code_challenge, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

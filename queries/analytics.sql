@@ -1,6 +1,13 @@
 -- Analytics reads rollups only (see db/migrations/00012_scan_rollups.sql),
 -- plus raw scans for the partial hours at the edges of a range whose from
 -- or to is not on the hour: at most two hours of one link's scans.
+--
+-- Those raw reads state their window twice: plainly on occurred_at, which
+-- prunes partitions, and as a row comparison on (link_id, occurred_at),
+-- which only the link's index can serve. Without the second form, a link
+-- with most of a partition's scans looked unselective to the planner, which
+-- then read the window of every link through the primary key (occurred_at,
+-- id): 190,000 rows for an empty edge, 60-400 ms instead of under 1 ms.
 
 -- name: AnalyticsHours :many
 SELECT hour, scans, bots, uniq, day_first, day_last
@@ -24,9 +31,11 @@ FROM (
     FROM (
         SELECT e1.occurred_at, e1.bot, e1.visitor_hash FROM scans e1
         WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
+          AND (e1.link_id, e1.occurred_at) >= (@link_id, @from1) AND (e1.link_id, e1.occurred_at) < (@link_id, @to1)
         UNION ALL
         SELECT e2.occurred_at, e2.bot, e2.visitor_hash FROM scans e2
         WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
+          AND (e2.link_id, e2.occurred_at) >= (@link_id, @from2) AND (e2.link_id, e2.occurred_at) < (@link_id, @to2)
     ) s
     GROUP BY 1, 2, 3
 ) e;
@@ -52,9 +61,11 @@ WITH k AS (
     SELECT d.dim, d.key, 1::bigint FROM (
         SELECT e1.device, e1.os, e1.browser, e1.referrer_host FROM scans e1
         WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND NOT e1.bot AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
+          AND (e1.link_id, e1.occurred_at) >= (@link_id, @from1) AND (e1.link_id, e1.occurred_at) < (@link_id, @to1)
         UNION ALL
         SELECT e2.device, e2.os, e2.browser, e2.referrer_host FROM scans e2
         WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND NOT e2.bot AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
+          AND (e2.link_id, e2.occurred_at) >= (@link_id, @from2) AND (e2.link_id, e2.occurred_at) < (@link_id, @to2)
     ) s
     CROSS JOIN LATERAL (VALUES ('d', s.device), ('o', s.os), ('b', s.browser), ('r', COALESCE(s.referrer_host, '(direct)'))) AS d(dim, key)
 )

@@ -113,9 +113,17 @@ func TestAPIKeySecretShownOnce(t *testing.T) {
 	if textOf(t, list.body, "key-name") != "Zapier" || textOf(t, list.body, "key-rate-limit") != "1200 requests/min" {
 		t.Errorf("name or rate limit missing from the list: %s", excerpt(list.body))
 	}
-	// The key was used once above; "never" is for unused keys.
+	// The key was used once above; "never" is for unused keys. The use is
+	// recorded off the request path, so the list may show it a moment later.
 	wantUsed := "Last used " + time.Now().UTC().Format("2 Jan 2006")
-	if got := strings.Join(strings.Fields(stripTags(textBlock(t, list.body, "key-last-used"))), " "); !strings.HasPrefix(got, wantUsed) {
+	lastUsed := func(body string) string {
+		return strings.Join(strings.Fields(stripTags(textBlock(t, body, "key-last-used"))), " ")
+	}
+	for deadline := time.Now().Add(10 * time.Second); !strings.HasPrefix(lastUsed(list.body), wantUsed) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		list = b.get(base)
+	}
+	if got := lastUsed(list.body); !strings.HasPrefix(got, wantUsed) {
 		t.Errorf("last used: %q, want %q…", got, wantUsed)
 	}
 	if !strings.Contains(list.body, `<span class="tag" data-testid="key-scope">links:read</span>`) ||

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/priority"
 )
 
 // Limits bound what analytics reads may take from the shared database, so
@@ -23,7 +25,15 @@ type Limits struct {
 	Wait time.Duration
 	// StatementTimeout cancels a report's query in PostgreSQL.
 	StatementTimeout time.Duration
+	// Pace, when set, paces reports while the redirect is busy, in
+	// milliseconds of report time: reports yield to the redirect, waiting
+	// at most Wait for their turn before they are refused.
+	Pace *priority.Budget
 }
+
+// paceEstimate is what a report is charged up front, in milliseconds;
+// the difference to its measured time is settled when it ends.
+const paceEstimate = 10
 
 // DefaultLimits: two reports per workspace, half the CPUs (at least one)
 // for the whole process, as QR rendering does, so redirects keep at least

@@ -168,6 +168,9 @@ type Reports struct {
 	db      *store.DB
 	limits  Limits
 	limiter *limiter
+	// Now is the clock that tells whether a range runs to the present
+	// (nil: time.Now).
+	Now func() time.Time
 }
 
 // NewReports returns Reports over db, bounded by l.
@@ -179,18 +182,31 @@ func NewReports(db *store.DB, l Limits) *Reports {
 // breakdowns count human scans; bots are reported apart. The visitor hash is
 // keyed per UTC day, so "unique" counts a person once per day: a visitor
 // seen on two days of a week counts twice in that week. The counts are
-// exact. When the workspace or the process has too many reports running, or
-// the query hits the statement timeout, the error is a *BusyError.
+// exact. When the redirect is busy and reports have used their pace
+// (Limits.Pace), when the workspace or the process has too many reports
+// running, or when the query hits the statement timeout, the error is a
+// *BusyError.
 func (s *Reports) Compute(ctx context.Context, ws, linkID uuid.UUID, r Range) (Report, error) {
+	if ok, err := s.limits.Pace.Acquire(ctx, paceEstimate, s.limits.Wait); err != nil {
+		return Report{}, err
+	} else if !ok {
+		return Report{}, &BusyError{RetryAfter: time.Second, Reason: "short links are being followed at a high rate and analytics yields to them; retry shortly"}
+	}
 	release, err := s.limiter.acquire(ctx, ws)
 	if err != nil {
 		return Report{}, err
 	}
 	defer release()
+	start := time.Now()
+	defer func() { s.limits.Pace.Adjust(float64(time.Since(start).Milliseconds()) - paceEstimate) }()
+	now := time.Now()
+	if s.Now != nil {
+		now = s.Now()
+	}
 	var rep Report
 	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db dbsqlc.DBTX) error {
 		var err error
-		rep, err = compute(ctx, db, ws, linkID, r)
+		rep, err = compute(ctx, db, ws, linkID, r, now)
 		return err
 	})
 	if errors.Is(err, store.ErrStatementTimeout) {
@@ -204,7 +220,7 @@ type dayCounters struct {
 	first, last int64
 }
 
-func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range) (Report, error) {
+func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range, now time.Time) (Report, error) {
 	q := dbsqlc.New()
 	from, to := r.From.UTC(), r.To.UTC()
 	rep := Report{Object: "analytics", LinkID: store.FormatID(store.PrefixLink, linkID), From: r.From, To: r.To, Interval: r.Interval}
@@ -213,6 +229,12 @@ func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range)
 	// from raw scans; of the whole hours, whole days [d0, d1) come from the
 	// daily breakdowns.
 	h0, h1 := ceilTo(Hour, from), Hour.Truncate(to)
+	// A range that runs to the present (the default one does) ends inside
+	// the hour in progress, whose rollup holds only scans up to now: that
+	// hour is read whole from the rollups, never from raw scans.
+	if h1.Before(to) && !to.Before(now) {
+		h1 = Hour.Next(h1)
+	}
 	if !h0.Before(h1) {
 		h0, h1 = to, to
 	}

@@ -269,3 +269,40 @@ func rollupSnapshot(t *testing.T, pool *pgxpool.Pool) map[string][]string {
 	}
 	return out
 }
+
+// A range that runs to the present ends inside the hour in progress; that
+// hour is read from its rollup, which must then equal the raw scans up to
+// now, while a range that ends before now still reads the raw edge.
+func TestRangesToTheHourInProgress(t *testing.T) {
+	t.Parallel()
+	rnd := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
+	pool := testkit.DB(t)
+	db := store.NewDB(pool)
+	ws := testkit.NewTenant(t, pool).WorkspaceID
+	links := [][2]uuid.UUID{{ws, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})}}
+	// Scans from 10:00 up to "now", 10:45, and around the midnight before.
+	hour := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	now := hour.Add(45 * time.Minute)
+	recordRandomScans(t, rnd, db, links, hour, 45*time.Minute, 300)
+
+	reports := analytics.NewReports(db, analytics.DefaultLimits())
+	reports.Now = func() time.Time { return now }
+	for _, r := range []analytics.Range{
+		{From: hour.Add(-24 * time.Hour), To: now, Interval: analytics.Hour},
+		{From: hour.Add(-24 * time.Hour), To: now, Interval: analytics.Day},
+		{From: hour.Add(-72 * time.Hour), To: now.Add(time.Hour), Interval: analytics.Day},          // to in the future
+		{From: hour.Add(-24 * time.Hour), To: hour.Add(30 * time.Minute), Interval: analytics.Hour}, // ends before now: raw edge
+		{From: hour.Add(10 * time.Minute), To: now, Interval: analytics.Hour},                       // inside the hour in progress
+	} {
+		got, err := reports.Compute(context.Background(), ws, links[0][1], r)
+		if err != nil {
+			t.Fatalf("%+v: %v", r, err)
+		}
+		if want := reference(t, pool, ws, links[0][1], r); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s..%s by %s with now %s:\n got  %+v\n want %+v", r.From.Format(time.RFC3339), r.To.Format(time.RFC3339), r.Interval, now.Format(time.RFC3339), got, want)
+		}
+		if got.Total == 0 {
+			t.Errorf("%s..%s: no scans counted; the test saw nothing", r.From.Format(time.RFC3339), r.To.Format(time.RFC3339))
+		}
+	}
+}

@@ -32,6 +32,7 @@ import (
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/pgembed"
+	"github.com/linkqr/linkqr/internal/priority"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/ratelimit"
@@ -63,10 +64,12 @@ type App struct {
 	Accounts  *account.Service
 	Links     *link.Service
 	Redirects *redirect.Handler
-	Scans     *scan.Recorder
-	QR        *qrserve.Server // one render bound and cache for API and UI
-	Webhooks  *webhook.Service
-	OAuth     *oauth.Service
+	// Priority tells deliveries and analytics when the redirect is busy.
+	Priority *priority.Governor
+	Scans    *scan.Recorder
+	QR       *qrserve.Server // one render bound and cache for API and UI
+	Webhooks *webhook.Service
+	OAuth    *oauth.Service
 	// RateLimiter charges /api/v1 requests to their credential's budget.
 	RateLimiter ratelimit.Limiter
 
@@ -85,6 +88,8 @@ type App struct {
 
 	stopWorkers context.CancelFunc
 	workers     sync.WaitGroup
+	// deliveryPace and reportPace pace the work that yields to the redirect.
+	deliveryPace, reportPace *priority.Budget
 
 	bodyReadTimeout atomic.Int64                // nanoseconds; 0 means BodyReadTimeout (tests shorten it)
 	metricsAddr     atomic.Pointer[net.TCPAddr] // where LINKQR_METRICS_ADDR is bound, once it is
@@ -206,6 +211,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		return nil, err
 	}
 	a.Accounts.OAuthRevoked = a.OAuth.Invalidate
+	a.newPriority()
 	if err := a.newWebhooks(); err != nil {
 		return nil, err
 	}
@@ -224,6 +230,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	resolver := link.NewService(a.ResolveDB, cfg.ShortBaseURL.String())
 	a.Redirects = redirect.New(resolver, a.Scans, web.RedirectPages(), clientIPs.Of, log)
 	a.Redirects.Subscribe(a.listener)
+	a.Redirects.Load = a.Priority
 	a.Links.Changed = a.Redirects.Invalidate
 	if err := a.openRateLimiter(); err != nil {
 		return nil, err
@@ -346,6 +353,7 @@ func (a *App) startWorkers() {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopWorkers = cancel
 	a.workers.Go(a.Scans.Run)
+	a.workers.Go(func() { a.Priority.Run(ctx) })
 	a.workers.Go(func() { a.listener.Run(ctx) })
 	a.workers.Go(func() { a.runJobs(ctx) })
 }

@@ -36,7 +36,7 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 			// on 2 cores, as many as 100 did (the database is then the
 			// limit), with less pressure on the pool; slow receivers hold a
 			// worker each for up to the 10 s timeout.
-			webhook.Queue: {MaxWorkers: 32, FetchCooldown: 10 * time.Millisecond},
+			webhook.Queue: {MaxWorkers: webhook.Workers, FetchCooldown: 10 * time.Millisecond},
 		},
 		Workers: workers,
 		PeriodicJobs: []*river.PeriodicJob{

@@ -45,11 +45,13 @@ func (a *App) routes() chi.Router {
 	staticFS, _ := fs.Sub(static.FS, ".")
 	r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
 
+	v1 := a.apiV1()
 	r.Route("/api", func(r2 chi.Router) {
 		r2.NotFound(a.apiNotFound)
 		r2.MethodNotAllowed(a.apiMethodNotAllowed(r))
-		r2.Route("/v1", a.apiV1().Routes)
+		r2.Route("/v1", v1.Routes)
 	})
+	a.mcpRoutes(r, v1)
 
 	a.oauthRoutes(r)
 	a.docsRoutes(r)
@@ -86,7 +88,7 @@ func (a *App) apiV1() *api.API {
 		QR:          a.QR,
 		Accounts:    a.Accounts,
 		Scans:       scan.NewReader(a.DB),
-		Analytics:   analytics.NewReports(a.DB, analytics.DefaultLimits()),
+		Analytics:   analytics.NewReports(a.DB, a.analyticsLimits()),
 		RateLimit:   a.rateLimit(),
 		Webhooks:    a.Webhooks,
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},

@@ -20,6 +20,7 @@ func (a *App) newWebhooks() error {
 		Log:          a.Log.With("component", "webhook"),
 		Key:          config.DeriveKey(a.Config.SecretKey, "webhook-secrets"),
 		AllowPrivate: a.Config.WebhookAllowPrivate,
+		Pace:         a.deliveryPace,
 		OnAttempt: func(status string, took time.Duration) {
 			a.Metrics.WebhookDeliveries.WithLabelValues(status).Inc()
 			a.Metrics.WebhookLatency.Observe(took.Seconds())

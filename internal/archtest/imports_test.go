@@ -68,10 +68,10 @@ var rules = []rule{
 }
 
 // sqlFree are the edges, which never write SQL (no pgx at all).
-var sqlFree = []string{"internal/api", "web", "internal/auth", "internal/redirect", "internal/ratelimit"}
+var sqlFree = []string{"internal/api", "web", "internal/auth", "internal/redirect", "internal/ratelimit", "internal/mcp"}
 
 // htmlFree must not depend on web or templ, even transitively.
-var htmlFree = []string{"internal/api", "internal/scan", "internal/redirect", "internal/link", "internal/analytics", "internal/account", "internal/apikey", "internal/webhook", "internal/ratelimit", "internal/oauth"}
+var htmlFree = []string{"internal/api", "internal/mcp", "internal/scan", "internal/redirect", "internal/link", "internal/analytics", "internal/account", "internal/apikey", "internal/webhook", "internal/ratelimit", "internal/oauth"}
 
 func TestImportRules(t *testing.T) {
 	pkgs := loadPackages(t)

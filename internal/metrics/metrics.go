@@ -186,3 +186,13 @@ func CodeLabel(status int) string {
 	}
 	return OtherLabel
 }
+
+// CounterFunc registers a counter with one label, "work", whose values are
+// read from fns at scrape time.
+func (m *Metrics) CounterFunc(name, help string, fns map[string]func() float64) {
+	for work, fn := range fns {
+		m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: name, Help: help, ConstLabels: prometheus.Labels{"work": work},
+		}, fn))
+	}
+}

@@ -39,6 +39,9 @@ type Handler struct {
 	clientIP func(*http.Request) netip.Addr
 	log      *slog.Logger
 	now      func() time.Time
+	// Load, when set, is told of every request, so work that yields to
+	// the redirect knows when it is busy (internal/priority).
+	Load interface{ Hit() }
 }
 
 // New returns the redirect handler. recorder may be nil (scans not recorded).
@@ -62,6 +65,9 @@ func (h *Handler) Mount(r chi.Router) {
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
+	if h.Load != nil {
+		h.Load.Hit()
+	}
 	code, ok := link.ParseCodeShape(chi.URLParam(r, "code"))
 	var t *link.Target
 	if ok {

@@ -28,6 +28,7 @@ func Connect(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, er
 	case !strings.Contains(url, "pool_max_conns"):
 		cfg.MaxConns = DefaultMaxConns
 	}
+	RegisterTypes(cfg)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to database: %w", err)

@@ -163,6 +163,7 @@ func poolConfig(t testing.TB, name string, maxConns int32) *pgxpool.Config {
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
 	}
+	store.RegisterTypes(cfg)
 	return cfg
 }
 

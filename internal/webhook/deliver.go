@@ -24,17 +24,23 @@ type outcome struct {
 	err      error
 }
 
+// Workers is how many attempts one instance makes at once (River's
+// MaxWorkers for Queue).
+const Workers = 32
+
 // newHTTPClient is the delivery client: connections only through the
 // guard's dialer (no proxy from the environment, which would be dialled
 // unchecked), and redirects never followed (a 3xx is a failed attempt).
 func newHTTPClient(g *Guard) *http.Client {
 	return &http.Client{
 		Transport: &http.Transport{
-			Proxy:                 nil,
-			DialContext:           g.DialContext,
-			ForceAttemptHTTP2:     true,
-			TLSHandshakeTimeout:   5 * time.Second,
-			MaxIdleConnsPerHost:   4,
+			Proxy:               nil,
+			DialContext:         g.DialContext,
+			ForceAttemptHTTP2:   true,
+			TLSHandshakeTimeout: 5 * time.Second,
+			// One idle connection per worker: a busy receiver gets every
+			// attempt on a kept-alive connection instead of a new one each.
+			MaxIdleConnsPerHost:   Workers,
 			IdleConnTimeout:       90 * time.Second,
 			ExpectContinueTimeout: time.Second,
 		},

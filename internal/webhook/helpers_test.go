@@ -22,6 +22,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/priority"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
@@ -92,6 +93,7 @@ type opts struct {
 	timeout     time.Duration
 	pool        *pgxpool.Pool
 	key         []byte
+	pace        *priority.Budget
 }
 
 // env is a webhook service on a fresh database with two workspaces.
@@ -121,7 +123,7 @@ func setup(t *testing.T, o opts) *env {
 	e := &env{pool: pool, db: store.NewDB(pool), clock: newClock(), key: key}
 	svc, err := webhook.NewService(webhook.Options{
 		DB: e.db, Log: testkit.Logger(t), Key: key, AllowPrivate: !o.denyPrivate,
-		Resolver: o.resolver, Now: e.clock.Now, Timeout: o.timeout,
+		Resolver: o.resolver, Now: e.clock.Now, Timeout: o.timeout, Pace: o.pace,
 		OnAttempt: func(status string, _ time.Duration) {
 			map[string]*atomic.Int32{"succeeded": &e.succeeded, "failed": &e.failed}[status].Add(1)
 		},

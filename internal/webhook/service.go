@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/linkqr/linkqr/internal/epochcache"
+	"github.com/linkqr/linkqr/internal/priority"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -53,6 +54,9 @@ type Options struct {
 	// OnAttempt, when set, is told the status ("succeeded" or "failed") and
 	// the HTTP round-trip time of every recorded attempt: the metrics hook.
 	OnAttempt func(status string, took time.Duration)
+	// Pace, when set, paces attempts while the redirect is busy (one unit
+	// an attempt): deliveries yield to it and catch up afterwards.
+	Pace *priority.Budget
 }
 
 // Service manages a deployment's webhook subscriptions and delivers to them.
@@ -67,6 +71,7 @@ type Service struct {
 	cache   *epochcache.Cache[uuid.UUID, []target]
 	jobs    JobInserter
 	onTry   func(status string, took time.Duration)
+	pace    *priority.Budget
 }
 
 // NewService returns a Service; call UseJobs before events are recorded
@@ -88,7 +93,7 @@ func NewService(o Options) (*Service, error) {
 	g := &Guard{AllowPrivate: o.AllowPrivate, Resolver: o.Resolver}
 	return &Service{
 		db: o.DB, log: o.Log, sealer: sl, guard: g, now: o.Now, timeout: o.Timeout,
-		client: newHTTPClient(g), onTry: o.OnAttempt,
+		client: newHTTPClient(g), onTry: o.OnAttempt, pace: o.Pace,
 		cache: epochcache.New[uuid.UUID, []target](maxCachedWorkspaces),
 	}, nil
 }

@@ -25,6 +25,10 @@ var retryDelays = []time.Duration{
 	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
 }
 
+// maxPaceWait bounds how long one attempt waits for the pace (see
+// Options.Pace) before it goes ahead anyway.
+const maxPaceWait = 5 * time.Second
+
 // MaxAttempts is the number of automatic attempts of one event for one
 // subscription; after the last the delivery stays failed.
 var MaxAttempts = len(retryDelays) + 1
@@ -77,6 +81,12 @@ func (s *Service) nextAttemptAt(job *rivertype.JobRow) time.Time {
 // Work makes one attempt and records it as one delivery row.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	s, a := w.svc, job.Args
+	// While the redirect is busy, attempts start at the pace's rate. The
+	// wait is bounded, so every worker still makes progress; a cancelled
+	// wait (shutdown) leaves the job to River, recording nothing.
+	if _, err := s.pace.Acquire(ctx, 1, maxPaceWait); err != nil {
+		return err
+	}
 	q := dbsqlc.New()
 	sub, err := q.WebhookSubscriptionGetByID(ctx, s.db.Conn(ctx), dbsqlc.WebhookSubscriptionGetByIDParams{ID: a.SubscriptionID, WorkspaceID: a.WorkspaceID})
 	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {

@@ -23,9 +23,11 @@ FROM (
     FROM (
         SELECT e1.occurred_at, e1.bot, e1.visitor_hash FROM scans e1
         WHERE e1.link_id = $1 AND e1.workspace_id = $2 AND e1.occurred_at >= $3 AND e1.occurred_at < $4
+          AND (e1.link_id, e1.occurred_at) >= ($1, $3) AND (e1.link_id, e1.occurred_at) < ($1, $4)
         UNION ALL
         SELECT e2.occurred_at, e2.bot, e2.visitor_hash FROM scans e2
         WHERE e2.link_id = $1 AND e2.workspace_id = $2 AND e2.occurred_at >= $5 AND e2.occurred_at < $6
+          AND (e2.link_id, e2.occurred_at) >= ($1, $5) AND (e2.link_id, e2.occurred_at) < ($1, $6)
     ) s
     GROUP BY 1, 2, 3
 ) e
@@ -113,6 +115,13 @@ type AnalyticsHoursRow struct {
 // Analytics reads rollups only (see db/migrations/00012_scan_rollups.sql),
 // plus raw scans for the partial hours at the edges of a range whose from
 // or to is not on the hour: at most two hours of one link's scans.
+//
+// Those raw reads state their window twice: plainly on occurred_at, which
+// prunes partitions, and as a row comparison on (link_id, occurred_at),
+// which only the link's index can serve. Without the second form, a link
+// with most of a partition's scans looked unselective to the planner, which
+// then read the window of every link through the primary key (occurred_at,
+// id): 190,000 rows for an empty edge, 60-400 ms instead of under 1 ms.
 func (q *Queries) AnalyticsHours(ctx context.Context, db DBTX, arg AnalyticsHoursParams) ([]AnalyticsHoursRow, error) {
 	rows, err := db.Query(ctx, analyticsHours,
 		arg.LinkID,
@@ -157,9 +166,11 @@ WITH k AS (
     SELECT d.dim, d.key, 1::bigint FROM (
         SELECT e1.device, e1.os, e1.browser, e1.referrer_host FROM scans e1
         WHERE e1.link_id = $2 AND e1.workspace_id = $3 AND NOT e1.bot AND e1.occurred_at >= $10 AND e1.occurred_at < $11
+          AND (e1.link_id, e1.occurred_at) >= ($2, $10) AND (e1.link_id, e1.occurred_at) < ($2, $11)
         UNION ALL
         SELECT e2.device, e2.os, e2.browser, e2.referrer_host FROM scans e2
         WHERE e2.link_id = $2 AND e2.workspace_id = $3 AND NOT e2.bot AND e2.occurred_at >= $12 AND e2.occurred_at < $13
+          AND (e2.link_id, e2.occurred_at) >= ($2, $12) AND (e2.link_id, e2.occurred_at) < ($2, $13)
     ) s
     CROSS JOIN LATERAL (VALUES ('d', s.device), ('o', s.os), ('b', s.browser), ('r', COALESCE(s.referrer_host, '(direct)'))) AS d(dim, key)
 )

@@ -1,0 +1,137 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { ProblemError, type Link } from "../src/index.js";
+import { client, limitedToken, run } from "./env.js";
+
+test("create with an idempotency key, and a replay returns the same link", async () => {
+  const lq = client();
+  const key = `ts-create-${run}`;
+  const body = { target_url: "https://example.com/menu", title: `menu ${run}` };
+  const first = await lq.createLink(body, { idempotencyKey: key });
+  assert.match(first.id, /^lnk_/);
+  assert.equal(first.target_url, "https://example.com/menu");
+
+  const again = await lq.raw.POST("/links", { body, params: { header: { "Idempotency-Key": key } } });
+  assert.equal(again.response.status, 201);
+  assert.equal(again.response.headers.get("Idempotent-Replayed"), "true");
+  assert.equal(again.data?.id, first.id);
+  assert.deepEqual(await lq.createLink(body, { idempotencyKey: key }), first);
+
+  // The same key with another body is refused as the API says.
+  await assert.rejects(lq.createLink({ ...body, title: "other" }, { idempotencyKey: key }), (e: unknown) => {
+    assert.ok(e instanceof ProblemError);
+    assert.equal(e.slug, "idempotency-key-reused");
+    assert.equal(e.status, 422);
+    return true;
+  });
+
+  // Without a key, every POST still carries one (generated); two calls make two links.
+  const sent: string[] = [];
+  const spy = client({
+    fetch: (r: Request) => {
+      if (r.method === "POST") sent.push(r.headers.get("Idempotency-Key") ?? "");
+      return fetch(r);
+    },
+  });
+  const a = await spy.createLink(body);
+  const b = await spy.createLink(body);
+  assert.notEqual(a.id, b.id);
+  assert.equal(sent.length, 2);
+  for (const k of sent) assert.match(k, /^[0-9a-f-]{36}$/);
+  assert.notEqual(sent[0], sent[1]);
+});
+
+test("the iterator walks every page of a list", async () => {
+  const lq = client();
+  const made = new Set<string>();
+  for (let i = 0; i < 7; i++) made.add((await lq.createLink({ target_url: `https://example.com/${i}`, title: `iter ${run}` })).id);
+  let pages = 0;
+  const counting = client({
+    fetch: (r: Request) => {
+      if (r.method === "GET" && new URL(r.url).pathname === "/api/v1/links") pages++;
+      return fetch(r);
+    },
+  });
+  const seen: Link[] = [];
+  for await (const l of counting.links({ limit: 3 })) seen.push(l);
+  assert.ok(pages >= 3, `fetched ${pages} pages`);
+  const ids = seen.map((l) => l.id);
+  assert.equal(new Set(ids).size, ids.length, "no link twice");
+  for (const id of made) assert.ok(ids.includes(id), `${id} missing`);
+  const created = seen.map((l) => l.created_at);
+  assert.deepEqual([...created].sort().reverse(), created, "newest first");
+});
+
+test("a 422 is a typed ProblemError with field errors and the request id", async () => {
+  const lq = client();
+  await assert.rejects(lq.createLink({ target_url: "ftp://example.com/x" }), (e: unknown) => {
+    assert.ok(e instanceof ProblemError);
+    assert.equal(e.status, 422);
+    assert.equal(e.slug, "validation-failed");
+    assert.match(e.type, /\/problems\/validation-failed$/);
+    assert.equal(e.errors.length, 1);
+    assert.equal(e.errors[0]?.pointer, "/target_url");
+    assert.match(e.requestId ?? "", /\S/);
+    return true;
+  });
+  await assert.rejects(lq.getLink("lnk_nope"), (e: unknown) => e instanceof ProblemError && e.status === 404 && e.slug === "not-found");
+});
+
+test("a 429 is retried after Retry-After and then succeeds", async () => {
+  const retries: number[] = [];
+  const lq = client({ token: limitedToken, onRetry: (i) => retries.push(i.status) });
+  // The key allows a burst of 60, then one request a second.
+  // Bounded generously: on a loaded machine the allowance refills while the loop runs.
+  for (let i = 0; i < 300 && retries.length === 0; i++) {
+    const page = await lq.listLinks({ limit: 1 });
+    assert.equal(page.object, "list");
+  }
+  assert.deepEqual(retries.slice(0, 1), [429]);
+
+  // Without retries the 429 surfaces as a ProblemError carrying Retry-After.
+  const impatient = client({ token: limitedToken, maxRetries: 0 });
+  await assert.rejects(
+    (async () => {
+      for (let i = 0; i < 100; i++) await impatient.listLinks({ limit: 1 });
+    })(),
+    (e: unknown) => e instanceof ProblemError && e.status === 429 && e.slug === "rate-limited" && (e.retryAfter ?? 0) >= 1,
+  );
+});
+
+test("QR codes download as PNG and SVG", async () => {
+  const lq = client();
+  const link = await lq.createLink({ target_url: "https://example.com/qr" });
+  const png = await lq.qr(link.id, { size: 128 });
+  assert.deepEqual([...png.slice(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const svg = new TextDecoder().decode(await lq.qr(link.id, { format: "svg" }));
+  assert.match(svg, /<svg/);
+  await assert.rejects(lq.qr(link.id, { size: 10 }), (e: unknown) => e instanceof ProblemError && e.errors[0]?.pointer === "/query/size");
+});
+
+test("a POST retried after a 503 reuses its Idempotency-Key, so the server acts once", async () => {
+  const keys: string[] = [];
+  let lost = false;
+  const lq = client({
+    // The first POST reaches linkqr, which creates the link, but its answer is
+    // replaced by a 503 on the way back, as a failing proxy would.
+    fetch: async (r: Request) => {
+      if (r.method === "POST") keys.push(r.headers.get("Idempotency-Key") ?? "");
+      const res = await fetch(r);
+      if (r.method !== "POST" || lost) return res;
+      lost = true;
+      return new Response(JSON.stringify({ type: "about:blank", title: "Service unavailable", status: 503, detail: "lost" }), {
+        status: 503,
+        headers: { "Content-Type": "application/problem+json", "Retry-After": "0" },
+      });
+    },
+  });
+  const title = `once ${run}`;
+  const link = await lq.createLink({ target_url: "https://example.com/once", title });
+  assert.equal(keys.length, 2);
+  assert.equal(keys[0], keys[1]);
+  let same = 0;
+  for await (const l of client().links({ limit: 100 })) if (l.title === title) same++;
+  assert.equal(same, 1, "one link, not two");
+  assert.equal((await lq.getLink(link.id)).title, title);
+});

@@ -1,0 +1,33 @@
+// What the Go test (clients/typescript/typescript_test.go) hands the node
+// tests: a linkqr started for this run and keys minted for it.
+import { LinkqrClient, type ClientOptions } from "../src/index.js";
+
+function need(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run these tests through "go test ./clients/typescript" (or make test)`);
+  return v;
+}
+
+export const baseUrl = need("LINKQR_BASE_URL");
+/** A key with every scope. */
+export const token = need("LINKQR_TOKEN");
+/** A key with links:read and links:write and a rate limit of 60 a minute. */
+export const limitedToken = need("LINKQR_TOKEN_LIMITED");
+
+export function client(opts: Partial<ClientOptions> = {}): LinkqrClient {
+  return new LinkqrClient({ baseUrl, token, ...opts });
+}
+
+/** A marker unique to this test process, to tell its objects apart. */
+export const run = `${process.pid}-${Date.now().toString(36)}`;
+
+/** Poll until check returns a value, or fail after timeoutMs. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

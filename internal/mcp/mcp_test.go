@@ -1,0 +1,476 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/oauth"
+	"github.com/linkqr/linkqr/internal/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+// bearer adds the token to every request of the MCP client.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// connect opens an MCP session to srv's /mcp as the official Go SDK client.
+func connect(t *testing.T, srv *testkit.Server, token string) *sdk.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := sdk.NewClient(&sdk.Implementation{Name: "linkqr-test", Version: "1"}, nil)
+	s, err := c.Connect(ctx, &sdk.StreamableClientTransport{
+		Endpoint:   srv.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}},
+	}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func callTool(t *testing.T, s *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	return res
+}
+
+// ok returns the structured result of a successful call.
+func ok(t *testing.T, res *sdk.CallToolResult) map[string]any {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %s", text(res))
+	}
+	return structured(t, res)
+}
+
+func structured(t *testing.T, res *sdk.CallToolResult) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+	return m
+}
+
+func text(res *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestListTools(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if len(tool.Description) < 40 {
+			t.Errorf("%s: description too thin: %q", tool.Name, tool.Description)
+		}
+		schema, _ := json.Marshal(tool.InputSchema)
+		if !strings.Contains(string(schema), `"type":"object"`) || !strings.Contains(string(schema), `"additionalProperties":false`) {
+			t.Errorf("%s: input schema %s", tool.Name, schema)
+		}
+	}
+	want := []string{"create_link", "create_webhook", "delete_link", "get_link", "get_link_analytics", "get_link_qr",
+		"get_workspace", "list_link_scans", "list_links", "list_webhook_deliveries", "list_webhooks", "pause_link",
+		"repoint_link", "resume_link", "search_links"}
+	slices.Sort(names)
+	if !slices.Equal(names, want) {
+		t.Errorf("tools %v, want %v", names, want)
+	}
+}
+
+func TestLinkTools(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	token := srv.APIKey(t, tn.WorkspaceID, "links:read", "links:write", "analytics:read")
+	s := connect(t, srv, token)
+
+	created := ok(t, callTool(t, s, "create_link", map[string]any{
+		"target_url": "https://example.com/spring", "title": "Spring menu", "idempotency_key": "mcp-test-1"}))
+	id, _ := created["id"].(string)
+	if created["object"] != "link" || !strings.HasPrefix(id, "lnk_") || created["target_url"] != "https://example.com/spring" {
+		t.Fatalf("created %v", created)
+	}
+	// The same key and arguments: the API's idempotency replays the first link.
+	again := ok(t, callTool(t, s, "create_link", map[string]any{
+		"target_url": "https://example.com/spring", "title": "Spring menu", "idempotency_key": "mcp-test-1"}))
+	if again["id"] != id {
+		t.Errorf("replay made another link: %v vs %v", again["id"], id)
+	}
+	other := ok(t, callTool(t, s, "create_link", map[string]any{"target_url": "https://example.org/other", "code": "other-code"}))
+
+	got := ok(t, callTool(t, s, "get_link", map[string]any{"id": id}))
+	if got["title"] != "Spring menu" {
+		t.Errorf("get_link %v", got)
+	}
+	list := ok(t, callTool(t, s, "list_links", map[string]any{"limit": 1}))
+	if data := list["data"].([]any); len(data) != 1 || list["has_more"] != true || list["next_cursor"] == nil {
+		t.Errorf("list_links page 1 %v", list)
+	}
+	found := ok(t, callTool(t, s, "search_links", map[string]any{"query": "SPRING"}))
+	if data := found["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != id || found["complete"] != true || found["scanned"] != float64(2) {
+		t.Errorf("search_links %v", found)
+	}
+	if data := ok(t, callTool(t, s, "search_links", map[string]any{"query": "other-co"}))["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != other["id"] {
+		t.Errorf("search by code %v", data)
+	}
+
+	// Re-point: the very next redirect goes to the new target.
+	moved := ok(t, callTool(t, s, "repoint_link", map[string]any{"id": id, "target_url": "https://example.com/summer"}))
+	if moved["target_url"] != "https://example.com/summer" {
+		t.Errorf("repoint %v", moved)
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, _ := http.NewRequest(http.MethodGet, created["short_url"].(string), nil)
+	req.Header.Set("User-Agent", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1")
+	resp, err := noFollow.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "https://example.com/summer" {
+		t.Fatalf("redirect %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+
+	// Analytics: the scan is written by the batching writer; poll until it shows.
+	var an map[string]any
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		an = ok(t, callTool(t, s, "get_link_analytics", map[string]any{"id": id, "interval": "day"}))
+		if an["total"] == float64(1) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if an["object"] != "analytics" || an["total"] != float64(1) || len(an["series"].([]any)) == 0 || len(an["devices"].([]any)) != 1 {
+		t.Errorf("analytics %v", an)
+	}
+	scans := ok(t, callTool(t, s, "list_link_scans", map[string]any{"id": id}))
+	if data := scans["data"].([]any); len(data) != 1 || data[0].(map[string]any)["device"] != "mobile" {
+		t.Errorf("scans %v", scans)
+	}
+
+	// QR: an image that decodes to the short URL.
+	qr := callTool(t, s, "get_link_qr", map[string]any{"id": id, "size": 256})
+	if qr.IsError || len(qr.Content) == 0 {
+		t.Fatalf("qr %s", text(qr))
+	}
+	img, isImg := qr.Content[0].(*sdk.ImageContent)
+	if !isImg || img.MIMEType != "image/png" {
+		t.Fatalf("qr content %#v", qr.Content[0])
+	}
+	decoded, err := png.Decode(bytes.NewReader(img.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := testkit.DecodeQR(t, decoded); got != created["short_url"] {
+		t.Errorf("QR encodes %q, want %q", got, created["short_url"])
+	}
+
+	if st := ok(t, callTool(t, s, "pause_link", map[string]any{"id": id}))["status"]; st != "paused" {
+		t.Errorf("pause: %v", st)
+	}
+	if st := ok(t, callTool(t, s, "resume_link", map[string]any{"id": id}))["status"]; st != "active" {
+		t.Errorf("resume: %v", st)
+	}
+	ok(t, callTool(t, s, "delete_link", map[string]any{"id": id}))
+	gone := callTool(t, s, "get_link", map[string]any{"id": id})
+	if !gone.IsError || structured(t, gone)["status"] != float64(404) {
+		t.Errorf("get after delete: %s", text(gone))
+	}
+}
+
+func TestProblemsBecomeToolErrors(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	readOnly := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
+
+	res := callTool(t, readOnly, "create_link", map[string]any{"target_url": "https://example.com/x"})
+	p := structured(t, res)
+	if !res.IsError || p["status"] != float64(403) || p["required_scope"] != "links:write" ||
+		!strings.HasSuffix(p["type"].(string), "/problems/insufficient-scope") || !strings.Contains(text(res), "links:write") {
+		t.Errorf("missing scope: isError=%v %v", res.IsError, text(res))
+	}
+	if data := ok(t, callTool(t, readOnly, "list_links", nil))["data"].([]any); len(data) != 0 {
+		t.Errorf("a refused create made a link: %v", data)
+	}
+	res = callTool(t, readOnly, "get_link_analytics", map[string]any{"id": "lnk_0000000000000000000000000a"})
+	if p := structured(t, res); !res.IsError || p["required_scope"] != "analytics:read" {
+		t.Errorf("analytics without scope: %s", text(res))
+	}
+
+	writer := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read", "links:write"))
+	res = callTool(t, writer, "create_link", map[string]any{"target_url": "https://user:pw@example.com/x"})
+	p = structured(t, res)
+	errs, _ := p["errors"].([]any)
+	if !res.IsError || p["status"] != float64(422) || len(errs) != 1 || errs[0].(map[string]any)["pointer"] != "/target_url" ||
+		!strings.Contains(text(res), "/target_url") {
+		t.Errorf("validation: %s", text(res))
+	}
+	// Arguments off the tool's schema never reach the API.
+	res = callTool(t, writer, "create_link", map[string]any{"target_url": "https://example.com", "colour": "red"})
+	if !res.IsError {
+		t.Errorf("unknown argument accepted: %s", text(res))
+	}
+	if data := ok(t, callTool(t, writer, "list_links", nil))["data"].([]any); len(data) != 0 {
+		t.Errorf("refused creates made links: %v", data)
+	}
+}
+
+func TestRateLimitAndAllowlistApply(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	mint := func(in apikey.CreateInput) string {
+		in.Name = "mcp"
+		_, token, err := srv.App.Keys.Create(context.Background(), tn.WorkspaceID, nil, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return token
+	}
+	// A budget of 2 a minute: two tool calls pass, the third is the API's 429.
+	two := 2
+	s := connect(t, srv, mint(apikey.CreateInput{Scopes: []string{"links:read"}, RateLimitPerMinute: &two}))
+	ok(t, callTool(t, s, "list_links", nil))
+	ok(t, callTool(t, s, "list_links", nil))
+	res := callTool(t, s, "list_links", nil)
+	p := structured(t, res)
+	if !res.IsError || p["status"] != float64(429) || p["retry_after_seconds"] == nil {
+		t.Errorf("third call: %s", text(res))
+	}
+
+	// Outside the allowlist, /mcp itself answers 403 ip-not-allowed.
+	far := mint(apikey.CreateInput{Scopes: []string{"links:read"}, IPAllowlist: []string{"203.0.113.0/24"}})
+	resp := post(t, srv.URL+"/mcp", far, initialize)
+	testkit.Problem(t, resp, http.StatusForbidden, "ip-not-allowed")
+	// Inside it, tool calls pass: the dispatched API request has the caller's address.
+	near := mint(apikey.CreateInput{Scopes: []string{"links:read"}, IPAllowlist: []string{"127.0.0.0/8"}})
+	ok(t, callTool(t, connect(t, srv, near), "list_links", nil))
+}
+
+// Behind a trusted proxy the client address comes from X-Forwarded-For, for
+// /mcp and for the API calls its tools make alike.
+func TestAllowlistBehindTrustedProxy(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_TRUSTED_PROXIES", "127.0.0.1/32"))
+	tn := testkit.NewTenant(t, srv.Pool)
+	_, token, err := srv.App.Keys.Create(context.Background(), tn.WorkspaceID, nil, apikey.CreateInput{
+		Name: "proxied", Scopes: []string{"links:read"}, IPAllowlist: []string{"203.0.113.0/24"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forwarded := func(addr string) *http.Client {
+		return &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			r = r.Clone(r.Context())
+			r.Header.Set("X-Forwarded-For", addr)
+			return bearer{token: token, next: http.DefaultTransport}.RoundTrip(r)
+		})}
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: forwarded("203.0.113.9")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ok(t, callTool(t, s, "list_links", nil))
+	if _, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: forwarded("198.51.100.9")}, nil); err == nil {
+		t.Error("connected from outside the allowlist")
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
+
+func post(t *testing.T, url, token, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func TestUnauthenticated(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	resp := post(t, srv.URL+"/mcp", "lqk_AAAAAAAAAAAA_"+strings.Repeat("B", 32), initialize)
+	testkit.Problem(t, resp, http.StatusUnauthorized, "unauthorized")
+	if got := resp.Header.Get("WWW-Authenticate"); got != `Bearer realm="linkqr", error="invalid_token"` {
+		t.Errorf("WWW-Authenticate %q", got)
+	}
+	resp = post(t, srv.URL+"/mcp", "", initialize)
+	testkit.Problem(t, resp, http.StatusUnauthorized, "unauthorized")
+	if got := resp.Header.Get("WWW-Authenticate"); got != `Bearer realm="linkqr"` {
+		t.Errorf("WWW-Authenticate without a token %q", got)
+	}
+
+	// The SDK client fails to connect with a bad token.
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if s, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{token: "nope", next: http.DefaultTransport}}}, nil); err == nil {
+		_ = s.Close()
+		t.Error("connected with an invalid token")
+	}
+}
+
+func TestWebhookTools(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
+	tn := testkit.NewTenant(t, srv.Pool)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID))
+	wh := ok(t, callTool(t, s, "create_webhook", map[string]any{
+		"url": "http://127.0.0.1:9/hook", "events": []string{"link.created"}, "description": "test receiver"}))
+	if wh["object"] != "webhook" || !strings.HasPrefix(wh["secret"].(string), "whsec_") {
+		t.Fatalf("create_webhook %v", wh)
+	}
+	list := ok(t, callTool(t, s, "list_webhooks", nil))
+	if data := list["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != wh["id"] || data[0].(map[string]any)["secret"] != nil {
+		t.Errorf("list_webhooks %v", list)
+	}
+	ok(t, callTool(t, s, "create_link", map[string]any{"target_url": "https://example.com/"}))
+	var dl map[string]any
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		dl = ok(t, callTool(t, s, "list_webhook_deliveries", map[string]any{"webhook_id": wh["id"]}))
+		if len(dl["data"].([]any)) > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if data := dl["data"].([]any); len(data) == 0 || data[0].(map[string]any)["event_type"] != "link.created" {
+		t.Errorf("deliveries %v", dl)
+	}
+
+	links := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
+	res := callTool(t, links, "list_webhooks", nil)
+	if p := structured(t, res); !res.IsError || p["required_scope"] != "webhooks:read" {
+		t.Errorf("list_webhooks without scope: %s", text(res))
+	}
+}
+
+// The RFC 9728 document names this issuer (whose RFC 8414 metadata the
+// OAuth server serves) for the API and for /mcp, and /mcp accepts OAuth
+// access tokens like API keys.
+func TestProtectedResourceMetadata(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	testkit.JSON(t, testkit.Get(t, srv.URL+"/.well-known/oauth-authorization-server", nil), http.StatusOK)
+	for p, resource := range map[string]string{
+		"/.well-known/oauth-protected-resource":     srv.URL,
+		"/.well-known/oauth-protected-resource/mcp": srv.URL + "/mcp",
+	} {
+		doc := testkit.JSON(t, testkit.Get(t, srv.URL+p, nil), http.StatusOK)
+		servers, _ := doc["authorization_servers"].([]any)
+		scopes, _ := doc["scopes_supported"].([]any)
+		if doc["resource"] != resource || len(servers) != 1 || servers[0] != srv.URL || len(scopes) != 5 {
+			t.Errorf("%s: %v", p, doc)
+		}
+	}
+	// Now a 401 on /mcp points MCP clients at the document.
+	resp := post(t, srv.URL+"/mcp", "", initialize)
+	testkit.Problem(t, resp, http.StatusUnauthorized, "unauthorized")
+	want := `Bearer realm="linkqr", resource_metadata="` + srv.URL + `/.well-known/oauth-protected-resource/mcp"`
+	if got := resp.Header.Get("WWW-Authenticate"); got != want {
+		t.Errorf("WWW-Authenticate %q, want %q", got, want)
+	}
+	// Authenticated requests are untouched.
+	tn := testkit.NewTenant(t, srv.Pool)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
+	ok(t, callTool(t, s, "list_links", nil))
+
+	// An OAuth access token works on /mcp too, with its scopes.
+	ctx := context.Background()
+	c, secret, err := srv.App.OAuth.CreateClient(ctx, oauth.CreateInput{GrantType: oauth.GrantClientCredentials, WorkspaceID: &tn.WorkspaceID, Name: "mcp", Scopes: []string{"links:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := srv.App.OAuth.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := connect(t, srv, tok.AccessToken)
+	ok(t, callTool(t, js, "list_links", nil))
+	if res := callTool(t, js, "list_webhooks", nil); !res.IsError {
+		t.Errorf("a links:read token listed webhooks: %s", text(res))
+	}
+}
+
+// search_links pages through the list (100 a page) until it has enough
+// matches or the list ends.
+func TestSearchLinksPages(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	testkit.Link(t, srv.Pool, &testkit.LinkOpts{WorkspaceID: tn.WorkspaceID, Code: "needle-in-page-2", TargetURL: "https://example.org/needle"})
+	for range 150 {
+		testkit.Link(t, srv.Pool, &testkit.LinkOpts{WorkspaceID: tn.WorkspaceID})
+	}
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
+	found := ok(t, callTool(t, s, "search_links", map[string]any{"query": "NEEDLE"}))
+	data := found["data"].([]any)
+	if len(data) != 1 || data[0].(map[string]any)["code"] != "needle-in-page-2" || found["scanned"] != float64(151) || found["complete"] != true {
+		t.Errorf("search over two pages: scanned=%v complete=%v data=%v", found["scanned"], found["complete"], len(data))
+	}
+	first := ok(t, callTool(t, s, "search_links", map[string]any{"query": "example.", "max_results": 1}))
+	if data := first["data"].([]any); len(data) != 1 || first["scanned"] != float64(100) || first["complete"] != false {
+		t.Errorf("max_results=1: scanned=%v complete=%v data=%v", first["scanned"], first["complete"], len(data))
+	}
+}

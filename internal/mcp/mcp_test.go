@@ -351,12 +351,14 @@ func TestUnauthenticated(t *testing.T) {
 	srv := testkit.StartServer(t)
 	resp := post(t, srv.URL+"/mcp", "lqk_AAAAAAAAAAAA_"+strings.Repeat("B", 32), initialize)
 	testkit.Problem(t, resp, http.StatusUnauthorized, "unauthorized")
-	if got := resp.Header.Get("WWW-Authenticate"); got != `Bearer realm="linkqr", error="invalid_token"` {
+	// The challenge points MCP clients at the RFC 9728 document.
+	meta := `resource_metadata="` + srv.URL + `/.well-known/oauth-protected-resource/mcp"`
+	if got := resp.Header.Get("WWW-Authenticate"); got != `Bearer realm="linkqr", error="invalid_token", `+meta {
 		t.Errorf("WWW-Authenticate %q", got)
 	}
 	resp = post(t, srv.URL+"/mcp", "", initialize)
 	testkit.Problem(t, resp, http.StatusUnauthorized, "unauthorized")
-	if got := resp.Header.Get("WWW-Authenticate"); got != `Bearer realm="linkqr"` {
+	if got := resp.Header.Get("WWW-Authenticate"); got != `Bearer realm="linkqr", `+meta {
 		t.Errorf("WWW-Authenticate without a token %q", got)
 	}
 

@@ -18,6 +18,8 @@ const (
 	sectionMembers = "members"
 	// sectionWebhooks is Settings → Webhooks (admins).
 	sectionWebhooks = "webhooks"
+	// sectionOAuthClients is Settings → OAuth clients (admins).
+	sectionOAuthClients = "oauth-clients"
 	// sectionInvitations is the invitee's page, outside any workspace.
 	sectionInvitations = "invitations"
 )

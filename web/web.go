@@ -13,6 +13,7 @@ import (
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/scan"
@@ -43,6 +44,9 @@ type Deps struct {
 	// Idempotency deduplicates the New link form (a double click or a
 	// resubmitted page creates one link), like Idempotency-Key in the API.
 	Idempotency *idempotency.Middleware
+	// OAuth is the authorization server: consent (GET/POST
+	// /oauth/authorize) and Settings → OAuth clients.
+	OAuth *oauth.Service
 }
 
 // UI serves the browser pages.
@@ -91,6 +95,8 @@ func (u *UI) Mount(r chi.Router) {
 		r.Get("/login", u.signInForm)
 		r.Post("/login", u.signIn)
 		r.Post("/logout", u.signOut)
+		r.Get("/oauth/authorize", u.authorize)
+		r.Post("/oauth/authorize", u.authorizeDecision)
 
 		r.Group(func(r chi.Router) {
 			r.Use(u.requireUser)
@@ -150,6 +156,15 @@ func (u *UI) Mount(r chi.Router) {
 					r.Get("/settings/webhooks/{hook}/delete", u.webhookDeleteConfirm)
 					r.Post("/settings/webhooks/{hook}/delete", u.webhookDelete)
 					r.Post("/settings/webhooks/{hook}/deliveries/{delivery}/retry", u.webhookRetry)
+				})
+				r.Group(func(r chi.Router) {
+					// OAuth clients too: members get 404 everywhere.
+					r.Use(u.adminOrNotFound)
+					r.Get("/settings/oauth-clients", u.oauthClientsList)
+					r.Get("/settings/oauth-clients/new", u.oauthClientsNew)
+					r.Post("/settings/oauth-clients", u.oauthClientsCreate)
+					r.Get("/settings/oauth-clients/created", u.oauthClientsSecret)
+					r.Post("/settings/oauth-clients/{client}/revoke", u.oauthClientsRevoke)
 				})
 			})
 		})

@@ -23,7 +23,7 @@ func (u *UI) workspaceSwitch(w http.ResponseWriter, r *http.Request) {
 	switch r.PostFormValue("section") {
 	case sectionAPIKeys:
 		rest = "/settings/api-keys"
-	case sectionMembers, sectionWebhooks:
+	case sectionMembers, sectionWebhooks, sectionOAuthClients:
 		rest = "/settings/api-keys"
 		if ws.IsAdmin() {
 			rest = "/settings/" + r.PostFormValue("section")

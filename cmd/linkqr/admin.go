@@ -35,6 +35,15 @@ func admin(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 			return 2
 		}
 		return exitCode(stderr, "admin api-key create", adminAPIKeyCreate(ctx, cfg, log, args[2:], stdout, stderr))
+	case "oauth-client":
+		if len(args) >= 2 && args[1] == "revoke" {
+			return exitCode(stderr, "admin oauth-client revoke", adminOAuthClientRevoke(ctx, cfg, log, args[2:], stdout, stderr))
+		}
+		if len(args) < 2 || args[1] != "create" {
+			fmt.Fprintf(stderr, "linkqr admin oauth-client: expected \"create\" or \"revoke\"\n\n%s", usage)
+			return 2
+		}
+		return exitCode(stderr, "admin oauth-client create", adminOAuthClientCreate(ctx, cfg, log, args[2:], stdout, stderr))
 	case "analytics":
 		if len(args) < 2 || args[1] != "rebuild" {
 			fmt.Fprintf(stderr, "linkqr admin analytics: expected \"rebuild\"\n\n%s", usage)

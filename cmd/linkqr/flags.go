@@ -78,6 +78,8 @@ func parseFlags(fs *flag.FlagSet, args []string, required ...string) error {
 var flagPointers = map[string]string{
 	"/rate_limit_per_minute": "--rate-limit",
 	"/ip_allowlist":          "--ip-allow",
+	"/redirect_uris":         "--redirect-uri",
+	"/workspace_id":          "--workspace",
 }
 
 // flagError rewrites validation pointers ("/email") as flag names ("--email").

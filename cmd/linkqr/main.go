@@ -39,6 +39,13 @@ commands:
       create the user if missing and a workspace with them as admin; prints {"user_id","workspace_id"}
   admin api-key create --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]
       mint an API key for a workspace; prints {"id","secret"}, the secret only this once
+  admin oauth-client create --grant client_credentials --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]
+      register a workspace's OAuth client-credentials client; prints {"client_id","client_secret"}, the secret only this once
+  admin oauth-client create --grant authorization_code --name N --redirect-uri U [--public] --scopes a,b [--init]
+      onboard a partner (authorization code + PKCE; users pick the workspace at consent; --redirect-uri repeatable,
+      exact match; --public: no secret); prints {"client_id","client_secret"} (client_secret null when public)
+  admin oauth-client revoke --client cli_… [--init]
+      revoke any OAuth client (a partner, say): its secret and tokens stop working on every instance; prints {"client_id","status"}
   admin analytics rebuild [--link lnk_…] [--init]
       recompute the analytics rollups of a link (default: every link) from its raw scans; prints {"status","links","seconds"}
   help

@@ -49,6 +49,9 @@ type Service struct {
 	// cache drops them at once; other instances learn through
 	// apikey.RevokedChannel.
 	KeysRevoked func(publicIDs ...string)
+	// OAuthRevoked is the same for the OAuth clients and grants that
+	// removing a member revokes (oauth.Service.Invalidate).
+	OAuthRevoked func(payloads ...string)
 }
 
 // NewService returns a Service over db.

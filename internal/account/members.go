@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -79,16 +80,20 @@ func (s *Service) SetRole(ctx context.Context, workspaceID, userID uuid.UUID, ro
 }
 
 // RemoveMember takes a user out of the workspace and revokes the API keys
-// they created for it, in one transaction: someone who left must not keep
+// and OAuth clients they created for it and the partner grants they gave
+// for it, in one transaction: someone who left must not keep
 // acting for the workspace, and a failure leaves both the membership and the
 // keys as they were. It returns who it was and how many keys were revoked.
 // Removing the last admin is ErrLastAdmin; a user who is not a member is
 // store.ErrNotFound.
 func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUID) (Member, int, error) {
-	var revoked []string
+	var revoked, oauthRevoked []string
 	m, err := s.changeMembership(ctx, workspaceID, userID, func(q *dbsqlc.Queries, tx pgx.Tx, m *Member) error {
 		var err error
 		if revoked, err = apikey.RevokeAllByCreator(ctx, tx, workspaceID, userID); err != nil {
+			return err
+		}
+		if oauthRevoked, err = oauth.RevokeAllOfMember(ctx, tx, workspaceID, userID); err != nil {
 			return err
 		}
 		if m.Role == RoleAdmin {
@@ -103,6 +108,9 @@ func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUI
 	}
 	if len(revoked) > 0 && s.KeysRevoked != nil {
 		store.AfterCommit(ctx, func() { s.KeysRevoked(revoked...) })
+	}
+	if len(oauthRevoked) > 0 && s.OAuthRevoked != nil {
+		store.AfterCommit(ctx, func() { s.OAuthRevoked(oauthRevoked...) })
 	}
 	return m, len(revoked), nil
 }

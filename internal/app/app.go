@@ -30,6 +30,7 @@ import (
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/metrics"
 	"github.com/linkqr/linkqr/internal/notify"
+	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/pgembed"
 	"github.com/linkqr/linkqr/internal/priority"
 	"github.com/linkqr/linkqr/internal/problem"
@@ -68,6 +69,7 @@ type App struct {
 	Scans    *scan.Recorder
 	QR       *qrserve.Server // one render bound and cache for API and UI
 	Webhooks *webhook.Service
+	OAuth    *oauth.Service
 	// RateLimiter charges /api/v1 requests to their credential's budget.
 	RateLimiter ratelimit.Limiter
 
@@ -205,6 +207,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	}
 	a.Keys.Subscribe(a.listener)
 	a.Accounts.KeysRevoked = a.Keys.Invalidate
+	if err := a.newOAuth(ctx); err != nil {
+		return nil, err
+	}
+	a.Accounts.OAuthRevoked = a.OAuth.Invalidate
 	a.newPriority()
 	if err := a.newWebhooks(); err != nil {
 		return nil, err

@@ -191,6 +191,29 @@ func TestDocsPageRendersOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Both security schemes are shown: the bearer API key and OAuth 2.0 with
+	// its token URL.
+	authText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-section-id="section/Authentication/oauth2"]`)))
+	if err != nil {
+		t.Fatalf("no OAuth 2.0 section in /docs: %v", err)
+	}
+	bearerText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-section-id="section/Authentication/bearerAuth"]`)))
+	if err != nil {
+		t.Fatalf("no bearer section in /docs: %v", err)
+	}
+	for _, want := range []string{"/oauth/token", "/oauth/authorize", "links:read"} {
+		if !strings.Contains(authText, want) {
+			t.Errorf("the OAuth 2.0 section lacks %q:\n%.1500s", want, authText)
+		}
+	}
+	for _, want := range []string{"clientCredentials", "authorizationCode"} {
+		if !strings.Contains(strings.ToLower(strings.ReplaceAll(authText, " ", "")), strings.ToLower(want)) {
+			t.Errorf("the OAuth 2.0 section lacks the %s flow:\n%.1500s", want, authText)
+		}
+	}
+	if !strings.Contains(bearerText, "lqk_") {
+		t.Errorf("the bearer section lacks the API key format:\n%.800s", bearerText)
+	}
 	if path := os.Getenv("LINKQR_DOCS_SCREENSHOT"); path != "" {
 		saveScreenshots(ctx, t, path)
 	}

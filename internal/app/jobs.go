@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/linkqr/linkqr/internal/idempotency"
+	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -22,6 +23,7 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &idempotency.PurgeWorker{DB: a.DB, Log: a.Log})
 	river.AddWorker(workers, &scan.PartitionWorker{DB: a.DB})
 	river.AddWorker(workers, a.Webhooks.Worker())
+	river.AddWorker(workers, &oauth.RotateWorker{Service: a.OAuth})
 	client, err := river.NewClient(riverpgxv5.New(a.Pool), &river.Config{
 		Logger: a.Log.With("component", "river"),
 		Queues: map[string]river.QueueConfig{
@@ -44,6 +46,10 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 			river.NewPeriodicJob(river.PeriodicInterval(24*time.Hour),
 				func() (river.JobArgs, *river.InsertOpts) { return scan.PartitionArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "scan_partitions"}),
+			// Rotates the OAuth signing keys when due (every 30 days).
+			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+				func() (river.JobArgs, *river.InsertOpts) { return oauth.RotateArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "oauth_key_rotation", RunOnStart: true}),
 		},
 	})
 	if err != nil {

@@ -58,6 +58,7 @@ func (a *App) routes() chi.Router {
 	})
 	a.mcpRoutes(r, v1)
 
+	a.oauthRoutes(r)
 	a.docsRoutes(r, ui)
 	ui.Mount(r)
 	a.Redirects.Mount(r)
@@ -98,6 +99,7 @@ func (a *App) apiV1(reports *analytics.Reports) *api.API {
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Auth: &auth.Authenticator{
 			Keys:     a.Keys,
+			OAuth:    a.OAuth,
 			Problems: a.problems,
 			ClientIP: clientip.Resolver{Trusted: a.Config.TrustedProxies},
 			Log:      a.Log,
@@ -111,6 +113,7 @@ func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 		Scans:       scan.NewReader(a.DB),
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Webhooks:    a.Webhooks,
+		OAuth:       a.OAuth,
 		Links:       a.Links,
 		QR:          a.QR,
 		Config:      a.Config,

@@ -1,7 +1,7 @@
 // Package auth turns a bearer token into a Principal — the workspace, scopes,
 // rate limit and IP allowlist a request acts with — and enforces scopes and
-// allowlists before any handler runs. API keys and (later) OAuth access
-// tokens resolve to the same Principal, so handlers never care which it was.
+// allowlists before any handler runs. API keys and OAuth access tokens
+// (JWTs) resolve to the same Principal, so handlers never care which it was.
 package auth
 
 import (
@@ -18,6 +18,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/clientip"
+	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
@@ -48,7 +49,9 @@ func WithPrincipal(ctx context.Context, p *Principal) context.Context {
 
 // Authenticator is the bearer-token middleware of /api/v1.
 type Authenticator struct {
-	Keys     *apikey.Service
+	Keys *apikey.Service
+	// OAuth verifies JWT access tokens; nil accepts API keys only.
+	OAuth    *oauth.Service
 	Problems problem.Writer
 	ClientIP clientip.Resolver
 	Log      *slog.Logger
@@ -81,7 +84,7 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 				a.Problems.Write(w, r, problem.New(problem.Unavailable, "too many credentials are being checked right now; retry shortly"))
 				return
 			}
-			if !errors.Is(err, apikey.ErrInvalid) {
+			if !errors.Is(err, apikey.ErrInvalid) && !errors.Is(err, oauth.ErrInvalidToken) {
 				a.Log.Error("authentication failed", "err", err)
 				a.Problems.Write(w, r, problem.New(problem.Unavailable, "credentials could not be checked; retry shortly"))
 				return
@@ -100,8 +103,18 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 }
 
 func (a *Authenticator) principal(ctx context.Context, token string) (*Principal, error) {
+	if a.OAuth != nil && oauth.LooksLikeJWT(token) {
+		acc, err := a.OAuth.VerifyAccessToken(ctx, token)
+		if err != nil {
+			return nil, err
+		}
+		return &Principal{
+			WorkspaceID: acc.WorkspaceID, Scopes: acc.Scopes, CredentialID: acc.CredentialID,
+			RateLimitPerMinute: acc.RateLimitPerMinute, IPAllowlist: acc.IPAllowlist,
+		}, nil
+	}
 	if !apikey.IsToken(token) {
-		return nil, apikey.ErrInvalid // OAuth access tokens arrive with the OAuth issue
+		return nil, apikey.ErrInvalid
 	}
 	k, err := a.Keys.Verify(ctx, token)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -350,12 +351,14 @@ func TestUnauthenticated(t *testing.T) {
 	srv := testkit.StartServer(t)
 	resp := post(t, srv.URL+"/mcp", "lqk_AAAAAAAAAAAA_"+strings.Repeat("B", 32), initialize)
 	testkit.Problem(t, resp, http.StatusUnauthorized, "unauthorized")
-	if got := resp.Header.Get("WWW-Authenticate"); got != `Bearer realm="linkqr", error="invalid_token"` {
+	// The challenge points MCP clients at the RFC 9728 document.
+	meta := `resource_metadata="` + srv.URL + `/.well-known/oauth-protected-resource/mcp"`
+	if got := resp.Header.Get("WWW-Authenticate"); got != `Bearer realm="linkqr", error="invalid_token", `+meta {
 		t.Errorf("WWW-Authenticate %q", got)
 	}
 	resp = post(t, srv.URL+"/mcp", "", initialize)
 	testkit.Problem(t, resp, http.StatusUnauthorized, "unauthorized")
-	if got := resp.Header.Get("WWW-Authenticate"); got != `Bearer realm="linkqr"` {
+	if got := resp.Header.Get("WWW-Authenticate"); got != `Bearer realm="linkqr", `+meta {
 		t.Errorf("WWW-Authenticate without a token %q", got)
 	}
 
@@ -405,22 +408,13 @@ func TestWebhookTools(t *testing.T) {
 	}
 }
 
-// The RFC 9728 document appears only once the authorization server's own
-// metadata route exists (the OAuth issue adds it), and then names this
-// issuer for the API and for /mcp.
+// The RFC 9728 document names this issuer (whose RFC 8414 metadata the
+// OAuth server serves) for the API and for /mcp, and /mcp accepts OAuth
+// access tokens like API keys.
 func TestProtectedResourceMetadata(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
-	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
-		resp := testkit.Get(t, srv.URL+p, nil)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusNotFound {
-			t.Errorf("%s without OAuth: %d", p, resp.StatusCode)
-		}
-	}
-	srv.App.Router().Get("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = w.Write([]byte(`{}`))
-	})
+	testkit.JSON(t, testkit.Get(t, srv.URL+"/.well-known/oauth-authorization-server", nil), http.StatusOK)
 	for p, resource := range map[string]string{
 		"/.well-known/oauth-protected-resource":     srv.URL,
 		"/.well-known/oauth-protected-resource/mcp": srv.URL + "/mcp",
@@ -443,6 +437,22 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	tn := testkit.NewTenant(t, srv.Pool)
 	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
 	ok(t, callTool(t, s, "list_links", nil))
+
+	// An OAuth access token works on /mcp too, with its scopes.
+	ctx := context.Background()
+	c, secret, err := srv.App.OAuth.CreateClient(ctx, oauth.CreateInput{GrantType: oauth.GrantClientCredentials, WorkspaceID: &tn.WorkspaceID, Name: "mcp", Scopes: []string{"links:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := srv.App.OAuth.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := connect(t, srv, tok.AccessToken)
+	ok(t, callTool(t, js, "list_links", nil))
+	if res := callTool(t, js, "list_webhooks", nil); !res.IsError {
+		t.Errorf("a links:read token listed webhooks: %s", text(res))
+	}
 }
 
 // search_links pages through the list (100 a page) until it has enough

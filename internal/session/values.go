@@ -16,6 +16,7 @@ const (
 	keyFlash     = "flash"
 	keyNewKey    = "new_key"
 	keyNewHook   = "new_webhook_secret"
+	keyNewClient = "new_oauth_client"
 )
 
 // Flash is a one-time message shown on the next page the user sees.
@@ -42,7 +43,17 @@ type NewWebhookSecret struct {
 	Rotated     bool // a rotation (the old secret still signs for 24 h), not a creation
 }
 
+// NewOAuthClient is a just-created OAuth client whose secret is to be shown
+// exactly once.
+type NewOAuthClient struct {
+	WorkspaceID string // "ws_…": shown only on that workspace's page
+	ClientID    string // "cli_…"
+	Name        string
+	Secret      string
+}
+
 func init() {
+	gob.Register(NewOAuthClient{})
 	gob.Register(Flash{})
 	gob.Register(NewKey{})
 	gob.Register(NewWebhookSecret{})
@@ -139,3 +150,15 @@ func PeekNewWebhookSecret(s *sessions.Session) (h NewWebhookSecret, ok bool) {
 
 // PopNewWebhookSecret forgets the secret once it is shown.
 func PopNewWebhookSecret(s *sessions.Session) { delete(s.Values, keyNewHook) }
+
+// SetNewOAuthClient keeps a new client's secret for the one page that shows it.
+func SetNewOAuthClient(s *sessions.Session, c NewOAuthClient) { s.Values[keyNewClient] = c }
+
+// PeekNewOAuthClient returns the client to show, if any, without forgetting it.
+func PeekNewOAuthClient(s *sessions.Session) (c NewOAuthClient, ok bool) {
+	c, ok = s.Values[keyNewClient].(NewOAuthClient)
+	return c, ok
+}
+
+// PopNewOAuthClient forgets the secret once it is shown.
+func PopNewOAuthClient(s *sessions.Session) { delete(s.Values, keyNewClient) }

@@ -82,6 +82,62 @@ type Membership struct {
 	CreatedAt   time.Time
 }
 
+type OauthClient struct {
+	ID                 uuid.UUID
+	WorkspaceID        *uuid.UUID
+	CreatedBy          *uuid.UUID
+	Name               string
+	GrantType          string
+	SecretHash         *string
+	RedirectUris       []string
+	Scopes             []string
+	RateLimitPerMinute int32
+	IPAllowlist        []string
+	CreatedAt          time.Time
+	RevokedAt          *time.Time
+}
+
+type OauthCode struct {
+	CodeHash      []byte
+	ClientID      uuid.UUID
+	WorkspaceID   uuid.UUID
+	UserID        uuid.UUID
+	RedirectUri   string
+	Scopes        []string
+	CodeChallenge string
+	ExpiresAt     time.Time
+	UsedAt        *time.Time
+	GrantID       *uuid.UUID
+}
+
+type OauthGrant struct {
+	ID          uuid.UUID
+	ClientID    uuid.UUID
+	WorkspaceID uuid.UUID
+	UserID      uuid.UUID
+	Scopes      []string
+	CreatedAt   time.Time
+	RevokedAt   *time.Time
+}
+
+type OauthRefreshToken struct {
+	TokenHash []byte
+	GrantID   uuid.UUID
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RotatedAt *time.Time
+}
+
+type OauthSigningKey struct {
+	Kid            string
+	Alg            string
+	PublicJwk      []byte
+	PrivateKeyEnc  []byte
+	CreatedAt      time.Time
+	ActivatesAt    time.Time
+	PublishedUntil *time.Time
+}
+
 type Scan struct {
 	ID           uuid.UUID
 	WorkspaceID  uuid.UUID

@@ -1,0 +1,61 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/oauth"
+	"github.com/linkqr/linkqr/internal/problem"
+)
+
+// newOAuth builds the authorization server and makes sure a signing key
+// (and its published successor) exists before the first request.
+func (a *App) newOAuth(ctx context.Context) error {
+	svc, err := oauth.NewService(oauth.Options{
+		DB:               a.DB,
+		Log:              a.Log.With("component", "oauth"),
+		Issuer:           strings.TrimSuffix(a.Config.BaseURL.String(), "/"),
+		KeyEncryptionKey: config.DeriveKey(a.Config.SecretKey, "oauth-signing-keys"),
+	})
+	if err != nil {
+		return err
+	}
+	svc.Subscribe(a.listener)
+	if err := svc.EnsureKeys(ctx); err != nil {
+		return err
+	}
+	a.OAuth = svc
+	return nil
+}
+
+// oauthRoutes mounts the endpoints of CONTRACT.md section 8 that are not
+// pages: the token and revocation endpoints and the discovery documents.
+// Other methods on them get a 405 problem; /oauth/authorize is a page (web).
+func (a *App) oauthRoutes(r chi.Router) {
+	h := &oauth.Handlers{Service: a.OAuth}
+	r.Get("/.well-known/oauth-authorization-server", h.Metadata)
+	r.Get("/.well-known/jwks.json", h.JWKS)
+	r.Post("/oauth/token", h.Token)
+	r.Post("/oauth/revoke", h.Revoke)
+	for _, p := range []string{"/oauth/token", "/oauth/revoke"} {
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			r.Method(m, p, a.oauthMethodNotAllowed("POST"))
+		}
+	}
+	// Any other path under /oauth/ (but the authorize page, which web
+	// mounts) is a 404 problem, like an unknown /api path.
+	r.Handle("/oauth/*", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.problems.Write(w, r, problem.New(problem.NotFound, "no OAuth endpoint at "+r.URL.Path))
+	}))
+}
+
+func (a *App) oauthMethodNotAllowed(allow string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		a.problems.Write(w, r, problem.New(problem.MethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path+"; allowed: "+allow))
+	}
+}

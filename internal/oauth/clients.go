@@ -1,0 +1,310 @@
+package oauth
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/secrethash"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// SecretPrefix starts every client secret, so a leaked one is recognisable.
+const SecretPrefix = "lqcs_"
+
+// MaxRedirectURIs bounds a partner's registered redirect URIs.
+const MaxRedirectURIs = 10
+
+// Client is an OAuth client without its secret.
+type Client struct {
+	ID                 uuid.UUID
+	WorkspaceID        *uuid.UUID // nil for partners (authorization_code)
+	CreatedBy          *uuid.UUID
+	Name               string
+	GrantType          string
+	Public             bool // no secret (authorization_code only)
+	RedirectURIs       []string
+	Scopes             []scope.Scope
+	RateLimitPerMinute int
+	IPAllowlist        []netip.Prefix
+	CreatedAt          time.Time
+	Revoked            bool
+
+	secretHash string
+}
+
+// ExternalID is the client's "cli_…" identifier, its OAuth client_id.
+func (c *Client) ExternalID() string { return store.FormatID(store.PrefixOAuthClient, c.ID) }
+
+// CreateInput is a new client. Name, Scopes, RateLimitPerMinute and
+// IPAllowlist follow the API key rules (apikey.CreateInput).
+type CreateInput struct {
+	GrantType          string
+	WorkspaceID        *uuid.UUID // required for client_credentials, absent otherwise
+	CreatedBy          *uuid.UUID
+	Name               string
+	Scopes             []string
+	RateLimitPerMinute *int
+	IPAllowlist        []string
+	RedirectURIs       []string // authorization_code: at least one, exact
+	Public             bool     // authorization_code without a secret
+}
+
+func (in CreateInput) validate() (scopes []scope.Scope, allow []string, err error) {
+	var errs validate.Errors
+	if e := (apikey.CreateInput{Name: in.Name, Scopes: in.Scopes, RateLimitPerMinute: in.RateLimitPerMinute, IPAllowlist: in.IPAllowlist}).Validate(); e != nil {
+		var ve validate.Errors
+		if !errors.As(e, &ve) {
+			return nil, nil, e
+		}
+		errs = append(errs, ve...)
+	}
+	switch in.GrantType {
+	case GrantClientCredentials:
+		if in.WorkspaceID == nil {
+			errs.Add("/workspace_id", "a client_credentials client belongs to a workspace")
+		}
+		if len(in.RedirectURIs) > 0 || in.Public {
+			errs.Add("/grant", "redirect URIs and --public are for authorization_code clients")
+		}
+	case GrantAuthorizationCode:
+		if in.WorkspaceID != nil {
+			errs.Add("/workspace_id", "an authorization_code client is not bound to a workspace; the user picks one at consent")
+		}
+		if len(in.RedirectURIs) == 0 || len(in.RedirectURIs) > MaxRedirectURIs {
+			errs.Add("/redirect_uris", fmt.Sprintf("must list 1 to %d redirect URIs", MaxRedirectURIs))
+		}
+		for i, u := range in.RedirectURIs {
+			if err := ValidateRedirectURI(u); err != nil {
+				errs.Add(fmt.Sprintf("/redirect_uris/%d", i), err.Error())
+			}
+		}
+	default:
+		errs.Add("/grant", "must be client_credentials or authorization_code")
+	}
+	if err := errs.Err(); err != nil {
+		return nil, nil, err
+	}
+	scopes, _ = scope.Parse(in.Scopes)
+	for _, raw := range in.IPAllowlist {
+		p, _ := apikey.ParseCIDR(raw)
+		allow = append(allow, p.String())
+	}
+	return scopes, allow, nil
+}
+
+// ValidateRedirectURI accepts an absolute https URL, or http on a loopback
+// host (RFC 8252 native apps), without userinfo or fragment.
+func ValidateRedirectURI(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || len(raw) > 2048 {
+		return errors.New("must be an absolute https URL")
+	}
+	if u.User != nil || u.Fragment != "" || strings.Contains(raw, "#") {
+		return errors.New("must have no userinfo and no fragment")
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		h := u.Hostname()
+		if a, err := netip.ParseAddr(h); !(h == "localhost" || (err == nil && a.IsLoopback())) {
+			return errors.New("must be https (plain http only on a loopback host)")
+		}
+	default:
+		return errors.New("must be an https URL")
+	}
+	return nil
+}
+
+// CreateClient registers a client and returns it with its secret ("" for a
+// public client), which is never retrievable again. Hashing the secret can
+// fail with secrethash.ErrBusy.
+func (s *Service) CreateClient(ctx context.Context, in CreateInput) (*Client, string, error) {
+	in.Name = strings.TrimSpace(in.Name)
+	scopes, allow, err := in.validate()
+	if err != nil {
+		return nil, "", err
+	}
+	if allow == nil {
+		allow = []string{}
+	}
+	uris := in.RedirectURIs
+	if uris == nil {
+		uris = []string{}
+	}
+	rate := apikey.DefaultRateLimit
+	if in.RateLimitPerMinute != nil {
+		rate = *in.RateLimitPerMinute
+	}
+	var secret string
+	var hash *string
+	if !in.Public {
+		secret = SecretPrefix + rand.Text() + rand.Text()
+		h, err := secrethash.Hash(ctx, secret)
+		if err != nil {
+			return nil, "", fmt.Errorf("hash client secret: %w", err)
+		}
+		hash = &h
+	}
+	row, err := dbsqlc.New().OAuthClientCreate(ctx, s.db.Conn(ctx), dbsqlc.OAuthClientCreateParams{
+		ID: store.NewID(), WorkspaceID: in.WorkspaceID, CreatedBy: in.CreatedBy, Name: in.Name,
+		GrantType: in.GrantType, SecretHash: hash, RedirectUris: uris, Scopes: scope.Strings(scopes),
+		RateLimitPerMinute: int32(rate), IPAllowlist: allow,
+	})
+	if err != nil {
+		return nil, "", store.InterpretError(err)
+	}
+	return clientFromRow(row), secret, nil
+}
+
+// ListClients returns the workspace's active clients, newest first.
+func (s *Service) ListClients(ctx context.Context, workspaceID uuid.UUID) ([]*Client, error) {
+	rows, err := dbsqlc.New().OAuthClientListByWorkspace(ctx, s.db.Conn(ctx), &workspaceID)
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	out := make([]*Client, len(rows))
+	for i, r := range rows {
+		out[i] = clientFromRow(r)
+	}
+	return out, nil
+}
+
+// RevokeClient revokes a client of the workspace: its secret stops working
+// at once and its access tokens on the next request on every instance
+// (NOTIFY after commit; this instance drops it right after the commit).
+// A client of another workspace, or already revoked, is store.ErrNotFound.
+func (s *Service) RevokeClient(ctx context.Context, workspaceID, clientID uuid.UUID) error {
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		if _, err := dbsqlc.New().OAuthClientRevoke(ctx, tx, dbsqlc.OAuthClientRevokeParams{ID: clientID, WorkspaceID: &workspaceID}); err != nil {
+			return store.InterpretError(err)
+		}
+		return store.Notify(ctx, tx, RevokedChannel, "c:"+clientID.String())
+	})
+	if err != nil {
+		return err
+	}
+	store.AfterCommit(ctx, func() { s.clients.Invalidate(clientID) })
+	return nil
+}
+
+// client returns a client, revoked or not, from the cache or the database;
+// store.ErrNotFound when it does not exist.
+func (s *Service) client(ctx context.Context, id uuid.UUID) (*Client, error) {
+	if c, ok := s.clients.Get(id); ok {
+		return c, nil
+	}
+	epoch := s.clients.Epoch()
+	row, err := dbsqlc.New().OAuthClientGet(ctx, s.db.Conn(ctx), id)
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	c := clientFromRow(row)
+	s.clients.Put(id, c, epoch)
+	return c, nil
+}
+
+// ClientByExternalID returns an active client by its client_id, for the
+// authorization endpoint; store.ErrNotFound for unknown or revoked ones.
+func (s *Service) ClientByExternalID(ctx context.Context, clientID string) (*Client, error) {
+	id, ok := store.ParseID(store.PrefixOAuthClient, clientID)
+	if !ok {
+		return nil, store.ErrNotFound
+	}
+	c, err := s.client(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if c.Revoked {
+		return nil, store.ErrNotFound
+	}
+	return c, nil
+}
+
+func clientFromRow(r dbsqlc.OauthClient) *Client {
+	c := &Client{
+		ID: r.ID, WorkspaceID: r.WorkspaceID, CreatedBy: r.CreatedBy, Name: r.Name, GrantType: r.GrantType,
+		Public: r.SecretHash == nil, RedirectURIs: r.RedirectUris, RateLimitPerMinute: int(r.RateLimitPerMinute),
+		CreatedAt: r.CreatedAt, Revoked: r.RevokedAt != nil,
+	}
+	if r.SecretHash != nil {
+		c.secretHash = *r.SecretHash
+	}
+	for _, sc := range r.Scopes {
+		c.Scopes = append(c.Scopes, scope.Scope(sc))
+	}
+	for _, p := range r.IPAllowlist {
+		if pfx, err := netip.ParsePrefix(p); err == nil {
+			c.IPAllowlist = append(c.IPAllowlist, pfx)
+		}
+	}
+	return c
+}
+
+// RevokeAllOfMember revokes, in the caller's transaction tx, the clients
+// userID created in the workspace and the grants they gave partners for
+// it, and queues a NOTIFY for each, so every instance drops them when tx
+// commits. It returns the payloads to pass to Invalidate after the commit
+// (this instance's own notification arrives asynchronously). Removing a
+// member uses it, like apikey.RevokeAllByCreator.
+func RevokeAllOfMember(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid.UUID) ([]string, error) {
+	q := dbsqlc.New()
+	clients, err := q.OAuthClientRevokeAllByCreator(ctx, tx, dbsqlc.OAuthClientRevokeAllByCreatorParams{WorkspaceID: &workspaceID, CreatedBy: &userID})
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	grants, err := q.OAuthGrantRevokeAllOfMember(ctx, tx, dbsqlc.OAuthGrantRevokeAllOfMemberParams{WorkspaceID: workspaceID, UserID: userID})
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	var payloads []string
+	for _, id := range clients {
+		payloads = append(payloads, "c:"+id.String())
+	}
+	for _, id := range grants {
+		payloads = append(payloads, "g:"+id.String())
+	}
+	for _, p := range payloads {
+		if err := store.Notify(ctx, tx, RevokedChannel, p); err != nil {
+			return nil, err
+		}
+	}
+	return payloads, nil
+}
+
+// Invalidate drops clients and grants revoked in a committed transaction
+// (payloads of RevokeAllOfMember) from this instance's caches at once.
+func (s *Service) Invalidate(payloads ...string) {
+	for _, p := range payloads {
+		s.invalidate(p)
+	}
+}
+
+// RevokeAnyClient is the operator's revocation (`linkqr admin oauth-client
+// revoke`): any client, partners included, with the same effect as
+// RevokeClient. Unknown or already revoked is store.ErrNotFound.
+func (s *Service) RevokeAnyClient(ctx context.Context, clientID uuid.UUID) error {
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		if _, err := dbsqlc.New().OAuthClientRevokeAny(ctx, tx, clientID); err != nil {
+			return store.InterpretError(err)
+		}
+		return store.Notify(ctx, tx, RevokedChannel, "c:"+clientID.String())
+	})
+	if err != nil {
+		return err
+	}
+	store.AfterCommit(ctx, func() { s.clients.Invalidate(clientID) })
+	return nil
+}

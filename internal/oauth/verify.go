@@ -1,0 +1,162 @@
+package oauth
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+)
+
+var onlyES256 = []jose.SignatureAlgorithm{Alg}
+
+// LooksLikeJWT reports whether a bearer token has the shape of a JWS
+// compact serialization (for choosing between JWT and API key checks).
+func LooksLikeJWT(token string) bool { return strings.Count(token, ".") == 2 }
+
+// parseAccessToken checks everything that needs no database: the alg
+// (ES256 only, so "none" and an HS256 token keyed with a public key fail
+// to parse), typ at+jwt, a published kid, the signature, iss, aud, exp and
+// iat.
+func (s *Service) parseAccessToken(ctx context.Context, token string) (*claims, error) {
+	obj, err := jose.ParseSignedCompact(token, onlyES256)
+	if err != nil || len(obj.Signatures) != 1 {
+		return nil, ErrInvalidToken
+	}
+	h := obj.Signatures[0].Protected
+	if typ, _ := h.ExtraHeaders[jose.HeaderType].(string); !strings.EqualFold(typ, "at+jwt") && !strings.EqualFold(typ, "application/at+jwt") {
+		return nil, ErrInvalidToken
+	}
+	now := s.now()
+	k := s.keys.lookup(h.KeyID, now)
+	if k == nil && h.KeyID != "" && s.reloadForUnknownKid(ctx) {
+		k = s.keys.lookup(h.KeyID, now)
+	}
+	if k == nil {
+		return nil, ErrInvalidToken
+	}
+	payload, err := obj.Verify(k.public)
+	if err != nil {
+		return nil, ErrInvalidToken
+	}
+	var cl claims
+	if err := json.Unmarshal(payload, &cl); err != nil {
+		return nil, ErrInvalidToken
+	}
+	cl.kid = k.kid
+	if cl.Issuer != s.issuer || cl.Audience != s.audience || cl.Expiry <= now.Unix() ||
+		cl.IssuedAt > now.Add(clockSkew).Unix() || cl.ID == "" || cl.ClientID == "" {
+		return nil, ErrInvalidToken
+	}
+	return &cl, nil
+}
+
+// checkedClaims returns the claims of a token checked before (still
+// unexpired, its key still published), or checks it now.
+func (s *Service) checkedClaims(ctx context.Context, token string) (*claims, error) {
+	m := hmac.New(sha256.New, s.tokenMAC)
+	m.Write([]byte(token))
+	var d [32]byte
+	copy(d[:], m.Sum(nil))
+	now := s.now()
+	if cl, ok := s.verified.Get(d); ok {
+		if cl.Expiry > now.Unix() && s.keys.lookup(cl.kid, now) != nil {
+			return cl, nil
+		}
+		return nil, ErrInvalidToken
+	}
+	epoch := s.verified.Epoch()
+	cl, err := s.parseAccessToken(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	s.verified.Put(d, cl, epoch)
+	return cl, nil
+}
+
+// VerifyAccessToken resolves a bearer JWT to what it may do, or
+// ErrInvalidToken. Only the first sight of a client (or grant) after a
+// start, eviction or change costs a query; a valid token otherwise costs
+// the signature check and two map lookups.
+func (s *Service) VerifyAccessToken(ctx context.Context, token string) (Access, error) {
+	cl, err := s.checkedClaims(ctx, token)
+	if err != nil {
+		return Access{}, err
+	}
+	clientID, ok := store.ParseID(store.PrefixOAuthClient, cl.ClientID)
+	if !ok {
+		return Access{}, ErrInvalidToken
+	}
+	wsID, ok := store.ParseID(store.PrefixWorkspace, cl.WorkspaceID)
+	if !ok {
+		return Access{}, ErrInvalidToken
+	}
+	c, err := s.client(ctx, clientID)
+	if errors.Is(err, store.ErrNotFound) {
+		return Access{}, ErrInvalidToken
+	}
+	if err != nil {
+		return Access{}, err
+	}
+	if c.Revoked {
+		return Access{}, ErrInvalidToken
+	}
+	acc := Access{ClientID: c.ID, WorkspaceID: wsID, RateLimitPerMinute: c.RateLimitPerMinute, IPAllowlist: c.IPAllowlist}
+	switch c.GrantType {
+	case GrantClientCredentials:
+		if c.WorkspaceID == nil || *c.WorkspaceID != wsID || cl.GrantID != "" {
+			return Access{}, ErrInvalidToken
+		}
+		acc.CredentialID = c.ExternalID()
+	case GrantAuthorizationCode:
+		gid, err := uuid.Parse(cl.GrantID)
+		if err != nil {
+			return Access{}, ErrInvalidToken
+		}
+		revoked, err := s.grantRevoked(ctx, gid, clientID, wsID)
+		if err != nil {
+			return Access{}, err
+		}
+		if revoked {
+			return Access{}, ErrInvalidToken
+		}
+		acc.CredentialID = c.ExternalID() + ":" + cl.WorkspaceID
+	default:
+		return Access{}, ErrInvalidToken
+	}
+	// A token never carries more than its client may have today.
+	for _, f := range strings.Fields(cl.Scope) {
+		if sc := scope.Scope(f); scope.Has(c.Scopes, sc) {
+			acc.Scopes = append(acc.Scopes, sc)
+		}
+	}
+	return acc, nil
+}
+
+// grantRevoked reports whether the grant is revoked (or not this client's
+// in this workspace, which only a forged token could claim).
+func (s *Service) grantRevoked(ctx context.Context, id, clientID, wsID uuid.UUID) (bool, error) {
+	if r, ok := s.grants.Get(id); ok {
+		return r, nil
+	}
+	epoch := s.grants.Epoch()
+	g, err := dbsqlc.New().OAuthGrantGet(ctx, s.db.Conn(ctx), id)
+	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("load grant: %w", store.InterpretError(err))
+	}
+	revoked := g.RevokedAt != nil || g.ClientID != clientID || g.WorkspaceID != wsID
+	s.grants.Put(id, revoked, epoch)
+	return revoked, nil
+}

@@ -20,9 +20,6 @@ func (a *App) mcpRoutes(r chi.Router, v1 *api.API) {
 		API:          http.HandlerFunc(a.dispatchInProcess),
 		Authenticate: v1.Auth.Middleware,
 		ResourceMetadataURL: func() string {
-			if !hasRoute(a.router, http.MethodGet, authorizationServerPath) {
-				return ""
-			}
 			return strings.TrimSuffix(a.Config.BaseURL.String(), "/") + "/.well-known/oauth-protected-resource/mcp"
 		},
 		Log: a.Log,
@@ -38,35 +35,13 @@ func (a *App) dispatchInProcess(w http.ResponseWriter, r *http.Request) {
 	a.router.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), chi.RouteCtxKey, nil)))
 }
 
-// authorizationServerPath is the RFC 8414 metadata route the OAuth issue adds.
-const authorizationServerPath = "/.well-known/oauth-authorization-server"
-
 // protectedResource serves the RFC 9728 document for the resource at
-// path under the base URL, naming this issuer as its authorization server.
-// It is served only once the authorization server's own metadata route
-// exists (OAuth is optional to this build): until then it is a 404, so no
-// client is sent to discovery that would fail.
+// path under the base URL, naming this issuer (its
+// /.well-known/oauth-authorization-server) as its authorization server.
 func (a *App) protectedResource(path string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !hasRoute(a.router, http.MethodGet, authorizationServerPath) {
-			a.apiNotFound(w, r)
-			return
-		}
 		base := strings.TrimSuffix(a.Config.BaseURL.String(), "/")
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		writeJSON(w, http.StatusOK, mcp.ProtectedResourceMetadata(base, base+path, scope.Strings(scope.All)))
 	}
-}
-
-// hasRoute reports whether root registers exactly this pattern for method
-// (Match would also accept the redirect's /{code}).
-func hasRoute(root chi.Routes, method, pattern string) bool {
-	found := false
-	_ = chi.Walk(root, func(m, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
-		if m == method && strings.TrimSuffix(route, "/") == pattern {
-			found = true
-		}
-		return nil
-	})
-	return found
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -94,32 +95,36 @@ func hasPointer(err error, pointer string) bool {
 
 // An unknown address and a wrong password are the same error and cost the
 // same argon2id work, so neither the answer nor its timing tells them apart.
+// An unknown address must cost what a wrong password costs: one argon2id
+// run through the process-wide cap. Checked without timing: with the cap's
+// only slot taken, both answers are ErrBusy (each needs a slot); an unknown
+// address that skipped the dummy comparison would answer ErrBadCredentials
+// at once. Not parallel: it swaps the process-wide limiter.
 func TestSignInUnknownUserLooksLikeWrongPassword(t *testing.T) {
-	t.Parallel()
 	svc, _ := setup(t)
 	ctx := context.Background()
 	addr := email()
 	signUp(t, svc, addr)
-	fastest := func(f func() error) time.Duration {
-		best := time.Hour
-		for range 3 {
-			start := time.Now()
-			if err := f(); !errors.Is(err, account.ErrBadCredentials) {
-				t.Fatalf("error %v, want ErrBadCredentials", err)
-			}
-			best = min(best, time.Since(start))
+	for name, try := range map[string]func() error{
+		"wrong password":  func() error { _, err := svc.SignIn(ctx, addr, "wrong password", localhost); return err },
+		"unknown address": func() error { _, err := svc.SignIn(ctx, "nobody-"+email(), "wrong password", localhost); return err },
+	} {
+		if err := try(); !errors.Is(err, account.ErrBadCredentials) {
+			t.Fatalf("%s with a free slot: %v, want ErrBadCredentials", name, err)
 		}
-		return best
-	}
-	wrong := fastest(func() error { _, err := svc.SignIn(ctx, addr, "wrong password", localhost); return err })
-	unknown := fastest(func() error {
-		_, err := svc.SignIn(ctx, "nobody-"+email(), "wrong password", localhost)
-		return err
-	})
-	// argon2id dominates both; without the dummy comparison the unknown
-	// address would answer many times faster.
-	if unknown < wrong/3 {
-		t.Errorf("unknown address answered in %v, wrong password in %v: timing reveals accounts", unknown, wrong)
+		lim := secrethash.NewLimiter(1, 0, 0)
+		restore := secrethash.SetProcess(lim)
+		release, err := lim.Acquire(ctx)
+		if err != nil {
+			restore()
+			t.Fatal(err)
+		}
+		err = try()
+		release()
+		restore()
+		if !errors.Is(err, secrethash.ErrBusy) {
+			t.Errorf("%s with the only argon2id slot taken: %v, want ErrBusy (it must run argon2id like any check)", name, err)
+		}
 	}
 }
 

@@ -93,15 +93,32 @@ func expiryAfter(now time.Time) func(time.Time) (link.Expiry, error) {
 
 // listLinks answers GET /api/v1/links, newest first.
 func (a *API) listLinks(w http.ResponseWriter, r *http.Request) error {
-	pg, err := parsePage(r)
+	pg, err := parsePage(r, "q", "status")
 	if err != nil {
 		return err
 	}
-	links, hasMore, err := a.Links.List(r.Context(), auth.FromContext(r.Context()).WorkspaceID, pg.before, pg.limit)
+	ws := auth.FromContext(r.Context()).WorkspaceID
+	q := r.URL.Query()
+	if !q.Has("q") && !q.Has("status") {
+		links, hasMore, err := a.Links.List(r.Context(), ws, pg.before, pg.limit)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, newList(links, hasMore, link.Link.Wire, func(l link.Link) uuid.UUID { return l.ID }))
+	}
+	var errs validate.Errors
+	term, err := link.ParseSearchTerm(q.Get("q"))
+	errs.Check("/query/q", err)
+	state, err := link.ParseState(q.Get("status"))
+	errs.Check("/query/status", err)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	res, err := a.Links.Search(r.Context(), ws, link.Search{Term: term, State: state, Before: pg.before, Limit: pg.limit, NoTotal: true})
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newList(links, hasMore, link.Link.Wire, func(l link.Link) uuid.UUID { return l.ID }))
+	return writeJSON(w, http.StatusOK, newList(res.Links, res.HasMore, link.Link.Wire, func(l link.Link) uuid.UUID { return l.ID }))
 }
 
 // getLink answers GET /api/v1/links/{id}.

@@ -294,6 +294,76 @@ func TestListLinks(t *testing.T) {
 	}
 }
 
+func TestListLinksSearch(t *testing.T) {
+	t.Parallel()
+	f := newLinksFixture(t)
+	menu := f.create(t, `{"target_url":"https://example.com/spring-menu","title":"Spring"}`)
+	titled := f.create(t, `{"target_url":"https://example.com/a","title":"Winter MENU card"}`)
+	coded := f.create(t, `{"target_url":"https://example.com/b","code":"menu-2026"}`)
+	f.create(t, `{"target_url":"https://example.com/c","title":"Opening hours"}`)
+	paused := f.create(t, `{"target_url":"https://example.com/d","title":"Old menu"}`)
+	testkit.JSON(t, f.srv.Do(t, "PATCH", "/api/v1/links/"+paused["id"].(string), f.token, `{"status":"paused"}`), 200)
+	deleted := f.create(t, `{"target_url":"https://example.com/menu-gone"}`)
+	if r := f.srv.Do(t, "DELETE", "/api/v1/links/"+deleted["id"].(string), f.token, ""); r.StatusCode != 204 {
+		t.Fatalf("delete: %d", r.StatusCode)
+	}
+	// Another workspace's link matches the term too and must never show.
+	testkit.JSON(t, f.srv.Do(t, "POST", "/api/v1/links", f.otherTk, `{"target_url":"https://example.com/menu-other"}`), 201)
+
+	ids := func(path string) []string {
+		t.Helper()
+		var out []string
+		for cursor := ""; ; {
+			p := path
+			if cursor != "" {
+				p += "&cursor=" + cursor
+			}
+			l := testkit.JSON(t, f.srv.Do(t, "GET", p, f.token, ""), 200)
+			for _, d := range l["data"].([]any) {
+				out = append(out, d.(map[string]any)["id"].(string))
+			}
+			if l["has_more"] == false {
+				return out
+			}
+			cursor = l["next_cursor"].(string)
+		}
+	}
+	want := func(ls ...map[string]any) string {
+		var out []string
+		for _, l := range ls {
+			out = append(out, l["id"].(string))
+		}
+		return strings.Join(out, ",")
+	}
+	for _, tc := range []struct {
+		query string
+		want  string
+	}{
+		{"q=menu&limit=1", want(paused, coded, titled, menu)}, // pages of one, newest first
+		{"q=%20MeNu%20", want(paused, coded, titled, menu)},
+		{"q=menu&status=active", want(coded, titled, menu)},
+		{"q=menu&status=paused", want(paused)},
+		{"status=paused", want(paused)},
+		{"q=spring-m", want(menu)},
+		{"q=%25", ""}, // "%" matches a literal percent sign, not everything
+		{"q=nothing-like-this", ""},
+	} {
+		if got := strings.Join(ids("/api/v1/links?"+tc.query), ","); got != tc.want {
+			t.Errorf("GET /api/v1/links?%s: %s, want %s", tc.query, got, tc.want)
+		}
+	}
+	for q, ptr := range map[string]string{
+		"status=gone":                   "/query/status",
+		"q=" + strings.Repeat("x", 201): "/query/q",
+		"q=a%00b":                       "/query/q",
+	} {
+		p := testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/links?"+q, f.token, ""), 422, "validation-failed")
+		if got := p["errors"].([]any)[0].(map[string]any)["pointer"]; got != ptr {
+			t.Errorf("%s: pointer %v, want %s", q[:min(len(q), 20)], got, ptr)
+		}
+	}
+}
+
 func TestUpdateLink(t *testing.T) {
 	t.Parallel()
 	f := newLinksFixture(t)

@@ -76,10 +76,12 @@ type Search struct {
 	State  State
 	Before *uuid.UUID
 	Limit  int
+	// NoTotal skips counting every match (the API's list has no total).
+	NoTotal bool
 }
 
 // SearchResult is one page of links, whether more follow, and how many
-// links match in all.
+// links match in all (0 with NoTotal).
 type SearchResult struct {
 	Links   []Link
 	HasMore bool
@@ -102,9 +104,12 @@ func (s *Service) Search(ctx context.Context, ws uuid.UUID, q Search) (SearchRes
 	if err != nil {
 		return SearchResult{}, store.InterpretError(err)
 	}
-	total, err := queries.LinkSearchCount(ctx, db, dbsqlc.LinkSearchCountParams{WorkspaceID: ws, Pattern: q.Term.pattern(), State: state})
-	if err != nil {
-		return SearchResult{}, store.InterpretError(err)
+	var total int64
+	if !q.NoTotal {
+		total, err = queries.LinkSearchCount(ctx, db, dbsqlc.LinkSearchCountParams{WorkspaceID: ws, Pattern: q.Term.pattern(), State: state})
+		if err != nil {
+			return SearchResult{}, store.InterpretError(err)
+		}
 	}
 	out, hasMore := store.Page(rows, q.Limit, func(r dbsqlc.Link) Link { return fromRow(r, s.shortBase) })
 	return SearchResult{Links: out, HasMore: hasMore, Total: total}, nil

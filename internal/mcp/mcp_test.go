@@ -151,7 +151,7 @@ func TestLinkTools(t *testing.T) {
 		t.Errorf("list_links page 1 %v", list)
 	}
 	found := ok(t, callTool(t, s, "search_links", map[string]any{"query": "SPRING"}))
-	if data := found["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != id || found["complete"] != true || found["scanned"] != float64(2) {
+	if data := found["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != id || found["has_more"] != false {
 		t.Errorf("search_links %v", found)
 	}
 	if data := ok(t, callTool(t, s, "search_links", map[string]any{"query": "other-co"}))["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != other["id"] {
@@ -455,24 +455,28 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	}
 }
 
-// search_links pages through the list (100 a page) until it has enough
-// matches or the list ends.
+// search_links is the API's server-side search: it finds a link however
+// old, pages with a cursor, and filters by status.
 func TestSearchLinksPages(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
 	tn := testkit.NewTenant(t, srv.Pool)
-	testkit.Link(t, srv.Pool, &testkit.LinkOpts{WorkspaceID: tn.WorkspaceID, Code: "needle-in-page-2", TargetURL: "https://example.org/needle"})
+	testkit.Link(t, srv.Pool, &testkit.LinkOpts{WorkspaceID: tn.WorkspaceID, Code: "needle-oldest", TargetURL: "https://example.org/needle"})
 	for range 150 {
 		testkit.Link(t, srv.Pool, &testkit.LinkOpts{WorkspaceID: tn.WorkspaceID})
 	}
+	testkit.Link(t, srv.Pool, &testkit.LinkOpts{WorkspaceID: tn.WorkspaceID, Code: "needle-newest", TargetURL: "https://example.org/needle-2"})
 	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
-	found := ok(t, callTool(t, s, "search_links", map[string]any{"query": "NEEDLE"}))
-	data := found["data"].([]any)
-	if len(data) != 1 || data[0].(map[string]any)["code"] != "needle-in-page-2" || found["scanned"] != float64(151) || found["complete"] != true {
-		t.Errorf("search over two pages: scanned=%v complete=%v data=%v", found["scanned"], found["complete"], len(data))
+	first := ok(t, callTool(t, s, "search_links", map[string]any{"query": "NEEDLE", "max_results": 1}))
+	data := first["data"].([]any)
+	if len(data) != 1 || data[0].(map[string]any)["code"] != "needle-newest" || first["has_more"] != true {
+		t.Fatalf("first page of one: %v", first)
 	}
-	first := ok(t, callTool(t, s, "search_links", map[string]any{"query": "example.", "max_results": 1}))
-	if data := first["data"].([]any); len(data) != 1 || first["scanned"] != float64(100) || first["complete"] != false {
-		t.Errorf("max_results=1: scanned=%v complete=%v data=%v", first["scanned"], first["complete"], len(data))
+	second := ok(t, callTool(t, s, "search_links", map[string]any{"query": "NEEDLE", "max_results": 1, "cursor": first["next_cursor"]}))
+	if data := second["data"].([]any); len(data) != 1 || data[0].(map[string]any)["code"] != "needle-oldest" || second["has_more"] != false {
+		t.Errorf("second page: %v", second)
+	}
+	if data := ok(t, callTool(t, s, "search_links", map[string]any{"query": "needle", "status": "paused"}))["data"].([]any); len(data) != 0 {
+		t.Errorf("no needle is paused, found %d", len(data))
 	}
 }

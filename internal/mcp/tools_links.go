@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -48,7 +47,9 @@ func (p pageIn) query() url.Values {
 
 type searchIn struct {
 	Query      string `json:"query"`
+	Status     string `json:"status,omitempty"`
 	MaxResults *int   `json:"max_results,omitempty"`
+	Cursor     string `json:"cursor,omitempty"`
 }
 
 type qrIn struct {
@@ -124,16 +125,28 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "search_links",
-		Description: fmt.Sprintf("Find links whose code, title or target_url contains the query, case-insensitively (scope links:read). "+
-			"Looks through the %d newest links (each page of 100 counts as one API request against the credential's rate limit) "+
-			"and returns {data:[link…], scanned, complete}; complete=false means older links were not searched.", searchWindow),
+		Description: "Find the workspace's links whose code, title or target_url contains the query, case-insensitively, " +
+			"newest first (scope links:read; one API request, GET /links?q=…). Returns {object:\"list\", data:[link…], has_more, next_cursor}; " +
+			"call again with the same query and cursor=next_cursor while has_more is true.",
 		Annotations: readOnly("Search links"),
 		InputSchema: object([]string{"query"}, map[string]*jsonschema.Schema{
 			"query":       strLen("Text to look for in code, title and target_url, e.g. \"menu\" or \"example.com/spring\".", 1, 200),
-			"max_results": integer("Stop after this many matches (1-100). Default: 20.", 1, 100),
+			"status":      enum("Only links that are active (redirecting now), paused or expired; all (default) for every link.", "all", "active", "paused", "expired"),
+			"max_results": integer("Matches per answer (1-100). Default: 20.", 1, 100),
+			"cursor":      pageCursor(),
 		}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in searchIn) (*sdk.CallToolResult, any, error) {
-		return d.search(ctx, in)
+		q := url.Values{"q": {in.Query}, "limit": {"20"}}
+		if in.MaxResults != nil {
+			q.Set("limit", strconv.Itoa(*in.MaxResults))
+		}
+		if in.Status != "" {
+			q.Set("status", in.Status)
+		}
+		if in.Cursor != "" {
+			q.Set("cursor", in.Cursor)
+		}
+		return d.run(ctx, call{method: http.MethodGet, path: "/links", query: q})
 	})
 
 	sdk.AddTool(s, &sdk.Tool{
@@ -190,70 +203,6 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in qrIn) (*sdk.CallToolResult, any, error) {
 		return d.qr(ctx, in)
 	})
-}
-
-// searchWindow is how many of the newest links search_links looks through.
-const searchWindow = 1000
-
-// search pages through the workspace's links (newest first, 100 a page,
-// each page an ordinary API request) and keeps those whose code, title or
-// target_url contains the query. The API has no search parameter yet; when
-// it gets one, this becomes a single call.
-func (d *dispatcher) search(ctx context.Context, in searchIn) (*sdk.CallToolResult, any, error) {
-	want := 20
-	if in.MaxResults != nil {
-		want = *in.MaxResults
-	}
-	needle := strings.ToLower(in.Query)
-	matches := []json.RawMessage{}
-	scanned, cursor, complete := 0, "", false
-	for scanned < searchWindow && len(matches) < want {
-		q := url.Values{"limit": {"100"}}
-		if cursor != "" {
-			q.Set("cursor", cursor)
-		}
-		resp, err := d.do(ctx, call{method: http.MethodGet, path: "/links", query: q})
-		if err != nil {
-			return failure(err), nil, nil
-		}
-		if resp.status != http.StatusOK {
-			return resp.problemResult(), nil, nil
-		}
-		var page struct {
-			Data       []json.RawMessage `json:"data"`
-			HasMore    bool              `json:"has_more"`
-			NextCursor *string           `json:"next_cursor"`
-		}
-		if err := json.Unmarshal(resp.body, &page); err != nil {
-			return failure(fmt.Errorf("decode link list: %w", err)), nil, nil
-		}
-		for _, raw := range page.Data {
-			scanned++
-			var l struct {
-				Code      string  `json:"code"`
-				TargetURL string  `json:"target_url"`
-				Title     *string `json:"title"`
-			}
-			_ = json.Unmarshal(raw, &l)
-			hay := strings.ToLower(l.Code + "\n" + l.TargetURL)
-			if l.Title != nil {
-				hay += "\n" + strings.ToLower(*l.Title)
-			}
-			if strings.Contains(hay, needle) && len(matches) < want {
-				matches = append(matches, raw)
-			}
-		}
-		if !page.HasMore || page.NextCursor == nil {
-			complete = true
-			break
-		}
-		cursor = *page.NextCursor
-	}
-	out, _ := json.Marshal(map[string]any{"object": "list", "data": matches, "scanned": scanned, "complete": complete})
-	return &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: string(out)}},
-		StructuredContent: json.RawMessage(out),
-	}, nil, nil
 }
 
 // qr fetches the image and returns it as image content.

@@ -40,7 +40,9 @@ export interface paths {
          * @description **Scope:** `links:read`
          *
          *     Lists the workspace's links, newest first, one page at a time (see
-         *     *Pagination*). Deleted links are not listed.
+         *     *Pagination*). Deleted links are not listed. With `q` and/or
+         *     `status`, only the matching links are listed (same order, same
+         *     pages; keep passing `q` and `status` with the cursor).
          */
         get: operations["listLinks"];
         put?: never;
@@ -1296,6 +1298,19 @@ export interface operations {
                  *     `400 invalid-request`.
                  */
                 cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Only links whose title, code or target URL contains this text,
+                 *     case-insensitively (at most 200 characters; leading and trailing
+                 *     spaces are ignored; `%` and `_` match themselves).
+                 * @example menu
+                 */
+                q?: string;
+                /**
+                 * @description Only links that are `active` (redirecting now: active and not
+                 *     expired), `paused`, or `expired`; `all` (the default) lists every
+                 *     link.
+                 */
+                status?: "all" | "active" | "paused" | "expired";
             };
             header?: never;
             path?: never;

@@ -47,6 +47,9 @@ const MaxBreakdownKeys = 50
 type Range struct {
 	From, To time.Time
 	Interval Interval
+	// Open means to was not given: the range runs to the present, taken
+	// when the report is computed (To is then that instant).
+	Open bool
 }
 
 // ParseRange reads from, to and interval (defaults: the 30 days up to now,
@@ -79,6 +82,8 @@ func ParseRange(q url.Values, now time.Time) (Range, error) {
 		}
 	}
 	parse("to", &r.To)
+	_, given := q["to"]
+	r.Open = !given
 	r.From = Hour.Truncate(r.To.Add(-DefaultRange))
 	parse("from", &r.From)
 	if err := errs.Err(); err != nil {
@@ -202,6 +207,9 @@ func (s *Reports) Compute(ctx context.Context, ws, linkID uuid.UUID, r Range) (R
 	now := time.Now()
 	if s.Now != nil {
 		now = s.Now()
+	}
+	if r.Open && r.To.Before(now) {
+		r.To = now.UTC()
 	}
 	var rep Report
 	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db dbsqlc.DBTX) error {

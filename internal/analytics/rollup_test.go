@@ -305,4 +305,16 @@ func TestRangesToTheHourInProgress(t *testing.T) {
 			t.Errorf("%s..%s: no scans counted; the test saw nothing", r.From.Format(time.RFC3339), r.To.Format(time.RFC3339))
 		}
 	}
+
+	// A range without a given to (the API's default) runs to the moment the
+	// report is computed, not to when the request was parsed.
+	open := analytics.Range{From: hour.Add(-24 * time.Hour), To: now.Add(-10 * time.Minute), Interval: analytics.Hour, Open: true}
+	got, err := reports.Compute(context.Background(), ws, links[0][1], open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := analytics.Range{From: open.From, To: now, Interval: open.Interval}
+	if want := reference(t, pool, ws, links[0][1], closed); !reflect.DeepEqual(got, want) || !got.To.Equal(now) {
+		t.Errorf("open range parsed at %s, computed at %s:\n got  %+v\n want %+v", open.To.Format(time.RFC3339), now.Format(time.RFC3339), got, want)
+	}
 }

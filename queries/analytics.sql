@@ -60,7 +60,9 @@ WITH k AS (
     WHERE kh.link_id = @link_id AND kh.workspace_id = @workspace_id
       AND ((kh.hour >= @hour_from1 AND kh.hour < @hour_to1) OR (kh.hour >= @hour_from2 AND kh.hour < @hour_to2))
     UNION ALL
-    SELECT d.dim, d.key, 1::bigint FROM (
+    SELECT d.dim, d.key, s.n FROM (
+      -- Counted per combination first: four rows per combination, not per scan.
+      SELECT raw.device, raw.os, raw.browser, raw.referrer_host, count(*) AS n FROM (
         SELECT e1.device, e1.os, e1.browser, e1.referrer_host FROM scans e1
         WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND NOT e1.bot AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
           AND (e1.link_id, e1.occurred_at) >= (@link_id, @from1)
@@ -68,6 +70,7 @@ WITH k AS (
         SELECT e2.device, e2.os, e2.browser, e2.referrer_host FROM scans e2
         WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND NOT e2.bot AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
           AND (e2.link_id, e2.occurred_at) >= (@link_id, @from2)
+      ) raw GROUP BY 1, 2, 3, 4
     ) s
     CROSS JOIN LATERAL (VALUES ('d', s.device), ('o', s.os), ('b', s.browser), ('r', COALESCE(s.referrer_host, '(direct)'))) AS d(dim, key)
 )

@@ -165,7 +165,9 @@ WITH k AS (
     WHERE kh.link_id = $2 AND kh.workspace_id = $3
       AND ((kh.hour >= $6 AND kh.hour < $7) OR (kh.hour >= $8 AND kh.hour < $9))
     UNION ALL
-    SELECT d.dim, d.key, 1::bigint FROM (
+    SELECT d.dim, d.key, s.n FROM (
+      -- Counted per combination first: four rows per combination, not per scan.
+      SELECT raw.device, raw.os, raw.browser, raw.referrer_host, count(*) AS n FROM (
         SELECT e1.device, e1.os, e1.browser, e1.referrer_host FROM scans e1
         WHERE e1.link_id = $2 AND e1.workspace_id = $3 AND NOT e1.bot AND e1.occurred_at >= $10 AND e1.occurred_at < $11
           AND (e1.link_id, e1.occurred_at) >= ($2, $10)
@@ -173,6 +175,7 @@ WITH k AS (
         SELECT e2.device, e2.os, e2.browser, e2.referrer_host FROM scans e2
         WHERE e2.link_id = $2 AND e2.workspace_id = $3 AND NOT e2.bot AND e2.occurred_at >= $12 AND e2.occurred_at < $13
           AND (e2.link_id, e2.occurred_at) >= ($2, $12)
+      ) raw GROUP BY 1, 2, 3, 4
     ) s
     CROSS JOIN LATERAL (VALUES ('d', s.device), ('o', s.os), ('b', s.browser), ('r', COALESCE(s.referrer_host, '(direct)'))) AS d(dim, key)
 )

@@ -30,6 +30,7 @@ import (
 func (a *App) routes() chi.Router {
 	r := chi.NewRouter()
 	a.use(r)
+	r.Use(headAsGet(r))
 
 	r.Get("/healthz", a.healthz)
 	r.Get("/readyz", a.readyz)
@@ -74,6 +75,25 @@ func (a *App) routes() chi.Router {
 // headers, and panic recovery innermost, so its error page gets the rest.
 func (a *App) use(r chi.Router) {
 	r.Use(requestid.Middleware, a.observe, a.limitBodyRead, a.security.Handler, a.recoverPanics)
+}
+
+// headAsGet answers HEAD like GET (net/http drops the body) on every path
+// a GET route serves. Only the redirect registers HEAD, as /{code}, so chi
+// sent HEAD /docs or HEAD /signin there, and they answered 404.
+func headAsGet(mux *chi.Mux) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodHead {
+				if p := mux.Find(chi.NewRouteContext(), http.MethodGet, r.URL.Path); p != "" && p != "/{code}" {
+					get := r.Clone(r.Context())
+					get.Method = http.MethodGet
+					next.ServeHTTP(w, get)
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }
 
 // metricsRouter serves LINKQR_METRICS_ADDR: /metrics and nothing else.

@@ -54,3 +54,34 @@ func TestHeadAnswersLikeGet(t *testing.T) {
 		}
 	}
 }
+
+// "mcp" is a code like any other (the contract does not reserve it): the
+// link redirects on GET and HEAD /mcp, while MCP clients keep POSTing there
+// and opening their event stream with GET and Accept: text/event-stream.
+func TestMCPPathIsAlsoALinkCode(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	token := srv.APIKey(t, tn.WorkspaceID)
+	if r := fetchRaw(t, http.MethodGet, srv.URL+"/mcp"); r.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /mcp without a link of that code: %d, want the redirect's 404", r.StatusCode)
+	}
+	testkit.JSON(t, srv.Do(t, "POST", "/api/v1/links", token, `{"target_url":"https://example.com/mcp-menu","code":"mcp"}`), 201)
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		r := fetchRaw(t, method, srv.URL+"/mcp")
+		if r.StatusCode != http.StatusFound || r.Header.Get("Location") != "https://example.com/mcp-menu" {
+			t.Errorf("%s /mcp: %d to %q, want 302 to the link's target", method, r.StatusCode, r.Header.Get("Location"))
+		}
+	}
+	// The MCP endpoint is still there for MCP requests: unauthenticated, a
+	// 401 with the challenge; a GET asking for an event stream is MCP's too.
+	for _, tc := range []struct{ method, accept string }{
+		{http.MethodPost, "application/json, text/event-stream"},
+		{http.MethodGet, "text/event-stream"},
+	} {
+		r := fetchRaw(t, tc.method, srv.URL+"/mcp", "Accept", tc.accept)
+		if r.StatusCode != http.StatusUnauthorized || r.Header.Get("WWW-Authenticate") == "" {
+			t.Errorf("%s /mcp (Accept %s) without a token: %d %q, want 401 with WWW-Authenticate", tc.method, tc.accept, r.StatusCode, r.Header.Get("WWW-Authenticate"))
+		}
+	}
+}

@@ -15,15 +15,30 @@ import (
 // mcpRoutes mounts the MCP endpoint and its RFC 9728 metadata. Tools
 // dispatch to this process's own router (so to /api/v1 with all its
 // middleware), behind the same bearer middleware as the API.
+//
+// "mcp" is not a reserved code (CONTRACT.md 6.1 does not list it), so /mcp
+// is also the short URL of a link with that code: MCP clients POST (and
+// DELETE a session) there, and GET it only to open an event stream; any
+// other GET or HEAD is the redirect's.
 func (a *App) mcpRoutes(r chi.Router, v1 *api.API) {
-	r.Handle("/mcp", mcp.Handler(mcp.Config{
+	server := mcp.Handler(mcp.Config{
 		API:          http.HandlerFunc(a.dispatchInProcess),
 		Authenticate: v1.Auth.Middleware,
 		ResourceMetadataURL: func() string {
 			return strings.TrimSuffix(a.Config.BaseURL.String(), "/") + "/.well-known/oauth-protected-resource/mcp"
 		},
 		Log: a.Log,
-	}))
+	})
+	r.Post("/mcp", server.ServeHTTP)
+	r.Delete("/mcp", server.ServeHTTP)
+	r.Get("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			server.ServeHTTP(w, r)
+			return
+		}
+		a.Redirects.ServeCode(w, r, "mcp")
+	})
+	r.Head("/mcp", func(w http.ResponseWriter, r *http.Request) { a.Redirects.ServeCode(w, r, "mcp") })
 	r.Get("/.well-known/oauth-protected-resource", a.protectedResource(""))
 	r.Get("/.well-known/oauth-protected-resource/mcp", a.protectedResource("/mcp"))
 }

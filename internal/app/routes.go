@@ -83,8 +83,8 @@ func (a *App) use(r chi.Router) {
 func headAsGet(mux *chi.Mux) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodHead {
-				if p := mux.Find(chi.NewRouteContext(), http.MethodGet, r.URL.Path); p != "" && p != "/{code}" {
+			if r.Method == http.MethodHead && !hasOwnRoute(mux, http.MethodHead, r.URL.Path) {
+				if hasOwnRoute(mux, http.MethodGet, r.URL.Path) {
 					get := r.Clone(r.Context())
 					get.Method = http.MethodGet
 					next.ServeHTTP(w, get)
@@ -94,6 +94,13 @@ func headAsGet(mux *chi.Mux) func(http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// hasOwnRoute reports whether a route other than the redirect's /{code}
+// serves method on path.
+func hasOwnRoute(mux *chi.Mux, method, path string) bool {
+	p := mux.Find(chi.NewRouteContext(), method, path)
+	return p != "" && p != "/{code}"
 }
 
 // metricsRouter serves LINKQR_METRICS_ADDR: /metrics and nothing else.

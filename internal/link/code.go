@@ -28,7 +28,7 @@ var reservedCodes = map[string]bool{
 	"api": true, "docs": true, "settings": true, "static": true, "oauth": true,
 	"login": true, "logout": true, "signup": true, "healthz": true, "readyz": true,
 	"metrics": true, "problems": true, "openapi.json": true, "openapi.yaml": true,
-	".well-known": true, "w": true, "mcp": true,
+	".well-known": true, "w": true,
 }
 
 // ParseCodeShape accepts any string of a code's shape, reserved or not: the

@@ -68,10 +68,17 @@ func (h *Handler) Mount(r chi.Router) {
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
+	h.ServeCode(w, r, chi.URLParam(r, "code"))
+}
+
+// ServeCode answers r as GET or HEAD /{raw} would. The app calls it for a
+// path that a route of its own shares with a possible link code (/mcp: MCP
+// clients POST there, while a link may have the code "mcp").
+func (h *Handler) ServeCode(w http.ResponseWriter, r *http.Request, raw string) {
 	if h.Load != nil {
 		h.Load.Hit()
 	}
-	code, ok := link.ParseCodeShape(chi.URLParam(r, "code"))
+	code, ok := link.ParseCodeShape(raw)
 	var t *link.Target
 	if ok {
 		var err error

@@ -9,9 +9,9 @@ import (
 )
 
 // How work yields to the redirect (internal/priority). The redirect is busy
-// from 1,000 requests a second per core: on 2 cores that is about a tenth
-// of what this instance can serve (make bench), so below it deliveries and
-// reports run unpaced. While it is busy:
+// from 1,000 requests a second per core: on 2 cores that is about a
+// fifteenth of what this instance can serve (30,000 a second in make
+// bench), so below it deliveries and reports run unpaced. While it is busy:
 //   - webhook attempts start at most deliveryPace a second (burst of one
 //     worker set), about 5 % of a 2-core machine; the queue waits in
 //     PostgreSQL and drains at full speed once the burst is over;

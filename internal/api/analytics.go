@@ -6,11 +6,12 @@ import (
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/store"
 )
 
 // getAnalytics answers GET /api/v1/links/{id}/analytics.
 func (a *API) getAnalytics(w http.ResponseWriter, r *http.Request) error {
-	id, err := linkID(r)
+	id, err := pathID(r, store.PrefixLink)
 	if err != nil {
 		return err
 	}

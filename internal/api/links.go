@@ -16,13 +16,23 @@ import (
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
-// linkID parses the {id} URL parameter; a malformed id is simply not found.
-func linkID(r *http.Request) (uuid.UUID, error) {
-	id, ok := store.ParseID(store.PrefixLink, chi.URLParam(r, "id"))
+// pathID parses the {id} URL parameter as an ID of prefix; a malformed
+// id, or another type's, is simply not found.
+func pathID(r *http.Request, prefix store.Prefix) (uuid.UUID, error) {
+	id, ok := store.ParseID(prefix, chi.URLParam(r, "id"))
 	if !ok {
 		return uuid.UUID{}, store.ErrNotFound
 	}
 	return id, nil
+}
+
+// bareID is pathID for endpoints that take no query parameters.
+func bareID(r *http.Request, prefix store.Prefix) (uuid.UUID, error) {
+	id, err := pathID(r, prefix)
+	if err != nil {
+		return id, err
+	}
+	return id, noQuery(r)
 }
 
 // noQuery rejects query parameters on endpoints that take none.
@@ -99,22 +109,20 @@ func (a *API) listLinks(w http.ResponseWriter, r *http.Request) error {
 	}
 	ws := auth.FromContext(r.Context()).WorkspaceID
 	q := r.URL.Query()
+	var res link.SearchResult
 	if !q.Has("q") && !q.Has("status") {
-		links, hasMore, err := a.Links.List(r.Context(), ws, pg.before, pg.limit)
-		if err != nil {
+		res.Links, res.HasMore, err = a.Links.List(r.Context(), ws, pg.before, pg.limit)
+	} else {
+		var errs validate.Errors
+		term, termErr := link.ParseSearchTerm(q.Get("q"))
+		errs.Check("/query/q", termErr)
+		state, stateErr := link.ParseState(q.Get("status"))
+		errs.Check("/query/status", stateErr)
+		if err := errs.Err(); err != nil {
 			return err
 		}
-		return writeJSON(w, http.StatusOK, newList(links, hasMore, link.Link.Wire, func(l link.Link) uuid.UUID { return l.ID }))
+		res, err = a.Links.Search(r.Context(), ws, link.Search{Term: term, State: state, Before: pg.before, Limit: pg.limit, NoTotal: true})
 	}
-	var errs validate.Errors
-	term, err := link.ParseSearchTerm(q.Get("q"))
-	errs.Check("/query/q", err)
-	state, err := link.ParseState(q.Get("status"))
-	errs.Check("/query/status", err)
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	res, err := a.Links.Search(r.Context(), ws, link.Search{Term: term, State: state, Before: pg.before, Limit: pg.limit, NoTotal: true})
 	if err != nil {
 		return err
 	}
@@ -123,11 +131,8 @@ func (a *API) listLinks(w http.ResponseWriter, r *http.Request) error {
 
 // getLink answers GET /api/v1/links/{id}.
 func (a *API) getLink(w http.ResponseWriter, r *http.Request) error {
-	id, err := linkID(r)
+	id, err := bareID(r, store.PrefixLink)
 	if err != nil {
-		return err
-	}
-	if err := noQuery(r); err != nil {
 		return err
 	}
 	l, err := a.Links.Get(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id)
@@ -140,11 +145,8 @@ func (a *API) getLink(w http.ResponseWriter, r *http.Request) error {
 // updateLink answers PATCH /api/v1/links/{id}: re-point, retitle, pause or
 // resume, change the expiry.
 func (a *API) updateLink(w http.ResponseWriter, r *http.Request) error {
-	id, err := linkID(r)
+	id, err := bareID(r, store.PrefixLink)
 	if err != nil {
-		return err
-	}
-	if err := noQuery(r); err != nil {
 		return err
 	}
 	f, err := decodeObject(w, r)
@@ -164,11 +166,8 @@ func (a *API) updateLink(w http.ResponseWriter, r *http.Request) error {
 
 // deleteLink answers DELETE /api/v1/links/{id}.
 func (a *API) deleteLink(w http.ResponseWriter, r *http.Request) error {
-	id, err := linkID(r)
+	id, err := bareID(r, store.PrefixLink)
 	if err != nil {
-		return err
-	}
-	if err := noQuery(r); err != nil {
 		return err
 	}
 	if err := a.Links.Delete(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id); err != nil {

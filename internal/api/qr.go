@@ -8,6 +8,7 @@ import (
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
+	"github.com/linkqr/linkqr/internal/store"
 )
 
 // getLinkQR answers GET /api/v1/links/{id}/qr: a PNG or SVG that encodes
@@ -15,7 +16,7 @@ import (
 // loaded; conditional requests, caching, the render bound and the headers
 // are the QR server's, shared with the UI's image routes.
 func (a *API) getLinkQR(w http.ResponseWriter, r *http.Request) error {
-	id, err := linkID(r)
+	id, err := pathID(r, store.PrefixLink)
 	if err != nil {
 		return err
 	}

@@ -7,12 +7,13 @@ import (
 
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/scan"
+	"github.com/linkqr/linkqr/internal/store"
 )
 
 // listScans answers GET /api/v1/links/{id}/scans, newest first; bot scans
 // are listed too, flagged with "bot": true.
 func (a *API) listScans(w http.ResponseWriter, r *http.Request) error {
-	id, err := linkID(r)
+	id, err := pathID(r, store.PrefixLink)
 	if err != nil {
 		return err
 	}

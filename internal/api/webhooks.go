@@ -13,15 +13,6 @@ import (
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
-// webhookID parses the {id} URL parameter; a malformed id is simply not found.
-func webhookID(r *http.Request) (uuid.UUID, error) {
-	id, ok := store.ParseID(store.PrefixWebhook, chi.URLParam(r, "id"))
-	if !ok {
-		return uuid.UUID{}, store.ErrNotFound
-	}
-	return id, nil
-}
-
 // createWebhook answers POST /api/v1/webhooks: 201 with the only copy of
 // the signing secret the client will ever see.
 func (a *API) createWebhook(w http.ResponseWriter, r *http.Request) error {
@@ -65,11 +56,8 @@ func (a *API) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 
 // getWebhook answers GET /api/v1/webhooks/{id} (never with the secret).
 func (a *API) getWebhook(w http.ResponseWriter, r *http.Request) error {
-	id, err := webhookID(r)
+	id, err := bareID(r, store.PrefixWebhook)
 	if err != nil {
-		return err
-	}
-	if err := noQuery(r); err != nil {
 		return err
 	}
 	res, err := a.Webhooks.Get(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id)
@@ -83,11 +71,8 @@ func (a *API) getWebhook(w http.ResponseWriter, r *http.Request) error {
 // events or the description, disable, or re-enable (status "enabled"
 // after an automatic disable starts deliveries again).
 func (a *API) updateWebhook(w http.ResponseWriter, r *http.Request) error {
-	id, err := webhookID(r)
+	id, err := bareID(r, store.PrefixWebhook)
 	if err != nil {
-		return err
-	}
-	if err := noQuery(r); err != nil {
 		return err
 	}
 	f, err := decodeObject(w, r)
@@ -118,11 +103,8 @@ func optional[T any](o link.Optional[T]) webhook.Optional[T] {
 
 // deleteWebhook answers DELETE /api/v1/webhooks/{id}.
 func (a *API) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
-	id, err := webhookID(r)
+	id, err := bareID(r, store.PrefixWebhook)
 	if err != nil {
-		return err
-	}
-	if err := noQuery(r); err != nil {
 		return err
 	}
 	if err := a.Webhooks.Delete(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id); err != nil {
@@ -135,11 +117,8 @@ func (a *API) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
 // rotateWebhookSecret answers POST /api/v1/webhooks/{id}/rotate-secret:
 // the new secret, shown once; the old one keeps signing for 24 hours.
 func (a *API) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) error {
-	id, err := webhookID(r)
+	id, err := bareID(r, store.PrefixWebhook)
 	if err != nil {
-		return err
-	}
-	if err := noQuery(r); err != nil {
 		return err
 	}
 	if err := emptyBody(w, r); err != nil {
@@ -154,7 +133,7 @@ func (a *API) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) error 
 
 // listDeliveries answers GET /api/v1/webhooks/{id}/deliveries, newest first.
 func (a *API) listDeliveries(w http.ResponseWriter, r *http.Request) error {
-	id, err := webhookID(r)
+	id, err := pathID(r, store.PrefixWebhook)
 	if err != nil {
 		return err
 	}
@@ -172,7 +151,7 @@ func (a *API) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 // retryDelivery answers POST /api/v1/webhooks/{id}/deliveries/{dlv}/retry:
 // 202 with the new attempt, pending until the worker has sent it.
 func (a *API) retryDelivery(w http.ResponseWriter, r *http.Request) error {
-	id, err := webhookID(r)
+	id, err := pathID(r, store.PrefixWebhook)
 	if err != nil {
 		return err
 	}

@@ -76,21 +76,5 @@ func (m *Middleware) serveForm(w http.ResponseWriter, r *http.Request, next http
 		m.replay(w, r, req, prev)
 		return
 	}
-	rec := newRecorder()
-	next.ServeHTTP(rec, r.WithContext(txCtx))
-	if rec.status >= 500 {
-		rec.writeTo(w)
-		return
-	}
-	headers := map[string]string{}
-	for _, h := range replayedHeaders {
-		if v := rec.header.Get(h); v != "" {
-			headers[h] = v
-		}
-	}
-	if err := att.save(ctx, rec.status, headers, rec.body.Bytes()); err != nil {
-		m.unavailable(w, r, err)
-		return
-	}
-	rec.writeTo(w)
+	m.runAndKeep(w, r.WithContext(txCtx), next, att)
 }

@@ -107,10 +107,17 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		m.replay(w, r, req, prev)
 		return
 	}
+	m.runAndKeep(w, r.WithContext(txCtx), next, att)
+}
 
+// runAndKeep runs next in the key's transaction (r carries it) and stores
+// its answer with the key before sending it, so the change and the answer
+// to replay commit together. A 5xx is sent but not kept: the deferred
+// rollback undoes the change and the client may retry.
+func (m *Middleware) runAndKeep(w http.ResponseWriter, r *http.Request, next http.Handler, att *attempt) {
 	rec := newRecorder()
-	next.ServeHTTP(rec, r.WithContext(txCtx))
-	if rec.status >= 500 { // rolled back by the deferred rollback; the client may retry
+	next.ServeHTTP(rec, r)
+	if rec.status >= 500 {
 		rec.writeTo(w)
 		return
 	}
@@ -120,7 +127,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 			headers[h] = v
 		}
 	}
-	if err := att.save(ctx, rec.status, headers, rec.body.Bytes()); err != nil {
+	if err := att.save(r.Context(), rec.status, headers, rec.body.Bytes()); err != nil {
 		m.unavailable(w, r, err)
 		return
 	}

@@ -187,8 +187,17 @@ func (s *Service) ListClients(ctx context.Context, workspaceID uuid.UUID) ([]*Cl
 // (NOTIFY after commit; this instance drops it right after the commit).
 // A client of another workspace, or already revoked, is store.ErrNotFound.
 func (s *Service) RevokeClient(ctx context.Context, workspaceID, clientID uuid.UUID) error {
+	return s.revokeClient(ctx, clientID, func(tx pgx.Tx) error {
+		_, err := dbsqlc.New().OAuthClientRevoke(ctx, tx, dbsqlc.OAuthClientRevokeParams{ID: clientID, WorkspaceID: &workspaceID})
+		return err
+	})
+}
+
+// revokeClient runs revoke (one of the revocation queries) and tells every
+// instance, in the same transaction, to drop the client.
+func (s *Service) revokeClient(ctx context.Context, clientID uuid.UUID, revoke func(pgx.Tx) error) error {
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		if _, err := dbsqlc.New().OAuthClientRevoke(ctx, tx, dbsqlc.OAuthClientRevokeParams{ID: clientID, WorkspaceID: &workspaceID}); err != nil {
+		if err := revoke(tx); err != nil {
 			return store.InterpretError(err)
 		}
 		return store.Notify(ctx, tx, RevokedChannel, "c:"+clientID.String())
@@ -296,15 +305,8 @@ func (s *Service) Invalidate(payloads ...string) {
 // revoke`): any client, partners included, with the same effect as
 // RevokeClient. Unknown or already revoked is store.ErrNotFound.
 func (s *Service) RevokeAnyClient(ctx context.Context, clientID uuid.UUID) error {
-	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		if _, err := dbsqlc.New().OAuthClientRevokeAny(ctx, tx, clientID); err != nil {
-			return store.InterpretError(err)
-		}
-		return store.Notify(ctx, tx, RevokedChannel, "c:"+clientID.String())
-	})
-	if err != nil {
+	return s.revokeClient(ctx, clientID, func(tx pgx.Tx) error {
+		_, err := dbsqlc.New().OAuthClientRevokeAny(ctx, tx, clientID)
 		return err
-	}
-	store.AfterCommit(ctx, func() { s.clients.Invalidate(clientID) })
-	return nil
+	})
 }

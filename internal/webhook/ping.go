@@ -34,12 +34,9 @@ func (s *Service) SendTest(ctx context.Context, ws, subID uuid.UUID) (Delivery, 
 	var row dbsqlc.WebhookDelivery
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
-		sub, err := q.WebhookSubscriptionGetByIDForUpdate(ctx, tx, dbsqlc.WebhookSubscriptionGetByIDForUpdateParams{ID: subID, WorkspaceID: ws})
+		sub, err := lockEnabled(ctx, tx, ws, subID)
 		if err != nil {
-			return store.InterpretError(err)
-		}
-		if sub.Status != StatusEnabled {
-			return ErrDisabled
+			return err
 		}
 		// A nil Recorder writes the event without fan-out.
 		evID, err := (*event.Recorder)(nil).Record(ctx, tx, ws, event.Ping, PingData{Webhook: toResource(sub).Wire()})

@@ -272,6 +272,19 @@ func (s *Service) ListDeliveries(ctx context.Context, ws, id uuid.UUID, before *
 	return out, more, nil
 }
 
+// lockEnabled locks the workspace's subscription for the transaction, so
+// a concurrent disable or delete waits; a disabled one is ErrDisabled.
+func lockEnabled(ctx context.Context, tx pgx.Tx, ws, subID uuid.UUID) (dbsqlc.WebhookSubscription, error) {
+	sub, err := dbsqlc.New().WebhookSubscriptionGetByIDForUpdate(ctx, tx, dbsqlc.WebhookSubscriptionGetByIDForUpdateParams{ID: subID, WorkspaceID: ws})
+	if err != nil {
+		return sub, store.InterpretError(err)
+	}
+	if sub.Status != StatusEnabled {
+		return sub, ErrDisabled
+	}
+	return sub, nil
+}
+
 // RetryDelivery queues one more attempt of a delivery's event now, outside
 // the automatic schedule: it returns the new attempt as a pending delivery,
 // which the worker completes. A disabled subscription gives ErrDisabled.
@@ -282,12 +295,8 @@ func (s *Service) RetryDelivery(ctx context.Context, ws, subID, deliveryID uuid.
 	var row dbsqlc.WebhookDelivery
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
-		sub, err := q.WebhookSubscriptionGetByIDForUpdate(ctx, tx, dbsqlc.WebhookSubscriptionGetByIDForUpdateParams{ID: subID, WorkspaceID: ws})
-		if err != nil {
-			return store.InterpretError(err)
-		}
-		if sub.Status != StatusEnabled {
-			return ErrDisabled
+		if _, err := lockEnabled(ctx, tx, ws, subID); err != nil {
+			return err
 		}
 		orig, err := q.WebhookDeliveryGetByID(ctx, tx, dbsqlc.WebhookDeliveryGetByIDParams{ID: deliveryID, SubscriptionID: subID, WorkspaceID: ws})
 		if err != nil {

@@ -3,6 +3,7 @@ package app_test
 import (
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -72,6 +73,15 @@ func TestMCPPathIsAlsoALinkCode(t *testing.T) {
 		if r.StatusCode != http.StatusFound || r.Header.Get("Location") != "https://example.com/mcp-menu" {
 			t.Errorf("%s /mcp: %d to %q, want 302 to the link's target", method, r.StatusCode, r.Header.Get("Location"))
 		}
+	}
+	// Other methods are a 405 problem, as on the API, listing the allowed ones.
+	put := srv.Do(t, "PUT", "/mcp", token, `{}`)
+	testkit.Problem(t, put, http.StatusMethodNotAllowed, "method-not-allowed")
+	if allow := put.Header.Get("Allow"); !strings.Contains(allow, "POST") || !strings.Contains(allow, "GET") {
+		t.Errorf("PUT /mcp: Allow %q, want POST and GET among them", allow)
+	}
+	if r := fetchRaw(t, "PUT", srv.URL+"/docs"); r.StatusCode != http.StatusMethodNotAllowed || r.Header.Get("Allow") == "" || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+		t.Errorf("PUT /docs: %d, Allow %q, %s; want an HTML 405 with Allow", r.StatusCode, r.Header.Get("Allow"), r.Header.Get("Content-Type"))
 	}
 	// The MCP endpoint is still there for MCP requests: unauthenticated, a
 	// 401 with the challenge; a GET asking for an event stream is MCP's too.

@@ -67,6 +67,18 @@ func (a *App) routes() chi.Router {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		web.Render(w, r, http.StatusNotFound, web.ErrorPageNav(ui.PublicNav(w, r), http.StatusNotFound, "Page not found", "There is nothing at this address."))
 	})
+	// Outside /api (which has its own): /mcp is an API and answers a
+	// problem; pages answer an error page. Both list Allow.
+	apiMethodNotAllowed := a.apiMethodNotAllowed(r)
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/mcp" {
+			apiMethodNotAllowed(w, req)
+			return
+		}
+		w.Header().Set("Allow", strings.Join(AllowedMethods(r, req.URL.Path), ", "))
+		web.Render(w, req, http.StatusMethodNotAllowed, web.ErrorPageNav(ui.PublicNav(w, req), http.StatusMethodNotAllowed,
+			"Method not allowed", req.Method+" is not something this page answers."))
+	})
 	return r
 }
 

@@ -130,11 +130,15 @@ func (i Interval) Next(t time.Time) time.Time {
 
 // Report is the analytics object of CONTRACT.md section 6.4.
 type Report struct {
-	Object    string     `json:"object"`
-	LinkID    string     `json:"link_id"`
-	From      time.Time  `json:"from"`
-	To        time.Time  `json:"to"`
-	Interval  Interval   `json:"interval"`
+	Object   string    `json:"object"`
+	LinkID   string    `json:"link_id"`
+	From     time.Time `json:"from"`
+	To       time.Time `json:"to"`
+	Interval Interval  `json:"interval"`
+	// AsOf is when the rollups were last folded: every scan recorded
+	// before it is counted, later ones from the next fold on (a few
+	// seconds; see docs/scan-pipeline.md).
+	AsOf      time.Time  `json:"as_of"`
 	Total     int64      `json:"total"`
 	Unique    int64      `json:"unique"`
 	Bots      int64      `json:"bots"`
@@ -232,6 +236,14 @@ func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range,
 	q := dbsqlc.New()
 	from, to := r.From.UTC(), r.To.UTC()
 	rep := Report{Object: "analytics", LinkID: store.FormatID(store.PrefixLink, linkID), From: r.From, To: r.To, Interval: r.Interval}
+	asOf, err := q.ScanFoldedAt(ctx, db)
+	if err != nil {
+		return rep, store.InterpretError(err)
+	}
+	rep.AsOf = asOf.UTC()
+	if rep.AsOf.After(now) {
+		rep.AsOf = now.UTC()
+	}
 
 	// Whole hours [h0, h1) come from the rollups, [from, h0) and [h1, to)
 	// from raw scans; of the whole hours, whole days [d0, d1) come from the

@@ -133,6 +133,10 @@ func recordRandomScans(t *testing.T, rnd *rand.Rand, db *store.DB, links [][2]uu
 	if err := rec.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The writer only queues the scans; the fold adds them to the rollups.
+	if f, err := scan.Fold(ctx, db); err != nil || f.Rows == 0 {
+		t.Fatalf("fold: %+v, %v", f, err)
+	}
 }
 
 // randomRange returns a range inside [start-1d, start+span+1d): instants on
@@ -198,7 +202,9 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %+v: %v", name, r, err)
 		}
-		if want := reference(t, pool, l[0], l[1], r); !reflect.DeepEqual(got, want) {
+		want := reference(t, pool, l[0], l[1], r)
+		want.AsOf = got.AsOf // when the fold ran: checked in TestAsOfIsTheLastFold
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: link %s %s..%s by %s:\n got  %+v\n want %+v", name, l[1], r.From.Format(time.RFC3339Nano), r.To.Format(time.RFC3339Nano), r.Interval, got, want)
 		}
 	}
@@ -248,6 +254,7 @@ func rollupSnapshot(t *testing.T, pool *pgxpool.Pool) map[string][]string {
 		"scan_rollup_keys_hourly": "link_id, hour, dim, key",
 		"scan_rollup_keys_daily":  "link_id, day, dim, key",
 		"scan_visitor_days":       "link_id, day, visitor_hash",
+		"(SELECT id, scan_count, last_scanned_at FROM links)": "id",
 	} {
 		rows, err := pool.Query(context.Background(), fmt.Sprintf("SELECT t::text FROM %s t ORDER BY %s", table, order))
 		if err != nil {
@@ -298,7 +305,9 @@ func TestRangesToTheHourInProgress(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", r, err)
 		}
-		if want := reference(t, pool, ws, links[0][1], r); !reflect.DeepEqual(got, want) {
+		want := reference(t, pool, ws, links[0][1], r)
+		want.AsOf = now // the fold ran after this fake now
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s..%s by %s with now %s:\n got  %+v\n want %+v", r.From.Format(time.RFC3339), r.To.Format(time.RFC3339), r.Interval, now.Format(time.RFC3339), got, want)
 		}
 		if got.Total == 0 {
@@ -314,7 +323,58 @@ func TestRangesToTheHourInProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed := analytics.Range{From: open.From, To: now, Interval: open.Interval}
-	if want := reference(t, pool, ws, links[0][1], closed); !reflect.DeepEqual(got, want) || !got.To.Equal(now) {
+	want := reference(t, pool, ws, links[0][1], closed)
+	want.AsOf = now
+	if !reflect.DeepEqual(got, want) || !got.To.Equal(now) {
 		t.Errorf("open range parsed at %s, computed at %s:\n got  %+v\n want %+v", open.To.Format(time.RFC3339), now.Format(time.RFC3339), got, want)
+	}
+}
+
+// A recorded scan is counted from the fold on, and as_of says when that
+// was: before the fold the report shows the earlier state with the earlier
+// as_of, after it the scan and a later as_of.
+func TestAsOfIsTheLastFold(t *testing.T) {
+	t.Parallel()
+	pool := testkit.DB(t)
+	db := store.NewDB(pool)
+	ws := testkit.NewTenant(t, pool).WorkspaceID
+	l := [][2]uuid.UUID{{ws, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})}}
+	reports := analytics.NewReports(db, analytics.DefaultLimits())
+	ctx := context.Background()
+	day := analytics.Range{From: time.Now().Add(-time.Hour).Truncate(time.Hour), To: time.Now().Add(time.Hour).Truncate(time.Hour), Interval: analytics.Hour}
+	report := func() analytics.Report {
+		t.Helper()
+		r, err := reports.Compute(ctx, ws, l[0][1], day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	before := report()
+	hasher, err := analytics.NewVisitorHasher([]byte("0123456789abcdef0123456789abcdef-rollup-test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := scan.NewRecorder(scan.Options{DB: db, Log: testkit.Logger(t), Hasher: hasher})
+	go rec.Run()
+	if err := rec.Record(ctx, scan.Hit{LinkID: l[0][1], WorkspaceID: ws, At: time.Now(), UserAgent: userAgents[0], ClientIP: netip.MustParseAddr("192.0.2.1")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if unfolded := report(); unfolded.Total != before.Total || !unfolded.AsOf.Equal(before.AsOf) {
+		t.Errorf("before the fold: total %d as of %v, want %d as of %v", unfolded.Total, unfolded.AsOf, before.Total, before.AsOf)
+	}
+	if _, err := scan.Fold(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	var folded time.Time
+	if err := pool.QueryRow(ctx, "SELECT folded_at FROM scan_fold_state").Scan(&folded); err != nil {
+		t.Fatal(err)
+	}
+	after := report()
+	if after.Total != before.Total+1 || !after.AsOf.Equal(folded.UTC()) || !after.AsOf.After(before.AsOf) {
+		t.Errorf("after the fold: total %d as of %v, want %d as of %v (the fold's time)", after.Total, after.AsOf, before.Total+1, folded)
 	}
 }

@@ -64,6 +64,8 @@ type App struct {
 	Accounts  *account.Service
 	Links     *link.Service
 	Redirects *redirect.Handler
+	// Folder adds recorded scans to the analytics rollups and scan_count.
+	Folder *scan.Folder
 	// Priority tells deliveries and analytics when the redirect is busy.
 	Priority *priority.Governor
 	Scans    *scan.Recorder
@@ -149,7 +151,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgxpoo
 }
 
 // Sizes of the dedicated pools. The scan writer holds one connection at a
-// time (one batch in flight); the redirect's cache misses are single
+// time (one batch in flight) and the folder the other; the redirect's cache misses are single
 // indexed lookups, so a few connections serve many thousands a second.
 const (
 	ScanPoolConns    = 2
@@ -223,6 +225,14 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		return nil, err
 	}
 	a.Scans = scans
+	a.Folder = &scan.Folder{
+		DB: a.ScanDB, Log: log, Interval: cfg.FoldInterval,
+		OnFold: func(f scan.Folded, took time.Duration) {
+			a.Metrics.ScansFolded.Add(float64(f.Scans))
+			a.Metrics.FoldDuration.Observe(took.Seconds())
+		},
+		OnError: func(error) { a.Metrics.FoldErrors.Inc() },
+	}
 	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
 	a.Links = link.NewService(a.DB, cfg.ShortBaseURL.String())
 	a.Links.Events = a.events
@@ -353,19 +363,25 @@ func (a *App) startWorkers() {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopWorkers = cancel
 	a.workers.Go(a.Scans.Run)
+	a.workers.Go(func() { a.Folder.Run(ctx) })
 	a.workers.Go(func() { a.Priority.Run(ctx) })
 	a.workers.Go(func() { a.listener.Run(ctx) })
 	a.workers.Go(func() { a.runJobs(ctx) })
 }
 
 // StopWorkers stops the background goroutines and waits for them: the scan
-// buffer is drained into the database first, then jobs and the listener stop.
+// buffer is drained into the database first and folded into the analytics
+// (so scan_count is exact after a graceful stop), then jobs and the
+// listener stop.
 // Call it after the HTTP server stopped accepting requests. Idempotent.
 func (a *App) StopWorkers() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := a.Scans.Close(ctx); err != nil {
 		a.Log.Error("scan buffer not drained", "err", err)
+	}
+	if _, err := a.Folder.Fold(ctx); err != nil {
+		a.Log.Warn("final fold of scans failed; the next start folds them", "err", err)
 	}
 	a.stopWorkers()
 	a.workers.Wait()

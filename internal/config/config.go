@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is the whole runtime configuration of one linkqr process.
@@ -29,6 +30,7 @@ type Config struct {
 	MetricsAddr         string         // LINKQR_METRICS_ADDR: empty means /metrics on Addr
 	LogLevel            slog.Level     // LINKQR_LOG_LEVEL
 	LogFormat           string         // LINKQR_LOG_FORMAT: "text" or "json"
+	FoldInterval        time.Duration  // LINKQR_ANALYTICS_FOLD_INTERVAL: how often recorded scans are folded into analytics
 }
 
 // Error is a configuration error; its message names the variable.
@@ -111,6 +113,10 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		}
 	}
 
+	if c.FoldInterval, err = durationVar(getenv, "LINKQR_ANALYTICS_FOLD_INTERVAL", 2*time.Second, 100*time.Millisecond, time.Minute); err != nil {
+		return nil, err
+	}
+
 	if v := getenv("LINKQR_LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return nil, &Error{"LINKQR_LOG_LEVEL", v, "must be one of debug, info, warn, error"}
@@ -128,6 +134,19 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		return nil, &Error{"LINKQR_LOG_FORMAT", v, "must be text or json"}
 	}
 	return c, nil
+}
+
+// durationVar reads a Go duration ("2s", "500ms") within [lo, hi].
+func durationVar(getenv func(string) string, name string, def, lo, hi time.Duration) (time.Duration, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < lo || d > hi {
+		return 0, &Error{name, v, fmt.Sprintf("must be a duration from %v to %v, e.g. %v", lo, hi, def)}
+	}
+	return d, nil
 }
 
 // Embedded reports whether the process runs its own PostgreSQL cluster.

@@ -197,31 +197,19 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 	return err
 }
 
-// ScanCount is what one batch of human scans adds to a link.
-type ScanCount struct {
-	Scans  int64
-	LastAt time.Time
-}
-
-// AddScans adds a batch's human scans to the links' scan_count and
-// last_scanned_at in tx (the scan writer's transaction) and returns the
-// updated links.
-func AddScans(ctx context.Context, tx pgx.Tx, shortBase string, counts map[uuid.UUID]ScanCount) (map[uuid.UUID]Link, error) {
-	if len(counts) == 0 {
+// ByIDs returns the links with these ids (of any workspace: the scan
+// writer reads the links of the batch's events, whose ids it got from its
+// own cache). Missing ids are left out.
+func ByIDs(ctx context.Context, db dbsqlc.DBTX, shortBase string, ids []uuid.UUID) (map[uuid.UUID]Link, error) {
+	if len(ids) == 0 {
 		return nil, nil
 	}
-	p := dbsqlc.LinkAddScansParams{}
-	for id, c := range counts {
-		p.LinkIds = append(p.LinkIds, id)
-		p.Counts = append(p.Counts, c.Scans)
-		p.LastAts = append(p.LastAts, c.LastAt.UTC())
-	}
-	updated, err := dbsqlc.New().LinkAddScans(ctx, tx, p)
+	rows, err := dbsqlc.New().LinkListByIDs(ctx, db, ids)
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
-	out := make(map[uuid.UUID]Link, len(updated))
-	for _, l := range updated {
+	out := make(map[uuid.UUID]Link, len(rows))
+	for _, l := range rows {
 		out[l.ID] = fromRow(l, shortBase)
 	}
 	return out, nil

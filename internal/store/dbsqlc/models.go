@@ -151,6 +151,23 @@ type Scan struct {
 	VisitorHash  []byte
 }
 
+type ScanFoldQueue struct {
+	WorkspaceID  uuid.UUID
+	LinkID       uuid.UUID
+	OccurredAt   time.Time
+	ReferrerHost *string
+	Device       string
+	OS           string
+	Browser      string
+	Bot          bool
+	VisitorHash  []byte
+}
+
+type ScanFoldState struct {
+	ID       bool
+	FoldedAt time.Time
+}
+
 type ScanRollup struct {
 	LinkID      uuid.UUID
 	Hour        time.Time

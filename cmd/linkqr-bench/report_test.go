@@ -65,10 +65,10 @@ func TestParseOptions(t *testing.T) {
 	t.Parallel()
 	var sink strings.Builder
 	o, err := parseOptions(nil, &sink)
-	if err != nil || o.Conns != 64 || o.Duration != 10*time.Second || o.Warmup != 2*time.Second || o.Links != 100 || o.Strict {
+	if err != nil || o.Conns != 64 || o.Duration != 10*time.Second || o.Warmup != 2*time.Second || o.Links != 10_000 || o.Rounds != 2 || o.Strict {
 		t.Fatalf("defaults %+v, %v", o, err)
 	}
-	for _, bad := range [][]string{{"-conns", "0"}, {"-duration", "0s"}, {"extra"}, {"-links", "-1"}, {"-nope"}} {
+	for _, bad := range [][]string{{"-conns", "0"}, {"-duration", "0s"}, {"extra"}, {"-links", "-1"}, {"-rounds", "0"}, {"-nope"}} {
 		if _, err := parseOptions(bad, &sink); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -31,6 +31,13 @@ type Config struct {
 	LogLevel            slog.Level     // LINKQR_LOG_LEVEL
 	LogFormat           string         // LINKQR_LOG_FORMAT: "text" or "json"
 	FoldInterval        time.Duration  // LINKQR_ANALYTICS_FOLD_INTERVAL: how often recorded scans are folded into analytics
+	// SaturationLatency (LINKQR_SATURATION_LATENCY) is the scheduling-latency
+	// p99 from which the process is saturated and deliveries and reports
+	// yield to the redirect; SaturatedDeliveryPace
+	// (LINKQR_SATURATED_DELIVERY_PACE) is the webhook attempts a second
+	// allowed meanwhile.
+	SaturationLatency     time.Duration
+	SaturatedDeliveryPace int
 }
 
 // Error is a configuration error; its message names the variable.
@@ -115,6 +122,17 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 
 	if c.FoldInterval, err = durationVar(getenv, "LINKQR_ANALYTICS_FOLD_INTERVAL", 2*time.Second, 100*time.Millisecond, time.Minute); err != nil {
 		return nil, err
+	}
+	if c.SaturationLatency, err = durationVar(getenv, "LINKQR_SATURATION_LATENCY", 2*time.Millisecond, 100*time.Microsecond, time.Second); err != nil {
+		return nil, err
+	}
+	c.SaturatedDeliveryPace = 50
+	if v := getenv("LINKQR_SATURATED_DELIVERY_PACE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100_000 {
+			return nil, &Error{"LINKQR_SATURATED_DELIVERY_PACE", v, "must be a whole number of attempts a second from 1 to 100000"}
+		}
+		c.SaturatedDeliveryPace = n
 	}
 
 	if v := getenv("LINKQR_LOG_LEVEL"); v != "" {

@@ -36,7 +36,9 @@ func TestReportVerdicts(t *testing.T) {
 	}{
 		{"all good", func(*report) {}, verdict{true, true}, "0.60"},
 		{"lost scans", func(r *report) { r.ScansGot = 690 }, verdict{false, true}, "(10 lost)"},
-		{"extra scans", func(r *report) { r.ScansGot = 701 }, verdict{false, true}, "(1 extra)"},
+		{"extra scans", func(r *report) { r.ScansGot = 701 }, verdict{false, true}, "(1 extra"},
+		{"extra scans in flight", func(r *report) { r.ScansGot, r.ScansSlack = 764, 64 }, verdict{true, true}, "(64 extra, in flight"},
+		{"more extra than in flight", func(r *report) { r.ScansGot, r.ScansSlack = 765, 64 }, verdict{false, true}, "(65 extra"},
 		{"scan check failed", func(r *report) { r.ScanErr = errors.New("boom") }, verdict{false, true}, "boom"},
 		{"warm-up error", func(r *report) { r.RedirectLinkqr.Warm = result(99, 1, time.Millisecond) }, verdict{false, true}, "errors (all phases)      1"},
 		{"slow redirect", func(r *report) { r.RedirectLinkqr.Measured = result(400, 0, time.Millisecond) }, verdict{true, false}, "0.40"},

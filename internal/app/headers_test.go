@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -166,23 +165,8 @@ func checkHeaders(t *testing.T, what string, h http.Header, want map[string]stri
 // API keys pages must load their stylesheet and script with no violation.
 func TestPagesWorkUnderTheirCSP(t *testing.T) {
 	t.Parallel()
-	chromium := testkit.RequireBinary(t, "chromium")
 	srv := testkit.StartServer(t)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		append(chromedp.DefaultExecAllocatorOptions[:],
-			chromedp.ExecPath(chromium),
-			chromedp.NoSandbox,
-			chromedp.DisableGPU,
-			chromedp.UserDataDir(t.TempDir()),
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true),
-		)...)
-	defer cancelAlloc()
-	ctx, cancel := context.WithTimeout(allocCtx, 90*time.Second)
-	defer cancel()
-	ctx, cancelTab := chromedp.NewContext(ctx)
-	defer cancelTab()
+	ctx := testkit.Chromium(t)
 
 	if _, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{
 		Source: `window.__csp = [];

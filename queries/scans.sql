@@ -37,15 +37,22 @@ SELECT ensure_scan_partitions(sqlc.arg(start)::timestamptz, sqlc.arg(months)::in
 -- lock taken leaves the queue to the one holding it.
 SELECT pg_try_advisory_xact_lock(scan_fold_lock_key());
 
+-- name: ScanFoldChunkEnd :one
+-- The last link of the next range of about @rows queued scans after
+-- @after: the fold takes the queue a range at a time, every scan of a link
+-- in the same range, so its memory stays bounded whatever the backlog.
+SELECT link_id FROM scan_fold_queue WHERE link_id > @after::uuid
+ORDER BY link_id OFFSET @rows::integer LIMIT 1;
+
 -- name: ScanFoldTake :many
--- Takes every queued scan this snapshot sees (scans committed later stay
--- for the next fold), grouped so that repeats of one visitor, link, hour
--- and key are one row, and records when the fold took them.
+-- Takes the queued scans of the links in (@after, @upto] (NULL: to the
+-- end) that this snapshot sees (scans committed later stay for the next
+-- fold), grouped so that repeats of one visitor, link, hour and key are
+-- one row.
 WITH taken AS (
     DELETE FROM scan_fold_queue
+    WHERE link_id > @after::uuid AND (sqlc.narg(upto)::uuid IS NULL OR link_id <= sqlc.narg(upto)::uuid)
     RETURNING workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash
-), state AS (
-    UPDATE scan_fold_state SET folded_at = statement_timestamp()
 )
 SELECT link_id, workspace_id,
        (date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
@@ -60,8 +67,19 @@ GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, visi
 -- autovacuum comes by, and every fold would read them again.
 VACUUM scan_fold_queue;
 
--- name: ScanFoldedAt :one
-SELECT folded_at FROM scan_fold_state;
+-- name: ScanQueueCounts :many
+-- The human scans of these links still in the fold queue: added to the
+-- folded scan_count and last_scanned_at, they make both exact at this
+-- snapshot.
+SELECT link_id, count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
+FROM scan_fold_queue WHERE link_id = ANY(@link_ids::uuid[]) AND NOT bot
+GROUP BY link_id;
+
+-- name: ScanQueueOldest :one
+-- When the link's oldest queued scan occurred (no row: none queued): its
+-- rollups are complete before that hour, and reports read raw scans from
+-- it on.
+SELECT occurred_at FROM scan_fold_queue WHERE link_id = @link_id ORDER BY occurred_at LIMIT 1;
 
 -- name: ScanVisitorDaysUpsert :many
 -- Adds the batch's hour bits to each (link, UTC day, visitor) and returns,

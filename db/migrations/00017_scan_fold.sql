@@ -3,13 +3,16 @@
 -- transaction of each batch: with many links almost every scan was its own
 -- upsert in four tables and the redirect halved (docs/scan-pipeline.md).
 -- It appends each scan to scans and to scan_fold_queue; a folder
--- (scan.Fold, run every couple of seconds by one instance at a time) takes
--- the queue with one DELETE … RETURNING and adds it to the rollups and to
--- links.scan_count set-based, so scans of one link, hour and key that
--- arrive within a window cost one row update together.
+-- (scan.Fold, run every few seconds by one instance at a time) takes the
+-- queue link range by link range with DELETE … RETURNING and adds it to the
+-- rollups and to links.scan_count set-based, so scans of one link, hour and
+-- key that arrive within a window cost one row update together. Every
+-- committed scan is in exactly one of the queue and the rollups, so reads
+-- that add a link's queued scans to its rollups are exact at any moment.
 
--- Scans recorded but not yet folded. No index: the folder always takes all
--- of it, and the redirect's writer pays only for the heap row.
+-- Scans recorded but not yet folded. The index serves the reads of one
+-- link's queued scans (its scan_count, its analytics) and the fold's link
+-- ranges.
 CREATE TABLE scan_fold_queue (
     workspace_id  uuid        NOT NULL,
     link_id       uuid        NOT NULL,
@@ -21,15 +24,7 @@ CREATE TABLE scan_fold_queue (
     bot           boolean     NOT NULL,
     visitor_hash  bytea       NOT NULL
 );
-
--- When the last fold took the queue: every scan recorded before it is in
--- the rollups and the links' scan_count. Analytics answers carry it as
--- as_of.
-CREATE TABLE scan_fold_state (
-    id        boolean     PRIMARY KEY DEFAULT true CHECK (id),
-    folded_at timestamptz NOT NULL
-);
-INSERT INTO scan_fold_state (folded_at) VALUES (now());
+CREATE INDEX scan_fold_queue_link ON scan_fold_queue (link_id, occurred_at);
 
 -- The advisory lock that serialises folds (across instances) and rebuilds.
 -- +goose StatementBegin
@@ -130,5 +125,4 @@ DROP FUNCTION scan_rollup_lock_key(uuid);
 
 -- +goose Down
 DROP FUNCTION scan_fold_lock_key();
-DROP TABLE scan_fold_state;
 DROP TABLE scan_fold_queue;

@@ -135,9 +135,8 @@ type Report struct {
 	From     time.Time `json:"from"`
 	To       time.Time `json:"to"`
 	Interval Interval  `json:"interval"`
-	// AsOf is when the rollups were last folded: every scan recorded
-	// before it is counted, later ones from the next fold on (a few
-	// seconds; see docs/scan-pipeline.md).
+	// AsOf is when the report was computed: it counts every scan
+	// recorded before then (folded or still queued).
 	AsOf      time.Time  `json:"as_of"`
 	Total     int64      `json:"total"`
 	Unique    int64      `json:"unique"`
@@ -236,13 +235,14 @@ func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range,
 	q := dbsqlc.New()
 	from, to := r.From.UTC(), r.To.UTC()
 	rep := Report{Object: "analytics", LinkID: store.FormatID(store.PrefixLink, linkID), From: r.From, To: r.To, Interval: r.Interval}
-	asOf, err := q.ScanFoldedAt(ctx, db)
-	if err != nil {
+	// Every scan committed before the report's snapshot is counted: the
+	// rollups hold the folded ones, and the hours from the link's oldest
+	// queued scan on are read raw (docs/scan-pipeline.md).
+	rep.AsOf = now.UTC()
+	oldest, err := q.ScanQueueOldest(ctx, db, linkID)
+	folded := errors.Is(store.InterpretError(err), store.ErrNotFound) // nothing of this link is queued
+	if err != nil && !folded {
 		return rep, store.InterpretError(err)
-	}
-	rep.AsOf = asOf.UTC()
-	if rep.AsOf.After(now) {
-		rep.AsOf = now.UTC()
 	}
 
 	// Whole hours [h0, h1) come from the rollups, [from, h0) and [h1, to)
@@ -254,6 +254,11 @@ func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range,
 	// hour is read whole from the rollups, never from raw scans.
 	if h1.Before(to) && !to.Before(now) {
 		h1 = Hour.Next(h1)
+	}
+	// The rollups are complete only before the hour of the link's oldest
+	// queued scan; from that hour on the report reads raw scans.
+	if w := Hour.Truncate(oldest); !folded && w.Before(h1) {
+		h1 = w
 	}
 	if !h0.Before(h1) {
 		h0, h1 = to, to

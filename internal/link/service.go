@@ -94,24 +94,26 @@ func (s *Service) Resolve(ctx context.Context, code Code) (Target, error) {
 
 // Get returns a live link of the workspace, or store.ErrNotFound.
 func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Link, error) {
-	row, err := dbsqlc.New().LinkGetByID(ctx, s.db.Conn(ctx), dbsqlc.LinkGetByIDParams{ID: id, WorkspaceID: ws})
+	db := s.db.Conn(ctx)
+	row, err := dbsqlc.New().LinkGetByID(ctx, db, dbsqlc.LinkGetByIDParams{ID: id, WorkspaceID: ws})
 	if err != nil {
 		return Link{}, store.InterpretError(err)
 	}
-	return fromRow(row, s.shortBase), nil
+	return withQueuedOne(ctx, db, fromRow(row, s.shortBase))
 }
 
 // List returns up to limit links older than before (nil: the newest), and
 // whether more follow.
 func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, limit int) ([]Link, bool, error) {
-	rows, err := dbsqlc.New().LinkListByWorkspace(ctx, s.db.Conn(ctx), dbsqlc.LinkListByWorkspaceParams{
+	db := s.db.Conn(ctx)
+	rows, err := dbsqlc.New().LinkListByWorkspace(ctx, db, dbsqlc.LinkListByWorkspaceParams{
 		WorkspaceID: ws, Before: before, Limit: int32(limit + 1),
 	})
 	if err != nil {
 		return nil, false, store.InterpretError(err)
 	}
 	out, hasMore := store.Page(rows, limit, func(r dbsqlc.Link) Link { return fromRow(r, s.shortBase) })
-	return out, hasMore, nil
+	return out, hasMore, withQueued(ctx, db, out)
 }
 
 // Update applies a PATCH. When a value actually changes it records
@@ -131,8 +133,8 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		}
 		next, previous := applyUpdate(old, in)
 		if len(previous) == 0 {
-			res = fromRow(old, s.shortBase)
-			return nil
+			res, err = withQueuedOne(ctx, tx, fromRow(old, s.shortBase))
+			return err
 		}
 		row, err := q.LinkUpdate(ctx, tx, dbsqlc.LinkUpdateParams{
 			ID: id, WorkspaceID: ws, TargetURL: next.TargetURL, Title: next.Title,
@@ -142,6 +144,9 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 			return store.InterpretError(err)
 		}
 		res, code = fromRow(row, s.shortBase), row.Code
+		if res, err = withQueuedOne(ctx, tx, res); err != nil {
+			return err
+		}
 		if _, err := s.Events.Record(ctx, tx, ws, event.LinkUpdated, map[string]any{"link": res.Wire(), "previous_attributes": previous}); err != nil {
 			return err
 		}
@@ -186,7 +191,11 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 			return store.InterpretError(err)
 		}
 		code = row.Code
-		if _, err := s.Events.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": fromRow(row, s.shortBase).Wire()}); err != nil {
+		gone, err := withQueuedOne(ctx, tx, fromRow(row, s.shortBase))
+		if err != nil {
+			return err
+		}
+		if _, err := s.Events.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": gone.Wire()}); err != nil {
 			return err
 		}
 		return notifyChanged(ctx, tx, code)
@@ -208,9 +217,16 @@ func ByIDs(ctx context.Context, db dbsqlc.DBTX, shortBase string, ids []uuid.UUI
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
-	out := make(map[uuid.UUID]Link, len(rows))
-	for _, l := range rows {
-		out[l.ID] = fromRow(l, shortBase)
+	links := make([]Link, len(rows))
+	for i, l := range rows {
+		links[i] = fromRow(l, shortBase)
+	}
+	if err := withQueued(ctx, db, links); err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID]Link, len(links))
+	for _, l := range links {
+		out[l.ID] = l
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"math/bits"
 	"slices"
 	"time"
@@ -61,30 +62,61 @@ type Folded struct {
 	Links int
 }
 
-// Fold adds every queued scan to the rollups and the links' scan_count, in
-// one transaction under the fold lock. When another instance is folding it
-// returns at once with nothing folded: the queue is that fold's.
+// foldChunk is about how many queued scans one fold transaction takes: the
+// queue is taken a range of links at a time, so a backlog (after an outage,
+// or a long interval under heavy traffic) is folded in bounded memory.
+const foldChunk = 50_000
+
+// Fold adds every queued scan to the rollups and the links' scan_count,
+// range of links by range, each range in one transaction under the fold
+// lock. When another instance holds the lock it returns with what it has
+// folded so far: the rest of the queue is that fold's.
 func Fold(ctx context.Context, db *store.DB) (Folded, error) {
-	var f Folded
-	err := db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
-		ok, err := q.ScanFoldLock(ctx, tx)
-		if err != nil || !ok {
-			return store.InterpretError(err)
-		}
-		rows, err := q.ScanFoldTake(ctx, tx)
+	var total Folded
+	after := uuid.Nil
+	for {
+		var upto *uuid.UUID
+		stop := false
+		err := db.InTx(ctx, func(tx pgx.Tx) error {
+			q := dbsqlc.New()
+			ok, err := q.ScanFoldLock(ctx, tx)
+			if err != nil || !ok {
+				stop = true
+				return store.InterpretError(err)
+			}
+			end, err := q.ScanFoldChunkEnd(ctx, tx, dbsqlc.ScanFoldChunkEndParams{After: after, Rows: foldChunk})
+			switch {
+			case errors.Is(err, pgx.ErrNoRows):
+				stop = true // the rest of the queue fits in this range
+			case err != nil:
+				return store.InterpretError(err)
+			default:
+				upto = &end
+			}
+			rows, err := q.ScanFoldTake(ctx, tx, dbsqlc.ScanFoldTakeParams{After: after, Upto: upto})
+			if err != nil {
+				return store.InterpretError(err)
+			}
+			f, err := foldRows(ctx, tx, rows)
+			total.Rows += f.Rows
+			total.Scans += f.Scans
+			total.Links += f.Links
+			return err
+		})
 		if err != nil {
-			return store.InterpretError(err)
+			return total, err
 		}
-		f, err = foldRows(ctx, tx, rows)
-		return err
-	})
-	if err != nil || f.Rows == 0 {
-		return f, err
+		if stop {
+			break
+		}
+		after = *upto
 	}
-	// Outside the transaction (VACUUM cannot run in one): the rows just
+	if total.Rows == 0 {
+		return total, nil
+	}
+	// Outside the transactions (VACUUM cannot run in one): the rows just
 	// deleted become free space for the writer's next inserts.
-	return f, store.InterpretError(dbsqlc.New().ScanFoldQueueVacuum(ctx, db.Pool()))
+	return total, store.InterpretError(dbsqlc.New().ScanFoldQueueVacuum(ctx, db.Pool()))
 }
 
 // foldRows adds the taken rows to the rollups and the links' counts.

@@ -163,8 +163,7 @@ func TestEndToEnd(t *testing.T) {
 	if s := sc["scan"].(map[string]any); s["object"] != "scan" || s["link_id"] != lid || s["bot"] != false || s["device"] != "mobile" {
 		t.Errorf("scan.created data.scan %v", sc["scan"])
 	}
-	// The link is as of the last fold of scans into the counts (none yet).
-	if sl := sc["link"].(map[string]any); sl["id"] != lid || sl["scan_count"] != float64(0) {
+	if sl := sc["link"].(map[string]any); sl["id"] != lid || sl["scan_count"] != float64(1) {
 		t.Errorf("scan.created data.link %v", sc["link"])
 	}
 	if byType["link.deleted"]["link"].(map[string]any)["id"] != lid {

@@ -163,11 +163,6 @@ type ScanFoldQueue struct {
 	VisitorHash  []byte
 }
 
-type ScanFoldState struct {
-	ID       bool
-	FoldedAt time.Time
-}
-
 type ScanRollup struct {
 	LinkID      uuid.UUID
 	Hour        time.Time

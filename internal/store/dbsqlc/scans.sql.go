@@ -49,6 +49,26 @@ func (q *Queries) ScanEnsurePartitions(ctx context.Context, db DBTX, arg ScanEns
 	return err
 }
 
+const scanFoldChunkEnd = `-- name: ScanFoldChunkEnd :one
+SELECT link_id FROM scan_fold_queue WHERE link_id > $1::uuid
+ORDER BY link_id OFFSET $2::integer LIMIT 1
+`
+
+type ScanFoldChunkEndParams struct {
+	After uuid.UUID
+	Rows  int32
+}
+
+// The last link of the next range of about @rows queued scans after
+// @after: the fold takes the queue a range at a time, every scan of a link
+// in the same range, so its memory stays bounded whatever the backlog.
+func (q *Queries) ScanFoldChunkEnd(ctx context.Context, db DBTX, arg ScanFoldChunkEndParams) (uuid.UUID, error) {
+	row := db.QueryRow(ctx, scanFoldChunkEnd, arg.After, arg.Rows)
+	var link_id uuid.UUID
+	err := row.Scan(&link_id)
+	return link_id, err
+}
+
 const scanFoldLock = `-- name: ScanFoldLock :one
 SELECT pg_try_advisory_xact_lock(scan_fold_lock_key())
 `
@@ -77,9 +97,8 @@ func (q *Queries) ScanFoldQueueVacuum(ctx context.Context, db DBTX) error {
 const scanFoldTake = `-- name: ScanFoldTake :many
 WITH taken AS (
     DELETE FROM scan_fold_queue
+    WHERE link_id > $1::uuid AND ($2::uuid IS NULL OR link_id <= $2::uuid)
     RETURNING workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash
-), state AS (
-    UPDATE scan_fold_state SET folded_at = statement_timestamp()
 )
 SELECT link_id, workspace_id,
        (date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
@@ -88,6 +107,11 @@ SELECT link_id, workspace_id,
 FROM taken
 GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, visitor_hash
 `
+
+type ScanFoldTakeParams struct {
+	After uuid.UUID
+	Upto  *uuid.UUID
+}
 
 type ScanFoldTakeRow struct {
 	LinkID       uuid.UUID
@@ -103,11 +127,12 @@ type ScanFoldTakeRow struct {
 	LastAt       time.Time
 }
 
-// Takes every queued scan this snapshot sees (scans committed later stay
-// for the next fold), grouped so that repeats of one visitor, link, hour
-// and key are one row, and records when the fold took them.
-func (q *Queries) ScanFoldTake(ctx context.Context, db DBTX) ([]ScanFoldTakeRow, error) {
-	rows, err := db.Query(ctx, scanFoldTake)
+// Takes the queued scans of the links in (@after, @upto] (NULL: to the
+// end) that this snapshot sees (scans committed later stay for the next
+// fold), grouped so that repeats of one visitor, link, hour and key are
+// one row.
+func (q *Queries) ScanFoldTake(ctx context.Context, db DBTX, arg ScanFoldTakeParams) ([]ScanFoldTakeRow, error) {
+	rows, err := db.Query(ctx, scanFoldTake, arg.After, arg.Upto)
 	if err != nil {
 		return nil, err
 	}
@@ -136,17 +161,6 @@ func (q *Queries) ScanFoldTake(ctx context.Context, db DBTX) ([]ScanFoldTakeRow,
 		return nil, err
 	}
 	return items, nil
-}
-
-const scanFoldedAt = `-- name: ScanFoldedAt :one
-SELECT folded_at FROM scan_fold_state
-`
-
-func (q *Queries) ScanFoldedAt(ctx context.Context, db DBTX) (time.Time, error) {
-	row := db.QueryRow(ctx, scanFoldedAt)
-	var folded_at time.Time
-	err := row.Scan(&folded_at)
-	return folded_at, err
 }
 
 const scanListByLink = `-- name: ScanListByLink :many
@@ -279,6 +293,55 @@ func (q *Queries) ScanListByLinkRange(ctx context.Context, db DBTX, arg ScanList
 		return nil, err
 	}
 	return items, nil
+}
+
+const scanQueueCounts = `-- name: ScanQueueCounts :many
+SELECT link_id, count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
+FROM scan_fold_queue WHERE link_id = ANY($1::uuid[]) AND NOT bot
+GROUP BY link_id
+`
+
+type ScanQueueCountsRow struct {
+	LinkID uuid.UUID
+	Scans  int64
+	LastAt time.Time
+}
+
+// The human scans of these links still in the fold queue: added to the
+// folded scan_count and last_scanned_at, they make both exact at this
+// snapshot.
+func (q *Queries) ScanQueueCounts(ctx context.Context, db DBTX, linkIds []uuid.UUID) ([]ScanQueueCountsRow, error) {
+	rows, err := db.Query(ctx, scanQueueCounts, linkIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ScanQueueCountsRow
+	for rows.Next() {
+		var i ScanQueueCountsRow
+		if err := rows.Scan(&i.LinkID, &i.Scans, &i.LastAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const scanQueueOldest = `-- name: ScanQueueOldest :one
+SELECT occurred_at FROM scan_fold_queue WHERE link_id = $1 ORDER BY occurred_at LIMIT 1
+`
+
+// When the link's oldest queued scan occurred (no row: none queued): its
+// rollups are complete before that hour, and reports read raw scans from
+// it on.
+func (q *Queries) ScanQueueOldest(ctx context.Context, db DBTX, linkID uuid.UUID) (time.Time, error) {
+	row := db.QueryRow(ctx, scanQueueOldest, linkID)
+	var occurred_at time.Time
+	err := row.Scan(&occurred_at)
+	return occurred_at, err
 }
 
 const scanRollupKeysDailyUpsert = `-- name: ScanRollupKeysDailyUpsert :exec

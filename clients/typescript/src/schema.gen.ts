@@ -527,7 +527,7 @@ export interface components {
             expires_at: string | null;
             /**
              * Format: int64
-             * @description Human scans recorded (bots excluded), counted together with the analytics aggregates, normally within 5 seconds of the scan (see `as_of` of the analytics object).
+             * @description Human scans recorded (bots excluded).
              */
             scan_count: number;
             /**
@@ -641,7 +641,7 @@ export interface components {
             to: components["schemas"]["Timestamp"];
             /** @enum {string} */
             interval: "hour" | "day" | "week" | "month";
-            /** @description When recorded scans were last added to the aggregates: every scan recorded before `as_of` is counted; later ones are counted from the next aggregation on, normally within 5 seconds. The link's `scan_count` follows the same schedule. */
+            /** @description When the report was computed: every scan recorded before `as_of` is counted. */
             as_of: components["schemas"]["Timestamp"];
             /** @description Human scans in the range. */
             total: number;

@@ -146,20 +146,22 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 		if err != nil {
 			return nil, err
 		}
-		alone, err := b.runFanout(ctx, left.url, hooks, b.opts.Events, nil)
+		alone, err := b.runFanout(ctx, left.url, hooks, b.opts.Events)
 		if err != nil {
 			return nil, err
 		}
-		rd := redirect(left.url)
-		during, err := b.runFanout(ctx, left.url, hooks, b.opts.Events, &rd)
-		if err != nil {
-			return nil, err
+		rep.Fanout = []fanoutResult{alone}
+		if b.opts.KeepPace > 0 {
+			kp, err := b.runKeepPace(ctx, left.url, hooks, redirect(left.url), rep.RedirectLinkqr.Measured.Throughput()/2)
+			if err != nil {
+				return nil, err
+			}
+			rep.KeepPace = &kp
 		}
-		rep.Fanout = []fanoutResult{alone, during}
 	}
 	rep.PeakRSS = sampler.Peak()
 	if !b.opts.BareOnly && b.opts.Scans > 0 {
-		if rep.Analytics, err = b.analytics(ctx, left, fx); err != nil {
+		if rep.Analytics, err = b.analytics(ctx, left, fx, rep.RedirectLinkqr.Measured.Throughput()/2); err != nil {
 			return nil, err
 		}
 	}
@@ -256,6 +258,22 @@ func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, erro
 	}
 	if err == nil {
 		err = ctx.Err() // Ctrl-C: stop here rather than report a cut-short run
+	}
+	p := phase{Warm: warm, Measured: measured}
+	if err == nil {
+		b.progress("      %s: %.0f req/s, p99 %s, %d errors", name, measured.Throughput(), ms(measured.Latency.Percentile(0.99)), p.Errors())
+	}
+	return p, err
+}
+
+// loadPaced runs sc at rate requests a second with the Go generator (wrk
+// has no rate): the scenarios at a share of the measured capacity.
+func (b *bench) loadPaced(ctx context.Context, name string, sc scenario, rate float64, d time.Duration) (phase, error) {
+	sc.Name = name
+	b.progress("load: %s — %.0f req/s for %v warm-up + %v, %d connections", name, rate, b.opts.Warmup, d, b.opts.Conns)
+	warm, measured, err := runLoad(ctx, sc, loadOptions{Conns: b.opts.Conns, Warmup: b.opts.Warmup, Duration: d, Rate: rate})
+	if err == nil {
+		err = ctx.Err()
 	}
 	p := phase{Warm: warm, Measured: measured}
 	if err == nil {

@@ -42,6 +42,7 @@ type report struct {
 	ScanErr    error
 	// Fanout is the webhook scenario: alone, then with the redirect load.
 	Fanout    []fanoutResult
+	KeepPace  *keepPaceResult  // nil: not run
 	Analytics *analyticsReport // nil: not run (-scans 0)
 }
 
@@ -108,33 +109,28 @@ func (r *report) print(w io.Writer) verdict {
 	target("ratio "+left+"/bare", fmt.Sprintf("%.2f", ar), fmt.Sprintf("target ≥ %.1f", targetAPIRatio), ar >= targetAPIRatio, false)
 
 	for _, f := range r.Fanout {
-		name := "webhook fan-out"
-		if f.Redirect != nil {
-			name = "fan-out + redirects"
-		}
-		fmt.Fprintf(w, "\n%-26s %10s %10s %10s %8s\n", name, "deliv/s", "p50", "p99", "dups")
+		fmt.Fprintf(w, "\n%-26s %10s %10s %10s %8s\n", "webhook fan-out", "deliv/s", "p50", "p99", "dups")
 		fmt.Fprintf(w, "%-26s %10.0f %10s %10s %8d\n", fmt.Sprintf("%d of %d events", f.Delivered, f.Events), f.Rate(),
 			ms(f.Latency.Percentile(0.5)), ms(f.Latency.Percentile(0.99)), f.Duplicates)
-		if f.Redirect == nil {
-			target("deliveries/s", fmt.Sprintf("%.0f", f.Rate()), fmt.Sprintf("target ≥ %d", targetDeliveries), f.Rate() >= targetDeliveries, false)
-		} else {
-			// While the redirect is busy, deliveries yield to it
-			// (internal/priority): their rate here is reported, and the
-			// redirect's targets are what is checked.
-			fmt.Fprintf(w, "  %-24s %-22s %s\n", "deliveries/s", fmt.Sprintf("%.0f", f.Rate()), "(yielding to the redirect; no target)")
-		}
+		target("deliveries/s", fmt.Sprintf("%.0f", f.Rate()), fmt.Sprintf("target ≥ %d", targetDeliveries), f.Rate() >= targetDeliveries, false)
 		target("every event delivered", fmt.Sprintf("%d of %d", f.Delivered, f.Events), "target: all", f.Err == nil && f.Delivered == f.Events, true)
 		if f.Err != nil {
 			fmt.Fprintf(w, "    %v\n", f.Err)
 		}
-		if p := f.Redirect; p != nil {
-			row("redirect "+left+" (during)", p)
-			rr := ratio(p.Measured.Throughput(), r.RedirectBare.Measured.Throughput())
-			target("ratio "+left+"/bare", fmt.Sprintf("%.2f", rr), fmt.Sprintf("target ≥ %.1f", targetRedirectRatio), rr >= targetRedirectRatio, false)
-			p99 := p.Measured.Latency.Percentile(0.99)
-			target("p99 redirect (during)", ms(p99), "target ≤ "+ms(targetP99), p99 <= targetP99, false)
-			target("errors (during)", fmt.Sprint(p.Errors()), "target 0", p.Errors() == 0, true)
+	}
+
+	if k := r.KeepPace; k != nil {
+		fmt.Fprintf(w, "\n%-26s %10s %10s %10s %8s\n", "deliveries keeping pace", "req/s", "p50", "p99", "errors")
+		fmt.Fprintf(w, "  (redirect paced at %.0f req/s, half the capacity above, %d a second of it on links subscribed to scan.created)\n", k.Rate, keepPaceHookRate)
+		row("redirect, other links", &k.Redirect)
+		row("redirect, subscribed links", &k.Hooks)
+		target("backlog when load stopped", fmt.Sprintf("%v (%d of %d)", k.Backlog().Round(time.Millisecond), int64(k.Caused)-int64(k.AtEnd), k.Caused), "target ≤ "+targetBacklog.String(), k.Backlog() <= targetBacklog, false)
+		target("every event delivered", fmt.Sprintf("%d of %d", k.Delivered, k.Caused), "target: all", k.Err == nil && uint64(k.Delivered) >= k.Caused, true)
+		if k.Err != nil {
+			fmt.Fprintf(w, "    %v\n", k.Err)
 		}
+		errs := k.Redirect.Errors() + k.Hooks.Errors()
+		target("errors (keeping pace)", fmt.Sprint(errs), "target 0", errs == 0, true)
 	}
 
 	fmt.Fprintln(w)

@@ -150,11 +150,12 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgxpoo
 	return newApp(ctx, cfg, log, pool, nil)
 }
 
-// Sizes of the dedicated pools. The scan writer holds one connection at a
-// time (one batch in flight) and the folder the other; the redirect's cache misses are single
-// indexed lookups, so a few connections serve many thousands a second.
+// Sizes of the dedicated pools. Each scan writer holds one connection
+// while its batch is in flight, and the folder one more; the redirect's
+// cache misses are single indexed lookups, so a few connections serve many
+// thousands a second.
 const (
-	ScanPoolConns    = 2
+	ScanPoolConns    = scan.DefaultWriters + 1
 	ResolvePoolConns = 4
 )
 

@@ -34,7 +34,7 @@ var (
 func (r *Recorder) write(ctx context.Context, batch []Hit) (human, bots int, err error) {
 	rows := make([]row, len(batch))
 	for i, h := range batch {
-		rows[i] = row{id: store.NewID(), hit: h, client: analytics.Classify(h.UserAgent), referrer: analytics.ReferrerHost(h.Referer)}
+		rows[i] = row{id: h.ID, hit: h, client: analytics.Classify(h.UserAgent), referrer: analytics.ReferrerHost(h.Referer)}
 		rows[i].visitorHash = r.opts.Hasher.Hash(h.ClientIP, h.UserAgent, h.At)
 		if rows[i].client.Bot {
 			bots++

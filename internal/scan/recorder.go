@@ -18,12 +18,14 @@ import (
 // Batching bounds (docs/scan-pipeline.md). A hit accepted by Record is
 // committed within about FlushInterval plus one write (a few milliseconds)
 // while PostgreSQL keeps up, which bounds what a hard crash can lose to
-// well under 100 ms of traffic; the buffer holds a burst while it does not
-// (at 30,000 scans a second, 4,096 is 140 ms), and beyond it redirects
-// wait (backpressure) rather than scans being dropped.
+// well under 100 ms of traffic. When it does not, redirects wait
+// (backpressure) rather than scans being dropped, and a crash loses at
+// most the buffer and the batches in flight (about 3,000 scans): the
+// buffer is small on purpose, as every hit in it is a hit a crash loses
+// and a redirect that waits behind it.
 const (
-	DefaultBufferSize = 4096
-	MaxBatch          = 2000
+	DefaultBufferSize = 1024
+	MaxBatch          = 1000
 	FlushInterval     = 20 * time.Millisecond
 	// DefaultWriters write batches side by side, each on its own
 	// connection: one writer spends most of a batch waiting for

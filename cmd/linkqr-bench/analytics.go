@@ -56,6 +56,7 @@ type analyticsReport struct {
 	Refused               uint64     // of which 503 with Retry-After (then honoured)
 	Probe                 loadResult // GET /api/v1/links?limit=1, one client, during the loaded phase
 	Rate                  float64    // the paced redirect's requests a second (half the capacity)
+	Yielded               map[string]float64
 }
 
 // analytics runs the scenario against the running linkqr s.
@@ -209,11 +210,13 @@ func (b *bench) analytics(ctx context.Context, s *server, fx fixtures, rate floa
 		mu.Unlock()
 	})
 	t0 = time.Now()
+	yieldBefore := yielded(ctx, s.url)
 	rep.Loaded, err = b.loadPaced(ctx, fmt.Sprintf("redirect linkqr at half capacity, %d analytics clients", analyticsClients), redirect, rate, b.opts.Duration)
 	elapsed := time.Since(t0)
 	stopHammer()
 	wg.Wait()
 	rep.Hammer.Elapsed, rep.Probe.Elapsed = elapsed, elapsed
+	rep.Yielded = yieldedSince(ctx, s.url, yieldBefore)
 	return rep, err
 }
 
@@ -339,6 +342,7 @@ func (a *analyticsReport) print(w io.Writer, v *verdict) {
 	row(fmt.Sprintf("redirect, %d analytics clients", analyticsClients), &a.Loaded.Measured, a.Loaded.Errors())
 	row("  analytics answered (200)", &a.Hammer, a.Hammer.Errors)
 	fmt.Fprintf(w, "  %-32s %-22s %-18s %s\n", "analytics refused (503)", fmt.Sprintf("%d of %d", a.Refused, a.Refused+a.Hammer.OK), "target 0", check(a.Refused == 0, false))
+	fmt.Fprintf(w, "  %-32s %s\n", "yielded (saturated)", formatYielded(a.Yielded))
 	hp95 := a.Hammer.Latency.Percentile(0.95)
 	fmt.Fprintf(w, "  %-32s %-22s %-18s %s\n", "analytics p95 under load", ms(hp95), "target ≤ "+ms(targetLoadedAnalyticsP95), check(a.Hammer.OK > 0 && hp95 <= targetLoadedAnalyticsP95, false))
 	row("  GET /api/v1/links?limit=1", &a.Probe, a.Probe.Errors)

@@ -113,6 +113,7 @@ func (r *report) print(w io.Writer) verdict {
 		fmt.Fprintf(w, "%-26s %10.0f %10s %10s %8d\n", fmt.Sprintf("%d of %d events", f.Delivered, f.Events), f.Rate(),
 			ms(f.Latency.Percentile(0.5)), ms(f.Latency.Percentile(0.99)), f.Duplicates)
 		target("deliveries/s", fmt.Sprintf("%.0f", f.Rate()), fmt.Sprintf("target ≥ %d", targetDeliveries), f.Rate() >= targetDeliveries, false)
+		fmt.Fprintf(w, "  %-24s %s\n", "yielded (saturated)", formatYielded(f.Yielded))
 		target("every event delivered", fmt.Sprintf("%d of %d", f.Delivered, f.Events), "target: all", f.Err == nil && f.Delivered == f.Events, true)
 		if f.Err != nil {
 			fmt.Fprintf(w, "    %v\n", f.Err)
@@ -125,6 +126,7 @@ func (r *report) print(w io.Writer) verdict {
 		row("redirect, other links", &k.Redirect)
 		row("redirect, subscribed links", &k.Hooks)
 		target("backlog when load stopped", fmt.Sprintf("%v (%d of %d)", k.Backlog().Round(time.Millisecond), int64(k.Caused)-int64(k.AtEnd), k.Caused), "target ≤ "+targetBacklog.String(), k.Backlog() <= targetBacklog, false)
+		fmt.Fprintf(w, "  %-24s %s\n", "yielded (saturated)", formatYielded(k.Yielded))
 		target("every event delivered", fmt.Sprintf("%d of %d", k.Delivered, k.Caused), "target: all", k.Err == nil && uint64(k.Delivered) >= k.Caused, true)
 		if k.Err != nil {
 			fmt.Fprintf(w, "    %v\n", k.Err)

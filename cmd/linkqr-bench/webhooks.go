@@ -9,6 +9,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,6 +85,7 @@ type fanoutResult struct {
 	Duplicates int64         // repeated deliveries of an event
 	Elapsed    time.Duration // first event written → last one received
 	Latency    Histogram     // event created_at → receipt
+	Yielded    map[string]float64
 	Err        error
 }
 
@@ -151,6 +154,7 @@ func (b *bench) runFanout(ctx context.Context, base string, fx fanoutFixtures, n
 	}
 	defer unsubscribe()
 
+	before := yielded(ctx, base)
 	b.progress("webhooks: causing %d scan.created events (redirects, 32 connections), receiver %s", n, rcv.url)
 	start := time.Now()
 	var next, failed atomic.Int64
@@ -194,6 +198,7 @@ func (b *bench) runFanout(ctx context.Context, base string, fx fanoutFixtures, n
 	res.Delivered, res.Latency = len(rcv.seen), rcv.lat
 	rcv.mu.Unlock()
 	res.Duplicates = rcv.dups.Load()
+	res.Yielded = yieldedSince(ctx, base, before)
 	if bad := rcv.bad.Load(); bad > 0 && res.Err == nil {
 		res.Err = fmt.Errorf("%d deliveries were malformed or unsigned", bad)
 	}
@@ -243,6 +248,7 @@ type keepPaceResult struct {
 	Hooks       phase // the subscribed links' share
 	Err         error
 	LoadElapsed time.Duration
+	Yielded     map[string]float64 // seconds waited for the saturated redirect, by work
 }
 
 // Backlog is how old the oldest undelivered scan was when the load
@@ -272,6 +278,7 @@ func (b *bench) runKeepPace(ctx context.Context, base string, fx fanoutFixtures,
 		hooks.URLs = append(hooks.URLs, base+"/"+c)
 	}
 	b.progress("webhooks: redirects at %.0f req/s for %v, %d of them a second on subscribed links", rate, b.opts.KeepPace, keepPaceHookRate)
+	before := yielded(ctx, base)
 	start := time.Now()
 	var wg sync.WaitGroup
 	var rerr, herr error
@@ -288,6 +295,7 @@ func (b *bench) runKeepPace(ctx context.Context, base string, fx fanoutFixtures,
 	}
 	res.Caused = res.Hooks.Warm.OK + res.Hooks.Measured.OK
 	res.AtEnd, _ = rcv.received()
+	res.Yielded = yieldedSince(ctx, base, before)
 	b.progress("webhooks: %d events caused, %d delivered when the load stopped (backlog %v); waiting for the rest", res.Caused, res.AtEnd, res.Backlog())
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
@@ -349,4 +357,47 @@ func doJSON(ctx context.Context, client *http.Client, method, url, token string,
 		return raw, fmt.Errorf("%s %s: status %d: %s", method, url, resp.StatusCode, raw)
 	}
 	return raw, nil
+}
+
+// yielded reads linkqr_yielded_seconds_total from /metrics: how long each
+// kind of work waited for the redirect because the process was saturated.
+// Printed next to the scenarios where deliveries and reports share the
+// machine with the redirect, so a miss says whether pacing caused it.
+func yielded(ctx context.Context, base string) map[string]float64 {
+	out := map[string]float64{}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	if err != nil {
+		return out
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return out
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	for _, line := range strings.Split(string(raw), "\n") {
+		rest, ok := strings.CutPrefix(line, `linkqr_yielded_seconds_total{work="`)
+		if !ok {
+			continue
+		}
+		work, value, ok := strings.Cut(rest, `"} `)
+		if v, err := strconv.ParseFloat(strings.TrimSpace(value), 64); ok && err == nil {
+			out[work] = v
+		}
+	}
+	return out
+}
+
+// yieldedSince is how much longer each kind of work yielded than before.
+func yieldedSince(ctx context.Context, base string, before map[string]float64) map[string]float64 {
+	now := yielded(ctx, base)
+	for k, v := range now {
+		now[k] = v - before[k]
+	}
+	return now
+}
+
+// formatYielded prints a yieldedSince result.
+func formatYielded(y map[string]float64) string {
+	return fmt.Sprintf("deliveries %.1f s, analytics %.1f s", y["webhook_delivery"], y["analytics"])
 }

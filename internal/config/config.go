@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/mail"
 	"net/netip"
 	"net/url"
 	"os"
@@ -27,6 +28,8 @@ type Config struct {
 	TrustedProxies      []netip.Prefix // LINKQR_TRUSTED_PROXIES
 	WebhookAllowPrivate bool           // LINKQR_WEBHOOK_ALLOW_PRIVATE
 	MetricsAddr         string         // LINKQR_METRICS_ADDR: empty means /metrics on Addr
+	SMTP                SMTP           // LINKQR_SMTP_URL: zero means no e-mail
+	MailFrom            *mail.Address  // LINKQR_MAIL_FROM: sender of every message
 	LogLevel            slog.Level     // LINKQR_LOG_LEVEL
 	LogFormat           string         // LINKQR_LOG_FORMAT: "text" or "json"
 }
@@ -109,6 +112,15 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		if sameListener(c.MetricsAddr, c.Addr) {
 			return nil, &Error{"LINKQR_METRICS_ADDR", c.MetricsAddr, "must differ from LINKQR_ADDR: metrics get a listener of their own"}
 		}
+	}
+
+	if v := getenv("LINKQR_SMTP_URL"); v != "" {
+		if c.SMTP, err = parseSMTP(v); err != nil {
+			return nil, err
+		}
+	}
+	if c.MailFrom, err = parseMailFrom(getenv("LINKQR_MAIL_FROM"), c.BaseURL); err != nil {
+		return nil, err
 	}
 
 	if v := getenv("LINKQR_LOG_LEVEL"); v != "" {

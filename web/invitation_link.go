@@ -82,6 +82,10 @@ func (u *UI) invitationLinkAccept(w http.ResponseWriter, r *http.Request) {
 // comes back to the Join button.
 func (u *UI) invitationLinkSignUp(w http.ResponseWriter, r *http.Request) {
 	token := chi.URLParam(r, "token")
+	inv, err := u.Accounts.InvitationByLink(r.Context(), token)
+	if u.linkRefused(w, r, err, "invitation") {
+		return
+	}
 	user, ws, err := u.Accounts.SignUpInvited(r.Context(), token, r.PostFormValue("password"), u.ClientIP.Of(r))
 	if errors.Is(err, account.ErrAccountExists) {
 		sess, serr := u.Sessions.Get(r, session.CookieName)
@@ -89,18 +93,12 @@ func (u *UI) invitationLinkSignUp(w http.ResponseWriter, r *http.Request) {
 			u.serverError(w, r, serr)
 			return
 		}
-		session.SetNext(sess, invitationLinkPath(r))
+		session.SetNext(sess, invitationLinkPath(r)) // back to Join after signing in
 	}
-	var gone *account.GoneError
-	if errors.As(err, &gone) || errors.Is(err, store.ErrNotFound) {
-		u.linkRefused(w, r, err, "invitation")
+	if u.linkRefused(w, r, linkError(err), "invitation") {
 		return
 	}
-	if u.signUpFailed(w, r, err, func(status int, errs FieldErrors, message string) {
-		inv, ierr := u.Accounts.InvitationByLink(r.Context(), token)
-		if u.linkRefused(w, r, ierr, "invitation") {
-			return
-		}
+	if u.signUpFailed(w, r, err, inv.Email, func(status int, errs FieldErrors, message string) {
 		view := u.invitationView(inv, r)
 		view.Nav, view.Errors, view.Error = u.nav(w, r, ""), errs, message
 		Render(w, r, status, InvitationLinkPage(view))
@@ -163,3 +161,13 @@ func linkGoneText(what string, state account.LinkState) (string, string) {
 }
 
 func equalFoldEmail(a, b string) bool { return strings.EqualFold(a, b) }
+
+// linkError keeps the errors that mean "this link does not work" (the
+// link closed between the page and the post) and drops the rest.
+func linkError(err error) error {
+	var gone *account.GoneError
+	if errors.As(err, &gone) || errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
+}

@@ -33,7 +33,7 @@ func (u *UI) signUp(w http.ResponseWriter, r *http.Request) {
 		Workspace: r.PostFormValue("workspace"),
 	}
 	user, err := u.Accounts.SignUp(r.Context(), in, u.ClientIP.Of(r))
-	if u.signUpFailed(w, r, err, func(status int, errs FieldErrors, message string) {
+	if u.signUpFailed(w, r, err, in.Email, func(status int, errs FieldErrors, message string) {
 		Render(w, r, status, SignUpPage(SignUpView{
 			Nav: u.nav(w, r, ""), Email: in.Email, Workspace: in.Workspace, Errors: errs, Error: message,
 		}))
@@ -48,10 +48,10 @@ func (u *UI) signUp(w http.ResponseWriter, r *http.Request) {
 	u.signInAs(w, r, user, "/w/"+all[0].ExternalID()+"/links", "Welcome to linkqr: your workspace “"+all[0].Name+"” is ready.")
 }
 
-// signUpFailed answers a sign-up that did not create an account (bad
-// input, throttled, busy, or an address that has one) and reports whether
-// it did; failed renders the form again.
-func (u *UI) signUpFailed(w http.ResponseWriter, r *http.Request, err error, failed func(status int, errs FieldErrors, message string)) bool {
+// signUpFailed answers a sign-up of email that did not create an account
+// (bad input, throttled, busy, or an address that has one) and reports
+// whether it did; failed renders the form again.
+func (u *UI) signUpFailed(w http.ResponseWriter, r *http.Request, err error, email string, failed func(status int, errs FieldErrors, message string)) bool {
 	var throttled *account.ThrottledError
 	if errs, ok := fieldErrors(err); ok {
 		failed(http.StatusUnprocessableEntity, errs, "")
@@ -68,7 +68,7 @@ func (u *UI) signUpFailed(w http.ResponseWriter, r *http.Request, err error, fai
 		setRetryAfter(w, secrethash.RetryAfter)
 		failed(http.StatusServiceUnavailable, nil, busyMessage)
 	case errors.Is(err, account.ErrAccountExists):
-		u.accountExists(w, r, strings.TrimSpace(r.PostFormValue("email")))
+		u.accountExists(w, r, strings.TrimSpace(email))
 	default:
 		u.serverError(w, r, err)
 	}

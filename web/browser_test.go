@@ -242,7 +242,7 @@ func TestBrowserInviteAcceptAndRevoke(t *testing.T) {
 			chromedp.SendKeys(css("invite-email-input"), email),
 		)
 		submit(css("invite-submit"), "flash-ok")
-		if got := text(css("flash-ok")); !strings.HasPrefix(got, "Invitation sent to "+strings.ToLower(email)) {
+		if got := text(css("flash-ok")); !strings.HasPrefix(got, "Invitation link made for "+strings.ToLower(email)) {
 			t.Fatalf("flash after inviting %s: %q", email, got)
 		}
 	}

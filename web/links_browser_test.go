@@ -479,11 +479,24 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 		p.run(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+path), chromedp.WaitReady(chromedp.CSS("body")))
 		p.look(name)
 	}
-	for name, path := range map[string]string{"home": "/", "problems": "/problems", "problem": "/problems/validation-failed", "not-found": "/no/such/page"} {
+	inv, err := srv.App.Accounts.Invite(bg, admin.WorkspaceID, admin.UserID, newEmail("another-rather-long-invitee-address"), account.RoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resetLink, err := srv.App.Accounts.ResetLink(bg, admin.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, path := range map[string]string{"home": "/", "problems": "/problems", "problem": "/problems/validation-failed", "not-found": "/no/such/page",
+		"forgot": "/password/forgot", "reset": strings.TrimPrefix(resetLink, srv.URL),
+		"short-code-404": "/NoSuchCode9", "invitation-unknown": "/invitations/" + strings.Repeat("x", 43)} {
 		visit("public-"+name, path)
 	}
+	// Signing in from an invitation page comes back to it: here, one for
+	// another address.
+	visit("public-invitation", strings.TrimPrefix(inv.Link, srv.URL))
 	p.run(chromedp.Navigate(srv.URL+"/login"), chromedp.SendKeys(css("signin-email"), admin.Email), chromedp.SendKeys(css("signin-password"), admin.Password))
-	p.submit(css("signin-submit"), "new-link-form")
+	p.submit(css("signin-submit"), "invitation-link-other")
 	b := newBrowser(t, srv)
 	b.mustSignIn(admin.Email, admin.Password)
 	linkPath := createInForm(t, b, admin.WorkspaceExternalID(), url.Values{
@@ -496,7 +509,8 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 		{"members", ws + "/settings/members"}, {"webhooks", ws + "/settings/webhooks"}, {"webhook-new", ws + "/settings/webhooks/new"},
 		{"webhook", hookPath}, {"webhook-edit", hookPath + "/edit"}, {"webhook-delete", hookPath + "/delete"},
 		{"workspace-new", "/w/new"}, {"invitations", "/w/invitations"}, {"signed-in-problems", "/problems"}, {"signed-in-not-found", ws + "/links/lnk_nope"},
-		{"docs", "/docs"},
+		{"docs", "/docs"}, {"account", "/account"}, {"workspace", ws + "/settings/workspace"},
+		{"invitation-other-address", strings.TrimPrefix(inv.Link, srv.URL)},
 	}
 	for _, pg := range pages {
 		visit(pg.name, pg.path)

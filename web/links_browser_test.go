@@ -473,6 +473,19 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 		t.Fatal(err)
 	}
 	hookPath := ws + "/settings/webhooks/" + store.FormatID(store.PrefixWebhook, hook.ID)
+	if _, err := srv.App.Webhooks.SendTest(bg, admin.WorkspaceID, hook.ID); err != nil {
+		t.Fatal(err)
+	}
+	deliveryPath := ""
+	for deadline := time.Now().Add(15 * time.Second); deliveryPath == ""; time.Sleep(20 * time.Millisecond) {
+		list, _, err := srv.App.Webhooks.ListDeliveries(bg, admin.WorkspaceID, hook.ID, nil, 1)
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("no delivery attempt within 15 s (%v)", err)
+		}
+		if len(list) == 1 && list[0].Status != webhook.DeliveryPending {
+			deliveryPath = hookPath + "/deliveries/" + store.FormatID(store.PrefixDelivery, list[0].ID)
+		}
+	}
 
 	visit := func(name, path string) {
 		t.Helper()
@@ -510,7 +523,7 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 		{"webhook", hookPath}, {"webhook-edit", hookPath + "/edit"}, {"webhook-delete", hookPath + "/delete"},
 		{"workspace-new", "/w/new"}, {"invitations", "/w/invitations"}, {"signed-in-problems", "/problems"}, {"signed-in-not-found", ws + "/links/lnk_nope"},
 		{"docs", "/docs"}, {"account", "/account"}, {"workspace", ws + "/settings/workspace"},
-		{"invitation-other-address", strings.TrimPrefix(inv.Link, srv.URL)},
+		{"invitation-other-address", strings.TrimPrefix(inv.Link, srv.URL)}, {"webhook-delivery", deliveryPath},
 	}
 	for _, pg := range pages {
 		visit(pg.name, pg.path)

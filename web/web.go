@@ -169,6 +169,7 @@ func (u *UI) Mount(r chi.Router) {
 					r.Post("/settings/webhooks/{hook}/test", u.webhookSendTest)
 					r.Get("/settings/webhooks/{hook}/delete", u.webhookDeleteConfirm)
 					r.Post("/settings/webhooks/{hook}/delete", u.webhookDelete)
+					r.Get("/settings/webhooks/{hook}/deliveries/{delivery}", u.webhookDelivery)
 					r.Post("/settings/webhooks/{hook}/deliveries/{delivery}/retry", u.webhookRetry)
 				})
 				r.Group(func(r chi.Router) {

@@ -251,19 +251,21 @@ type User struct {
 }
 
 type WebhookDelivery struct {
-	ID             uuid.UUID
-	WorkspaceID    uuid.UUID
-	SubscriptionID uuid.UUID
-	EventID        uuid.UUID
-	EventType      string
-	Attempt        int32
-	Status         string
-	ResponseStatus *int32
-	ResponseBody   *string
-	Error          *string
-	DurationMs     *int32
-	CreatedAt      time.Time
-	NextAttemptAt  *time.Time
+	ID               uuid.UUID
+	WorkspaceID      uuid.UUID
+	SubscriptionID   uuid.UUID
+	EventID          uuid.UUID
+	EventType        string
+	Attempt          int32
+	Status           string
+	ResponseStatus   *int32
+	ResponseBody     *string
+	Error            *string
+	DurationMs       *int32
+	CreatedAt        time.Time
+	NextAttemptAt    *time.Time
+	RequestSignature *string
+	ResponseHeaders  []byte
 }
 
 type WebhookSubscription struct {

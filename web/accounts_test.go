@@ -98,6 +98,9 @@ func TestInvitationMailedSignUpThroughLink(t *testing.T) {
 
 	b := newBrowser(t, srv)
 	page := b.get(path(t, link))
+	if page.header.Get("Referrer-Policy") != "no-referrer" || page.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("the invitation page may leak its path: Referrer-Policy %q, Cache-Control %q", page.header.Get("Referrer-Policy"), page.header.Get("Cache-Control"))
+	}
 	if page.status != http.StatusOK || textOf(t, page.body, "invitation-link-email") != invitee ||
 		!strings.Contains(page.body, admin.Email) || !hasTestID(page.body, "invitation-signup-form") {
 		t.Fatalf("signed-out invitation page: %d: %s", page.status, excerpt(page.body))

@@ -18,8 +18,7 @@ func invitationLinkPath(r *http.Request) string { return "/invitations/" + chi.U
 // invitationLink is GET /invitations/{token}: the invitation, then the way
 // in for whoever opened it (see InvitationLinkPage).
 func (u *UI) invitationLink(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer") // the path is a secret
+	secretPath(w)
 	inv, err := u.Accounts.InvitationByLink(r.Context(), chi.URLParam(r, "token"))
 	if u.linkRefused(w, r, err, "invitation") {
 		return
@@ -158,6 +157,13 @@ func linkGoneText(what string, state account.LinkState) (string, string) {
 	default:
 		return "This invitation has expired", "Invitations are open for " + invitationLifetime() + ". Ask an admin of the workspace to invite you again."
 	}
+}
+
+// secretPath marks the answer to a path that carries a token: never kept
+// by a cache, never sent on as a Referer.
+func secretPath(w http.ResponseWriter) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
 }
 
 func equalFoldEmail(a, b string) bool { return strings.EqualFold(a, b) }

@@ -187,8 +187,12 @@ func walkLink(t *testing.T, js bool) {
 			t.Fatal(err)
 		}
 	}
+	dlg := answerDialogs(ctx) // pausing asks first
+	dlg.accept.Store(true)
 
 	email := newEmail("walker")
+	p.run(chromedp.Navigate(srv.URL + "/login"))
+	p.look("signin")
 	p.run(chromedp.Navigate(srv.URL + "/signup"))
 	p.look("signup")
 	p.run(
@@ -196,10 +200,7 @@ func walkLink(t *testing.T, js bool) {
 		chromedp.SendKeys(css("signup-password"), password),
 		chromedp.SendKeys(css("signup-workspace"), "Walk Co"),
 	)
-	p.submit(css("signup-submit"), "signin-page")
-	p.look("signin")
-	p.run(chromedp.SendKeys(css("signin-email"), email), chromedp.SendKeys(css("signin-password"), password))
-	p.submit(css("signin-submit"), "new-link-form")
+	p.submit(css("signup-submit"), "new-link-form") // sign-up signs in
 	p.run(chromedp.WaitVisible(css("links-empty")))
 	p.look("links-empty")
 	loc, _ := chromedp.Run(ctx, chromedp.Location())
@@ -300,7 +301,16 @@ func walkLink(t *testing.T, js bool) {
 
 	// Pause: 410 saying paused; resume: redirects again.
 	p.run(chromedp.Navigate(linkURL), chromedp.WaitVisible(css("pause-link")))
-	p.submit(css("pause-link"), "paused-notice")
+	if js {
+		seen := dlg.seen.Load()
+		p.submit(css("pause-link"), "paused-notice") // through the confirm() dialog
+		if dlg.seen.Load() != seen+1 || !strings.HasPrefix(dlg.last.Load().(string), "Pause ") {
+			t.Errorf("pausing did not ask first: %v", dlg.last.Load())
+		}
+	} else {
+		p.submit(css("pause-link"), "confirm-page") // a confirmation page instead
+		p.submit(css("confirm-submit"), "paused-notice")
+	}
 	p.look("link-paused")
 	p.expectGone(shortURL, "This link is paused")
 	p.look("redirect-paused")

@@ -44,8 +44,7 @@ func (u *UI) forgot(w http.ResponseWriter, r *http.Request) {
 
 // resetForm is GET /password/reset/{token}.
 func (u *UI) resetForm(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer") // the path is a secret
+	secretPath(w)
 	user, err := u.Accounts.PasswordResetUser(r.Context(), chi.URLParam(r, "token"))
 	if u.linkRefused(w, r, err, "reset") {
 		return
@@ -56,7 +55,7 @@ func (u *UI) resetForm(w http.ResponseWriter, r *http.Request) {
 // reset sets the new password, which ends every session of the account,
 // then signs the person in afresh.
 func (u *UI) reset(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
+	secretPath(w)
 	token := chi.URLParam(r, "token")
 	user, err := u.Accounts.ResetPassword(r.Context(), token, r.PostFormValue("password"))
 	failed := func(status int, errs FieldErrors, message string) {

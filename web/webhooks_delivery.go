@@ -5,9 +5,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/go-chi/chi/v5"
-
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/wire"
 )
 
@@ -15,13 +12,8 @@ import (
 // (headers with the signature, body) and every attempt's response.
 func (u *UI) webhookDelivery(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
-	id, ok := u.hookParam(w, r)
+	id, dlv, ok := u.deliveryParams(w, r)
 	if !ok {
-		return
-	}
-	dlv, ok := store.ParseID(store.PrefixDelivery, chi.URLParam(r, "delivery"))
-	if !ok {
-		u.notFound(w, r)
 		return
 	}
 	d, err := u.Webhooks.DeliveryDetail(r.Context(), ws.ID, id, dlv)

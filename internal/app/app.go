@@ -28,6 +28,7 @@ import (
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/mail"
 	"github.com/linkqr/linkqr/internal/metrics"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/oauth"
@@ -72,6 +73,8 @@ type App struct {
 	QR       *qrserve.Server // one render bound and cache for API and UI
 	Webhooks *webhook.Service
 	OAuth    *oauth.Service
+	// Mail queues e-mail (disabled without LINKQR_SMTP_URL).
+	Mail *mail.Outbox
 	// RateLimiter charges /api/v1 requests to their credential's budget.
 	RateLimiter ratelimit.Limiter
 
@@ -210,6 +213,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	}
 	a.Keys.Subscribe(a.listener)
 	a.Accounts.KeysRevoked = a.Keys.Invalidate
+	a.Accounts.SetBaseURL(cfg.BaseURL.String())
+	if a.Mail, err = mail.NewOutbox(cfg.SMTP.Enabled(), config.DeriveKey(cfg.SecretKey, "mail-jobs")); err != nil {
+		return nil, err
+	}
 	if err := a.newOAuth(ctx); err != nil {
 		return nil, err
 	}

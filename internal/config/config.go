@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/mail"
 	"net/netip"
 	"net/url"
 	"os"
@@ -28,6 +29,8 @@ type Config struct {
 	TrustedProxies      []netip.Prefix // LINKQR_TRUSTED_PROXIES
 	WebhookAllowPrivate bool           // LINKQR_WEBHOOK_ALLOW_PRIVATE
 	MetricsAddr         string         // LINKQR_METRICS_ADDR: empty means /metrics on Addr
+	SMTP                SMTP           // LINKQR_SMTP_URL: zero means no e-mail
+	MailFrom            *mail.Address  // LINKQR_MAIL_FROM: sender of every message
 	LogLevel            slog.Level     // LINKQR_LOG_LEVEL
 	LogFormat           string         // LINKQR_LOG_FORMAT: "text" or "json"
 	FoldInterval        time.Duration  // LINKQR_ANALYTICS_FOLD_INTERVAL: how often recorded scans are folded into analytics
@@ -133,6 +136,14 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 			return nil, &Error{"LINKQR_SATURATED_DELIVERY_PACE", v, "must be a whole number of attempts a second from 1 to 100000"}
 		}
 		c.SaturatedDeliveryPace = n
+	}
+	if v := getenv("LINKQR_SMTP_URL"); v != "" {
+		if c.SMTP, err = parseSMTP(v); err != nil {
+			return nil, err
+		}
+	}
+	if c.MailFrom, err = parseMailFrom(getenv("LINKQR_MAIL_FROM"), c.BaseURL); err != nil {
+		return nil, err
 	}
 
 	if v := getenv("LINKQR_LOG_LEVEL"); v != "" {

@@ -29,6 +29,8 @@ var reservedCodes = map[string]bool{
 	"login": true, "logout": true, "signup": true, "healthz": true, "readyz": true,
 	"metrics": true, "problems": true, "openapi.json": true, "openapi.yaml": true,
 	".well-known": true, "w": true,
+	// The account pages of CONTRACT 10.6: a code may not shadow them.
+	"account": true, "password": true, "invitations": true,
 }
 
 // ParseCodeShape accepts any string of a code's shape, reserved or not: the

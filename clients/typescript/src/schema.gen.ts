@@ -55,8 +55,7 @@ export interface paths {
          *     is free — taken codes, and codes of deleted links, are `409 conflict`,
          *     and reserved words (`api`, `docs`, `settings`, `static`, `oauth`,
          *     `login`, `logout`, `signup`, `healthz`, `readyz`, `metrics`,
-         *     `problems`, `openapi.json`, `openapi.yaml`, `.well-known`, `w`, `account`,
-         *     `password`, `invitations`, in any
+         *     `problems`, `openapi.json`, `openapi.yaml`, `.well-known`, `w`, `account`, in any
          *     letter case) are `422`. Codes are case-sensitive otherwise: `Menu` and
          *     `menu` are two codes.
          *

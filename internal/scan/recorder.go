@@ -29,8 +29,8 @@ const (
 	FlushInterval     = 20 * time.Millisecond
 	// DefaultWriters write batches side by side, each on its own
 	// connection: one writer spends most of a batch waiting for
-	// PostgreSQL, and measured alone it capped the redirect at about
-	// 20,000 scans a second on 2 cores (docs/scan-pipeline.md).
+	// PostgreSQL while the buffer fills behind it; with two, one batch is
+	// prepared and sent while the other commits (docs/scan-pipeline.md).
 	DefaultWriters = 2
 )
 

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -63,9 +64,9 @@ func TestParseTitle(t *testing.T) {
 		"Spring menu":            "",
 		strings.Repeat("é", 200): "",
 		strings.Repeat("é", 201): "must be at most 200 characters long",
-		"nul\x00":                validate.DetailControl,
-		"tab\t":                  validate.DetailControl,
-		"caf\xe9":                validate.DetailNotUTF8,
+		"nul\x00":                text.DetailControl,
+		"tab\t":                  text.DetailControl,
+		"caf\xe9":                text.DetailNotUTF8,
 	} {
 		got, err := ParseTitle(title)
 		switch {

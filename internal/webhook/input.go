@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/text"
@@ -46,8 +47,8 @@ type UpdateInput struct {
 var DescriptionRule = text.Rule{Max: MaxDescriptionChars}
 
 // ParseURL checks a webhook URL's form: absolute https (http too when
-// allowHTTP), a host, at most MaxURLBytes, no user information, no spaces
-// or control characters. It does not look at the host's addresses; the
+// allowHTTP), a host, at most MaxURLBytes of valid UTF-8, no user
+// information, no spaces or control characters. It does not look at the host's addresses; the
 // Guard does.
 func ParseURL(raw string, allowHTTP bool) (*url.URL, error) {
 	scheme := "an absolute https URL"
@@ -59,6 +60,8 @@ func ParseURL(raw string, allowHTTP bool) (*url.URL, error) {
 		return nil, errors.New("must be " + scheme)
 	case len(raw) > MaxURLBytes:
 		return nil, fmt.Errorf("must be at most %d bytes long", MaxURLBytes)
+	case !utf8.ValidString(raw): // url.Parse keeps such bytes, PostgreSQL refuses them
+		return nil, errors.New(text.DetailNotUTF8)
 	case strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }):
 		return nil, errors.New("must not contain spaces or control characters (percent-encode them)")
 	}

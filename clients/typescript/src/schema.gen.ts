@@ -749,7 +749,10 @@ export interface components {
         WebhookCreate: {
             url: components["schemas"]["WebhookUrl"];
             events: components["schemas"]["WebhookEvents"];
-            /** @description A note for people, at most 500 characters. */
+            /**
+             * @description A note for people, at most 500 characters, without control
+             *     characters (NUL, tabs, line breaks).
+             */
             description?: string | null;
         };
         /**
@@ -759,7 +762,7 @@ export interface components {
         WebhookUpdate: {
             url?: components["schemas"]["WebhookUrl"];
             events?: components["schemas"]["WebhookEvents"];
-            /** @description New note; `null` removes it. */
+            /** @description New note (at most 500 characters, no control characters); `null` removes it. */
             description?: string | null;
             /**
              * @description `disabled` stops deliveries; `enabled` resumes them (also after an automatic disable).

@@ -106,8 +106,8 @@ func Some[T any](v T) Optional[T] { return Optional[T]{Set: true, Value: v} }
 type CreateInput struct {
 	TargetURL TargetURL
 	Title     *text.Text // nil: none
-	Code      Code    // zero: generate one
-	ExpiresAt *Expiry // nil: never
+	Code      Code       // zero: generate one
+	ExpiresAt *Expiry    // nil: never
 }
 
 // UpdateInput is a parsed PATCH: only set fields change; a set nil Title

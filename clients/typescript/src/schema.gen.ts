@@ -960,6 +960,22 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description `idempotency-key-in-use`: a request with the same `Idempotency-Key`
+         *     is still running (retry it after a moment).
+         */
+        IdempotencyKeyInUse: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description `payload-too-large`: the body is larger than 64 KiB. */
         PayloadTooLarge: {
             headers: {
@@ -1782,6 +1798,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
@@ -1959,6 +1976,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];

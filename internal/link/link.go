@@ -64,8 +64,7 @@ func fromRow(r dbsqlc.Link, shortBase string) Link {
 		PreviousTargetURL: r.PreviousTargetUrl, TargetChangedAt: r.TargetChangedAt,
 	}
 	if r.Title != nil {
-		// What the database holds was parsed when it was written.
-		t, _ := TitleRule.Parse(*r.Title)
+		t := text.Stored(*r.Title)
 		l.Title = &t
 	}
 	return l

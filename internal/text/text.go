@@ -25,9 +25,14 @@ const (
 
 // Text is one line of text that PostgreSQL can store: valid UTF-8 without
 // control characters (Unicode category Cc: U+0000–U+001F, U+007F–U+009F),
-// within its field's length. Only Rule.Parse makes one (and the zero Text,
-// the empty text).
+// within its field's length. Only Rule.Parse makes one from input (Stored
+// reads one back; the zero Text is the empty text).
 type Text struct{ s string }
+
+// Stored is a Text read back from the database, which holds only what a
+// Rule accepted when it was written (rows older than a rule stay as they
+// are). It is for storage code, never for input.
+func Stored(s string) Text { return Text{s} }
 
 // String is the text as typed.
 func (t Text) String() string { return t.s }

@@ -81,6 +81,10 @@ func TestPtr(t *testing.T) {
 	if p := Ptr(&v); p == nil || *p != "abc" {
 		t.Errorf("Ptr = %v", p)
 	}
+	// A row written before a rule reads back unchanged, not as "".
+	if old := Stored("before\tthe rule"); old.String() != "before\tthe rule" {
+		t.Errorf("Stored = %q", old)
+	}
 }
 
 // FuzzParse: whatever a rule accepts, PostgreSQL can store as text, a

@@ -48,8 +48,8 @@ var DescriptionRule = text.Rule{Max: MaxDescriptionChars}
 
 // ParseURL checks a webhook URL's form: absolute https (http too when
 // allowHTTP), a host, at most MaxURLBytes of valid UTF-8, no user
-// information, no spaces or control characters. It does not look at the host's addresses; the
-// Guard does.
+// information, no spaces or control characters. It does not look at the
+// host's addresses; the Guard does.
 func ParseURL(raw string, allowHTTP bool) (*url.URL, error) {
 	scheme := "an absolute https URL"
 	if allowHTTP {

@@ -234,19 +234,10 @@ func (w *apiWalk) operation(ctx context.Context, op operation) error {
 			w.send(ctx, op, r, true)
 		}
 	}
-	if obj, ok := baseline.(map[string]any); ok {
-		for _, name := range sortedKeys(obj) {
-			without := map[string]any{}
-			for k, v := range obj {
-				if k != name {
-					without[k] = v
-				}
-			}
-			r := base
-			r.body, _ = json.Marshal(without)
-			r.what = "body without /" + name
-			w.send(ctx, op, r, true)
-		}
+	for _, o := range withoutEach(baseline) {
+		r := base
+		r.body, r.what = o.body, "body without /"+o.name
+		w.send(ctx, op, r, true)
 	}
 	for _, b := range Bodies() {
 		r := base
@@ -364,13 +355,7 @@ func (w *apiWalk) do(ctx context.Context, r request) (*http.Response, []byte, er
 		req.Header[k] = v
 	}
 	req.Header.Set("Authorization", "Bearer "+w.Token)
-	resp, err := w.Client.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp, b, err
+	return fetch(w.Client, req)
 }
 
 // problemStatus checks that a 4xx is a problem document repeating its

@@ -345,11 +345,5 @@ func (w *formWalk) do(ctx context.Context, method, target, contentType string, b
 		req.Header.Set("Sec-Fetch-Site", "same-origin")
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := w.Client.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp, b, err
+	return fetch(w.Client, req)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -118,17 +117,8 @@ func (w *mcpWalk) tool(ctx context.Context, tl tool) error {
 			w.call(ctx, tl.Name, args, "argument "+loc.pointer+" = "+v.Name, true)
 		}
 	}
-	if obj, ok := baseline.(map[string]any); ok {
-		for _, name := range sortedKeys(obj) {
-			without := map[string]any{}
-			for k, v := range obj {
-				if k != name {
-					without[k] = v
-				}
-			}
-			b, _ := json.Marshal(without)
-			w.call(ctx, tl.Name, b, "without argument "+name, true)
-		}
+	for _, o := range withoutEach(baseline) {
+		w.call(ctx, tl.Name, o.body, "without argument "+o.name, true)
 	}
 	for _, v := range []JSON{{"null", raw(`null`)}, {"an array", raw(`[]`)}, {"a string", raw(`"x"`)}, {"a number", raw(`1`)},
 		{"an unknown argument", raw(`{"hostile-unknown":"\u0000"}`)}} {
@@ -235,11 +225,5 @@ func (w *mcpWalk) post(ctx context.Context, msg []byte) (*http.Response, []byte,
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+w.Token)
-	resp, err := w.Client.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp, b, err
+	return fetch(w.Client, req)
 }

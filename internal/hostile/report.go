@@ -2,6 +2,8 @@ package hostile
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -113,4 +115,15 @@ func truncate(s string, n int) string {
 func excerpt(body []byte) string {
 	s := strings.Join(strings.Fields(string(body)), " ")
 	return truncate(s, 300)
+}
+
+// fetch sends req and reads the whole answer.
+func fetch(c *http.Client, req *http.Request) (*http.Response, []byte, error) {
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, b, err
 }

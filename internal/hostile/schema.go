@@ -324,6 +324,32 @@ func with(k Known, s schema, v any, pointer string, hostile json.RawMessage) (js
 	return marshalRaw(doc)
 }
 
+// omission is a valid value with one member left out.
+type omission struct {
+	name string
+	body json.RawMessage
+}
+
+// withoutEach returns v (if an object) once without each of its members.
+func withoutEach(v any) []omission {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out []omission
+	for _, name := range sortedKeys(obj) {
+		rest := map[string]any{}
+		for k, v := range obj {
+			if k != name {
+				rest[k] = v
+			}
+		}
+		b, _ := json.Marshal(rest) // decoded JSON always marshals
+		out = append(out, omission{name, b})
+	}
+	return out
+}
+
 // marker stands for the hostile value while the document is a Go value;
 // marshalRaw swaps the raw bytes in, so values that Go would refuse or
 // repair (invalid UTF-8, 1e400) are sent exactly.

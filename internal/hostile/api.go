@@ -151,6 +151,8 @@ type request struct {
 
 var paramRE = regexp.MustCompile(`\{([^}]+)\}`)
 
+// operation sends every hostile request of op: its valid request first
+// (the baseline every other one changes one value of).
 func (w *apiWalk) operation(ctx context.Context, op operation) error {
 	valid := map[string]string{}
 	for _, name := range paramRE.FindAllStringSubmatch(op.path, -1) {
@@ -178,6 +180,16 @@ func (w *apiWalk) operation(ctx context.Context, op operation) error {
 		}
 	}
 
+	w.parameters(ctx, op, base, valid)
+	if op.body != nil {
+		return w.bodies(ctx, op, base, baseline)
+	}
+	return nil
+}
+
+// parameters sends hostile values in each documented path, query and
+// header parameter, and undocumented query parameters.
+func (w *apiWalk) parameters(ctx context.Context, op operation, base request, valid map[string]string) {
 	for _, p := range op.params {
 		name, in := p.str("name"), p.str("in")
 		switch in {
@@ -212,17 +224,19 @@ func (w *apiWalk) operation(ctx context.Context, op operation) error {
 			}
 		}
 	}
-	if op.method != http.MethodDelete { // an unknown parameter must be refused, but if it were not…
-		names := append([]Text{{"an undocumented name", "hostile-undocumented"}}, unstorable()...)
-		for _, n := range names {
-			r := base
-			r.query, r.what = url.Values{n.Value: {"1"}}, "query parameter named "+n.Name+" "+show(n.Value)
-			w.send(ctx, op, r, true)
-		}
+	if op.method == http.MethodDelete { // an unknown parameter must be refused, but were it not…
+		return
 	}
-	if op.body == nil {
-		return nil
+	for _, n := range append([]Text{{"an undocumented name", "hostile-undocumented"}}, unstorable()...) {
+		r := base
+		r.query, r.what = url.Values{n.Value: {"1"}}, "query parameter named "+n.Name+" "+show(n.Value)
+		w.send(ctx, op, r, true)
 	}
+}
+
+// bodies sends the valid body with hostile values at each of its
+// locations, without each member, broken, and with other content types.
+func (w *apiWalk) bodies(ctx context.Context, op operation, base request, baseline any) error {
 	for _, loc := range locations(*op.body) {
 		for _, v := range w.Known.hostileAt(loc) {
 			b, err := with(w.Known, *op.body, baseline, loc.pointer, v.Value)

@@ -58,3 +58,32 @@ WHERE id = sqlc.arg(id) AND status = 'pending';
 UPDATE invitations SET status = 'revoked', closed_at = sqlc.arg(now)::timestamptz
 WHERE id = $1 AND workspace_id = $2 AND status = 'pending' AND expires_at > sqlc.arg(now)
 RETURNING *;
+
+-- name: InvitationSetToken :exec
+UPDATE invitations SET token_hash = $2 WHERE id = $1;
+
+-- name: InvitationGetByToken :one
+-- The invitation a link names, whatever its state: the page says whether it
+-- was used, revoked or has expired.
+SELECT i.*, w.name AS workspace_name, inviter.email AS invited_by_email
+FROM invitations i
+JOIN workspaces w ON w.id = i.workspace_id
+LEFT JOIN users inviter ON inviter.id = i.invited_by
+WHERE i.token_hash = $1;
+
+-- name: InvitationLockByToken :one
+SELECT i.*, w.name AS workspace_name
+FROM invitations i
+JOIN workspaces w ON w.id = i.workspace_id
+WHERE i.token_hash = $1
+FOR UPDATE OF i;
+
+-- name: InvitationOpenForWorkspaceExists :one
+-- Whether the user holds an open invitation to the workspace (the return
+-- path after sign-in leads there instead of a 404).
+SELECT EXISTS (
+    SELECT 1 FROM invitations i
+    JOIN users me ON i.email = lower(me.email)
+    WHERE me.id = sqlc.arg(user_id) AND i.workspace_id = sqlc.arg(workspace_id)
+      AND i.status = 'pending' AND i.expires_at > sqlc.arg(now)
+);

@@ -67,3 +67,7 @@ WHERE workspace_id = sqlc.arg(workspace_id) AND deleted_at IS NULL
        OR (sqlc.narg(state)::text = 'active' AND status = 'active' AND (expires_at IS NULL OR expires_at > now()))
        OR (sqlc.narg(state)::text = 'paused' AND status = 'paused')
        OR (sqlc.narg(state)::text = 'expired' AND expires_at <= now()));
+
+-- name: LinkListByIDs :many
+-- The links of a scan batch's events (scan.created carries the link).
+SELECT * FROM links WHERE id = ANY(sqlc.arg(ids)::uuid[]);

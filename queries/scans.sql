@@ -18,32 +18,74 @@ WHERE link_id = sqlc.arg(link_id) AND workspace_id = sqlc.arg(workspace_id)
 ORDER BY occurred_at, id
 LIMIT sqlc.arg(lim);
 
--- name: LinkAddScans :many
--- Applied in the flush transaction of a batch: adds each link's human scans
--- and moves last_scanned_at forward.
+-- name: LinkAddScans :exec
+-- Applied by the fold: adds each link's human scans of the window and
+-- moves last_scanned_at forward.
 UPDATE links l
 SET scan_count = l.scan_count + u.scans,
     last_scanned_at = GREATEST(l.last_scanned_at, u.last_at)
 FROM (SELECT unnest(sqlc.arg(link_ids)::uuid[]) AS id,
              unnest(sqlc.arg(counts)::bigint[]) AS scans,
              unnest(sqlc.arg(last_ats)::timestamptz[]) AS last_at) u
-WHERE l.id = u.id
-RETURNING l.*;
+WHERE l.id = u.id;
 
 -- name: ScanEnsurePartitions :exec
 SELECT ensure_scan_partitions(sqlc.arg(start)::timestamptz, sqlc.arg(months)::integer);
 
--- name: ScanRollupLock :exec
--- Takes the advisory locks of the batch's links (sorted by the caller, so
--- two writers never wait on each other in a cycle); rebuild_scan_rollups
--- takes the same lock for the link it rebuilds.
-SELECT pg_advisory_xact_lock(k) FROM unnest(sqlc.arg(keys)::bigint[]) AS k;
+-- name: ScanFoldLock :one
+-- Only one fold runs at a time, across instances; a fold that finds the
+-- lock taken leaves the queue to the one holding it.
+SELECT pg_try_advisory_xact_lock(scan_fold_lock_key());
+
+-- name: ScanFoldChunkEnd :one
+-- The last link of the next range of about @rows queued scans after
+-- @after: the fold takes the queue a range at a time, every scan of a link
+-- in the same range, so its memory stays bounded whatever the backlog.
+SELECT link_id FROM scan_fold_queue WHERE link_id > @after::uuid
+ORDER BY link_id OFFSET @rows::integer LIMIT 1;
+
+-- name: ScanFoldTake :many
+-- Takes the queued scans of the links in (@after, @upto] (NULL: to the
+-- end) that this snapshot sees (scans committed later stay for the next
+-- fold), grouped so that repeats of one visitor, link, hour and key are
+-- one row.
+WITH taken AS (
+    DELETE FROM scan_fold_queue
+    WHERE link_id > @after::uuid AND (sqlc.narg(upto)::uuid IS NULL OR link_id <= sqlc.narg(upto)::uuid)
+    RETURNING workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash
+)
+SELECT link_id, workspace_id,
+       (date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
+       bot, device, os, browser, referrer_host, visitor_hash,
+       count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
+FROM taken
+GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, visitor_hash;
+
+-- name: ScanFoldQueueVacuum :exec
+-- Run after each fold, outside its transaction: the queue is emptied every
+-- few seconds, and without this its dead rows would pile up until
+-- autovacuum comes by, and every fold would read them again.
+VACUUM scan_fold_queue;
+
+-- name: ScanQueueCounts :many
+-- The human scans of these links still in the fold queue: added to the
+-- folded scan_count and last_scanned_at, they make both exact at this
+-- snapshot.
+SELECT link_id, count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
+FROM scan_fold_queue WHERE link_id = ANY(@link_ids::uuid[]) AND NOT bot
+GROUP BY link_id;
+
+-- name: ScanQueueOldest :one
+-- When the link's oldest queued scan occurred (no row: none queued): its
+-- rollups are complete before that hour, and reports read raw scans from
+-- it on.
+SELECT occurred_at FROM scan_fold_queue WHERE link_id = @link_id ORDER BY occurred_at LIMIT 1;
 
 -- name: ScanVisitorDaysUpsert :many
 -- Adds the batch's hour bits to each (link, UTC day, visitor) and returns,
 -- for every row whose bits changed, the bits before and after, from which
--- the writer derives the hourly unique, first-seen and last-seen counters.
--- The link's advisory lock is held, so the snapshot's old bits are current.
+-- the fold derives the hourly unique, first-seen and last-seen counters.
+-- The fold lock is held, so the snapshot's old bits are current.
 WITH input AS (
     SELECT unnest(sqlc.arg(link_ids)::uuid[]) AS link_id, unnest(sqlc.arg(days)::date[]) AS day,
            unnest(sqlc.arg(visitor_hashes)::bytea[]) AS visitor_hash,

@@ -16,3 +16,6 @@ SELECT * FROM users WHERE lower(email) = lower(sqlc.arg(email));
 
 -- name: UserGetByID :one
 SELECT * FROM users WHERE id = $1;
+
+-- name: UserSetPassword :exec
+UPDATE users SET password_hash = $2 WHERE id = $1;

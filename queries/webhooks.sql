@@ -62,15 +62,16 @@ WHERE subscription_id = $1 AND event_id = $2;
 
 -- name: WebhookDeliveryInsert :one
 INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, event_id, event_type, attempt, status,
-                                response_status, response_body, error, duration_ms, created_at, next_attempt_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                                response_status, response_body, error, duration_ms, created_at, next_attempt_at,
+                                request_signature, response_headers)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, sqlc.narg(request_signature), sqlc.narg(response_headers))
 RETURNING *;
 
 -- name: WebhookDeliveryComplete :one
 -- Completes a pending (manually retried) delivery with its outcome.
 UPDATE webhook_deliveries
 SET status = $2, response_status = $3, response_body = $4, error = $5, duration_ms = $6,
-    next_attempt_at = $7
+    next_attempt_at = $7, request_signature = sqlc.narg(request_signature), response_headers = sqlc.narg(response_headers)
 WHERE id = $1 AND status = 'pending'
 RETURNING *;
 
@@ -101,3 +102,10 @@ WHERE d.workspace_id = sqlc.arg(workspace_id)
   AND d.subscription_id = ANY(sqlc.arg(subscription_ids)::uuid[])
   AND d.created_at >= sqlc.arg(since)::timestamptz
 GROUP BY d.subscription_id;
+
+-- name: WebhookDeliveryListByEvent :many
+-- Every attempt of one event to one subscription, oldest first (the
+-- delivery detail page).
+SELECT * FROM webhook_deliveries
+WHERE subscription_id = $1 AND workspace_id = $2 AND event_id = $3
+ORDER BY attempt, id;

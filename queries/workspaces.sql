@@ -35,3 +35,7 @@ LIMIT 1;
 -- Serialises changes to a workspace's memberships, so that two admins
 -- demoting each other at once cannot leave the workspace without an admin.
 SELECT id FROM workspaces WHERE id = $1 FOR UPDATE;
+
+-- name: WorkspaceRename :one
+UPDATE workspaces SET name = $2 WHERE id = $1
+RETURNING *;

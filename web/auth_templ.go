@@ -99,7 +99,7 @@ func SignInPage(v SignInView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<div class=\"actions\"><button type=\"submit\" data-testid=\"signin-submit\">Sign in</button></div></form><p class=\"muted form-footer\">New to linkqr? <a href=\"/signup\">Create an account</a></p></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<div class=\"actions\"><button type=\"submit\" data-testid=\"signin-submit\">Sign in</button> <a href=\"/password/forgot\" data-testid=\"signin-forgot\">Forgot your password?</a></div></form><p class=\"muted form-footer\">New to linkqr? <a href=\"/signup\">Create an account</a></p></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -113,9 +113,8 @@ func SignInPage(v SignInView) templ.Component {
 	})
 }
 
-// SignUpPage creates an account and its first workspace. A valid sign-up
-// always ends on the sign-in page with the same message, whether or not the
-// address already had an account.
+// SignUpPage creates an account and its first workspace, and signs in. An
+// address that already has an account goes to the sign-in page instead.
 func SignUpPage(v SignUpView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

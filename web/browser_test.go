@@ -3,54 +3,16 @@ package web_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/linkqr/linkqr/internal/testkit"
 )
-
-// chromiumPath is where Debian installs Chromium.
-const chromiumPath = "/usr/bin/chromium"
-
-// newChromium starts a headless Chromium with a fresh profile for the test
-// and returns its browsing context.
-func newChromium(t *testing.T) context.Context {
-	t.Helper()
-	path := chromiumPath
-	if _, err := os.Stat(path); err != nil {
-		p, lookErr := exec.LookPath("chromium")
-		if lookErr != nil {
-			testkit.SkipUnlessStrict(t, "chromium is not installed ("+chromiumPath+")")
-		}
-		path = p
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	return ctx
-}
 
 // dialogs answers every confirm() of the page: accepted while accept is
 // true, dismissed otherwise; seen counts them.
@@ -84,7 +46,7 @@ func css(testID string) chromedp.CSS { return chromedp.CSS(`[data-testid="` + te
 // the API, and revoke it through the confirmation dialog.
 func TestBrowserMintUseAndRevokeKey(t *testing.T) {
 	t.Parallel()
-	ctx := newChromium(t)
+	ctx := testkit.Chromium(t)
 	srv := testkit.StartServer(t)
 	dlg := answerDialogs(ctx)
 	run := func(steps ...chromedp.Action[chromedp.Void]) {
@@ -101,13 +63,8 @@ func TestBrowserMintUseAndRevokeKey(t *testing.T) {
 		chromedp.SendKeys(css("signup-password"), password),
 		chromedp.SendKeys(css("signup-workspace"), "Browser Co"),
 		chromedp.Click(css("signup-submit")),
-		// Sign-up does not sign in (it answers alike for registered
-		// addresses): it leads to the sign-in page.
+		// Sign-up signs in, on the new workspace's Links page.
 		chromedp.WaitVisible(css("flash-ok")),
-		chromedp.WaitVisible(css("signin-page")),
-		chromedp.SendKeys(css("signin-email"), email),
-		chromedp.SendKeys(css("signin-password"), password),
-		chromedp.Click(css("signin-submit")),
 		chromedp.WaitVisible(css("nav-settings")),
 		chromedp.Click(css("nav-settings")),
 		chromedp.WaitVisible(css("keys-empty")),
@@ -194,7 +151,7 @@ func saveShot(t *testing.T, ctx context.Context, name string) {
 // in the top bar and the banner, accepts it and lands in the workspace.
 func TestBrowserInviteAcceptAndRevoke(t *testing.T) {
 	t.Parallel()
-	ctx := newChromium(t)
+	ctx := testkit.Chromium(t)
 	srv := testkit.StartServer(t)
 	dlg := answerDialogs(ctx)
 	admin, bob := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
@@ -242,7 +199,7 @@ func TestBrowserInviteAcceptAndRevoke(t *testing.T) {
 			chromedp.SendKeys(css("invite-email-input"), email),
 		)
 		submit(css("invite-submit"), "flash-ok")
-		if got := text(css("flash-ok")); !strings.HasPrefix(got, "Invitation sent to "+strings.ToLower(email)) {
+		if got := text(css("flash-ok")); !strings.HasPrefix(got, "Invitation link made for "+strings.ToLower(email)) {
 			t.Fatalf("flash after inviting %s: %q", email, got)
 		}
 	}

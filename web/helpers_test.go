@@ -114,15 +114,16 @@ func (b *browser) mustSignIn(email, password string) {
 	}
 }
 
-// signUp creates an account through the form, signs in with it (sign-up
-// itself never signs anyone in) and returns its first workspace's "ws_…" id.
+// signUp creates an account through the form (which signs in) and returns
+// its first workspace's "ws_…" id.
 func (b *browser) signUp(email, password, workspace string) string {
 	b.t.Helper()
 	p := b.post("/signup", url.Values{"email": {email}, "password": {password}, "workspace": {workspace}})
-	if p.status != http.StatusSeeOther || p.location != "/login" {
+	m := regexp.MustCompile(`^/w/(ws_[0-9a-z]+)/links$`).FindStringSubmatch(p.location)
+	if p.status != http.StatusSeeOther || m == nil {
 		b.t.Fatalf("sign up: status %d, location %q: %s", p.status, p.location, excerpt(p.body))
 	}
-	return b.signInHome(email, password)
+	return m[1]
 }
 
 // signInHome signs in and returns the "ws_…" id of the workspace that home

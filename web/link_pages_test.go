@@ -156,7 +156,13 @@ func TestLinkPageEditPauseDelete(t *testing.T) {
 		t.Errorf("retitling an expired link: %d %s", p.status, excerpt(p.body))
 	}
 	// Pause and resume.
+	// Pausing asks first (a dialog with JavaScript, this page without):
+	// nothing is paused until it is confirmed.
 	p = b.post(path+"/status", url.Values{"status": {"paused"}})
+	if p.status != http.StatusOK || !hasTestID(p.body, "confirm-page") || hasTestID(b.get(path).body, "paused-notice") {
+		t.Errorf("unconfirmed pause: %d, or the link was paused", p.status)
+	}
+	p = b.post(path+"/status", url.Values{"status": {"paused"}, "confirmed": {"yes"}})
 	if p.status != http.StatusSeeOther || !hasTestID(b.follow(p).body, "paused-notice") {
 		t.Errorf("pause: %d", p.status)
 	}
@@ -226,7 +232,7 @@ func TestLinksSearchFilterAndCount(t *testing.T) {
 	createInForm(t, b, ws, url.Values{"target_url": {"https://shop.example/summer"}, "title": {"Summer sale"}})
 	createInForm(t, b, ws, url.Values{"target_url": {"https://menu.example/"}, "title": {"Lunch 50% off"}, "code": {"lunch_menu"}})
 	paused := createInForm(t, b, ws, url.Values{"target_url": {"https://menu.example/dinner"}, "title": {"Dinner"}})
-	b.post(paused+"/status", url.Values{"status": {"paused"}})
+	b.post(paused+"/status", url.Values{"status": {"paused"}, "confirmed": {"yes"}})
 	base := "/w/" + ws + "/links"
 	rows := func(p page) int { return strings.Count(p.body, `data-testid="link-row"`) }
 	for q, want := range map[string]struct {

@@ -155,7 +155,7 @@ func (u *UI) linkUpdate(w http.ResponseWriter, r *http.Request) {
 		errs validate.Errors
 		in   link.UpdateInput
 	)
-	target, err := link.ParseTargetURL(f.TargetURL)
+	target, err := link.ParseTargetURL(withScheme(f.TargetURL))
 	if errs.Check("/target_url", err) {
 		in.TargetURL = link.Some(target)
 	}
@@ -199,6 +199,13 @@ func (u *UI) linkSetStatus(w http.ResponseWriter, r *http.Request) {
 	st, err := link.ParseStatus(r.PostFormValue("status"))
 	if err != nil {
 		u.errorPage(w, r, http.StatusUnprocessableEntity, "Unknown status", "A link can only be paused or resumed.")
+		return
+	}
+	if st == link.StatusPaused && !u.confirmFirst(w, r, sectionLinks, ConfirmView{
+		Title:   "Pause this link?",
+		Message: "While it is paused, " + l.ShortURL + " answers “This link is paused” to everyone who opens it or scans its QR code, and scans are not counted. You can resume it at any time.",
+		Button:  "Pause link", Back: linkPath(ws, l.ID, ""),
+	}) {
 		return
 	}
 	if _, err := u.Links.Update(r.Context(), ws.ID, l.ID, link.UpdateInput{Status: link.Some(st)}); u.failed(w, r, err) {

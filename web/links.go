@@ -129,7 +129,7 @@ func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 		Code: strings.TrimSpace(r.PostFormValue("code")), Expires: strings.TrimSpace(r.PostFormValue("expires_at")),
 	}
 	var errs validate.Errors
-	target, err := link.ParseTargetURL(f.TargetURL)
+	target, err := link.ParseTargetURL(withScheme(f.TargetURL))
 	errs.Check("/target_url", err)
 	in := link.CreateInput{TargetURL: target}
 	title, err := link.TitleRule.ParseOptional(f.Title)
@@ -255,4 +255,31 @@ func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
 			u.serverError(w, r, err)
 		}
 	}
+}
+
+// withScheme reads a target typed without a scheme ("example.com/page") as
+// https, as a browser's address bar does; the API stays strict.
+func withScheme(target string) string {
+	if target == "" || strings.Contains(target, "://") {
+		return target
+	}
+	if i := strings.IndexAny(target, ":/?#"); i >= 0 && target[i] == ':' && !looksLikeHostPort(target[:i], target[i+1:]) {
+		return target // another scheme, "mailto:x": let validation name it
+	}
+	return "https://" + strings.TrimPrefix(target, "//")
+}
+
+// looksLikeHostPort tells "example.com:8080/x" (a host and a port) from
+// "mailto:x" (a scheme).
+func looksLikeHostPort(host, rest string) bool {
+	port, _, _ := strings.Cut(rest, "/")
+	if port == "" || !strings.Contains(host, ".") && host != "localhost" {
+		return false
+	}
+	for _, c := range port {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

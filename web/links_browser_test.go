@@ -13,7 +13,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -37,37 +36,10 @@ import (
 const desktopUA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
 
 // chromiumUser starts a headless Chromium that presents itself as a
-// person's desktop browser, at 1280 × 900.
+// person's desktop browser.
 func chromiumUser(t *testing.T) context.Context {
 	t.Helper()
-	path := chromiumPath
-	if _, err := os.Stat(path); err != nil {
-		p, lookErr := exec.LookPath("chromium")
-		if lookErr != nil {
-			testkit.SkipUnlessStrict(t, "chromium is not installed ("+chromiumPath+")")
-		}
-		path = p
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.WindowSize(1280, 900),
-		chromedp.UserAgent(desktopUA),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 150*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	return ctx
+	return testkit.Chromium(t, chromedp.UserAgent(desktopUA))
 }
 
 // pilot drives one Chromium through linkqr's pages.
@@ -187,8 +159,12 @@ func walkLink(t *testing.T, js bool) {
 			t.Fatal(err)
 		}
 	}
+	dlg := answerDialogs(ctx) // pausing asks first
+	dlg.accept.Store(true)
 
 	email := newEmail("walker")
+	p.run(chromedp.Navigate(srv.URL + "/login"))
+	p.look("signin")
 	p.run(chromedp.Navigate(srv.URL + "/signup"))
 	p.look("signup")
 	p.run(
@@ -196,10 +172,7 @@ func walkLink(t *testing.T, js bool) {
 		chromedp.SendKeys(css("signup-password"), password),
 		chromedp.SendKeys(css("signup-workspace"), "Walk Co"),
 	)
-	p.submit(css("signup-submit"), "signin-page")
-	p.look("signin")
-	p.run(chromedp.SendKeys(css("signin-email"), email), chromedp.SendKeys(css("signin-password"), password))
-	p.submit(css("signin-submit"), "new-link-form")
+	p.submit(css("signup-submit"), "new-link-form") // sign-up signs in
 	p.run(chromedp.WaitVisible(css("links-empty")))
 	p.look("links-empty")
 	loc, _ := chromedp.Run(ctx, chromedp.Location())
@@ -300,7 +273,16 @@ func walkLink(t *testing.T, js bool) {
 
 	// Pause: 410 saying paused; resume: redirects again.
 	p.run(chromedp.Navigate(linkURL), chromedp.WaitVisible(css("pause-link")))
-	p.submit(css("pause-link"), "paused-notice")
+	if js {
+		seen := dlg.seen.Load()
+		p.submit(css("pause-link"), "paused-notice") // through the confirm() dialog
+		if dlg.seen.Load() != seen+1 || !strings.HasPrefix(dlg.last.Load().(string), "Pause ") {
+			t.Errorf("pausing did not ask first: %v", dlg.last.Load())
+		}
+	} else {
+		p.submit(css("pause-link"), "confirm-page") // a confirmation page instead
+		p.submit(css("confirm-submit"), "paused-notice")
+	}
 	p.look("link-paused")
 	p.expectGone(shortURL, "This link is paused")
 	p.look("redirect-paused")
@@ -473,17 +455,43 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 		t.Fatal(err)
 	}
 	hookPath := ws + "/settings/webhooks/" + store.FormatID(store.PrefixWebhook, hook.ID)
+	if _, err := srv.App.Webhooks.SendTest(bg, admin.WorkspaceID, hook.ID); err != nil {
+		t.Fatal(err)
+	}
+	deliveryPath := ""
+	for deadline := time.Now().Add(15 * time.Second); deliveryPath == ""; time.Sleep(20 * time.Millisecond) {
+		list, _, err := srv.App.Webhooks.ListDeliveries(bg, admin.WorkspaceID, hook.ID, nil, 1)
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("no delivery attempt within 15 s (%v)", err)
+		}
+		if len(list) == 1 && list[0].Status != webhook.DeliveryPending {
+			deliveryPath = hookPath + "/deliveries/" + store.FormatID(store.PrefixDelivery, list[0].ID)
+		}
+	}
 
 	visit := func(name, path string) {
 		t.Helper()
 		p.run(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+path), chromedp.WaitReady(chromedp.CSS("body")))
 		p.look(name)
 	}
-	for name, path := range map[string]string{"home": "/", "problems": "/problems", "problem": "/problems/validation-failed", "not-found": "/no/such/page"} {
+	inv, err := srv.App.Accounts.Invite(bg, admin.WorkspaceID, admin.UserID, newEmail("another-rather-long-invitee-address"), account.RoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resetLink, err := srv.App.Accounts.ResetLink(bg, admin.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, path := range map[string]string{"home": "/", "problems": "/problems", "problem": "/problems/validation-failed", "not-found": "/no/such/page",
+		"forgot": "/password/forgot", "reset": strings.TrimPrefix(resetLink, srv.URL),
+		"short-code-404": "/NoSuchCode9", "invitation-unknown": "/invitations/" + strings.Repeat("x", 43)} {
 		visit("public-"+name, path)
 	}
+	// Signing in from an invitation page comes back to it: here, one for
+	// another address.
+	visit("public-invitation", strings.TrimPrefix(inv.Link, srv.URL))
 	p.run(chromedp.Navigate(srv.URL+"/login"), chromedp.SendKeys(css("signin-email"), admin.Email), chromedp.SendKeys(css("signin-password"), admin.Password))
-	p.submit(css("signin-submit"), "new-link-form")
+	p.submit(css("signin-submit"), "invitation-link-other")
 	b := newBrowser(t, srv)
 	b.mustSignIn(admin.Email, admin.Password)
 	linkPath := createInForm(t, b, admin.WorkspaceExternalID(), url.Values{
@@ -496,7 +504,8 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 		{"members", ws + "/settings/members"}, {"webhooks", ws + "/settings/webhooks"}, {"webhook-new", ws + "/settings/webhooks/new"},
 		{"webhook", hookPath}, {"webhook-edit", hookPath + "/edit"}, {"webhook-delete", hookPath + "/delete"},
 		{"workspace-new", "/w/new"}, {"invitations", "/w/invitations"}, {"signed-in-problems", "/problems"}, {"signed-in-not-found", ws + "/links/lnk_nope"},
-		{"docs", "/docs"},
+		{"docs", "/docs"}, {"account", "/account"}, {"workspace", ws + "/settings/workspace"},
+		{"invitation-other-address", strings.TrimPrefix(inv.Link, srv.URL)}, {"webhook-delivery", deliveryPath},
 	}
 	for _, pg := range pages {
 		visit(pg.name, pg.path)

@@ -6,9 +6,11 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/session"
 )
 
-// membersList shows the workspace's members to its admins.
+// membersList shows the workspace's members to every member (and the
+// admins' tools to admins).
 func (u *UI) membersList(w http.ResponseWriter, r *http.Request) {
 	u.renderMembers(w, r, http.StatusOK, MembersView{})
 }
@@ -23,10 +25,12 @@ func (u *UI) renderMembers(w http.ResponseWriter, r *http.Request, status int, v
 		u.serverError(w, r, err)
 		return
 	}
-	invitations, err := u.Accounts.PendingInvitations(r.Context(), ws.ID)
-	if err != nil {
-		u.serverError(w, r, err)
-		return
+	var invitations []account.Invitation
+	if ws.IsAdmin() {
+		if invitations, err = u.Accounts.PendingInvitations(r.Context(), ws.ID); err != nil {
+			u.serverError(w, r, err)
+			return
+		}
 	}
 	for _, inv := range invitations {
 		view.Invitations = append(view.Invitations, PendingInvitationRow{
@@ -47,6 +51,13 @@ func (u *UI) renderMembers(w http.ResponseWriter, r *http.Request, status int, v
 			SoleAdmin: m.Role == account.RoleAdmin && admins == 1,
 		})
 	}
+	if inv, ok := session.PopNewInvitation(v.Session); ok && inv.WorkspaceID == ws.ExternalID() {
+		view.NewInvitation = &NewInvitationView{Email: inv.Email, Role: inv.Role, Link: inv.Link, Expires: inv.Expires, Mailed: inv.Mailed}
+		if !u.save(w, r, v.Session) {
+			return
+		}
+	}
+	view.MailEnabled = u.Accounts.MailEnabled()
 	view.Nav = u.nav(w, r, sectionMembers)
 	Render(w, r, status, MembersPage(view))
 }

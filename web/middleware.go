@@ -57,7 +57,7 @@ func readForm(next http.Handler) http.Handler {
 }
 
 func (u *UI) crossOriginRefused(w http.ResponseWriter, r *http.Request) {
-	u.Log.Info("cross-origin form post refused", "path", r.URL.Path,
+	u.Log.Info("cross-origin form post refused", "path", LogPath(r.URL.Path),
 		"origin", r.Header.Get("Origin"), "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))
 	Render(w, r, http.StatusForbidden, ErrorPage(http.StatusForbidden, "Request refused",
 		"This form was sent from another site, so linkqr refused it. Open linkqr directly and try again."))

@@ -133,7 +133,7 @@ func TestOAuthClientsSettings(t *testing.T) {
 // screenshots when LINKQR_TEST_SCREENSHOTS is set).
 func TestBrowserOAuthClientsPages(t *testing.T) {
 	t.Parallel()
-	ctx := newChromium(t)
+	ctx := testkit.Chromium(t)
 	srv := testkit.StartServer(t)
 	tn := testkit.NewTenant(t, srv.Pool)
 	dlg := answerDialogs(ctx)

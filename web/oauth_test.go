@@ -169,7 +169,7 @@ func TestAuthorizeBadInput(t *testing.T) {
 // partner: the token it gets acts in the workspace chosen on the page.
 func TestBrowserPKCEFlow(t *testing.T) {
 	t.Parallel()
-	ctx := newChromium(t)
+	ctx := testkit.Chromium(t)
 	srv := testkit.StartServer(t)
 	tn := testkit.NewTenant(t, srv.Pool)
 	second, err := srv.App.Accounts.NewWorkspace(context.Background(), tn.UserID, "Second Shop")

@@ -5,18 +5,21 @@ package web
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/a-h/templ"
 
 	"github.com/linkqr/linkqr/internal/redirect"
 )
 
-// StatusPage returns a handler that answers with the plain error page,
-// never to be reused from a cache.
+// StatusPage returns a handler that answers with a neutral page (no
+// linkqr navigation: the visitor scanned someone's code), never to be
+// reused from a cache.
 func StatusPage(status int, title, message string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "private, no-cache")
-		Render(w, r, status, ErrorPage(status, title, message))
+		Render(w, r, status, NeutralPage(status, title, message, "status-"+strconv.Itoa(status)))
 	}
 }
 
@@ -42,4 +45,19 @@ func Render(w http.ResponseWriter, r *http.Request, status int, c templ.Componen
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_ = c.Render(r.Context(), w)
+}
+
+// LogPath is a request path as logs may show it: the token of an
+// invitation or password reset link is a secret, so it is cut out.
+func LogPath(p string) string {
+	for _, prefix := range []string{"/invitations/", "/password/reset/"} {
+		if rest, ok := strings.CutPrefix(p, prefix); ok {
+			_, tail, found := strings.Cut(rest, "/")
+			if found {
+				return prefix + "…/" + tail
+			}
+			return prefix + "…"
+		}
+	}
+	return p
 }

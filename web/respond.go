@@ -98,7 +98,7 @@ func (u *UI) serverError(w http.ResponseWriter, r *http.Request, err error) {
 		level = slog.LevelDebug
 	}
 	u.Log.Log(r.Context(), level, "UI request failed", "request_id", requestid.FromContext(r.Context()),
-		"method", r.Method, "path", r.URL.Path, "err", err)
+		"method", r.Method, "path", LogPath(r.URL.Path), "err", err)
 	Render(w, r, http.StatusInternalServerError, ErrorPage(http.StatusInternalServerError,
 		"Something went wrong", "The error has been logged. Please try again."))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/session"
+	"github.com/linkqr/linkqr/internal/store"
 )
 
 // badCredentials is the one message for an unknown address and a wrong
@@ -35,6 +36,11 @@ func (u *UI) signInForm(w http.ResponseWriter, r *http.Request) {
 	v := SignInView{Nav: u.nav(w, r, "")}
 	if r.URL.Query().Get("signed_out") != "" {
 		v.Notice = "You have been signed out."
+	}
+	if sess, err := u.Sessions.Get(r, session.CookieName); err == nil {
+		if v.Email = session.PopLoginEmail(sess); v.Email != "" {
+			_ = u.Sessions.Save(r, w, sess)
+		}
 	}
 	Render(w, r, http.StatusOK, SignInPage(v))
 }
@@ -69,15 +75,41 @@ func (u *UI) signIn(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r, err)
 		return
 	}
-	next := safeNext(session.PopNext(sess))
-	if sess, err = u.startSession(r, user); err != nil {
+	next, notice, err := u.returnPath(r, user, safeNext(session.PopNext(sess)))
+	if err != nil {
 		u.serverError(w, r, err)
 		return
 	}
-	if !u.save(w, r, sess) {
-		return
+	u.signInAs(w, r, user, next, notice)
+}
+
+// returnPath is where sign-in goes: the remembered page, unless it lies in
+// a workspace the user does not belong to — then the invitations page when
+// they hold an open invitation to it, else home with a notice. Never a 404.
+func (u *UI) returnPath(r *http.Request, user account.User, next string) (string, string, error) {
+	rest, ok := strings.CutPrefix(next, "/w/")
+	if !ok {
+		return next, "", nil
 	}
-	http.Redirect(w, r, next, http.StatusSeeOther)
+	raw, _, _ := strings.Cut(rest, "/")
+	raw, _, _ = strings.Cut(raw, "?")
+	id, ok := store.ParseID(store.PrefixWorkspace, raw)
+	if !ok {
+		return next, "", nil
+	}
+	if _, err := u.Accounts.Workspace(r.Context(), user.ID, id); err == nil {
+		return next, "", nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return "", "", err
+	}
+	invited, err := u.Accounts.HasOpenInvitation(r.Context(), user.ID, id)
+	if err != nil {
+		return "", "", err
+	}
+	if invited {
+		return invitationsPath, "You were invited to that workspace: accept the invitation to open it.", nil
+	}
+	return "/", "The page you asked for is in a workspace you are not a member of. Ask one of its admins for an invitation.", nil
 }
 
 func (u *UI) signInFailed(w http.ResponseWriter, r *http.Request, status int, email, message string) {

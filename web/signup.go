@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strings"
@@ -20,61 +21,95 @@ func (u *UI) signUpForm(w http.ResponseWriter, r *http.Request) {
 	Render(w, r, http.StatusOK, SignUpPage(SignUpView{Nav: u.nav(w, r, "")}))
 }
 
-// signUpReceived is the one answer to a valid sign-up, whether the address
-// was new (the account and workspace now exist) or already had an account
-// (left untouched): the page does not reveal which addresses are
-// registered. See account.Service.SignUp.
-func signUpReceived(workspace string) string {
-	return "Sign-up received. If this address was new, your account and your workspace “" + workspace +
-		"” are ready: sign in with the password you just chose. If it already had a linkqr account, " +
-		"that account was not changed: sign in with its password."
-}
-
-// signUp registers the address (throttled per IP) and sends the person to
-// the sign-in page with the same message whether or not the address already
-// had an account; it never signs anyone in, since it cannot tell the two
-// cases apart without revealing them.
+// signUp registers the address (throttled per IP): a new address is
+// signed in at once (a fresh session) and lands on its new workspace's
+// Links page; an address that already has an account changes nothing and
+// goes to the sign-in page with the address filled in (see
+// account.Service.SignUp for what that reveals and what bounds it).
 func (u *UI) signUp(w http.ResponseWriter, r *http.Request) {
 	in := account.SignUpInput{
 		Email:     r.PostFormValue("email"),
 		Password:  r.PostFormValue("password"),
 		Workspace: r.PostFormValue("workspace"),
 	}
-	err := u.Accounts.SignUp(r.Context(), in, u.ClientIP.Of(r))
-	failed := func(status int, errs FieldErrors, message string) {
+	user, err := u.Accounts.SignUp(r.Context(), in, u.ClientIP.Of(r))
+	if u.signUpFailed(w, r, err, in.Email, func(status int, errs FieldErrors, message string) {
 		Render(w, r, status, SignUpPage(SignUpView{
 			Nav: u.nav(w, r, ""), Email: in.Email, Workspace: in.Workspace, Errors: errs, Error: message,
 		}))
+	}) {
+		return
 	}
+	all, err := u.Accounts.Workspaces(r.Context(), user.ID)
+	if err != nil || len(all) == 0 {
+		u.serverError(w, r, cmp.Or(err, errors.New("a new account has no workspace")))
+		return
+	}
+	u.signInAs(w, r, user, "/w/"+all[0].ExternalID()+"/links", "Welcome to linkqr: your workspace “"+all[0].Name+"” is ready.")
+}
+
+// signUpFailed answers a sign-up of email that did not create an account
+// (bad input, throttled, busy, or an address that has one) and reports
+// whether it did; failed renders the form again.
+func (u *UI) signUpFailed(w http.ResponseWriter, r *http.Request, err error, email string, failed func(status int, errs FieldErrors, message string)) bool {
 	var throttled *account.ThrottledError
 	if errs, ok := fieldErrors(err); ok {
 		failed(http.StatusUnprocessableEntity, errs, "")
-		return
+		return true
 	}
 	switch {
+	case err == nil:
+		return false
 	case errors.As(err, &throttled):
 		setRetryAfter(w, throttled.RetryAfter)
 		failed(http.StatusTooManyRequests, nil,
 			"Too many sign-up attempts from your network. Please try again in "+waitText(throttled.RetryAfter)+".")
-		return
 	case errors.Is(err, secrethash.ErrBusy):
 		setRetryAfter(w, secrethash.RetryAfter)
 		failed(http.StatusServiceUnavailable, nil, busyMessage)
-		return
-	case err != nil:
+	case errors.Is(err, account.ErrAccountExists):
+		u.accountExists(w, r, strings.TrimSpace(email))
+	default:
 		u.serverError(w, r, err)
-		return
 	}
+	return true
+}
+
+// accountExists sends a sign-up for a registered address to the sign-in
+// page, with the address filled in and the way to reset its password.
+func (u *UI) accountExists(w http.ResponseWriter, r *http.Request, email string) {
 	sess, err := u.Sessions.Get(r, session.CookieName)
 	if err != nil {
 		u.serverError(w, r, err)
 		return
 	}
-	session.AddFlash(sess, flashOK, signUpReceived(strings.TrimSpace(in.Workspace)))
+	msg := "This address already has a linkqr account, and nothing was changed. Sign in with its password, or reset the password if you forgot it."
+	if u.Accounts.MailEnabled() {
+		msg += " We also sent a note to that address."
+	}
+	session.SetLoginEmail(sess, email)
+	session.AddFlash(sess, flashOK, msg)
 	if !u.save(w, r, sess) {
 		return
 	}
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// signInAs starts a fresh session for user (see startSession) and goes to
+// next with a message.
+func (u *UI) signInAs(w http.ResponseWriter, r *http.Request, user account.User, next, message string) {
+	sess, err := u.startSession(r, user)
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	if message != "" {
+		session.AddFlash(sess, flashOK, message)
+	}
+	if !u.save(w, r, sess) {
+		return
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 // startSession replaces the request's session by a new one (new id, no

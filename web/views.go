@@ -22,6 +22,10 @@ const (
 	sectionOAuthClients = "oauth-clients"
 	// sectionInvitations is the invitee's page, outside any workspace.
 	sectionInvitations = "invitations"
+	// sectionAccount is the viewer's own account page.
+	sectionAccount = "account"
+	// sectionWorkspace is Settings → Workspace.
+	sectionWorkspace = "workspace"
 )
 
 // FieldErrors maps a JSON pointer ("/name") to the message shown next to
@@ -186,6 +190,15 @@ type MembersView struct {
 	Email       string // the invite form, filled in again after a failure
 	Role        string
 	Errors      FieldErrors
+	MailEnabled bool
+	// NewInvitation is the link just made, shown this once.
+	NewInvitation *NewInvitationView
+}
+
+// NewInvitationView is a just-made invitation link.
+type NewInvitationView struct {
+	Email, Role, Link, Expires string
+	Mailed                     bool
 }
 
 // PendingInvitationRow is one open invitation on the members page.
@@ -265,4 +278,65 @@ type LinkDeleteView struct {
 	Nav  NavModel
 	Link LinkRow
 	Path string
+}
+
+// The three faces of an invitation link.
+const (
+	invitationSignedOut = iota
+	invitationJoin
+	invitationOtherAddress
+)
+
+// InvitationLinkView is the page an invitation link opens.
+type InvitationLinkView struct {
+	Nav       NavModel
+	Mode      int
+	Path      string // /invitations/{token}
+	Workspace string
+	InvitedBy string
+	Email     string
+	RoleText  string // "a member", "an admin"
+	Expires   string
+	Errors    FieldErrors
+	Error     string
+}
+
+// ForgotView is the forgot-password page.
+type ForgotView struct {
+	Nav         NavModel
+	MailEnabled bool
+	Sent        bool
+	Email       string
+	Errors      FieldErrors
+	Error       string
+}
+
+// ResetView is the page of a password reset link.
+type ResetView struct {
+	Nav    NavModel
+	Path   string
+	Email  string
+	Errors FieldErrors
+	Error  string
+}
+
+// AccountView is the account page.
+type AccountView struct {
+	Nav      NavModel
+	Sessions []SessionRow
+	Errors   FieldErrors
+}
+
+// SessionRow is one of the viewer's sessions.
+type SessionRow struct {
+	Ref, Browser, IP, Created, LastSeen string
+	Current                             bool
+}
+
+// WorkspaceSettingsView is Settings → Workspace.
+type WorkspaceSettingsView struct {
+	Nav     NavModel
+	Name    string
+	Created string
+	Errors  FieldErrors
 }

@@ -97,10 +97,21 @@ func (u *UI) Mount(r chi.Router) {
 		r.Post("/logout", u.signOut)
 		r.Get("/oauth/authorize", u.authorize)
 		r.Post("/oauth/authorize", u.authorizeDecision)
+		r.Get("/invitations/{token}", u.invitationLink)
+		r.Post("/invitations/{token}/signup", u.invitationLinkSignUp)
+		r.Get("/password/forgot", u.forgotForm)
+		r.Post("/password/forgot", u.forgot)
+		r.Get("/password/reset/{token}", u.resetForm)
+		r.Post("/password/reset/{token}", u.reset)
 
 		r.Group(func(r chi.Router) {
 			r.Use(u.requireUser)
 			r.Get("/settings", u.settingsRedirect)
+			r.Post("/invitations/{token}/accept", u.invitationLinkAccept)
+			r.Get(accountPath, u.accountShow)
+			r.Post(accountPath+"/password", u.accountPassword)
+			r.Post(accountPath+"/sessions/revoke-others", u.accountRevokeOthers)
+			r.Post(accountPath+"/sessions/{ref}/revoke", u.accountRevokeSession)
 			r.Get("/w/new", u.workspaceNewForm)
 			r.Post("/w", u.workspaceCreate)
 			r.Post("/w/switch", u.workspaceSwitch)
@@ -123,6 +134,10 @@ func (u *UI) Mount(r chi.Router) {
 				r.Get("/links/{link}/qr.png", u.linkQR(qr.FormatPNG))
 				r.Get("/links/{link}/qr.svg", u.linkQR(qr.FormatSVG))
 				r.Get("/settings", u.settingsHome)
+				r.Get("/settings/workspace", u.workspaceSettings)
+				// Every member reads the members page; admins act on it.
+				r.Get("/settings/members", u.membersList)
+				r.With(u.requireRole(account.RoleAdmin)).Post("/settings/workspace", u.workspaceRename)
 
 				r.Get("/settings/api-keys", u.apiKeysList)
 				r.Get("/settings/api-keys/new", u.apiKeysNew)
@@ -133,7 +148,6 @@ func (u *UI) Mount(r chi.Router) {
 
 				r.Group(func(r chi.Router) {
 					r.Use(u.requireRole(account.RoleAdmin))
-					r.Get("/settings/members", u.membersList)
 					r.Post("/settings/invitations", u.membersInvite)
 					r.Post("/settings/invitations/{invitation}/revoke", u.membersRevokeInvitation)
 					r.Post("/settings/members/{user}/role", u.membersSetRole)
@@ -155,6 +169,7 @@ func (u *UI) Mount(r chi.Router) {
 					r.Post("/settings/webhooks/{hook}/test", u.webhookSendTest)
 					r.Get("/settings/webhooks/{hook}/delete", u.webhookDeleteConfirm)
 					r.Post("/settings/webhooks/{hook}/delete", u.webhookDelete)
+					r.Get("/settings/webhooks/{hook}/deliveries/{delivery}", u.webhookDelivery)
 					r.Post("/settings/webhooks/{hook}/deliveries/{delivery}/retry", u.webhookRetry)
 				})
 				r.Group(func(r chi.Router) {

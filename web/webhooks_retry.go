@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/webhook"
@@ -15,13 +16,8 @@ import (
 // now; the new attempt appears at the top of the delivery log.
 func (u *UI) webhookRetry(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
-	id, ok := u.hookParam(w, r)
+	id, dlv, ok := u.deliveryParams(w, r)
 	if !ok {
-		return
-	}
-	dlv, ok := store.ParseID(store.PrefixDelivery, chi.URLParam(r, "delivery"))
-	if !ok {
-		u.notFound(w, r)
 		return
 	}
 	d, err := u.Webhooks.RetryDelivery(r.Context(), ws.ID, id, dlv)
@@ -34,4 +30,16 @@ func (u *UI) webhookRetry(w http.ResponseWriter, r *http.Request) {
 	}
 	u.redirectFlash(w, r, hookPath(ws, id, ""), flashOK,
 		"Retrying the "+string(d.EventType)+" event now (attempt "+strconv.Itoa(d.Attempt)+").")
+}
+
+// deliveryParams are the webhook and delivery ids of the URL; a malformed
+// one has been answered with 404 (ok false).
+func (u *UI) deliveryParams(w http.ResponseWriter, r *http.Request) (hook, delivery uuid.UUID, ok bool) {
+	if hook, ok = u.hookParam(w, r); !ok {
+		return hook, delivery, false
+	}
+	if delivery, ok = store.ParseID(store.PrefixDelivery, chi.URLParam(r, "delivery")); !ok {
+		u.notFound(w, r)
+	}
+	return hook, delivery, ok
 }

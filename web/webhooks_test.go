@@ -147,7 +147,7 @@ func TestWebhooksSettingsForms(t *testing.T) {
 // the receiver), and retries one; a member gets 404.
 func TestBrowserWebhooks(t *testing.T) {
 	t.Parallel()
-	ctx := newChromium(t)
+	ctx := testkit.Chromium(t)
 	type got struct {
 		body   []byte
 		header http.Header

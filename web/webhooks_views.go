@@ -82,3 +82,26 @@ type WebhookDeleteView struct {
 	Nav  NavModel
 	Hook WebhookRow
 }
+
+// DeliveryDetailView is one delivery's page: the request as sent and every
+// attempt of its event with the response.
+type DeliveryDetailView struct {
+	Nav      NavModel
+	HookID   string
+	HookURL  string
+	Event    string // type and id
+	Body     string // the request body; "" when the event was deleted
+	Attempts []AttemptView
+}
+
+// AttemptView is one attempt on the delivery detail page.
+type AttemptView struct {
+	Row             DeliveryRow
+	Current         bool // the delivery the page was opened for
+	RequestHeaders  []HeaderLine
+	ResponseHeaders []HeaderLine
+	ResponseBody    string
+}
+
+// HeaderLine is one header field, as shown.
+type HeaderLine struct{ Name, Value string }

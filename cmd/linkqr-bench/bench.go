@@ -23,8 +23,9 @@ type bench struct {
 	log      io.Writer
 	tmp      string
 	children []*child
-	bin      string   // the linkqr binary, for admin commands
-	env      []string // its environment
+	bin      string     // the linkqr binary, for admin commands
+	wrk      *wrkRunner // nil: the Go generator drives the closed-loop loads
+	env      []string   // its environment
 }
 
 func (b *bench) progress(format string, args ...any) {
@@ -57,7 +58,13 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 	if b.tmp, err = os.MkdirTemp("", "lqbench"); err != nil {
 		return nil, err
 	}
-	rep := &report{BareOnly: b.opts.BareOnly}
+	rep := &report{BareOnly: b.opts.BareOnly, Links: b.opts.Links}
+	var warning string
+	if b.wrk, warning = findWrk(b.tmp); warning != "" {
+		b.progress("WARNING: %s", warning)
+	} else {
+		b.progress("load generator: %s (closed loop, %d threads)", b.wrk.bin, b.wrk.threads)
+	}
 
 	left, fx, err := b.startLeft(ctx)
 	if err != nil {
@@ -94,17 +101,39 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 		return s
 	}
 
-	if rep.RedirectLinkqr, err = b.load(ctx, "redirect "+left.name, redirect(left.url)); err != nil {
-		return nil, err
+	// Bare and linkqr alternate, round by round, so that a change in the
+	// machine's speed during the run (another process, thermal limits)
+	// shows as a difference between rounds instead of skewing the ratio.
+	for round := 1; round <= b.opts.Rounds; round++ {
+		p, err := b.load(ctx, fmt.Sprintf("redirect bare (round %d)", round), redirect(bare.url))
+		if err != nil {
+			return nil, err
+		}
+		rep.RedirectBareRounds = append(rep.RedirectBareRounds, p)
+		if p, err = b.load(ctx, fmt.Sprintf("redirect %s (round %d)", left.name, round), redirect(left.url)); err != nil {
+			return nil, err
+		}
+		rep.RedirectLinkqrRounds = append(rep.RedirectLinkqrRounds, p)
 	}
+	rep.RedirectBare, rep.RedirectLinkqr = mergePhases(rep.RedirectBareRounds), mergePhases(rep.RedirectLinkqrRounds)
 	if !b.opts.BareOnly {
 		want := int64(rep.RedirectLinkqr.Warm.OK + rep.RedirectLinkqr.Measured.OK)
 		b.progress("verifying scans: %d redirects answered, polling scan_count of %d links (up to %v)", want, len(fx.Links), b.opts.VerifyTimeout)
 		rep.ScansChecked, rep.ScansWant = true, want
+		if b.wrk != nil {
+			// wrk stops with requests in flight and does not count their
+			// answers, which the server may have sent (and recorded) all
+			// the same: at most one per connection per wrk run.
+			runs := int64(b.opts.Rounds)
+			if b.opts.Warmup > 0 {
+				runs *= 2
+			}
+			rep.ScansSlack = runs * int64(b.opts.Conns)
+		}
 		rep.ScansGot, rep.ScanErr = verifyScans(ctx, left.url, fx.Tokens[0], fx.Links, want, b.opts.VerifyTimeout)
-	}
-	if rep.RedirectBare, err = b.load(ctx, "redirect bare", redirect(bare.url)); err != nil {
-		return nil, err
+		if rep.ScansGot != want {
+			b.progress("scans recorded: %d of %d; linkqr's last lines:\n%s", rep.ScansGot, want, left.child.Output())
+		}
 	}
 	if rep.APILinkqr, err = b.load(ctx, "api GET link "+left.name, api(left.url)); err != nil {
 		return nil, err
@@ -117,20 +146,22 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 		if err != nil {
 			return nil, err
 		}
-		alone, err := b.runFanout(ctx, left.url, hooks, b.opts.Events, nil)
+		alone, err := b.runFanout(ctx, left.url, hooks, b.opts.Events)
 		if err != nil {
 			return nil, err
 		}
-		rd := redirect(left.url)
-		during, err := b.runFanout(ctx, left.url, hooks, b.opts.Events, &rd)
-		if err != nil {
-			return nil, err
+		rep.Fanout = []fanoutResult{alone}
+		if b.opts.KeepPace > 0 {
+			kp, err := b.runKeepPace(ctx, left.url, hooks, redirect(left.url), rep.RedirectLinkqr.Measured.Throughput()/2)
+			if err != nil {
+				return nil, err
+			}
+			rep.KeepPace = &kp
 		}
-		rep.Fanout = []fanoutResult{alone, during}
 	}
 	rep.PeakRSS = sampler.Peak()
 	if !b.opts.BareOnly && b.opts.Scans > 0 {
-		if rep.Analytics, err = b.analytics(ctx, left, fx); err != nil {
+		if rep.Analytics, err = b.analytics(ctx, left, fx, rep.RedirectLinkqr.Measured.Throughput()/2); err != nil {
 			return nil, err
 		}
 	}
@@ -213,7 +244,18 @@ func (b *bench) startBare(ctx context.Context, name string, fx fixtures) (*serve
 func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, error) {
 	sc.Name = name
 	b.progress("load: %s — %v warm-up + %v, %d connections", name, b.opts.Warmup, b.opts.Duration, b.opts.Conns)
-	warm, measured, err := runLoad(ctx, sc, loadOptions{Conns: b.opts.Conns, Warmup: b.opts.Warmup, Duration: b.opts.Duration})
+	var warm, measured loadResult
+	var err error
+	if b.wrk != nil {
+		if b.opts.Warmup > 0 {
+			warm, err = b.wrk.run(ctx, sc, b.opts.Conns, b.opts.Warmup)
+		}
+		if err == nil {
+			measured, err = b.wrk.run(ctx, sc, b.opts.Conns, b.opts.Duration)
+		}
+	} else {
+		warm, measured, err = runLoad(ctx, sc, loadOptions{Conns: b.opts.Conns, Warmup: b.opts.Warmup, Duration: b.opts.Duration})
+	}
 	if err == nil {
 		err = ctx.Err() // Ctrl-C: stop here rather than report a cut-short run
 	}
@@ -224,13 +266,42 @@ func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, erro
 	return p, err
 }
 
+// loadPaced runs sc at rate requests a second with the Go generator (wrk
+// has no rate): the scenarios at a share of the measured capacity.
+func (b *bench) loadPaced(ctx context.Context, name string, sc scenario, rate float64, d time.Duration) (phase, error) {
+	sc.Name = name
+	b.progress("load: %s — %.0f req/s for %v warm-up + %v, %d connections", name, rate, b.opts.Warmup, d, b.opts.Conns)
+	warm, measured, err := runLoad(ctx, sc, loadOptions{Conns: b.opts.Conns, Warmup: b.opts.Warmup, Duration: d, Rate: rate})
+	if err == nil {
+		err = ctx.Err()
+	}
+	p := phase{Warm: warm, Measured: measured}
+	if err == nil {
+		b.progress("      %s: %.0f req/s, p99 %s, %d errors", name, measured.Throughput(), ms(measured.Latency.Percentile(0.99)), p.Errors())
+	}
+	return p, err
+}
+
+// mergePhases adds rounds of one scenario together: requests, errors and
+// elapsed time sum (so throughput is the rounds' average), latencies merge.
+func mergePhases(rounds []phase) phase {
+	var m phase
+	for _, p := range rounds {
+		for _, pair := range [][2]*loadResult{{&m.Warm, &p.Warm}, {&m.Measured, &p.Measured}} {
+			pair[0].merge(pair[1])
+			pair[0].Elapsed += pair[1].Elapsed
+		}
+	}
+	return m
+}
+
 // linkqrEnv is the environment of the linkqr child: the caller's, minus
 // any LINKQR_* setting that would point it elsewhere, plus a fresh data
 // directory (embedded PostgreSQL) and quiet logs (no log line per request).
 func linkqrEnv(dataDir, addr string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "LINKQR_") {
+		if !strings.HasPrefix(kv, "LINKQR_") || strings.HasPrefix(kv, "LINKQR_CPU_PROFILE=") {
 			env = append(env, kv)
 		}
 	}

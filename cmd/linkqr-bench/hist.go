@@ -104,3 +104,21 @@ func (h *Histogram) Percentile(q float64) time.Duration {
 	}
 	return h.max
 }
+
+// RecordQuantiles fills an empty histogram from a median and a 99th
+// percentile reported by another tool (wrk): half of n observations at
+// each, so Percentile(0.5) and Percentile(0.99) give them back (to the
+// histogram's precision); other quantiles and the mean mean nothing.
+func (h *Histogram) RecordQuantiles(p50, p99 time.Duration, n uint64) {
+	if n == 0 {
+		return
+	}
+	half := (n + 1) / 2
+	for i := uint64(0); i < n; i++ {
+		if i < half {
+			h.Record(p50)
+		} else {
+			h.Record(p99)
+		}
+	}
+}

@@ -65,11 +65,14 @@ func contains(ss []string, s string) bool {
 }
 
 // loadOptions shape a run: conns concurrent keep-alive connections, each
-// a goroutine sending requests back to back (closed loop).
+// a goroutine sending requests back to back (closed loop), or, with Rate,
+// on a schedule that adds up to Rate requests a second (paced: how a
+// server at a given share of its capacity is measured).
 type loadOptions struct {
 	Conns    int
 	Warmup   time.Duration
 	Duration time.Duration
+	Rate     float64
 }
 
 // newTransport gives every goroutine its own keep-alive connection to the
@@ -121,7 +124,24 @@ func runLoad(ctx context.Context, sc scenario, opts loadOptions) (warm, measured
 				perConn[c][0].addSample(err.Error())
 				return
 			}
+			var interval time.Duration
+			next := start
+			if opts.Rate > 0 {
+				interval = time.Duration(float64(opts.Conns) / opts.Rate * float64(time.Second))
+				next = start.Add(interval * time.Duration(c) / time.Duration(opts.Conns)) // spread the connections
+			}
 			for i := c * len(reqs) / opts.Conns; ; i++ {
+				if interval > 0 {
+					// A late request goes at once; the schedule does not
+					// catch up with a burst.
+					if wait := time.Until(next); wait > 0 {
+						time.Sleep(wait)
+					}
+					next = next.Add(interval)
+					if behind := time.Now().Add(-interval); next.Before(behind) {
+						next = behind
+					}
+				}
 				t0 := time.Now()
 				if !t0.Before(end) || stopped.Load() {
 					return

@@ -105,3 +105,26 @@ func TestRunLoadStopsOnCancel(t *testing.T) {
 		t.Fatalf("took %v, %d errors", time.Since(start), measured.Errors)
 	}
 }
+
+// A paced run never sends more than its schedule allows, however fast the
+// server answers: rate × time, plus the connections' first requests.
+func TestRunLoadPaced(t *testing.T) {
+	t.Parallel()
+	var served atomic.Uint64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		w.WriteHeader(http.StatusFound)
+	}))
+	defer srv.Close()
+	sc := scenario{Name: "paced", URLs: []string{srv.URL + "/a"}, WantCode: http.StatusFound}
+	opts := loadOptions{Conns: 4, Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, Rate: 50}
+	warm, measured, err := runLoad(context.Background(), sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := warm.OK + measured.OK + warm.Errors + measured.Errors
+	limit := uint64(opts.Rate*(opts.Warmup+opts.Duration).Seconds()) + uint64(opts.Conns)
+	if sent == 0 || sent > limit || served.Load() != sent || warm.Errors+measured.Errors != 0 {
+		t.Fatalf("paced at %v/s for %v: %d sent (%d served, %d errors), want 1..%d", opts.Rate, opts.Warmup+opts.Duration, sent, served.Load(), warm.Errors+measured.Errors, limit)
+	}
+}

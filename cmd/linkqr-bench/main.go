@@ -61,6 +61,8 @@ type options struct {
 	Strict        bool
 	BareOnly      bool
 	Scans         int
+	Rounds        int
+	KeepPace      time.Duration
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -71,12 +73,14 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "measured load per scenario")
 	fs.DurationVar(&o.Warmup, "warmup", 2*time.Second, "warm-up before each measurement (its requests are checked, not timed)")
 	fs.IntVar(&o.Conns, "conns", 64, "concurrent keep-alive connections")
-	fs.IntVar(&o.Links, "links", 100, "links to create and cycle through")
+	fs.IntVar(&o.Links, "links", 10_000, "links to create and cycle through (each request goes to the next link)")
+	fs.DurationVar(&o.KeepPace, "keep-pace", 60*time.Second, "the webhook scenario at half capacity: how long deliveries must keep pace with 1,000 scan.created a second (0: skip)")
+	fs.IntVar(&o.Rounds, "rounds", 2, "rounds of the redirect comparison, bare and linkqr alternating")
 	fs.IntVar(&o.Keys, "keys", 16, "API keys the API load spreads over (a key allows at most 100,000 requests a minute)")
 	fs.DurationVar(&o.VerifyTimeout, "verify-timeout", 15*time.Second, "how long to wait for buffered scans to be counted")
 	fs.IntVar(&o.Events, "webhook-events", 10000, "events fanned out to the bench's webhook receiver per fan-out run (0: skip the webhook scenario)")
 	fs.BoolVar(&o.Strict, "strict", false, "exit 1 also when a performance target is missed")
-	fs.IntVar(&o.Scans, "scans", 200_000, "scans of the analytics scenario's link (0: skip the scenario)")
+	fs.IntVar(&o.Scans, "scans", 10_000_000, "scans of the analytics scenario's link (0: skip the scenario)")
 	fs.BoolVar(&o.BareOnly, "target-bare-only", false, "measure a second bare server instead of linkqr (tests the harness)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -88,8 +92,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-duration and -verify-timeout must be positive, -warmup not negative")
 	case o.Events < 0:
 		return o, fmt.Errorf("-webhook-events must not be negative")
-	case o.Conns < 1 || o.Links < 1 || o.Keys < 1:
-		return o, fmt.Errorf("-conns, -links and -keys must be at least 1")
+	case o.Conns < 1 || o.Links < 1 || o.Keys < 1 || o.Rounds < 1:
+		return o, fmt.Errorf("-conns, -links, -keys and -rounds must be at least 1")
 	case o.Scans < 0:
 		return o, fmt.Errorf("-scans must not be negative")
 	}

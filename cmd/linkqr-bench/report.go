@@ -6,14 +6,14 @@ import (
 	"time"
 )
 
-// Targets of issue #6. Misses are printed as FAIL; they change the exit
-// code only under -strict, because a shared or loaded machine misses them
-// without any regression. Errors and lost scans always fail the run: they
-// are correctness, not speed.
+// Targets (README "Performance"). Misses are printed as FAIL; they change
+// the exit code only under -strict, because a shared or loaded machine
+// misses them without any regression. Errors and lost scans always fail
+// the run: they are correctness, not speed.
 const (
-	targetRedirectRatio = 0.5
+	targetRedirectRatio = 0.6
 	targetAPIRatio      = 0.3
-	targetP99           = 25 * time.Millisecond
+	targetP99           = 15 * time.Millisecond
 	targetRSS           = 150 << 20
 )
 
@@ -28,14 +28,21 @@ func (p *phase) Errors() uint64 { return p.Warm.Errors + p.Measured.Errors }
 // report is everything the bench prints at the end.
 type report struct {
 	BareOnly                     bool // linkqr was not run: both sides are bare servers
-	RedirectLinkqr, RedirectBare phase
-	APILinkqr, APIBare           phase
-	PeakRSS                      uint64
-	ScansChecked                 bool
-	ScansWant, ScansGot          int64
-	ScanErr                      error
+	Links                        int
+	RedirectLinkqr, RedirectBare phase // the rounds merged
+	// RedirectLinkqrRounds and RedirectBareRounds are the rounds, in order.
+	RedirectLinkqrRounds, RedirectBareRounds []phase
+	APILinkqr, APIBare                       phase
+	PeakRSS                                  uint64
+	ScansChecked                             bool
+	ScansWant, ScansGot                      int64
+	// ScansSlack is how many more scans than counted answers may be
+	// recorded: requests the load generator abandoned in flight.
+	ScansSlack int64
+	ScanErr    error
 	// Fanout is the webhook scenario: alone, then with the redirect load.
 	Fanout    []fanoutResult
+	KeepPace  *keepPaceResult  // nil: not run
 	Analytics *analyticsReport // nil: not run (-scans 0)
 }
 
@@ -85,8 +92,13 @@ func (r *report) print(w io.Writer) verdict {
 	}
 
 	fmt.Fprintf(w, "\n%-26s %10s %10s %10s %8s\n", "scenario", "req/s", "p50", "p99", "errors")
-	row("redirect "+left, &r.RedirectLinkqr)
-	row("redirect bare", &r.RedirectBare)
+	for i := range r.RedirectLinkqrRounds {
+		row(fmt.Sprintf("redirect bare, round %d", i+1), &r.RedirectBareRounds[i])
+		row(fmt.Sprintf("redirect %s, round %d", left, i+1), &r.RedirectLinkqrRounds[i])
+	}
+	fmt.Fprintf(w, "  (%d links in rotation)\n", r.Links)
+	row("redirect "+left+", all rounds", &r.RedirectLinkqr)
+	row("redirect bare, all rounds", &r.RedirectBare)
 	rr := ratio(r.RedirectLinkqr.Measured.Throughput(), r.RedirectBare.Measured.Throughput())
 	target("ratio "+left+"/bare", fmt.Sprintf("%.2f", rr), fmt.Sprintf("target ≥ %.1f", targetRedirectRatio), rr >= targetRedirectRatio, false)
 	p99 := r.RedirectLinkqr.Measured.Latency.Percentile(0.99)
@@ -97,33 +109,30 @@ func (r *report) print(w io.Writer) verdict {
 	target("ratio "+left+"/bare", fmt.Sprintf("%.2f", ar), fmt.Sprintf("target ≥ %.1f", targetAPIRatio), ar >= targetAPIRatio, false)
 
 	for _, f := range r.Fanout {
-		name := "webhook fan-out"
-		if f.Redirect != nil {
-			name = "fan-out + redirects"
-		}
-		fmt.Fprintf(w, "\n%-26s %10s %10s %10s %8s\n", name, "deliv/s", "p50", "p99", "dups")
+		fmt.Fprintf(w, "\n%-26s %10s %10s %10s %8s\n", "webhook fan-out", "deliv/s", "p50", "p99", "dups")
 		fmt.Fprintf(w, "%-26s %10.0f %10s %10s %8d\n", fmt.Sprintf("%d of %d events", f.Delivered, f.Events), f.Rate(),
 			ms(f.Latency.Percentile(0.5)), ms(f.Latency.Percentile(0.99)), f.Duplicates)
-		if f.Redirect == nil {
-			target("deliveries/s", fmt.Sprintf("%.0f", f.Rate()), fmt.Sprintf("target ≥ %d", targetDeliveries), f.Rate() >= targetDeliveries, false)
-		} else {
-			// While the redirect is busy, deliveries yield to it
-			// (internal/priority): their rate here is reported, and the
-			// redirect's targets are what is checked.
-			fmt.Fprintf(w, "  %-24s %-22s %s\n", "deliveries/s", fmt.Sprintf("%.0f", f.Rate()), "(yielding to the redirect; no target)")
-		}
+		target("deliveries/s", fmt.Sprintf("%.0f", f.Rate()), fmt.Sprintf("target ≥ %d", targetDeliveries), f.Rate() >= targetDeliveries, false)
+		fmt.Fprintf(w, "  %-24s %s\n", "yielded (saturated)", formatYielded(f.Yielded))
 		target("every event delivered", fmt.Sprintf("%d of %d", f.Delivered, f.Events), "target: all", f.Err == nil && f.Delivered == f.Events, true)
 		if f.Err != nil {
 			fmt.Fprintf(w, "    %v\n", f.Err)
 		}
-		if p := f.Redirect; p != nil {
-			row("redirect "+left+" (during)", p)
-			rr := ratio(p.Measured.Throughput(), r.RedirectBare.Measured.Throughput())
-			target("ratio "+left+"/bare", fmt.Sprintf("%.2f", rr), fmt.Sprintf("target ≥ %.1f", targetRedirectRatio), rr >= targetRedirectRatio, false)
-			p99 := p.Measured.Latency.Percentile(0.99)
-			target("p99 redirect (during)", ms(p99), "target ≤ "+ms(targetP99), p99 <= targetP99, false)
-			target("errors (during)", fmt.Sprint(p.Errors()), "target 0", p.Errors() == 0, true)
+	}
+
+	if k := r.KeepPace; k != nil {
+		fmt.Fprintf(w, "\n%-26s %10s %10s %10s %8s\n", "deliveries keeping pace", "req/s", "p50", "p99", "errors")
+		fmt.Fprintf(w, "  (redirect paced at %.0f req/s, half the capacity above, %d a second of it on links subscribed to scan.created)\n", k.Rate, keepPaceHookRate)
+		row("redirect, other links", &k.Redirect)
+		row("redirect, subscribed links", &k.Hooks)
+		target("backlog when load stopped", fmt.Sprintf("%v (%d of %d)", k.Backlog().Round(time.Millisecond), int64(k.Caused)-int64(k.AtEnd), k.Caused), "target ≤ "+targetBacklog.String(), k.Backlog() <= targetBacklog, false)
+		fmt.Fprintf(w, "  %-24s %s\n", "yielded (saturated)", formatYielded(k.Yielded))
+		target("every event delivered", fmt.Sprintf("%d of %d", k.Delivered, k.Caused), "target: all", k.Err == nil && uint64(k.Delivered) >= k.Caused, true)
+		if k.Err != nil {
+			fmt.Fprintf(w, "    %v\n", k.Err)
 		}
+		errs := k.Redirect.Errors() + k.Hooks.Errors()
+		target("errors (keeping pace)", fmt.Sprint(errs), "target 0", errs == 0, true)
 	}
 
 	fmt.Fprintln(w)
@@ -146,9 +155,9 @@ func (r *report) print(w io.Writer) verdict {
 		if lost := r.ScansWant - r.ScansGot; lost > 0 {
 			got += fmt.Sprintf(" (%d lost)", lost)
 		} else if lost < 0 {
-			got += fmt.Sprintf(" (%d extra)", -lost)
+			got += fmt.Sprintf(" (%d extra, in flight when the generator stopped; at most %d allowed)", -lost, r.ScansSlack)
 		}
-		target("scans recorded", got, "target: every 302", r.ScansGot == r.ScansWant, true)
+		target("scans recorded", got, "target: every 302", r.ScansGot >= r.ScansWant && r.ScansGot <= r.ScansWant+r.ScansSlack, true)
 	}
 	if r.Analytics != nil {
 		r.Analytics.print(w, &v)

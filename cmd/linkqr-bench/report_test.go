@@ -36,7 +36,9 @@ func TestReportVerdicts(t *testing.T) {
 	}{
 		{"all good", func(*report) {}, verdict{true, true}, "0.60"},
 		{"lost scans", func(r *report) { r.ScansGot = 690 }, verdict{false, true}, "(10 lost)"},
-		{"extra scans", func(r *report) { r.ScansGot = 701 }, verdict{false, true}, "(1 extra)"},
+		{"extra scans", func(r *report) { r.ScansGot = 701 }, verdict{false, true}, "(1 extra"},
+		{"extra scans in flight", func(r *report) { r.ScansGot, r.ScansSlack = 764, 64 }, verdict{true, true}, "(64 extra, in flight"},
+		{"more extra than in flight", func(r *report) { r.ScansGot, r.ScansSlack = 765, 64 }, verdict{false, true}, "(65 extra"},
 		{"scan check failed", func(r *report) { r.ScanErr = errors.New("boom") }, verdict{false, true}, "boom"},
 		{"warm-up error", func(r *report) { r.RedirectLinkqr.Warm = result(99, 1, time.Millisecond) }, verdict{false, true}, "errors (all phases)      1"},
 		{"slow redirect", func(r *report) { r.RedirectLinkqr.Measured = result(400, 0, time.Millisecond) }, verdict{true, false}, "0.40"},
@@ -65,10 +67,10 @@ func TestParseOptions(t *testing.T) {
 	t.Parallel()
 	var sink strings.Builder
 	o, err := parseOptions(nil, &sink)
-	if err != nil || o.Conns != 64 || o.Duration != 10*time.Second || o.Warmup != 2*time.Second || o.Links != 100 || o.Strict {
+	if err != nil || o.Conns != 64 || o.Duration != 10*time.Second || o.Warmup != 2*time.Second || o.Links != 10_000 || o.Rounds != 2 || o.Strict {
 		t.Fatalf("defaults %+v, %v", o, err)
 	}
-	for _, bad := range [][]string{{"-conns", "0"}, {"-duration", "0s"}, {"extra"}, {"-links", "-1"}, {"-nope"}} {
+	for _, bad := range [][]string{{"-conns", "0"}, {"-duration", "0s"}, {"extra"}, {"-links", "-1"}, {"-rounds", "0"}, {"-nope"}} {
 		if _, err := parseOptions(bad, &sink); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

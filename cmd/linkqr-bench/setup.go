@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // admin runs `linkqr admin …` against the running server's data directory
@@ -61,14 +65,24 @@ func setupLinkqr(ctx context.Context, bin string, env []string, baseURL string, 
 			return fx, err
 		}
 	}
-	for i := range n {
-		l, err := createLink(ctx, client, baseURL, tokens[0], fmt.Sprintf("https://example.com/bench/%d", i))
-		if err != nil {
-			return fx, err
-		}
-		fx.Links = append(fx.Links, l)
+	fx.Links = make([]fixtureLink, n)
+	// Eight clients at a time, each with its own key, as an integrator
+	// importing links would; the order of fx.Links is the order of i.
+	var next atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for w := range min(8, n) {
+		g.Go(func() error {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				l, err := createLink(gctx, client, baseURL, tokens[w%len(tokens)], fmt.Sprintf("https://example.com/bench/%d", i))
+				if err != nil {
+					return err
+				}
+				fx.Links[i] = l
+			}
+			return nil
+		})
 	}
-	return fx, nil
+	return fx, g.Wait()
 }
 
 // apiLink is the part of CONTRACT 6.1's link object the bench reads.
@@ -106,11 +120,21 @@ func createLink(ctx context.Context, client *http.Client, baseURL, token, target
 	return fixtureLink{ID: l.ID, Code: l.Code, TargetURL: l.TargetURL, Body: raw}, nil
 }
 
-// sumScans adds up scan_count over the links, read through the API.
+// sumScans adds up scan_count over the links, read through the API's
+// list (100 a page, so 10,000 links are 100 requests).
 func sumScans(ctx context.Context, client *http.Client, baseURL, token string, links []fixtureLink) (int64, error) {
-	var total int64
+	want := make(map[string]bool, len(links))
 	for _, l := range links {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/api/v1/links/"+l.ID, nil)
+		want[l.ID] = true
+	}
+	var total int64
+	cursor := ""
+	for {
+		u := baseURL + "/api/v1/links?limit=100"
+		if cursor != "" {
+			u += "&cursor=" + url.QueryEscape(cursor)
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		if err != nil {
 			return 0, err
 		}
@@ -119,21 +143,32 @@ func sumScans(ctx context.Context, client *http.Client, baseURL, token string, l
 		if err != nil {
 			return 0, err
 		}
-		raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		raw, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 		resp.Body.Close()
 		if err != nil {
 			return 0, err
 		}
 		if resp.StatusCode != http.StatusOK {
-			return 0, fmt.Errorf("GET /api/v1/links/%s: status %d: %s", l.ID, resp.StatusCode, raw)
+			return 0, fmt.Errorf("GET /api/v1/links: status %d: %s", resp.StatusCode, raw)
 		}
-		var got apiLink
-		if err := json.Unmarshal(raw, &got); err != nil {
-			return 0, fmt.Errorf("GET /api/v1/links/%s: %w", l.ID, err)
+		var page struct {
+			Data       []apiLink `json:"data"`
+			HasMore    bool      `json:"has_more"`
+			NextCursor string    `json:"next_cursor"`
 		}
-		total += got.ScanCount
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return 0, fmt.Errorf("GET /api/v1/links: %w", err)
+		}
+		for _, l := range page.Data {
+			if want[l.ID] {
+				total += l.ScanCount
+			}
+		}
+		if !page.HasMore {
+			return total, nil
+		}
+		cursor = page.NextCursor
 	}
-	return total, nil
 }
 
 // verifyScans polls the links' scan counts until their sum equals want or

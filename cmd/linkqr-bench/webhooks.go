@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,7 +85,7 @@ type fanoutResult struct {
 	Duplicates int64         // repeated deliveries of an event
 	Elapsed    time.Duration // first event written → last one received
 	Latency    Histogram     // event created_at → receipt
-	Redirect   *phase        // the redirect load run at the same time, if any
+	Yielded    map[string]float64
 	Err        error
 }
 
@@ -135,10 +138,8 @@ func setupFanout(ctx context.Context, bin string, env []string, baseURL string) 
 // (the scan writer records them in batches, fanning each batch out in its
 // transaction, so events are written far faster than they can be
 // delivered and the deliveries are what is measured), and waits until the
-// receiver has every event. With redirect set, that load runs against the
-// redirect scenario's links (another workspace, no subscription) for the
-// same stretch, so its req/s and p99 are measured while deliveries run.
-func (b *bench) runFanout(ctx context.Context, base string, fx fanoutFixtures, n int, redirect *scenario) (fanoutResult, error) {
+// receiver has every event.
+func (b *bench) runFanout(ctx context.Context, base string, fx fanoutFixtures, n int) (fanoutResult, error) {
 	res := fanoutResult{Events: n}
 	rcv, err := startReceiver()
 	if err != nil {
@@ -147,34 +148,13 @@ func (b *bench) runFanout(ctx context.Context, base string, fx fanoutFixtures, n
 	defer rcv.close()
 	client := &http.Client{Timeout: 30 * time.Second, Transport: newTransport(32),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	body, _ := json.Marshal(map[string]any{"url": rcv.url, "events": []string{"scan.created"}, "description": "bench receiver"})
-	raw, err := doJSON(ctx, client, http.MethodPost, base+"/api/v1/webhooks", fx.Token, body, http.StatusCreated)
+	unsubscribe, err := b.subscribe(ctx, client, base, fx, rcv)
 	if err != nil {
 		return res, err
 	}
-	var hook struct{ ID string }
-	if err := json.Unmarshal(raw, &hook); err != nil || hook.ID == "" {
-		return res, fmt.Errorf("POST /api/v1/webhooks: unexpected body %s", raw)
-	}
-	// Unsubscribe at the end, so a later run's events go to its own receiver only.
-	defer func() {
-		if _, err := doJSON(context.WithoutCancel(ctx), client, http.MethodDelete, base+"/api/v1/webhooks/"+hook.ID, fx.Token, nil, http.StatusNoContent); err != nil {
-			b.progress("webhooks: unsubscribe: %v", err)
-		}
-	}()
+	defer unsubscribe()
 
-	var redirectDone chan phase
-	if redirect != nil {
-		redirectDone = make(chan phase, 1)
-		go func() {
-			p, err := b.load(ctx, "redirect linkqr during fan-out", *redirect)
-			if err != nil {
-				b.progress("redirect load during fan-out: %v", err)
-			}
-			redirectDone <- p
-		}()
-	}
-
+	before := yielded(ctx, base)
 	b.progress("webhooks: causing %d scan.created events (redirects, 32 connections), receiver %s", n, rcv.url)
 	start := time.Now()
 	var next, failed atomic.Int64
@@ -218,15 +198,122 @@ func (b *bench) runFanout(ctx context.Context, base string, fx fanoutFixtures, n
 	res.Delivered, res.Latency = len(rcv.seen), rcv.lat
 	rcv.mu.Unlock()
 	res.Duplicates = rcv.dups.Load()
+	res.Yielded = yieldedSince(ctx, base, before)
 	if bad := rcv.bad.Load(); bad > 0 && res.Err == nil {
 		res.Err = fmt.Errorf("%d deliveries were malformed or unsigned", bad)
 	}
-	if redirectDone != nil {
-		p := <-redirectDone
-		res.Redirect = &p
-	}
 	b.progress("webhooks: %d delivered in %v: %.0f deliveries/s, p50 %s, p99 %s", res.Delivered, res.Elapsed.Round(time.Millisecond),
 		res.Rate(), ms(res.Latency.Percentile(0.5)), ms(res.Latency.Percentile(0.99)))
+	return res, nil
+}
+
+// subscribe subscribes rcv to scan.created in the fan-out workspace and
+// returns how to unsubscribe (at the end of a run, so a later run's events
+// go to its own receiver only).
+func (b *bench) subscribe(ctx context.Context, client *http.Client, base string, fx fanoutFixtures, rcv *receiver) (func(), error) {
+	body, _ := json.Marshal(map[string]any{"url": rcv.url, "events": []string{"scan.created"}, "description": "bench receiver"})
+	raw, err := doJSON(ctx, client, http.MethodPost, base+"/api/v1/webhooks", fx.Token, body, http.StatusCreated)
+	if err != nil {
+		return nil, err
+	}
+	var hook struct{ ID string }
+	if err := json.Unmarshal(raw, &hook); err != nil || hook.ID == "" {
+		return nil, fmt.Errorf("POST /api/v1/webhooks: unexpected body %s", raw)
+	}
+	return func() {
+		if _, err := doJSON(context.WithoutCancel(ctx), client, http.MethodDelete, base+"/api/v1/webhooks/"+hook.ID, fx.Token, nil, http.StatusNoContent); err != nil {
+			b.progress("webhooks: unsubscribe: %v", err)
+		}
+	}, nil
+}
+
+// Deliveries keeping pace: the redirect paced at half its measured
+// capacity, keepPaceHookRate a second of it on links subscribed to
+// scan.created, for -keep-pace; at the end the backlog of undelivered
+// events, as the age of the oldest undelivered scan, must be at most
+// targetBacklog.
+const (
+	keepPaceHookRate = 1000
+	targetBacklog    = 5 * time.Second
+)
+
+// keepPaceResult is that scenario's outcome.
+type keepPaceResult struct {
+	Rate        float64 // the whole paced redirect load, requests a second
+	Caused      uint64  // scan.created events caused (subscribed links' 302s)
+	AtEnd       int     // distinct events received when the load stopped
+	Delivered   int     // … and once the backlog drained
+	Duplicates  int64
+	Redirect    phase // the unsubscribed links' share of the load
+	Hooks       phase // the subscribed links' share
+	Err         error
+	LoadElapsed time.Duration
+	Yielded     map[string]float64 // seconds waited for the saturated redirect, by work
+}
+
+// Backlog is how old the oldest undelivered scan was when the load
+// stopped, taking deliveries as roughly in order: the undelivered events
+// divided by the rate at which they were caused.
+func (k *keepPaceResult) Backlog() time.Duration {
+	undelivered := max(0, int64(k.Caused)-int64(k.AtEnd))
+	return time.Duration(float64(undelivered) / keepPaceHookRate * float64(time.Second))
+}
+
+// runKeepPace runs the keep-pace scenario against base.
+func (b *bench) runKeepPace(ctx context.Context, base string, fx fanoutFixtures, redirect scenario, rate float64) (keepPaceResult, error) {
+	res := keepPaceResult{Rate: rate}
+	rcv, err := startReceiver()
+	if err != nil {
+		return res, err
+	}
+	defer rcv.close()
+	client := &http.Client{Timeout: 30 * time.Second}
+	unsubscribe, err := b.subscribe(ctx, client, base, fx, rcv)
+	if err != nil {
+		return res, err
+	}
+	defer unsubscribe()
+	hooks := scenario{Header: http.Header{"User-Agent": {chromeUA}}, WantCode: http.StatusFound}
+	for _, c := range fx.Codes {
+		hooks.URLs = append(hooks.URLs, base+"/"+c)
+	}
+	b.progress("webhooks: redirects at %.0f req/s for %v, %d of them a second on subscribed links", rate, b.opts.KeepPace, keepPaceHookRate)
+	before := yielded(ctx, base)
+	start := time.Now()
+	var wg sync.WaitGroup
+	var rerr, herr error
+	wg.Go(func() {
+		res.Redirect, rerr = b.loadPaced(ctx, "redirect linkqr, unsubscribed links", redirect, rate-keepPaceHookRate, b.opts.KeepPace)
+	})
+	wg.Go(func() {
+		res.Hooks, herr = b.loadPaced(ctx, "redirect linkqr, subscribed links", hooks, keepPaceHookRate, b.opts.KeepPace)
+	})
+	wg.Wait()
+	res.LoadElapsed = time.Since(start)
+	if err := errors.Join(rerr, herr); err != nil {
+		return res, err
+	}
+	res.Caused = res.Hooks.Warm.OK + res.Hooks.Measured.OK
+	res.AtEnd, _ = rcv.received()
+	res.Yielded = yieldedSince(ctx, base, before)
+	b.progress("webhooks: %d events caused, %d delivered when the load stopped (backlog %v); waiting for the rest", res.Caused, res.AtEnd, res.Backlog())
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		got, _ := rcv.received()
+		if uint64(got) >= res.Caused {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			res.Err = fmt.Errorf("only %d of %d events delivered within 3 minutes of the load", got, res.Caused)
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	res.Delivered, _ = rcv.received()
+	res.Duplicates = rcv.dups.Load()
+	if bad := rcv.bad.Load(); bad > 0 && res.Err == nil {
+		res.Err = fmt.Errorf("%d deliveries were malformed or unsigned", bad)
+	}
 	return res, nil
 }
 
@@ -270,4 +357,47 @@ func doJSON(ctx context.Context, client *http.Client, method, url, token string,
 		return raw, fmt.Errorf("%s %s: status %d: %s", method, url, resp.StatusCode, raw)
 	}
 	return raw, nil
+}
+
+// yielded reads linkqr_yielded_seconds_total from /metrics: how long each
+// kind of work waited for the redirect because the process was saturated.
+// Printed next to the scenarios where deliveries and reports share the
+// machine with the redirect, so a miss says whether pacing caused it.
+func yielded(ctx context.Context, base string) map[string]float64 {
+	out := map[string]float64{}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	if err != nil {
+		return out
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return out
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	for _, line := range strings.Split(string(raw), "\n") {
+		rest, ok := strings.CutPrefix(line, `linkqr_yielded_seconds_total{work="`)
+		if !ok {
+			continue
+		}
+		work, value, ok := strings.Cut(rest, `"} `)
+		if v, err := strconv.ParseFloat(strings.TrimSpace(value), 64); ok && err == nil {
+			out[work] = v
+		}
+	}
+	return out
+}
+
+// yieldedSince is how much longer each kind of work yielded than before.
+func yieldedSince(ctx context.Context, base string, before map[string]float64) map[string]float64 {
+	now := yielded(ctx, base)
+	for k, v := range now {
+		now[k] = v - before[k]
+	}
+	return now
+}
+
+// formatYielded prints a yieldedSince result.
+func formatYielded(y map[string]float64) string {
+	return fmt.Sprintf("deliveries %.1f s, analytics %.1f s", y["webhook_delivery"], y["analytics"])
 }

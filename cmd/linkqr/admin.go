@@ -44,6 +44,12 @@ func admin(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 			return 2
 		}
 		return exitCode(stderr, "admin oauth-client create", adminOAuthClientCreate(ctx, cfg, log, args[2:], stdout, stderr))
+	case "user":
+		if len(args) < 2 || args[1] != "reset-link" {
+			fmt.Fprintf(stderr, "linkqr admin user: expected \"reset-link\"\n\n%s", usage)
+			return 2
+		}
+		return exitCode(stderr, "admin user reset-link", adminUserResetLink(ctx, cfg, log, args[2:], stdout, stderr))
 	case "analytics":
 		if len(args) < 2 || args[1] != "rebuild" {
 			fmt.Fprintf(stderr, "linkqr admin analytics: expected \"rebuild\"\n\n%s", usage)
@@ -75,6 +81,27 @@ func adminBootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, a
 			return flagError(err)
 		}
 		return json.NewEncoder(stdout).Encode(res)
+	})
+}
+
+// adminUserResetLink prints a password reset link for an account, for
+// installations without e-mail: the operator passes it on. It works once,
+// for 60 minutes, like a mailed one.
+func adminUserResetLink(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("admin user reset-link", "--email E [--init]", stderr)
+	email := fs.String("email", "", "the account's e-mail address")
+	init := initFlag(fs)
+	if err := parseFlags(fs, args, "email"); err != nil {
+		return err
+	}
+	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
+		accounts := account.NewService(store.NewDB(db.pool))
+		accounts.SetBaseURL(cfg.BaseURL.String())
+		link, err := accounts.ResetLink(ctx, strings.TrimSpace(*email))
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(map[string]string{"reset_url": link})
 	})
 }
 

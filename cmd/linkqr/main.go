@@ -46,6 +46,8 @@ commands:
       exact match; --public: no secret); prints {"client_id","client_secret"} (client_secret null when public)
   admin oauth-client revoke --client cli_… [--init]
       revoke any OAuth client (a partner, say): its secret and tokens stop working on every instance; prints {"client_id","status"}
+  admin user reset-link --email E [--init]
+      make a password reset link for an account (for installations without e-mail); prints {"reset_url"}, valid once, for 60 minutes
   admin analytics rebuild [--link lnk_…] [--init]
       recompute the analytics rollups of a link (default: every link) from its raw scans; prints {"status","links","seconds"}
   help

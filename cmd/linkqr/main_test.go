@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -431,4 +432,37 @@ func TestSIGTERMAfterBurstLosesNoScan(t *testing.T) {
 		t.Errorf("%d of %d redirects succeeded; scan_count after restart %v", redirected, n, got["scan_count"])
 	}
 	s.stop(t)
+}
+
+// The operator's reset link, for installations without e-mail: a link on
+// the base URL that opens the reset page; an unknown address is an error.
+func TestAdminUserResetLink(t *testing.T) {
+	requirePostgres(t)
+	dataDir := t.TempDir()
+	s := startServe(t, dataDir)
+	env := baseEnv(dataDir, freeAddr(t))
+	if code, _, errOut := bootstrap(t, env, "correct horse battery staple"); code != 0 {
+		t.Fatalf("bootstrap: %s", errOut)
+	}
+	code, out, errOut := runCmd(t, env, "admin", "user", "reset-link", "--email", "owner@example.com")
+	var res map[string]string
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("reset-link: exit %d, %q, %s", code, out, errOut)
+	}
+	u, err := url.Parse(res["reset_url"])
+	if err != nil || !strings.HasPrefix(u.Path, "/password/reset/") || len(u.Path) != len("/password/reset/")+43 {
+		t.Fatalf("reset_url %q", res["reset_url"])
+	}
+	resp, err := http.Get(s.url + u.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the reset link answers %d", resp.StatusCode)
+	}
+	code, _, errOut = runCmd(t, env, "admin", "user", "reset-link", "--email", "nobody@example.com")
+	if code != 1 || !strings.Contains(errOut, "no account with the address nobody@example.com") {
+		t.Errorf("unknown address: exit %d, %q", code, errOut)
+	}
 }

@@ -153,6 +153,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		"admin oauth-client create --grant client_credentials --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]",
 		"admin oauth-client create --grant authorization_code --name N --redirect-uri U [--public] --scopes a,b [--init]",
 		"admin oauth-client revoke --client cli_… [--init]",
+		"admin user reset-link --email E [--init]",
 		"admin analytics rebuild [--link lnk_…] [--init]", "help"}
 	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"admin", "help"}, {"admin", "--help"}} {
 		code, out, errOut := runCmd(t, env, args...)
@@ -168,7 +169,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 			}
 		}
 	}
-	for _, args := range [][]string{{"admin", "bootstrap", "-h"}, {"migrate", "--help"}, {"admin", "api-key", "create", "-h"}, {"admin", "oauth-client", "create", "-h"}, {"admin", "analytics", "rebuild", "-h"}} {
+	for _, args := range [][]string{{"admin", "bootstrap", "-h"}, {"migrate", "--help"}, {"admin", "api-key", "create", "-h"}, {"admin", "oauth-client", "create", "-h"}, {"admin", "analytics", "rebuild", "-h"}, {"admin", "user", "reset-link", "-h"}} {
 		code, out, errOut := runCmd(t, envWithoutDataDir(), args...)
 		if code != 0 || out != "" || !strings.HasPrefix(errOut, "usage: linkqr "+strings.Join(args[:len(args)-1], " ")) || !strings.Contains(errOut, "-init") {
 			t.Errorf("linkqr %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, out, errOut)

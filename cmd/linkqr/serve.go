@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"runtime/pprof"
 
 	"github.com/linkqr/linkqr/internal/app"
 	"github.com/linkqr/linkqr/internal/config"
@@ -19,6 +21,13 @@ import (
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stderr io.Writer) error {
 	if err := parseFlags(newFlagSet("serve", "", stderr), args); err != nil {
 		return err
+	}
+	if file := os.Getenv("LINKQR_CPU_PROFILE"); file != "" {
+		stop, err := startCPUProfile(file)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	a, err := app.Open(ctx, cfg, log)
 	if err != nil {
@@ -39,4 +48,22 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 		log.Info("stopped")
 	}
 	return err
+}
+
+// startCPUProfile writes a CPU profile of the whole run to file
+// (LINKQR_CPU_PROFILE, for profiling the redirect under load; README
+// "Performance"); the returned func finishes it.
+func startCPUProfile(file string) (func(), error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("LINKQR_CPU_PROFILE: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("LINKQR_CPU_PROFILE: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

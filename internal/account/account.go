@@ -53,6 +53,10 @@ type Service struct {
 	// OAuthRevoked is the same for the OAuth clients and grants that
 	// removing a member revokes (oauth.Service.Invalidate).
 	OAuthRevoked func(payloads ...string)
+
+	baseURL string      // LINKQR_BASE_URL, which links in messages start with
+	mail    Mailer      // nil: no e-mail
+	jobs    JobInserter // queues forgot-password lookups; nil without e-mail
 }
 
 // NewService returns a Service over db.

@@ -42,7 +42,7 @@ func setup(t *testing.T) (*account.Service, *atomic.Int64) {
 func signUp(t *testing.T, svc *account.Service, addr string) (account.User, account.Workspace) {
 	t.Helper()
 	ctx := context.Background()
-	if err := svc.SignUp(ctx, account.SignUpInput{Email: addr, Password: pw, Workspace: "WS " + addr}, netip.Addr{}); err != nil {
+	if _, err := svc.SignUp(ctx, account.SignUpInput{Email: addr, Password: pw, Workspace: "WS " + addr}, netip.Addr{}); err != nil {
 		t.Fatalf("sign up %s: %v", addr, err)
 	}
 	u, err := svc.SignIn(ctx, addr, pw, netip.Addr{})
@@ -71,7 +71,7 @@ func TestSignUpAndSignIn(t *testing.T) {
 	if err != nil || got.Role != account.RoleAdmin {
 		t.Fatalf("workspace through membership: %+v %v", got, err)
 	}
-	if err := svc.SignUp(ctx, account.SignUpInput{Email: "x", Password: "short", Workspace: ""}, localhost); !hasPointer(err, "/email") || !hasPointer(err, "/password") || !hasPointer(err, "/workspace") {
+	if _, err := svc.SignUp(ctx, account.SignUpInput{Email: "x", Password: "short", Workspace: ""}, localhost); !hasPointer(err, "/email") || !hasPointer(err, "/password") || !hasPointer(err, "/workspace") {
 		t.Errorf("bad input: %v", err)
 	}
 	in, err := svc.SignIn(ctx, strings.ToUpper(addr), pw, localhost)

@@ -40,6 +40,14 @@ type Invitation struct {
 	InvitedBy     string // the inviting admin's address; "" once their account is gone
 	CreatedAt     time.Time
 	ExpiresAt     time.Time
+	// Link is the accept link {base}/invitations/{token}: set only on the
+	// Invitation that Invite returns, the one time it is shown.
+	Link string
+	// Mailed reports that the link was also queued as an e-mail to the
+	// invitee (e-mail is on).
+	Mailed bool
+	// Status is the stored state: pending, accepted, declined, revoked.
+	Status string
 }
 
 // ExternalID is the invitation's "inv_…" identifier.
@@ -102,8 +110,24 @@ func (s *Service) Invite(ctx context.Context, workspaceID, invitedBy uuid.UUID, 
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		inv = invitationFromRow(row, "", nil)
-		return nil
+		wsRow, err := q.WorkspaceGetByID(ctx, tx, ws)
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		inv = invitationFromRow(row, wsRow.Name, nil)
+		token, hash := newToken()
+		if err := q.InvitationSetToken(ctx, tx, dbsqlc.InvitationSetTokenParams{ID: inv.ID, TokenHash: hash}); err != nil {
+			return store.InterpretError(err)
+		}
+		inv.Link = s.baseURL + "/invitations/" + token
+		inviter, err := q.UserGetByID(ctx, tx, invitedBy)
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		inv.InvitedBy = inviter.Email
+		inv.Mailed, err = s.notify(ctx, tx, Notice{Kind: NoticeInvitation, To: email, Link: inv.Link,
+			Workspace: wsRow.Name, InvitedBy: inviter.Email, Role: inv.Role, Expires: inv.ExpiresAt})
+		return err
 	})
 	return inv, err
 }
@@ -217,7 +241,7 @@ func (s *Service) closeInvitation(ctx context.Context, userID, invitationID uuid
 func invitationFromRow(r dbsqlc.Invitation, workspaceName string, invitedBy *string) Invitation {
 	inv := Invitation{
 		ID: r.ID, WorkspaceID: r.WorkspaceID, WorkspaceName: workspaceName, Email: r.Email, Role: Role(r.Role),
-		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
+		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, Status: r.Status,
 	}
 	if invitedBy != nil {
 		inv.InvitedBy = *invitedBy

@@ -29,51 +29,72 @@ type SignUpInput struct {
 
 // SignUp registers an address: when it has no account yet, it creates the
 // user and their first workspace, with them as its admin, in one
-// transaction. When the address already has an account, it changes nothing
-// at all — not the password, not the workspaces — and still returns nil.
+// transaction, and returns the user (the UI signs them in). When the address
+// already has an account, nothing changes — not the password, not the
+// workspaces — and the answer is ErrAccountExists; with e-mail on, the
+// address's owner is told that someone tried to sign up with it.
 //
-// That is deliberate: linkqr sends no e-mail, so it cannot tell the owner of
-// an address "you already have an account" privately, and telling the
-// person at the form would let anyone find out who uses linkqr. So the
-// answer to valid input is the same either way (nil; the UI then asks the
-// person to sign in), and so is its cost: the password is hashed with
-// argon2id before the address is looked at, whether or not the hash is
-// stored. Callers must not sign the person in on nil — they cannot know
-// whether the password they were given is the account's.
+// That answer tells whoever fills in the form that the address has an
+// account. It is the price of signing new users in at once, and it is
+// bounded: every attempt, new address or not, counts against the per-IP
+// throttle (MaxSignUpsPerIP in SignUpWindow), so testing addresses costs the
+// same as signing up, and both cases cost the same argon2id run (the
+// password is hashed before the address is looked at).
 //
-// Errors: validate.Errors for bad input (which says nothing about
-// existing accounts), *ThrottledError once MaxSignUpsPerIP attempts came
-// from ip within SignUpWindow (ip may be the zero Addr: then no per-IP
-// limit), and secrethash.ErrBusy when the process-wide argon2id cap is
-// reached (the attempt is then not counted).
-func (s *Service) SignUp(ctx context.Context, in SignUpInput, ip netip.Addr) error {
+// Errors: validate.Errors for bad input, ErrAccountExists, *ThrottledError
+// once MaxSignUpsPerIP attempts came from ip within SignUpWindow (ip may be
+// the zero Addr: then no per-IP limit), and secrethash.ErrBusy when the
+// process-wide argon2id cap is reached (the attempt is then not counted).
+func (s *Service) SignUp(ctx context.Context, in SignUpInput, ip netip.Addr) (User, error) {
 	var errs validate.Errors
 	email := NormalizeEmail("/email", in.Email, &errs)
 	CheckPassword("/password", in.Password, &errs)
 	name := NormalizeWorkspaceName("/workspace", in.Workspace, &errs)
 	if err := errs.Err(); err != nil {
-		return err
+		return User{}, err
 	}
+	return s.register(ctx, email, in.Password, ip, func(q *dbsqlc.Queries, tx pgx.Tx, user User) error {
+		_, err := createWorkspace(ctx, q, tx, user.ID, name)
+		return err
+	})
+}
+
+// register creates the user (throttled, hashed first) and runs then in the
+// same transaction; an address with an account is ErrAccountExists, after
+// the notice to its owner.
+func (s *Service) register(ctx context.Context, email, password string, ip netip.Addr, then func(*dbsqlc.Queries, pgx.Tx, User) error) (User, error) {
 	forgive, err := s.countSignUp(ctx, ip)
 	if err != nil {
-		return err
+		return User{}, err
 	}
-	hash, err := HashPassword(ctx, in.Password)
+	hash, err := HashPassword(ctx, password)
 	if err != nil {
-		return forgive(err)
+		return User{}, forgive(err)
 	}
-	return s.db.InTx(ctx, func(tx pgx.Tx) error {
+	var user User
+	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
 		row, err := q.UserCreateIfAbsent(ctx, tx, dbsqlc.UserCreateIfAbsentParams{ID: store.NewID(), Email: email, PasswordHash: hash})
 		if errors.Is(store.InterpretError(err), store.ErrNotFound) {
-			return nil // the address has an account: leave it alone
+			return ErrAccountExists // leave the account alone
 		}
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		_, err = createWorkspace(ctx, q, tx, row.ID, name)
-		return err
+		user = userFromRow(row)
+		return then(q, tx, user)
 	})
+	if errors.Is(err, ErrAccountExists) {
+		// Tell the address's owner, in a transaction of its own (the
+		// sign-up's rolled back).
+		if nerr := s.db.InTx(ctx, func(tx pgx.Tx) error {
+			_, err := s.notify(ctx, tx, Notice{Kind: NoticeSignUpAttempt, To: email, Link: s.baseURL + "/password/forgot"})
+			return err
+		}); nerr != nil {
+			return User{}, nerr
+		}
+	}
+	return user, err
 }
 
 // countSignUp records a sign-up attempt from ip and refuses it with

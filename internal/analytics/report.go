@@ -130,11 +130,14 @@ func (i Interval) Next(t time.Time) time.Time {
 
 // Report is the analytics object of CONTRACT.md section 6.4.
 type Report struct {
-	Object    string     `json:"object"`
-	LinkID    string     `json:"link_id"`
-	From      time.Time  `json:"from"`
-	To        time.Time  `json:"to"`
-	Interval  Interval   `json:"interval"`
+	Object   string    `json:"object"`
+	LinkID   string    `json:"link_id"`
+	From     time.Time `json:"from"`
+	To       time.Time `json:"to"`
+	Interval Interval  `json:"interval"`
+	// AsOf is when the report was computed: it counts every scan
+	// recorded before then (folded or still queued).
+	AsOf      time.Time  `json:"as_of"`
 	Total     int64      `json:"total"`
 	Unique    int64      `json:"unique"`
 	Bots      int64      `json:"bots"`
@@ -232,6 +235,15 @@ func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range,
 	q := dbsqlc.New()
 	from, to := r.From.UTC(), r.To.UTC()
 	rep := Report{Object: "analytics", LinkID: store.FormatID(store.PrefixLink, linkID), From: r.From, To: r.To, Interval: r.Interval}
+	// Every scan committed before the report's snapshot is counted: the
+	// rollups hold the folded ones, and the hours from the link's oldest
+	// queued scan on are read raw (docs/scan-pipeline.md).
+	rep.AsOf = now.UTC()
+	oldest, err := q.ScanQueueOldest(ctx, db, linkID)
+	folded := errors.Is(store.InterpretError(err), store.ErrNotFound) // nothing of this link is queued
+	if err != nil && !folded {
+		return rep, store.InterpretError(err)
+	}
 
 	// Whole hours [h0, h1) come from the rollups, [from, h0) and [h1, to)
 	// from raw scans; of the whole hours, whole days [d0, d1) come from the
@@ -242,6 +254,11 @@ func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range,
 	// hour is read whole from the rollups, never from raw scans.
 	if h1.Before(to) && !to.Before(now) {
 		h1 = Hour.Next(h1)
+	}
+	// The rollups are complete only before the hour of the link's oldest
+	// queued scan; from that hour on the report reads raw scans.
+	if w := Hour.Truncate(oldest); !folded && w.Before(h1) {
+		h1 = w
 	}
 	if !h0.Before(h1) {
 		h0, h1 = to, to

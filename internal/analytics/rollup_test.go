@@ -101,7 +101,10 @@ var referers = []string{"", "", "https://news.example/a", "https://social.exampl
 // instants spread over [start, start+span) in random order (so batches
 // arrive out of time order), a small population of visitors who come back
 // within and across days, bots among them.
-func recordRandomScans(t *testing.T, rnd *rand.Rand, db *store.DB, links [][2]uuid.UUID, start time.Time, span time.Duration, n int) {
+//
+// With fold, the scans are then folded into the rollups; without, they
+// stay queued, and reports read them raw.
+func recordRandomScans(t *testing.T, rnd *rand.Rand, db *store.DB, links [][2]uuid.UUID, start time.Time, span time.Duration, n int, fold bool) {
 	t.Helper()
 	hasher, err := analytics.NewVisitorHasher([]byte("0123456789abcdef0123456789abcdef-rollup-test"))
 	if err != nil {
@@ -132,6 +135,13 @@ func recordRandomScans(t *testing.T, rnd *rand.Rand, db *store.DB, links [][2]uu
 	defer cancel()
 	if err := rec.Close(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if !fold {
+		return
+	}
+	// The writer only queues the scans; the fold adds them to the rollups.
+	if f, err := scan.Fold(ctx, db); err != nil || f.Rows == 0 {
+		t.Fatalf("fold: %+v, %v", f, err)
 	}
 }
 
@@ -188,7 +198,10 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 	}
 	// 2026-01-24 (a Saturday) to 2026-02-10: weeks, a month and many days.
 	start, span := time.Date(2026, 1, 24, 0, 0, 0, 0, time.UTC), 17*24*time.Hour
-	recordRandomScans(t, rnd, db, links, start, span, 4000)
+	// Half the scans folded into the rollups, half still queued: reports
+	// must add the two exactly (then again once everything is folded).
+	recordRandomScans(t, rnd, db, links, start, span, 2000, true)
+	recordRandomScans(t, rnd, db, links, start, span, 2000, false)
 
 	reports := analytics.NewReports(db, analytics.DefaultLimits())
 	ctx := context.Background()
@@ -198,7 +211,12 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %+v: %v", name, r, err)
 		}
-		if want := reference(t, pool, l[0], l[1], r); !reflect.DeepEqual(got, want) {
+		want := reference(t, pool, l[0], l[1], r)
+		if time.Since(got.AsOf) > time.Minute || time.Until(got.AsOf) > 0 {
+			t.Errorf("%s: as_of %v is not when the report was computed", name, got.AsOf)
+		}
+		want.AsOf = got.AsOf
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: link %s %s..%s by %s:\n got  %+v\n want %+v", name, l[1], r.From.Format(time.RFC3339Nano), r.To.Format(time.RFC3339Nano), r.Interval, got, want)
 		}
 	}
@@ -211,6 +229,15 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 	}
 	// A workspace sees nothing of another's link, as with raw scans.
 	check("other workspace", [2]uuid.UUID{ws2, links[0][1]}, analytics.Range{From: start, To: start.Add(span), Interval: analytics.Day})
+	if f, err := scan.Fold(ctx, db); err != nil || f.Rows == 0 {
+		t.Fatalf("folding the queued half: %+v, %v", f, err)
+	}
+	for i := range 50 {
+		check(fmt.Sprintf("range %d, all folded", i), links[rnd.IntN(len(links))], randomRange(rnd, start, span))
+		if t.Failed() {
+			break
+		}
+	}
 
 	// Rebuilding from raw scans reproduces exactly what the writer kept.
 	before := rollupSnapshot(t, pool)
@@ -248,6 +275,7 @@ func rollupSnapshot(t *testing.T, pool *pgxpool.Pool) map[string][]string {
 		"scan_rollup_keys_hourly": "link_id, hour, dim, key",
 		"scan_rollup_keys_daily":  "link_id, day, dim, key",
 		"scan_visitor_days":       "link_id, day, visitor_hash",
+		"(SELECT id, scan_count, last_scanned_at FROM links)": "id",
 	} {
 		rows, err := pool.Query(context.Background(), fmt.Sprintf("SELECT t::text FROM %s t ORDER BY %s", table, order))
 		if err != nil {
@@ -283,7 +311,7 @@ func TestRangesToTheHourInProgress(t *testing.T) {
 	// Scans from 10:00 up to "now", 10:45, and around the midnight before.
 	hour := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	now := hour.Add(45 * time.Minute)
-	recordRandomScans(t, rnd, db, links, hour, 45*time.Minute, 300)
+	recordRandomScans(t, rnd, db, links, hour, 45*time.Minute, 300, true)
 
 	reports := analytics.NewReports(db, analytics.DefaultLimits())
 	reports.Now = func() time.Time { return now }
@@ -298,7 +326,9 @@ func TestRangesToTheHourInProgress(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", r, err)
 		}
-		if want := reference(t, pool, ws, links[0][1], r); !reflect.DeepEqual(got, want) {
+		want := reference(t, pool, ws, links[0][1], r)
+		want.AsOf = now // the fold ran after this fake now
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s..%s by %s with now %s:\n got  %+v\n want %+v", r.From.Format(time.RFC3339), r.To.Format(time.RFC3339), r.Interval, now.Format(time.RFC3339), got, want)
 		}
 		if got.Total == 0 {
@@ -314,7 +344,56 @@ func TestRangesToTheHourInProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed := analytics.Range{From: open.From, To: now, Interval: open.Interval}
-	if want := reference(t, pool, ws, links[0][1], closed); !reflect.DeepEqual(got, want) || !got.To.Equal(now) {
+	want := reference(t, pool, ws, links[0][1], closed)
+	want.AsOf = now
+	if !reflect.DeepEqual(got, want) || !got.To.Equal(now) {
 		t.Errorf("open range parsed at %s, computed at %s:\n got  %+v\n want %+v", open.To.Format(time.RFC3339), now.Format(time.RFC3339), got, want)
+	}
+}
+
+// A recorded scan is counted at once, read raw while it is queued, and
+// exactly once after the fold; as_of is when the report was computed.
+func TestQueuedScansAreCountedAtOnce(t *testing.T) {
+	t.Parallel()
+	pool := testkit.DB(t)
+	db := store.NewDB(pool)
+	ws := testkit.NewTenant(t, pool).WorkspaceID
+	l := [][2]uuid.UUID{{ws, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})}}
+	reports := analytics.NewReports(db, analytics.DefaultLimits())
+	ctx := context.Background()
+	day := analytics.Range{From: time.Now().Add(-time.Hour).Truncate(time.Hour), To: time.Now().Add(time.Hour).Truncate(time.Hour), Interval: analytics.Hour}
+	report := func() analytics.Report {
+		t.Helper()
+		before := time.Now()
+		r, err := reports.Compute(ctx, ws, l[0][1], day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.AsOf.Before(before.Add(-time.Second)) || r.AsOf.After(time.Now()) {
+			t.Errorf("as_of %v, want the time of the report (%v)", r.AsOf, before)
+		}
+		return r
+	}
+	before := report()
+	hasher, err := analytics.NewVisitorHasher([]byte("0123456789abcdef0123456789abcdef-rollup-test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := scan.NewRecorder(scan.Options{DB: db, Log: testkit.Logger(t), Hasher: hasher})
+	go rec.Run()
+	if err := rec.Record(ctx, scan.Hit{LinkID: l[0][1], WorkspaceID: ws, At: time.Now(), UserAgent: userAgents[0], ClientIP: netip.MustParseAddr("192.0.2.1")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if queued := report(); queued.Total != before.Total+1 || queued.Unique != before.Unique+1 {
+		t.Errorf("queued: total %d unique %d, want %d and %d", queued.Total, queued.Unique, before.Total+1, before.Unique+1)
+	}
+	if _, err := scan.Fold(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if folded := report(); folded.Total != before.Total+1 || folded.Unique != before.Unique+1 {
+		t.Errorf("folded: total %d unique %d, want %d and %d", folded.Total, folded.Unique, before.Total+1, before.Unique+1)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/mail"
 	"github.com/linkqr/linkqr/internal/metrics"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/oauth"
@@ -64,12 +65,16 @@ type App struct {
 	Accounts  *account.Service
 	Links     *link.Service
 	Redirects *redirect.Handler
+	// Folder adds recorded scans to the analytics rollups and scan_count.
+	Folder *scan.Folder
 	// Priority tells deliveries and analytics when the redirect is busy.
 	Priority *priority.Governor
 	Scans    *scan.Recorder
 	QR       *qrserve.Server // one render bound and cache for API and UI
 	Webhooks *webhook.Service
 	OAuth    *oauth.Service
+	// Mail queues e-mail (disabled without LINKQR_SMTP_URL).
+	Mail *mail.Outbox
 	// RateLimiter charges /api/v1 requests to their credential's budget.
 	RateLimiter ratelimit.Limiter
 
@@ -148,11 +153,12 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgxpoo
 	return newApp(ctx, cfg, log, pool, nil)
 }
 
-// Sizes of the dedicated pools. The scan writer holds one connection at a
-// time (one batch in flight); the redirect's cache misses are single
-// indexed lookups, so a few connections serve many thousands a second.
+// Sizes of the dedicated pools. Each scan writer holds one connection
+// while its batch is in flight, and the folder one more; the redirect's
+// cache misses are single indexed lookups, so a few connections serve many
+// thousands a second.
 const (
-	ScanPoolConns    = 2
+	ScanPoolConns    = scan.DefaultWriters + 1
 	ResolvePoolConns = 4
 )
 
@@ -207,6 +213,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	}
 	a.Keys.Subscribe(a.listener)
 	a.Accounts.KeysRevoked = a.Keys.Invalidate
+	a.Accounts.SetBaseURL(cfg.BaseURL.String())
+	if a.Mail, err = mail.NewOutbox(cfg.SMTP.Enabled(), config.DeriveKey(cfg.SecretKey, "mail-jobs")); err != nil {
+		return nil, err
+	}
 	if err := a.newOAuth(ctx); err != nil {
 		return nil, err
 	}
@@ -223,6 +233,14 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		return nil, err
 	}
 	a.Scans = scans
+	a.Folder = &scan.Folder{
+		DB: a.ScanDB, Log: log, Interval: cfg.FoldInterval,
+		OnFold: func(f scan.Folded, took time.Duration) {
+			a.Metrics.ScansFolded.Add(float64(f.Scans))
+			a.Metrics.FoldDuration.Observe(took.Seconds())
+		},
+		OnError: func(error) { a.Metrics.FoldErrors.Inc() },
+	}
 	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
 	a.Links = link.NewService(a.DB, cfg.ShortBaseURL.String())
 	a.Links.Events = a.events
@@ -353,19 +371,25 @@ func (a *App) startWorkers() {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopWorkers = cancel
 	a.workers.Go(a.Scans.Run)
+	a.workers.Go(func() { a.Folder.Run(ctx) })
 	a.workers.Go(func() { a.Priority.Run(ctx) })
 	a.workers.Go(func() { a.listener.Run(ctx) })
 	a.workers.Go(func() { a.runJobs(ctx) })
 }
 
 // StopWorkers stops the background goroutines and waits for them: the scan
-// buffer is drained into the database first, then jobs and the listener stop.
+// buffer is drained into the database first and folded into the analytics
+// (so scan_count is exact after a graceful stop), then jobs and the
+// listener stop.
 // Call it after the HTTP server stopped accepting requests. Idempotent.
 func (a *App) StopWorkers() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := a.Scans.Close(ctx); err != nil {
 		a.Log.Error("scan buffer not drained", "err", err)
+	}
+	if _, err := a.Folder.Fold(ctx); err != nil {
+		a.Log.Warn("final fold of scans failed; the next start folds them", "err", err)
 	}
 	a.stopWorkers()
 	a.workers.Wait()

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
@@ -85,37 +84,17 @@ func TestOpenAPIDocumentIsServed(t *testing.T) {
 // its top, and (…-createLink.png) the createLink operation.
 func TestDocsPageRendersOffline(t *testing.T) {
 	t.Parallel()
-	chromium := testkit.RequireBinary(t, "chromium")
 	srv := testkit.StartServer(t)
 	origin, err := url.Parse(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1440, 1000),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
+	ctx, cancelTab := context.WithCancel(testkit.Chromium(t,
 		chromedp.Flag("disable-features", "Translate,OptimizationHints,MediaRouter"),
-		chromedp.Flag("metrics-recording-only", true),
 		// Names other than the test server's address resolve nowhere.
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE "+origin.Hostname()),
-	)
-	defer cancelAlloc()
-	ctx, cancel := context.WithTimeout(allocCtx, 90*time.Second)
-	defer cancel()
-	ctx, cancelTab := chromedp.NewContext(ctx)
+	))
 	defer cancelTab()
 
 	isForeign := func(raw string) bool {
@@ -178,6 +157,7 @@ func TestDocsPageRendersOffline(t *testing.T) {
 			_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}})
 			return err
 		}),
+		chromedp.EmulateViewport(1440, 1000),
 		chromedp.Navigate(srv.URL+"/docs"),
 		// Redoc gives every operation a section named after its operationId.
 		chromedp.WaitVisible(chromedp.CSS(`[data-section-id="operation/createLink"] h2`)),

@@ -9,10 +9,13 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/idempotency"
+	"github.com/linkqr/linkqr/internal/mail"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/webhook"
+	"github.com/linkqr/linkqr/web"
 )
 
 // newJobs configures River: the workers and periodic jobs of this process.
@@ -24,20 +27,26 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &scan.PartitionWorker{DB: a.DB})
 	river.AddWorker(workers, a.Webhooks.Worker())
 	river.AddWorker(workers, &oauth.RotateWorker{Service: a.OAuth})
+	queues := map[string]river.QueueConfig{
+		river.QueueDefault: {MaxWorkers: 10},
+		// River fetches a queue at most once per FetchCooldown, taking at
+		// most its free workers, so throughput is bounded by about
+		// MaxWorkers/FetchCooldown: River's default 100 ms with 20
+		// workers gave ~180 deliveries/s (make bench). Fetching every
+		// 10 ms, 32 workers deliver ~1,200–1,500/s to a local receiver
+		// on 2 cores, as many as 100 did (the database is then the
+		// limit), with less pressure on the pool; slow receivers hold a
+		// worker each for up to the 10 s timeout.
+		webhook.Queue: {MaxWorkers: webhook.Workers, FetchCooldown: 10 * time.Millisecond},
+	}
+	if a.Config.SMTP.Enabled() {
+		river.AddWorker(workers, &mail.Worker{Outbox: a.Mail, Sender: mail.NewSender(a.Config.SMTP, a.Config.MailFrom), Log: a.Log.With("component", "mail")})
+		river.AddWorker(workers, &account.ResetRequestWorker{Service: a.Accounts})
+		queues[mail.Queue] = river.QueueConfig{MaxWorkers: mail.Workers}
+	}
 	client, err := river.NewClient(riverpgxv5.New(a.Pool), &river.Config{
-		Logger: a.Log.With("component", "river"),
-		Queues: map[string]river.QueueConfig{
-			river.QueueDefault: {MaxWorkers: 10},
-			// River fetches a queue at most once per FetchCooldown, taking at
-			// most its free workers, so throughput is bounded by about
-			// MaxWorkers/FetchCooldown: River's default 100 ms with 20
-			// workers gave ~180 deliveries/s (make bench). Fetching every
-			// 10 ms, 32 workers deliver ~1,200–1,500/s to a local receiver
-			// on 2 cores, as many as 100 did (the database is then the
-			// limit), with less pressure on the pool; slow receivers hold a
-			// worker each for up to the 10 s timeout.
-			webhook.Queue: {MaxWorkers: webhook.Workers, FetchCooldown: 10 * time.Millisecond},
-		},
+		Logger:  a.Log.With("component", "river"),
+		Queues:  queues,
 		Workers: workers,
 		PeriodicJobs: []*river.PeriodicJob{
 			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
@@ -56,6 +65,12 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 		return nil, fmt.Errorf("configure background jobs: %w", err)
 	}
 	a.Webhooks.UseJobs(client)
+	if a.Mail.Enabled() {
+		a.Mail.UseJobs(client)
+		a.Accounts.UseMail(func(ctx context.Context, tx pgx.Tx, n account.Notice) error {
+			return a.Mail.Enqueue(ctx, tx, web.ComposeNotice(n))
+		}, client)
+	}
 	return client, nil
 }
 

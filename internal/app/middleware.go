@@ -29,7 +29,7 @@ func (a *App) recoverPanics(next http.Handler) http.Handler {
 			}
 			a.Log.Error("panic in handler",
 				"request_id", requestid.FromContext(r.Context()),
-				"method", r.Method, "path", r.URL.Path,
+				"method", r.Method, "path", web.LogPath(r.URL.Path),
 				"panic", v, "stack", string(debug.Stack()))
 			if wantsHTML(r) {
 				web.Render(w, r, http.StatusInternalServerError, web.ErrorPage(http.StatusInternalServerError,
@@ -79,7 +79,7 @@ func (a *App) observe(next http.Handler) http.Handler {
 		}
 		attrs := []any{
 			"request_id", requestid.FromContext(r.Context()),
-			"method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"method", r.Method, "path", web.LogPath(r.URL.Path), "status", sw.status,
 			"duration_ms", elapsed.Milliseconds(),
 		}
 		if clientGone {

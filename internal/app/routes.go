@@ -147,6 +147,12 @@ func (a *App) apiV1(reports *analytics.Reports) *api.API {
 }
 
 func (a *App) webDeps(reports *analytics.Reports) web.Deps {
+	sessions := session.NewStore(a.DB, a.Log, session.Keys{
+		Cookie:   config.DeriveKey(a.Config.SecretKey, "session-cookie"),
+		DataAuth: config.DeriveKey(a.Config.SecretKey, "session-data-auth"),
+		DataEnc:  config.DeriveKey(a.Config.SecretKey, "session-data-enc"),
+	}, a.Config.BaseURL.Scheme == "https")
+	sessions.ClientIP = clientip.Resolver{Trusted: a.Config.TrustedProxies}.Of
 	return web.Deps{
 		Analytics:   reports,
 		Scans:       scan.NewReader(a.DB),
@@ -160,11 +166,7 @@ func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 		Accounts:    a.Accounts,
 		Keys:        a.Keys,
 		ClientIP:    clientip.Resolver{Trusted: a.Config.TrustedProxies},
-		Sessions: session.NewStore(a.DB, a.Log, session.Keys{
-			Cookie:   config.DeriveKey(a.Config.SecretKey, "session-cookie"),
-			DataAuth: config.DeriveKey(a.Config.SecretKey, "session-data-auth"),
-			DataEnc:  config.DeriveKey(a.Config.SecretKey, "session-data-enc"),
-		}, a.Config.BaseURL.Scheme == "https"),
+		Sessions:    sessions,
 	}
 }
 

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/mail"
 	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is the whole runtime configuration of one linkqr process.
@@ -27,8 +29,18 @@ type Config struct {
 	TrustedProxies      []netip.Prefix // LINKQR_TRUSTED_PROXIES
 	WebhookAllowPrivate bool           // LINKQR_WEBHOOK_ALLOW_PRIVATE
 	MetricsAddr         string         // LINKQR_METRICS_ADDR: empty means /metrics on Addr
+	SMTP                SMTP           // LINKQR_SMTP_URL: zero means no e-mail
+	MailFrom            *mail.Address  // LINKQR_MAIL_FROM: sender of every message
 	LogLevel            slog.Level     // LINKQR_LOG_LEVEL
 	LogFormat           string         // LINKQR_LOG_FORMAT: "text" or "json"
+	FoldInterval        time.Duration  // LINKQR_ANALYTICS_FOLD_INTERVAL: how often recorded scans are folded into analytics
+	// SaturationLatency (LINKQR_SATURATION_LATENCY) is the scheduling-latency
+	// p99 from which the process is saturated and deliveries and reports
+	// yield to the redirect; SaturatedDeliveryPace
+	// (LINKQR_SATURATED_DELIVERY_PACE) is the webhook attempts a second
+	// allowed meanwhile.
+	SaturationLatency     time.Duration
+	SaturatedDeliveryPace int
 }
 
 // Error is a configuration error; its message names the variable.
@@ -111,6 +123,29 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		}
 	}
 
+	if c.FoldInterval, err = durationVar(getenv, "LINKQR_ANALYTICS_FOLD_INTERVAL", 15*time.Second, 100*time.Millisecond, 5*time.Minute); err != nil {
+		return nil, err
+	}
+	if c.SaturationLatency, err = durationVar(getenv, "LINKQR_SATURATION_LATENCY", 2*time.Millisecond, 100*time.Microsecond, time.Second); err != nil {
+		return nil, err
+	}
+	c.SaturatedDeliveryPace = 50
+	if v := getenv("LINKQR_SATURATED_DELIVERY_PACE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100_000 {
+			return nil, &Error{"LINKQR_SATURATED_DELIVERY_PACE", v, "must be a whole number of attempts a second from 1 to 100000"}
+		}
+		c.SaturatedDeliveryPace = n
+	}
+	if v := getenv("LINKQR_SMTP_URL"); v != "" {
+		if c.SMTP, err = parseSMTP(v); err != nil {
+			return nil, err
+		}
+	}
+	if c.MailFrom, err = parseMailFrom(getenv("LINKQR_MAIL_FROM"), c.BaseURL); err != nil {
+		return nil, err
+	}
+
 	if v := getenv("LINKQR_LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			return nil, &Error{"LINKQR_LOG_LEVEL", v, "must be one of debug, info, warn, error"}
@@ -128,6 +163,19 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		return nil, &Error{"LINKQR_LOG_FORMAT", v, "must be text or json"}
 	}
 	return c, nil
+}
+
+// durationVar reads a Go duration ("2s", "500ms") within [lo, hi].
+func durationVar(getenv func(string) string, name string, def, lo, hi time.Duration) (time.Duration, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < lo || d > hi {
+		return 0, &Error{name, v, fmt.Sprintf("must be a duration from %v to %v, e.g. %v", lo, hi, def)}
+	}
+	return d, nil
 }
 
 // Embedded reports whether the process runs its own PostgreSQL cluster.

@@ -146,3 +146,42 @@ func TestEnsureSecretKeyPersists(t *testing.T) {
 		t.Errorf("derived keys must differ per purpose")
 	}
 }
+
+func TestLoadMail(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env("LINKQR_BASE_URL", "https://links.example.com:8443"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SMTP.Enabled() || c.MailFrom.String() != `"linkqr" <no-reply@links.example.com>` {
+		t.Errorf("defaults: smtp %+v, from %s", c.SMTP, c.MailFrom)
+	}
+	c, err = Load(env("LINKQR_SMTP_URL", "smtp://ann:s3cret@mail.example.com:587", "LINKQR_MAIL_FROM", "Links <links@example.com>"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := SMTP{Host: "mail.example.com", Port: 587, Username: "ann", Password: "s3cret"}
+	if c.SMTP != want || c.SMTP.Loopback() || c.MailFrom.Address != "links@example.com" || c.MailFrom.Name != "Links" {
+		t.Errorf("values: smtp %+v, from %s", c.SMTP, c.MailFrom)
+	}
+	c, err = Load(env("LINKQR_SMTP_URL", "smtps://127.0.0.1"), false)
+	if err != nil || c.SMTP != (SMTP{Host: "127.0.0.1", Port: 465, Implicit: true}) || !c.SMTP.Loopback() {
+		t.Errorf("smtps default port: %+v, %v", c.SMTP, err)
+	}
+	for _, bad := range []struct{ key, value string }{
+		{"LINKQR_SMTP_URL", "http://mail.example.com"},
+		{"LINKQR_SMTP_URL", "smtp://"},
+		{"LINKQR_SMTP_URL", "smtp://mail.example.com:0"},
+		{"LINKQR_SMTP_URL", "smtp://mail.example.com/path"},
+		{"LINKQR_MAIL_FROM", "not an address"},
+	} {
+		_, err := Load(env(bad.key, bad.value), false)
+		if err == nil || !strings.Contains(err.Error(), bad.key) {
+			t.Errorf("%s=%q: err %v, want one naming the variable", bad.key, bad.value, err)
+		}
+	}
+	_, err = Load(env("LINKQR_SMTP_URL", "ftp://ann:hunter2hunter2@mail.example.com"), false)
+	if err == nil || strings.Contains(err.Error(), "hunter2hunter2") {
+		t.Errorf("the SMTP password is printed: %v", err)
+	}
+}

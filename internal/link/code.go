@@ -29,6 +29,10 @@ var reservedCodes = map[string]bool{
 	"login": true, "logout": true, "signup": true, "healthz": true, "readyz": true,
 	"metrics": true, "problems": true, "openapi.json": true, "openapi.yaml": true,
 	".well-known": true, "w": true,
+	// The account page is /account itself, which a link with that code
+	// would shadow; the password and invitation pages live below
+	// /password/ and /invitations/, so those codes stay free.
+	"account": true,
 }
 
 // ParseCodeShape accepts any string of a code's shape, reserved or not: the

@@ -37,7 +37,7 @@ func TestParseTargetURL(t *testing.T) {
 func TestParseCode(t *testing.T) {
 	t.Parallel()
 	for code, ok := range map[string]bool{"abc": true, "A-b_9": true, strings.Repeat("x", 64): true, "ab": false, strings.Repeat("x", 65): false,
-		"a.b": false, "ü12": false, "docs": false, "DOCS": false, "w": false, "W-1": true, "openapi.json": false, "static": false, "abc\x00": false, "": false} {
+		"a.b": false, "ü12": false, "docs": false, "DOCS": false, "w": false, "W-1": true, "openapi.json": false, "static": false, "account": false, "Account": false, "password": true, "invitations": true, "abc\x00": false, "": false} {
 		c, err := ParseCode(code)
 		if (err == nil) != ok || ok && c.String() != code || !ok && !c.IsZero() {
 			t.Errorf("%q: %q, %v, want ok=%v", code, c, err, ok)

@@ -95,24 +95,26 @@ func (s *Service) Resolve(ctx context.Context, code Code) (Target, error) {
 
 // Get returns a live link of the workspace, or store.ErrNotFound.
 func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Link, error) {
-	row, err := dbsqlc.New().LinkGetByID(ctx, s.db.Conn(ctx), dbsqlc.LinkGetByIDParams{ID: id, WorkspaceID: ws})
+	db := s.db.Conn(ctx)
+	row, err := dbsqlc.New().LinkGetByID(ctx, db, dbsqlc.LinkGetByIDParams{ID: id, WorkspaceID: ws})
 	if err != nil {
 		return Link{}, store.InterpretError(err)
 	}
-	return fromRow(row, s.shortBase), nil
+	return withQueuedOne(ctx, db, fromRow(row, s.shortBase))
 }
 
 // List returns up to limit links older than before (nil: the newest), and
 // whether more follow.
 func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, limit int) ([]Link, bool, error) {
-	rows, err := dbsqlc.New().LinkListByWorkspace(ctx, s.db.Conn(ctx), dbsqlc.LinkListByWorkspaceParams{
+	db := s.db.Conn(ctx)
+	rows, err := dbsqlc.New().LinkListByWorkspace(ctx, db, dbsqlc.LinkListByWorkspaceParams{
 		WorkspaceID: ws, Before: before, Limit: int32(limit + 1),
 	})
 	if err != nil {
 		return nil, false, store.InterpretError(err)
 	}
 	out, hasMore := store.Page(rows, limit, func(r dbsqlc.Link) Link { return fromRow(r, s.shortBase) })
-	return out, hasMore, nil
+	return out, hasMore, withQueued(ctx, db, out)
 }
 
 // Update applies a PATCH. When a value actually changes it records
@@ -132,8 +134,8 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		}
 		next, previous := applyUpdate(old, in)
 		if len(previous) == 0 {
-			res = fromRow(old, s.shortBase)
-			return nil
+			res, err = withQueuedOne(ctx, tx, fromRow(old, s.shortBase))
+			return err
 		}
 		row, err := q.LinkUpdate(ctx, tx, dbsqlc.LinkUpdateParams{
 			ID: id, WorkspaceID: ws, TargetURL: next.TargetURL, Title: next.Title,
@@ -143,6 +145,9 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 			return store.InterpretError(err)
 		}
 		res, code = fromRow(row, s.shortBase), row.Code
+		if res, err = withQueuedOne(ctx, tx, res); err != nil {
+			return err
+		}
 		if _, err := s.Events.Record(ctx, tx, ws, event.LinkUpdated, map[string]any{"link": res.Wire(), "previous_attributes": previous}); err != nil {
 			return err
 		}
@@ -187,7 +192,11 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 			return store.InterpretError(err)
 		}
 		code = row.Code
-		if _, err := s.Events.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": fromRow(row, s.shortBase).Wire()}); err != nil {
+		gone, err := withQueuedOne(ctx, tx, fromRow(row, s.shortBase))
+		if err != nil {
+			return err
+		}
+		if _, err := s.Events.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": gone.Wire()}); err != nil {
 			return err
 		}
 		return notifyChanged(ctx, tx, code)
@@ -198,32 +207,27 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 	return err
 }
 
-// ScanCount is what one batch of human scans adds to a link.
-type ScanCount struct {
-	Scans  int64
-	LastAt time.Time
-}
-
-// AddScans adds a batch's human scans to the links' scan_count and
-// last_scanned_at in tx (the scan writer's transaction) and returns the
-// updated links.
-func AddScans(ctx context.Context, tx pgx.Tx, shortBase string, counts map[uuid.UUID]ScanCount) (map[uuid.UUID]Link, error) {
-	if len(counts) == 0 {
+// ByIDs returns the links with these ids (of any workspace: the scan
+// writer reads the links of the batch's events, whose ids it got from its
+// own cache). Missing ids are left out.
+func ByIDs(ctx context.Context, db dbsqlc.DBTX, shortBase string, ids []uuid.UUID) (map[uuid.UUID]Link, error) {
+	if len(ids) == 0 {
 		return nil, nil
 	}
-	p := dbsqlc.LinkAddScansParams{}
-	for id, c := range counts {
-		p.LinkIds = append(p.LinkIds, id)
-		p.Counts = append(p.Counts, c.Scans)
-		p.LastAts = append(p.LastAts, c.LastAt.UTC())
-	}
-	updated, err := dbsqlc.New().LinkAddScans(ctx, tx, p)
+	rows, err := dbsqlc.New().LinkListByIDs(ctx, db, ids)
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
-	out := make(map[uuid.UUID]Link, len(updated))
-	for _, l := range updated {
-		out[l.ID] = fromRow(l, shortBase)
+	links := make([]Link, len(rows))
+	for i, l := range rows {
+		links[i] = fromRow(l, shortBase)
+	}
+	if err := withQueued(ctx, db, links); err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID]Link, len(links))
+	for _, l := range links {
+		out[l.ID] = l
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,6 +30,12 @@ type Metrics struct {
 	ScansRecorded *prometheus.CounterVec
 	// ScanFlushErrors counts failed (and retried) scan batch writes.
 	ScanFlushErrors prometheus.Counter
+	// ScansFolded counts human scans folded into the analytics rollups;
+	// FoldDuration is how long each fold took; FoldErrors counts failed
+	// (and later retried) folds.
+	ScansFolded  prometheus.Counter
+	FoldDuration prometheus.Histogram
+	FoldErrors   prometheus.Counter
 
 	// WebhookDeliveries counts recorded delivery attempts by outcome
 	// ("succeeded" or "failed").
@@ -38,6 +45,7 @@ type Metrics struct {
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	series   sync.Map // httpSeries -> httpCollectors
 }
 
 // New registers the HTTP collectors and the Go/process collectors.
@@ -63,6 +71,19 @@ func New() *Metrics {
 		Name: "linkqr_scan_flush_errors_total",
 		Help: "Scan batch writes that failed and were retried.",
 	})
+	m.ScansFolded = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "linkqr_scans_folded_total",
+		Help: "Human scans added to the analytics rollups and scan_count by the fold.",
+	})
+	m.FoldDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "linkqr_scan_fold_duration_seconds",
+		Help:    "How long each fold of recorded scans into the analytics rollups took.",
+		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	})
+	m.FoldErrors = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "linkqr_scan_fold_errors_total",
+		Help: "Folds that failed; their scans stay queued for the next one.",
+	})
 	m.WebhookDeliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "linkqr_webhook_deliveries_total",
 		Help: "Webhook delivery attempts recorded, by outcome (succeeded or failed).",
@@ -75,7 +96,7 @@ func New() *Metrics {
 		Help:    "Round-trip time of webhook delivery attempts, from sending the request to the receiver's answer (or the failure).",
 		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 	})
-	reg.MustRegister(m.requests, m.latency, m.ScansRecorded, m.ScanFlushErrors, m.WebhookDeliveries, m.WebhookLatency,
+	reg.MustRegister(m.requests, m.latency, m.ScansRecorded, m.ScanFlushErrors, m.ScansFolded, m.FoldDuration, m.FoldErrors, m.WebhookDeliveries, m.WebhookLatency,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -149,9 +170,24 @@ func (m *Metrics) ObserveHTTP(route, method string, status int, d time.Duration)
 	if route == "" {
 		route = Unmatched
 	}
-	ml := MethodLabel(method)
-	m.requests.WithLabelValues(route, ml, CodeLabel(status)).Inc()
-	m.latency.WithLabelValues(route, ml).Observe(d.Seconds())
+	k := httpSeries{route, MethodLabel(method), CodeLabel(status)}
+	s, ok := m.series.Load(k)
+	if !ok {
+		// Labels are bounded (route patterns, known methods and codes),
+		// so the cache is too; it spares the redirect two label hashes.
+		s, _ = m.series.LoadOrStore(k, httpCollectors{m.requests.WithLabelValues(k.route, k.method, k.code), m.latency.WithLabelValues(k.route, k.method)})
+	}
+	c := s.(httpCollectors)
+	c.count.Inc()
+	c.latency.Observe(d.Seconds())
+}
+
+// httpSeries is one labelled series of the HTTP metrics.
+type httpSeries struct{ route, method, code string }
+
+type httpCollectors struct {
+	count   prometheus.Counter
+	latency prometheus.Observer
 }
 
 // MethodLabel is method when it is one of the nine methods of RFC 9110 and

@@ -7,45 +7,46 @@ import (
 	"time"
 )
 
-// busyGovernor returns a governor that has just seen threshold hits.
-func busyGovernor(t *testing.T, threshold int64) *Governor {
+// busyGovernor returns a saturated governor and its latency source.
+func busyGovernor(t *testing.T) (*Governor, *Controlled) {
 	t.Helper()
-	g := NewGovernor(threshold)
-	for range threshold {
-		g.Hit()
-	}
-	g.Sample()
+	g, src := SaturatedGovernor()
 	if !g.Busy() {
-		t.Fatalf("after %d hits in one sample, Busy() = false (rate %d)", threshold, g.Rate())
+		t.Fatalf("SaturatedGovernor is not busy (p99 %v)", g.Latency())
 	}
-	return g
+	return g, src
 }
 
-func TestGovernorIsBusyOverTheLastSecondOnly(t *testing.T) {
-	g := NewGovernor(100)
-	for range 99 {
+// Saturation is the scheduling latency over the last second, never the
+// redirect's request rate.
+func TestGovernorIsSaturatedByLatencyOverTheLastSecondOnly(t *testing.T) {
+	src := &Controlled{}
+	g := NewGovernorFrom(5*time.Millisecond, src.Read)
+	for range 100_000 {
 		g.Hit()
 	}
+	src.Set(100 * time.Microsecond)
 	g.Sample()
-	if g.Busy() || g.Rate() != 99 {
-		t.Fatalf("99 hits, threshold 100: busy %v, rate %d; want not busy, 99", g.Busy(), g.Rate())
+	if g.Busy() || g.Rate() != 100_000 {
+		t.Fatalf("100,000 redirects at a p99 of 100µs: busy %v, rate %d; want calm, 100000", g.Busy(), g.Rate())
 	}
-	g.Hit()
+	src.Set(20 * time.Millisecond)
 	g.Sample()
-	if !g.Busy() || g.Rate() != 100 {
-		t.Fatalf("100 hits within the window: busy %v, rate %d; want busy, 100", g.Busy(), g.Rate())
+	// Half the window is at 100µs and half at 20ms: the p99 is 10ms (the
+	// lower bound of its bucket), at or above 5ms.
+	if !g.Busy() || g.Latency() < 5*time.Millisecond {
+		t.Fatalf("p99 %v against 5ms: busy %v; want saturated", g.Latency(), g.Busy())
 	}
-	// Nine quiet samples keep both hit samples in the one-second window...
-	for range windowTicks - 2 {
+	src.Set(0)
+	for range windowTicks - 1 { // the slow tick is still inside the window
 		g.Sample()
 	}
 	if !g.Busy() {
-		t.Fatalf("hits still inside the window: rate %d, want busy", g.Rate())
+		t.Fatalf("a slow tick inside the window: p99 %v, want saturated", g.Latency())
 	}
-	// ...the next one drops the 99.
-	g.Sample()
-	if g.Busy() || g.Rate() != 1 {
-		t.Fatalf("after the window passed: busy %v, rate %d; want not busy, 1", g.Busy(), g.Rate())
+	g.Sample() // ...and now it left it
+	if g.Busy() {
+		t.Fatalf("after a calm second: p99 %v, want calm", g.Latency())
 	}
 	var nilGov *Governor
 	if nilGov.Busy() {
@@ -53,8 +54,35 @@ func TestGovernorIsBusyOverTheLastSecondOnly(t *testing.T) {
 	}
 }
 
+// A handful of slow events in an idle process says nothing.
+func TestGovernorNeedsEnoughEvents(t *testing.T) {
+	src := &Controlled{N: 1}
+	src.Set(time.Second)
+	g := NewGovernorFrom(time.Millisecond, src.Read)
+	g.Sample()
+	if g.Busy() {
+		t.Fatal("saturated on a single scheduling event")
+	}
+}
+
+// The real source reads the Go scheduler's histogram: an idle test
+// process is not saturated.
+func TestSchedulerLatenciesOfAnIdleProcess(t *testing.T) {
+	h := SchedulerLatencies()
+	if len(h.Buckets) != len(h.Counts)+1 || len(h.Counts) == 0 {
+		t.Fatalf("scheduler histogram with %d buckets and %d counts", len(h.Buckets), len(h.Counts))
+	}
+	g := NewGovernor(0)
+	g.Sample()
+	g.Sample()
+	if g.Busy() {
+		t.Fatalf("an idle process is saturated (p99 %v)", g.Latency())
+	}
+}
+
 func TestBudgetIsNotConsultedWhileTheRedirectIsCalm(t *testing.T) {
-	g := NewGovernor(10)
+	g := NewGovernorFrom(time.Millisecond, (&Controlled{}).Read)
+	g.Sample()
 	b := NewBudget(g, 1, 1)
 	for i := range 5 {
 		ok, err := b.Acquire(context.Background(), 1, 0)
@@ -72,7 +100,7 @@ func TestBudgetIsNotConsultedWhileTheRedirectIsCalm(t *testing.T) {
 }
 
 func TestBudgetPacesWhileBusy(t *testing.T) {
-	g := busyGovernor(t, 10)
+	g, _ := busyGovernor(t)
 	b := NewBudget(g, 0.001, 2) // refills one unit in 1,000 s: never within the test
 	for i := range 2 {
 		if ok, err := b.Acquire(context.Background(), 1, 0); !ok || err != nil {
@@ -94,7 +122,7 @@ func TestBudgetPacesWhileBusy(t *testing.T) {
 }
 
 func TestBudgetRefillsAtItsRate(t *testing.T) {
-	g := busyGovernor(t, 10)
+	g, _ := busyGovernor(t)
 	b := NewBudget(g, 10, 1)
 	now := time.Unix(1_700_000_000, 0)
 	b.now = func() time.Time { return now }
@@ -121,7 +149,7 @@ func TestBudgetRefillsAtItsRate(t *testing.T) {
 }
 
 func TestBudgetLetsWaitersGoWhenTheRedirectCalmsDown(t *testing.T) {
-	g := busyGovernor(t, 10)
+	g, src := busyGovernor(t)
 	b := NewBudget(g, 0.001, 1)
 	if ok, _ := b.Acquire(context.Background(), 1, 0); !ok {
 		t.Fatal("the burst was refused")
@@ -131,7 +159,8 @@ func TestBudgetLetsWaitersGoWhenTheRedirectCalmsDown(t *testing.T) {
 		ok, _ := b.Acquire(context.Background(), 1, time.Minute)
 		done <- ok
 	}()
-	for range windowTicks { // a quiet second: the redirect is no longer busy
+	src.Set(0)
+	for range windowTicks { // a calm second: no longer saturated
 		g.Sample()
 	}
 	select {

@@ -5,8 +5,9 @@ package requestid
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/base32"
+	"encoding/binary"
+	"math/rand/v2"
 	"net/http"
 )
 
@@ -53,9 +54,13 @@ func Valid(id string) bool {
 
 var encoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
 
-// New returns a fresh random id ("req_" + 26 base32 characters).
+// New returns a fresh random id ("req_" + 26 base32 characters). An id
+// needs to be unique, not secret, so it comes from the runtime's
+// per-thread generator: crypto/rand cost a getrandom system call on every
+// redirect.
 func New() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:])
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	return "req_" + encoding.EncodeToString(b[:])
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -221,6 +222,7 @@ func TestRecorderWritesEventsForSubscribedWorkspacesOnly(t *testing.T) {
 		}
 		got = append(got, fmt.Sprintf("%v %s bot=%s count=%s %s", ws == a.WorkspaceID, typ, bot, count, short))
 	}
+	// The event's link counts the scans still queued: this one included.
 	if len(got) != 1 || got[0] != "true scan.created bot=false count=1 https://s.example/codeA" {
 		t.Errorf("events %v, want one scan.created for the human scan of the subscribed workspace", got)
 	}
@@ -275,9 +277,23 @@ func TestFullBufferWaitsInsteadOfDropping(t *testing.T) {
 	if err := rec.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// The link's scan_count counts the queued scans at once, and the same
+	// after the fold moved them into links.scan_count.
+	links := link.NewService(store.NewDB(pool), "https://s.example")
+	for _, when := range []string{"queued", "folded"} {
+		if when == "folded" {
+			if f, err := scan.Fold(context.Background(), store.NewDB(pool)); err != nil || f.Scans != 2 {
+				t.Fatalf("fold: %+v, %v", f, err)
+			}
+		}
+		l, err := links.Get(context.Background(), tn.WorkspaceID, hit.LinkID)
+		if err != nil || l.ScanCount != 2 || l.LastScannedAt == nil || !l.LastScannedAt.Equal(hit.At.Truncate(time.Microsecond)) {
+			t.Errorf("%s: scan_count %d, last scanned %v (%v); want the 2 accepted hits at %v", when, l.ScanCount, l.LastScannedAt, err, hit.At)
+		}
+	}
 	var n int
 	if err := pool.QueryRow(context.Background(), "SELECT scan_count FROM links").Scan(&n); err != nil || n != 2 {
-		t.Errorf("scan_count %d (%v), want the 2 accepted hits", n, err)
+		t.Errorf("stored scan_count %d (%v) after the fold, want 2", n, err)
 	}
 }
 
@@ -309,6 +325,9 @@ func TestDatabaseFailureIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := rec.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scan.Fold(context.Background(), store.NewDB(pool)); err != nil {
 		t.Fatal(err)
 	}
 	var rows, count int

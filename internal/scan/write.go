@@ -22,15 +22,19 @@ type row struct {
 	visitorHash [16]byte
 }
 
-var scanColumns = []string{"id", "workspace_id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "visitor_hash"}
+var (
+	scanColumns  = []string{"id", "workspace_id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "visitor_hash"}
+	queueColumns = []string{"workspace_id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "visitor_hash"}
+)
 
-// write stores one batch in one transaction: the scans (COPY), the
-// analytics rollups, each link's scan_count and last_scanned_at, and
-// scan.created events for human scans of subscribed workspaces.
+// write stores one batch in one transaction: the scans and their copy in
+// the fold queue (two COPYs; Fold adds them to the rollups and scan_count
+// later), and scan.created events for human scans of subscribed
+// workspaces. Nothing in it grows with the number of links.
 func (r *Recorder) write(ctx context.Context, batch []Hit) (human, bots int, err error) {
 	rows := make([]row, len(batch))
 	for i, h := range batch {
-		rows[i] = row{id: store.NewID(), hit: h, client: analytics.Classify(h.UserAgent), referrer: analytics.ReferrerHost(h.Referer)}
+		rows[i] = row{id: h.ID, hit: h, client: analytics.Classify(h.UserAgent), referrer: analytics.ReferrerHost(h.Referer)}
 		rows[i].visitorHash = r.opts.Hasher.Hash(h.ClientIP, h.UserAgent, h.At)
 		if rows[i].client.Bot {
 			bots++
@@ -49,48 +53,35 @@ func (r *Recorder) write(ctx context.Context, batch []Hit) (human, bots int, err
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		if err := writeRollups(ctx, tx, rows); err != nil {
-			return err
-		}
-		links, err := r.countHumans(ctx, tx, rows)
+		_, err = tx.CopyFrom(ctx, pgx.Identifier{"scan_fold_queue"}, queueColumns, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
+			x := rows[i]
+			return []any{x.hit.WorkspaceID, x.hit.LinkID, x.hit.At.UTC(), x.referrer, x.client.Device, x.client.OS, x.client.Browser, x.client.Bot, x.visitorHash[:]}, nil
+		}))
 		if err != nil {
-			return err
+			return store.InterpretError(err)
 		}
-		return r.recordEvents(ctx, tx, rows, links)
+		return r.recordEvents(ctx, tx, rows)
 	})
 	return human, bots, err
 }
 
-// countHumans adds each link's human scans and returns the updated links.
-func (r *Recorder) countHumans(ctx context.Context, tx pgx.Tx, rows []row) (map[uuid.UUID]link.Link, error) {
-	counts := map[uuid.UUID]link.ScanCount{}
-	for _, x := range rows {
-		if x.client.Bot {
-			continue
-		}
-		c := counts[x.hit.LinkID]
-		c.Scans++
-		if x.hit.At.After(c.LastAt) {
-			c.LastAt = x.hit.At
-		}
-		counts[x.hit.LinkID] = c
-	}
-	return link.AddScans(ctx, tx, r.opts.ShortBase, counts)
-}
-
 // recordEvents writes scan.created for human scans of workspaces with a
 // subscription to it, in one RecordMany call so the batch's webhook
-// deliveries are enqueued together; bot scans never emit events.
-func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row, links map[uuid.UUID]link.Link) error {
+// deliveries are enqueued together; bot scans never emit events. The
+// event's link is read in this transaction, so its scan_count is as of the
+// last fold (docs/scan-pipeline.md).
+func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row) error {
 	subscribed := map[uuid.UUID]bool{}
-	var events []event.New
+	var wanted []row
+	var ids []uuid.UUID
+	seen := map[uuid.UUID]bool{}
 	for _, x := range rows {
 		if x.client.Bot {
 			continue
 		}
 		ws := x.hit.WorkspaceID
-		ok, seen := subscribed[ws]
-		if !seen {
+		ok, known := subscribed[ws]
+		if !known {
 			var err error
 			if ok, err = r.opts.Subscriptions.Subscribed(ctx, ws, event.ScanCreated); err != nil {
 				return err
@@ -100,9 +91,24 @@ func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row, link
 		if !ok {
 			continue
 		}
-		s := Scan{ID: x.id, LinkID: x.hit.LinkID, OccurredAt: x.hit.At, ReferrerHost: x.referrer, Device: x.client.Device, OS: x.client.OS, Browser: x.client.Browser}
-		events = append(events, event.New{WorkspaceID: ws, Type: event.ScanCreated, Data: map[string]any{"scan": s.Wire(), "link": links[x.hit.LinkID].Wire()}})
+		wanted = append(wanted, x)
+		if !seen[x.hit.LinkID] {
+			seen[x.hit.LinkID] = true
+			ids = append(ids, x.hit.LinkID)
+		}
 	}
-	_, err := r.opts.Events.RecordMany(ctx, tx, events)
+	if len(wanted) == 0 {
+		return nil
+	}
+	links, err := link.ByIDs(ctx, tx, r.opts.ShortBase, ids)
+	if err != nil {
+		return err
+	}
+	events := make([]event.New, 0, len(wanted))
+	for _, x := range wanted {
+		s := Scan{ID: x.id, LinkID: x.hit.LinkID, OccurredAt: x.hit.At, ReferrerHost: x.referrer, Device: x.client.Device, OS: x.client.OS, Browser: x.client.Browser}
+		events = append(events, event.New{WorkspaceID: x.hit.WorkspaceID, Type: event.ScanCreated, Data: map[string]any{"scan": s.Wire(), "link": links[x.hit.LinkID].Wire()}})
+	}
+	_, err = r.opts.Events.RecordMany(ctx, tx, events)
 	return err
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/gorilla/securecookie"
@@ -55,6 +56,10 @@ type Store struct {
 	data   *securecookie.SecureCookie
 	maxAge time.Duration
 	now    func() time.Time
+
+	// ClientIP, when set, gives the client address recorded with a new
+	// session (the account page lists it).
+	ClientIP func(*http.Request) netip.Addr
 
 	// Options are the cookie attributes of new sessions: HttpOnly,
 	// SameSite=Lax, Path=/, Secure as given to NewStore.
@@ -125,6 +130,9 @@ func (s *Store) New(r *http.Request, name string) (*sessions.Session, error) {
 		return sess, nil
 	}
 	sess.ID, sess.IsNew = id, false
+	if err := dbsqlc.New().SessionTouch(r.Context(), s.db.Conn(r.Context()), dbsqlc.SessionTouchParams{IDHash: hash[:], Now: s.now()}); err != nil {
+		s.log.Warn("record session use", "err", err)
+	}
 	return sess, nil
 }
 
@@ -164,8 +172,9 @@ func (s *Store) Save(r *http.Request, w http.ResponseWriter, sess *sessions.Sess
 		if err != nil {
 			return fmt.Errorf("encode session: %w", err)
 		}
+		ua, ip := s.client(r)
 		if err := q.SessionCreate(r.Context(), s.db.Conn(r.Context()), dbsqlc.SessionCreateParams{
-			IDHash: hash[:], UserID: userIDValue(sess), Data: data, ExpiresAt: expires,
+			IDHash: hash[:], UserID: userIDValue(sess), Data: data, ExpiresAt: expires, UserAgent: ua, IP: ip,
 		}); err != nil {
 			return fmt.Errorf("create session: %w", store.InterpretError(err))
 		}

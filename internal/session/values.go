@@ -17,6 +17,8 @@ const (
 	keyNewKey    = "new_key"
 	keyNewHook   = "new_webhook_secret"
 	keyNewClient = "new_oauth_client"
+	keyEmail     = "login_email"
+	keyNewInvite = "new_invitation"
 )
 
 // Flash is a one-time message shown on the next page the user sees.
@@ -52,7 +54,19 @@ type NewOAuthClient struct {
 	Secret      string
 }
 
+// NewInvitation is a just-made invitation link, to be shown exactly once
+// to the admin who made it.
+type NewInvitation struct {
+	WorkspaceID string // "ws_…": shown only on that workspace's page
+	Email       string
+	Role        string
+	Link        string
+	Expires     string
+	Mailed      bool
+}
+
 func init() {
+	gob.Register(NewInvitation{})
 	gob.Register(NewOAuthClient{})
 	gob.Register(Flash{})
 	gob.Register(NewKey{})
@@ -162,3 +176,24 @@ func PeekNewOAuthClient(s *sessions.Session) (c NewOAuthClient, ok bool) {
 
 // PopNewOAuthClient forgets the secret once it is shown.
 func PopNewOAuthClient(s *sessions.Session) { delete(s.Values, keyNewClient) }
+
+// SetLoginEmail fills the sign-in form's address on the next visit (a
+// sign-up for an address that has an account, an invitation).
+func SetLoginEmail(s *sessions.Session, email string) { s.Values[keyEmail] = email }
+
+// PopLoginEmail returns and forgets the address to fill in.
+func PopLoginEmail(s *sessions.Session) string {
+	v, _ := s.Values[keyEmail].(string)
+	delete(s.Values, keyEmail)
+	return v
+}
+
+// SetNewInvitation keeps an invitation link for the one page that shows it.
+func SetNewInvitation(s *sessions.Session, inv NewInvitation) { s.Values[keyNewInvite] = inv }
+
+// PopNewInvitation returns and forgets the invitation link to show.
+func PopNewInvitation(s *sessions.Session) (inv NewInvitation, ok bool) {
+	inv, ok = s.Values[keyNewInvite].(NewInvitation)
+	delete(s.Values, keyNewInvite)
+	return inv, ok
+}

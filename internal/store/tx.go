@@ -68,6 +68,27 @@ func (d *DB) InTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return nil
 }
 
+// InTxIsolated is InTx at another isolation level (never inside an
+// ambient transaction, whose level is already set): a rebuild that must
+// see one snapshot across its statements runs in REPEATABLE READ.
+func (d *DB) InTxIsolated(ctx context.Context, level pgx.TxIsoLevel, fn func(tx pgx.Tx) error) error {
+	if scopeFrom(ctx) != nil {
+		return errors.New("store: InTxIsolated inside an ambient transaction")
+	}
+	tx, err := d.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: level})
+	if err != nil {
+		return InterpretError(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", InterpretError(err))
+	}
+	return nil
+}
+
 // InTxAmbient is InTx for background work that calls other services: the
 // transaction is also the ambient transaction of the context fn receives,
 // so a service that queries through its own DB with that context (a cache

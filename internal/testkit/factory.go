@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 )
 
@@ -74,8 +75,7 @@ type ScanOpts struct {
 }
 
 // Scan inserts a scan and returns its id, and rebuilds the link's analytics
-// rollups from its raw scans so that reports include it. It does not touch
-// the link's scan_count: tests of counting go through the recorder.
+// rollups (and scan_count) from its raw scans so that reports include it.
 func Scan(t testing.TB, pool *pgxpool.Pool, o *ScanOpts) uuid.UUID {
 	t.Helper()
 	if o.WorkspaceID == uuid.Nil || o.LinkID == uuid.Nil {
@@ -104,7 +104,7 @@ func Scan(t testing.TB, pool *pgxpool.Pool, o *ScanOpts) uuid.UUID {
 	if err != nil {
 		t.Fatalf("testkit.Scan: %v", err)
 	}
-	if _, err := pool.Exec(context.Background(), `SELECT rebuild_scan_rollups($1)`, o.LinkID); err != nil {
+	if _, err := scan.RebuildRollups(context.Background(), store.NewDB(pool), &o.LinkID); err != nil {
 		t.Fatalf("testkit.Scan: rebuilding rollups: %v", err)
 	}
 	return id

@@ -3,11 +3,14 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,10 +21,39 @@ const maxRecordedBody = 1024
 
 // outcome is what one attempt produced; err is nil exactly on success.
 type outcome struct {
-	status   *int32
-	body     *string
-	duration time.Duration
-	err      error
+	status    *int32
+	body      *string
+	headers   []byte // the response's headers, bounded (recordHeaders), as JSON
+	signature string // the Service-Signature header as sent
+	duration  time.Duration
+	err       error
+}
+
+// Bounds of the response headers kept per attempt.
+const (
+	maxRecordedHeaders     = 50
+	maxRecordedHeaderValue = 512
+)
+
+// recordHeaders keeps the receiver's headers for the delivery detail page:
+// at most maxRecordedHeaders fields, each value cut to
+// maxRecordedHeaderValue bytes.
+func recordHeaders(h http.Header) []byte {
+	if len(h) == 0 {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(h))
+	kept := make(map[string][]string, min(len(names), maxRecordedHeaders))
+	for _, name := range names[:min(len(names), maxRecordedHeaders)] {
+		for _, v := range h[name] {
+			if len(v) > maxRecordedHeaderValue {
+				v = strings.ToValidUTF8(v[:maxRecordedHeaderValue], "")
+			}
+			kept[name] = append(kept[name], v)
+		}
+	}
+	b, _ := json.Marshal(kept)
+	return b
 }
 
 // Workers is how many attempts one instance makes at once (River's
@@ -61,16 +93,17 @@ func (s *Service) post(ctx context.Context, rawURL string, body []byte, eventID 
 	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set(HeaderEventID, eventID)
 	req.Header.Set(HeaderAttempt, strconv.Itoa(int(attempt)))
-	req.Header.Set(HeaderSignature, Sign(body, s.now(), secrets...))
+	signature := Sign(body, s.now(), secrets...)
+	req.Header.Set(HeaderSignature, signature)
 
 	start := time.Now()
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return outcome{duration: time.Since(start), err: s.describe(err)}
+		return outcome{duration: time.Since(start), err: s.describe(err), signature: signature}
 	}
 	defer resp.Body.Close()
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxRecordedBody))
-	out := outcome{duration: time.Since(start), body: recordable(snippet)}
+	out := outcome{duration: time.Since(start), body: recordable(snippet), headers: recordHeaders(resp.Header), signature: signature}
 	code := int32(resp.StatusCode)
 	out.status = &code
 	switch {

@@ -13,9 +13,7 @@ import (
 // waits, sending nothing; once the redirect calms down it is delivered.
 func TestAttemptsYieldToABusyRedirect(t *testing.T) {
 	t.Parallel()
-	gov := priority.NewGovernor(1)
-	gov.Hit()
-	gov.Sample()
+	gov, latency := priority.SaturatedGovernor()
 	pace := priority.NewBudget(gov, 0.001, 1) // one unit, then one per 1,000 s
 	if ok, _ := pace.Acquire(context.Background(), 1, 0); !ok {
 		t.Fatal("the pace's burst was refused")
@@ -38,7 +36,8 @@ func TestAttemptsYieldToABusyRedirect(t *testing.T) {
 		t.Fatalf("%d deliveries recorded while the attempt waited", len(ds))
 	}
 
-	for range 10 { // a quiet second: the redirect is no longer busy
+	latency.Set(0)
+	for range 10 { // a calm second: the process is no longer saturated
 		gov.Sample()
 	}
 	select {

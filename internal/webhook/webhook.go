@@ -7,6 +7,7 @@
 package webhook
 
 import (
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -97,6 +98,11 @@ type Delivery struct {
 	// ResponseBody is the start (at most 1 KiB) of the receiver's answer,
 	// for the Settings page; it is not part of the API object.
 	ResponseBody *string
+	// RequestSignature and ResponseHeaders complete the delivery detail
+	// page (Settings only): the Service-Signature header as sent and the
+	// receiver's headers (bounded).
+	RequestSignature string
+	ResponseHeaders  map[string][]string
 }
 
 // Wire is the delivery object of CONTRACT.md section 6.5.
@@ -129,19 +135,43 @@ func toResource(r dbsqlc.WebhookSubscription) Resource {
 
 func toDelivery(r dbsqlc.WebhookDelivery) Delivery {
 	return Delivery{
-		ID:             r.ID,
-		SubscriptionID: r.SubscriptionID,
-		EventID:        r.EventID,
-		EventType:      event.Type(r.EventType),
-		Attempt:        int(r.Attempt),
-		Status:         r.Status,
-		ResponseStatus: intPtr(r.ResponseStatus),
-		Error:          r.Error,
-		DurationMS:     intPtr(r.DurationMs),
-		CreatedAt:      r.CreatedAt.UTC(),
-		NextAttemptAt:  utcPtr(r.NextAttemptAt),
-		ResponseBody:   r.ResponseBody,
+		ID:               r.ID,
+		SubscriptionID:   r.SubscriptionID,
+		EventID:          r.EventID,
+		EventType:        event.Type(r.EventType),
+		Attempt:          int(r.Attempt),
+		Status:           r.Status,
+		ResponseStatus:   intPtr(r.ResponseStatus),
+		Error:            r.Error,
+		DurationMS:       intPtr(r.DurationMs),
+		CreatedAt:        r.CreatedAt.UTC(),
+		NextAttemptAt:    utcPtr(r.NextAttemptAt),
+		ResponseBody:     r.ResponseBody,
+		ResponseHeaders:  decodeHeaders(r.ResponseHeaders),
+		RequestSignature: deref(r.RequestSignature),
 	}
+}
+
+func decodeHeaders(b []byte) map[string][]string {
+	var h map[string][]string
+	if len(b) > 0 && json.Unmarshal(b, &h) != nil {
+		return nil
+	}
+	return h
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func intPtr(v *int32) *int {

@@ -193,6 +193,7 @@ func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub dbsqlc.
 			_, err := q.WebhookDeliveryComplete(ctx, tx, dbsqlc.WebhookDeliveryCompleteParams{
 				ID: *a.DeliveryID, Status: status, ResponseStatus: code, ResponseBody: out.body,
 				Error: errText, DurationMs: &ms, NextAttemptAt: next,
+				RequestSignature: nonEmpty(out.signature), ResponseHeaders: out.headers,
 			})
 			return store.InterpretError(err)
 		}
@@ -200,6 +201,7 @@ func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub dbsqlc.
 			ID: store.NewID(), WorkspaceID: sub.WorkspaceID, SubscriptionID: sub.ID, EventID: a.EventID,
 			EventType: string(a.EventType), Attempt: attempt, Status: status, ResponseStatus: code,
 			ResponseBody: out.body, Error: errText, DurationMs: &ms, CreatedAt: now, NextAttemptAt: next,
+			RequestSignature: nonEmpty(out.signature), ResponseHeaders: out.headers,
 		})
 		return store.InterpretError(err)
 	})

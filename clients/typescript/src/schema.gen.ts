@@ -55,7 +55,7 @@ export interface paths {
          *     is free — taken codes, and codes of deleted links, are `409 conflict`,
          *     and reserved words (`api`, `docs`, `settings`, `static`, `oauth`,
          *     `login`, `logout`, `signup`, `healthz`, `readyz`, `metrics`,
-         *     `problems`, `openapi.json`, `openapi.yaml`, `.well-known`, `w`, in any
+         *     `problems`, `openapi.json`, `openapi.yaml`, `.well-known`, `w`, `account`, in any
          *     letter case) are `422`. Codes are case-sensitive otherwise: `Menu` and
          *     `menu` are two codes.
          *
@@ -641,6 +641,8 @@ export interface components {
             to: components["schemas"]["Timestamp"];
             /** @enum {string} */
             interval: "hour" | "day" | "week" | "month";
+            /** @description When the report was computed: every scan recorded before `as_of` is counted. */
+            as_of: components["schemas"]["Timestamp"];
             /** @description Human scans in the range. */
             total: number;
             /** @description Distinct human visitors in the range (by a daily-rotated hash). */

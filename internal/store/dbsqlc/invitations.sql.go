@@ -67,7 +67,7 @@ func (q *Queries) InvitationCountPendingForUser(ctx context.Context, db DBTX, ar
 const invitationCreate = `-- name: InvitationCreate :one
 INSERT INTO invitations (id, workspace_id, email, role, invited_by, created_at, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
-RETURNING id, workspace_id, email, role, invited_by, status, created_at, expires_at, closed_at
+RETURNING id, workspace_id, email, role, invited_by, status, created_at, expires_at, closed_at, token_hash
 `
 
 type InvitationCreateParams struct {
@@ -101,12 +101,58 @@ func (q *Queries) InvitationCreate(ctx context.Context, db DBTX, arg InvitationC
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.ClosedAt,
+		&i.TokenHash,
+	)
+	return i, err
+}
+
+const invitationGetByToken = `-- name: InvitationGetByToken :one
+SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, w.name AS workspace_name, inviter.email AS invited_by_email
+FROM invitations i
+JOIN workspaces w ON w.id = i.workspace_id
+LEFT JOIN users inviter ON inviter.id = i.invited_by
+WHERE i.token_hash = $1
+`
+
+type InvitationGetByTokenRow struct {
+	ID             uuid.UUID
+	WorkspaceID    uuid.UUID
+	Email          string
+	Role           string
+	InvitedBy      *uuid.UUID
+	Status         string
+	CreatedAt      time.Time
+	ExpiresAt      time.Time
+	ClosedAt       *time.Time
+	TokenHash      []byte
+	WorkspaceName  string
+	InvitedByEmail *string
+}
+
+// The invitation a link names, whatever its state: the page says whether it
+// was used, revoked or has expired.
+func (q *Queries) InvitationGetByToken(ctx context.Context, db DBTX, tokenHash []byte) (InvitationGetByTokenRow, error) {
+	row := db.QueryRow(ctx, invitationGetByToken, tokenHash)
+	var i InvitationGetByTokenRow
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.Email,
+		&i.Role,
+		&i.InvitedBy,
+		&i.Status,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+		&i.ClosedAt,
+		&i.TokenHash,
+		&i.WorkspaceName,
+		&i.InvitedByEmail,
 	)
 	return i, err
 }
 
 const invitationGetPendingForUserForUpdate = `-- name: InvitationGetPendingForUserForUpdate :one
-SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, w.name AS workspace_name
+SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, w.name AS workspace_name
 FROM invitations i
 JOIN users me ON i.email = lower(me.email)
 JOIN workspaces w ON w.id = i.workspace_id
@@ -131,6 +177,7 @@ type InvitationGetPendingForUserForUpdateRow struct {
 	CreatedAt     time.Time
 	ExpiresAt     time.Time
 	ClosedAt      *time.Time
+	TokenHash     []byte
 	WorkspaceName string
 }
 
@@ -149,13 +196,14 @@ func (q *Queries) InvitationGetPendingForUserForUpdate(ctx context.Context, db D
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.ClosedAt,
+		&i.TokenHash,
 		&i.WorkspaceName,
 	)
 	return i, err
 }
 
 const invitationListPendingByWorkspace = `-- name: InvitationListPendingByWorkspace :many
-SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, w.name AS workspace_name, inviter.email AS invited_by_email
+SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, w.name AS workspace_name, inviter.email AS invited_by_email
 FROM invitations i
 JOIN workspaces w ON w.id = i.workspace_id
 LEFT JOIN users inviter ON inviter.id = i.invited_by
@@ -178,6 +226,7 @@ type InvitationListPendingByWorkspaceRow struct {
 	CreatedAt      time.Time
 	ExpiresAt      time.Time
 	ClosedAt       *time.Time
+	TokenHash      []byte
 	WorkspaceName  string
 	InvitedByEmail *string
 }
@@ -202,6 +251,7 @@ func (q *Queries) InvitationListPendingByWorkspace(ctx context.Context, db DBTX,
 			&i.CreatedAt,
 			&i.ExpiresAt,
 			&i.ClosedAt,
+			&i.TokenHash,
 			&i.WorkspaceName,
 			&i.InvitedByEmail,
 		); err != nil {
@@ -216,7 +266,7 @@ func (q *Queries) InvitationListPendingByWorkspace(ctx context.Context, db DBTX,
 }
 
 const invitationListPendingForUser = `-- name: InvitationListPendingForUser :many
-SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, w.name AS workspace_name, inviter.email AS invited_by_email
+SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, w.name AS workspace_name, inviter.email AS invited_by_email
 FROM invitations i
 JOIN users me ON i.email = lower(me.email)
 JOIN workspaces w ON w.id = i.workspace_id
@@ -240,6 +290,7 @@ type InvitationListPendingForUserRow struct {
 	CreatedAt      time.Time
 	ExpiresAt      time.Time
 	ClosedAt       *time.Time
+	TokenHash      []byte
 	WorkspaceName  string
 	InvitedByEmail *string
 }
@@ -264,6 +315,7 @@ func (q *Queries) InvitationListPendingForUser(ctx context.Context, db DBTX, arg
 			&i.CreatedAt,
 			&i.ExpiresAt,
 			&i.ClosedAt,
+			&i.TokenHash,
 			&i.WorkspaceName,
 			&i.InvitedByEmail,
 		); err != nil {
@@ -275,6 +327,71 @@ func (q *Queries) InvitationListPendingForUser(ctx context.Context, db DBTX, arg
 		return nil, err
 	}
 	return items, nil
+}
+
+const invitationLockByToken = `-- name: InvitationLockByToken :one
+SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, w.name AS workspace_name
+FROM invitations i
+JOIN workspaces w ON w.id = i.workspace_id
+WHERE i.token_hash = $1
+FOR UPDATE OF i
+`
+
+type InvitationLockByTokenRow struct {
+	ID            uuid.UUID
+	WorkspaceID   uuid.UUID
+	Email         string
+	Role          string
+	InvitedBy     *uuid.UUID
+	Status        string
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+	ClosedAt      *time.Time
+	TokenHash     []byte
+	WorkspaceName string
+}
+
+func (q *Queries) InvitationLockByToken(ctx context.Context, db DBTX, tokenHash []byte) (InvitationLockByTokenRow, error) {
+	row := db.QueryRow(ctx, invitationLockByToken, tokenHash)
+	var i InvitationLockByTokenRow
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.Email,
+		&i.Role,
+		&i.InvitedBy,
+		&i.Status,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+		&i.ClosedAt,
+		&i.TokenHash,
+		&i.WorkspaceName,
+	)
+	return i, err
+}
+
+const invitationOpenForWorkspaceExists = `-- name: InvitationOpenForWorkspaceExists :one
+SELECT EXISTS (
+    SELECT 1 FROM invitations i
+    JOIN users me ON i.email = lower(me.email)
+    WHERE me.id = $1 AND i.workspace_id = $2
+      AND i.status = 'pending' AND i.expires_at > $3
+)
+`
+
+type InvitationOpenForWorkspaceExistsParams struct {
+	UserID      uuid.UUID
+	WorkspaceID uuid.UUID
+	Now         time.Time
+}
+
+// Whether the user holds an open invitation to the workspace (the return
+// path after sign-in leads there instead of a 404).
+func (q *Queries) InvitationOpenForWorkspaceExists(ctx context.Context, db DBTX, arg InvitationOpenForWorkspaceExistsParams) (bool, error) {
+	row := db.QueryRow(ctx, invitationOpenForWorkspaceExists, arg.UserID, arg.WorkspaceID, arg.Now)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
 }
 
 const invitationReplacePending = `-- name: InvitationReplacePending :exec
@@ -298,7 +415,7 @@ func (q *Queries) InvitationReplacePending(ctx context.Context, db DBTX, arg Inv
 const invitationRevoke = `-- name: InvitationRevoke :one
 UPDATE invitations SET status = 'revoked', closed_at = $3::timestamptz
 WHERE id = $1 AND workspace_id = $2 AND status = 'pending' AND expires_at > $3
-RETURNING id, workspace_id, email, role, invited_by, status, created_at, expires_at, closed_at
+RETURNING id, workspace_id, email, role, invited_by, status, created_at, expires_at, closed_at, token_hash
 `
 
 type InvitationRevokeParams struct {
@@ -321,6 +438,21 @@ func (q *Queries) InvitationRevoke(ctx context.Context, db DBTX, arg InvitationR
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.ClosedAt,
+		&i.TokenHash,
 	)
 	return i, err
+}
+
+const invitationSetToken = `-- name: InvitationSetToken :exec
+UPDATE invitations SET token_hash = $2 WHERE id = $1
+`
+
+type InvitationSetTokenParams struct {
+	ID        uuid.UUID
+	TokenHash []byte
+}
+
+func (q *Queries) InvitationSetToken(ctx context.Context, db DBTX, arg InvitationSetTokenParams) error {
+	_, err := db.Exec(ctx, invitationSetToken, arg.ID, arg.TokenHash)
+	return err
 }

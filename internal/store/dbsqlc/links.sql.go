@@ -154,6 +154,46 @@ func (q *Queries) LinkGetByIDForUpdate(ctx context.Context, db DBTX, arg LinkGet
 	return i, err
 }
 
+const linkListByIDs = `-- name: LinkListByIDs :many
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at FROM links WHERE id = ANY($1::uuid[])
+`
+
+// The links of a scan batch's events (scan.created carries the link).
+func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) ([]Link, error) {
+	rows, err := db.Query(ctx, linkListByIDs, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Link
+	for rows.Next() {
+		var i Link
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Code,
+			&i.TargetURL,
+			&i.Title,
+			&i.Status,
+			&i.ExpiresAt,
+			&i.ScanCount,
+			&i.LastScannedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.DeletedAt,
+			&i.PreviousTargetUrl,
+			&i.TargetChangedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const linkListByWorkspace = `-- name: LinkListByWorkspace :many
 SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL

@@ -56,6 +56,7 @@ type Invitation struct {
 	CreatedAt   time.Time
 	ExpiresAt   time.Time
 	ClosedAt    *time.Time
+	TokenHash   []byte
 }
 
 type Link struct {
@@ -138,8 +139,35 @@ type OauthSigningKey struct {
 	PublishedUntil *time.Time
 }
 
+type PasswordReset struct {
+	TokenHash []byte
+	UserID    uuid.UUID
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}
+
+type PasswordResetRequest struct {
+	ID          int64
+	EmailKey    string
+	IP          *netip.Addr
+	RequestedAt time.Time
+}
+
 type Scan struct {
 	ID           uuid.UUID
+	WorkspaceID  uuid.UUID
+	LinkID       uuid.UUID
+	OccurredAt   time.Time
+	ReferrerHost *string
+	Device       string
+	OS           string
+	Browser      string
+	Bot          bool
+	VisitorHash  []byte
+}
+
+type ScanFoldQueue struct {
 	WorkspaceID  uuid.UUID
 	LinkID       uuid.UUID
 	OccurredAt   time.Time
@@ -202,12 +230,16 @@ type ScansDefault struct {
 }
 
 type Session struct {
-	IDHash    []byte
-	UserID    *uuid.UUID
-	Data      string
-	CreatedAt time.Time
-	UpdatedAt time.Time
-	ExpiresAt time.Time
+	IDHash     []byte
+	UserID     *uuid.UUID
+	Data       string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	ExpiresAt  time.Time
+	Ref        uuid.UUID
+	UserAgent  *string
+	IP         *netip.Addr
+	LastSeenAt time.Time
 }
 
 type SigninFailure struct {
@@ -231,19 +263,21 @@ type User struct {
 }
 
 type WebhookDelivery struct {
-	ID             uuid.UUID
-	WorkspaceID    uuid.UUID
-	SubscriptionID uuid.UUID
-	EventID        uuid.UUID
-	EventType      string
-	Attempt        int32
-	Status         string
-	ResponseStatus *int32
-	ResponseBody   *string
-	Error          *string
-	DurationMs     *int32
-	CreatedAt      time.Time
-	NextAttemptAt  *time.Time
+	ID               uuid.UUID
+	WorkspaceID      uuid.UUID
+	SubscriptionID   uuid.UUID
+	EventID          uuid.UUID
+	EventType        string
+	Attempt          int32
+	Status           string
+	ResponseStatus   *int32
+	ResponseBody     *string
+	Error            *string
+	DurationMs       *int32
+	CreatedAt        time.Time
+	NextAttemptAt    *time.Time
+	RequestSignature *string
+	ResponseHeaders  []byte
 }
 
 type WebhookSubscription struct {

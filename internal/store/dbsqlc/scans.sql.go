@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const linkAddScans = `-- name: LinkAddScans :many
+const linkAddScans = `-- name: LinkAddScans :exec
 UPDATE links l
 SET scan_count = l.scan_count + u.scans,
     last_scanned_at = GREATEST(l.last_scanned_at, u.last_at)
@@ -20,7 +20,6 @@ FROM (SELECT unnest($1::uuid[]) AS id,
              unnest($2::bigint[]) AS scans,
              unnest($3::timestamptz[]) AS last_at) u
 WHERE l.id = u.id
-RETURNING l.id, l.workspace_id, l.code, l.target_url, l.title, l.status, l.expires_at, l.scan_count, l.last_scanned_at, l.created_at, l.updated_at, l.deleted_at, l.previous_target_url, l.target_changed_at
 `
 
 type LinkAddScansParams struct {
@@ -29,41 +28,11 @@ type LinkAddScansParams struct {
 	LastAts []time.Time
 }
 
-// Applied in the flush transaction of a batch: adds each link's human scans
-// and moves last_scanned_at forward.
-func (q *Queries) LinkAddScans(ctx context.Context, db DBTX, arg LinkAddScansParams) ([]Link, error) {
-	rows, err := db.Query(ctx, linkAddScans, arg.LinkIds, arg.Counts, arg.LastAts)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []Link
-	for rows.Next() {
-		var i Link
-		if err := rows.Scan(
-			&i.ID,
-			&i.WorkspaceID,
-			&i.Code,
-			&i.TargetURL,
-			&i.Title,
-			&i.Status,
-			&i.ExpiresAt,
-			&i.ScanCount,
-			&i.LastScannedAt,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-			&i.DeletedAt,
-			&i.PreviousTargetUrl,
-			&i.TargetChangedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+// Applied by the fold: adds each link's human scans of the window and
+// moves last_scanned_at forward.
+func (q *Queries) LinkAddScans(ctx context.Context, db DBTX, arg LinkAddScansParams) error {
+	_, err := db.Exec(ctx, linkAddScans, arg.LinkIds, arg.Counts, arg.LastAts)
+	return err
 }
 
 const scanEnsurePartitions = `-- name: ScanEnsurePartitions :exec
@@ -78,6 +47,120 @@ type ScanEnsurePartitionsParams struct {
 func (q *Queries) ScanEnsurePartitions(ctx context.Context, db DBTX, arg ScanEnsurePartitionsParams) error {
 	_, err := db.Exec(ctx, scanEnsurePartitions, arg.Start, arg.Months)
 	return err
+}
+
+const scanFoldChunkEnd = `-- name: ScanFoldChunkEnd :one
+SELECT link_id FROM scan_fold_queue WHERE link_id > $1::uuid
+ORDER BY link_id OFFSET $2::integer LIMIT 1
+`
+
+type ScanFoldChunkEndParams struct {
+	After uuid.UUID
+	Rows  int32
+}
+
+// The last link of the next range of about @rows queued scans after
+// @after: the fold takes the queue a range at a time, every scan of a link
+// in the same range, so its memory stays bounded whatever the backlog.
+func (q *Queries) ScanFoldChunkEnd(ctx context.Context, db DBTX, arg ScanFoldChunkEndParams) (uuid.UUID, error) {
+	row := db.QueryRow(ctx, scanFoldChunkEnd, arg.After, arg.Rows)
+	var link_id uuid.UUID
+	err := row.Scan(&link_id)
+	return link_id, err
+}
+
+const scanFoldLock = `-- name: ScanFoldLock :one
+SELECT pg_try_advisory_xact_lock(scan_fold_lock_key())
+`
+
+// Only one fold runs at a time, across instances; a fold that finds the
+// lock taken leaves the queue to the one holding it.
+func (q *Queries) ScanFoldLock(ctx context.Context, db DBTX) (bool, error) {
+	row := db.QueryRow(ctx, scanFoldLock)
+	var pg_try_advisory_xact_lock bool
+	err := row.Scan(&pg_try_advisory_xact_lock)
+	return pg_try_advisory_xact_lock, err
+}
+
+const scanFoldQueueVacuum = `-- name: ScanFoldQueueVacuum :exec
+VACUUM scan_fold_queue
+`
+
+// Run after each fold, outside its transaction: the queue is emptied every
+// few seconds, and without this its dead rows would pile up until
+// autovacuum comes by, and every fold would read them again.
+func (q *Queries) ScanFoldQueueVacuum(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, scanFoldQueueVacuum)
+	return err
+}
+
+const scanFoldTake = `-- name: ScanFoldTake :many
+WITH taken AS (
+    DELETE FROM scan_fold_queue
+    WHERE link_id > $1::uuid AND ($2::uuid IS NULL OR link_id <= $2::uuid)
+    RETURNING workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash
+)
+SELECT link_id, workspace_id,
+       (date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
+       bot, device, os, browser, referrer_host, visitor_hash,
+       count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
+FROM taken
+GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, visitor_hash
+`
+
+type ScanFoldTakeParams struct {
+	After uuid.UUID
+	Upto  *uuid.UUID
+}
+
+type ScanFoldTakeRow struct {
+	LinkID       uuid.UUID
+	WorkspaceID  uuid.UUID
+	Hour         time.Time
+	Bot          bool
+	Device       string
+	OS           string
+	Browser      string
+	ReferrerHost *string
+	VisitorHash  []byte
+	Scans        int64
+	LastAt       time.Time
+}
+
+// Takes the queued scans of the links in (@after, @upto] (NULL: to the
+// end) that this snapshot sees (scans committed later stay for the next
+// fold), grouped so that repeats of one visitor, link, hour and key are
+// one row.
+func (q *Queries) ScanFoldTake(ctx context.Context, db DBTX, arg ScanFoldTakeParams) ([]ScanFoldTakeRow, error) {
+	rows, err := db.Query(ctx, scanFoldTake, arg.After, arg.Upto)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ScanFoldTakeRow
+	for rows.Next() {
+		var i ScanFoldTakeRow
+		if err := rows.Scan(
+			&i.LinkID,
+			&i.WorkspaceID,
+			&i.Hour,
+			&i.Bot,
+			&i.Device,
+			&i.OS,
+			&i.Browser,
+			&i.ReferrerHost,
+			&i.VisitorHash,
+			&i.Scans,
+			&i.LastAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const scanListByLink = `-- name: ScanListByLink :many
@@ -212,6 +295,55 @@ func (q *Queries) ScanListByLinkRange(ctx context.Context, db DBTX, arg ScanList
 	return items, nil
 }
 
+const scanQueueCounts = `-- name: ScanQueueCounts :many
+SELECT link_id, count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
+FROM scan_fold_queue WHERE link_id = ANY($1::uuid[]) AND NOT bot
+GROUP BY link_id
+`
+
+type ScanQueueCountsRow struct {
+	LinkID uuid.UUID
+	Scans  int64
+	LastAt time.Time
+}
+
+// The human scans of these links still in the fold queue: added to the
+// folded scan_count and last_scanned_at, they make both exact at this
+// snapshot.
+func (q *Queries) ScanQueueCounts(ctx context.Context, db DBTX, linkIds []uuid.UUID) ([]ScanQueueCountsRow, error) {
+	rows, err := db.Query(ctx, scanQueueCounts, linkIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ScanQueueCountsRow
+	for rows.Next() {
+		var i ScanQueueCountsRow
+		if err := rows.Scan(&i.LinkID, &i.Scans, &i.LastAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const scanQueueOldest = `-- name: ScanQueueOldest :one
+SELECT occurred_at FROM scan_fold_queue WHERE link_id = $1 ORDER BY occurred_at LIMIT 1
+`
+
+// When the link's oldest queued scan occurred (no row: none queued): its
+// rollups are complete before that hour, and reports read raw scans from
+// it on.
+func (q *Queries) ScanQueueOldest(ctx context.Context, db DBTX, linkID uuid.UUID) (time.Time, error) {
+	row := db.QueryRow(ctx, scanQueueOldest, linkID)
+	var occurred_at time.Time
+	err := row.Scan(&occurred_at)
+	return occurred_at, err
+}
+
 const scanRollupKeysDailyUpsert = `-- name: ScanRollupKeysDailyUpsert :exec
 INSERT INTO scan_rollup_keys_daily AS r (link_id, day, dim, key, workspace_id, scans)
 SELECT unnest($1::uuid[]), unnest($2::date[]), unnest($3::text[]),
@@ -291,18 +423,6 @@ func (q *Queries) ScanRollupLinks(ctx context.Context, db DBTX, linkID *uuid.UUI
 		return nil, err
 	}
 	return items, nil
-}
-
-const scanRollupLock = `-- name: ScanRollupLock :exec
-SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k
-`
-
-// Takes the advisory locks of the batch's links (sorted by the caller, so
-// two writers never wait on each other in a cycle); rebuild_scan_rollups
-// takes the same lock for the link it rebuilds.
-func (q *Queries) ScanRollupLock(ctx context.Context, db DBTX, keys []int64) error {
-	_, err := db.Exec(ctx, scanRollupLock, keys)
-	return err
 }
 
 const scanRollupsRebuild = `-- name: ScanRollupsRebuild :exec
@@ -389,8 +509,8 @@ type ScanVisitorDaysUpsertRow struct {
 
 // Adds the batch's hour bits to each (link, UTC day, visitor) and returns,
 // for every row whose bits changed, the bits before and after, from which
-// the writer derives the hourly unique, first-seen and last-seen counters.
-// The link's advisory lock is held, so the snapshot's old bits are current.
+// the fold derives the hourly unique, first-seen and last-seen counters.
+// The fold lock is held, so the snapshot's old bits are current.
 func (q *Queries) ScanVisitorDaysUpsert(ctx context.Context, db DBTX, arg ScanVisitorDaysUpsertParams) ([]ScanVisitorDaysUpsertRow, error) {
 	rows, err := db.Query(ctx, scanVisitorDaysUpsert,
 		arg.LinkIds,

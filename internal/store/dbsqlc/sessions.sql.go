@@ -7,14 +7,15 @@ package dbsqlc
 
 import (
 	"context"
+	"net/netip"
 	"time"
 
 	"github.com/google/uuid"
 )
 
 const sessionCreate = `-- name: SessionCreate :exec
-INSERT INTO sessions (id_hash, user_id, data, expires_at)
-VALUES ($1, $2, $3, $4)
+INSERT INTO sessions (id_hash, user_id, data, expires_at, user_agent, ip)
+VALUES ($1, $2, $3, $4, $5, $6::inet)
 `
 
 type SessionCreateParams struct {
@@ -22,14 +23,19 @@ type SessionCreateParams struct {
 	UserID    *uuid.UUID
 	Data      string
 	ExpiresAt time.Time
+	UserAgent *string
+	IP        *netip.Addr
 }
 
+// The browser and address are what the account page shows of a session.
 func (q *Queries) SessionCreate(ctx context.Context, db DBTX, arg SessionCreateParams) error {
 	_, err := db.Exec(ctx, sessionCreate,
 		arg.IDHash,
 		arg.UserID,
 		arg.Data,
 		arg.ExpiresAt,
+		arg.UserAgent,
+		arg.IP,
 	)
 	return err
 }
@@ -41,6 +47,53 @@ DELETE FROM sessions WHERE id_hash = $1
 func (q *Queries) SessionDelete(ctx context.Context, db DBTX, idHash []byte) error {
 	_, err := db.Exec(ctx, sessionDelete, idHash)
 	return err
+}
+
+const sessionDeleteByRef = `-- name: SessionDeleteByRef :execrows
+DELETE FROM sessions WHERE user_id = $1 AND ref = $2
+`
+
+type SessionDeleteByRefParams struct {
+	UserID *uuid.UUID
+	Ref    uuid.UUID
+}
+
+// Scoped by user: another user's session ref revokes nothing.
+func (q *Queries) SessionDeleteByRef(ctx context.Context, db DBTX, arg SessionDeleteByRefParams) (int64, error) {
+	result, err := db.Exec(ctx, sessionDeleteByRef, arg.UserID, arg.Ref)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const sessionDeleteByUser = `-- name: SessionDeleteByUser :execrows
+DELETE FROM sessions WHERE user_id = $1
+`
+
+func (q *Queries) SessionDeleteByUser(ctx context.Context, db DBTX, userID *uuid.UUID) (int64, error) {
+	result, err := db.Exec(ctx, sessionDeleteByUser, userID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const sessionDeleteByUserExcept = `-- name: SessionDeleteByUserExcept :execrows
+DELETE FROM sessions WHERE user_id = $1 AND id_hash <> $2::bytea
+`
+
+type SessionDeleteByUserExceptParams struct {
+	UserID *uuid.UUID
+	Keep   []byte
+}
+
+func (q *Queries) SessionDeleteByUserExcept(ctx context.Context, db DBTX, arg SessionDeleteByUserExceptParams) (int64, error) {
+	result, err := db.Exec(ctx, sessionDeleteByUserExcept, arg.UserID, arg.Keep)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const sessionDeleteExpired = `-- name: SessionDeleteExpired :execrows
@@ -56,7 +109,7 @@ func (q *Queries) SessionDeleteExpired(ctx context.Context, db DBTX, now time.Ti
 }
 
 const sessionGet = `-- name: SessionGet :one
-SELECT id_hash, user_id, data, created_at, updated_at, expires_at FROM sessions
+SELECT id_hash, user_id, data, created_at, updated_at, expires_at, ref, user_agent, ip, last_seen_at FROM sessions
 WHERE id_hash = $1 AND expires_at > $2::timestamptz
 `
 
@@ -76,8 +129,76 @@ func (q *Queries) SessionGet(ctx context.Context, db DBTX, arg SessionGetParams)
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.ExpiresAt,
+		&i.Ref,
+		&i.UserAgent,
+		&i.IP,
+		&i.LastSeenAt,
 	)
 	return i, err
+}
+
+const sessionListByUser = `-- name: SessionListByUser :many
+SELECT id_hash, ref, user_agent, ip, created_at, last_seen_at
+FROM sessions
+WHERE user_id = $1 AND expires_at > $2::timestamptz
+ORDER BY last_seen_at DESC, created_at DESC
+`
+
+type SessionListByUserParams struct {
+	UserID *uuid.UUID
+	Now    time.Time
+}
+
+type SessionListByUserRow struct {
+	IDHash     []byte
+	Ref        uuid.UUID
+	UserAgent  *string
+	IP         *netip.Addr
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+}
+
+func (q *Queries) SessionListByUser(ctx context.Context, db DBTX, arg SessionListByUserParams) ([]SessionListByUserRow, error) {
+	rows, err := db.Query(ctx, sessionListByUser, arg.UserID, arg.Now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []SessionListByUserRow
+	for rows.Next() {
+		var i SessionListByUserRow
+		if err := rows.Scan(
+			&i.IDHash,
+			&i.Ref,
+			&i.UserAgent,
+			&i.IP,
+			&i.CreatedAt,
+			&i.LastSeenAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const sessionTouch = `-- name: SessionTouch :exec
+UPDATE sessions SET last_seen_at = $2::timestamptz
+WHERE id_hash = $1 AND last_seen_at < $2::timestamptz - interval '1 minute'
+`
+
+type SessionTouchParams struct {
+	IDHash []byte
+	Now    time.Time
+}
+
+// Records use at most once a minute, so reading a page rarely writes.
+func (q *Queries) SessionTouch(ctx context.Context, db DBTX, arg SessionTouchParams) error {
+	_, err := db.Exec(ctx, sessionTouch, arg.IDHash, arg.Now)
+	return err
 }
 
 const sessionUpdate = `-- name: SessionUpdate :execrows

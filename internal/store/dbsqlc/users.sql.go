@@ -93,3 +93,17 @@ func (q *Queries) UserGetByID(ctx context.Context, db DBTX, id uuid.UUID) (User,
 	)
 	return i, err
 }
+
+const userSetPassword = `-- name: UserSetPassword :exec
+UPDATE users SET password_hash = $2 WHERE id = $1
+`
+
+type UserSetPasswordParams struct {
+	ID           uuid.UUID
+	PasswordHash string
+}
+
+func (q *Queries) UserSetPassword(ctx context.Context, db DBTX, arg UserSetPasswordParams) error {
+	_, err := db.Exec(ctx, userSetPassword, arg.ID, arg.PasswordHash)
+	return err
+}

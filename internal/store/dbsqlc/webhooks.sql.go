@@ -15,19 +15,21 @@ import (
 const webhookDeliveryComplete = `-- name: WebhookDeliveryComplete :one
 UPDATE webhook_deliveries
 SET status = $2, response_status = $3, response_body = $4, error = $5, duration_ms = $6,
-    next_attempt_at = $7
+    next_attempt_at = $7, request_signature = $8, response_headers = $9
 WHERE id = $1 AND status = 'pending'
-RETURNING id, workspace_id, subscription_id, event_id, event_type, attempt, status, response_status, response_body, error, duration_ms, created_at, next_attempt_at
+RETURNING id, workspace_id, subscription_id, event_id, event_type, attempt, status, response_status, response_body, error, duration_ms, created_at, next_attempt_at, request_signature, response_headers
 `
 
 type WebhookDeliveryCompleteParams struct {
-	ID             uuid.UUID
-	Status         string
-	ResponseStatus *int32
-	ResponseBody   *string
-	Error          *string
-	DurationMs     *int32
-	NextAttemptAt  *time.Time
+	ID               uuid.UUID
+	Status           string
+	ResponseStatus   *int32
+	ResponseBody     *string
+	Error            *string
+	DurationMs       *int32
+	NextAttemptAt    *time.Time
+	RequestSignature *string
+	ResponseHeaders  []byte
 }
 
 // Completes a pending (manually retried) delivery with its outcome.
@@ -40,6 +42,8 @@ func (q *Queries) WebhookDeliveryComplete(ctx context.Context, db DBTX, arg Webh
 		arg.Error,
 		arg.DurationMs,
 		arg.NextAttemptAt,
+		arg.RequestSignature,
+		arg.ResponseHeaders,
 	)
 	var i WebhookDelivery
 	err := row.Scan(
@@ -56,12 +60,14 @@ func (q *Queries) WebhookDeliveryComplete(ctx context.Context, db DBTX, arg Webh
 		&i.DurationMs,
 		&i.CreatedAt,
 		&i.NextAttemptAt,
+		&i.RequestSignature,
+		&i.ResponseHeaders,
 	)
 	return i, err
 }
 
 const webhookDeliveryGetByID = `-- name: WebhookDeliveryGetByID :one
-SELECT id, workspace_id, subscription_id, event_id, event_type, attempt, status, response_status, response_body, error, duration_ms, created_at, next_attempt_at FROM webhook_deliveries WHERE id = $1 AND subscription_id = $2 AND workspace_id = $3
+SELECT id, workspace_id, subscription_id, event_id, event_type, attempt, status, response_status, response_body, error, duration_ms, created_at, next_attempt_at, request_signature, response_headers FROM webhook_deliveries WHERE id = $1 AND subscription_id = $2 AND workspace_id = $3
 `
 
 type WebhookDeliveryGetByIDParams struct {
@@ -87,6 +93,8 @@ func (q *Queries) WebhookDeliveryGetByID(ctx context.Context, db DBTX, arg Webho
 		&i.DurationMs,
 		&i.CreatedAt,
 		&i.NextAttemptAt,
+		&i.RequestSignature,
+		&i.ResponseHeaders,
 	)
 	return i, err
 }
@@ -154,25 +162,28 @@ func (q *Queries) WebhookDeliveryHealth(ctx context.Context, db DBTX, arg Webhoo
 
 const webhookDeliveryInsert = `-- name: WebhookDeliveryInsert :one
 INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, event_id, event_type, attempt, status,
-                                response_status, response_body, error, duration_ms, created_at, next_attempt_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-RETURNING id, workspace_id, subscription_id, event_id, event_type, attempt, status, response_status, response_body, error, duration_ms, created_at, next_attempt_at
+                                response_status, response_body, error, duration_ms, created_at, next_attempt_at,
+                                request_signature, response_headers)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+RETURNING id, workspace_id, subscription_id, event_id, event_type, attempt, status, response_status, response_body, error, duration_ms, created_at, next_attempt_at, request_signature, response_headers
 `
 
 type WebhookDeliveryInsertParams struct {
-	ID             uuid.UUID
-	WorkspaceID    uuid.UUID
-	SubscriptionID uuid.UUID
-	EventID        uuid.UUID
-	EventType      string
-	Attempt        int32
-	Status         string
-	ResponseStatus *int32
-	ResponseBody   *string
-	Error          *string
-	DurationMs     *int32
-	CreatedAt      time.Time
-	NextAttemptAt  *time.Time
+	ID               uuid.UUID
+	WorkspaceID      uuid.UUID
+	SubscriptionID   uuid.UUID
+	EventID          uuid.UUID
+	EventType        string
+	Attempt          int32
+	Status           string
+	ResponseStatus   *int32
+	ResponseBody     *string
+	Error            *string
+	DurationMs       *int32
+	CreatedAt        time.Time
+	NextAttemptAt    *time.Time
+	RequestSignature *string
+	ResponseHeaders  []byte
 }
 
 func (q *Queries) WebhookDeliveryInsert(ctx context.Context, db DBTX, arg WebhookDeliveryInsertParams) (WebhookDelivery, error) {
@@ -190,6 +201,8 @@ func (q *Queries) WebhookDeliveryInsert(ctx context.Context, db DBTX, arg Webhoo
 		arg.DurationMs,
 		arg.CreatedAt,
 		arg.NextAttemptAt,
+		arg.RequestSignature,
+		arg.ResponseHeaders,
 	)
 	var i WebhookDelivery
 	err := row.Scan(
@@ -206,12 +219,64 @@ func (q *Queries) WebhookDeliveryInsert(ctx context.Context, db DBTX, arg Webhoo
 		&i.DurationMs,
 		&i.CreatedAt,
 		&i.NextAttemptAt,
+		&i.RequestSignature,
+		&i.ResponseHeaders,
 	)
 	return i, err
 }
 
+const webhookDeliveryListByEvent = `-- name: WebhookDeliveryListByEvent :many
+SELECT id, workspace_id, subscription_id, event_id, event_type, attempt, status, response_status, response_body, error, duration_ms, created_at, next_attempt_at, request_signature, response_headers FROM webhook_deliveries
+WHERE subscription_id = $1 AND workspace_id = $2 AND event_id = $3
+ORDER BY attempt, id
+`
+
+type WebhookDeliveryListByEventParams struct {
+	SubscriptionID uuid.UUID
+	WorkspaceID    uuid.UUID
+	EventID        uuid.UUID
+}
+
+// Every attempt of one event to one subscription, oldest first (the
+// delivery detail page).
+func (q *Queries) WebhookDeliveryListByEvent(ctx context.Context, db DBTX, arg WebhookDeliveryListByEventParams) ([]WebhookDelivery, error) {
+	rows, err := db.Query(ctx, webhookDeliveryListByEvent, arg.SubscriptionID, arg.WorkspaceID, arg.EventID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []WebhookDelivery
+	for rows.Next() {
+		var i WebhookDelivery
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.SubscriptionID,
+			&i.EventID,
+			&i.EventType,
+			&i.Attempt,
+			&i.Status,
+			&i.ResponseStatus,
+			&i.ResponseBody,
+			&i.Error,
+			&i.DurationMs,
+			&i.CreatedAt,
+			&i.NextAttemptAt,
+			&i.RequestSignature,
+			&i.ResponseHeaders,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const webhookDeliveryListBySubscription = `-- name: WebhookDeliveryListBySubscription :many
-SELECT id, workspace_id, subscription_id, event_id, event_type, attempt, status, response_status, response_body, error, duration_ms, created_at, next_attempt_at FROM webhook_deliveries
+SELECT id, workspace_id, subscription_id, event_id, event_type, attempt, status, response_status, response_body, error, duration_ms, created_at, next_attempt_at, request_signature, response_headers FROM webhook_deliveries
 WHERE subscription_id = $1 AND workspace_id = $2
   AND ($4::uuid IS NULL OR id < $4::uuid)
 ORDER BY id DESC
@@ -253,6 +318,8 @@ func (q *Queries) WebhookDeliveryListBySubscription(ctx context.Context, db DBTX
 			&i.DurationMs,
 			&i.CreatedAt,
 			&i.NextAttemptAt,
+			&i.RequestSignature,
+			&i.ResponseHeaders,
 		); err != nil {
 			return nil, err
 		}

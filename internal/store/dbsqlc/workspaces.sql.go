@@ -148,3 +148,20 @@ func (q *Queries) WorkspaceLock(ctx context.Context, db DBTX, id uuid.UUID) (uui
 	err := row.Scan(&id)
 	return id, err
 }
+
+const workspaceRename = `-- name: WorkspaceRename :one
+UPDATE workspaces SET name = $2 WHERE id = $1
+RETURNING id, name, created_at
+`
+
+type WorkspaceRenameParams struct {
+	ID   uuid.UUID
+	Name string
+}
+
+func (q *Queries) WorkspaceRename(ctx context.Context, db DBTX, arg WorkspaceRenameParams) (Workspace, error) {
+	row := db.QueryRow(ctx, workspaceRename, arg.ID, arg.Name)
+	var i Workspace
+	err := row.Scan(&i.ID, &i.Name, &i.CreatedAt)
+	return i, err
+}

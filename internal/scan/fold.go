@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/binary"
+	"errors"
 	"math/bits"
 	"slices"
 	"time"
@@ -16,11 +16,12 @@ import (
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
-// The analytics rollups (db/migrations/00012_scan_rollups.sql) are kept in
-// the transaction of each batch's COPY. The batch is aggregated here first,
-// so a batch of a thousand scans costs five statements whatever its size:
-// the links' advisory locks, the visitor seen-set, the hourly counters and
-// the hourly and daily breakdowns.
+// The analytics rollups (db/migrations/00012_scan_rollups.sql) and the
+// links' scan_count are not kept by the scan writer: it appends every scan
+// to scan_fold_queue as well (db/migrations/00017_scan_fold.sql), and Fold
+// takes the queue every few seconds and adds it set-based, so all the scans
+// of one link, hour and key in that window cost one row update together.
+// docs/scan-pipeline.md has the measurements behind this choice.
 
 // Dimension codes of the breakdown rollups.
 const (
@@ -54,20 +55,80 @@ type keyKey struct {
 	dim, key string
 }
 
-// rollupLockKey is the advisory lock of a link, as the SQL function
-// scan_rollup_lock_key computes it: the two halves of the uuid XORed.
-func rollupLockKey(link uuid.UUID) int64 {
-	return int64(binary.BigEndian.Uint64(link[:8]) ^ binary.BigEndian.Uint64(link[8:]))
+// Folded is what one fold added.
+type Folded struct {
+	Rows  int // grouped queue rows (scans of one visitor, link, hour and key count once)
+	Scans int64
+	Links int
 }
 
-// writeRollups adds the batch to the rollups.
-func writeRollups(ctx context.Context, tx pgx.Tx, rows []row) error {
+// foldChunk is about how many queued scans one fold transaction takes: the
+// queue is taken a range of links at a time, so a backlog (after an outage,
+// or a long interval under heavy traffic) is folded in bounded memory.
+const foldChunk = 50_000
+
+// Fold adds every queued scan to the rollups and the links' scan_count,
+// range of links by range, each range in one transaction under the fold
+// lock. When another instance holds the lock it returns with what it has
+// folded so far: the rest of the queue is that fold's.
+func Fold(ctx context.Context, db *store.DB) (Folded, error) {
+	var total Folded
+	after := uuid.Nil
+	for {
+		var upto *uuid.UUID
+		stop := false
+		err := db.InTx(ctx, func(tx pgx.Tx) error {
+			q := dbsqlc.New()
+			ok, err := q.ScanFoldLock(ctx, tx)
+			if err != nil || !ok {
+				stop = true
+				return store.InterpretError(err)
+			}
+			end, err := q.ScanFoldChunkEnd(ctx, tx, dbsqlc.ScanFoldChunkEndParams{After: after, Rows: foldChunk})
+			switch {
+			case errors.Is(err, pgx.ErrNoRows):
+				stop = true // the rest of the queue fits in this range
+			case err != nil:
+				return store.InterpretError(err)
+			default:
+				upto = &end
+			}
+			rows, err := q.ScanFoldTake(ctx, tx, dbsqlc.ScanFoldTakeParams{After: after, Upto: upto})
+			if err != nil {
+				return store.InterpretError(err)
+			}
+			f, err := foldRows(ctx, tx, rows)
+			total.Rows += f.Rows
+			total.Scans += f.Scans
+			total.Links += f.Links
+			return err
+		})
+		if err != nil {
+			return total, err
+		}
+		if stop {
+			break
+		}
+		after = *upto
+	}
+	if total.Rows == 0 {
+		return total, nil
+	}
+	// Outside the transactions (VACUUM cannot run in one): the rows just
+	// deleted become free space for the writer's next inserts.
+	return total, store.InterpretError(dbsqlc.New().ScanFoldQueueVacuum(ctx, db.Pool()))
+}
+
+// foldRows adds the taken rows to the rollups and the links' counts.
+func foldRows(ctx context.Context, tx pgx.Tx, rows []dbsqlc.ScanFoldTakeRow) (Folded, error) {
 	q := dbsqlc.New()
+	f := Folded{Rows: len(rows)}
 	workspace := map[uuid.UUID]uuid.UUID{}
 	hours := map[hourKey]*hourCounts{}
 	visitors := map[visitorKey]int32{}
 	hourly := map[keyKey]int64{}
 	daily := map[keyKey]int64{}
+	links := map[uuid.UUID]*linkCount{}
 	counts := func(k hourKey) *hourCounts {
 		c := hours[k]
 		if c == nil {
@@ -77,34 +138,40 @@ func writeRollups(ctx context.Context, tx pgx.Tx, rows []row) error {
 		return c
 	}
 	for _, x := range rows {
-		link, at := x.hit.LinkID, x.hit.At.UTC()
-		workspace[link] = x.hit.WorkspaceID
-		hour := at.Truncate(time.Hour)
+		link, hour, n := x.LinkID, x.Hour.UTC(), x.Scans
+		workspace[link] = x.WorkspaceID
 		c := counts(hourKey{link, hour.Unix()})
-		if x.client.Bot {
-			c.bots++
+		if x.Bot {
+			c.bots += n
 			continue
 		}
-		c.scans++
-		day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)
-		visitors[visitorKey{link, day.Unix(), x.visitorHash}] |= 1 << at.Hour()
+		f.Scans += n
+		c.scans += n
+		lc := links[link]
+		if lc == nil {
+			lc = &linkCount{}
+			links[link] = lc
+		}
+		lc.scans += n
+		if x.LastAt.After(lc.lastAt) {
+			lc.lastAt = x.LastAt
+		}
+		day := time.Date(hour.Year(), hour.Month(), hour.Day(), 0, 0, 0, 0, time.UTC)
+		var hash [16]byte
+		copy(hash[:], x.VisitorHash)
+		visitors[visitorKey{link, day.Unix(), hash}] |= 1 << hour.Hour()
 		referrer := DirectReferrer
-		if x.referrer != nil {
-			referrer = *x.referrer
+		if x.ReferrerHost != nil {
+			referrer = *x.ReferrerHost
 		}
-		for _, d := range [...][2]string{{dimDevice, x.client.Device}, {dimOS, x.client.OS}, {dimBrowser, x.client.Browser}, {dimReferrer, referrer}} {
-			hourly[keyKey{link, hour.Unix(), d[0], d[1]}]++
-			daily[keyKey{link, day.Unix(), d[0], d[1]}]++
+		for _, d := range [...][2]string{{dimDevice, x.Device}, {dimOS, x.OS}, {dimBrowser, x.Browser}, {dimReferrer, referrer}} {
+			hourly[keyKey{link, hour.Unix(), d[0], d[1]}] += n
+			daily[keyKey{link, day.Unix(), d[0], d[1]}] += n
 		}
 	}
-
-	locks := make([]int64, 0, len(workspace))
-	for link := range workspace {
-		locks = append(locks, rollupLockKey(link))
-	}
-	slices.Sort(locks)
-	if err := q.ScanRollupLock(ctx, tx, slices.Compact(locks)); err != nil {
-		return store.InterpretError(err)
+	f.Links = len(workspace)
+	if len(rows) == 0 {
+		return f, nil
 	}
 
 	if len(visitors) > 0 {
@@ -121,7 +188,7 @@ func writeRollups(ctx context.Context, tx pgx.Tx, rows []row) error {
 		}
 		changed, err := q.ScanVisitorDaysUpsert(ctx, tx, p)
 		if err != nil {
-			return store.InterpretError(err)
+			return f, store.InterpretError(err)
 		}
 		for _, v := range changed {
 			visitorDelta(v.LinkID, v.Day.Unix(), uint32(v.OldHours), uint32(v.NewHours), counts)
@@ -144,10 +211,10 @@ func writeRollups(ctx context.Context, tx pgx.Tx, rows []row) error {
 		hp.DayLast = append(hp.DayLast, c.dayLast)
 	}
 	if err := q.ScanRollupsUpsert(ctx, tx, hp); err != nil {
-		return store.InterpretError(err)
+		return f, store.InterpretError(err)
 	}
 	if len(hourly) == 0 {
-		return nil
+		return f, nil
 	}
 	var kh dbsqlc.ScanRollupKeysHourlyUpsertParams
 	for _, k := range sortedKeys(hourly, compareKeyKey) {
@@ -159,7 +226,7 @@ func writeRollups(ctx context.Context, tx pgx.Tx, rows []row) error {
 		kh.Scans = append(kh.Scans, hourly[k])
 	}
 	if err := q.ScanRollupKeysHourlyUpsert(ctx, tx, kh); err != nil {
-		return store.InterpretError(err)
+		return f, store.InterpretError(err)
 	}
 	var kd dbsqlc.ScanRollupKeysDailyUpsertParams
 	for _, k := range sortedKeys(daily, compareKeyKey) {
@@ -170,7 +237,22 @@ func writeRollups(ctx context.Context, tx pgx.Tx, rows []row) error {
 		kd.WorkspaceIds = append(kd.WorkspaceIds, workspace[k.link])
 		kd.Scans = append(kd.Scans, daily[k])
 	}
-	return store.InterpretError(q.ScanRollupKeysDailyUpsert(ctx, tx, kd))
+	if err := q.ScanRollupKeysDailyUpsert(ctx, tx, kd); err != nil {
+		return f, store.InterpretError(err)
+	}
+	lp := dbsqlc.LinkAddScansParams{}
+	for _, id := range sortedKeys(links, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }) {
+		lp.LinkIds = append(lp.LinkIds, id)
+		lp.Counts = append(lp.Counts, links[id].scans)
+		lp.LastAts = append(lp.LastAts, links[id].lastAt.UTC())
+	}
+	return f, store.InterpretError(q.LinkAddScans(ctx, tx, lp))
+}
+
+// linkCount is one link's human scans in a fold.
+type linkCount struct {
+	scans  int64
+	lastAt time.Time
 }
 
 // visitorDelta turns one visitor-day's hour bits, before and after the
@@ -211,11 +293,12 @@ func sortedKeys[K comparable, V any](m map[K]V, compare func(a, b K) int) []K {
 	return keys
 }
 
-// RebuildRollups recomputes the analytics rollups of one link (nil: of
-// every link, one after the other) from raw scans and returns how many
-// links it rebuilt; an unknown link is store.ErrNotFound. Each link is
-// rebuilt in its own transaction under the link's lock, so the scan writer
-// waits only while a batch of that link's scans would change its rollups.
+// RebuildRollups recomputes the analytics rollups, scan_count and
+// last_scanned_at of one link (nil: of every link, one after the other)
+// from raw scans and returns how many links it rebuilt; an unknown link is
+// store.ErrNotFound. Each link is rebuilt in its own REPEATABLE READ
+// transaction under the fold lock (see rebuild_scan_rollups), so folds wait
+// only while one link is rebuilt, and the redirect never waits.
 func RebuildRollups(ctx context.Context, db *store.DB, link *uuid.UUID) (int, error) {
 	q := dbsqlc.New()
 	ids, err := q.ScanRollupLinks(ctx, db.Conn(ctx), link)
@@ -226,7 +309,7 @@ func RebuildRollups(ctx context.Context, db *store.DB, link *uuid.UUID) (int, er
 		return 0, store.ErrNotFound
 	}
 	for i, id := range ids {
-		err := db.InTx(ctx, func(tx pgx.Tx) error {
+		err := db.InTxIsolated(ctx, pgx.RepeatableRead, func(tx pgx.Tx) error {
 			return store.InterpretError(q.ScanRollupsRebuild(ctx, tx, &id))
 		})
 		if err != nil {

@@ -1,0 +1,133 @@
+package account
+
+import (
+	"context"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// InvitationByLink returns the invitation an accept link names, if it can
+// still be accepted. A token that names nothing is store.ErrNotFound; one
+// that was accepted or declined, revoked (or replaced by a newer link) or
+// has expired is a *GoneError saying which, with the invitation.
+func (s *Service) InvitationByLink(ctx context.Context, token string) (Invitation, error) {
+	hash, ok := parseToken(token)
+	if !ok {
+		return Invitation{}, store.ErrNotFound
+	}
+	r, err := dbsqlc.New().InvitationGetByToken(ctx, s.db.Conn(ctx), hash)
+	if err != nil {
+		return Invitation{}, store.InterpretError(err)
+	}
+	inv := invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
+		Status: r.Status, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
+	return inv, invitationGone(inv, s.now())
+}
+
+func invitationGone(inv Invitation, now time.Time) error {
+	state := linkGone(inv.Status == invitationAccepted || inv.Status == invitationDeclined, inv.Status == "revoked", inv.ExpiresAt, now)
+	if state != "" {
+		return &GoneError{State: state}
+	}
+	return nil
+}
+
+// AcceptInvitationLink makes the user a member of the workspace the link
+// invites to, with the invited role, and returns the workspace. The link
+// must be open (else *GoneError or store.ErrNotFound) and addressed to the
+// user's address (else ErrOtherAddress, and nothing is accepted).
+func (s *Service) AcceptInvitationLink(ctx context.Context, userID uuid.UUID, token string) (Workspace, error) {
+	var ws Workspace
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		inv, err := s.lockInvitationLink(ctx, tx, token)
+		if err != nil {
+			return err
+		}
+		user, err := dbsqlc.New().UserGetByID(ctx, tx, userID)
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		if !strings.EqualFold(user.Email, inv.Email) {
+			return ErrOtherAddress
+		}
+		ws, err = s.join(ctx, tx, userID, inv)
+		return err
+	})
+	return ws, err
+}
+
+// SignUpInvited creates an account for the address an open invitation link
+// is for, with password, and accepts the invitation in the same
+// transaction: no workspace of its own is created. The sign-up throttle
+// and rules apply; an address that already has an account is
+// ErrAccountExists (its owner signs in and accepts).
+func (s *Service) SignUpInvited(ctx context.Context, token, password string, ip netip.Addr) (User, Workspace, error) {
+	inv, err := s.InvitationByLink(ctx, token)
+	if err != nil {
+		return User{}, Workspace{}, err
+	}
+	var errs validate.Errors
+	CheckPassword("/password", password, &errs)
+	if err := errs.Err(); err != nil {
+		return User{}, Workspace{}, err
+	}
+	var ws Workspace
+	user, err := s.register(ctx, inv.Email, password, ip, func(_ *dbsqlc.Queries, tx pgx.Tx, user User) error {
+		locked, err := s.lockInvitationLink(ctx, tx, token)
+		if err != nil {
+			return err
+		}
+		ws, err = s.join(ctx, tx, user.ID, locked)
+		return err
+	})
+	return user, ws, err
+}
+
+// lockInvitationLink locks the open invitation a link names.
+func (s *Service) lockInvitationLink(ctx context.Context, tx pgx.Tx, token string) (Invitation, error) {
+	hash, ok := parseToken(token)
+	if !ok {
+		return Invitation{}, store.ErrNotFound
+	}
+	r, err := dbsqlc.New().InvitationLockByToken(ctx, tx, hash)
+	if err != nil {
+		return Invitation{}, store.InterpretError(err)
+	}
+	inv := invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
+		Status: r.Status, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, nil)
+	return inv, invitationGone(inv, s.now())
+}
+
+// join adds the membership of a locked open invitation and closes it.
+func (s *Service) join(ctx context.Context, tx pgx.Tx, userID uuid.UUID, inv Invitation) (Workspace, error) {
+	q := dbsqlc.New()
+	if _, err := q.MembershipCreateIfAbsent(ctx, tx, dbsqlc.MembershipCreateIfAbsentParams{
+		WorkspaceID: inv.WorkspaceID, UserID: userID, Role: string(inv.Role),
+	}); err != nil {
+		return Workspace{}, store.InterpretError(err)
+	}
+	if err := q.InvitationClose(ctx, tx, dbsqlc.InvitationCloseParams{ID: inv.ID, Status: invitationAccepted, Now: s.now()}); err != nil {
+		return Workspace{}, store.InterpretError(err)
+	}
+	row, err := q.WorkspaceGetForUser(ctx, tx, dbsqlc.WorkspaceGetForUserParams{ID: inv.WorkspaceID, UserID: userID})
+	if err != nil {
+		return Workspace{}, store.InterpretError(err)
+	}
+	return Workspace{ID: row.ID, Name: row.Name, Role: Role(row.Role), CreatedAt: row.CreatedAt}, nil
+}
+
+// HasOpenInvitation reports whether the user holds an open invitation to
+// the workspace.
+func (s *Service) HasOpenInvitation(ctx context.Context, userID, workspaceID uuid.UUID) (bool, error) {
+	ok, err := dbsqlc.New().InvitationOpenForWorkspaceExists(ctx, s.db.Conn(ctx),
+		dbsqlc.InvitationOpenForWorkspaceExistsParams{UserID: userID, WorkspaceID: workspaceID, Now: s.now()})
+	return ok, store.InterpretError(err)
+}

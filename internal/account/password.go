@@ -1,0 +1,64 @@
+package account
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/linkqr/linkqr/internal/secrethash"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// ChangePassword sets a new password for a signed-in user who proves the
+// current one. A wrong current password is a validate.Errors on /current
+// (the person is signed in: there is no account to hide), a bad new one on
+// /password; secrethash.ErrBusy when argon2id is saturated. The caller ends
+// the user's other sessions.
+func (s *Service) ChangePassword(ctx context.Context, userID uuid.UUID, current, password string) error {
+	var errs validate.Errors
+	CheckPassword("/password", password, &errs)
+	if current == "" {
+		errs.Add("/current", "is required")
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	row, err := dbsqlc.New().UserGetByID(ctx, s.db.Conn(ctx), userID)
+	if err != nil {
+		return store.InterpretError(err)
+	}
+	ok, err := secrethash.Compare(ctx, current, row.PasswordHash)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		errs.Add("/current", "is not your current password")
+		return errs
+	}
+	hash, err := HashPassword(ctx, password)
+	if err != nil {
+		return err
+	}
+	return s.db.InTx(ctx, func(tx pgx.Tx) error {
+		_, err := s.setPassword(ctx, tx, userID, hash)
+		return err
+	})
+}
+
+// RenameWorkspace renames a workspace (1–100 characters, validate.Errors on
+// /name). Callers have checked that the viewer administers it.
+func (s *Service) RenameWorkspace(ctx context.Context, workspaceID uuid.UUID, name string) (Workspace, error) {
+	var errs validate.Errors
+	name = NormalizeWorkspaceName("/name", name, &errs)
+	if err := errs.Err(); err != nil {
+		return Workspace{}, err
+	}
+	row, err := dbsqlc.New().WorkspaceRename(ctx, s.db.Conn(ctx), dbsqlc.WorkspaceRenameParams{ID: workspaceID, Name: name})
+	if err != nil {
+		return Workspace{}, store.InterpretError(err)
+	}
+	return Workspace{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt}, nil
+}

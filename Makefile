@@ -3,7 +3,7 @@ GO        ?= go
 BIN       := bin/linkqr
 GOTEST    ?= $(GO) test -race -count=1 -timeout 20m
 
-.PHONY: run build test generate generate-ts check-ts lint check-generated bench clean
+.PHONY: run build test hostile generate generate-ts check-ts lint check-generated bench clean
 
 ## run: build and serve on the embedded PostgreSQL default (http://127.0.0.1:8080)
 run: build
@@ -13,9 +13,18 @@ run: build
 build:
 	$(GO) build -o $(BIN) ./cmd/linkqr
 
-## test: the whole suite on real PostgreSQL (and Redis when installed)
+## test: the whole suite on real PostgreSQL (and Redis when installed). The
+## hostile-input suite (internal/hostile) runs last and verbose, so that its
+## count of hostile requests is printed; both parts run, either failing fails
+HOSTILE := ./internal/hostile
 test:
-	$(GO) run ./internal/testkit/testenv -- $(GOTEST) ./...
+	$(GO) run ./internal/testkit/testenv -- sh -c '\
+	  $(GOTEST) $$($(GO) list ./... | grep -v "/internal/hostile$$"); status=$$?; \
+	  $(GOTEST) -v $(HOSTILE) || status=1; exit $$status'
+
+## hostile: only the hostile-input suite (API, forms, MCP), verbose
+hostile:
+	$(GO) run ./internal/testkit/testenv -- $(GOTEST) -v $(HOSTILE)
 
 ## generate: regenerate sqlc, templ and the TypeScript client's types (committed)
 generate:

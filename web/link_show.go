@@ -159,10 +159,8 @@ func (u *UI) linkUpdate(w http.ResponseWriter, r *http.Request) {
 	if errs.Check("/target_url", err) {
 		in.TargetURL = link.Some(target)
 	}
-	if f.Title == "" {
-		in.Title = link.Some[*link.Title](nil)
-	} else if title, err := link.ParseTitle(f.Title); errs.Check("/title", err) {
-		in.Title = link.Some(&title)
+	if title, err := link.TitleRule.ParseOptional(f.Title); errs.Check("/title", err) {
+		in.Title = link.Some(title)
 	}
 	if f.Expires != editFormOf(l).Expires {
 		if f.Expires == "" {

@@ -132,11 +132,9 @@ func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 	target, err := link.ParseTargetURL(withScheme(f.TargetURL))
 	errs.Check("/target_url", err)
 	in := link.CreateInput{TargetURL: target}
-	if f.Title != "" {
-		title, err := link.ParseTitle(f.Title)
-		if errs.Check("/title", err) {
-			in.Title = &title
-		}
+	title, err := link.TitleRule.ParseOptional(f.Title)
+	if errs.Check("/title", err) {
+		in.Title = title
 	}
 	if f.Code != "" {
 		code, err := link.ParseCode(f.Code)

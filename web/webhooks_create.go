@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/linkqr/linkqr/internal/session"
+	"github.com/linkqr/linkqr/internal/text"
+	"github.com/linkqr/linkqr/internal/validate"
 	"github.com/linkqr/linkqr/internal/webhook"
 	"github.com/linkqr/linkqr/internal/wire"
 )
@@ -21,7 +23,13 @@ func (u *UI) webhooksCreate(w http.ResponseWriter, r *http.Request) {
 	v, _ := viewerFrom(r.Context())
 	ws, _ := workspaceFrom(r.Context())
 	f := parseHookForm(r)
-	hook, err := u.Webhooks.Create(r.Context(), ws.ID, webhook.CreateInput{URL: f.url, Events: f.events, Description: f.description()})
+	desc, own := f.description()
+	in := webhook.CreateInput{URL: f.url, Events: f.events, Description: desc}
+	if len(own) > 0 {
+		u.hookFormFailed(w, r, f, errorsOf(own, u.Webhooks.ValidateCreate(r.Context(), in)))
+		return
+	}
+	hook, err := u.Webhooks.Create(r.Context(), ws.ID, in)
 	if err != nil {
 		u.hookFormFailed(w, r, f, err)
 		return
@@ -46,12 +54,14 @@ func parseHookForm(r *http.Request) hookForm {
 	return hookForm{url: strings.TrimSpace(r.PostFormValue("url")), desc: strings.TrimSpace(r.PostFormValue("description")), events: r.PostForm["events"]}
 }
 
-// description is the form's description, nil when left empty.
-func (f hookForm) description() *string {
-	if f.desc == "" {
-		return nil
-	}
-	return &f.desc
+// description parses the form's description (nil when left empty); its
+// refusal is the form's own field error, the URL and the events are the
+// webhook service's to check.
+func (f hookForm) description() (*text.Text, validate.Errors) {
+	var errs validate.Errors
+	d, err := webhook.DescriptionRule.ParseOptional(f.desc)
+	errs.Check("/description", err)
+	return d, errs
 }
 
 // hookFormView is the form filled in with f, without messages.

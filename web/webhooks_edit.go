@@ -33,9 +33,13 @@ func (u *UI) webhookUpdate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := parseHookForm(r)
-	_, err := u.Webhooks.Update(r.Context(), ws.ID, hook.ID, webhook.UpdateInput{
-		URL: webhook.Some(f.url), Events: webhook.Some(f.events), Description: webhook.Some(f.description()),
-	})
+	desc, own := f.description()
+	in := webhook.UpdateInput{URL: webhook.Some(f.url), Events: webhook.Some(f.events), Description: webhook.Some(desc)}
+	if len(own) > 0 {
+		u.hookFormFailed(w, r, f, errorsOf(own, u.Webhooks.ValidateUpdate(r.Context(), in)), hookRow(hook, webhook.Health{}))
+		return
+	}
+	_, err := u.Webhooks.Update(r.Context(), ws.ID, hook.ID, in)
 	if err != nil {
 		u.hookFormFailed(w, r, f, err, hookRow(hook, webhook.Health{}))
 		return

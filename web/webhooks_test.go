@@ -290,3 +290,42 @@ func mustOnlyHook(t *testing.T, srv *testkit.Server, tn testkit.Tenant) webhook.
 	}
 	return hooks[0]
 }
+
+// TestWebhookFormsRefuseUnstorableDescription: a description with a NUL
+// or bytes that are not UTF-8 is a form error at the description, on the
+// new and the edit form, and changes nothing. The edit form answered 500
+// before the description was parsed as text (issue 32).
+func TestWebhookFormsRefuseUnstorableDescription(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	admin := testkit.NewTenant(t, srv.Pool)
+	ws := "/w/" + admin.WorkspaceExternalID() + "/settings/webhooks"
+	b := newBrowser(t, srv)
+	b.mustSignIn(admin.Email, admin.Password)
+	if p := b.post(ws, url.Values{"url": {"https://93.184.216.34/h"}, "events": {"link.created"}, "description": {"Orders"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("create: %d %s", p.status, excerpt(p.body))
+	}
+	hooks, _, err := srv.App.Webhooks.List(context.Background(), admin.WorkspaceID, nil, 10)
+	if err != nil || len(hooks) != 1 {
+		t.Fatalf("hooks %v %v", hooks, err)
+	}
+	edit := ws + "/" + wire.WebhookID(hooks[0].ID)
+	for desc, want := range map[string]string{
+		"\x00":     "The description must not contain control characters such as NUL, tabs or line breaks.",
+		"a\x00b":   "The description must not contain control characters such as NUL, tabs or line breaks.",
+		"\xff\xfe": "The description must be valid UTF-8 text.",
+	} {
+		for _, path := range []string{ws, edit} {
+			// A wrong URL alongside: every field's message comes in one answer.
+			p := b.post(path, url.Values{"url": {"https://10.0.0.1/h"}, "events": {"link.created"}, "description": {desc}})
+			if p.status != http.StatusUnprocessableEntity || textOf(t, p.body, "webhook-description-input-error") != want ||
+				!hasTestID(p.body, "webhook-url-input-error") {
+				t.Errorf("POST %s, description %q: %d %s", path, desc, p.status, excerpt(p.body))
+			}
+		}
+	}
+	hooks, _, err = srv.App.Webhooks.List(context.Background(), admin.WorkspaceID, nil, 10)
+	if err != nil || len(hooks) != 1 || hooks[0].Description == nil || *hooks[0].Description != "Orders" || hooks[0].URL != "https://93.184.216.34/h" {
+		t.Errorf("after refused forms: %+v, %v", hooks, err)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -61,13 +62,21 @@ type Service struct {
 // NewService returns a Service over db.
 func NewService(db *store.DB) *Service { return &Service{db: db} }
 
+// EmailRule is an e-mail address as text: trimmed, storable, at most 254
+// characters (SMTP's bound is 254 bytes; NormalizeEmail checks those).
+var EmailRule = text.Rule{Max: 254, Trim: true}
+
+// WorkspaceNameRule is a workspace's name: 1 to 100 characters, trimmed.
+var WorkspaceNameRule = text.Rule{Min: 1, Max: 100, Trim: true}
+
 // NormalizeEmail validates an address and returns it trimmed; the pointer is
 // used for the field error.
 func NormalizeEmail(pointer, email string, errs *validate.Errors) string {
-	email = strings.TrimSpace(email)
-	if !errs.Check(pointer, validate.Text(email)) {
-		return email
+	t, err := EmailRule.Parse(email)
+	if !errs.Check(pointer, err) {
+		return strings.TrimSpace(email)
 	}
+	email = t.String()
 	addr, err := mail.ParseAddress(email)
 	if err != nil || addr.Address != email || len(email) > 254 {
 		errs.Add(pointer, "must be an e-mail address like name@example.com")
@@ -85,14 +94,11 @@ func CheckPassword(pointer, password string, errs *validate.Errors) {
 
 // NormalizeWorkspaceName validates and trims a workspace name.
 func NormalizeWorkspaceName(pointer, name string, errs *validate.Errors) string {
-	name = strings.TrimSpace(name)
-	if !errs.Check(pointer, validate.Text(name)) {
-		return name
+	t, err := WorkspaceNameRule.Parse(name)
+	if !errs.Check(pointer, err) {
+		return strings.TrimSpace(name)
 	}
-	if name == "" || utf8.RuneCountInString(name) > 100 {
-		errs.Add(pointer, "must be 1 to 100 characters long")
-	}
-	return name
+	return t.String()
 }
 
 // HashPassword returns an argon2id hash in PHC string form (or

@@ -13,7 +13,6 @@ import (
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
-	"github.com/linkqr/linkqr/internal/validate"
 )
 
 // Sign-in throttling keeps guessing expensive without handing attackers a
@@ -86,7 +85,7 @@ func emailKey(email string) string {
 // concurrent attempts on any number of instances count each other and
 // cannot slip past the limits.
 func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.Addr) (User, error) {
-	if validate.Text(strings.TrimSpace(email)) != nil {
+	if _, err := EmailRule.Parse(email); err != nil {
 		return User{}, ErrBadCredentials // no account has such an address, and PostgreSQL could not even compare it
 	}
 	q := dbsqlc.New()

@@ -27,7 +27,7 @@ func (a *API) createWebhook(w http.ResponseWriter, r *http.Request) error {
 	in := webhook.CreateInput{
 		URL:         f.str("url", true).Value,
 		Events:      f.strList("events", true).Value,
-		Description: f.nullableStr("description").Value,
+		Description: parseNullable(f, "description", f.nullableStr("description"), webhook.DescriptionRule.Parse).Value,
 	}
 	if err := f.errs.Err(); err != nil {
 		return err
@@ -83,7 +83,7 @@ func (a *API) updateWebhook(w http.ResponseWriter, r *http.Request) error {
 	in := webhook.UpdateInput{
 		URL:         optional(f.str("url", false)),
 		Events:      optional(f.strList("events", false)),
-		Description: optional(f.nullableStr("description")),
+		Description: optional(parseNullable(f, "description", f.nullableStr("description"), webhook.DescriptionRule.Parse)),
 		Status:      optional(f.str("status", false)),
 	}
 	if err := f.errs.Err(); err != nil {

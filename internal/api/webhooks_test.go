@@ -414,3 +414,30 @@ func TestWebhookDeliveriesAndRetry(t *testing.T) {
 	testkit.JSON(t, f.srv.Do(t, "POST", "/api/v1/webhooks/"+id+"/deliveries/"+d["id"].(string)+"/retry", f.token, ""), 202)
 	waitDeliveries(t, f, id, 3, "succeeded")
 }
+
+// TestWebhookDescriptionUnstorable422: a description PostgreSQL cannot
+// store (NUL) is a 422 at /description on create and on PATCH, and
+// changes nothing. Both answered 500 before the description was parsed
+// as text (issue 32).
+func TestWebhookDescriptionUnstorable422(t *testing.T) {
+	t.Parallel()
+	f := newHooksFixture(t)
+	ev := `"events":["link.created"]`
+	id := f.createHook(t, `{"url":"`+publicHook+`",`+ev+`,"description":"Orders"}`)["id"].(string)
+	for _, d := range []string{`"\u0000"`, `"a\u0000b"`, `"tab\there"`, `"line\nbreak"`} {
+		for _, req := range []struct{ method, path, body string }{
+			{"POST", "/api/v1/webhooks", `{"url":"` + publicHook + `",` + ev + `,"description":` + d + `}`},
+			{"PATCH", "/api/v1/webhooks/" + id, `{"description":` + d + `}`},
+		} {
+			p := testkit.Problem(t, f.srv.Do(t, req.method, req.path, f.token, req.body), 422, "validation-failed")
+			if !hasPointer(p, "/description") || p["detail"] != "description must not contain control characters such as NUL, tabs or line breaks" {
+				t.Errorf("%s %s: %v", req.method, d, p)
+			}
+		}
+	}
+	h := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/webhooks/"+id, f.token, ""), 200)
+	var n int
+	if err := f.srv.Pool.QueryRow(context.Background(), `SELECT count(*) FROM webhook_subscriptions`).Scan(&n); err != nil || n != 1 || h["description"] != "Orders" {
+		t.Errorf("%d subscriptions (%v), description %v: the refused requests changed something", n, err, h["description"])
+	}
+}

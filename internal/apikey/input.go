@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -18,6 +18,10 @@ const (
 	MaxAllowlist     = 100
 	MaxNameLen       = 100
 )
+
+// NameRule is a key's (and an OAuth client's) name: 1 to 100 characters
+// of text, trimmed.
+var NameRule = text.Rule{Min: 1, Max: MaxNameLen, Trim: true}
 
 // CreateInput is what a user asks for when minting a key.
 type CreateInput struct {
@@ -46,10 +50,9 @@ func (in CreateInput) Validate() error {
 // pointers (/name, /scopes, /rate_limit_per_minute, /ip_allowlist/<i>).
 func (in CreateInput) validate() (createParams, error) {
 	var errs validate.Errors
-	p := createParams{name: strings.TrimSpace(in.Name), rateLimit: DefaultRateLimit}
-	if errs.Check("/name", validate.Text(p.name)) && (p.name == "" || utf8.RuneCountInString(p.name) > MaxNameLen) {
-		errs.Add("/name", fmt.Sprintf("must be 1 to %d characters long", MaxNameLen))
-	}
+	name, err := NameRule.Parse(in.Name)
+	errs.Check("/name", err)
+	p := createParams{name: name.String(), rateLimit: DefaultRateLimit}
 	scopes, err := scope.Parse(in.Scopes)
 	if err != nil {
 		errs.Add("/scopes", err.Error())

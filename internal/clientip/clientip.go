@@ -29,7 +29,7 @@ func (res Resolver) Of(r *http.Request) netip.Addr {
 		if err != nil {
 			return peer // a malformed chain: believe nothing beyond the proxy
 		}
-		a = a.Unmap()
+		a = plain(a)
 		if !res.trusted(a) {
 			return a
 		}
@@ -67,5 +67,10 @@ func parseHostPort(s string) netip.Addr {
 	if err != nil {
 		return netip.Addr{}
 	}
-	return a.Unmap()
+	return plain(a)
 }
+
+// plain is a without an IPv4-in-IPv6 wrapping or an IPv6 zone ("%eth0",
+// which a link-local peer has): a zoned address is contained in no
+// prefix, so no allowlist or trusted-proxy range would ever match it.
+func plain(a netip.Addr) netip.Addr { return a.Unmap().WithZone("") }

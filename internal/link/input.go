@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -37,7 +38,7 @@ func ParseTargetURL(raw string) (TargetURL, error) {
 		return TargetURL{}, validate.Reject(fmt.Sprintf("must be at most %d bytes long", MaxTargetURLBytes))
 	}
 	if !utf8.ValidString(raw) {
-		return TargetURL{}, validate.Reject(validate.DetailNotUTF8)
+		return TargetURL{}, validate.Reject(text.DetailNotUTF8)
 	}
 	if strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		return TargetURL{}, validate.Reject("must not contain spaces or control characters (percent-encode them)")
@@ -60,23 +61,11 @@ func ParseTargetURL(raw string) (TargetURL, error) {
 // String is the URL exactly as given.
 func (u TargetURL) String() string { return u.s }
 
-// Title is a link's label for people: at most 200 characters of text
-// (validate.Text: valid UTF-8 without control characters).
-type Title struct{ s string }
+// TitleRule is a link's label for people: at most 200 characters of text.
+var TitleRule = text.Rule{Max: MaxTitleChars}
 
 // ParseTitle accepts a title.
-func ParseTitle(s string) (Title, error) {
-	if err := validate.Text(s); err != nil {
-		return Title{}, err
-	}
-	if utf8.RuneCountInString(s) > MaxTitleChars {
-		return Title{}, validate.Reject(fmt.Sprintf("must be at most %d characters long", MaxTitleChars))
-	}
-	return Title{s}, nil
-}
-
-// String is the title's text.
-func (t Title) String() string { return t.s }
+func ParseTitle(s string) (text.Text, error) { return TitleRule.Parse(s) }
 
 // Expiry is when a new or re-dated link stops redirecting: a time that was
 // in the future when it was parsed, kept at the microsecond precision the
@@ -116,16 +105,16 @@ func Some[T any](v T) Optional[T] { return Optional[T]{Set: true, Value: v} }
 // CreateInput is a parsed request to create a link.
 type CreateInput struct {
 	TargetURL TargetURL
-	Title     *Title  // nil: none
-	Code      Code    // zero: generate one
-	ExpiresAt *Expiry // nil: never
+	Title     *text.Text // nil: none
+	Code      Code       // zero: generate one
+	ExpiresAt *Expiry    // nil: never
 }
 
 // UpdateInput is a parsed PATCH: only set fields change; a set nil Title
 // or ExpiresAt removes it.
 type UpdateInput struct {
 	TargetURL Optional[TargetURL]
-	Title     Optional[*Title]
+	Title     Optional[*text.Text]
 	Status    Optional[Status]
 	ExpiresAt Optional[*Expiry]
 }

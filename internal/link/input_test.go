@@ -2,12 +2,14 @@ package link
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -63,9 +65,9 @@ func TestParseTitle(t *testing.T) {
 		"Spring menu":            "",
 		strings.Repeat("é", 200): "",
 		strings.Repeat("é", 201): "must be at most 200 characters long",
-		"nul\x00":                validate.DetailControl,
-		"tab\t":                  validate.DetailControl,
-		"caf\xe9":                validate.DetailNotUTF8,
+		"nul\x00":                text.DetailControl,
+		"tab\t":                  text.DetailControl,
+		"caf\xe9":                text.DetailNotUTF8,
 	} {
 		got, err := ParseTitle(title)
 		switch {
@@ -155,6 +157,30 @@ func FuzzParseTitle(f *testing.F) {
 		}
 		if got.String() != s || !utf8.ValidString(s) || strings.ContainsAny(s, "\x00\n\r\t") || utf8.RuneCountInString(s) > MaxTitleChars {
 			t.Fatalf("accepted %q", s)
+		}
+	})
+}
+
+// FuzzParseSearch: an accepted search term is trimmed, storable text of at
+// most 200 characters; states and statuses are only the documented ones.
+func FuzzParseSearch(f *testing.F) {
+	for _, s := range []string{"menu", "  menu  ", "a\x00", "\xff", "50%_off", strings.Repeat("é", 201), "all", "active", "Paused"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if term, err := ParseSearchTerm(s); err == nil {
+			v := term.String()
+			if v != strings.TrimSpace(s) || !utf8.ValidString(v) || strings.ContainsRune(v, 0) || utf8.RuneCountInString(v) > MaxSearchChars {
+				t.Fatalf("search term %q accepted as %q", s, v)
+			}
+		} else if !validate.IsRejection(err) {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if st, err := ParseState(s); err == nil && !slices.Contains([]State{StateAny, StateActive, StatePaused, StateExpired}, st) {
+			t.Fatalf("state %q accepted as %q", s, st)
+		}
+		if st, err := ParseStatus(s); err == nil && st != StatusActive && st != StatusPaused {
+			t.Fatalf("status %q accepted as %q", s, st)
 		}
 	})
 }

@@ -1,7 +1,7 @@
 // Package link owns dynamic links: creating them with a generated or custom
 // code, re-pointing, pausing and deleting them. Every operation is scoped to
 // a workspace and writes its event in the same transaction. The domain works
-// in uuids and value types (Code, TargetURL, Title, Expiry) that the edges
+// in uuids and value types (Code, TargetURL, text.Text, Expiry) that the edges
 // parse once; the contract's JSON form of a link is wire.Link.
 package link
 
@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/wire"
 )
 
@@ -36,7 +37,7 @@ type Link struct {
 	Code          Code
 	ShortURL      string // the short base origin, "/", the code: what QR codes encode
 	TargetURL     TargetURL
-	Title         *Title
+	Title         *text.Text
 	Status        Status
 	ExpiresAt     *time.Time
 	ScanCount     int64
@@ -63,7 +64,8 @@ func fromRow(r dbsqlc.Link, shortBase string) Link {
 		PreviousTargetURL: r.PreviousTargetUrl, TargetChangedAt: r.TargetChangedAt,
 	}
 	if r.Title != nil {
-		l.Title = &Title{*r.Title}
+		t := text.Stored(*r.Title)
+		l.Title = &t
 	}
 	return l
 }
@@ -79,7 +81,7 @@ func (l Link) Wire() wire.Link {
 		Code:          l.Code.String(),
 		ShortURL:      l.ShortURL,
 		TargetURL:     l.TargetURL.String(),
-		Title:         titlePtr(l.Title),
+		Title:         text.Ptr(l.Title),
 		Status:        string(l.Status),
 		ExpiresAt:     wire.TimePtr(l.ExpiresAt),
 		ScanCount:     l.ScanCount,
@@ -87,15 +89,6 @@ func (l Link) Wire() wire.Link {
 		CreatedAt:     wire.Time(l.CreatedAt),
 		UpdatedAt:     wire.Time(l.UpdatedAt),
 	}
-}
-
-// titlePtr is a nullable title as text.
-func titlePtr(t *Title) *string {
-	if t == nil {
-		return nil
-	}
-	s := t.String()
-	return &s
 }
 
 // expiryPtr is a nullable expiry as a time.

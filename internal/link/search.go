@@ -2,14 +2,13 @@ package link
 
 import (
 	"context"
-	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -43,16 +42,16 @@ func ParseState(s string) (State, error) {
 // 200 characters of text.
 type SearchTerm struct{ s string }
 
+// searchRule is the search box's: at most 200 characters of text, trimmed.
+var searchRule = text.Rule{Max: MaxSearchChars, Trim: true}
+
 // ParseSearchTerm accepts a search term.
 func ParseSearchTerm(s string) (SearchTerm, error) {
-	s = strings.TrimSpace(s)
-	if err := validate.Text(s); err != nil {
+	t, err := searchRule.Parse(s)
+	if err != nil {
 		return SearchTerm{}, err
 	}
-	if utf8.RuneCountInString(s) > MaxSearchChars {
-		return SearchTerm{}, validate.Reject(fmt.Sprintf("must be at most %d characters long", MaxSearchChars))
-	}
-	return SearchTerm{s}, nil
+	return SearchTerm{t.String()}, nil
 }
 
 // String is the term as typed.

@@ -12,6 +12,7 @@ import (
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/wire"
 )
 
@@ -67,7 +68,7 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in Create
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		row, err := dbsqlc.New().LinkCreate(ctx, tx, dbsqlc.LinkCreateParams{
 			ID: store.NewID(), WorkspaceID: ws, Code: code.String(), TargetURL: in.TargetURL.String(),
-			Title: titlePtr(in.Title), ExpiresAt: expiryPtr(in.ExpiresAt),
+			Title: text.Ptr(in.Title), ExpiresAt: expiryPtr(in.ExpiresAt),
 		})
 		if err != nil {
 			return store.InterpretError(err)
@@ -166,7 +167,7 @@ func applyUpdate(old dbsqlc.Link, in UpdateInput) (dbsqlc.Link, map[string]any) 
 		previous["target_url"] = old.TargetURL
 		next.TargetURL = in.TargetURL.Value.String()
 	}
-	if title := titlePtr(in.Title.Value); in.Title.Set && !equalPtr(title, old.Title) {
+	if title := text.Ptr(in.Title.Value); in.Title.Set && !equalPtr(title, old.Title) {
 		previous["title"] = old.Title
 		next.Title = title
 	}

@@ -401,8 +401,15 @@ func TestWebhookTools(t *testing.T) {
 		t.Errorf("deliveries %v", dl)
 	}
 
+	// A description PostgreSQL cannot store is a tool error naming the
+	// field, never an internal one (it was a 500; issue 32).
+	res := callTool(t, s, "create_webhook", map[string]any{"url": "http://127.0.0.1:9/hook", "events": []string{"link.created"}, "description": "\u0000"})
+	if p := structured(t, res); !res.IsError || p["status"] != float64(422) || !strings.Contains(text(res), "- /description: must not contain control characters") {
+		t.Errorf("create_webhook with a NUL description: %s", text(res))
+	}
+
 	links := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
-	res := callTool(t, links, "list_webhooks", nil)
+	res = callTool(t, links, "list_webhooks", nil)
 	if p := structured(t, res); !res.IsError || p["required_scope"] != "webhooks:read" {
 		t.Errorf("list_webhooks without scope: %s", text(res))
 	}

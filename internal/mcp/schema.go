@@ -29,6 +29,14 @@ func strLen(desc string, minLen, maxLen int) *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "string", Description: desc, MinLength: &minLen, MaxLength: &maxLen}
 }
 
+// uri is an absolute URL of at most maxLen bytes; "format" tells a model
+// (and any generator) that a URL goes here, the API checks the rest.
+func uri(desc string, maxLen int) *jsonschema.Schema {
+	s := strLen(desc, 1, maxLen)
+	s.Format = "uri"
+	return s
+}
+
 func enum(desc string, values ...string) *jsonschema.Schema {
 	s := &jsonschema.Schema{Type: "string", Description: desc}
 	for _, v := range values {

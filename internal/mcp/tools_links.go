@@ -84,7 +84,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 			"or print as a QR code), target_url, status. Without a code, a random 7-character code is generated. Emits link.created.",
 		Annotations: mutating("Create link", false, false),
 		InputSchema: object([]string{"target_url"}, map[string]*jsonschema.Schema{
-			"target_url":      strLen("Where the short link redirects: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 1, 2048),
+			"target_url":      uri("Where the short link redirects: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 2048),
 			"title":           strLen("Optional human title, at most 200 characters.", 0, 200),
 			"code":            pattern("Optional custom short code, 3-64 of A-Z a-z 0-9 _ -, case-sensitive; must be unused and not a reserved path (api, docs, w, …). Taken → conflict error.", `^[A-Za-z0-9_-]{3,64}$`),
 			"expires_at":      dateTime("Optional RFC 3339 instant in the future after which the short link answers 410 Gone, e.g. 2027-01-31T23:59:59Z."),
@@ -156,7 +156,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		Annotations: mutating("Re-point link", false, true),
 		InputSchema: object([]string{"id", "target_url"}, map[string]*jsonschema.Schema{
 			"id":         linkID(),
-			"target_url": strLen("The new destination: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 1, 2048),
+			"target_url": uri("The new destination: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 2048),
 		}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in repointIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodPatch, path: linkPath(in.ID), body: map[string]any{"target_url": in.TargetURL}})

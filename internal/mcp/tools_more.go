@@ -97,7 +97,7 @@ func addWebhookTools(s *sdk.Server, d *dispatcher) {
 			"(whsec_…) — shown only this once; tell the user to store it.",
 		Annotations: mutating("Create webhook", false, false),
 		InputSchema: object([]string{"url", "events"}, map[string]*jsonschema.Schema{
-			"url":             strLen("The receiver: an absolute https URL on a public address, no user:password@, at most 2048 bytes.", 1, 2048),
+			"url":             uri("The receiver: an absolute https URL on a public address, no user:password@, at most 2048 bytes.", 2048),
 			"events":          events,
 			"description":     strLen("Optional note, e.g. what the receiver is.", 0, 500),
 			"idempotency_key": idempotencyKey(),

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -108,6 +109,9 @@ func (in CreateInput) validate() (scopes []scope.Scope, allow []string, err erro
 // ValidateRedirectURI accepts an absolute https URL, or http on a loopback
 // host (RFC 8252 native apps), without userinfo or fragment.
 func ValidateRedirectURI(raw string) error {
+	if !utf8.ValidString(raw) { // url.Parse keeps such bytes, PostgreSQL refuses them
+		return errors.New("must be valid UTF-8")
+	}
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" || len(raw) > 2048 {
 		return errors.New("must be an absolute https URL")

@@ -3,8 +3,10 @@ package oauth_test
 import (
 	"bytes"
 	"context"
+	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/store"
@@ -49,6 +51,25 @@ func FuzzVerifyAccessToken(f *testing.F) {
 		}
 		if acc.WorkspaceID != tn.WorkspaceID || acc.ClientID != c.ID || len(acc.Scopes) != 1 || acc.Scopes[0] != "links:read" {
 			t.Fatalf("%q verified as %+v", s, acc)
+		}
+	})
+}
+
+// FuzzValidateRedirectURI: an accepted redirect URI is storable, absolute,
+// https (or http on a loopback host), without user information or fragment.
+func FuzzValidateRedirectURI(f *testing.F) {
+	for _, s := range []string{"https://partner.example/cb", "http://127.0.0.1:8080/cb", "http://localhost/cb", "http://partner.example/cb",
+		"https://u:p@partner.example/cb", "https://partner.example/cb#x", "https://partner.example/\xff", "https://partner.example/\x00", "myapp://cb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if oauth.ValidateRedirectURI(raw) != nil {
+			return
+		}
+		u, err := url.Parse(raw)
+		if err != nil || !utf8.ValidString(raw) || strings.ContainsRune(raw, 0) || !u.IsAbs() || u.Host == "" || u.User != nil ||
+			strings.Contains(raw, "#") || (u.Scheme != "https" && u.Scheme != "http") {
+			t.Fatalf("accepted %q", raw)
 		}
 	})
 }

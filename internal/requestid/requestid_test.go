@@ -45,3 +45,21 @@ func TestMiddleware(t *testing.T) {
 		t.Error("ids repeat")
 	}
 }
+
+// FuzzValid: an id echoed back is 1 to 128 characters of A-Z a-z 0-9 . _ -
+// (nothing that could break a header or a log line).
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{"req_abc", "", "a b", "x\r\nSet-Cookie: a=b", strings.Repeat("a", 129), "ü", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !Valid(s) {
+			return
+		}
+		if len(s) == 0 || len(s) > 128 || strings.IndexFunc(s, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
+		}) >= 0 {
+			t.Fatalf("accepted %q", s)
+		}
+	})
+}

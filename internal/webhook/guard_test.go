@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -114,18 +115,20 @@ func TestParseURL(t *testing.T) {
 	t.Parallel()
 	long := "https://hooks.example.com/" + strings.Repeat("a", 2048)
 	bad := map[string]string{
-		"":                                   "must be an absolute https URL",
-		"/relative":                          "must be an absolute https URL",
-		"ftp://hooks.example.com/":           "must be an absolute https URL",
-		"http://hooks.example.com/":          "must use https",
-		"https://user:pw@hooks.example.com/": "user name or password",
-		"https://user@hooks.example.com/":    "user name or password",
-		"https://hooks.example.com/a b":      "spaces or control characters",
-		"https:///path":                      "must be an absolute https URL",
-		"https://hooks.example.com:99999/":   "port",
-		long:                                 "at most 2048 bytes",
-		"javascript:alert(1)":                "must be an absolute https URL",
-		"https://hooks.example.com/\x00":     "control characters",
+		"":                                        "must be an absolute https URL",
+		"/relative":                               "must be an absolute https URL",
+		"ftp://hooks.example.com/":                "must be an absolute https URL",
+		"http://hooks.example.com/":               "must use https",
+		"https://user:pw@hooks.example.com/":      "user name or password",
+		"https://user@hooks.example.com/":         "user name or password",
+		"https://hooks.example.com/a b":           "spaces or control characters",
+		"https:///path":                           "must be an absolute https URL",
+		"https://hooks.example.com:99999/":        "port",
+		long:                                      "at most 2048 bytes",
+		"javascript:alert(1)":                     "must be an absolute https URL",
+		"https://hooks.example.com/\x00":          "control characters",
+		"https://hooks.example.com/h\xff\xfe":     "valid UTF-8",
+		"https://hooks.example.com/?\xed\xa0\x80": "valid UTF-8",
 	}
 	for in, want := range bad {
 		if _, err := webhook.ParseURL(in, false); err == nil || !strings.Contains(err.Error(), want) {
@@ -146,7 +149,8 @@ func TestParseURL(t *testing.T) {
 }
 
 func FuzzParseURL(f *testing.F) {
-	for _, s := range []string{"https://hooks.example.com/x", "http://127.0.0.1:8080/h", "https://u:p@h/", "https://[::1]:0/", "//x", "https://h:65536/"} {
+	for _, s := range []string{"https://hooks.example.com/x", "http://127.0.0.1:8080/h", "https://u:p@h/", "https://[::1]:0/", "//x", "https://h:65536/",
+		"https://h/\xff", "https://h/a\x00", "https://h/\u202e"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
@@ -156,7 +160,7 @@ func FuzzParseURL(f *testing.F) {
 			return
 		}
 		scheme := strings.ToLower(u.Scheme)
-		if len(raw) > webhook.MaxURLBytes || u.User != nil || u.Hostname() == "" ||
+		if len(raw) > webhook.MaxURLBytes || u.User != nil || u.Hostname() == "" || !utf8.ValidString(raw) || strings.ContainsRune(raw, 0) ||
 			!(scheme == "https" || (allowHTTP && scheme == "http")) {
 			t.Fatalf("accepted %q (allowHTTP %v)", raw, allowHTTP)
 		}

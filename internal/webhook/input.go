@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -23,11 +24,13 @@ type Optional[T any] struct {
 // Some returns a set Optional.
 func Some[T any](v T) Optional[T] { return Optional[T]{Set: true, Value: v} }
 
-// CreateInput is a request to create a subscription.
+// CreateInput is a request to create a subscription. The description was
+// parsed at the edge (DescriptionRule); URL and events are checked here,
+// because the URL's host must resolve to a public address.
 type CreateInput struct {
 	URL         string
 	Events      []string
-	Description *string
+	Description *text.Text // nil: none
 }
 
 // UpdateInput is a PATCH: only set fields change. Status "enabled"
@@ -35,14 +38,18 @@ type CreateInput struct {
 type UpdateInput struct {
 	URL         Optional[string]
 	Events      Optional[[]string]
-	Description Optional[*string]
+	Description Optional[*text.Text]
 	Status      Optional[string]
 }
 
+// DescriptionRule is a subscription's note for people: at most 500
+// characters of text.
+var DescriptionRule = text.Rule{Max: MaxDescriptionChars}
+
 // ParseURL checks a webhook URL's form: absolute https (http too when
-// allowHTTP), a host, at most MaxURLBytes, no user information, no spaces
-// or control characters. It does not look at the host's addresses; the
-// Guard does.
+// allowHTTP), a host, at most MaxURLBytes of valid UTF-8, no user
+// information, no spaces or control characters. It does not look at the
+// host's addresses; the Guard does.
 func ParseURL(raw string, allowHTTP bool) (*url.URL, error) {
 	scheme := "an absolute https URL"
 	if allowHTTP {
@@ -53,6 +60,8 @@ func ParseURL(raw string, allowHTTP bool) (*url.URL, error) {
 		return nil, errors.New("must be " + scheme)
 	case len(raw) > MaxURLBytes:
 		return nil, fmt.Errorf("must be at most %d bytes long", MaxURLBytes)
+	case !utf8.ValidString(raw): // url.Parse keeps such bytes, PostgreSQL refuses them
+		return nil, errors.New(text.DetailNotUTF8)
 	case strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }):
 		return nil, errors.New("must not contain spaces or control characters (percent-encode them)")
 	}
@@ -123,30 +132,24 @@ func knownList() string {
 	return strings.Join(names, ", ")
 }
 
-func checkDescription(pointer string, d *string, errs *validate.Errors) {
-	if d != nil && utf8.RuneCountInString(*d) > MaxDescriptionChars {
-		errs.Add(pointer, fmt.Sprintf("must be at most %d characters long", MaxDescriptionChars))
-	}
-}
-
-func (s *Service) validateCreate(ctx context.Context, in CreateInput) error {
+// ValidateCreate checks what Create checks, creating nothing: a form that
+// failed to parse a field of its own still shows every other field's
+// message in one answer.
+func (s *Service) ValidateCreate(ctx context.Context, in CreateInput) error {
 	var errs validate.Errors
 	s.checkURL(ctx, "/url", in.URL, &errs)
 	checkEvents("/events", in.Events, &errs)
-	checkDescription("/description", in.Description, &errs)
 	return errs.Err()
 }
 
-func (s *Service) validateUpdate(ctx context.Context, in UpdateInput) error {
+// ValidateUpdate checks what Update checks, changing nothing.
+func (s *Service) ValidateUpdate(ctx context.Context, in UpdateInput) error {
 	var errs validate.Errors
 	if in.URL.Set {
 		s.checkURL(ctx, "/url", in.URL.Value, &errs)
 	}
 	if in.Events.Set {
 		checkEvents("/events", in.Events.Value, &errs)
-	}
-	if in.Description.Set {
-		checkDescription("/description", in.Description.Value, &errs)
 	}
 	if in.Status.Set && in.Status.Value != StatusEnabled && in.Status.Value != StatusDisabled {
 		errs.Add("/status", "must be enabled or disabled")

@@ -17,6 +17,7 @@ import (
 	"github.com/linkqr/linkqr/internal/priority"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/text"
 )
 
 // DefaultTimeout is how long a receiver has to answer (CONTRACT.md section 7).
@@ -106,7 +107,7 @@ func (s *Service) UseJobs(j JobInserter) { s.jobs = j }
 // Create validates in, stores the subscription with a new signing secret
 // and returns it; the result's Secret is the only time it is shown.
 func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Resource, error) {
-	if err := s.validateCreate(ctx, in); err != nil {
+	if err := s.ValidateCreate(ctx, in); err != nil {
 		return Resource{}, err
 	}
 	id, secret := store.NewID(), newSecret()
@@ -114,7 +115,7 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Res
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		row, err = dbsqlc.New().WebhookSubscriptionCreate(ctx, tx, dbsqlc.WebhookSubscriptionCreateParams{
-			ID: id, WorkspaceID: ws, URL: in.URL, Events: in.Events, Description: in.Description,
+			ID: id, WorkspaceID: ws, URL: in.URL, Events: in.Events, Description: text.Ptr(in.Description),
 			SecretCiphertext: s.sealer.seal(id, secret),
 		})
 		if err != nil {
@@ -157,7 +158,7 @@ func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, lim
 // subscription and clears its failure history; "disabled" stops deliveries
 // (queued ones are dropped when they come up).
 func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) (Resource, error) {
-	if err := s.validateUpdate(ctx, in); err != nil {
+	if err := s.ValidateUpdate(ctx, in); err != nil {
 		return Resource{}, err
 	}
 	var row dbsqlc.WebhookSubscription
@@ -178,7 +179,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 			p.Events = in.Events.Value
 		}
 		if in.Description.Set {
-			p.Description = in.Description.Value
+			p.Description = text.Ptr(in.Description.Value)
 		}
 		if in.Status.Set && in.Status.Value != old.Status {
 			p.Status = in.Status.Value

@@ -751,7 +751,10 @@ export interface components {
         WebhookCreate: {
             url: components["schemas"]["WebhookUrl"];
             events: components["schemas"]["WebhookEvents"];
-            /** @description A note for people, at most 500 characters. */
+            /**
+             * @description A note for people, at most 500 characters, without control
+             *     characters (NUL, tabs, line breaks).
+             */
             description?: string | null;
         };
         /**
@@ -761,7 +764,7 @@ export interface components {
         WebhookUpdate: {
             url?: components["schemas"]["WebhookUrl"];
             events?: components["schemas"]["WebhookEvents"];
-            /** @description New note; `null` removes it. */
+            /** @description New note (at most 500 characters, no control characters); `null` removes it. */
             description?: string | null;
             /**
              * @description `disabled` stops deliveries; `enabled` resumes them (also after an automatic disable).
@@ -953,6 +956,22 @@ export interface components {
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
                 "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `idempotency-key-in-use`: a request with the same `Idempotency-Key`
+         *     is still running (retry it after a moment).
+         */
+        IdempotencyKeyInUse: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
                 [name: string]: unknown;
             };
             content: {
@@ -1781,6 +1800,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
@@ -1958,6 +1978,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];

@@ -1,35 +1,9 @@
 package validate
 
-import (
-	"errors"
-	"strings"
-	"unicode"
-	"unicode/utf8"
-)
+import "errors"
 
-// The reasons Text gives, phrased to follow a field name.
-const (
-	DetailNotUTF8  = "must be valid UTF-8 text"
-	DetailControl  = "must not contain control characters such as NUL, tabs or line breaks"
-	DetailRepeated = "must be given at most once"
-)
-
-// Text is the one rule for every single-line text field a person or an
-// integrator types (a link title, a workspace or key name, an e-mail
-// address): valid UTF-8 without control characters (Unicode category Cc:
-// U+0000–U+001F and U+007F–U+009F). PostgreSQL cannot store a NUL or
-// invalid UTF-8 at all, and a tab or line break in a one-line label only
-// ever hides or forges what a reader sees; refusing them here turns what
-// would be a database error (a 500) into a field error.
-func Text(s string) error {
-	if !utf8.ValidString(s) {
-		return Reject(DetailNotUTF8)
-	}
-	if strings.ContainsFunc(s, unicode.IsControl) {
-		return Reject(DetailControl)
-	}
-	return nil
-}
+// DetailRepeated is the reason a query parameter given twice is refused.
+const DetailRepeated = "must be given at most once"
 
 // Rejection is why a single value was refused, without naming its field:
 // the parse functions of value types return it, and the edge that knows

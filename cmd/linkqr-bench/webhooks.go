@@ -256,7 +256,11 @@ type keepPaceResult struct {
 // divided by the rate at which they were caused.
 func (k *keepPaceResult) Backlog() time.Duration {
 	undelivered := max(0, int64(k.Caused)-int64(k.AtEnd))
-	return time.Duration(float64(undelivered) / keepPaceHookRate * float64(time.Second))
+	rate := k.Hooks.Measured.Throughput()
+	if rate <= 0 {
+		rate = keepPaceHookRate
+	}
+	return time.Duration(float64(undelivered) / rate * float64(time.Second))
 }
 
 // runKeepPace runs the keep-pace scenario against base.

@@ -23,9 +23,10 @@ import (
 // each thread from its own offset, and prints its summary as one JSON line.
 const wrkScript = `
 local reqs = {}
-local n, i = 0, 0
+local n, i, pace = 0, 0, 0
 function init(args)
   local thread, threads = tonumber(args[2]), tonumber(args[3])
+  pace = tonumber(args[4] or "0")
   for line in io.lines(args[1]) do
     local path, token = line:match("^([^\t]*)\t?(.*)$")
     -- wrk.format ignores wrk.headers (the -H flags) when given a table
@@ -40,6 +41,11 @@ end
 function request()
   i = i % n + 1
   return reqs[i]
+end
+-- paced runs: each connection waits this many milliseconds between an
+-- answer and its next request
+function delay()
+  return pace
 end
 function done(summary, latency, requests)
   local e = summary.errors
@@ -90,6 +96,23 @@ func findWrk(dir string) (*wrkRunner, string) {
 // correctness checks around them (scans recorded) and by the Go generator
 // in the tests of this command.
 func (w *wrkRunner) run(ctx context.Context, sc scenario, conns int, d time.Duration) (loadResult, error) {
+	return w.runPaced(ctx, sc, conns, 0, d)
+}
+
+// pacedConns returns the connections and the per-connection pause (ms)
+// that send about rate requests a second: each connection waits pause
+// after an answer, so a connection sends a little under 1000/pause a
+// second (less the answer's own latency); the result reports the rate
+// reached.
+func pacedConns(rate float64) (conns, pauseMS int) {
+	pauseMS = 10
+	conns = max(1, int(rate*float64(pauseMS)/1000+0.5))
+	return conns, pauseMS
+}
+
+// runPaced is run with a pause after every answer on each connection
+// (wrk's delay()), 0 for closed loop.
+func (w *wrkRunner) runPaced(ctx context.Context, sc scenario, conns, pauseMS int, d time.Duration) (loadResult, error) {
 	var res loadResult
 	list := filepath.Join(w.dir, "requests.tsv")
 	if err := writeRequestList(list, sc, conns); err != nil {
@@ -106,7 +129,7 @@ func (w *wrkRunner) run(ctx context.Context, sc scenario, conns int, d time.Dura
 	results := make(chan result, threads)
 	for t := range threads {
 		go func() {
-			s, err := w.one(ctx, sc, list, t, threads, max(1, conns/threads), d)
+			s, err := w.one(ctx, sc, list, t, threads, max(1, conns/threads), pauseMS, d)
 			results <- result{s, err}
 		}()
 	}
@@ -140,7 +163,7 @@ func (w *wrkRunner) run(ctx context.Context, sc scenario, conns int, d time.Dura
 }
 
 // one runs one wrk process with a single thread.
-func (w *wrkRunner) one(ctx context.Context, sc scenario, list string, thread, threads, conns int, d time.Duration) (wrkSummary, error) {
+func (w *wrkRunner) one(ctx context.Context, sc scenario, list string, thread, threads, conns, pauseMS int, d time.Duration) (wrkSummary, error) {
 	var s wrkSummary
 	u, err := url.Parse(sc.URLs[0])
 	if err != nil {
@@ -153,7 +176,7 @@ func (w *wrkRunner) one(ctx context.Context, sc scenario, list string, thread, t
 			args = append(args, "-H", k+": "+v)
 		}
 	}
-	args = append(args, u.Scheme+"://"+u.Host+"/", "--", list, strconv.Itoa(thread), strconv.Itoa(threads))
+	args = append(args, u.Scheme+"://"+u.Host+"/", "--", list, strconv.Itoa(thread), strconv.Itoa(threads), strconv.Itoa(pauseMS))
 	cmd := exec.CommandContext(ctx, w.bin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -2,6 +2,7 @@ package link
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -29,13 +30,19 @@ func withQueued(ctx context.Context, db dbsqlc.DBTX, links []Link) error {
 		return store.InterpretError(err)
 	}
 	for _, r := range rows {
-		l := &links[at[r.LinkID]]
-		l.ScanCount += r.Scans
-		if last := r.LastAt; l.LastScannedAt == nil || last.After(*l.LastScannedAt) {
-			l.LastScannedAt = &last
-		}
+		last := r.LastAt
+		addQueued(&links[at[r.LinkID]], r.Scans, &last)
 	}
 	return nil
+}
+
+// addQueued adds a link's queued human scans, the last of them at last
+// (nil: none), to its folded counts.
+func addQueued(l *Link, scans int64, last *time.Time) {
+	l.ScanCount += scans
+	if last != nil && (l.LastScannedAt == nil || last.After(*l.LastScannedAt)) {
+		l.LastScannedAt = last
+	}
 }
 
 // withQueuedOne is withQueued for one link.

@@ -95,12 +95,16 @@ func (s *Service) Resolve(ctx context.Context, code Code) (Target, error) {
 
 // Get returns a live link of the workspace, or store.ErrNotFound.
 func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Link, error) {
-	db := s.db.Conn(ctx)
-	row, err := dbsqlc.New().LinkGetByID(ctx, db, dbsqlc.LinkGetByIDParams{ID: id, WorkspaceID: ws})
+	row, err := dbsqlc.New().LinkGetByID(ctx, s.db.Conn(ctx), dbsqlc.LinkGetByIDParams{ID: id, WorkspaceID: ws})
 	if err != nil {
 		return Link{}, store.InterpretError(err)
 	}
-	return withQueuedOne(ctx, db, fromRow(row, s.shortBase))
+	l := fromRow(row.Link, s.shortBase)
+	last, _ := row.QueuedLastAt.(time.Time) // NULL (no queued scan) scans as nil
+	if row.QueuedScans > 0 {
+		addQueued(&l, row.QueuedScans, &last)
+	}
+	return l, nil
 }
 
 // List returns up to limit links older than before (nil: the newest), and

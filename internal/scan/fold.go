@@ -76,6 +76,7 @@ func Fold(ctx context.Context, db *store.DB) (Folded, error) {
 	after := uuid.Nil
 	for {
 		var upto *uuid.UUID
+		var f Folded
 		stop := false
 		err := db.InTx(ctx, func(tx pgx.Tx) error {
 			q := dbsqlc.New()
@@ -97,15 +98,15 @@ func Fold(ctx context.Context, db *store.DB) (Folded, error) {
 			if err != nil {
 				return store.InterpretError(err)
 			}
-			f, err := foldRows(ctx, tx, rows)
-			total.Rows += f.Rows
-			total.Scans += f.Scans
-			total.Links += f.Links
+			f, err = foldRows(ctx, tx, rows)
 			return err
 		})
 		if err != nil {
 			return total, err
 		}
+		total.Rows += f.Rows // counted once the range's transaction committed
+		total.Scans += f.Scans
+		total.Links += f.Links
 		if stop {
 			break
 		}

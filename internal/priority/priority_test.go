@@ -39,6 +39,9 @@ func TestGovernorIsSaturatedByLatencyOverTheLastSecondOnly(t *testing.T) {
 	}
 	src.Set(0)
 	for range windowTicks - 1 { // the slow tick is still inside the window
+		for range minRedirects { // and the redirect keeps serving
+			g.Hit()
+		}
 		g.Sample()
 	}
 	if !g.Busy() {
@@ -54,11 +57,35 @@ func TestGovernorIsSaturatedByLatencyOverTheLastSecondOnly(t *testing.T) {
 	}
 }
 
+// A saturated process with an idle redirect has nothing to protect: the
+// work that yields (a backlog of deliveries draining) runs flat out even
+// though it saturates the process itself.
+func TestGovernorProtectsOnlyAServingRedirect(t *testing.T) {
+	src := &Controlled{}
+	src.Set(time.Second)
+	g := NewGovernorFrom(time.Millisecond, src.Read)
+	for range minRedirects - 1 {
+		g.Hit()
+	}
+	g.Sample()
+	if g.Busy() {
+		t.Fatalf("p99 %v with %d redirects in the last second: saturated, want calm", g.Latency(), g.Rate())
+	}
+	g.Hit()
+	g.Sample()
+	if !g.Busy() {
+		t.Fatalf("p99 %v with %d redirects in the last second: calm, want saturated", g.Latency(), g.Rate())
+	}
+}
+
 // A handful of slow events in an idle process says nothing.
 func TestGovernorNeedsEnoughEvents(t *testing.T) {
 	src := &Controlled{N: 1}
 	src.Set(time.Second)
 	g := NewGovernorFrom(time.Millisecond, src.Read)
+	for range minRedirects {
+		g.Hit()
+	}
 	g.Sample()
 	if g.Busy() {
 		t.Fatal("saturated on a single scheduling event")

@@ -114,7 +114,14 @@ func pacedConns(rate float64) (conns, pauseMS int) {
 // (wrk's delay()), 0 for closed loop.
 func (w *wrkRunner) runPaced(ctx context.Context, sc scenario, conns, pauseMS int, d time.Duration) (loadResult, error) {
 	var res loadResult
-	list := filepath.Join(w.dir, "requests.tsv")
+	// A list of its own: two scenarios may run side by side.
+	f, err := os.CreateTemp(w.dir, "requests-*.tsv")
+	if err != nil {
+		return res, err
+	}
+	list := f.Name()
+	f.Close()
+	defer os.Remove(list)
 	if err := writeRequestList(list, sc, conns); err != nil {
 		return res, err
 	}

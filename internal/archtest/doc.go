@@ -1,4 +1,4 @@
-// Package archtest holds the import rules of the house (DESIGN.md) as a test
+// Package archtest holds the import rules of the house (README "Layering") as a test
 // run by `make lint` and `make test`: dependencies point inward, handlers
 // never write SQL, sqlc output stays private to storage code, and the domain
 // knows no HTML. It has no code of its own.

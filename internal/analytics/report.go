@@ -240,9 +240,10 @@ func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range,
 	// queued scan on are read raw (docs/scan-pipeline.md).
 	rep.AsOf = now.UTC()
 	oldest, err := q.ScanQueueOldest(ctx, db, linkID)
-	folded := errors.Is(store.InterpretError(err), store.ErrNotFound) // nothing of this link is queued
+	err = store.InterpretError(err)
+	folded := errors.Is(err, store.ErrNotFound) // nothing of this link is queued
 	if err != nil && !folded {
-		return rep, store.InterpretError(err)
+		return rep, err
 	}
 
 	// Whole hours [h0, h1) come from the rollups, [from, h0) and [h1, to)

@@ -217,28 +217,16 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []dbsqlc.ScanFoldTakeRow) (Fo
 	if len(hourly) == 0 {
 		return f, nil
 	}
-	var kh dbsqlc.ScanRollupKeysHourlyUpsertParams
-	for _, k := range sortedKeys(hourly, compareKeyKey) {
-		kh.LinkIds = append(kh.LinkIds, k.link)
-		kh.Hours = append(kh.Hours, time.Unix(k.at, 0).UTC())
-		kh.Dims = append(kh.Dims, k.dim)
-		kh.Keys = append(kh.Keys, k.key)
-		kh.WorkspaceIds = append(kh.WorkspaceIds, workspace[k.link])
-		kh.Scans = append(kh.Scans, hourly[k])
-	}
-	if err := q.ScanRollupKeysHourlyUpsert(ctx, tx, kh); err != nil {
+	h := keyColumns(hourly, workspace)
+	if err := q.ScanRollupKeysHourlyUpsert(ctx, tx, dbsqlc.ScanRollupKeysHourlyUpsertParams{
+		LinkIds: h.links, Hours: h.ats, Dims: h.dims, Keys: h.keys, WorkspaceIds: h.workspaces, Scans: h.scans,
+	}); err != nil {
 		return f, store.InterpretError(err)
 	}
-	var kd dbsqlc.ScanRollupKeysDailyUpsertParams
-	for _, k := range sortedKeys(daily, compareKeyKey) {
-		kd.LinkIds = append(kd.LinkIds, k.link)
-		kd.Days = append(kd.Days, time.Unix(k.at, 0).UTC())
-		kd.Dims = append(kd.Dims, k.dim)
-		kd.Keys = append(kd.Keys, k.key)
-		kd.WorkspaceIds = append(kd.WorkspaceIds, workspace[k.link])
-		kd.Scans = append(kd.Scans, daily[k])
-	}
-	if err := q.ScanRollupKeysDailyUpsert(ctx, tx, kd); err != nil {
+	d := keyColumns(daily, workspace)
+	if err := q.ScanRollupKeysDailyUpsert(ctx, tx, dbsqlc.ScanRollupKeysDailyUpsertParams{
+		LinkIds: d.links, Days: d.ats, Dims: d.dims, Keys: d.keys, WorkspaceIds: d.workspaces, Scans: d.scans,
+	}); err != nil {
 		return f, store.InterpretError(err)
 	}
 	lp := dbsqlc.LinkAddScansParams{}
@@ -279,6 +267,28 @@ func visitorDelta(link uuid.UUID, day int64, old, now uint32, counts func(hourKe
 		at(oldLast).dayLast--
 		at(last).dayLast++
 	}
+}
+
+// keyColumnSet is the columns of one breakdown upsert (hourly or daily),
+// sorted so that concurrent upserts lock rows in the same order.
+type keyColumnSet struct {
+	links, workspaces []uuid.UUID
+	ats               []time.Time
+	dims, keys        []string
+	scans             []int64
+}
+
+func keyColumns(counts map[keyKey]int64, workspace map[uuid.UUID]uuid.UUID) keyColumnSet {
+	var c keyColumnSet
+	for _, k := range sortedKeys(counts, compareKeyKey) {
+		c.links = append(c.links, k.link)
+		c.ats = append(c.ats, time.Unix(k.at, 0).UTC())
+		c.dims = append(c.dims, k.dim)
+		c.keys = append(c.keys, k.key)
+		c.workspaces = append(c.workspaces, workspace[k.link])
+		c.scans = append(c.scans, counts[k])
+	}
+	return c
 }
 
 func compareKeyKey(a, b keyKey) int {

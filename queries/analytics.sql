@@ -19,8 +19,9 @@ WHERE link_id = @link_id AND workspace_id = @workspace_id
 ORDER BY hour;
 
 -- name: AnalyticsEdgeScans :many
--- The scans of the partial edge hours [from1, to1) and [from2, to2), per
--- hour and visitor, with the visitor's hour bits of that day (0 for bots).
+-- The folded scans (below the watermark @folded_below, as the rollups
+-- hold) of the partial edge hours [from1, to1) and [from2, to2), per hour
+-- and visitor, with the visitor's hour bits of that day (0 for bots).
 -- The bits are looked up per visitor (a primary-key probe each), never by
 -- joining the whole seen-set.
 SELECT e.hour::timestamptz AS hour, e.bot, e.visitor_hash, e.scans::bigint AS scans,
@@ -34,10 +35,12 @@ FROM (
         SELECT e1.occurred_at, e1.bot, e1.visitor_hash FROM scans e1
         WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
           AND (e1.link_id, e1.occurred_at) >= (@link_id, @from1)
+          AND (e1.xid IS NULL OR e1.xid < (@folded_below::bigint)::text::xid8)
         UNION ALL
         SELECT e2.occurred_at, e2.bot, e2.visitor_hash FROM scans e2
         WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
           AND (e2.link_id, e2.occurred_at) >= (@link_id, @from2)
+          AND (e2.xid IS NULL OR e2.xid < (@folded_below::bigint)::text::xid8)
     ) s
     GROUP BY 1, 2, 3
 ) e;
@@ -66,10 +69,12 @@ WITH k AS (
         SELECT e1.device, e1.os, e1.browser, e1.referrer_host FROM scans e1
         WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND NOT e1.bot AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
           AND (e1.link_id, e1.occurred_at) >= (@link_id, @from1)
+          AND (e1.xid IS NULL OR e1.xid < (@folded_below::bigint)::text::xid8)
         UNION ALL
         SELECT e2.device, e2.os, e2.browser, e2.referrer_host FROM scans e2
         WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND NOT e2.bot AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
           AND (e2.link_id, e2.occurred_at) >= (@link_id, @from2)
+          AND (e2.xid IS NULL OR e2.xid < (@folded_below::bigint)::text::xid8)
       ) raw GROUP BY 1, 2, 3, 4
     ) s
     CROSS JOIN LATERAL (VALUES ('d', s.device), ('o', s.os), ('b', s.browser), ('r', COALESCE(s.referrer_host, '(direct)'))) AS d(dim, key)

@@ -4,15 +4,8 @@ VALUES ($1, $2, $3, $4, $5, $6)
 RETURNING *;
 
 -- name: LinkGetByID :one
--- The link with its human scans still in the fold queue (added to the
--- stored scan_count by the caller), in one round trip.
-SELECT sqlc.embed(l), q.scans AS queued_scans, q.last_at AS queued_last_at
-FROM links l
-CROSS JOIN LATERAL (
-    SELECT count(*)::bigint AS scans, max(f.occurred_at) AS last_at
-    FROM scan_fold_queue f WHERE f.link_id = l.id AND NOT f.bot
-) q
-WHERE l.id = $1 AND l.workspace_id = $2 AND l.deleted_at IS NULL;
+SELECT * FROM links
+WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL;
 
 -- name: LinkGetByIDForUpdate :one
 SELECT * FROM links

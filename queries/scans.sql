@@ -34,52 +34,50 @@ SELECT ensure_scan_partitions(sqlc.arg(start)::timestamptz, sqlc.arg(months)::in
 
 -- name: ScanFoldLock :one
 -- Only one fold runs at a time, across instances; a fold that finds the
--- lock taken leaves the queue to the one holding it.
+-- lock taken leaves the scans to the one holding it.
 SELECT pg_try_advisory_xact_lock(scan_fold_lock_key());
 
+-- name: ScanFoldState :one
+-- The watermark (db/migrations/00020_scan_watermark.sql) as bigint, and
+-- as_of: every scan of a transaction below it is folded.
+SELECT folded_below::text::bigint AS folded_below, folded_at FROM scan_fold_state;
+
+-- name: ScanFoldTarget :one
+-- Where a fold that begins now may go (scan_fold_target), and the time to
+-- report as as_of once it gets there. Run in a statement of its own,
+-- before the statements that read the scans.
+SELECT scan_fold_target()::bigint AS target, statement_timestamp()::timestamptz AS at;
+
 -- name: ScanFoldChunkEnd :one
--- The last link of the next range of about @rows queued scans after
--- @after: the fold takes the queue a range at a time, every scan of a link
--- in the same range, so its memory stays bounded whatever the backlog.
-SELECT link_id FROM scan_fold_queue WHERE link_id > @after::uuid
-ORDER BY link_id OFFSET @rows::integer LIMIT 1;
+-- The end of the next chunk of about @rows scans in [@from_xid, @target_xid): the
+-- first transaction after the one at offset @rows (@target_xid when fewer
+-- remain), so the fold takes a backlog a chunk at a time in bounded memory
+-- and never splits one transaction's scans.
+SELECT COALESCE((
+    SELECT min(n.xid) FROM scans n
+    WHERE n.xid > (SELECT o.xid FROM scans o
+                   WHERE o.xid >= (@from_xid::bigint)::text::xid8 AND o.xid < (@target_xid::bigint)::text::xid8
+                   ORDER BY o.xid OFFSET @rows::integer LIMIT 1)
+      AND n.xid < (@target_xid::bigint)::text::xid8
+), (@target_xid::bigint)::text::xid8)::text::bigint AS chunk_end;
 
 -- name: ScanFoldTake :many
--- Takes the queued scans of the links in (@after, @upto] (NULL: to the
--- end) that this snapshot sees (scans committed later stay for the next
--- fold), grouped so that repeats of one visitor, link, hour and key are
--- one row.
-WITH taken AS (
-    DELETE FROM scan_fold_queue
-    WHERE link_id > @after::uuid AND (sqlc.narg(upto)::uuid IS NULL OR link_id <= sqlc.narg(upto)::uuid)
-    RETURNING workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash
-)
+-- The scans of the transactions in [@from_xid, @upto_xid), grouped so that repeats
+-- of one visitor, link, hour and key are one row.
 SELECT link_id, workspace_id,
        (date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
        bot, device, os, browser, referrer_host, visitor_hash,
        count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
-FROM taken
+FROM scans
+WHERE xid >= (@from_xid::bigint)::text::xid8 AND xid < (@upto_xid::bigint)::text::xid8
 GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, visitor_hash;
 
--- name: ScanFoldQueueVacuum :exec
--- Run after each fold, outside its transaction: the queue is emptied every
--- few seconds, and without this its dead rows would pile up until
--- autovacuum comes by, and every fold would read them again.
-VACUUM scan_fold_queue;
-
--- name: ScanQueueCounts :many
--- The human scans of these links still in the fold queue: added to the
--- folded scan_count and last_scanned_at, they make both exact at this
--- snapshot.
-SELECT link_id, count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
-FROM scan_fold_queue WHERE link_id = ANY(@link_ids::uuid[]) AND NOT bot
-GROUP BY link_id;
-
--- name: ScanQueueOldest :one
--- When the link's oldest queued scan occurred (no row: none queued): its
--- rollups are complete before that hour, and reports read raw scans from
--- it on.
-SELECT occurred_at FROM scan_fold_queue WHERE link_id = @link_id ORDER BY occurred_at LIMIT 1;
+-- name: ScanFoldAdvance :exec
+-- Moves the watermark past a folded chunk, in the chunk's transaction;
+-- as_of moves only when the fold reached its target.
+UPDATE scan_fold_state
+SET folded_below = (@upto_xid::bigint)::text::xid8,
+    folded_at = COALESCE(sqlc.narg(at)::timestamptz, folded_at);
 
 -- name: ScanVisitorDaysUpsert :many
 -- Adds the batch's hour bits to each (link, UTC day, visitor) and returns,

@@ -244,7 +244,7 @@ func seedScans(ctx context.Context, conn *pgx.Conn, code string, start, end time
 	for from := int64(0); from < n; from += seedChunk {
 		to := min(n, from+seedChunk) - 1
 		_, err := conn.Exec(ctx, `
-INSERT INTO scans (id, workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash)
+INSERT INTO scans (id, workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash, xid)
 SELECT gen_random_uuid(), l.workspace_id, l.id, x.at,
        (ARRAY[NULL, NULL, NULL, 'news.example', 'social.example', 'mail.example', 'search.example', 'blog.example',
               'forum.example', 'chat.example', 'video.example', 'shop.example', 'wiki.example'])[1 + (x.h / 101) % 13],
@@ -252,7 +252,8 @@ SELECT gen_random_uuid(), l.workspace_id, l.id, x.at,
        (ARRAY['iOS', 'Android', 'Android', 'Windows', 'macOS', 'Linux', 'Other'])[1 + (x.h / 7) % 7],
        CASE WHEN x.bot THEN 'Googlebot' ELSE (ARRAY['Safari', 'Chrome', 'Chrome', 'Firefox', 'Edge', 'Samsung Internet', 'Other'])[1 + (x.h / 31) % 7] END,
        x.bot,
-       decode(md5(to_char(x.at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || ':' || ((x.h / 1009) % $6)::text), 'hex')
+       decode(md5(to_char(x.at AT TIME ZONE 'UTC', 'YYYY-MM-DD') || ':' || ((x.h / 1009) % $6)::text), 'hex'),
+       NULL -- bulk-loaded: counted by the rebuild, not by a fold
 FROM links l,
      generate_series($2::bigint, $3::bigint) AS i,
      LATERAL (SELECT $4::timestamptz + (i::float8 / $7::float8) * ($5::timestamptz - $4::timestamptz) AS at,

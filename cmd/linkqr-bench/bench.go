@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -310,13 +311,20 @@ func mergePhases(rounds []phase) phase {
 	return m
 }
 
+// tuningSettings are the LINKQR_* settings the linkqr child inherits from
+// the bench's environment, so their effect can be measured (README
+// "Configuration"); every other LINKQR_* setting could point it at another
+// database, address or mail server, and is dropped.
+var tuningSettings = []string{"LINKQR_CPU_PROFILE", "LINKQR_ANALYTICS_FOLD_INTERVAL", "LINKQR_SATURATION_LATENCY", "LINKQR_SATURATED_DELIVERY_PACE"}
+
 // linkqrEnv is the environment of the linkqr child: the caller's, minus
-// any LINKQR_* setting that would point it elsewhere, plus a fresh data
-// directory (embedded PostgreSQL) and quiet logs (no log line per request).
+// any LINKQR_* setting but the tuning ones, plus a fresh data directory
+// (embedded PostgreSQL) and quiet logs (no log line per request).
 func linkqrEnv(dataDir, addr string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "LINKQR_") || strings.HasPrefix(kv, "LINKQR_CPU_PROFILE=") {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "LINKQR_") || slices.Contains(tuningSettings, name) {
 			env = append(env, kv)
 		}
 	}

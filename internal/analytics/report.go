@@ -135,8 +135,9 @@ type Report struct {
 	From     time.Time `json:"from"`
 	To       time.Time `json:"to"`
 	Interval Interval  `json:"interval"`
-	// AsOf is when the report was computed: it counts every scan
-	// recorded before then (folded or still queued).
+	// AsOf is when the last fold began: the report counts every scan
+	// recorded before then, and none after (the fold interval sets the
+	// lag, docs/scan-pipeline.md).
 	AsOf      time.Time  `json:"as_of"`
 	Total     int64      `json:"total"`
 	Unique    int64      `json:"unique"`
@@ -235,16 +236,14 @@ func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range,
 	q := dbsqlc.New()
 	from, to := r.From.UTC(), r.To.UTC()
 	rep := Report{Object: "analytics", LinkID: store.FormatID(store.PrefixLink, linkID), From: r.From, To: r.To, Interval: r.Interval}
-	// Every scan committed before the report's snapshot is counted: the
-	// rollups hold the folded ones, and the hours from the link's oldest
-	// queued scan on are read raw (docs/scan-pipeline.md).
-	rep.AsOf = now.UTC()
-	oldest, err := q.ScanQueueOldest(ctx, db, linkID)
-	err = store.InterpretError(err)
-	folded := errors.Is(err, store.ErrNotFound) // nothing of this link is queued
-	if err != nil && !folded {
-		return rep, err
+	// The report counts the folded scans: the rollups hold them, and raw
+	// reads of partial hours take only those below the same watermark, so
+	// every part agrees as of the last fold (docs/scan-pipeline.md).
+	state, err := q.ScanFoldState(ctx, db)
+	if err != nil {
+		return rep, store.InterpretError(err)
 	}
+	rep.AsOf = state.FoldedAt.UTC()
 
 	// Whole hours [h0, h1) come from the rollups, [from, h0) and [h1, to)
 	// from raw scans; of the whole hours, whole days [d0, d1) come from the
@@ -255,11 +254,6 @@ func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range,
 	// hour is read whole from the rollups, never from raw scans.
 	if h1.Before(to) && !to.Before(now) {
 		h1 = Hour.Next(h1)
-	}
-	// The rollups are complete only before the hour of the link's oldest
-	// queued scan; from that hour on the report reads raw scans.
-	if w := Hour.Truncate(oldest); !folded && w.Before(h1) {
-		h1 = w
 	}
 	if !h0.Before(h1) {
 		h0, h1 = to, to
@@ -311,7 +305,7 @@ func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range,
 	// their hour bits of that day.
 	edgeVisitors := map[time.Time]map[string]int32{}
 	if from.Before(h0) || h1.Before(to) {
-		edges, err := q.AnalyticsEdgeScans(ctx, db, dbsqlc.AnalyticsEdgeScansParams{LinkID: linkID, WorkspaceID: ws, From1: from, To1: h0, From2: h1, To2: to})
+		edges, err := q.AnalyticsEdgeScans(ctx, db, dbsqlc.AnalyticsEdgeScansParams{LinkID: linkID, WorkspaceID: ws, From1: from, To1: h0, From2: h1, To2: to, FoldedBelow: state.FoldedBelow})
 		if err != nil {
 			return rep, store.InterpretError(err)
 		}
@@ -378,7 +372,7 @@ func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range,
 		MaxKeys: MaxBreakdownKeys, LinkID: linkID, WorkspaceID: ws,
 		FromDay: d0, ToDay: d1,
 		HourFrom1: h0, HourTo1: d0, HourFrom2: d1, HourTo2: h1,
-		From1: from, To1: h0, From2: h1, To2: to,
+		From1: from, To1: h0, From2: h1, To2: to, FoldedBelow: state.FoldedBelow,
 	})
 	if err != nil {
 		return rep, store.InterpretError(err)

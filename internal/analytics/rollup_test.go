@@ -24,14 +24,16 @@ import (
 func TestMain(m *testing.M) { testkit.Main(m) }
 
 // The reference: analytics computed by counting raw scans, the queries the
-// service ran before rollups (and which took 25 s on 10 million scans).
+// service ran before rollups (and which took 25 s on 10 million scans),
+// over the scans the folds have passed (folded), as reports count them.
 const (
+	folded    = `(xid IS NULL OR xid < (SELECT folded_below FROM scan_fold_state))`
 	refTotals = `SELECT count(*) FILTER (WHERE NOT bot), count(DISTINCT visitor_hash) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot)
-FROM scans WHERE link_id = $1 AND workspace_id = $2 AND occurred_at >= $3 AND occurred_at < $4`
+FROM scans WHERE link_id = $1 AND workspace_id = $2 AND occurred_at >= $3 AND occurred_at < $4 AND ` + folded
 	refSeries = `SELECT (date_trunc($5::text, occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz, count(*), count(DISTINCT visitor_hash)
-FROM scans WHERE link_id = $1 AND workspace_id = $2 AND occurred_at >= $3 AND occurred_at < $4 AND NOT bot GROUP BY 1`
+FROM scans WHERE link_id = $1 AND workspace_id = $2 AND occurred_at >= $3 AND occurred_at < $4 AND NOT bot AND ` + folded + ` GROUP BY 1`
 	refBreakdown = `SELECT %s AS key, count(*) FROM scans
-WHERE link_id = $1 AND workspace_id = $2 AND occurred_at >= $3 AND occurred_at < $4 AND NOT bot
+WHERE link_id = $1 AND workspace_id = $2 AND occurred_at >= $3 AND occurred_at < $4 AND NOT bot AND ` + folded + `
 GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 50`
 )
 
@@ -104,7 +106,7 @@ var referers = []string{"", "", "https://news.example/a", "https://social.exampl
 //
 // With fold, the scans are then folded into the rollups; without, they
 // stay queued, and reports read them raw.
-func recordRandomScans(t *testing.T, rnd *rand.Rand, db *store.DB, links [][2]uuid.UUID, start time.Time, span time.Duration, n int, fold bool) {
+func recordRandomScans(t *testing.T, rnd *rand.Rand, db *store.DB, links [][2]uuid.UUID, start time.Time, span time.Duration, n int, fold bool) scan.Folded {
 	t.Helper()
 	hasher, err := analytics.NewVisitorHasher([]byte("0123456789abcdef0123456789abcdef-rollup-test"))
 	if err != nil {
@@ -137,12 +139,14 @@ func recordRandomScans(t *testing.T, rnd *rand.Rand, db *store.DB, links [][2]uu
 		t.Fatal(err)
 	}
 	if !fold {
-		return
+		return scan.Folded{}
 	}
-	// The writer only queues the scans; the fold adds them to the rollups.
-	if f, err := scan.Fold(ctx, db); err != nil || f.Rows == 0 {
+	// The writer only appends the scans; the fold adds them to the rollups.
+	f, err := scan.Fold(ctx, db)
+	if err != nil || f.Rows == 0 || f.AsOf.IsZero() {
 		t.Fatalf("fold: %+v, %v", f, err)
 	}
+	return f
 }
 
 // randomRange returns a range inside [start-1d, start+span+1d): instants on
@@ -198,9 +202,10 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 	}
 	// 2026-01-24 (a Saturday) to 2026-02-10: weeks, a month and many days.
 	start, span := time.Date(2026, 1, 24, 0, 0, 0, 0, time.UTC), 17*24*time.Hour
-	// Half the scans folded into the rollups, half still queued: reports
-	// must add the two exactly (then again once everything is folded).
-	recordRandomScans(t, rnd, db, links, start, span, 2000, true)
+	// Half the scans folded into the rollups, half not yet: reports count
+	// exactly the folded half, as of the fold (then everything once the
+	// rest is folded).
+	asOf := recordRandomScans(t, rnd, db, links, start, span, 2000, true).AsOf
 	recordRandomScans(t, rnd, db, links, start, span, 2000, false)
 
 	reports := analytics.NewReports(db, analytics.DefaultLimits())
@@ -212,10 +217,7 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 			t.Fatalf("%s %+v: %v", name, r, err)
 		}
 		want := reference(t, pool, l[0], l[1], r)
-		if time.Since(got.AsOf) > time.Minute || time.Until(got.AsOf) > 0 {
-			t.Errorf("%s: as_of %v is not when the report was computed", name, got.AsOf)
-		}
-		want.AsOf = got.AsOf
+		want.AsOf = asOf
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: link %s %s..%s by %s:\n got  %+v\n want %+v", name, l[1], r.From.Format(time.RFC3339Nano), r.To.Format(time.RFC3339Nano), r.Interval, got, want)
 		}
@@ -229,9 +231,15 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 	}
 	// A workspace sees nothing of another's link, as with raw scans.
 	check("other workspace", [2]uuid.UUID{ws2, links[0][1]}, analytics.Range{From: start, To: start.Add(span), Interval: analytics.Day})
-	if f, err := scan.Fold(ctx, db); err != nil || f.Rows == 0 {
-		t.Fatalf("folding the queued half: %+v, %v", f, err)
+	var recorded, counted int64
+	if err := pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE `+folded+`) FROM scans`).Scan(&recorded, &counted); err != nil || counted != 2000 || recorded != 4000 {
+		t.Fatalf("before the second fold %d of %d scans count (%v), want 2000 of 4000", counted, recorded, err)
 	}
+	f, err := scan.Fold(ctx, db)
+	if err != nil || f.Rows == 0 || !f.AsOf.After(asOf) {
+		t.Fatalf("folding the second half: %+v, %v", f, err)
+	}
+	asOf = f.AsOf
 	for i := range 50 {
 		check(fmt.Sprintf("range %d, all folded", i), links[rnd.IntN(len(links))], randomRange(rnd, start, span))
 		if t.Failed() {
@@ -311,8 +319,8 @@ func TestRangesToTheHourInProgress(t *testing.T) {
 	// Scans from 10:00 up to "now", 10:45, and around the midnight before.
 	hour := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	now := hour.Add(45 * time.Minute)
-	recordRandomScans(t, rnd, db, links, hour, 45*time.Minute, 300, true)
 
+	asOf := recordRandomScans(t, rnd, db, links, hour, 45*time.Minute, 300, true).AsOf
 	reports := analytics.NewReports(db, analytics.DefaultLimits())
 	reports.Now = func() time.Time { return now }
 	for _, r := range []analytics.Range{
@@ -327,7 +335,7 @@ func TestRangesToTheHourInProgress(t *testing.T) {
 			t.Fatalf("%+v: %v", r, err)
 		}
 		want := reference(t, pool, ws, links[0][1], r)
-		want.AsOf = now // the fold ran after this fake now
+		want.AsOf = asOf
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s..%s by %s with now %s:\n got  %+v\n want %+v", r.From.Format(time.RFC3339), r.To.Format(time.RFC3339), r.Interval, now.Format(time.RFC3339), got, want)
 		}
@@ -345,15 +353,15 @@ func TestRangesToTheHourInProgress(t *testing.T) {
 	}
 	closed := analytics.Range{From: open.From, To: now, Interval: open.Interval}
 	want := reference(t, pool, ws, links[0][1], closed)
-	want.AsOf = now
+	want.AsOf = asOf
 	if !reflect.DeepEqual(got, want) || !got.To.Equal(now) {
 		t.Errorf("open range parsed at %s, computed at %s:\n got  %+v\n want %+v", open.To.Format(time.RFC3339), now.Format(time.RFC3339), got, want)
 	}
 }
 
-// A recorded scan is counted at once, read raw while it is queued, and
-// exactly once after the fold; as_of is when the report was computed.
-func TestQueuedScansAreCountedAtOnce(t *testing.T) {
+// A recorded scan is counted once the fold passes it, exactly once, and
+// as_of moves to when that fold began.
+func TestScansCountFromTheirFold(t *testing.T) {
 	t.Parallel()
 	pool := testkit.DB(t)
 	db := store.NewDB(pool)
@@ -364,13 +372,9 @@ func TestQueuedScansAreCountedAtOnce(t *testing.T) {
 	day := analytics.Range{From: time.Now().Add(-time.Hour).Truncate(time.Hour), To: time.Now().Add(time.Hour).Truncate(time.Hour), Interval: analytics.Hour}
 	report := func() analytics.Report {
 		t.Helper()
-		before := time.Now()
 		r, err := reports.Compute(ctx, ws, l[0][1], day)
 		if err != nil {
 			t.Fatal(err)
-		}
-		if r.AsOf.Before(before.Add(-time.Second)) || r.AsOf.After(time.Now()) {
-			t.Errorf("as_of %v, want the time of the report (%v)", r.AsOf, before)
 		}
 		return r
 	}
@@ -387,13 +391,25 @@ func TestQueuedScansAreCountedAtOnce(t *testing.T) {
 	if err := rec.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if queued := report(); queued.Total != before.Total+1 || queued.Unique != before.Unique+1 {
-		t.Errorf("queued: total %d unique %d, want %d and %d", queued.Total, queued.Unique, before.Total+1, before.Unique+1)
+	if unfolded := report(); unfolded.Total != before.Total || !unfolded.AsOf.Equal(before.AsOf) {
+		t.Errorf("before the fold: total %d as of %v, want %d as of %v", unfolded.Total, unfolded.AsOf, before.Total, before.AsOf)
 	}
-	if _, err := scan.Fold(ctx, db); err != nil {
-		t.Fatal(err)
+	recorded := time.Now()
+	f, err := scan.Fold(ctx, db)
+	if err != nil || f.Scans != 1 {
+		t.Fatalf("fold: %+v, %v", f, err)
 	}
-	if folded := report(); folded.Total != before.Total+1 || folded.Unique != before.Unique+1 {
+	folded := report()
+	if folded.Total != before.Total+1 || folded.Unique != before.Unique+1 {
 		t.Errorf("folded: total %d unique %d, want %d and %d", folded.Total, folded.Unique, before.Total+1, before.Unique+1)
+	}
+	if !folded.AsOf.Equal(f.AsOf) || folded.AsOf.Before(recorded.Add(-time.Second)) || folded.AsOf.After(time.Now()) {
+		t.Errorf("as_of %v, want the fold's start %v (after the scan was recorded at %v)", folded.AsOf, f.AsOf, recorded)
+	}
+	if again, err := scan.Fold(ctx, db); err != nil || again.Scans != 0 {
+		t.Errorf("a second fold took %+v, %v; want nothing", again, err)
+	}
+	if twice := report(); twice.Total != folded.Total {
+		t.Errorf("after a second fold: total %d, want %d", twice.Total, folded.Total)
 	}
 }

@@ -8,7 +8,8 @@ import (
 
 // How work yields to the redirect (internal/priority): not at all until the
 // process is saturated (the scheduling-latency p99 of the last second at or
-// above LINKQR_SATURATION_LATENCY). While it is:
+// above LINKQR_SATURATION_LATENCY while the redirect serves at least
+// priority.CapacityShare of its measured capacity). While it is:
 //   - webhook attempts start at most LINKQR_SATURATED_DELIVERY_PACE a
 //     second (burst of one worker set): an attempt costs about a
 //     millisecond of CPU across linkqr and PostgreSQL; the queue waits in
@@ -30,7 +31,10 @@ func (a *App) newPriority() {
 	a.Metrics.GaugeFunc("linkqr_scheduling_latency_p99_seconds", "How long runnable goroutines waited for a CPU, 99th percentile over the last second: the saturation signal.", func() float64 {
 		return a.Priority.Latency().Seconds()
 	})
-	a.Metrics.GaugeFunc("linkqr_redirect_busy", "1 while the process is saturated (scheduling latency at or above LINKQR_SATURATION_LATENCY), so deliveries and analytics yield to the redirect.", func() float64 {
+	a.Metrics.GaugeFunc("linkqr_redirect_capacity_per_second", "The redirect's measured capacity: the most requests it served in a second while scheduling latency was at LINKQR_SATURATION_LATENCY.", func() float64 {
+		return float64(a.Priority.Capacity())
+	})
+	a.Metrics.GaugeFunc("linkqr_redirect_busy", "1 while the process is saturated (scheduling latency at or above LINKQR_SATURATION_LATENCY while the redirect serves near its measured capacity), so deliveries and analytics yield to the redirect.", func() float64 {
 		if a.Priority.Busy() {
 			return 1
 		}

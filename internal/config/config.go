@@ -123,7 +123,7 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		}
 	}
 
-	if c.FoldInterval, err = durationVar(getenv, "LINKQR_ANALYTICS_FOLD_INTERVAL", 5*time.Second, 100*time.Millisecond, 5*time.Minute); err != nil {
+	if c.FoldInterval, err = durationVar(getenv, "LINKQR_ANALYTICS_FOLD_INTERVAL", 2*time.Second, 100*time.Millisecond, 5*time.Minute); err != nil {
 		return nil, err
 	}
 	if c.SaturationLatency, err = durationVar(getenv, "LINKQR_SATURATION_LATENCY", 2*time.Millisecond, 100*time.Microsecond, time.Second); err != nil {

@@ -111,5 +111,5 @@ func (s *Service) Search(ctx context.Context, ws uuid.UUID, q Search) (SearchRes
 		}
 	}
 	out, hasMore := store.Page(rows, q.Limit, func(r dbsqlc.Link) Link { return fromRow(r, s.shortBase) })
-	return SearchResult{Links: out, HasMore: hasMore, Total: total}, withQueued(ctx, db, out)
+	return SearchResult{Links: out, HasMore: hasMore, Total: total}, nil
 }

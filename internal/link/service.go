@@ -99,12 +99,7 @@ func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Link, error) {
 	if err != nil {
 		return Link{}, store.InterpretError(err)
 	}
-	l := fromRow(row.Link, s.shortBase)
-	last, _ := row.QueuedLastAt.(time.Time) // NULL (no queued scan) scans as nil
-	if row.QueuedScans > 0 {
-		addQueued(&l, row.QueuedScans, &last)
-	}
-	return l, nil
+	return fromRow(row, s.shortBase), nil
 }
 
 // List returns up to limit links older than before (nil: the newest), and
@@ -118,7 +113,7 @@ func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, lim
 		return nil, false, store.InterpretError(err)
 	}
 	out, hasMore := store.Page(rows, limit, func(r dbsqlc.Link) Link { return fromRow(r, s.shortBase) })
-	return out, hasMore, withQueued(ctx, db, out)
+	return out, hasMore, nil
 }
 
 // Update applies a PATCH. When a value actually changes it records
@@ -138,8 +133,8 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		}
 		next, previous := applyUpdate(old, in)
 		if len(previous) == 0 {
-			res, err = withQueuedOne(ctx, tx, fromRow(old, s.shortBase))
-			return err
+			res = fromRow(old, s.shortBase)
+			return nil
 		}
 		row, err := q.LinkUpdate(ctx, tx, dbsqlc.LinkUpdateParams{
 			ID: id, WorkspaceID: ws, TargetURL: next.TargetURL, Title: next.Title,
@@ -149,9 +144,6 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 			return store.InterpretError(err)
 		}
 		res, code = fromRow(row, s.shortBase), row.Code
-		if res, err = withQueuedOne(ctx, tx, res); err != nil {
-			return err
-		}
 		if _, err := s.Events.Record(ctx, tx, ws, event.LinkUpdated, map[string]any{"link": res.Wire(), "previous_attributes": previous}); err != nil {
 			return err
 		}
@@ -196,10 +188,7 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 			return store.InterpretError(err)
 		}
 		code = row.Code
-		gone, err := withQueuedOne(ctx, tx, fromRow(row, s.shortBase))
-		if err != nil {
-			return err
-		}
+		gone := fromRow(row, s.shortBase)
 		if _, err := s.Events.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": gone.Wire()}); err != nil {
 			return err
 		}
@@ -222,16 +211,9 @@ func ByIDs(ctx context.Context, db dbsqlc.DBTX, shortBase string, ids []uuid.UUI
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
-	links := make([]Link, len(rows))
-	for i, l := range rows {
-		links[i] = fromRow(l, shortBase)
-	}
-	if err := withQueued(ctx, db, links); err != nil {
-		return nil, err
-	}
-	out := make(map[uuid.UUID]Link, len(links))
-	for _, l := range links {
-		out[l.ID] = l
+	out := make(map[uuid.UUID]Link, len(rows))
+	for _, l := range rows {
+		out[l.ID] = fromRow(l, shortBase)
 	}
 	return out, nil
 }

@@ -2,14 +2,16 @@
 // its machine and database, at true saturation only. The governor measures
 // saturation rather than guessing it from a request rate: every Tick it
 // reads how long runnable goroutines waited for a CPU (the Go scheduler's
-// latency histogram, runtime/metrics), and while the 99th percentile over
-// the last second is at or above a threshold, the process has more work
-// than CPU and the redirect's requests are queueing. Only then does work
-// that yields (webhook deliveries, analytics reports) get paced by a
-// Budget. Below saturation nothing is paced, whatever the redirect's
-// rate. Nothing is dropped by pacing: a delivery waits with its job still
-// queued in PostgreSQL, a report waits a bounded time and is then refused
-// with Retry-After.
+// latency histogram, runtime/metrics), and the redirect's rate over the
+// last second. The process is saturated when the 99th percentile latency
+// is at or above a threshold while the redirect serves near its measured
+// capacity: the highest rate it has reached while latency was that high.
+// A redirect well below that rate has headroom, and latency then comes
+// from the other work (analytics queries, deliveries), which would only be
+// starved for nothing. Only at saturation does work that yields (webhook
+// deliveries, analytics reports) get paced by a Budget. Nothing is dropped
+// by pacing: a delivery waits with its job still queued in PostgreSQL, a
+// report waits a bounded time and is then refused with Retry-After.
 package priority
 
 import (
@@ -35,6 +37,10 @@ const (
 	// backlog of 49,000 deliveries drained at 260 a second after the
 	// redirect load stopped, against 1,581 a second for the fan-out alone.
 	minRedirects = 100
+	// CapacityShare is the share of its measured capacity from which the
+	// redirect counts as saturated. Closed-loop load at capacity varies by
+	// about a tenth from second to second; half of it is headroom.
+	CapacityShare = 0.8
 )
 
 // DefaultSaturationLatency is the scheduling-latency p99 from which the
@@ -69,6 +75,7 @@ type Governor struct {
 	hits      atomic.Int64
 	busy      atomic.Bool
 	p99       atomic.Int64 // nanoseconds, as of the last tick
+	capacity  atomic.Int64 // the highest redirects a second seen while latency was at the threshold
 
 	mu      sync.Mutex // guards the ring, advanced by Sample
 	ring    [windowTicks][]uint64
@@ -112,6 +119,10 @@ func (g *Governor) Rate() int64 {
 // Latency is the scheduling-latency p99 over the last second.
 func (g *Governor) Latency() time.Duration { return time.Duration(g.p99.Load()) }
 
+// Capacity is the redirect's measured capacity: the most requests it served
+// in a second while scheduling latency was at the threshold (0 until then).
+func (g *Governor) Capacity() int64 { return g.capacity.Load() }
+
 // Run samples every Tick until ctx ends.
 func (g *Governor) Run(ctx context.Context) {
 	t := time.NewTicker(Tick)
@@ -148,7 +159,11 @@ func (g *Governor) Sample() {
 	}
 	p99, n := percentile(counts, old, h.Buckets, 0.99)
 	g.p99.Store(int64(p99 * float64(time.Second)))
-	g.busy.Store(n >= minSamples && p99 >= g.threshold && g.hitSum >= minRedirects)
+	slow := n >= minSamples && p99 >= g.threshold && g.hitSum >= minRedirects
+	if slow && g.hitSum > g.capacity.Load() {
+		g.capacity.Store(g.hitSum)
+	}
+	g.busy.Store(slow && float64(g.hitSum) >= CapacityShare*float64(g.capacity.Load()))
 }
 
 // percentile returns the q-quantile of the observations between two

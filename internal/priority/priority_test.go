@@ -22,16 +22,21 @@ func busyGovernor(t *testing.T) (*Governor, *Controlled) {
 func TestGovernorIsSaturatedByLatencyOverTheLastSecondOnly(t *testing.T) {
 	src := &Controlled{}
 	g := NewGovernorFrom(5*time.Millisecond, src.Read)
-	for range 100_000 {
-		g.Hit()
+	tick := func() { // the redirect serves 100,000 a second throughout
+		for range 100_000 / windowTicks {
+			g.Hit()
+		}
+		g.Sample()
 	}
 	src.Set(100 * time.Microsecond)
-	g.Sample()
+	for range windowTicks {
+		tick()
+	}
 	if g.Busy() || g.Rate() != 100_000 {
 		t.Fatalf("100,000 redirects at a p99 of 100µs: busy %v, rate %d; want calm, 100000", g.Busy(), g.Rate())
 	}
 	src.Set(20 * time.Millisecond)
-	g.Sample()
+	tick()
 	// Half the window is at 100µs and half at 20ms: the p99 is 10ms (the
 	// lower bound of its bucket), at or above 5ms.
 	if !g.Busy() || g.Latency() < 5*time.Millisecond {
@@ -39,15 +44,12 @@ func TestGovernorIsSaturatedByLatencyOverTheLastSecondOnly(t *testing.T) {
 	}
 	src.Set(0)
 	for range windowTicks - 1 { // the slow tick is still inside the window
-		for range minRedirects { // and the redirect keeps serving
-			g.Hit()
-		}
-		g.Sample()
+		tick()
 	}
 	if !g.Busy() {
 		t.Fatalf("a slow tick inside the window: p99 %v, want saturated", g.Latency())
 	}
-	g.Sample() // ...and now it left it
+	tick() // ...and now it left it
 	if g.Busy() {
 		t.Fatalf("after a calm second: p99 %v, want calm", g.Latency())
 	}
@@ -197,5 +199,42 @@ func TestBudgetLetsWaitersGoWhenTheRedirectCalmsDown(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the waiter was still waiting 30 s after the redirect calmed down")
+	}
+}
+
+// Latency with the redirect well below its measured capacity comes from
+// other work: nothing is paced then. Measured capacity is the highest rate
+// served while latency was high; from CapacityShare of it on, the same
+// latency is saturation again.
+func TestGovernorSaturatesOnlyNearTheRedirectsCapacity(t *testing.T) {
+	src := &Controlled{}
+	src.Set(time.Second)
+	g := NewGovernorFrom(time.Millisecond, src.Read)
+	second := func(redirects int) {
+		t.Helper()
+		for range windowTicks { // a whole window at this rate
+			for range redirects / windowTicks {
+				g.Hit()
+			}
+			g.Sample()
+		}
+	}
+	second(10_000)
+	if !g.Busy() || g.Capacity() != 10_000 {
+		t.Fatalf("10,000 redirects a second at a p99 of %v: busy %v, capacity %d; want saturated at 10000", g.Latency(), g.Busy(), g.Capacity())
+	}
+	second(5_000) // half capacity: the latency is someone else's
+	if g.Busy() || g.Capacity() != 10_000 {
+		t.Fatalf("5,000 a second after 10,000: busy %v, capacity %d; want calm, 10000", g.Busy(), g.Capacity())
+	}
+	second(8_000) // CapacityShare of it
+	if !g.Busy() {
+		t.Fatalf("8,000 a second against a capacity of %d: calm, want saturated", g.Capacity())
+	}
+	src.Set(0)
+	second(5_000)  // the slow ticks leave the window
+	second(12_000) // faster, and fast: no new capacity without high latency
+	if g.Busy() || g.Capacity() != 10_000 {
+		t.Fatalf("12,000 a second at a p99 of %v: busy %v, capacity %d; want calm, 10000", g.Latency(), g.Busy(), g.Capacity())
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"math/bits"
 	"slices"
 	"time"
@@ -17,11 +16,11 @@ import (
 )
 
 // The analytics rollups (db/migrations/00012_scan_rollups.sql) and the
-// links' scan_count are not kept by the scan writer: it appends every scan
-// to scan_fold_queue as well (db/migrations/00017_scan_fold.sql), and Fold
-// takes the queue every few seconds and adds it set-based, so all the scans
-// of one link, hour and key in that window cost one row update together.
-// docs/scan-pipeline.md has the measurements behind this choice.
+// links' scan_count are not kept by the scan writer, which only appends
+// scans: Fold reads the scans written since a watermark every few seconds
+// (db/migrations/00020_scan_watermark.sql) and adds them set-based, so all
+// the scans of one link, hour and key in that window cost one row update
+// together. docs/scan-pipeline.md has the measurements behind this choice.
 
 // Dimension codes of the breakdown rollups.
 const (
@@ -57,67 +56,78 @@ type keyKey struct {
 
 // Folded is what one fold added.
 type Folded struct {
-	Rows  int // grouped queue rows (scans of one visitor, link, hour and key count once)
+	Rows  int // grouped scans (scans of one visitor, link, hour and key count once)
 	Scans int64
 	Links int
+	// AsOf is the watermark's time after the fold: every scan recorded
+	// before it is in the rollups (zero when the fold did not finish).
+	AsOf time.Time
 }
 
-// foldChunk is about how many queued scans one fold transaction takes: the
-// queue is taken a range of links at a time, so a backlog (after an outage,
-// or a long interval under heavy traffic) is folded in bounded memory.
+// foldChunk is about how many scans one fold transaction takes: a backlog
+// (after an outage, or a long interval under heavy traffic) is folded in
+// chunks of whole writer transactions, in bounded memory.
 const foldChunk = 50_000
 
-// Fold adds every queued scan to the rollups and the links' scan_count,
-// range of links by range, each range in one transaction under the fold
-// lock. When another instance holds the lock it returns with what it has
-// folded so far: the rest of the queue is that fold's.
+// Fold adds every scan recorded since the watermark to the rollups and the
+// links' scan_count, chunk by chunk, each chunk in one transaction under
+// the fold lock that also moves the watermark past it. When another
+// instance holds the lock it returns with what it has folded so far: the
+// rest is that fold's.
 func Fold(ctx context.Context, db *store.DB) (Folded, error) {
 	var total Folded
-	after := uuid.Nil
+	q := dbsqlc.New()
+	target, err := q.ScanFoldTarget(ctx, db.Pool())
+	if err != nil {
+		return total, store.InterpretError(err)
+	}
 	for {
-		var upto *uuid.UUID
 		var f Folded
-		stop := false
+		done := false
 		err := db.InTx(ctx, func(tx pgx.Tx) error {
-			q := dbsqlc.New()
 			ok, err := q.ScanFoldLock(ctx, tx)
 			if err != nil || !ok {
-				stop = true
+				done = true
 				return store.InterpretError(err)
 			}
-			end, err := q.ScanFoldChunkEnd(ctx, tx, dbsqlc.ScanFoldChunkEndParams{After: after, Rows: foldChunk})
-			switch {
-			case errors.Is(err, pgx.ErrNoRows):
-				stop = true // the rest of the queue fits in this range
-			case err != nil:
-				return store.InterpretError(err)
-			default:
-				upto = &end
-			}
-			rows, err := q.ScanFoldTake(ctx, tx, dbsqlc.ScanFoldTakeParams{After: after, Upto: upto})
+			state, err := q.ScanFoldState(ctx, tx)
 			if err != nil {
 				return store.InterpretError(err)
 			}
-			f, err = foldRows(ctx, tx, rows)
-			return err
+			if state.FoldedBelow >= target.Target {
+				done = true // another instance got there first
+				return nil
+			}
+			end, err := q.ScanFoldChunkEnd(ctx, tx, dbsqlc.ScanFoldChunkEndParams{FromXid: state.FoldedBelow, TargetXid: target.Target, Rows: foldChunk})
+			if err != nil {
+				return store.InterpretError(err)
+			}
+			rows, err := q.ScanFoldTake(ctx, tx, dbsqlc.ScanFoldTakeParams{FromXid: state.FoldedBelow, UptoXid: end})
+			if err != nil {
+				return store.InterpretError(err)
+			}
+			if f, err = foldRows(ctx, tx, rows); err != nil {
+				return err
+			}
+			advance := dbsqlc.ScanFoldAdvanceParams{UptoXid: end}
+			if end == target.Target {
+				advance.At = &target.At
+				f.AsOf, done = target.At.UTC(), true
+			}
+			return store.InterpretError(q.ScanFoldAdvance(ctx, tx, advance))
 		})
 		if err != nil {
 			return total, err
 		}
-		total.Rows += f.Rows // counted once the range's transaction committed
+		total.Rows += f.Rows // counted once the chunk's transaction committed
 		total.Scans += f.Scans
 		total.Links += f.Links
-		if stop {
+		total.AsOf = f.AsOf
+		if done {
 			break
 		}
-		after = *upto
 	}
-	if total.Rows == 0 {
-		return total, nil
-	}
-	// Outside the transactions (VACUUM cannot run in one): the rows just
-	// deleted become free space for the writer's next inserts.
-	return total, store.InterpretError(dbsqlc.New().ScanFoldQueueVacuum(ctx, db.Pool()))
+	return total, nil
 }
 
 // foldRows adds the taken rows to the rollups and the links' counts.
@@ -307,9 +317,9 @@ func sortedKeys[K comparable, V any](m map[K]V, compare func(a, b K) int) []K {
 // RebuildRollups recomputes the analytics rollups, scan_count and
 // last_scanned_at of one link (nil: of every link, one after the other)
 // from raw scans and returns how many links it rebuilt; an unknown link is
-// store.ErrNotFound. Each link is rebuilt in its own REPEATABLE READ
-// transaction under the fold lock (see rebuild_scan_rollups), so folds wait
-// only while one link is rebuilt, and the redirect never waits.
+// store.ErrNotFound. Each link is rebuilt in its own transaction under the
+// fold lock (see rebuild_scan_rollups), so folds wait only while one link
+// is rebuilt, and the redirect never waits.
 func RebuildRollups(ctx context.Context, db *store.DB, link *uuid.UUID) (int, error) {
 	q := dbsqlc.New()
 	ids, err := q.ScanRollupLinks(ctx, db.Conn(ctx), link)
@@ -320,7 +330,9 @@ func RebuildRollups(ctx context.Context, db *store.DB, link *uuid.UUID) (int, er
 		return 0, store.ErrNotFound
 	}
 	for i, id := range ids {
-		err := db.InTxIsolated(ctx, pgx.RepeatableRead, func(tx pgx.Tx) error {
+		// READ COMMITTED: once the function holds the fold lock, its
+		// statements see the watermark and rollups of the last fold.
+		err := db.InTx(ctx, func(tx pgx.Tx) error {
 			return store.InterpretError(q.ScanRollupsRebuild(ctx, tx, &id))
 		})
 		if err != nil {

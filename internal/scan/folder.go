@@ -3,24 +3,23 @@ package scan
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/linkqr/linkqr/internal/store"
 )
 
-// DefaultFoldInterval is how often the folder takes the queue. Reads add
-// the queue to the rollups, so it sets no lag, only costs on both sides: a
-// longer window shares each rollup update among more scans of a link, and
-// makes every read of a busy link count more queued rows. Measured on 2
-// cores: against 10,000 links rotating a 2 s window folded back to back and
-// a 15 s one took a quarter of a core, while 100 links each scanned 480
-// times a second held GET /links/{id} to 1,300 a second at 15 s and 14,400
-// at 5 s (docs/scan-pipeline.md).
-const DefaultFoldInterval = 5 * time.Second
+// DefaultFoldInterval is how often the folder folds the scans recorded
+// since the watermark. It is the lag of scan_count and analytics (their
+// as_of), and sets the cost: a longer window shares each rollup update
+// among more scans of a link (docs/scan-pipeline.md). Under heavy load a
+// fold takes longer and the next follows at once, so windows grow by
+// themselves.
+const DefaultFoldInterval = 2 * time.Second
 
 // Folder runs Fold periodically. Every instance may run one: the fold lock
-// lets one of them fold at a time, and the others find the queue empty or
-// the lock taken.
+// lets one of them fold at a time, and the others find nothing left or the
+// lock taken.
 type Folder struct {
 	DB       *store.DB
 	Log      *slog.Logger
@@ -29,6 +28,15 @@ type Folder struct {
 	OnFold func(f Folded, took time.Duration)
 	// OnError, when set, is told of every failed fold (metrics).
 	OnError func(err error)
+
+	asOf atomic.Int64 // Unix nanoseconds of the last finished fold's as_of
+}
+
+// Lag is how far the rollups are behind: the time since the as_of of the
+// last fold this folder finished (since it started, before the first).
+func (f *Folder) Lag() time.Duration {
+	f.asOf.CompareAndSwap(0, time.Now().UnixNano())
+	return time.Since(time.Unix(0, f.asOf.Load()))
 }
 
 // Run folds every Interval until ctx ends. A fold that takes longer than
@@ -53,11 +61,15 @@ func (f *Folder) Run(ctx context.Context) {
 	}
 }
 
-// Fold runs one fold now and reports it; errors are logged (the queue
-// keeps the scans, and the next fold takes them).
+// Fold runs one fold now and reports it; errors are logged (the watermark
+// stays, and the next fold takes the same scans).
 func (f *Folder) Fold(ctx context.Context) (Folded, error) {
 	start := time.Now()
+	f.asOf.CompareAndSwap(0, start.UnixNano())
 	res, err := Fold(ctx, f.DB)
+	if err == nil && !res.AsOf.IsZero() {
+		f.asOf.Store(res.AsOf.UnixNano())
+	}
 	switch {
 	case err != nil && ctx.Err() == nil:
 		f.Log.Error("folding scans into analytics failed; the next fold retries", "err", err)

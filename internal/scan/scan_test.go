@@ -222,8 +222,8 @@ func TestRecorderWritesEventsForSubscribedWorkspacesOnly(t *testing.T) {
 		}
 		got = append(got, fmt.Sprintf("%v %s bot=%s count=%s %s", ws == a.WorkspaceID, typ, bot, count, short))
 	}
-	// The event's link counts the scans still queued: this one included.
-	if len(got) != 1 || got[0] != "true scan.created bot=false count=1 https://s.example/codeA" {
+	// The event's link is as of the last fold, which has not seen this scan.
+	if len(got) != 1 || got[0] != "true scan.created bot=false count=0 https://s.example/codeA" {
 		t.Errorf("events %v, want one scan.created for the human scan of the subscribed workspace", got)
 	}
 	// The payload holds the contract's objects: wire IDs, every field present.
@@ -277,19 +277,17 @@ func TestFullBufferWaitsInsteadOfDropping(t *testing.T) {
 	if err := rec.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	// The link's scan_count counts the queued scans at once, and the same
-	// after the fold moved them into links.scan_count.
+	// The link's scan_count counts the scans once the fold passed them.
 	links := link.NewService(store.NewDB(pool), "https://s.example")
-	for _, when := range []string{"queued", "folded"} {
-		if when == "folded" {
-			if f, err := scan.Fold(context.Background(), store.NewDB(pool)); err != nil || f.Scans != 2 {
-				t.Fatalf("fold: %+v, %v", f, err)
-			}
-		}
-		l, err := links.Get(context.Background(), tn.WorkspaceID, hit.LinkID)
-		if err != nil || l.ScanCount != 2 || l.LastScannedAt == nil || !l.LastScannedAt.Equal(hit.At.Truncate(time.Microsecond)) {
-			t.Errorf("%s: scan_count %d, last scanned %v (%v); want the 2 accepted hits at %v", when, l.ScanCount, l.LastScannedAt, err, hit.At)
-		}
+	if l, err := links.Get(context.Background(), tn.WorkspaceID, hit.LinkID); err != nil || l.ScanCount != 0 {
+		t.Errorf("before the fold: scan_count %d (%v), want 0", l.ScanCount, err)
+	}
+	if f, err := scan.Fold(context.Background(), store.NewDB(pool)); err != nil || f.Scans != 2 {
+		t.Fatalf("fold: %+v, %v", f, err)
+	}
+	l, err := links.Get(context.Background(), tn.WorkspaceID, hit.LinkID)
+	if err != nil || l.ScanCount != 2 || l.LastScannedAt == nil || !l.LastScannedAt.Equal(hit.At.Truncate(time.Microsecond)) {
+		t.Errorf("folded: scan_count %d, last scanned %v (%v); want the 2 accepted hits at %v", l.ScanCount, l.LastScannedAt, err, hit.At)
 	}
 	var n int
 	if err := pool.QueryRow(context.Background(), "SELECT scan_count FROM links").Scan(&n); err != nil || n != 2 {

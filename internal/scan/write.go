@@ -22,15 +22,14 @@ type row struct {
 	visitorHash [16]byte
 }
 
-var (
-	scanColumns  = []string{"id", "workspace_id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "visitor_hash"}
-	queueColumns = []string{"workspace_id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "visitor_hash"}
-)
+// scanColumns are the columns the writer fills; xid takes its default, the
+// writing transaction's id, which the fold's watermark is made of.
+var scanColumns = []string{"id", "workspace_id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "visitor_hash"}
 
-// write stores one batch in one transaction: the scans and their copy in
-// the fold queue (two COPYs; Fold adds them to the rollups and scan_count
-// later), and scan.created events for human scans of subscribed
-// workspaces. Nothing in it grows with the number of links.
+// write stores one batch in one transaction: the scans (one COPY; Fold adds
+// them to the rollups and scan_count later), and scan.created events for
+// human scans of subscribed workspaces. Nothing in it grows with the
+// number of links.
 func (r *Recorder) write(ctx context.Context, batch []Hit) (human, bots int, err error) {
 	rows := make([]row, len(batch))
 	for i, h := range batch {
@@ -49,13 +48,6 @@ func (r *Recorder) write(ctx context.Context, batch []Hit) (human, bots int, err
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{"scans"}, scanColumns, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
 			x := rows[i]
 			return []any{x.id, x.hit.WorkspaceID, x.hit.LinkID, x.hit.At.UTC(), x.referrer, x.client.Device, x.client.OS, x.client.Browser, x.client.Bot, x.visitorHash[:]}, nil
-		}))
-		if err != nil {
-			return store.InterpretError(err)
-		}
-		_, err = tx.CopyFrom(ctx, pgx.Identifier{"scan_fold_queue"}, queueColumns, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
-			x := rows[i]
-			return []any{x.hit.WorkspaceID, x.hit.LinkID, x.hit.At.UTC(), x.referrer, x.client.Device, x.client.OS, x.client.Browser, x.client.Bot, x.visitorHash[:]}, nil
 		}))
 		if err != nil {
 			return store.InterpretError(err)

@@ -74,7 +74,8 @@ type ScanOpts struct {
 	Visitor      byte // the visitor: its hash is this byte and the UTC day, as real hashes are keyed per day
 }
 
-// Scan inserts a scan and returns its id, and rebuilds the link's analytics
+// Scan inserts a scan as bulk-loaded (no xid: no fold takes it) and returns
+// its id, and rebuilds the link's analytics
 // rollups (and scan_count) from its raw scans so that reports include it.
 func Scan(t testing.TB, pool *pgxpool.Pool, o *ScanOpts) uuid.UUID {
 	t.Helper()
@@ -98,8 +99,8 @@ func Scan(t testing.TB, pool *pgxpool.Pool, o *ScanOpts) uuid.UUID {
 	}
 	id := store.NewID()
 	_, err := pool.Exec(context.Background(),
-		`INSERT INTO scans (id, workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		`INSERT INTO scans (id, workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash, xid)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL)`,
 		id, o.WorkspaceID, o.LinkID, o.At, referrer, o.Device, o.OS, o.Browser, o.Bot, append([]byte{o.Visitor}, o.At.UTC().Format("20060102")...))
 	if err != nil {
 		t.Fatalf("testkit.Scan: %v", err)

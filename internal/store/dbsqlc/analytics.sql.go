@@ -24,10 +24,12 @@ FROM (
         SELECT e1.occurred_at, e1.bot, e1.visitor_hash FROM scans e1
         WHERE e1.link_id = $1 AND e1.workspace_id = $2 AND e1.occurred_at >= $3 AND e1.occurred_at < $4
           AND (e1.link_id, e1.occurred_at) >= ($1, $3)
+          AND (e1.xid IS NULL OR e1.xid < ($5::bigint)::text::xid8)
         UNION ALL
         SELECT e2.occurred_at, e2.bot, e2.visitor_hash FROM scans e2
-        WHERE e2.link_id = $1 AND e2.workspace_id = $2 AND e2.occurred_at >= $5 AND e2.occurred_at < $6
-          AND (e2.link_id, e2.occurred_at) >= ($1, $5)
+        WHERE e2.link_id = $1 AND e2.workspace_id = $2 AND e2.occurred_at >= $6 AND e2.occurred_at < $7
+          AND (e2.link_id, e2.occurred_at) >= ($1, $6)
+          AND (e2.xid IS NULL OR e2.xid < ($5::bigint)::text::xid8)
     ) s
     GROUP BY 1, 2, 3
 ) e
@@ -38,6 +40,7 @@ type AnalyticsEdgeScansParams struct {
 	WorkspaceID uuid.UUID
 	From1       time.Time
 	To1         time.Time
+	FoldedBelow int64
 	From2       time.Time
 	To2         time.Time
 }
@@ -50,8 +53,9 @@ type AnalyticsEdgeScansRow struct {
 	DayHours    int32
 }
 
-// The scans of the partial edge hours [from1, to1) and [from2, to2), per
-// hour and visitor, with the visitor's hour bits of that day (0 for bots).
+// The folded scans (below the watermark @folded_below, as the rollups
+// hold) of the partial edge hours [from1, to1) and [from2, to2), per hour
+// and visitor, with the visitor's hour bits of that day (0 for bots).
 // The bits are looked up per visitor (a primary-key probe each), never by
 // joining the whole seen-set.
 func (q *Queries) AnalyticsEdgeScans(ctx context.Context, db DBTX, arg AnalyticsEdgeScansParams) ([]AnalyticsEdgeScansRow, error) {
@@ -60,6 +64,7 @@ func (q *Queries) AnalyticsEdgeScans(ctx context.Context, db DBTX, arg Analytics
 		arg.WorkspaceID,
 		arg.From1,
 		arg.To1,
+		arg.FoldedBelow,
 		arg.From2,
 		arg.To2,
 	)
@@ -171,10 +176,12 @@ WITH k AS (
         SELECT e1.device, e1.os, e1.browser, e1.referrer_host FROM scans e1
         WHERE e1.link_id = $2 AND e1.workspace_id = $3 AND NOT e1.bot AND e1.occurred_at >= $10 AND e1.occurred_at < $11
           AND (e1.link_id, e1.occurred_at) >= ($2, $10)
+          AND (e1.xid IS NULL OR e1.xid < ($12::bigint)::text::xid8)
         UNION ALL
         SELECT e2.device, e2.os, e2.browser, e2.referrer_host FROM scans e2
-        WHERE e2.link_id = $2 AND e2.workspace_id = $3 AND NOT e2.bot AND e2.occurred_at >= $12 AND e2.occurred_at < $13
-          AND (e2.link_id, e2.occurred_at) >= ($2, $12)
+        WHERE e2.link_id = $2 AND e2.workspace_id = $3 AND NOT e2.bot AND e2.occurred_at >= $13 AND e2.occurred_at < $14
+          AND (e2.link_id, e2.occurred_at) >= ($2, $13)
+          AND (e2.xid IS NULL OR e2.xid < ($12::bigint)::text::xid8)
       ) raw GROUP BY 1, 2, 3, 4
     ) s
     CROSS JOIN LATERAL (VALUES ('d', s.device), ('o', s.os), ('b', s.browser), ('r', COALESCE(s.referrer_host, '(direct)'))) AS d(dim, key)
@@ -200,6 +207,7 @@ type AnalyticsKeysParams struct {
 	HourTo2     time.Time
 	From1       time.Time
 	To1         time.Time
+	FoldedBelow int64
 	From2       time.Time
 	To2         time.Time
 }
@@ -226,6 +234,7 @@ func (q *Queries) AnalyticsKeys(ctx context.Context, db DBTX, arg AnalyticsKeysP
 		arg.HourTo2,
 		arg.From1,
 		arg.To1,
+		arg.FoldedBelow,
 		arg.From2,
 		arg.To2,
 	)

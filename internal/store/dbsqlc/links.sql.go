@@ -90,13 +90,8 @@ func (q *Queries) LinkDelete(ctx context.Context, db DBTX, arg LinkDeleteParams)
 }
 
 const linkGetByID = `-- name: LinkGetByID :one
-SELECT l.id, l.workspace_id, l.code, l.target_url, l.title, l.status, l.expires_at, l.scan_count, l.last_scanned_at, l.created_at, l.updated_at, l.deleted_at, l.previous_target_url, l.target_changed_at, q.scans AS queued_scans, q.last_at AS queued_last_at
-FROM links l
-CROSS JOIN LATERAL (
-    SELECT count(*)::bigint AS scans, max(f.occurred_at) AS last_at
-    FROM scan_fold_queue f WHERE f.link_id = l.id AND NOT f.bot
-) q
-WHERE l.id = $1 AND l.workspace_id = $2 AND l.deleted_at IS NULL
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at FROM links
+WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 `
 
 type LinkGetByIDParams struct {
@@ -104,34 +99,24 @@ type LinkGetByIDParams struct {
 	WorkspaceID uuid.UUID
 }
 
-type LinkGetByIDRow struct {
-	Link         Link
-	QueuedScans  int64
-	QueuedLastAt interface{}
-}
-
-// The link with its human scans still in the fold queue (added to the
-// stored scan_count by the caller), in one round trip.
-func (q *Queries) LinkGetByID(ctx context.Context, db DBTX, arg LinkGetByIDParams) (LinkGetByIDRow, error) {
+func (q *Queries) LinkGetByID(ctx context.Context, db DBTX, arg LinkGetByIDParams) (Link, error) {
 	row := db.QueryRow(ctx, linkGetByID, arg.ID, arg.WorkspaceID)
-	var i LinkGetByIDRow
+	var i Link
 	err := row.Scan(
-		&i.Link.ID,
-		&i.Link.WorkspaceID,
-		&i.Link.Code,
-		&i.Link.TargetURL,
-		&i.Link.Title,
-		&i.Link.Status,
-		&i.Link.ExpiresAt,
-		&i.Link.ScanCount,
-		&i.Link.LastScannedAt,
-		&i.Link.CreatedAt,
-		&i.Link.UpdatedAt,
-		&i.Link.DeletedAt,
-		&i.Link.PreviousTargetUrl,
-		&i.Link.TargetChangedAt,
-		&i.QueuedScans,
-		&i.QueuedLastAt,
+		&i.ID,
+		&i.WorkspaceID,
+		&i.Code,
+		&i.TargetURL,
+		&i.Title,
+		&i.Status,
+		&i.ExpiresAt,
+		&i.ScanCount,
+		&i.LastScannedAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.DeletedAt,
+		&i.PreviousTargetUrl,
+		&i.TargetChangedAt,
 	)
 	return i, err
 }

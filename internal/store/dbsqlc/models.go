@@ -165,18 +165,13 @@ type Scan struct {
 	Browser      string
 	Bot          bool
 	VisitorHash  []byte
+	Xid          interface{}
 }
 
-type ScanFoldQueue struct {
-	WorkspaceID  uuid.UUID
-	LinkID       uuid.UUID
-	OccurredAt   time.Time
-	ReferrerHost *string
-	Device       string
-	OS           string
-	Browser      string
-	Bot          bool
-	VisitorHash  []byte
+type ScanFoldState struct {
+	Singleton   bool
+	FoldedBelow interface{}
+	FoldedAt    time.Time
 }
 
 type ScanRollup struct {

@@ -49,24 +49,49 @@ func (q *Queries) ScanEnsurePartitions(ctx context.Context, db DBTX, arg ScanEns
 	return err
 }
 
+const scanFoldAdvance = `-- name: ScanFoldAdvance :exec
+UPDATE scan_fold_state
+SET folded_below = ($1::bigint)::text::xid8,
+    folded_at = COALESCE($2::timestamptz, folded_at)
+`
+
+type ScanFoldAdvanceParams struct {
+	UptoXid int64
+	At      *time.Time
+}
+
+// Moves the watermark past a folded chunk, in the chunk's transaction;
+// as_of moves only when the fold reached its target.
+func (q *Queries) ScanFoldAdvance(ctx context.Context, db DBTX, arg ScanFoldAdvanceParams) error {
+	_, err := db.Exec(ctx, scanFoldAdvance, arg.UptoXid, arg.At)
+	return err
+}
+
 const scanFoldChunkEnd = `-- name: ScanFoldChunkEnd :one
-SELECT link_id FROM scan_fold_queue WHERE link_id > $1::uuid
-ORDER BY link_id OFFSET $2::integer LIMIT 1
+SELECT COALESCE((
+    SELECT min(n.xid) FROM scans n
+    WHERE n.xid > (SELECT o.xid FROM scans o
+                   WHERE o.xid >= ($1::bigint)::text::xid8 AND o.xid < ($2::bigint)::text::xid8
+                   ORDER BY o.xid OFFSET $3::integer LIMIT 1)
+      AND n.xid < ($2::bigint)::text::xid8
+), ($2::bigint)::text::xid8)::text::bigint AS chunk_end
 `
 
 type ScanFoldChunkEndParams struct {
-	After uuid.UUID
-	Rows  int32
+	FromXid   int64
+	TargetXid int64
+	Rows      int32
 }
 
-// The last link of the next range of about @rows queued scans after
-// @after: the fold takes the queue a range at a time, every scan of a link
-// in the same range, so its memory stays bounded whatever the backlog.
-func (q *Queries) ScanFoldChunkEnd(ctx context.Context, db DBTX, arg ScanFoldChunkEndParams) (uuid.UUID, error) {
-	row := db.QueryRow(ctx, scanFoldChunkEnd, arg.After, arg.Rows)
-	var link_id uuid.UUID
-	err := row.Scan(&link_id)
-	return link_id, err
+// The end of the next chunk of about @rows scans in [@from_xid, @target_xid): the
+// first transaction after the one at offset @rows (@target_xid when fewer
+// remain), so the fold takes a backlog a chunk at a time in bounded memory
+// and never splits one transaction's scans.
+func (q *Queries) ScanFoldChunkEnd(ctx context.Context, db DBTX, arg ScanFoldChunkEndParams) (int64, error) {
+	row := db.QueryRow(ctx, scanFoldChunkEnd, arg.FromXid, arg.TargetXid, arg.Rows)
+	var chunk_end int64
+	err := row.Scan(&chunk_end)
+	return chunk_end, err
 }
 
 const scanFoldLock = `-- name: ScanFoldLock :one
@@ -74,7 +99,7 @@ SELECT pg_try_advisory_xact_lock(scan_fold_lock_key())
 `
 
 // Only one fold runs at a time, across instances; a fold that finds the
-// lock taken leaves the queue to the one holding it.
+// lock taken leaves the scans to the one holding it.
 func (q *Queries) ScanFoldLock(ctx context.Context, db DBTX) (bool, error) {
 	row := db.QueryRow(ctx, scanFoldLock)
 	var pg_try_advisory_xact_lock bool
@@ -82,35 +107,37 @@ func (q *Queries) ScanFoldLock(ctx context.Context, db DBTX) (bool, error) {
 	return pg_try_advisory_xact_lock, err
 }
 
-const scanFoldQueueVacuum = `-- name: ScanFoldQueueVacuum :exec
-VACUUM scan_fold_queue
+const scanFoldState = `-- name: ScanFoldState :one
+SELECT folded_below::text::bigint AS folded_below, folded_at FROM scan_fold_state
 `
 
-// Run after each fold, outside its transaction: the queue is emptied every
-// few seconds, and without this its dead rows would pile up until
-// autovacuum comes by, and every fold would read them again.
-func (q *Queries) ScanFoldQueueVacuum(ctx context.Context, db DBTX) error {
-	_, err := db.Exec(ctx, scanFoldQueueVacuum)
-	return err
+type ScanFoldStateRow struct {
+	FoldedBelow int64
+	FoldedAt    time.Time
+}
+
+// The watermark (db/migrations/00020_scan_watermark.sql) as bigint, and
+// as_of: every scan of a transaction below it is folded.
+func (q *Queries) ScanFoldState(ctx context.Context, db DBTX) (ScanFoldStateRow, error) {
+	row := db.QueryRow(ctx, scanFoldState)
+	var i ScanFoldStateRow
+	err := row.Scan(&i.FoldedBelow, &i.FoldedAt)
+	return i, err
 }
 
 const scanFoldTake = `-- name: ScanFoldTake :many
-WITH taken AS (
-    DELETE FROM scan_fold_queue
-    WHERE link_id > $1::uuid AND ($2::uuid IS NULL OR link_id <= $2::uuid)
-    RETURNING workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash
-)
 SELECT link_id, workspace_id,
        (date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
        bot, device, os, browser, referrer_host, visitor_hash,
        count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
-FROM taken
+FROM scans
+WHERE xid >= ($1::bigint)::text::xid8 AND xid < ($2::bigint)::text::xid8
 GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, visitor_hash
 `
 
 type ScanFoldTakeParams struct {
-	After uuid.UUID
-	Upto  *uuid.UUID
+	FromXid int64
+	UptoXid int64
 }
 
 type ScanFoldTakeRow struct {
@@ -127,12 +154,10 @@ type ScanFoldTakeRow struct {
 	LastAt       time.Time
 }
 
-// Takes the queued scans of the links in (@after, @upto] (NULL: to the
-// end) that this snapshot sees (scans committed later stay for the next
-// fold), grouped so that repeats of one visitor, link, hour and key are
-// one row.
+// The scans of the transactions in [@from_xid, @upto_xid), grouped so that repeats
+// of one visitor, link, hour and key are one row.
 func (q *Queries) ScanFoldTake(ctx context.Context, db DBTX, arg ScanFoldTakeParams) ([]ScanFoldTakeRow, error) {
-	rows, err := db.Query(ctx, scanFoldTake, arg.After, arg.Upto)
+	rows, err := db.Query(ctx, scanFoldTake, arg.FromXid, arg.UptoXid)
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +186,25 @@ func (q *Queries) ScanFoldTake(ctx context.Context, db DBTX, arg ScanFoldTakePar
 		return nil, err
 	}
 	return items, nil
+}
+
+const scanFoldTarget = `-- name: ScanFoldTarget :one
+SELECT scan_fold_target()::bigint AS target, statement_timestamp()::timestamptz AS at
+`
+
+type ScanFoldTargetRow struct {
+	Target int64
+	At     time.Time
+}
+
+// Where a fold that begins now may go (scan_fold_target), and the time to
+// report as as_of once it gets there. Run in a statement of its own,
+// before the statements that read the scans.
+func (q *Queries) ScanFoldTarget(ctx context.Context, db DBTX) (ScanFoldTargetRow, error) {
+	row := db.QueryRow(ctx, scanFoldTarget)
+	var i ScanFoldTargetRow
+	err := row.Scan(&i.Target, &i.At)
+	return i, err
 }
 
 const scanListByLink = `-- name: ScanListByLink :many
@@ -293,55 +337,6 @@ func (q *Queries) ScanListByLinkRange(ctx context.Context, db DBTX, arg ScanList
 		return nil, err
 	}
 	return items, nil
-}
-
-const scanQueueCounts = `-- name: ScanQueueCounts :many
-SELECT link_id, count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
-FROM scan_fold_queue WHERE link_id = ANY($1::uuid[]) AND NOT bot
-GROUP BY link_id
-`
-
-type ScanQueueCountsRow struct {
-	LinkID uuid.UUID
-	Scans  int64
-	LastAt time.Time
-}
-
-// The human scans of these links still in the fold queue: added to the
-// folded scan_count and last_scanned_at, they make both exact at this
-// snapshot.
-func (q *Queries) ScanQueueCounts(ctx context.Context, db DBTX, linkIds []uuid.UUID) ([]ScanQueueCountsRow, error) {
-	rows, err := db.Query(ctx, scanQueueCounts, linkIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ScanQueueCountsRow
-	for rows.Next() {
-		var i ScanQueueCountsRow
-		if err := rows.Scan(&i.LinkID, &i.Scans, &i.LastAt); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const scanQueueOldest = `-- name: ScanQueueOldest :one
-SELECT occurred_at FROM scan_fold_queue WHERE link_id = $1 ORDER BY occurred_at LIMIT 1
-`
-
-// When the link's oldest queued scan occurred (no row: none queued): its
-// rollups are complete before that hour, and reports read raw scans from
-// it on.
-func (q *Queries) ScanQueueOldest(ctx context.Context, db DBTX, linkID uuid.UUID) (time.Time, error) {
-	row := db.QueryRow(ctx, scanQueueOldest, linkID)
-	var occurred_at time.Time
-	err := row.Scan(&occurred_at)
-	return occurred_at, err
 }
 
 const scanRollupKeysDailyUpsert = `-- name: ScanRollupKeysDailyUpsert :exec

@@ -34,6 +34,9 @@ type Config struct {
 	LogLevel            slog.Level     // LINKQR_LOG_LEVEL
 	LogFormat           string         // LINKQR_LOG_FORMAT: "text" or "json"
 	FoldInterval        time.Duration  // LINKQR_ANALYTICS_FOLD_INTERVAL: how often recorded scans are folded into analytics
+	// SaturatedFoldInterval (LINKQR_SATURATED_FOLD_INTERVAL) is how often
+	// while the process is saturated.
+	SaturatedFoldInterval time.Duration
 	// SaturationLatency (LINKQR_SATURATION_LATENCY) is the scheduling-latency
 	// p99 from which the process is saturated and deliveries and reports
 	// yield to the redirect; SaturatedDeliveryPace
@@ -123,7 +126,10 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		}
 	}
 
-	if c.FoldInterval, err = durationVar(getenv, "LINKQR_ANALYTICS_FOLD_INTERVAL", 2*time.Second, 100*time.Millisecond, 5*time.Minute); err != nil {
+	if c.FoldInterval, err = durationVar(getenv, "LINKQR_ANALYTICS_FOLD_INTERVAL", 5*time.Second, 100*time.Millisecond, 5*time.Minute); err != nil {
+		return nil, err
+	}
+	if c.SaturatedFoldInterval, err = durationVar(getenv, "LINKQR_SATURATED_FOLD_INTERVAL", 30*time.Second, 100*time.Millisecond, 15*time.Minute); err != nil {
 		return nil, err
 	}
 	if c.SaturationLatency, err = durationVar(getenv, "LINKQR_SATURATION_LATENCY", 2*time.Millisecond, 100*time.Microsecond, time.Second); err != nil {

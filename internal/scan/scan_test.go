@@ -333,3 +333,25 @@ func TestDatabaseFailureIsRetried(t *testing.T) {
 		t.Errorf("%d rows, scan_count %d (%v), want 5 and 5", rows, count, err)
 	}
 }
+
+// The folder folds every interval, and while the process is saturated only
+// once the saturated interval has passed.
+func TestFoldDueYieldsWhileSaturated(t *testing.T) {
+	const interval, saturated = 5 * time.Second, 30 * time.Second
+	for _, c := range []struct {
+		since time.Duration
+		busy  bool
+		want  bool
+	}{
+		{4 * time.Second, false, false},
+		{5 * time.Second, false, true},
+		{5 * time.Second, true, false},
+		{29 * time.Second, true, false},
+		{30 * time.Second, true, true},
+		{31 * time.Second, false, true},
+	} {
+		if got := scan.FoldDue(c.since, interval, saturated, c.busy); got != c.want {
+			t.Errorf("%v since the last fold, busy %v: due %v, want %v", c.since, c.busy, got, c.want)
+		}
+	}
+}

@@ -527,7 +527,7 @@ export interface components {
             expires_at: string | null;
             /**
              * Format: int64
-             * @description Human scans recorded (bots excluded), as of the last fold of scans into analytics (every 2 s by default; see `as_of` of the link's analytics).
+             * @description Human scans recorded (bots excluded), as of the last fold of scans into analytics (every 5 s by default; see `as_of` of the link's analytics).
              */
             scan_count: number;
             /**
@@ -641,7 +641,7 @@ export interface components {
             to: components["schemas"]["Timestamp"];
             /** @enum {string} */
             interval: "hour" | "day" | "week" | "month";
-            /** @description The instant the report is exact as of: every scan recorded before `as_of` is counted, none after. Scans are folded into analytics every `LINKQR_ANALYTICS_FOLD_INTERVAL` (2 s by default), so `as_of` trails the present by about that much. */
+            /** @description The instant the report is exact as of: every scan recorded before `as_of` is counted, none after. Scans are folded into analytics every `LINKQR_ANALYTICS_FOLD_INTERVAL` (5 s by default; 30 s while the server is saturated), so `as_of` trails the present by about that much. */
             as_of: components["schemas"]["Timestamp"];
             /** @description Human scans in the range. */
             total: number;

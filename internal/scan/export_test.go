@@ -1,0 +1,4 @@
+package scan
+
+// FoldDue is foldDue, for the external tests.
+var FoldDue = foldDue

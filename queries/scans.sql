@@ -40,7 +40,12 @@ SELECT pg_try_advisory_xact_lock(scan_fold_lock_key());
 -- name: ScanFoldState :one
 -- The watermark (db/migrations/00020_scan_watermark.sql) as bigint, and
 -- as_of: every scan of a transaction below it is folded.
-SELECT folded_below::text::bigint AS folded_below, folded_at FROM scan_fold_state;
+SELECT folded_below::text::bigint AS folded_below, folded_at, version FROM scan_fold_state;
+
+-- name: ScanFoldVersion :one
+-- Moves with every change of the rollups: a report computed at a version
+-- is the answer for as long as it stays.
+SELECT version FROM scan_fold_state;
 
 -- name: ScanFoldTarget :one
 -- Where a fold that begins now may go (scan_fold_target), and the time to
@@ -77,7 +82,8 @@ GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, visi
 -- as_of moves only when the fold reached its target.
 UPDATE scan_fold_state
 SET folded_below = (@upto_xid::bigint)::text::xid8,
-    folded_at = COALESCE(sqlc.narg(at)::timestamptz, folded_at);
+    folded_at = COALESCE(sqlc.narg(at)::timestamptz, folded_at),
+    version = version + 1;
 
 -- name: ScanVisitorDaysUpsert :many
 -- Adds the batch's hour bits to each (link, UTC day, visitor) and returns,

@@ -18,11 +18,14 @@ CREATE INDEX scans_xid_idx ON scans (xid);
 
 -- One row: every scan of a transaction below folded_below is in the
 -- rollups and the links' scan_count; folded_at is when the fold that set it
--- began, which answers carry as as_of.
+-- began, which answers carry as as_of. version moves with every change of
+-- the rollups (each fold chunk, each rebuild): equal versions, equal
+-- answers, so a report may be served again from memory.
 CREATE TABLE scan_fold_state (
     singleton    boolean     PRIMARY KEY DEFAULT true CHECK (singleton),
     folded_below xid8        NOT NULL,
-    folded_at    timestamptz NOT NULL
+    folded_at    timestamptz NOT NULL,
+    version      bigint      NOT NULL DEFAULT 0
 );
 INSERT INTO scan_fold_state (folded_below, folded_at)
 VALUES (pg_snapshot_xmin(pg_current_snapshot()), now());
@@ -62,7 +65,7 @@ DECLARE
     below xid8;
 BEGIN
     PERFORM pg_advisory_xact_lock(scan_fold_lock_key());
-    SELECT folded_below INTO below FROM scan_fold_state;
+    UPDATE scan_fold_state SET version = version + 1 RETURNING folded_below INTO below;
     IF only_link IS NULL THEN
         TRUNCATE scan_visitor_days, scan_rollups, scan_rollup_keys_hourly, scan_rollup_keys_daily;
     ELSE

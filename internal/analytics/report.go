@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/epochcache"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -177,6 +179,11 @@ type Reports struct {
 	db      *store.DB
 	limits  Limits
 	limiter *limiter
+	// answered holds reports of ranges that ended before they were
+	// computed, with the rollups' version they were computed at: while the
+	// version stays, the same question has the same answer (dashboards
+	// asking again, many viewers of one link), which costs one row read.
+	answered *epochcache.Cache[question, answer]
 	// Now is the clock that tells whether a range runs to the present
 	// (nil: time.Now).
 	Now func() time.Time
@@ -184,7 +191,48 @@ type Reports struct {
 
 // NewReports returns Reports over db, bounded by l.
 func NewReports(db *store.DB, l Limits) *Reports {
-	return &Reports{db: db, limits: l, limiter: newLimiter(l)}
+	return &Reports{db: db, limits: l, limiter: newLimiter(l), answered: epochcache.New[question, answer](maxAnswered)}
+}
+
+// maxAnswered bounds the reports kept for asking again: the largest (hours
+// of 31 days) is about 40 KB.
+const maxAnswered = 256
+
+// question is what a report answers.
+type question struct {
+	ws, link uuid.UUID
+	from, to time.Time
+	interval Interval
+}
+
+// answer is a report and the rollups' version it was computed at.
+type answer struct {
+	version int64
+	report  Report
+}
+
+// again returns the answer to q if the rollups have not changed since it
+// was computed.
+func (s *Reports) again(ctx context.Context, q question) (Report, bool, error) {
+	a, ok := s.answered.Get(q)
+	if !ok {
+		return Report{}, false, nil
+	}
+	version, err := dbsqlc.New().ScanFoldVersion(ctx, s.db.Conn(ctx))
+	if err != nil {
+		return Report{}, false, store.InterpretError(err)
+	}
+	if version != a.version {
+		return Report{}, false, nil
+	}
+	return a.report.clone(), true, nil
+}
+
+// clone copies the report's slices, so a caller can change its copy.
+func (r Report) clone() Report {
+	r.Series = slices.Clone(r.Series)
+	r.Devices, r.OS, r.Browsers, r.Referrers = slices.Clone(r.Devices), slices.Clone(r.OS), slices.Clone(r.Browsers), slices.Clone(r.Referrers)
+	return r
 }
 
 // Compute builds the report of one link over r. Totals, series and
@@ -196,6 +244,19 @@ func NewReports(db *store.DB, l Limits) *Reports {
 // running, or when the query hits the statement timeout, the error is a
 // *BusyError.
 func (s *Reports) Compute(ctx context.Context, ws, linkID uuid.UUID, r Range) (Report, error) {
+	now := time.Now()
+	if s.Now != nil {
+		now = s.Now()
+	}
+	// Only a range that ended before now is asked again unchanged: one that
+	// runs to now reads the hour in progress differently as time passes.
+	q := question{ws: ws, link: linkID, from: r.From, to: r.To, interval: r.Interval}
+	past := !r.Open && r.To.Before(now)
+	if past {
+		if rep, ok, err := s.again(ctx, q); ok || err != nil {
+			return rep, err
+		}
+	}
 	if ok, err := s.limits.Pace.Acquire(ctx, paceEstimate, s.limits.Wait); err != nil {
 		return Report{}, err
 	} else if !ok {
@@ -208,19 +269,24 @@ func (s *Reports) Compute(ctx context.Context, ws, linkID uuid.UUID, r Range) (R
 	defer release()
 	start := time.Now()
 	defer func() { s.limits.Pace.Adjust(float64(time.Since(start).Milliseconds()) - paceEstimate) }()
-	now := time.Now()
-	if s.Now != nil {
-		now = s.Now()
-	}
 	if r.Open && r.To.Before(now) {
 		r.To = now.UTC()
 	}
 	var rep Report
+	var version int64
+	epoch := s.answered.Epoch()
 	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db dbsqlc.DBTX) error {
-		var err error
-		rep, err = compute(ctx, db, ws, linkID, r, now)
+		state, err := dbsqlc.New().ScanFoldState(ctx, db)
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		version = state.Version
+		rep, err = compute(ctx, db, state, ws, linkID, r, now)
 		return err
 	})
+	if err == nil && past {
+		s.answered.Put(q, answer{version: version, report: rep.clone()}, epoch)
+	}
 	if errors.Is(err, store.ErrStatementTimeout) {
 		return rep, &BusyError{RetryAfter: 5 * time.Second, Reason: "the analytics query took too long; retry later"}
 	}
@@ -232,17 +298,15 @@ type dayCounters struct {
 	first, last int64
 }
 
-func compute(ctx context.Context, db dbsqlc.DBTX, ws, linkID uuid.UUID, r Range, now time.Time) (Report, error) {
+// compute builds the report from the rollups as state, read in the same
+// snapshot, says they are.
+func compute(ctx context.Context, db dbsqlc.DBTX, state dbsqlc.ScanFoldStateRow, ws, linkID uuid.UUID, r Range, now time.Time) (Report, error) {
 	q := dbsqlc.New()
 	from, to := r.From.UTC(), r.To.UTC()
 	rep := Report{Object: "analytics", LinkID: store.FormatID(store.PrefixLink, linkID), From: r.From, To: r.To, Interval: r.Interval}
 	// The report counts the folded scans: the rollups hold them, and raw
 	// reads of partial hours take only those below the same watermark, so
 	// every part agrees as of the last fold (docs/scan-pipeline.md).
-	state, err := q.ScanFoldState(ctx, db)
-	if err != nil {
-		return rep, store.InterpretError(err)
-	}
 	rep.AsOf = state.FoldedAt.UTC()
 
 	// Whole hours [h0, h1) come from the rollups, [from, h0) and [h1, to)

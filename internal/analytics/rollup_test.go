@@ -413,3 +413,56 @@ func TestScansCountFromTheirFold(t *testing.T) {
 		t.Errorf("after a second fold: total %d, want %d", twice.Total, folded.Total)
 	}
 }
+
+// A range that ended before the report is answered again from memory while
+// the rollups' version stays, and computed anew once a fold or a rebuild
+// moves it; a range that runs to now is always computed.
+func TestPastRangesAreAnsweredAgainUntilTheRollupsChange(t *testing.T) {
+	t.Parallel()
+	rnd := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13))
+	pool := testkit.DB(t)
+	db := store.NewDB(pool)
+	ws := testkit.NewTenant(t, pool).WorkspaceID
+	links := [][2]uuid.UUID{{ws, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})}}
+	start := time.Date(2026, 2, 2, 0, 0, 0, 0, time.UTC)
+	recordRandomScans(t, rnd, db, links, start, 48*time.Hour, 300, true)
+	reports := analytics.NewReports(db, analytics.DefaultLimits())
+	ctx := context.Background()
+	compute := func(r analytics.Range) analytics.Report {
+		t.Helper()
+		rep, err := reports.Compute(ctx, ws, links[0][1], r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	past := analytics.Range{From: start, To: start.Add(48 * time.Hour), Interval: analytics.Day}
+	first := compute(past)
+	if first.Total == 0 {
+		t.Fatal("no scans counted; the test sees nothing")
+	}
+	first.Series[0].Scans = -1 // the caller's copy: the kept answer must not change
+	first = compute(past)
+	// Rollups changed behind the fold's back (the version stays): the same
+	// question gets the kept answer; one that runs to now sees the change.
+	if _, err := pool.Exec(ctx, `UPDATE scan_rollups SET scans = scans + 1000`); err != nil {
+		t.Fatal(err)
+	}
+	if again := compute(past); !reflect.DeepEqual(again, first) {
+		t.Errorf("asked again at the same version:\n got  %+v\n want %+v", again, first)
+	}
+	open := analytics.Range{From: start, To: time.Now(), Interval: analytics.Day, Open: true}
+	if fresh := compute(open); fresh.Total <= first.Total {
+		t.Errorf("a range to now: total %d, want it computed anew (more than %d)", fresh.Total, first.Total)
+	}
+	// A rebuild moves the version: the answer is computed again, from
+	// rollups rebuilt to what the scans say.
+	if _, err := scan.RebuildRollups(ctx, db, &links[0][1]); err != nil {
+		t.Fatal(err)
+	}
+	want := reference(t, pool, ws, links[0][1], past)
+	want.AsOf = first.AsOf
+	if rebuilt := compute(past); !reflect.DeepEqual(rebuilt, want) {
+		t.Errorf("after a rebuild:\n got  %+v\n want %+v", rebuilt, want)
+	}
+}

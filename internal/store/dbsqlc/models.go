@@ -172,6 +172,7 @@ type ScanFoldState struct {
 	Singleton   bool
 	FoldedBelow interface{}
 	FoldedAt    time.Time
+	Version     int64
 }
 
 type ScanRollup struct {

@@ -52,7 +52,8 @@ func (q *Queries) ScanEnsurePartitions(ctx context.Context, db DBTX, arg ScanEns
 const scanFoldAdvance = `-- name: ScanFoldAdvance :exec
 UPDATE scan_fold_state
 SET folded_below = ($1::bigint)::text::xid8,
-    folded_at = COALESCE($2::timestamptz, folded_at)
+    folded_at = COALESCE($2::timestamptz, folded_at),
+    version = version + 1
 `
 
 type ScanFoldAdvanceParams struct {
@@ -108,12 +109,13 @@ func (q *Queries) ScanFoldLock(ctx context.Context, db DBTX) (bool, error) {
 }
 
 const scanFoldState = `-- name: ScanFoldState :one
-SELECT folded_below::text::bigint AS folded_below, folded_at FROM scan_fold_state
+SELECT folded_below::text::bigint AS folded_below, folded_at, version FROM scan_fold_state
 `
 
 type ScanFoldStateRow struct {
 	FoldedBelow int64
 	FoldedAt    time.Time
+	Version     int64
 }
 
 // The watermark (db/migrations/00020_scan_watermark.sql) as bigint, and
@@ -121,7 +123,7 @@ type ScanFoldStateRow struct {
 func (q *Queries) ScanFoldState(ctx context.Context, db DBTX) (ScanFoldStateRow, error) {
 	row := db.QueryRow(ctx, scanFoldState)
 	var i ScanFoldStateRow
-	err := row.Scan(&i.FoldedBelow, &i.FoldedAt)
+	err := row.Scan(&i.FoldedBelow, &i.FoldedAt, &i.Version)
 	return i, err
 }
 
@@ -205,6 +207,19 @@ func (q *Queries) ScanFoldTarget(ctx context.Context, db DBTX) (ScanFoldTargetRo
 	var i ScanFoldTargetRow
 	err := row.Scan(&i.Target, &i.At)
 	return i, err
+}
+
+const scanFoldVersion = `-- name: ScanFoldVersion :one
+SELECT version FROM scan_fold_state
+`
+
+// Moves with every change of the rollups: a report computed at a version
+// is the answer for as long as it stays.
+func (q *Queries) ScanFoldVersion(ctx context.Context, db DBTX) (int64, error) {
+	row := db.QueryRow(ctx, scanFoldVersion)
+	var version int64
+	err := row.Scan(&version)
+	return version, err
 }
 
 const scanListByLink = `-- name: ScanListByLink :many

@@ -58,18 +58,18 @@ WHERE id = $1 AND status = 'enabled';
 
 -- name: WebhookAttemptLoad :one
 -- Everything one delivery attempt reads, in one round trip: the
--- subscription; the event (NULL columns when it is gone); the attempt
--- number the automatic schedule sends next; and for a manual retry the
--- pending delivery's attempt and status (NULL when it is gone). No row:
--- the subscription is gone.
+-- subscription; the event (NULL columns when it is gone); and the attempt
+-- number the automatic schedule sends next. No row: the subscription is
+-- gone. It takes no nullable parameter (a manual retry reads its pending
+-- row apart): a version that also joined the pending row by a delivery id,
+-- NULL on the automatic schedule, ran 94 µs per call in PostgreSQL instead
+-- of 12 µs (pg_stat_statements), its cached plan unfit for the NULL.
 SELECT sqlc.embed(s),
        e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at,
        (SELECT COALESCE(max(d.attempt), 0) + 1 FROM webhook_deliveries d
-        WHERE d.subscription_id = s.id AND d.event_id = sqlc.arg(event_id)::uuid)::integer AS next_attempt,
-       p.attempt AS pending_attempt, p.status AS pending_status
+        WHERE d.subscription_id = s.id AND d.event_id = sqlc.arg(event_id)::uuid)::integer AS next_attempt
 FROM webhook_subscriptions s
 LEFT JOIN events e ON e.id = sqlc.arg(event_id)::uuid AND e.workspace_id = s.workspace_id
-LEFT JOIN webhook_deliveries p ON p.id = sqlc.narg(delivery_id)::uuid AND p.subscription_id = s.id AND p.workspace_id = s.workspace_id
 WHERE s.id = sqlc.arg(subscription_id)::uuid AND s.workspace_id = sqlc.arg(workspace_id)::uuid;
 
 -- name: WebhookDeliveryRecordSuccess :exec

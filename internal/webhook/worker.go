@@ -126,13 +126,14 @@ type attempt struct {
 }
 
 // loadAttempt reads the subscription, the event and the attempt number
-// with one query (WebhookAttemptLoad). A nil attempt with a nil error
-// means there is nothing to send: a manual retry completed already. The
-// attempt number is the pending row's for a manual retry, else one more
-// than the attempts recorded for this event and subscription.
+// with one query (WebhookAttemptLoad); a manual retry also reads its
+// pending row. A nil attempt with a nil error means there is nothing to
+// send: a manual retry completed already. The attempt number is the
+// pending row's for a manual retry, else one more than the attempts
+// recorded for this event and subscription.
 func (s *Service) loadAttempt(ctx context.Context, a DeliverArgs) (*attempt, error) {
 	row, err := dbsqlc.New().WebhookAttemptLoad(ctx, s.db.Conn(ctx), dbsqlc.WebhookAttemptLoadParams{
-		EventID: a.EventID, DeliveryID: a.DeliveryID, SubscriptionID: a.SubscriptionID, WorkspaceID: a.WorkspaceID,
+		EventID: a.EventID, SubscriptionID: a.SubscriptionID, WorkspaceID: a.WorkspaceID,
 	})
 	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
 		return nil, river.JobCancel(errors.New("webhook subscription was deleted"))
@@ -153,13 +154,16 @@ func (s *Service) loadAttempt(ctx context.Context, a DeliverArgs) (*attempt, err
 	}
 	number := row.NextAttempt
 	if a.DeliveryID != nil {
-		if row.PendingAttempt == nil || row.PendingStatus == nil {
+		d, err := dbsqlc.New().WebhookDeliveryGetByID(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryGetByIDParams{ID: *a.DeliveryID, SubscriptionID: a.SubscriptionID, WorkspaceID: a.WorkspaceID})
+		if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
 			return nil, river.JobCancel(errors.New("pending delivery no longer exists"))
+		} else if err != nil {
+			return nil, err
 		}
-		if *row.PendingStatus != DeliveryPending {
+		if d.Status != DeliveryPending {
 			return nil, nil
 		}
-		number = *row.PendingAttempt
+		number = d.Attempt
 	}
 	env := event.EnvelopeOf(dbsqlc.Event{
 		ID: a.EventID, WorkspaceID: a.WorkspaceID, Type: *row.EventType, Data: row.EventData, CreatedAt: *row.EventCreatedAt,

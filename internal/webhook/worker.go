@@ -82,6 +82,15 @@ func (s *Service) nextAttemptAt(job *rivertype.JobRow) time.Time {
 // work is two round trips on the automatic schedule's success path: one
 // query reads everything (loadAttempt), one statement records the outcome
 // (recordSuccess); River fetches and completes jobs in batches around them.
+//
+// The record and River's job state are two commits, deliberately: River's
+// JobCompleteTx would put them in one, but at the price of a transaction
+// (BEGIN, the job's UPDATE, COMMIT) per attempt where River's completer
+// updates dozens of jobs with one statement. Between the two commits only
+// a crash can intervene, and it leaves the job running: River rescues it
+// and the event is sent again as the next attempt, which at-least-once
+// delivery allows (receivers de-duplicate by event id). Nothing is lost,
+// and no attempt is recorded without having been sent.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	s, a := w.svc, job.Args
 	// While the redirect is busy, attempts start at the pace's rate. The

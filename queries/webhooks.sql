@@ -56,6 +56,37 @@ UPDATE webhook_subscriptions
 SET status = 'disabled', disabled_reason = $2, updated_at = now()
 WHERE id = $1 AND status = 'enabled';
 
+-- name: WebhookAttemptLoad :one
+-- Everything one delivery attempt reads, in one round trip: the
+-- subscription; the event (NULL columns when it is gone); and the attempt
+-- number the automatic schedule sends next. No row: the subscription is
+-- gone. It takes no nullable parameter (a manual retry reads its pending
+-- row apart): a version that also joined the pending row by a delivery id,
+-- NULL on the automatic schedule, ran 94 µs per call in PostgreSQL instead
+-- of 12 µs (pg_stat_statements), its cached plan unfit for the NULL.
+SELECT sqlc.embed(s),
+       e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at,
+       (SELECT COALESCE(max(d.attempt), 0) + 1 FROM webhook_deliveries d
+        WHERE d.subscription_id = s.id AND d.event_id = sqlc.arg(event_id)::uuid)::integer AS next_attempt
+FROM webhook_subscriptions s
+LEFT JOIN events e ON e.id = sqlc.arg(event_id)::uuid AND e.workspace_id = s.workspace_id
+WHERE s.id = sqlc.arg(subscription_id)::uuid AND s.workspace_id = sqlc.arg(workspace_id)::uuid;
+
+-- name: WebhookDeliveryRecordSuccess :exec
+-- A successful automatic attempt as one statement, so one round trip and
+-- its own transaction: the delivery row, and the subscription healthy
+-- again (the update touches the row only when it was failing).
+WITH healthy AS (
+    UPDATE webhook_subscriptions SET failing_since = NULL
+    WHERE webhook_subscriptions.id = sqlc.arg(subscription_id)::uuid AND failing_since IS NOT NULL
+)
+INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, event_id, event_type, attempt, status,
+                                response_status, response_body, error, duration_ms, created_at, next_attempt_at,
+                                request_signature, response_headers)
+VALUES (sqlc.arg(id), sqlc.arg(workspace_id), sqlc.arg(subscription_id)::uuid, sqlc.arg(event_id), sqlc.arg(event_type),
+        sqlc.arg(attempt), 'succeeded', sqlc.narg(response_status), sqlc.narg(response_body), NULL,
+        sqlc.narg(duration_ms), sqlc.arg(created_at), NULL, sqlc.narg(request_signature), sqlc.narg(response_headers));
+
 -- name: WebhookDeliveryNextAttempt :one
 SELECT (COALESCE(max(attempt), 0) + 1)::integer FROM webhook_deliveries
 WHERE subscription_id = $1 AND event_id = $2;

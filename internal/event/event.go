@@ -138,6 +138,12 @@ func Load(ctx context.Context, db dbsqlc.DBTX, workspaceID, id uuid.UUID) (Envel
 	if err != nil {
 		return Envelope{}, store.InterpretError(err)
 	}
+	return EnvelopeOf(row), nil
+}
+
+// EnvelopeOf is the envelope of an event row read by another query (the
+// webhook worker reads it together with the subscription).
+func EnvelopeOf(row dbsqlc.Event) Envelope {
 	return Envelope{
 		ID:          store.FormatID(store.PrefixEvent, row.ID),
 		Object:      "event",
@@ -145,5 +151,5 @@ func Load(ctx context.Context, db dbsqlc.DBTX, workspaceID, id uuid.UUID) (Envel
 		CreatedAt:   row.CreatedAt.UTC(),
 		WorkspaceID: store.FormatID(store.PrefixWorkspace, row.WorkspaceID),
 		Data:        row.Data,
-	}, nil
+	}
 }

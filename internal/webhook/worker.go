@@ -78,7 +78,19 @@ func (s *Service) nextAttemptAt(job *rivertype.JobRow) time.Time {
 	return s.now().Add(RetryDelay(job.ID, job.Attempt)).UTC().Truncate(time.Microsecond)
 }
 
-// Work makes one attempt and records it as one delivery row.
+// Work makes one attempt and records it as one delivery row. Its database
+// work is two round trips on the automatic schedule's success path: one
+// query reads everything (loadAttempt), one statement records the outcome
+// (recordSuccess); River fetches and completes jobs in batches around them.
+//
+// The record and River's job state are two commits, deliberately: River's
+// JobCompleteTx would put them in one, but at the price of a transaction
+// (BEGIN, the job's UPDATE, COMMIT) per attempt where River's completer
+// updates dozens of jobs with one statement. Between the two commits only
+// a crash can intervene, and it leaves the job running: River rescues it
+// and the event is sent again as the next attempt, which at-least-once
+// delivery allows (receivers de-duplicate by event id). Nothing is lost,
+// and no attempt is recorded without having been sent.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	s, a := w.svc, job.Args
 	// While the redirect is busy, attempts start at the pace's rate. The
@@ -87,46 +99,21 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	if _, err := s.pace.Acquire(ctx, 1, maxPaceWait); err != nil {
 		return err
 	}
-	q := dbsqlc.New()
-	sub, err := q.WebhookSubscriptionGetByID(ctx, s.db.Conn(ctx), dbsqlc.WebhookSubscriptionGetByIDParams{ID: a.SubscriptionID, WorkspaceID: a.WorkspaceID})
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
-		return river.JobCancel(errors.New("webhook subscription was deleted"))
-	} else if err != nil {
+	at, err := s.loadAttempt(ctx, a)
+	if err != nil || at == nil {
 		return err
 	}
-	if sub.Status != StatusEnabled {
-		if a.DeliveryID != nil {
-			if err := s.completePendingAsDisabled(ctx, *a.DeliveryID); err != nil {
-				return err
-			}
-		}
-		return river.JobCancel(ErrDisabled)
-	}
-	env, err := event.Load(ctx, s.db.Conn(ctx), a.WorkspaceID, a.EventID)
-	if errors.Is(err, store.ErrNotFound) {
-		return river.JobCancel(errors.New("event no longer exists"))
-	} else if err != nil {
-		return err
-	}
-	body, err := json.Marshal(env)
-	if err != nil {
-		return river.JobCancel(fmt.Errorf("encode event: %w", err))
-	}
-	attempt, done, err := s.attemptNumber(ctx, a)
-	if err != nil || done {
-		return err
-	}
-	secrets, err := s.signingSecrets(sub, s.now())
+	secrets, err := s.signingSecrets(at.sub, s.now())
 	if err != nil {
 		return river.JobCancel(err) // the key changed: no attempt could ever be signed
 	}
-	out := s.post(ctx, sub.URL, body, env.ID, attempt, secrets)
+	out := s.post(ctx, at.sub.URL, at.body, at.eventID, at.number, secrets)
 	if ctx.Err() != nil {
 		// Shutdown (or the job's own timeout): nothing is recorded and
 		// River makes the job available again.
 		return ctx.Err()
 	}
-	disabled, err := s.record(ctx, job.JobRow, sub, a, attempt, out)
+	disabled, err := s.record(ctx, job.JobRow, at.sub, a, at.number, out)
 	switch {
 	case err != nil:
 		return err
@@ -139,30 +126,109 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	}
 }
 
-// attemptNumber is the Service-Delivery-Attempt of this run: the pending
-// row's for a manual retry (done when it was completed already), else one
-// more than the attempts recorded for this event and subscription.
-func (s *Service) attemptNumber(ctx context.Context, a DeliverArgs) (int32, bool, error) {
-	q := dbsqlc.New()
-	if a.DeliveryID != nil {
-		d, err := q.WebhookDeliveryGetByID(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryGetByIDParams{ID: *a.DeliveryID, SubscriptionID: a.SubscriptionID, WorkspaceID: a.WorkspaceID})
-		if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
-			return 0, true, river.JobCancel(errors.New("pending delivery no longer exists"))
-		} else if err != nil {
-			return 0, false, err
-		}
-		return d.Attempt, d.Status != DeliveryPending, nil
+// attempt is what one run of a delivery job sends.
+type attempt struct {
+	sub     dbsqlc.WebhookSubscription
+	body    []byte // the event envelope, compact JSON
+	eventID string // Service-Event-Id
+	number  int32  // Service-Delivery-Attempt
+}
+
+// loadAttempt reads the subscription, the event and the attempt number
+// with one query (WebhookAttemptLoad); a manual retry also reads its
+// pending row. A nil attempt with a nil error means there is nothing to
+// send: a manual retry completed already. The attempt number is the
+// pending row's for a manual retry, else one more than the attempts
+// recorded for this event and subscription.
+func (s *Service) loadAttempt(ctx context.Context, a DeliverArgs) (*attempt, error) {
+	row, err := dbsqlc.New().WebhookAttemptLoad(ctx, s.db.Conn(ctx), dbsqlc.WebhookAttemptLoadParams{
+		EventID: a.EventID, SubscriptionID: a.SubscriptionID, WorkspaceID: a.WorkspaceID,
+	})
+	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+		return nil, river.JobCancel(errors.New("webhook subscription was deleted"))
+	} else if err != nil {
+		return nil, err
 	}
-	n, err := q.WebhookDeliveryNextAttempt(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryNextAttemptParams{SubscriptionID: a.SubscriptionID, EventID: a.EventID})
-	return n, false, store.InterpretError(err)
+	sub := row.WebhookSubscription
+	if sub.Status != StatusEnabled {
+		if a.DeliveryID != nil {
+			if err := s.completePendingAsDisabled(ctx, *a.DeliveryID); err != nil {
+				return nil, err
+			}
+		}
+		return nil, river.JobCancel(ErrDisabled)
+	}
+	if row.EventType == nil || row.EventCreatedAt == nil {
+		return nil, river.JobCancel(errors.New("event no longer exists"))
+	}
+	number := row.NextAttempt
+	if a.DeliveryID != nil {
+		d, err := dbsqlc.New().WebhookDeliveryGetByID(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryGetByIDParams{ID: *a.DeliveryID, SubscriptionID: a.SubscriptionID, WorkspaceID: a.WorkspaceID})
+		if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+			return nil, river.JobCancel(errors.New("pending delivery no longer exists"))
+		} else if err != nil {
+			return nil, err
+		}
+		if d.Status != DeliveryPending {
+			return nil, nil
+		}
+		number = d.Attempt
+	}
+	env := event.EnvelopeOf(dbsqlc.Event{
+		ID: a.EventID, WorkspaceID: a.WorkspaceID, Type: *row.EventType, Data: row.EventData, CreatedAt: *row.EventCreatedAt,
+	})
+	body, err := json.Marshal(env)
+	if err != nil {
+		return nil, river.JobCancel(fmt.Errorf("encode event: %w", err))
+	}
+	return &attempt{sub: sub, body: body, eventID: env.ID, number: number}, nil
 }
 
 // record writes the attempt's delivery row and the subscription's health
-// in one transaction. A failure that extends a streak of failures without
-// success past DisableAfterFailures disables the subscription (reported
-// as disabled, so no further attempt is scheduled).
+// atomically: a success of the automatic schedule as one statement
+// (recordSuccess), anything else in one transaction (recordInTx).
 func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub dbsqlc.WebhookSubscription, a DeliverArgs, attempt int32, out outcome) (disabled bool, err error) {
 	now := s.now().UTC()
+	if out.err == nil && a.DeliveryID == nil {
+		err = s.recordSuccess(ctx, sub, a, attempt, out, now)
+	} else {
+		disabled, err = s.recordInTx(ctx, job, sub, a, attempt, out, now)
+	}
+	if err == nil && s.onTry != nil {
+		if out.err == nil {
+			s.onTry(DeliverySucceeded, out.duration)
+		} else {
+			s.onTry(DeliveryFailed, out.duration)
+		}
+	}
+	if err == nil && disabled {
+		s.invalidateAfterCommit(ctx, sub.WorkspaceID)
+		s.log.Warn("webhook subscription disabled after failing deliveries",
+			"webhook_id", store.FormatID(store.PrefixWebhook, sub.ID), "failing_since", sub.FailingSince)
+	}
+	return disabled, err
+}
+
+// recordSuccess records a successful automatic attempt with one statement
+// (WebhookDeliveryRecordSuccess), which is its own transaction: the
+// delivery row and the subscription's health change together or not at
+// all, without a BEGIN and COMMIT round trip of their own.
+func (s *Service) recordSuccess(ctx context.Context, sub dbsqlc.WebhookSubscription, a DeliverArgs, attempt int32, out outcome, now time.Time) error {
+	ms := int32(out.duration.Milliseconds())
+	err := dbsqlc.New().WebhookDeliveryRecordSuccess(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryRecordSuccessParams{
+		ID: store.NewID(), WorkspaceID: sub.WorkspaceID, SubscriptionID: sub.ID, EventID: a.EventID,
+		EventType: string(a.EventType), Attempt: attempt, ResponseStatus: out.status, ResponseBody: out.body,
+		DurationMs: &ms, CreatedAt: now, RequestSignature: nonEmpty(out.signature), ResponseHeaders: out.headers,
+	})
+	return store.InterpretError(err)
+}
+
+// recordInTx records a failed attempt, or completes a manual retry's
+// pending row, in one transaction with the subscription's health. A
+// failure that extends a streak of failures without success past
+// DisableAfterFailures disables the subscription (reported as disabled, so
+// no further attempt is scheduled).
+func (s *Service) recordInTx(ctx context.Context, job *rivertype.JobRow, sub dbsqlc.WebhookSubscription, a DeliverArgs, attempt int32, out outcome, now time.Time) (disabled bool, err error) {
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
 		status := DeliverySucceeded
@@ -205,18 +271,6 @@ func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub dbsqlc.
 		})
 		return store.InterpretError(err)
 	})
-	if err == nil && s.onTry != nil {
-		if out.err == nil {
-			s.onTry(DeliverySucceeded, out.duration)
-		} else {
-			s.onTry(DeliveryFailed, out.duration)
-		}
-	}
-	if err == nil && disabled {
-		s.invalidateAfterCommit(ctx, sub.WorkspaceID)
-		s.log.Warn("webhook subscription disabled after failing deliveries",
-			"webhook_id", store.FormatID(store.PrefixWebhook, sub.ID), "failing_since", sub.FailingSince)
-	}
 	return disabled, err
 }
 

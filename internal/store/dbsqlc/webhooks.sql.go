@@ -12,6 +12,62 @@ import (
 	"github.com/google/uuid"
 )
 
+const webhookAttemptLoad = `-- name: WebhookAttemptLoad :one
+SELECT s.id, s.workspace_id, s.url, s.events, s.description, s.status, s.disabled_reason, s.secret_ciphertext, s.previous_secret_ciphertext, s.previous_secret_expires_at, s.failing_since, s.created_at, s.updated_at,
+       e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at,
+       (SELECT COALESCE(max(d.attempt), 0) + 1 FROM webhook_deliveries d
+        WHERE d.subscription_id = s.id AND d.event_id = $1::uuid)::integer AS next_attempt
+FROM webhook_subscriptions s
+LEFT JOIN events e ON e.id = $1::uuid AND e.workspace_id = s.workspace_id
+WHERE s.id = $2::uuid AND s.workspace_id = $3::uuid
+`
+
+type WebhookAttemptLoadParams struct {
+	EventID        uuid.UUID
+	SubscriptionID uuid.UUID
+	WorkspaceID    uuid.UUID
+}
+
+type WebhookAttemptLoadRow struct {
+	WebhookSubscription WebhookSubscription
+	EventType           *string
+	EventData           []byte
+	EventCreatedAt      *time.Time
+	NextAttempt         int32
+}
+
+// Everything one delivery attempt reads, in one round trip: the
+// subscription; the event (NULL columns when it is gone); and the attempt
+// number the automatic schedule sends next. No row: the subscription is
+// gone. It takes no nullable parameter (a manual retry reads its pending
+// row apart): a version that also joined the pending row by a delivery id,
+// NULL on the automatic schedule, ran 94 µs per call in PostgreSQL instead
+// of 12 µs (pg_stat_statements), its cached plan unfit for the NULL.
+func (q *Queries) WebhookAttemptLoad(ctx context.Context, db DBTX, arg WebhookAttemptLoadParams) (WebhookAttemptLoadRow, error) {
+	row := db.QueryRow(ctx, webhookAttemptLoad, arg.EventID, arg.SubscriptionID, arg.WorkspaceID)
+	var i WebhookAttemptLoadRow
+	err := row.Scan(
+		&i.WebhookSubscription.ID,
+		&i.WebhookSubscription.WorkspaceID,
+		&i.WebhookSubscription.URL,
+		&i.WebhookSubscription.Events,
+		&i.WebhookSubscription.Description,
+		&i.WebhookSubscription.Status,
+		&i.WebhookSubscription.DisabledReason,
+		&i.WebhookSubscription.SecretCiphertext,
+		&i.WebhookSubscription.PreviousSecretCiphertext,
+		&i.WebhookSubscription.PreviousSecretExpiresAt,
+		&i.WebhookSubscription.FailingSince,
+		&i.WebhookSubscription.CreatedAt,
+		&i.WebhookSubscription.UpdatedAt,
+		&i.EventType,
+		&i.EventData,
+		&i.EventCreatedAt,
+		&i.NextAttempt,
+	)
+	return i, err
+}
+
 const webhookDeliveryComplete = `-- name: WebhookDeliveryComplete :one
 UPDATE webhook_deliveries
 SET status = $2, response_status = $3, response_body = $4, error = $5, duration_ms = $6,
@@ -346,6 +402,55 @@ func (q *Queries) WebhookDeliveryNextAttempt(ctx context.Context, db DBTX, arg W
 	var column_1 int32
 	err := row.Scan(&column_1)
 	return column_1, err
+}
+
+const webhookDeliveryRecordSuccess = `-- name: WebhookDeliveryRecordSuccess :exec
+WITH healthy AS (
+    UPDATE webhook_subscriptions SET failing_since = NULL
+    WHERE webhook_subscriptions.id = $3::uuid AND failing_since IS NOT NULL
+)
+INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, event_id, event_type, attempt, status,
+                                response_status, response_body, error, duration_ms, created_at, next_attempt_at,
+                                request_signature, response_headers)
+VALUES ($1, $2, $3::uuid, $4, $5,
+        $6, 'succeeded', $7, $8, NULL,
+        $9, $10, NULL, $11, $12)
+`
+
+type WebhookDeliveryRecordSuccessParams struct {
+	ID               uuid.UUID
+	WorkspaceID      uuid.UUID
+	SubscriptionID   uuid.UUID
+	EventID          uuid.UUID
+	EventType        string
+	Attempt          int32
+	ResponseStatus   *int32
+	ResponseBody     *string
+	DurationMs       *int32
+	CreatedAt        time.Time
+	RequestSignature *string
+	ResponseHeaders  []byte
+}
+
+// A successful automatic attempt as one statement, so one round trip and
+// its own transaction: the delivery row, and the subscription healthy
+// again (the update touches the row only when it was failing).
+func (q *Queries) WebhookDeliveryRecordSuccess(ctx context.Context, db DBTX, arg WebhookDeliveryRecordSuccessParams) error {
+	_, err := db.Exec(ctx, webhookDeliveryRecordSuccess,
+		arg.ID,
+		arg.WorkspaceID,
+		arg.SubscriptionID,
+		arg.EventID,
+		arg.EventType,
+		arg.Attempt,
+		arg.ResponseStatus,
+		arg.ResponseBody,
+		arg.DurationMs,
+		arg.CreatedAt,
+		arg.RequestSignature,
+		arg.ResponseHeaders,
+	)
+	return err
 }
 
 const webhookSubscriptionCreate = `-- name: WebhookSubscriptionCreate :one

@@ -62,8 +62,8 @@ WHERE id = $1 AND status = 'enabled';
 -- number the automatic schedule sends next. No row: the subscription is
 -- gone. It takes no nullable parameter (a manual retry reads its pending
 -- row apart): a version that also joined the pending row by a delivery id,
--- NULL on the automatic schedule, ran 94 µs per call in PostgreSQL instead
--- of 12 µs (pg_stat_statements), its cached plan unfit for the NULL.
+-- NULL on the automatic schedule, ran 94 µs per call in PostgreSQL where
+-- this one runs 12 µs (pg_stat_statements, 5,000 deliveries).
 SELECT sqlc.embed(s),
        e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at,
        (SELECT COALESCE(max(d.attempt), 0) + 1 FROM webhook_deliveries d
@@ -78,7 +78,8 @@ WHERE s.id = sqlc.arg(subscription_id)::uuid AND s.workspace_id = sqlc.arg(works
 -- again (the update touches the row only when it was failing).
 WITH healthy AS (
     UPDATE webhook_subscriptions SET failing_since = NULL
-    WHERE webhook_subscriptions.id = sqlc.arg(subscription_id)::uuid AND failing_since IS NOT NULL
+    WHERE webhook_subscriptions.id = sqlc.arg(subscription_id)::uuid
+      AND webhook_subscriptions.workspace_id = sqlc.arg(workspace_id) AND failing_since IS NOT NULL
 )
 INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, event_id, event_type, attempt, status,
                                 response_status, response_body, error, duration_ms, created_at, next_attempt_at,

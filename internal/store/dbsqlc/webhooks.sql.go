@@ -41,8 +41,8 @@ type WebhookAttemptLoadRow struct {
 // number the automatic schedule sends next. No row: the subscription is
 // gone. It takes no nullable parameter (a manual retry reads its pending
 // row apart): a version that also joined the pending row by a delivery id,
-// NULL on the automatic schedule, ran 94 µs per call in PostgreSQL instead
-// of 12 µs (pg_stat_statements), its cached plan unfit for the NULL.
+// NULL on the automatic schedule, ran 94 µs per call in PostgreSQL where
+// this one runs 12 µs (pg_stat_statements, 5,000 deliveries).
 func (q *Queries) WebhookAttemptLoad(ctx context.Context, db DBTX, arg WebhookAttemptLoadParams) (WebhookAttemptLoadRow, error) {
 	row := db.QueryRow(ctx, webhookAttemptLoad, arg.EventID, arg.SubscriptionID, arg.WorkspaceID)
 	var i WebhookAttemptLoadRow
@@ -407,7 +407,8 @@ func (q *Queries) WebhookDeliveryNextAttempt(ctx context.Context, db DBTX, arg W
 const webhookDeliveryRecordSuccess = `-- name: WebhookDeliveryRecordSuccess :exec
 WITH healthy AS (
     UPDATE webhook_subscriptions SET failing_since = NULL
-    WHERE webhook_subscriptions.id = $3::uuid AND failing_since IS NOT NULL
+    WHERE webhook_subscriptions.id = $3::uuid
+      AND webhook_subscriptions.workspace_id = $2 AND failing_since IS NOT NULL
 )
 INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, event_id, event_type, attempt, status,
                                 response_status, response_body, error, duration_ms, created_at, next_attempt_at,

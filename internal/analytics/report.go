@@ -201,8 +201,9 @@ const maxAnswered = 256
 // question is what a report answers.
 type question struct {
 	ws, link uuid.UUID
-	from, to time.Time
+	from, to time.Time // to: the start of the last bucket when open
 	interval Interval
+	open     bool
 }
 
 // answer is a report and the rollups' version it was computed at.
@@ -248,12 +249,22 @@ func (s *Reports) Compute(ctx context.Context, ws, linkID uuid.UUID, r Range) (R
 	if s.Now != nil {
 		now = s.Now()
 	}
-	// Only a range that ended before now is asked again unchanged: one that
-	// runs to now reads the hour in progress differently as time passes.
+	// A range that ended before now has one answer per rollups' version. So
+	// has one that runs to now (the API's default) while its last bucket
+	// stays the same: only its to moves, and the rollups hold nothing past
+	// the last fold. A range ending at a given instant still ahead is
+	// computed every time.
 	q := question{ws: ws, link: linkID, from: r.From, to: r.To, interval: r.Interval}
-	past := !r.Open && r.To.Before(now)
-	if past {
-		if rep, ok, err := s.again(ctx, q); ok || err != nil {
+	reusable := !r.Open && r.To.Before(now)
+	if r.Open {
+		q.to, q.open, reusable = r.Interval.Truncate(now), true, true
+	}
+	if reusable {
+		rep, ok, err := s.again(ctx, q)
+		if ok && r.Open {
+			rep.To = now.UTC()
+		}
+		if ok || err != nil {
 			return rep, err
 		}
 	}
@@ -284,7 +295,7 @@ func (s *Reports) Compute(ctx context.Context, ws, linkID uuid.UUID, r Range) (R
 		rep, err = compute(ctx, db, state, ws, linkID, r, now)
 		return err
 	})
-	if err == nil && past {
+	if err == nil && reusable {
 		s.answered.Put(q, answer{version: version, report: rep.clone()}, epoch)
 	}
 	if errors.Is(err, store.ErrStatementTimeout) {

@@ -451,9 +451,20 @@ func TestPastRangesAreAnsweredAgainUntilTheRollupsChange(t *testing.T) {
 	if again := compute(past); !reflect.DeepEqual(again, first) {
 		t.Errorf("asked again at the same version:\n got  %+v\n want %+v", again, first)
 	}
-	open := analytics.Range{From: start, To: time.Now(), Interval: analytics.Day, Open: true}
-	if fresh := compute(open); fresh.Total <= first.Total {
-		t.Errorf("a range to now: total %d, want it computed anew (more than %d)", fresh.Total, first.Total)
+	ahead := analytics.Range{From: start, To: time.Now().Add(time.Hour), Interval: analytics.Day}
+	if fresh := compute(ahead); fresh.Total <= first.Total {
+		t.Errorf("a range ending ahead: total %d, want it computed anew (more than %d)", fresh.Total, first.Total)
+	}
+	// A range to now is answered again while its last bucket stays, with
+	// its own to.
+	open := analytics.Range{From: start, To: time.Now(), Interval: analytics.Month, Open: true}
+	toNow := compute(open)
+	if _, err := pool.Exec(ctx, `UPDATE scan_rollups SET scans = scans + 1000`); err != nil {
+		t.Fatal(err)
+	}
+	open.To = time.Now()
+	if again := compute(open); again.Total != toNow.Total || !again.To.After(toNow.To) || len(again.Series) != len(toNow.Series) {
+		t.Errorf("a range to now asked again: total %d to %v, want %d and a later to than %v", again.Total, again.To, toNow.Total, toNow.To)
 	}
 	// A rebuild moves the version: the answer is computed again, from
 	// rollups rebuilt to what the scans say.

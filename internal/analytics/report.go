@@ -245,10 +245,34 @@ func (r Report) clone() Report {
 // running, or when the query hits the statement timeout, the error is a
 // *BusyError.
 func (s *Reports) Compute(ctx context.Context, ws, linkID uuid.UUID, r Range) (Report, error) {
+	var rep Report
+	_, err := s.Encoded(ctx, ws, linkID, r, func(x Report) ([]byte, error) { rep = x; return nil, nil })
+	return rep, err
+}
+
+// Encoded is Compute, with the report turned into bytes by encode while the
+// report still holds its slot: encoding a long series costs more than
+// finding a report asked again, so both count against the limits, and 20
+// clients asking back to back cannot take more than the slots' share of
+// the CPUs. The bytes are sent after the slot is free, so a slow reader
+// holds none.
+func (s *Reports) Encoded(ctx context.Context, ws, linkID uuid.UUID, r Range, encode func(Report) ([]byte, error)) ([]byte, error) {
 	now := time.Now()
 	if s.Now != nil {
 		now = s.Now()
 	}
+	if ok, err := s.limits.Pace.Acquire(ctx, paceEstimate, s.limits.Wait); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, &BusyError{RetryAfter: time.Second, Reason: "short links are being followed at a high rate and analytics yields to them; retry shortly"}
+	}
+	release, err := s.limiter.acquire(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	start := time.Now()
+	defer func() { s.limits.Pace.Adjust(float64(time.Since(start).Milliseconds()) - paceEstimate) }()
 	// A range that ended before now has one answer per rollups' version. So
 	// has one that runs to now (the API's default) while its last bucket
 	// stays the same: only its to moves, and the rollups hold nothing past
@@ -261,25 +285,16 @@ func (s *Reports) Compute(ctx context.Context, ws, linkID uuid.UUID, r Range) (R
 	}
 	if reusable {
 		rep, ok, err := s.again(ctx, q)
-		if ok && r.Open {
-			rep.To = now.UTC()
+		if err != nil {
+			return nil, err
 		}
-		if ok || err != nil {
-			return rep, err
+		if ok {
+			if r.Open {
+				rep.To = now.UTC()
+			}
+			return encode(rep)
 		}
 	}
-	if ok, err := s.limits.Pace.Acquire(ctx, paceEstimate, s.limits.Wait); err != nil {
-		return Report{}, err
-	} else if !ok {
-		return Report{}, &BusyError{RetryAfter: time.Second, Reason: "short links are being followed at a high rate and analytics yields to them; retry shortly"}
-	}
-	release, err := s.limiter.acquire(ctx, ws)
-	if err != nil {
-		return Report{}, err
-	}
-	defer release()
-	start := time.Now()
-	defer func() { s.limits.Pace.Adjust(float64(time.Since(start).Milliseconds()) - paceEstimate) }()
 	if r.Open && r.To.Before(now) {
 		r.To = now.UTC()
 	}
@@ -295,13 +310,16 @@ func (s *Reports) Compute(ctx context.Context, ws, linkID uuid.UUID, r Range) (R
 		rep, err = compute(ctx, db, state, ws, linkID, r, now)
 		return err
 	})
-	if err == nil && reusable {
+	if errors.Is(err, store.ErrStatementTimeout) {
+		return nil, &BusyError{RetryAfter: 5 * time.Second, Reason: "the analytics query took too long; retry later"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if reusable {
 		s.answered.Put(q, answer{version: version, report: rep.clone()}, epoch)
 	}
-	if errors.Is(err, store.ErrStatementTimeout) {
-		return rep, &BusyError{RetryAfter: 5 * time.Second, Reason: "the analytics query took too long; retry later"}
-	}
-	return rep, err
+	return encode(rep)
 }
 
 // dayCounters are a day's per-hour first-seen and last-seen visitor counts.

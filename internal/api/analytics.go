@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -27,9 +28,9 @@ func (a *API) getAnalytics(w http.ResponseWriter, r *http.Request) error {
 	if _, err := a.Links.Get(r.Context(), ws, id); err != nil {
 		return err
 	}
-	rep, err := a.Analytics.Compute(r.Context(), ws, id, rng)
+	body, err := a.Analytics.Encoded(r.Context(), ws, id, rng, func(rep analytics.Report) ([]byte, error) { return json.Marshal(rep) })
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, rep)
+	return writeJSONBytes(w, http.StatusOK, body)
 }

@@ -12,6 +12,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	if err != nil {
 		return err
 	}
+	return writeJSONBytes(w, status, b)
+}
+
+// writeJSONBytes sends a body encoded beforehand (json.Marshal's output).
+func writeJSONBytes(w http.ResponseWriter, status int, b []byte) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))

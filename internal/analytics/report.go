@@ -194,9 +194,9 @@ func NewReports(db *store.DB, l Limits) *Reports {
 	return &Reports{db: db, limits: l, limiter: newLimiter(l), answered: epochcache.New[question, answer](maxAnswered)}
 }
 
-// maxAnswered bounds the reports kept for asking again: the largest (hours
-// of 31 days) is about 40 KB.
-const maxAnswered = 256
+// maxAnswered bounds the reports kept for asking again (the largest, hours
+// of 31 days, is about 40 KB): a few MB at most.
+const maxAnswered = 64
 
 // question is what a report answers.
 type question struct {

@@ -53,9 +53,11 @@ func TestSendTest(t *testing.T) {
 		hook["id"] != sub.Wire().ID || hook["secret"] != nil {
 		t.Errorf("ping envelope %s", got.body)
 	}
-	eventually(t, 10*time.Second, "the test delivery is logged as succeeded", func() bool {
+	// OnAttempt hears of the attempt once its record committed: just after
+	// the row shows.
+	eventually(t, 10*time.Second, "the test delivery is logged as succeeded and counted", func() bool {
 		ds := e.deliveries(t, sub)
-		return len(ds) == 1 && ds[0].ID == pending.ID && ds[0].Status == webhook.DeliverySucceeded
+		return len(ds) == 1 && ds[0].ID == pending.ID && ds[0].Status == webhook.DeliverySucceeded && e.succeeded.Load() >= 1
 	})
 	if e.succeeded.Load() != 1 {
 		t.Errorf("OnAttempt saw %d successes", e.succeeded.Load())

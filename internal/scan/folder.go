@@ -46,10 +46,14 @@ type Folder struct {
 }
 
 // Lag is how far the rollups are behind: the time since the as_of of the
-// last fold this folder finished (since it started, before the first).
+// last fold this folder finished (since Run began, before the first; 0
+// before that).
 func (f *Folder) Lag() time.Duration {
-	f.asOf.CompareAndSwap(0, time.Now().UnixNano())
-	return time.Since(time.Unix(0, f.asOf.Load()))
+	at := f.asOf.Load()
+	if at == 0 {
+		return 0
+	}
+	return time.Since(time.Unix(0, at))
 }
 
 // Run folds every Interval until ctx ends, and while Busy says the process
@@ -62,6 +66,7 @@ func (f *Folder) Run(ctx context.Context) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	last := time.Now()
+	f.asOf.CompareAndSwap(0, last.UnixNano()) // the lag counts from here until a fold finishes
 	for {
 		var now time.Time
 		select {
@@ -91,7 +96,6 @@ func foldDue(since, interval, saturated time.Duration, busy bool) bool {
 // stays, and the next fold takes the same scans).
 func (f *Folder) Fold(ctx context.Context) (Folded, error) {
 	start := time.Now()
-	f.asOf.CompareAndSwap(0, start.UnixNano())
 	res, err := Fold(ctx, f.DB)
 	if err == nil && !res.AsOf.IsZero() {
 		f.asOf.Store(res.AsOf.UnixNano())

@@ -268,21 +268,20 @@ func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, erro
 }
 
 // loadPaced runs sc at about rate requests a second: the scenarios at a
-// share of the measured capacity. With wrk every connection pauses after
-// each answer (so the rate reached is a little under rate, and reported);
-// the Go generator keeps a schedule.
+// share of the measured capacity. Both generators keep a schedule, so the
+// rate reached falls short of rate only when linkqr cannot keep up.
 func (b *bench) loadPaced(ctx context.Context, name string, sc scenario, rate float64, d time.Duration) (phase, error) {
 	sc.Name = name
 	var warm, measured loadResult
 	var err error
 	if b.wrk != nil {
-		conns, pause := pacedConns(rate)
-		b.progress("load: %s — about %.0f req/s for %v warm-up + %v, %d connections pausing %d ms (wrk)", name, rate, b.opts.Warmup, d, conns, pause)
+		conns := pacedConns(rate)
+		b.progress("load: %s — %.0f req/s for %v warm-up + %v, on a schedule over %d connections (wrk)", name, rate, b.opts.Warmup, d, conns)
 		if b.opts.Warmup > 0 {
-			warm, err = b.wrk.runPaced(ctx, sc, conns, pause, b.opts.Warmup)
+			warm, err = b.wrk.runPaced(ctx, sc, conns, rate, b.opts.Warmup)
 		}
 		if err == nil {
-			measured, err = b.wrk.runPaced(ctx, sc, conns, pause, d)
+			measured, err = b.wrk.runPaced(ctx, sc, conns, rate, d)
 		}
 	} else {
 		b.progress("load: %s — %.0f req/s for %v warm-up + %v, %d connections", name, rate, b.opts.Warmup, d, b.opts.Conns)

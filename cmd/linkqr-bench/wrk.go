@@ -22,11 +22,23 @@ import (
 // generator's. The script below sends the scenario's requests in rotation,
 // each thread from its own offset, and prints its summary as one JSON line.
 const wrkScript = `
+local ffi = require("ffi")
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_nsec; } lq_timespec;
+int clock_gettime(int clock, lq_timespec *ts);
+]]
+local ts = ffi.new("lq_timespec")
+-- milliseconds on the monotonic clock
+local function now()
+  ffi.C.clock_gettime(1, ts)
+  return tonumber(ts.tv_sec) * 1000 + tonumber(ts.tv_nsec) / 1e6
+end
 local reqs = {}
-local n, i, pace = 0, 0, 0
+local n, i, interval, slot = 0, 0, 0, nil
 function init(args)
   local thread, threads = tonumber(args[2]), tonumber(args[3])
-  pace = tonumber(args[4] or "0")
+  local rate = tonumber(args[4] or "0")
+  if rate > 0 then interval = 1000 / rate end
   for line in io.lines(args[1]) do
     local path, token = line:match("^([^\t]*)\t?(.*)$")
     -- wrk.format ignores wrk.headers (the -H flags) when given a table
@@ -42,10 +54,15 @@ function request()
   i = i % n + 1
   return reqs[i]
 end
--- paced runs: each connection waits this many milliseconds between an
--- answer and its next request
+-- Paced runs keep one schedule per thread, a request every interval ms:
+-- a connection that got its answer waits for the next free slot, so the
+-- rate sent does not depend on how fast answers come (while connections
+-- suffice); a schedule that fell behind catches up by at most 100 ms.
 function delay()
-  return pace
+  local t = now()
+  if slot == nil or slot < t - 100 then slot = t end
+  slot = slot + interval
+  return math.max(0, math.floor(slot - t))
 end
 function done(summary, latency, requests)
   local e = summary.errors
@@ -99,22 +116,19 @@ func (w *wrkRunner) run(ctx context.Context, sc scenario, conns int, d time.Dura
 	return w.runPaced(ctx, sc, conns, 0, d)
 }
 
-// pacedConns returns the connections and the per-connection pause (ms)
-// that send about rate requests a second: each connection waits pause
-// after an answer, so a connection sends 1000/(pause + latency) a second;
-// the result reports the rate reached.
-func pacedConns(rate float64) (conns, pauseMS int) {
-	pauseMS = 10
-	// Each connection waits for its answer too: counting 2.5 ms for it
-	// (measured at half capacity: 10 connections pausing 10 ms sent 803 a
-	// second, not 1,000).
-	conns = max(1, int(rate*(float64(pauseMS)+2.5)/1000+0.5))
-	return conns, pauseMS
+// pacedConns returns the connections that can send rate requests a
+// second on a schedule: enough for answers taking up to 12.5 ms each
+// before the rate sent falls short of it (the phase reports the rate
+// reached and its latency). A schedule, not a pause after each answer: with
+// a pause the rate sent falls as answers slow down (10 connections
+// pausing 10 ms sent 803 a second, not 1,000), and a rate measured that
+// way reads latency as lost throughput.
+func pacedConns(rate float64) int {
+	return max(1, int(rate*12.5/1000+0.5))
 }
 
-// runPaced is run with a pause after every answer on each connection
-// (wrk's delay()), 0 for closed loop.
-func (w *wrkRunner) runPaced(ctx context.Context, sc scenario, conns, pauseMS int, d time.Duration) (loadResult, error) {
+// runPaced is run sending rate requests a second in all (0: closed loop).
+func (w *wrkRunner) runPaced(ctx context.Context, sc scenario, conns int, rate float64, d time.Duration) (loadResult, error) {
 	var res loadResult
 	// A list of its own: two scenarios may run side by side.
 	f, err := os.CreateTemp(w.dir, "requests-*.tsv")
@@ -138,7 +152,7 @@ func (w *wrkRunner) runPaced(ctx context.Context, sc scenario, conns, pauseMS in
 	results := make(chan result, threads)
 	for t := range threads {
 		go func() {
-			s, err := w.one(ctx, sc, list, t, threads, max(1, conns/threads), pauseMS, d)
+			s, err := w.one(ctx, sc, list, t, threads, max(1, conns/threads), rate/float64(threads), d)
 			results <- result{s, err}
 		}()
 	}
@@ -172,7 +186,7 @@ func (w *wrkRunner) runPaced(ctx context.Context, sc scenario, conns, pauseMS in
 }
 
 // one runs one wrk process with a single thread.
-func (w *wrkRunner) one(ctx context.Context, sc scenario, list string, thread, threads, conns, pauseMS int, d time.Duration) (wrkSummary, error) {
+func (w *wrkRunner) one(ctx context.Context, sc scenario, list string, thread, threads, conns int, rate float64, d time.Duration) (wrkSummary, error) {
 	var s wrkSummary
 	u, err := url.Parse(sc.URLs[0])
 	if err != nil {
@@ -185,7 +199,7 @@ func (w *wrkRunner) one(ctx context.Context, sc scenario, list string, thread, t
 			args = append(args, "-H", k+": "+v)
 		}
 	}
-	args = append(args, u.Scheme+"://"+u.Host+"/", "--", list, strconv.Itoa(thread), strconv.Itoa(threads), strconv.Itoa(pauseMS))
+	args = append(args, u.Scheme+"://"+u.Host+"/", "--", list, strconv.Itoa(thread), strconv.Itoa(threads), strconv.FormatFloat(rate, 'f', 1, 64))
 	cmd := exec.CommandContext(ctx, w.bin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -1,10 +1,14 @@
 -- name: ScanListByLink :many
+-- A link's scans, newest first, in pages before the last (occurred_at, id)
+-- of the previous page: read backwards along scans_link_time_idx, the index
+-- the reports and the export read too (one index less for every scan to
+-- write, db/migrations/00021_scans_listed_by_time.sql).
 SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot
 FROM scans
-WHERE link_id = $1 AND workspace_id = $2
-  AND (sqlc.narg(before)::uuid IS NULL OR id < sqlc.narg(before)::uuid)
-ORDER BY id DESC
-LIMIT $3;
+WHERE link_id = sqlc.arg(link_id) AND workspace_id = sqlc.arg(workspace_id)
+  AND (sqlc.narg(before_id)::uuid IS NULL OR (occurred_at, id) < (sqlc.arg(before_time)::timestamptz, sqlc.narg(before_id)::uuid))
+ORDER BY occurred_at DESC, id DESC
+LIMIT sqlc.arg(lim);
 
 -- name: ScanListByLinkRange :many
 -- A link's scans in [from, to), oldest first, in pages after the last

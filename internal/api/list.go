@@ -32,12 +32,18 @@ type listJSON[T any] struct {
 // newList presents one page of domain items; next_cursor continues after
 // the last item's uuid.
 func newList[T, W any](items []T, hasMore bool, present func(T) W, id func(T) uuid.UUID) listJSON[W] {
+	return newListAfter(items, hasMore, present, func(it T) string { return cursor.Encode(id(it)) })
+}
+
+// newListAfter is newList for a list whose cursor is not the last item's
+// uuid: after makes the cursor that continues after an item.
+func newListAfter[T, W any](items []T, hasMore bool, present func(T) W, after func(T) string) listJSON[W] {
 	l := listJSON[W]{Object: "list", Data: make([]W, len(items)), HasMore: hasMore}
 	for i, it := range items {
 		l.Data[i] = present(it)
 	}
 	if hasMore && len(items) > 0 {
-		c := cursor.Encode(id(items[len(items)-1]))
+		c := after(items[len(items)-1])
 		l.NextCursor = &c
 	}
 	return l
@@ -53,16 +59,22 @@ func query(r *http.Request) (url.Values, error) {
 	return q, nil
 }
 
-// page is a parsed ?limit=&cursor= pair.
-type page struct {
+// page is a parsed ?limit=&cursor= pair; C is what the list's cursors
+// hold (an item's uuid for most).
+type page[C any] struct {
 	limit  int
-	before *uuid.UUID
+	before *C
 }
 
-// parsePage reads limit and cursor, rejecting every other parameter not in
-// extra: a typo like ?limt=5 must not silently return 20 items.
-func parsePage(r *http.Request, extra ...string) (page, error) {
-	p := page{limit: defaultLimit}
+// parsePage reads limit and an id cursor, rejecting every other parameter
+// not in extra: a typo like ?limt=5 must not silently return 20 items.
+func parsePage(r *http.Request, extra ...string) (page[uuid.UUID], error) {
+	return parsePageOf(r, cursor.Decode, extra...)
+}
+
+// parsePageOf is parsePage for a list whose cursors decode returns.
+func parsePageOf[C any](r *http.Request, decode func(string) (C, bool), extra ...string) (page[C], error) {
+	p := page[C]{limit: defaultLimit}
 	q, err := query(r)
 	if err != nil {
 		return p, err
@@ -82,11 +94,11 @@ func parsePage(r *http.Request, extra ...string) (page, error) {
 		return p, err
 	}
 	if vs, ok := q["cursor"]; ok {
-		id, ok := cursor.Decode(vs[0])
+		c, ok := decode(vs[0])
 		if !ok {
 			return p, problem.New(problem.InvalidRequest, "cursor is not a cursor returned by this list; start again without it")
 		}
-		p.before = &id
+		p.before = &c
 	}
 	return p, nil
 }

@@ -3,9 +3,8 @@ package api
 import (
 	"net/http"
 
-	"github.com/google/uuid"
-
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/cursor"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -17,7 +16,7 @@ func (a *API) listScans(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pg, err := parsePage(r)
+	pg, err := parsePageOf(r, cursor.DecodePosition)
 	if err != nil {
 		return err
 	}
@@ -29,5 +28,5 @@ func (a *API) listScans(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newList(scans, hasMore, scan.Scan.Wire, func(s scan.Scan) uuid.UUID { return s.ID }))
+	return writeJSON(w, http.StatusOK, newListAfter(scans, hasMore, scan.Scan.Wire, func(s scan.Scan) string { return cursor.EncodePosition(s.Position()) }))
 }

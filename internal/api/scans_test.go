@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	cursorpkg "github.com/linkqr/linkqr/internal/cursor"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
@@ -19,7 +20,11 @@ func TestListScans(t *testing.T) {
 	start := time.Now().Add(-time.Hour)
 	var want []string // newest first
 	for i := range 5 {
-		id := testkit.Scan(t, f.srv.Pool, &testkit.ScanOpts{WorkspaceID: f.tenant.WorkspaceID, LinkID: linkID, At: start.Add(time.Duration(i) * time.Minute), Bot: i == 2})
+		// Scans 2 and 3 occurred at the same instant, and the first page
+		// (limit 2) ends at scan 3: its id orders the tie, so the next page
+		// starts at 2, neither skipping nor repeating it.
+		at := start.Add(time.Duration(min(i, 2)+max(i-3, 0)) * time.Minute)
+		id := testkit.Scan(t, f.srv.Pool, &testkit.ScanOpts{WorkspaceID: f.tenant.WorkspaceID, LinkID: linkID, At: at, Bot: i == 2})
 		want = append([]string{store.FormatID(store.PrefixScan, id)}, want...)
 	}
 	testkit.Scan(t, f.srv.Pool, &testkit.ScanOpts{WorkspaceID: f.tenant.WorkspaceID, LinkID: otherID})
@@ -56,6 +61,9 @@ func TestListScans(t *testing.T) {
 	}
 
 	testkit.Problem(t, f.srv.Do(t, "GET", base+"?cursor=nope", f.token, ""), 400, "invalid-request")
+	// A scan's cursor holds its time and id; an id alone (the cursor of
+	// other lists) is not one.
+	testkit.Problem(t, f.srv.Do(t, "GET", base+"?cursor="+cursorpkg.Encode(linkID), f.token, ""), 400, "invalid-request")
 	p := testkit.Problem(t, f.srv.Do(t, "GET", base+"?limit=1&limit=2", f.token, ""), 422, "validation-failed")
 	if e := p["errors"].([]any)[0].(map[string]any); e["pointer"] != "/query/limit" || e["detail"] != "must be given at most once" {
 		t.Errorf("repeated limit: %v", e)

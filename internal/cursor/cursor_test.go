@@ -2,6 +2,7 @@ package cursor
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -34,6 +35,37 @@ func FuzzDecode(f *testing.F) {
 		id, ok := Decode(s)
 		if ok && Encode(id) != s {
 			t.Fatalf("accepted %q, which is not the cursor of %s (%q)", s, id, Encode(id))
+		}
+	})
+}
+
+func TestPositionRoundTrip(t *testing.T) {
+	t.Parallel()
+	for i := range 100 {
+		p := Position{At: time.Date(2026, 11, 25, 17, 0, 0, 0, time.UTC).Add(time.Duration(i) * 1234567 * time.Microsecond), ID: uuid.Must(uuid.NewV7())}
+		c := EncodePosition(p)
+		if got, ok := DecodePosition(c); !ok || !got.At.Equal(p.At) || got.ID != p.ID {
+			t.Fatalf("DecodePosition(EncodePosition(%v)) = %v, %v", p, got, ok)
+		}
+		// An id cursor is not a position, nor the reverse.
+		if _, ok := DecodePosition(Encode(p.ID)); ok {
+			t.Fatalf("an id cursor decoded as a position")
+		}
+		if _, ok := Decode(c); ok {
+			t.Fatalf("a position cursor decoded as an id")
+		}
+	}
+}
+
+// FuzzDecodePosition: no input panics, every accepted cursor is canonical.
+func FuzzDecodePosition(f *testing.F) {
+	f.Add(EncodePosition(Position{At: time.Now(), ID: uuid.Must(uuid.NewV7())}))
+	f.Add("")
+	f.Add(Encode(uuid.Nil))
+	f.Fuzz(func(t *testing.T, s string) {
+		p, ok := DecodePosition(s)
+		if ok && EncodePosition(p) != s {
+			t.Fatalf("accepted %q, which is not the cursor of %v (%q)", s, p, EncodePosition(p))
 		}
 	})
 }

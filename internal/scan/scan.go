@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/cursor"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/wire"
@@ -28,6 +29,10 @@ type Scan struct {
 	Bot          bool
 }
 
+// Position is where the scan is in a link's list, which is ordered by
+// occurred_at then id.
+func (s Scan) Position() cursor.Position { return cursor.Position{At: s.OccurredAt, ID: s.ID} }
+
 // Wire is the scan object of CONTRACT.md section 6.4, as the API lists it
 // and scan.created events carry it (see package wire).
 func (s Scan) Wire() wire.Scan {
@@ -43,13 +48,16 @@ type Reader struct{ db *store.DB }
 // NewReader returns a Reader over db.
 func NewReader(db *store.DB) *Reader { return &Reader{db: db} }
 
-// List returns up to limit scans of a link older than before (nil: the
-// newest), newest first, and whether more follow. The link must belong to
-// the workspace; callers check that first so an unknown link is a 404.
-func (s *Reader) List(ctx context.Context, ws, linkID uuid.UUID, before *uuid.UUID, limit int) ([]Scan, bool, error) {
-	rows, err := dbsqlc.New().ScanListByLink(ctx, s.db.Conn(ctx), dbsqlc.ScanListByLinkParams{
-		LinkID: linkID, WorkspaceID: ws, Before: before, Limit: int32(limit + 1),
-	})
+// List returns up to limit scans of a link before the position before
+// (nil: the newest), newest first by occurred_at then id, and whether more
+// follow. The link must belong to the workspace; callers check that first
+// so an unknown link is a 404.
+func (s *Reader) List(ctx context.Context, ws, linkID uuid.UUID, before *cursor.Position, limit int) ([]Scan, bool, error) {
+	p := dbsqlc.ScanListByLinkParams{LinkID: linkID, WorkspaceID: ws, Lim: int32(limit + 1)}
+	if before != nil {
+		p.BeforeID, p.BeforeTime = &before.ID, before.At
+	}
+	rows, err := dbsqlc.New().ScanListByLink(ctx, s.db.Conn(ctx), p)
 	if err != nil {
 		return nil, false, store.InterpretError(err)
 	}

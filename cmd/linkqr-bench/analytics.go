@@ -167,6 +167,7 @@ func (b *bench) analytics(ctx context.Context, s *server, fx fixtures, rate floa
 	for _, l := range fx.Links {
 		redirect.URLs = append(redirect.URLs, s.url+"/"+l.Code)
 	}
+	b.settle(ctx, "the redirect at half capacity")
 	if rep.Unloaded, err = b.loadPaced(ctx, "redirect linkqr at half capacity, no analytics load", redirect, rate, b.opts.Duration); err != nil {
 		return nil, err
 	}
@@ -174,6 +175,7 @@ func (b *bench) analytics(ctx context.Context, s *server, fx fixtures, rate floa
 	// The loaded phase: analytics clients and the API probe run while the
 	// redirect load does; what they see from the redirect's warm-up on is
 	// recorded.
+	b.settle(ctx, "the redirect at half capacity with analytics clients")
 	hctx, stopHammer := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	var mu sync.Mutex

@@ -244,6 +244,7 @@ func (b *bench) startBare(ctx context.Context, name string, fx fixtures) (*serve
 
 func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, error) {
 	sc.Name = name
+	b.settle(ctx, name)
 	b.progress("load: %s — %v warm-up + %v, %d connections", name, b.opts.Warmup, b.opts.Duration, b.opts.Conns)
 	var warm, measured loadResult
 	var err error

@@ -3,7 +3,7 @@ GO        ?= go
 BIN       := bin/linkqr
 GOTEST    ?= $(GO) test -race -count=1 -timeout 20m
 
-.PHONY: run build test hostile generate generate-ts check-ts lint check-generated bench clean
+.PHONY: run build test hostile generate generate-ts check-ts lint check-generated bench bench-topology cluster cluster-stop clean
 
 ## run: build and serve on the embedded PostgreSQL default (http://127.0.0.1:8080)
 run: build
@@ -76,6 +76,20 @@ bench: build
 	$(GO) build -o bin/linkqr-bench ./cmd/linkqr-bench
 	./bin/linkqr-bench -linkqr $(BIN) $(BENCHFLAGS)
 	$(GO) run ./internal/testkit/testenv -- $(GO) test -run '^$$' -bench . -benchmem ./internal/...
+
+## bench-topology: the redirect through HAProxy with 2 redirect instances and with 1,
+## on the deploy/ cluster (needs haproxy, pgbouncer, redis-server)
+bench-topology: build
+	$(GO) build -o bin/linkqr-bench ./cmd/linkqr-bench
+	./bin/linkqr-bench -linkqr $(BIN) -topology $(BENCHFLAGS)
+
+## cluster: PostgreSQL primary + replica, PgBouncer, Redis, 2 redirect instances,
+## 1 api, 1 worker and HAProxy on this machine (deploy/README.md); cluster-stop ends it
+cluster: build
+	deploy/cluster.sh start
+
+cluster-stop:
+	deploy/cluster.sh stop
 
 clean:
 	rm -rf bin

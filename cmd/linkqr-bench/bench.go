@@ -66,6 +66,10 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 	} else {
 		b.progress("load generator: %s (closed loop, %d threads)", b.wrk.bin, b.wrk.threads)
 	}
+	if b.opts.Topology {
+		rep.Topology, err = b.topology(ctx)
+		return rep, err
+	}
 
 	left, fx, err := b.startLeft(ctx)
 	if err != nil {

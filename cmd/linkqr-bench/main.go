@@ -63,6 +63,8 @@ type options struct {
 	Scans         int
 	Rounds        int
 	KeepPace      time.Duration
+	Topology      bool
+	ClusterScript string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -81,6 +83,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Events, "webhook-events", 10000, "events fanned out to the bench's webhook receiver per fan-out run (0: skip the webhook scenario)")
 	fs.BoolVar(&o.Strict, "strict", false, "exit 1 also when a performance target is missed")
 	fs.IntVar(&o.Scans, "scans", 10_000_000, "scans of the analytics scenario's link (0: skip the scenario)")
+	fs.BoolVar(&o.Topology, "topology", false, "measure only the deploy/ cluster: the redirect through HAProxy with 2 redirect instances and with 1 (needs haproxy, pgbouncer, redis-server)")
+	fs.StringVar(&o.ClusterScript, "cluster-script", "deploy/cluster.sh", "the cluster script -topology runs")
 	fs.BoolVar(&o.BareOnly, "target-bare-only", false, "measure a second bare server instead of linkqr (tests the harness)")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -44,6 +44,7 @@ type report struct {
 	Fanout    []fanoutResult
 	KeepPace  *keepPaceResult  // nil: not run
 	Analytics *analyticsReport // nil: not run (-scans 0)
+	Topology  *topologyReport  // -topology: the only scenario run
 }
 
 // verdict says whether the run is correct (no errors, no lost scans) and
@@ -69,6 +70,11 @@ func ratio(a, b float64) float64 {
 // print writes the table and returns the verdict.
 func (r *report) print(w io.Writer) verdict {
 	v := verdict{Correct: true, Fast: true}
+	if t := r.Topology; t != nil {
+		t.print(w)
+		v.Correct = t.Two.Errors()+t.One.Errors()+t.Direct.Errors() == 0
+		return v
+	}
 	check := func(ok, correctness bool) string {
 		if !ok {
 			if correctness {

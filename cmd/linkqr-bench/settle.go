@@ -15,7 +15,7 @@ import (
 // at 54,000–60,000 req/s against 80,000–86,000 in its first, right after
 // linkqr's round, which flattered linkqr's ratio.
 const (
-	settleIdle    = 0.85             // the share of CPU time idle that counts as quiet
+	settleIdle    = 0.85 // the share of CPU time idle that counts as quiet
 	settleWindow  = 500 * time.Millisecond
 	settleTimeout = 30 * time.Second // then the round runs anyway, and says so
 )

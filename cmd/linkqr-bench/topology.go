@@ -27,9 +27,9 @@ import (
 
 // topologyReport is what the topology scenario measured.
 type topologyReport struct {
-	Cores     int
-	Two, One  phase // through HAProxy, both redirect instances / redirect2 stopped
-	Direct    phase // one redirect instance without HAProxy
+	Cores    int
+	Two, One phase // through HAProxy, both redirect instances / redirect2 stopped
+	Direct   phase // one redirect instance without HAProxy
 }
 
 // cluster drives deploy/cluster.sh.

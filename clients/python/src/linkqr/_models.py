@@ -120,19 +120,10 @@ class Webhook:
 
 
 @dataclass(frozen=True)
-class WebhookWithSecret:
-    """A webhook subscription with its signing secret: store ``secret`` now."""
+class WebhookWithSecret(Webhook):
+    """A webhook subscription with its signing secret (create and rotate only): store ``secret`` now."""
 
-    object: Literal["webhook"]
-    id: str
-    workspace_id: str
-    url: str
-    events: list[EventType]
-    description: str | None
-    status: WebhookStatus
     secret: str
-    created_at: datetime
-    updated_at: datetime
 
 
 @dataclass(frozen=True)

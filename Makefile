@@ -3,7 +3,7 @@ GO        ?= go
 BIN       := bin/linkqr
 GOTEST    ?= $(GO) test -race -count=1 -timeout 20m
 
-.PHONY: run build test hostile generate generate-ts check-ts lint check-generated bench bench-topology cluster cluster-stop clean
+.PHONY: run build test hostile generate generate-ts check-ts lint check-generated bench bench-topology cluster cluster-stop clean clients clients-python
 
 ## run: build and serve on the embedded PostgreSQL default (http://127.0.0.1:8080)
 run: build
@@ -91,5 +91,20 @@ cluster: build
 cluster-stop:
 	deploy/cluster.sh stop
 
+## clients: build the client libraries (clients/python/dist/*.whl)
+clients: clients-python
+
+# The Python client's wheel and sdist, built offline with Debian's
+# python3-build and python3-hatchling: the first python3 that has them
+# (python3 on PATH may be a pyenv one without Debian's packages). The
+# dependency check is skipped because Debian's hatchling declares editables,
+# which Debian 12 does not package and a wheel build does not use.
+PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import build, hatchling' 2>/dev/null && { command -v $$p; break; }; done)
+clients-python:
+	@test -n "$(PYTHON)" || { echo "no python3 with build and hatchling: apt-get install python3-build python3-hatchling"; exit 1; }
+	rm -rf clients/python/dist
+	cd clients/python && PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m build --no-isolation --skip-dependency-check --outdir dist
+	@ls clients/python/dist/*.whl
+
 clean:
-	rm -rf bin
+	rm -rf bin clients/python/dist

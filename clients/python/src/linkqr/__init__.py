@@ -1,0 +1,55 @@
+"""linkqr: the Python client of the linkqr API (dynamic links and QR codes).
+
+    from linkqr import Client, ProblemError, construct_event
+"""
+
+from ._client import UNSET, Client, Links, Webhooks
+from ._decode import DecodeError
+from ._errors import FieldError, LinkqrError, OAuthError, ProblemError, WebhookVerificationError
+from ._models import (
+    Analytics,
+    AnalyticsBucket,
+    AnalyticsCount,
+    Delivery,
+    Event,
+    Link,
+    Page,
+    Scan,
+    Webhook,
+    WebhookWithSecret,
+    Workspace,
+)
+from ._oauth import ClientCredentials
+from ._transport import NetworkError, RetryInfo
+from ._webhooks import construct_event, sign_payload
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "UNSET",
+    "Analytics",
+    "AnalyticsBucket",
+    "AnalyticsCount",
+    "Client",
+    "ClientCredentials",
+    "DecodeError",
+    "Delivery",
+    "Event",
+    "FieldError",
+    "Link",
+    "Links",
+    "LinkqrError",
+    "NetworkError",
+    "OAuthError",
+    "Page",
+    "ProblemError",
+    "RetryInfo",
+    "Scan",
+    "Webhook",
+    "WebhookVerificationError",
+    "WebhookWithSecret",
+    "Webhooks",
+    "Workspace",
+    "construct_event",
+    "sign_payload",
+]

@@ -1,0 +1,351 @@
+"""The client and its resources: every /api/v1 operation."""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Any, Callable, Iterator, Sequence, TypeVar
+
+import httpx
+
+from ._decode import decode, format_timestamp
+from ._models import (
+    Analytics,
+    Delivery,
+    EventType,
+    Interval,
+    Link,
+    LinkFilter,
+    LinkStatus,
+    Page,
+    QRErrorCorrection,
+    QRFormat,
+    Scan,
+    Webhook,
+    WebhookStatus,
+    WebhookWithSecret,
+    Workspace,
+)
+from ._oauth import ClientCredentials
+from ._transport import RetryInfo, Transport
+
+T = TypeVar("T")
+
+
+class _Unset(enum.Enum):
+    UNSET = "UNSET"
+
+
+UNSET = _Unset.UNSET
+"""Leaves a field of an update as it is (``None`` sets it to null)."""
+
+
+class Client:
+    """The linkqr API client.
+
+    Authenticate with an API key (``api_key="lqk_…"``) or with OAuth client
+    credentials (``client_id="cli_…", client_secret=…``): the client fetches
+    access tokens, caches them and fetches the next before expiry.
+
+    Every POST carries an ``Idempotency-Key`` (a fresh UUID unless given),
+    reused by the client's own retries. 429, 503 and 409
+    idempotency-key-in-use are retried up to ``max_retries`` times, waiting
+    ``Retry-After`` (or an exponential backoff) when it is at most
+    ``max_retry_delay`` seconds; network errors are retried for GETs and
+    POSTs. ``timeout`` bounds each request (seconds).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        *,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        scope: str | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 3,
+        max_retry_delay: float = 30.0,
+        on_retry: Callable[[RetryInfo], None] | None = None,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        if (api_key is None) == (client_id is None):
+            raise ValueError("give either api_key or client_id and client_secret")
+        self._own_http = http_client is None
+        self._http = http_client or httpx.Client(timeout=timeout, headers={"User-Agent": "linkqr-python/0.1.0"})
+        self.oauth: ClientCredentials | None = None
+        if client_id is not None:
+            if client_secret is None:
+                raise ValueError("client_secret is required with client_id")
+            self.oauth = ClientCredentials(base_url, client_id, client_secret, scope=scope, http=self._http)
+            token, invalidate = self.oauth.token, self.oauth.invalidate
+        else:
+            key: str = api_key or ""
+
+            def token() -> str:
+                return key
+
+            invalidate = None
+        self._t = Transport(
+            base_url,
+            token,
+            invalidate_token=invalidate,
+            http=self._http,
+            max_retries=max_retries,
+            max_retry_delay=max_retry_delay,
+            on_retry=on_retry,
+        )
+        self.links = Links(self._t)
+        self.webhooks = Webhooks(self._t)
+
+    def workspace(self) -> Workspace:
+        """The credential's workspace and scopes (any valid credential)."""
+        return decode(Workspace, self._t.request("GET", "/workspace").json())
+
+    def close(self) -> None:
+        """Closes the connection pool (unless it was passed in)."""
+        if self._own_http:
+            self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Links:
+    """Links, their QR codes, scans and analytics (``client.links``)."""
+
+    def __init__(self, t: Transport) -> None:
+        self._t = t
+
+    def create(
+        self,
+        target_url: str,
+        title: str | None = None,
+        idempotency_key: str | None = None,
+        *,
+        code: str | None = None,
+        expires_at: datetime | str | None = None,
+    ) -> Link:
+        """Creates a link (links:write); ``code`` asks for a custom short code."""
+        body: dict[str, Any] = {"target_url": target_url}
+        if title is not None:
+            body["title"] = title
+        if code is not None:
+            body["code"] = code
+        if expires_at is not None:
+            body["expires_at"] = _ts(expires_at)
+        r = self._t.request("POST", "/links", json=body, idempotency_key=idempotency_key)
+        return decode(Link, r.json())
+
+    def get(self, id: str) -> Link:
+        """One link (links:read)."""
+        return decode(Link, self._t.request("GET", f"/links/{_seg(id)}").json())
+
+    def update(
+        self,
+        id: str,
+        *,
+        target_url: str | _Unset = UNSET,
+        title: str | None | _Unset = UNSET,
+        status: LinkStatus | _Unset = UNSET,
+        expires_at: datetime | str | None | _Unset = UNSET,
+    ) -> Link:
+        """Re-points, retitles, pauses/resumes or sets the expiry of a link (links:write).
+
+        Fields left out stay as they are; ``title=None`` / ``expires_at=None`` clear them.
+        """
+        body: dict[str, Any] = {}
+        if not isinstance(target_url, _Unset):
+            body["target_url"] = target_url
+        if not isinstance(title, _Unset):
+            body["title"] = title
+        if not isinstance(status, _Unset):
+            body["status"] = status
+        if not isinstance(expires_at, _Unset):
+            body["expires_at"] = None if expires_at is None else _ts(expires_at)
+        return decode(Link, self._t.request("PATCH", f"/links/{_seg(id)}", json=body).json())
+
+    def delete(self, id: str) -> None:
+        """Deletes a link for good; its code is never reused (links:write)."""
+        self._t.request("DELETE", f"/links/{_seg(id)}")
+
+    def list_page(
+        self,
+        *,
+        q: str | None = None,
+        status: LinkFilter | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> Page[Link]:
+        """One page of links, newest first (links:read)."""
+        params = {"q": q, "status": status, "limit": limit, "cursor": cursor}
+        return _page(Link, self._t.request("GET", "/links", params=params).json())
+
+    def list(
+        self,
+        q: str | None = None,
+        status: LinkFilter | None = None,
+        *,
+        limit: int | None = None,
+    ) -> Iterator[Link]:
+        """Every link matching ``q`` (text in title, code or target) and
+        ``status``, newest first, fetching pages (of ``limit``) as the loop goes."""
+        return _iterate(lambda c: self.list_page(q=q, status=status, limit=limit, cursor=c))
+
+    def qr(
+        self,
+        id: str,
+        *,
+        format: QRFormat | None = None,
+        size: int | None = None,
+        margin: int | None = None,
+        ecc: QRErrorCorrection | None = None,
+        fg: str | None = None,
+        bg: str | None = None,
+    ) -> bytes:
+        """The link's QR code as PNG (default) or SVG bytes (links:read)."""
+        params = {"format": format, "size": size, "margin": margin, "ecc": ecc, "fg": fg, "bg": bg}
+        return self._t.request("GET", f"/links/{_seg(id)}/qr", params=params).content
+
+    def scans_page(self, id: str, *, limit: int | None = None, cursor: str | None = None) -> Page[Scan]:
+        """One page of a link's scans, newest first (analytics:read)."""
+        params = {"limit": limit, "cursor": cursor}
+        return _page(Scan, self._t.request("GET", f"/links/{_seg(id)}/scans", params=params).json())
+
+    def scans(self, id: str, *, limit: int | None = None) -> Iterator[Scan]:
+        """Every scan of a link, newest first (analytics:read)."""
+        return _iterate(lambda c: self.scans_page(id, limit=limit, cursor=c))
+
+    def analytics(
+        self,
+        id: str,
+        *,
+        from_: datetime | str | None = None,
+        to: datetime | str | None = None,
+        interval: Interval | None = None,
+    ) -> Analytics:
+        """Totals, uniques, series and breakdowns of a link's scans in ``[from_, to)``
+        (analytics:read; defaults: the last 30 days by day)."""
+        params = {
+            "from": None if from_ is None else _ts(from_),
+            "to": None if to is None else _ts(to),
+            "interval": interval,
+        }
+        return decode(Analytics, self._t.request("GET", f"/links/{_seg(id)}/analytics", params=params).json())
+
+
+class Webhooks:
+    """Webhook subscriptions and their deliveries (``client.webhooks``)."""
+
+    def __init__(self, t: Transport) -> None:
+        self._t = t
+
+    def create(
+        self,
+        url: str,
+        events: Sequence[EventType],
+        description: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> WebhookWithSecret:
+        """Subscribes a URL; the answer's ``secret`` is shown only here (webhooks:write)."""
+        body: dict[str, Any] = {"url": url, "events": list(events)}
+        if description is not None:
+            body["description"] = description
+        r = self._t.request("POST", "/webhooks", json=body, idempotency_key=idempotency_key)
+        return decode(WebhookWithSecret, r.json())
+
+    def get(self, id: str) -> Webhook:
+        """One subscription (webhooks:read)."""
+        return decode(Webhook, self._t.request("GET", f"/webhooks/{_seg(id)}").json())
+
+    def list_page(self, *, limit: int | None = None, cursor: str | None = None) -> Page[Webhook]:
+        """One page of subscriptions, newest first (webhooks:read)."""
+        params = {"limit": limit, "cursor": cursor}
+        return _page(Webhook, self._t.request("GET", "/webhooks", params=params).json())
+
+    def list(self, *, limit: int | None = None) -> Iterator[Webhook]:
+        """Every subscription, newest first (webhooks:read)."""
+        return _iterate(lambda c: self.list_page(limit=limit, cursor=c))
+
+    def update(
+        self,
+        id: str,
+        *,
+        url: str | _Unset = UNSET,
+        events: Sequence[EventType] | _Unset = UNSET,
+        description: str | None | _Unset = UNSET,
+        status: WebhookStatus | _Unset = UNSET,
+    ) -> Webhook:
+        """Changes a subscription (webhooks:write); ``status="enabled"`` re-enables it."""
+        body: dict[str, Any] = {}
+        if not isinstance(url, _Unset):
+            body["url"] = url
+        if not isinstance(events, _Unset):
+            body["events"] = list(events)
+        if not isinstance(description, _Unset):
+            body["description"] = description
+        if not isinstance(status, _Unset):
+            body["status"] = status
+        return decode(Webhook, self._t.request("PATCH", f"/webhooks/{_seg(id)}", json=body).json())
+
+    def delete(self, id: str) -> None:
+        """Deletes a subscription (webhooks:write)."""
+        self._t.request("DELETE", f"/webhooks/{_seg(id)}")
+
+    def rotate_secret(self, id: str, idempotency_key: str | None = None) -> WebhookWithSecret:
+        """A new signing secret, shown once; the old one keeps signing for 24 h (webhooks:write)."""
+        r = self._t.request("POST", f"/webhooks/{_seg(id)}/rotate-secret", idempotency_key=idempotency_key)
+        return decode(WebhookWithSecret, r.json())
+
+    def deliveries_page(self, id: str, *, limit: int | None = None, cursor: str | None = None) -> Page[Delivery]:
+        """One page of a subscription's delivery attempts, newest first (webhooks:read)."""
+        params = {"limit": limit, "cursor": cursor}
+        return _page(Delivery, self._t.request("GET", f"/webhooks/{_seg(id)}/deliveries", params=params).json())
+
+    def deliveries(self, id: str, *, limit: int | None = None) -> Iterator[Delivery]:
+        """Every delivery attempt of a subscription, newest first (webhooks:read)."""
+        return _iterate(lambda c: self.deliveries_page(id, limit=limit, cursor=c))
+
+    def retry_delivery(self, id: str, delivery_id: str, idempotency_key: str | None = None) -> Delivery:
+        """Sends a delivery's event once more, now (webhooks:write); returns the new attempt."""
+        r = self._t.request(
+            "POST",
+            f"/webhooks/{_seg(id)}/deliveries/{_seg(delivery_id)}/retry",
+            idempotency_key=idempotency_key,
+        )
+        return decode(Delivery, r.json())
+
+
+def _page(cls: type[T], body: Any) -> Page[T]:
+    if not isinstance(body, dict) or not isinstance(body.get("data"), list):
+        raise ValueError("the API answered a list without data")
+    nxt = body.get("next_cursor")
+    return Page(
+        data=[decode(cls, x) for x in body["data"]],
+        has_more=bool(body.get("has_more")),
+        next_cursor=nxt if isinstance(nxt, str) else None,
+    )
+
+
+def _iterate(fetch: Callable[[str | None], Page[T]]) -> Iterator[T]:
+    cursor: str | None = None
+    while True:
+        page = fetch(cursor)
+        yield from page.data
+        if not page.has_more or page.next_cursor is None:
+            return
+        cursor = page.next_cursor
+
+
+def _ts(v: datetime | str) -> str:
+    return format_timestamp(v) if isinstance(v, datetime) else v
+
+
+def _seg(s: str) -> str:
+    """A path segment, escaped so an ID cannot change the path."""
+    from urllib.parse import quote
+
+    return quote(s, safe="")

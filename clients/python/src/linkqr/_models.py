@@ -1,0 +1,189 @@
+"""Typed models of the API's objects, field for field as internal/api/openapi.yaml
+describes them (tests/test_models.py fails when the document and these differ).
+
+Nullable fields are ``X | None``; timestamps are timezone-aware ``datetime``s in UTC.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Generic, Literal, TypeVar
+
+Scope = Literal["links:read", "links:write", "analytics:read", "webhooks:read", "webhooks:write"]
+LinkStatus = Literal["active", "paused"]
+LinkFilter = Literal["all", "active", "paused", "expired"]
+Device = Literal["mobile", "tablet", "desktop", "bot", "other"]
+Interval = Literal["hour", "day", "week", "month"]
+EventType = Literal["scan.created", "link.updated", "link.created", "link.deleted"]
+DeliveryEventType = Literal["scan.created", "link.updated", "link.created", "link.deleted", "ping"]
+WebhookStatus = Literal["enabled", "disabled"]
+DeliveryStatus = Literal["pending", "succeeded", "failed"]
+QRFormat = Literal["png", "svg"]
+QRErrorCorrection = Literal["L", "M", "Q", "H"]
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """The workspace a credential acts for, with the credential's scopes."""
+
+    object: Literal["workspace"]
+    id: str
+    name: str
+    scopes: list[Scope]
+
+
+@dataclass(frozen=True)
+class Link:
+    """A dynamic link: ``short_url`` never changes, ``target_url`` can be re-pointed."""
+
+    object: Literal["link"]
+    id: str
+    workspace_id: str
+    code: str
+    short_url: str
+    target_url: str
+    title: str | None
+    status: LinkStatus
+    expires_at: datetime | None
+    scan_count: int
+    last_scanned_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class Scan:
+    """One recorded scan (or click) of a link's short URL."""
+
+    object: Literal["scan"]
+    id: str
+    link_id: str
+    occurred_at: datetime
+    referrer_host: str | None
+    device: Device
+    os: str
+    browser: str
+    bot: bool
+
+
+@dataclass(frozen=True)
+class AnalyticsBucket:
+    """One time bucket of an analytics series."""
+
+    start: datetime
+    scans: int
+    unique: int
+
+
+@dataclass(frozen=True)
+class AnalyticsCount:
+    """Human scans for one value of a breakdown."""
+
+    key: str
+    scans: int
+
+
+@dataclass(frozen=True)
+class Analytics:
+    """Aggregates of a link's scans in ``[from_, to)``, exact as of ``as_of``."""
+
+    object: Literal["analytics"]
+    link_id: str
+    from_: datetime
+    to: datetime
+    interval: Interval
+    as_of: datetime
+    total: int
+    unique: int
+    bots: int
+    series: list[AnalyticsBucket]
+    devices: list[AnalyticsCount]
+    os: list[AnalyticsCount]
+    browsers: list[AnalyticsCount]
+    referrers: list[AnalyticsCount]
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """A webhook subscription (its secret is shown only by create and rotate)."""
+
+    object: Literal["webhook"]
+    id: str
+    workspace_id: str
+    url: str
+    events: list[EventType]
+    description: str | None
+    status: WebhookStatus
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class WebhookWithSecret(Webhook):
+    """A webhook subscription with its signing secret (create and rotate only): store ``secret`` now."""
+
+    secret: str
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One attempt to deliver one event to one subscription."""
+
+    object: Literal["delivery"]
+    id: str
+    webhook_id: str
+    event_id: str
+    event_type: DeliveryEventType
+    attempt: int
+    status: DeliveryStatus
+    response_status: int | None
+    error: str | None
+    duration_ms: int | None
+    created_at: datetime
+    next_attempt_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Event:
+    """A webhook delivery's body. ``data`` holds ``link`` (every type), ``scan``
+    (``scan.created``) and ``previous_attributes`` (``link.updated``); the
+    properties below give them typed."""
+
+    id: str
+    object: Literal["event"]
+    type: str
+    created_at: datetime
+    workspace_id: str
+    data: dict[str, Any]
+
+    @property
+    def link(self) -> Link | None:
+        from ._decode import decode
+
+        v = self.data.get("link")
+        return decode(Link, v) if isinstance(v, dict) else None
+
+    @property
+    def scan(self) -> Scan | None:
+        from ._decode import decode
+
+        v = self.data.get("scan")
+        return decode(Scan, v) if isinstance(v, dict) else None
+
+    @property
+    def previous_attributes(self) -> dict[str, Any]:
+        v = self.data.get("previous_attributes")
+        return dict(v) if isinstance(v, dict) else {}
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a list, newest first; pass ``next_cursor`` on for the next."""
+
+    data: list[T]
+    has_more: bool
+    next_cursor: str | None

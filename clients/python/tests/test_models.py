@@ -1,0 +1,190 @@
+"""The models follow the OpenAPI document the server serves (internal/api/openapi.yaml):
+same fields, same nullability, same types and enums, and every request
+field and query parameter is a keyword of the matching method. When the
+document changes and the client does not, this fails."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import sys
+import typing
+from datetime import datetime
+from typing import Any, Callable
+
+import httpx
+import pytest
+
+import linkqr
+from linkqr._decode import json_name
+
+MODELS: dict[str, type] = {
+    "Workspace": linkqr.Workspace,
+    "Link": linkqr.Link,
+    "Scan": linkqr.Scan,
+    "Analytics": linkqr.Analytics,
+    "AnalyticsBucket": linkqr.AnalyticsBucket,
+    "AnalyticsCount": linkqr.AnalyticsCount,
+    "Webhook": linkqr.Webhook,
+    "WebhookWithSecret": linkqr.WebhookWithSecret,
+    "Delivery": linkqr.Delivery,
+}
+
+# Request bodies → the method whose keywords carry their fields.
+BODIES: dict[str, Callable[..., Any]] = {
+    "LinkCreate": linkqr.Links.create,
+    "LinkUpdate": linkqr.Links.update,
+    "WebhookCreate": linkqr.Webhooks.create,
+    "WebhookUpdate": linkqr.Webhooks.update,
+}
+
+# operationId → the method whose keywords carry its query parameters
+# (limit and cursor of list operations live on the *_page method).
+OPERATIONS: dict[str, Callable[..., Any]] = {
+    "getWorkspace": linkqr.Client.workspace,
+    "createLink": linkqr.Links.create,
+    "listLinks": linkqr.Links.list_page,
+    "getLink": linkqr.Links.get,
+    "updateLink": linkqr.Links.update,
+    "deleteLink": linkqr.Links.delete,
+    "getLinkQr": linkqr.Links.qr,
+    "listLinkScans": linkqr.Links.scans_page,
+    "getLinkAnalytics": linkqr.Links.analytics,
+    "createWebhook": linkqr.Webhooks.create,
+    "listWebhooks": linkqr.Webhooks.list_page,
+    "getWebhook": linkqr.Webhooks.get,
+    "updateWebhook": linkqr.Webhooks.update,
+    "deleteWebhook": linkqr.Webhooks.delete,
+    "rotateWebhookSecret": linkqr.Webhooks.rotate_secret,
+    "listWebhookDeliveries": linkqr.Webhooks.deliveries_page,
+    "retryWebhookDelivery": linkqr.Webhooks.retry_delivery,
+}
+
+# Query parameters that are HTTP machinery, not options of the call.
+HEADER_ONLY = {"If-None-Match"}
+
+
+@pytest.fixture(scope="module")
+def doc(base_url: str) -> dict[str, Any]:
+    r = httpx.get(base_url + "/openapi.json")
+    r.raise_for_status()
+    d: dict[str, Any] = r.json()
+    return d
+
+
+def resolve(doc: dict[str, Any], s: dict[str, Any]) -> dict[str, Any]:
+    while True:
+        if "$ref" in s:
+            s = {**lookup(doc, s["$ref"]), **{k: v for k, v in s.items() if k != "$ref"}}
+        elif "allOf" in s and len(s["allOf"]) == 1:
+            s = {**resolve(doc, s["allOf"][0]), **{k: v for k, v in s.items() if k != "allOf"}}
+        else:
+            return s
+
+
+def lookup(doc: dict[str, Any], ref: str) -> dict[str, Any]:
+    node: Any = doc
+    for part in ref.removeprefix("#/").split("/"):
+        node = node[part]
+    return dict(node)
+
+
+def ref_name(s: dict[str, Any]) -> str | None:
+    ref = s.get("$ref")
+    return ref.rsplit("/", 1)[-1] if isinstance(ref, str) else None
+
+
+def expected(doc: dict[str, Any], raw: dict[str, Any]) -> Any:
+    """The Python type a schema maps to (as a comparable description)."""
+    name = ref_name(raw)
+    s = resolve(doc, raw)
+    types = s.get("type", "object")
+    types = types if isinstance(types, list) else [types]
+    nullable = "null" in types
+    base = [t for t in types if t != "null"][0]
+    if "const" in s:
+        desc: Any = ("literal", (s["const"],))
+    elif "enum" in s:
+        desc = ("literal", tuple(s["enum"]))
+    elif base == "array":
+        desc = ("list", expected(doc, s["items"]))
+    elif base == "object":
+        desc = ("model", name)
+    elif base == "string" and s.get("format") == "date-time":
+        desc = datetime
+    else:
+        desc = {"string": str, "integer": int, "boolean": bool}[base]
+    return ("optional", desc) if nullable else desc
+
+
+def actual(tp: Any) -> Any:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        return ("optional", actual(rest[0] if len(rest) == 1 else typing.Union[tuple(rest)]))
+    if origin is typing.Literal:
+        return ("literal", args)
+    if origin is list:
+        return ("list", actual(args[0]))
+    if dataclasses.is_dataclass(tp):
+        return ("model", tp.__name__)
+    return tp
+
+
+@pytest.mark.parametrize("schema", sorted(MODELS))
+def test_model_matches_document(doc: dict[str, Any], schema: str) -> None:
+    s = doc["components"]["schemas"][schema]
+    cls = MODELS[schema]
+    hints = typing.get_type_hints(cls, vars(sys.modules[cls.__module__]))
+    fields = {json_name(f.name): hints[f.name] for f in dataclasses.fields(cls)}
+    assert set(fields) == set(s["properties"]), f"{schema}: fields differ from the document"
+    assert set(s["required"]) == set(s["properties"]), f"{schema}: an optional field needs a default in the model"
+    for name, prop in s["properties"].items():
+        assert actual(fields[name]) == expected(doc, prop), f"{schema}.{name}"
+
+
+@pytest.mark.parametrize("schema", sorted(BODIES))
+def test_request_fields_are_keywords(doc: dict[str, Any], schema: str) -> None:
+    s = doc["components"]["schemas"][schema]
+    params = inspect.signature(BODIES[schema]).parameters
+    assert set(s["properties"]) <= set(params), f"{schema}: a field the method does not take"
+    hints = typing.get_type_hints(BODIES[schema], vars(sys.modules["linkqr._client"]))
+    for name, prop in s["properties"].items():
+        want = enum_values(expected(doc, prop))
+        if want is not None:
+            assert literal_values(hints[name]) == want, f"{schema}.{name}: enum"
+
+
+def enum_values(e: Any) -> set[Any] | None:
+    """The values of an enum (or list of enum, optional or not) description, else None."""
+    while isinstance(e, tuple) and e[0] in ("optional", "list"):
+        e = e[1]
+    return set(e[1]) if isinstance(e, tuple) and e[0] == "literal" else None
+
+
+def literal_values(tp: Any) -> set[Any]:
+    """Every Literal value inside a type hint (through unions, lists and Sequences)."""
+    if typing.get_origin(tp) is typing.Literal:
+        return set(typing.get_args(tp))
+    return {v for arg in typing.get_args(tp) for v in literal_values(arg)}
+
+def test_every_operation_has_a_method(doc: dict[str, Any]) -> None:
+    ops = {
+        op["operationId"]: op
+        for path in doc["paths"].values()
+        for method, op in path.items()
+        if isinstance(op, dict) and "operationId" in op
+    }
+    assert set(ops) == set(OPERATIONS), "operations of the document without a method here, or the reverse"
+    for op_id, op in ops.items():
+        params = inspect.signature(OPERATIONS[op_id]).parameters
+        for p in op.get("parameters", []):
+            p = resolve(doc, p)
+            if p["in"] != "query" or p["name"] in HEADER_ONLY:
+                continue
+            kw = {"from": "from_"}.get(p["name"], p["name"])
+            assert kw in params, f"{op_id}: query parameter {p['name']} is not a keyword"
+            if "enum" in p["schema"]:
+                hint = typing.get_type_hints(OPERATIONS[op_id], vars(sys.modules["linkqr._client"]))[kw]
+                assert literal_values(hint) == set(p["schema"]["enum"]), f"{op_id}: {p['name']} enum"

@@ -17,6 +17,9 @@ internal object Json {
         .registerTypeAdapter(Instant::class.java, InstantAdapter().nullSafe())
         .disableHtmlEscaping()
         .create()
+
+    /** For request bodies: an explicit null (clearing a field in a PATCH) is sent, not dropped. */
+    val bodies: Gson = gson.newBuilder().serializeNulls().create()
 }
 
 /** InstantAdapter reads RFC 3339 (any offset) and writes UTC with Z. */

@@ -73,7 +73,7 @@ internal class Transport(baseUrl: String, private val tokens: TokenSource, priva
     fun send(method: String, path: String, query: List<Pair<String, String?>>, body: Any?, idempotencyKey: String?): HttpResponse<ByteArray> {
         val url = api + path + queryString(query)
         val key = if (method == "POST") idempotencyKey ?: UUID.randomUUID().toString() else null
-        val payload = if (body != null) Json.gson.toJson(body) else null
+        val payload = if (body != null) Json.bodies.toJson(body) else null
         var attempt = 0
         var refreshed = false
         while (true) {

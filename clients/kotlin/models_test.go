@@ -47,7 +47,7 @@ type operation struct {
 }
 
 type document struct {
-	classOf    map[string]string // schema name → the Kotlin class marked with it
+	classOf    map[string]string               // schema name → the Kotlin class marked with it
 	Paths      map[string]map[string]yaml.Node `yaml:"paths"`
 	Components struct {
 		Schemas    map[string]*schema `yaml:"schemas"`

@@ -3,7 +3,8 @@ GO        ?= go
 BIN       := bin/linkqr
 GOTEST    ?= $(GO) test -race -count=1 -timeout 20m
 
-.PHONY: run build test hostile generate generate-ts check-ts lint check-generated bench bench-topology cluster cluster-stop clean clients clients-python
+.PHONY: run build test hostile generate generate-ts check-ts lint check-generated bench bench-topology cluster cluster-stop clean
+.PHONY: clients clients-python clients-kotlin
 
 ## run: build and serve on the embedded PostgreSQL default (http://127.0.0.1:8080)
 run: build
@@ -91,8 +92,9 @@ cluster: build
 cluster-stop:
 	deploy/cluster.sh stop
 
-## clients: build the client libraries (clients/python/dist/*.whl)
-clients: clients-python
+## clients: build the client libraries (clients/python/dist/*.whl,
+## clients/kotlin/build/linkqr-client.jar)
+clients: clients-python clients-kotlin
 
 # The Python client's wheel and sdist, built offline with Debian's
 # python3-build and python3-hatchling: the first python3 that has them
@@ -106,5 +108,14 @@ clients-python:
 	cd clients/python && PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m build --no-isolation --skip-dependency-check --outdir dist
 	@ls clients/python/dist/*.whl
 
+## clients-kotlin: the Kotlin client's jar with Debian's kotlinc (1.3) and gson; without
+## the Kotlin runtime (an application brings kotlin-stdlib, and gson, on its class path)
+KT_DIR   := clients/kotlin
+KT_BUILD ?= $(KT_DIR)/build
+GSON_JAR ?= /usr/share/java/gson.jar
+clients-kotlin:
+	@mkdir -p $(KT_BUILD)
+	kotlinc $(KT_DIR)/src/main/kotlin -cp $(GSON_JAR) -jvm-target 1.8 -nowarn -d $(KT_BUILD)/linkqr-client.jar
+
 clean:
-	rm -rf bin clients/python/dist
+	rm -rf bin clients/python/dist $(KT_DIR)/build

@@ -1,0 +1,247 @@
+package dev.linkqr.client
+
+import com.google.gson.JsonNull
+import com.google.gson.JsonObject
+import com.google.gson.reflect.TypeToken
+import java.lang.reflect.Type
+import java.time.Instant
+
+// Every /api/v1 operation has a method below, marked "operation: <operationId>";
+// clients/kotlin/models_test.go checks that each operation of
+// internal/api/openapi.yaml has one, taking every query parameter and body field.
+
+/**
+ * LinkqrClient calls the linkqr API: `LinkqrClient(baseUrl, apiKey)` with an
+ * API key, or `LinkqrClient(baseUrl, ClientCredentials(...))` with OAuth.
+ * baseUrl is the service's origin (LINKQR_BASE_URL); "/api/v1" is added.
+ * Failed calls throw [ProblemException]; network failures throw IOException.
+ * Thread-safe.
+ */
+class LinkqrClient @JvmOverloads constructor(
+    baseUrl: String,
+    tokens: TokenSource,
+    options: ClientOptions = ClientOptions()
+) {
+    @JvmOverloads
+    constructor(baseUrl: String, apiKey: String, options: ClientOptions = ClientOptions()) :
+        this(baseUrl, StaticToken(apiKey), options)
+
+    private val t = Transport(baseUrl, tokens, options)
+
+    /** Links, their QR codes, scans and analytics. */
+    val links: Links = Links(t)
+
+    /** Webhook subscriptions and their deliveries. */
+    val webhooks: WebhookSubscriptions = WebhookSubscriptions(t)
+
+    // operation: getWorkspace
+    /** The credential's workspace and scopes (any valid credential). */
+    fun workspace(): Workspace = t.json(Workspace::class.java, "GET", "/workspace")
+}
+
+/** pageType is Page<T> for Gson. */
+private fun pageOf(item: Class<*>): Type = TypeToken.getParameterized(Page::class.java, item).type
+
+/** pages walks a list page by page, lazily, following next_cursor. */
+private fun <T> pages(first: String?, fetch: (String?) -> Page<T>): Sequence<T> = sequence {
+    var cursor = first
+    while (true) {
+        val p = fetch(cursor)
+        yieldAll(p.data)
+        val next = p.nextCursor
+        if (!p.hasMore || next == null) break
+        cursor = next
+    }
+}
+
+private fun JsonObject.put(name: String, value: String?, clear: Boolean) {
+    if (value != null) addProperty(name, value) else if (clear) add(name, JsonNull.INSTANCE)
+}
+
+/** Links: create, list, get, re-point, delete; QR codes, scans and analytics of one. */
+class Links internal constructor(private val t: Transport) {
+    // operation: createLink
+    /**
+     * Creates a link (links:write). [idempotencyKey] makes a repeated call
+     * return the first one's link instead of a second one; default: a fresh
+     * key, reused by the client's own retries.
+     */
+    @JvmOverloads
+    fun create(
+        targetUrl: String,
+        title: String? = null,
+        code: String? = null,
+        expiresAt: Instant? = null,
+        idempotencyKey: String? = null
+    ): Link {
+        val b = JsonObject()
+        b.addProperty("target_url", targetUrl)
+        b.put("title", title, false)
+        b.put("code", code, false)
+        b.put("expires_at", expiresAt?.toString(), false)
+        return t.json(Link::class.java, "POST", "/links", body = b, idempotencyKey = idempotencyKey)
+    }
+
+    // operation: getLink
+    fun get(id: String): Link = t.json(Link::class.java, "GET", "/links/" + enc(id))
+
+    // operation: listLinks
+    /**
+     * Every link, newest first, as a lazy Sequence that fetches the next page
+     * when the previous one is used up (links:read). [q] matches title, code
+     * or target; [status] is "all", "active", "paused" or "expired".
+     */
+    @JvmOverloads
+    fun list(q: String? = null, status: String? = null, limit: Int? = null, cursor: String? = null): Sequence<Link> =
+        pages(cursor) { c -> listPage(q, status, limit, c) }
+
+    // operation: listLinks
+    /** One page of links. */
+    @JvmOverloads
+    fun listPage(q: String? = null, status: String? = null, limit: Int? = null, cursor: String? = null): Page<Link> =
+        t.json(pageOf(Link::class.java), "GET", "/links",
+            listOf("limit" to limit?.toString(), "cursor" to cursor, "q" to q, "status" to status))
+
+    // operation: updateLink
+    /**
+     * Changes a link (links:write): a new [targetUrl] re-points it from the
+     * next scan on; [status] "paused" or "active"; null leaves a field as it
+     * is, and [clearTitle] / [clearExpiresAt] remove the title or expiry.
+     */
+    @JvmOverloads
+    fun update(
+        id: String,
+        targetUrl: String? = null,
+        title: String? = null,
+        status: String? = null,
+        expiresAt: Instant? = null,
+        clearTitle: Boolean = false,
+        clearExpiresAt: Boolean = false
+    ): Link {
+        val b = JsonObject()
+        b.put("target_url", targetUrl, false)
+        b.put("title", title, clearTitle)
+        b.put("status", status, false)
+        b.put("expires_at", expiresAt?.toString(), clearExpiresAt)
+        return t.json(Link::class.java, "PATCH", "/links/" + enc(id), body = b)
+    }
+
+    // operation: deleteLink
+    /** Deletes a link for good; its code is never reused (links:write). */
+    fun delete(id: String) {
+        t.call("DELETE", "/links/" + enc(id))
+    }
+
+    // operation: getLinkQr
+    /**
+     * The link's QR code (links:read): PNG bytes, or SVG with format "svg".
+     * null parameters take the server's defaults (512 px, margin 4, ecc M,
+     * black on white).
+     */
+    @JvmOverloads
+    fun qr(
+        id: String,
+        format: String? = null,
+        size: Int? = null,
+        margin: Int? = null,
+        ecc: String? = null,
+        fg: String? = null,
+        bg: String? = null
+    ): ByteArray = t.call("GET", "/links/" + enc(id) + "/qr", listOf("format" to format, "size" to size?.toString(),
+        "margin" to margin?.toString(), "ecc" to ecc, "fg" to fg, "bg" to bg)).body()
+
+    // operation: listLinkScans
+    /** Every scan of a link, newest first, lazily (analytics:read). */
+    @JvmOverloads
+    fun scans(id: String, limit: Int? = null, cursor: String? = null): Sequence<Scan> =
+        pages(cursor) { c -> scansPage(id, limit, c) }
+
+    // operation: listLinkScans
+    @JvmOverloads
+    fun scansPage(id: String, limit: Int? = null, cursor: String? = null): Page<Scan> =
+        t.json(pageOf(Scan::class.java), "GET", "/links/" + enc(id) + "/scans",
+            listOf("limit" to limit?.toString(), "cursor" to cursor))
+
+    // operation: getLinkAnalytics
+    /** Totals, uniques, a series and breakdowns of a link's scans in [from, to) (analytics:read). */
+    @JvmOverloads
+    fun analytics(id: String, from: Instant? = null, to: Instant? = null, interval: String? = null): Analytics =
+        t.json(Analytics::class.java, "GET", "/links/" + enc(id) + "/analytics",
+            listOf("from" to from?.toString(), "to" to to?.toString(), "interval" to interval))
+}
+
+/** Webhook subscriptions: create, list, change, rotate the secret, and the delivery log. */
+class WebhookSubscriptions internal constructor(private val t: Transport) {
+    // operation: createWebhook
+    /** Subscribes [url] to [events]; the answer's secret is shown only here (webhooks:write). */
+    @JvmOverloads
+    fun create(url: String, events: List<String>, description: String? = null, idempotencyKey: String? = null): WebhookWithSecret {
+        val b = JsonObject()
+        b.addProperty("url", url)
+        b.add("events", Json.gson.toJsonTree(events))
+        b.put("description", description, false)
+        return t.json(WebhookWithSecret::class.java, "POST", "/webhooks", body = b, idempotencyKey = idempotencyKey)
+    }
+
+    // operation: getWebhook
+    fun get(id: String): Webhook = t.json(Webhook::class.java, "GET", "/webhooks/" + enc(id))
+
+    // operation: listWebhooks
+    /** Every subscription, newest first, lazily (webhooks:read). */
+    @JvmOverloads
+    fun list(limit: Int? = null, cursor: String? = null): Sequence<Webhook> = pages(cursor) { c -> listPage(limit, c) }
+
+    // operation: listWebhooks
+    @JvmOverloads
+    fun listPage(limit: Int? = null, cursor: String? = null): Page<Webhook> =
+        t.json(pageOf(Webhook::class.java), "GET", "/webhooks", listOf("limit" to limit?.toString(), "cursor" to cursor))
+
+    // operation: updateWebhook
+    /** Changes a subscription (webhooks:write); null leaves a field, [clearDescription] removes the note. */
+    @JvmOverloads
+    fun update(
+        id: String,
+        url: String? = null,
+        events: List<String>? = null,
+        description: String? = null,
+        status: String? = null,
+        clearDescription: Boolean = false
+    ): Webhook {
+        val b = JsonObject()
+        b.put("url", url, false)
+        if (events != null) b.add("events", Json.gson.toJsonTree(events))
+        b.put("description", description, clearDescription)
+        b.put("status", status, false)
+        return t.json(Webhook::class.java, "PATCH", "/webhooks/" + enc(id), body = b)
+    }
+
+    // operation: deleteWebhook
+    fun delete(id: String) {
+        t.call("DELETE", "/webhooks/" + enc(id))
+    }
+
+    // operation: rotateWebhookSecret
+    /** A new signing secret, shown once; the old one keeps signing for 24 h (webhooks:write). */
+    @JvmOverloads
+    fun rotateSecret(id: String, idempotencyKey: String? = null): WebhookWithSecret =
+        t.json(WebhookWithSecret::class.java, "POST", "/webhooks/" + enc(id) + "/rotate-secret", idempotencyKey = idempotencyKey)
+
+    // operation: listWebhookDeliveries
+    /** Every delivery attempt of a subscription, newest first, lazily (webhooks:read). */
+    @JvmOverloads
+    fun deliveries(id: String, limit: Int? = null, cursor: String? = null): Sequence<Delivery> =
+        pages(cursor) { c -> deliveriesPage(id, limit, c) }
+
+    // operation: listWebhookDeliveries
+    @JvmOverloads
+    fun deliveriesPage(id: String, limit: Int? = null, cursor: String? = null): Page<Delivery> =
+        t.json(pageOf(Delivery::class.java), "GET", "/webhooks/" + enc(id) + "/deliveries",
+            listOf("limit" to limit?.toString(), "cursor" to cursor))
+
+    // operation: retryWebhookDelivery
+    /** Sends a delivery's event once more, now; the answer is the new attempt (webhooks:write). */
+    @JvmOverloads
+    fun retryDelivery(id: String, deliveryId: String, idempotencyKey: String? = null): Delivery =
+        t.json(Delivery::class.java, "POST", "/webhooks/" + enc(id) + "/deliveries/" + enc(deliveryId) + "/retry",
+            idempotencyKey = idempotencyKey)
+}

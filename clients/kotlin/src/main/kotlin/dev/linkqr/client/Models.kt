@@ -1,0 +1,152 @@
+// The API's objects, written by hand from internal/api/openapi.yaml.
+// clients/kotlin/models_test.go checks every class marked "schema:" against
+// the document (fields, types, nullability), so the build fails when the
+// document changes and this file does not follow. Enumerations are Strings:
+// a value added to the API later must not break an older client.
+package dev.linkqr.client
+
+import java.time.Instant
+
+// schema: Workspace
+/** The workspace a credential acts for, with the credential's scopes. */
+data class Workspace(
+    val `object`: String,
+    val id: String,
+    val name: String,
+    val scopes: List<String>
+)
+
+// schema: Link
+/** A dynamic link: a short code and its current target. */
+data class Link(
+    val `object`: String,
+    val id: String,
+    val workspaceId: String,
+    val code: String,
+    val shortUrl: String,
+    val targetUrl: String,
+    val title: String?,
+    /** "active" or "paused". */
+    val status: String,
+    val expiresAt: Instant?,
+    val scanCount: Long,
+    val lastScannedAt: Instant?,
+    val createdAt: Instant,
+    val updatedAt: Instant
+)
+
+// schema: Scan
+/** One recorded scan (or click) of a link's short URL. */
+data class Scan(
+    val `object`: String,
+    val id: String,
+    val linkId: String,
+    val occurredAt: Instant,
+    val referrerHost: String?,
+    /** "mobile", "tablet", "desktop", "bot" or "other". */
+    val device: String,
+    val os: String,
+    val browser: String,
+    val bot: Boolean
+)
+
+// schema: Analytics
+/** Aggregates of a link's human scans in [from, to). */
+data class Analytics(
+    val `object`: String,
+    val linkId: String,
+    val from: Instant,
+    val to: Instant,
+    /** "hour", "day", "week" or "month". */
+    val interval: String,
+    val asOf: Instant,
+    val total: Long,
+    val unique: Long,
+    val bots: Long,
+    val series: List<AnalyticsBucket>,
+    val devices: List<AnalyticsCount>,
+    val os: List<AnalyticsCount>,
+    val browsers: List<AnalyticsCount>,
+    val referrers: List<AnalyticsCount>
+)
+
+// schema: AnalyticsBucket
+/** One time bucket of an analytics series. */
+data class AnalyticsBucket(
+    val start: Instant,
+    val scans: Long,
+    val unique: Long
+)
+
+// schema: AnalyticsCount
+/** Human scans for one value of a breakdown. */
+data class AnalyticsCount(
+    val key: String,
+    val scans: Long
+)
+
+// schema: Webhook
+/** A webhook subscription (its secret is shown only by create and rotate). */
+data class Webhook(
+    val `object`: String,
+    val id: String,
+    val workspaceId: String,
+    val url: String,
+    val events: List<String>,
+    val description: String?,
+    /** "enabled" or "disabled". */
+    val status: String,
+    val createdAt: Instant,
+    val updatedAt: Instant
+)
+
+// schema: WebhookWithSecret
+/** A subscription with its signing secret: the answer of create and rotate-secret only. */
+data class WebhookWithSecret(
+    val `object`: String,
+    val id: String,
+    val workspaceId: String,
+    val url: String,
+    val events: List<String>,
+    val description: String?,
+    val status: String,
+    /** The whsec_… key of Service-Signature; store it now, it is never shown again. */
+    val secret: String,
+    val createdAt: Instant,
+    val updatedAt: Instant
+)
+
+// schema: Delivery
+/** One attempt to deliver one event to one subscription. */
+data class Delivery(
+    val `object`: String,
+    val id: String,
+    val webhookId: String,
+    val eventId: String,
+    val eventType: String,
+    val attempt: Int,
+    /** "pending", "succeeded" or "failed". */
+    val status: String,
+    val responseStatus: Int?,
+    val error: String?,
+    val durationMs: Long?,
+    val createdAt: Instant,
+    val nextAttemptAt: Instant?
+)
+
+// schema: LinkList, ScanList, WebhookList, DeliveryList
+/** One page of a list, newest first; pass nextCursor as cursor for the next one. */
+data class Page<T>(
+    val `object`: String,
+    val data: List<T>,
+    val hasMore: Boolean,
+    val nextCursor: String?
+)
+
+// schema: ProblemFieldError
+/** One rejected input of a validation-failed problem. */
+data class FieldError(
+    /** JSON pointer to the field ("/target_url") or "/query/<name>". */
+    val pointer: String,
+    val detail: String
+)

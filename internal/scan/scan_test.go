@@ -436,3 +436,46 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A stop while writes fail waits until its deadline, then gives up and
+// says, loudly, how many accepted scans were not written.
+func TestCloseDuringOutageCountsTheLostScans(t *testing.T) {
+	t.Parallel()
+	pool := testkit.DB(t)
+	tn := testkit.NewTenant(t, pool)
+	link := insertLink(t, pool, tn.WorkspaceID, "lost1")
+	if _, err := pool.Exec(context.Background(), "ALTER TABLE scans RENAME TO scans_away"); err != nil {
+		t.Fatal(err)
+	}
+	var logged strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logged.Write(p)
+	}), nil))
+	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
+	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: log, Hasher: hasher, ShortBase: "https://s.example"})
+	go rec.Run()
+	for range 7 {
+		if err := rec.Record(context.Background(), scan.Hit{LinkID: link, WorkspaceID: tn.WorkspaceID, At: time.Now(), UserAgent: iPhone}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitUntil(t, "the scans in the outage buffer", func() bool { return rec.OutageDepth() == 7 })
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err := rec.Close(ctx)
+	if err == nil || !strings.Contains(err.Error(), "7 scans not written") {
+		t.Errorf("Close: %v, want it to count 7 scans not written", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logged.String(), "level=ERROR msg=\"SCANS LOST") || !strings.Contains(logged.String(), "count=7") {
+		t.Errorf("log lacks the loss:\n%s", logged.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -56,9 +56,11 @@ func TestDatabaseOutageUnderLoad(t *testing.T) {
 		cached = append(cached, newLink(i))
 	}
 	uncached := newLink(99)
+	// A request that hangs fails the test (and does not hang it).
 	client := &http.Client{
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		Transport:     &http.Transport{MaxIdleConnsPerHost: 8},
+		Timeout:       10 * time.Second,
 	}
 	// get answers a request, and how long it took.
 	get := func(url string, header ...string) (*http.Response, time.Duration) {
@@ -117,7 +119,7 @@ func TestDatabaseOutageUnderLoad(t *testing.T) {
 		}
 	}
 	t.Cleanup(stopLoad)
-	waitFor(t, "load before the outage", func() bool { return found.Load() >= 200 })
+	eventually(t, time.Minute, "load before the outage", func() bool { return found.Load() >= 200 })
 
 	// Stop PostgreSQL.
 	if err := cluster.Close(ctx); err != nil {
@@ -125,7 +127,7 @@ func TestDatabaseOutageUnderLoad(t *testing.T) {
 	}
 	stopped := time.Now()
 	atStop := found.Load()
-	waitFor(t, "/readyz to say not ready", func() bool {
+	eventually(t, time.Minute, "/readyz to say not ready", func() bool {
 		resp, _ := get(srv.URL + "/readyz")
 		return resp != nil && resp.StatusCode == http.StatusServiceUnavailable
 	})
@@ -139,7 +141,7 @@ func TestDatabaseOutageUnderLoad(t *testing.T) {
 		t.Errorf("API during the outage: %v in %v, want a 503 problem with Retry-After within 1 s", resp, took)
 	}
 	// Six seconds without the database, under load; cached codes go on.
-	waitFor(t, "six seconds of outage", func() bool {
+	eventually(t, time.Minute, "six seconds of outage", func() bool {
 		return time.Since(stopped) >= 6*time.Second && found.Load() >= atStop+500
 	})
 	metricsBody := scrape(t, srv.URL)
@@ -155,11 +157,11 @@ func TestDatabaseOutageUnderLoad(t *testing.T) {
 
 	// Start it again.
 	cluster = open()
-	waitFor(t, "/readyz to say ready again", func() bool {
+	eventually(t, time.Minute, "/readyz to say ready again", func() bool {
 		resp, _ := get(srv.URL + "/readyz")
 		return resp != nil && resp.StatusCode == http.StatusOK
 	})
-	waitFor(t, "the uncached code to redirect again", func() bool {
+	eventually(t, time.Minute, "the uncached code to redirect again", func() bool {
 		resp, _ := get(uncached)
 		return resp != nil && resp.StatusCode == http.StatusFound
 	})
@@ -181,7 +183,7 @@ func TestDatabaseOutageUnderLoad(t *testing.T) {
 	// uncached code's once it redirected.
 	want := found.Load() + warmScans + 1
 	var rows int64
-	waitFor(t, "every answered scan in the database", func() bool {
+	eventually(t, time.Minute, "every answered scan in the database", func() bool {
 		return pool.QueryRow(ctx, "SELECT count(*) FROM scans").Scan(&rows) == nil && rows >= want
 	})
 	if rows != want {
@@ -214,16 +216,4 @@ func scrape(t *testing.T, base string) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
-}
-
-// waitFor polls cond until it holds, failing after a minute.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -4,6 +4,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -52,11 +53,13 @@ func IsConflict(err error, constraint string) bool {
 
 // Unreachable reports whether err says the database could not be reached
 // or dropped the connection (refused or broken connections, a server
-// shutting down or starting up), as opposed to a statement it refused or
-// one that is merely slow. It is how callers tell an outage from
-// slowness: a timeout alone is not an outage.
+// shutting down or starting up, a connection attempt that timed out), as
+// opposed to a statement it refused or one that is merely slow. It is how
+// callers tell an outage from slowness: a query or a wait for a pooled
+// connection that times out is not an outage, and neither is a caller
+// that went away.
 func Unreachable(err error) bool {
-	if err == nil {
+	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
 	var pgErr *pgconn.PgError

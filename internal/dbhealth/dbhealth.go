@@ -66,6 +66,15 @@ func (m *Monitor) Observe(err error) {
 	}
 }
 
+// Reached says a connection just succeeded (LISTEN was re-established),
+// so the database answers: the verdict is up without waiting for the next
+// probe.
+func (m *Monitor) Reached() {
+	if m != nil {
+		m.setDown(false, nil)
+	}
+}
+
 // Run probes until ctx ends.
 func (m *Monitor) Run(ctx context.Context) {
 	for {

@@ -115,8 +115,12 @@ func (c *cache) invalidate(code string) {
 // suspend: notifications may be missed from now on (see cache).
 func (c *cache) suspend() { c.trusted.Store(false) }
 
-// reset: LISTEN is in effect again; whatever was missed is dropped.
+// reset: LISTEN is in effect again; whatever was missed is dropped. LISTEN
+// just succeeded, so the database answers: the monitor is told first, or a
+// reset before its next probe would leave the emptied codes answering 503
+// (not cached, database still believed down).
 func (c *cache) reset() {
+	c.db.Reached()
 	c.entries.Reset()
 	c.trusted.Store(true)
 }

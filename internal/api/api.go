@@ -16,6 +16,7 @@ import (
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
@@ -47,6 +48,9 @@ type API struct {
 	QR *qrserve.Server
 	// Webhooks manages the workspace's webhook subscriptions.
 	Webhooks *webhook.Service
+	// Database says whether PostgreSQL is reachable (nil: always), so
+	// requests fail at once during an outage (requireDatabase).
+	Database *dbhealth.Monitor
 }
 
 // Routes registers /api/v1 on r (r is already mounted at /api/v1). Routes
@@ -57,7 +61,7 @@ type API struct {
 // headers and a 429 is never stored under an Idempotency-Key.
 func (a *API) Routes(r chi.Router) {
 	r.Group(func(r chi.Router) {
-		r.Use(a.Auth.Middleware, a.RateLimit.Handler)
+		r.Use(a.requireDatabase, a.Auth.Middleware, a.RateLimit.Handler)
 		r.Get("/workspace", a.handle(a.getWorkspace))
 
 		r.With(a.scope(scope.LinksWrite), a.Idempotency.Handler).Post("/links", a.handle(a.createLink))
@@ -126,6 +130,10 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		p = problem.New(problem.NotFound, "no such object in this workspace")
 	case store.IsConflict(err, ""):
 		p = problem.New(problem.Conflict, "the request conflicts with an existing object")
+	case store.Unreachable(err):
+		a.Database.Observe(err) // the next requests fail at once
+		a.writeDatabaseDown(w, r)
+		return
 	default:
 		level := slog.LevelError
 		if r.Context().Err() != nil { // the client went away (or its body timed out): not our failure

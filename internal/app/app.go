@@ -26,6 +26,7 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/mail"
@@ -60,6 +61,10 @@ type App struct {
 	ScanDB    *store.DB
 	ResolveDB *store.DB
 	Metrics   *metrics.Metrics
+	// Database says whether PostgreSQL is reachable: during an outage the
+	// redirect serves cached codes, the API answers 503 at once and
+	// /readyz says not ready.
+	Database *dbhealth.Monitor
 
 	Keys      *apikey.Service
 	Accounts  *account.Service
@@ -154,11 +159,12 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgxpoo
 }
 
 // Sizes of the dedicated pools. Each scan writer holds one connection
-// while its batch is in flight, and the folder one more; the redirect's
+// while its batch is in flight, the folder one more, and the writer of the
+// outage buffer one after an outage; the redirect's
 // cache misses are single indexed lookups, so a few connections serve many
 // thousands a second.
 const (
-	ScanPoolConns    = scan.DefaultWriters + 1
+	ScanPoolConns    = scan.DefaultWriters + 2
 	ResolvePoolConns = 4
 )
 
@@ -210,7 +216,14 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		problems:  problem.Writer{BaseURL: cfg.BaseURL.String()},
 		security:  newSecurityHeaders(cfg.BaseURL.Scheme == "https"),
 		listener:  notify.New(pool, log),
+		Database:  dbhealth.New(pool.Ping, log),
 	}
+	a.Metrics.GaugeFunc("linkqr_database_up", "1 while PostgreSQL is reachable, 0 during an outage (as this process last saw it).", func() float64 {
+		if a.Database.Up() {
+			return 1
+		}
+		return 0
+	})
 	a.Keys.Subscribe(a.listener)
 	a.Accounts.KeysRevoked = a.Keys.Invalidate
 	a.Accounts.SetBaseURL(cfg.BaseURL.String())
@@ -250,7 +263,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	a.Links.Events = a.events
 	// The redirect resolves codes through its own pool (see ResolveDB).
 	resolver := link.NewService(a.ResolveDB, cfg.ShortBaseURL.String())
-	a.Redirects = redirect.New(resolver, a.Scans, web.RedirectPages(), clientIPs.Of, log)
+	a.Redirects = redirect.New(resolver, a.Scans, web.RedirectPages(), clientIPs.Of, a.Database, log)
 	a.Redirects.Subscribe(a.listener)
 	a.Redirects.Load = a.Priority
 	a.Links.Changed = a.Redirects.Invalidate
@@ -286,9 +299,16 @@ func (a *App) newScanRecorder() (*scan.Recorder, error) {
 			a.Metrics.ScansRecorded.WithLabelValues("human").Add(float64(human))
 			a.Metrics.ScansRecorded.WithLabelValues("bot").Add(float64(bots))
 		},
-		OnFlushError: func(error) { a.Metrics.ScanFlushErrors.Inc() },
+		OnFlushError: func(err error) {
+			a.Metrics.ScanFlushErrors.Inc()
+			a.Database.Observe(err)
+		},
+		OnDropped: func(n int) { a.Metrics.ScansDropped.Add(float64(n)) },
 	})
 	a.Metrics.GaugeFunc("linkqr_scan_buffer_depth", "Scans accepted but not yet written.", func() float64 { return float64(rec.Depth()) })
+	a.Metrics.GaugeFunc("linkqr_scan_outage_buffer_depth", "Scans kept in memory because writing them failed (database unreachable); written when it is back.", func() float64 {
+		return float64(rec.OutageDepth())
+	})
 	return rec, nil
 }
 
@@ -378,8 +398,16 @@ func (a *App) startWorkers() {
 	a.workers.Go(func() { a.Folder.Run(ctx) })
 	a.workers.Go(func() { a.Priority.Run(ctx) })
 	a.workers.Go(func() { a.listener.Run(ctx) })
+	a.workers.Go(func() { a.Database.Run(ctx) })
 	a.workers.Go(func() { a.runJobs(ctx) })
 }
+
+// DrainTimeout bounds how long a stop waits for the scan buffers to be
+// written. It matters only during a database outage (normally they drain
+// in milliseconds): it stays under the 30 s that orchestrators commonly
+// grant between SIGTERM and SIGKILL, so the scans that could not be
+// written are counted in the log rather than cut off silently.
+const DrainTimeout = 20 * time.Second
 
 // StopWorkers stops the background goroutines and waits for them: the scan
 // buffer is drained into the database first and folded into the analytics
@@ -387,7 +415,7 @@ func (a *App) startWorkers() {
 // listener stop.
 // Call it after the HTTP server stopped accepting requests. Idempotent.
 func (a *App) StopWorkers() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), DrainTimeout)
 	defer cancel()
 	if err := a.Scans.Close(ctx); err != nil {
 		a.Log.Error("scan buffer not drained", "err", err)

@@ -135,6 +135,7 @@ func (a *App) apiV1(reports *analytics.Reports) *api.API {
 		Analytics:   reports,
 		RateLimit:   a.rateLimit(),
 		Webhooks:    a.Webhooks,
+		Database:    a.Database,
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Auth: &auth.Authenticator{
 			Keys:     a.Keys,
@@ -176,14 +177,20 @@ func (a *App) healthz(w http.ResponseWriter, _ *http.Request) {
 
 // readyz answers 200 only when the database answers and the process is not
 // shutting down, so load balancers stop sending traffic in both cases.
+// During a known outage it answers at once, without a connection attempt.
 func (a *App) readyz(w http.ResponseWriter, r *http.Request) {
 	if a.draining.Load() {
 		a.problems.Write(w, r, problem.New(problem.Unavailable, "the server is shutting down"))
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	if !a.Database.Up() {
+		a.problems.Write(w, r, problem.New(problem.Unavailable, "the database is not reachable"))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), time.Second)
 	defer cancel()
 	if err := a.Pool.Ping(ctx); err != nil {
+		a.Database.Observe(err)
 		a.Log.Warn("readiness check failed", "err", err)
 		a.problems.Write(w, r, problem.New(problem.Unavailable, "the database is not reachable"))
 		return

@@ -86,6 +86,7 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 			}
 			if !errors.Is(err, apikey.ErrInvalid) && !errors.Is(err, oauth.ErrInvalidToken) {
 				a.Log.Error("authentication failed", "err", err)
+				w.Header().Set("Retry-After", "1")
 				a.Problems.Write(w, r, problem.New(problem.Unavailable, "credentials could not be checked; retry shortly"))
 				return
 			}

@@ -30,6 +30,9 @@ type Metrics struct {
 	ScansRecorded *prometheus.CounterVec
 	// ScanFlushErrors counts failed (and retried) scan batch writes.
 	ScanFlushErrors prometheus.Counter
+	// ScansDropped counts scans dropped, oldest first, because the outage
+	// buffer was full while the database was unreachable.
+	ScansDropped prometheus.Counter
 	// ScansFolded counts human scans folded into the analytics rollups;
 	// FoldDuration is how long each fold took; FoldErrors counts failed
 	// (and later retried) folds.
@@ -71,6 +74,10 @@ func New() *Metrics {
 		Name: "linkqr_scan_flush_errors_total",
 		Help: "Scan batch writes that failed and were retried.",
 	})
+	m.ScansDropped = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "linkqr_scans_dropped_total",
+		Help: "Accepted scans dropped (the oldest first) because the outage buffer was full while the database was unreachable.",
+	})
 	m.ScansFolded = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "linkqr_scans_folded_total",
 		Help: "Human scans added to the analytics rollups and scan_count by the fold.",
@@ -96,7 +103,7 @@ func New() *Metrics {
 		Help:    "Round-trip time of webhook delivery attempts, from sending the request to the receiver's answer (or the failure).",
 		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 	})
-	reg.MustRegister(m.requests, m.latency, m.ScansRecorded, m.ScanFlushErrors, m.ScansFolded, m.FoldDuration, m.FoldErrors, m.WebhookDeliveries, m.WebhookLatency,
+	reg.MustRegister(m.requests, m.latency, m.ScansRecorded, m.ScanFlushErrors, m.ScansDropped, m.ScansFolded, m.FoldDuration, m.FoldErrors, m.WebhookDeliveries, m.WebhookLatency,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -14,12 +14,19 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Handler receives a channel's payloads. Reset is called whenever
-// notifications may have been missed (at start and after a reconnect), so
-// the cache must drop everything it holds.
+// Handler receives a channel's payloads. Reset is called once LISTEN is
+// (again) in effect, at start and after every reconnect: notifications may
+// have been missed before it, so the cache must drop everything it holds.
+//
+// Suspend, when set, is called when the connection is lost, instead of
+// Reset: from then until the next Reset notifications may be missed, so the
+// cache must no longer trust its entries, but it may keep them to serve
+// while the database itself is unreachable (the redirect during an
+// outage). A handler without Suspend is Reset at the loss as well.
 type Handler struct {
-	Notify func(payload string)
-	Reset  func()
+	Notify  func(payload string)
+	Reset   func()
+	Suspend func()
 }
 
 // Listener holds one dedicated connection that LISTENs on every subscribed
@@ -57,14 +64,18 @@ func (l *Listener) Run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		l.log.Warn("notification listener lost its connection; caches reset", "err", err, "retry_in", backoff.String())
-		l.resetAll()
+		l.log.Warn("notification listener lost its connection; caches suspended until it is back", "err", err, "retry_in", backoff.String())
+		l.suspendAll()
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(backoff):
 		}
-		backoff = min(backoff*2, 5*time.Second)
+		// At most a second between attempts: until LISTEN is back the
+		// caches are suspended (a suspended redirect cache asks the
+		// database on every request), so it should not lag the
+		// database's return by long.
+		backoff = min(backoff*2, time.Second)
 	}
 }
 
@@ -99,6 +110,22 @@ func (l *Listener) listenOnce(ctx context.Context) error {
 		l.mu.RUnlock()
 		for _, h := range hs {
 			h.Notify(n.Payload)
+		}
+	}
+}
+
+// suspendAll tells every handler that notifications may be missed from now.
+func (l *Listener) suspendAll() {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	for _, hs := range l.handlers {
+		for _, h := range hs {
+			switch {
+			case h.Suspend != nil:
+				h.Suspend()
+			case h.Reset != nil:
+				h.Reset()
+			}
 		}
 	}
 }

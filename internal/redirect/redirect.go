@@ -5,20 +5,25 @@ package redirect
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/scan"
 )
 
 // Recorder takes hits off the hot path. Record may block briefly when its
-// buffer is full (backpressure) but must never drop a hit silently.
+// buffer is full (backpressure) but must never drop a hit silently (during
+// a database outage scan.Recorder drops the oldest past its bound, and
+// counts them).
 type Recorder interface {
 	Record(ctx context.Context, h scan.Hit) error
 }
@@ -30,8 +35,10 @@ type Pages struct {
 	Gone     http.HandlerFunc // expired or deleted (or paused, without Paused): 410
 	// Paused answers a link its owner paused (410 too, but the page can
 	// say it may come back). nil: Gone.
-	Paused      http.HandlerFunc
-	Unavailable http.HandlerFunc // lookup or scan hand-off failed: 503
+	Paused http.HandlerFunc
+	// Unavailable: the lookup or the scan hand-off failed (503; the
+	// handler has set Retry-After).
+	Unavailable http.HandlerFunc
 }
 
 // Handler answers GET and HEAD /{code}.
@@ -47,14 +54,18 @@ type Handler struct {
 	Load interface{ Hit() }
 }
 
-// New returns the redirect handler. recorder may be nil (scans not recorded).
-func New(resolver Resolver, recorder Recorder, pages Pages, clientIP func(*http.Request) netip.Addr, log *slog.Logger) *Handler {
-	return &Handler{cache: newCache(resolver), pages: pages, recorder: recorder, clientIP: clientIP, log: log, now: time.Now}
+// New returns the redirect handler. recorder may be nil (scans not
+// recorded); db (nil: always up) says when the database is unreachable, so
+// an uncached code fails at once and cached ones keep being served.
+func New(resolver Resolver, recorder Recorder, pages Pages, clientIP func(*http.Request) netip.Addr, db *dbhealth.Monitor, log *slog.Logger) *Handler {
+	return &Handler{cache: newCache(resolver, db), pages: pages, recorder: recorder, clientIP: clientIP, log: log, now: time.Now}
 }
 
-// Subscribe keeps the cache coherent with changes made by any instance.
+// Subscribe keeps the cache coherent with changes made by any instance;
+// while the listener is disconnected the cache is suspended, not emptied
+// (see cache), so a database outage does not empty it.
 func (h *Handler) Subscribe(l *notify.Listener) {
-	l.Subscribe(link.ChangedChannel, notify.Handler{Notify: h.cache.invalidate, Reset: h.cache.reset})
+	l.Subscribe(link.ChangedChannel, notify.Handler{Notify: h.cache.invalidate, Reset: h.cache.reset, Suspend: h.cache.suspend})
 }
 
 // Invalidate drops a code from this instance's cache (called after commit).
@@ -84,8 +95,12 @@ func (h *Handler) ServeCode(w http.ResponseWriter, r *http.Request, raw string) 
 		var err error
 		t, err = h.cache.lookup(r.Context(), code)
 		if err != nil {
-			h.log.Error("redirect lookup failed", "code", code.String(), "err", err)
-			h.pages.Unavailable(w, r)
+			level := slog.LevelError
+			if errors.Is(err, ErrUnavailable) {
+				level = slog.LevelDebug // the outage is logged once, by dbhealth
+			}
+			h.log.Log(r.Context(), level, "redirect lookup failed", "code", code.String(), "err", err)
+			h.unavailable(w, r)
 			return
 		}
 	}
@@ -111,7 +126,7 @@ func (h *Handler) ServeCode(w http.ResponseWriter, r *http.Request, raw string) 
 		}
 		if err := h.recorder.Record(r.Context(), hit); err != nil {
 			h.log.Warn("scan not accepted; redirect refused", "code", code.String(), "err", err)
-			h.pages.Unavailable(w, r)
+			h.unavailable(w, r)
 			return
 		}
 	}
@@ -119,4 +134,11 @@ func (h *Handler) ServeCode(w http.ResponseWriter, r *http.Request, raw string) 
 	hd["Location"] = []string{t.URL}
 	hd["Cache-Control"] = []string{"private, max-age=0"}
 	w.WriteHeader(http.StatusFound)
+}
+
+// unavailable answers 503 with Retry-After: the visitor (or the scanner
+// app) may try again in a moment.
+func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(dbhealth.RetryAfter/time.Second)))
+	h.pages.Unavailable(w, r)
 }

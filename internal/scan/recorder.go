@@ -3,9 +3,11 @@ package scan
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,11 +20,12 @@ import (
 // Batching bounds (docs/scan-pipeline.md). A hit accepted by Record is
 // committed within about FlushInterval plus one write (a few milliseconds)
 // while PostgreSQL keeps up, which bounds what a hard crash can lose to
-// well under 100 ms of traffic. When it does not, redirects wait
+// well under 100 ms of traffic. When it is slow, redirects wait
 // (backpressure) rather than scans being dropped, and a crash loses at
 // most the buffer and the batches in flight (about 3,000 scans): the
 // buffer is small on purpose, as every hit in it is a hit a crash loses
-// and a redirect that waits behind it.
+// and a redirect that waits behind it. When it is unreachable (a write
+// failed), hits go to the outage buffer instead (DefaultOutageBufferSize).
 const (
 	DefaultBufferSize = 1024
 	MaxBatch          = 1000
@@ -32,6 +35,23 @@ const (
 	// PostgreSQL while the buffer fills behind it; with two, one batch is
 	// prepared and sent while the other commits (docs/scan-pipeline.md).
 	DefaultWriters = 2
+	// DefaultOutageBufferSize bounds the hits held while the database is
+	// unreachable (a write failed): redirects keep being answered without
+	// waiting, their scans are kept here and written when a write succeeds
+	// again, and past the bound the oldest are dropped and counted
+	// (Options.OnDropped; linkqr_scans_dropped_total). 100,000 hits take
+	// about 30 MiB with a browser's user agent and a referrer each
+	// (TestOutageBufferMemory), and hold 25 s of traffic at 4,000
+	// redirects a second. A crash loses them all, as it would any buffer.
+	DefaultOutageBufferSize = 100_000
+)
+
+// Retry pace of the outage buffer: the first write after a failure is
+// tried 50 ms later, then at most every second, so the database's return
+// is noticed within a second and a refused connection costs little.
+const (
+	minRetry = 50 * time.Millisecond
+	maxRetry = time.Second
 )
 
 // ErrClosed is returned by Record after Close began.
@@ -76,19 +96,38 @@ type Options struct {
 	Subscriptions Subscriptions
 	Events        *event.Recorder       // records scan.created (and fans it out); nil: no fan-out
 	BufferSize    int                   // default DefaultBufferSize
-	Writers       int                   // default DefaultWriters; the pool needs as many connections
+	Writers       int                   // default DefaultWriters; the pool needs as many connections, plus one for the outage buffer
 	OnFlushed     func(human, bots int) // metrics hook; may be nil
-	OnFlushError  func(err error)       // metrics hook for failed (retried) writes; may be nil
+	OnFlushError  func(err error)       // hook for failed writes (kept and retried); may be nil
+	// OutageBufferSize bounds the hits kept while writes fail; default
+	// DefaultOutageBufferSize.
+	OutageBufferSize int
+	OnDropped        func(n int) // hook for hits dropped past OutageBufferSize; may be nil
 }
 
 // Recorder buffers hits and writes them in batches.
+//
+// Normally its writers take hits from ch and write them. A write that
+// fails starts an outage: the batch, and every batch after it, goes to the
+// outage buffer without being tried, so the writers keep draining ch and
+// redirects never wait for a database that is not there. One retrier
+// writes the outage buffer's oldest batch, again and again with backoff,
+// and the first success ends the outage; it then empties the buffer while
+// the writers are back to writing directly.
 type Recorder struct {
-	opts Options
-	ch   chan Hit
+	opts    Options
+	ch      chan Hit
+	outage  atomic.Bool
+	backlog backlog
+	wake    chan struct{} // the outage buffer got hits
+	// writersDone is closed when the writers have returned (ch closed
+	// and drained); giveUp when Close's deadline passed.
+	writersDone, giveUp chan struct{}
 
 	mu     sync.RWMutex // Record holds it shared while sending; Close exclusively to close ch
 	closed bool
 	done   chan struct{}
+	once   sync.Once
 }
 
 // NewRecorder returns a Recorder; call Run in a goroutine, and Close to
@@ -103,7 +142,13 @@ func NewRecorder(o Options) *Recorder {
 	if o.Subscriptions == nil {
 		o.Subscriptions = NoSubscriptions{}
 	}
-	return &Recorder{opts: o, ch: make(chan Hit, o.BufferSize), done: make(chan struct{})}
+	if o.OutageBufferSize <= 0 {
+		o.OutageBufferSize = DefaultOutageBufferSize
+	}
+	return &Recorder{
+		opts: o, ch: make(chan Hit, o.BufferSize), backlog: backlog{max: o.OutageBufferSize},
+		wake: make(chan struct{}, 1), writersDone: make(chan struct{}), giveUp: make(chan struct{}), done: make(chan struct{}),
+	}
 }
 
 // Record queues a hit. It waits while the buffer is full (backpressure)
@@ -132,16 +177,24 @@ func (r *Recorder) Record(ctx context.Context, h Hit) error {
 // Depth is the number of hits waiting to be written.
 func (r *Recorder) Depth() int { return len(r.ch) }
 
-// Run writes batches until Close; it returns when the buffer is drained.
-// Its writers take hits from the one buffer, so batches of different
-// writers may interleave in time; nothing depends on their order.
+// OutageDepth is the number of hits held in the outage buffer.
+func (r *Recorder) OutageDepth() int { return r.backlog.len() }
+
+// Run writes batches until Close; it returns when both buffers are
+// drained (or Close gave up on the outage buffer). Its writers take hits
+// from the one buffer, so batches of different writers may interleave in
+// time; nothing depends on their order.
 func (r *Recorder) Run() {
 	defer close(r.done)
 	var wg sync.WaitGroup
 	for range r.opts.Writers {
 		wg.Go(r.writeLoop)
 	}
+	retrier := make(chan struct{})
+	go func() { defer close(retrier); r.retryLoop() }()
 	wg.Wait()
+	close(r.writersDone)
+	<-retrier
 }
 
 // writeLoop is one writer: it gathers a batch and writes it, until the
@@ -154,7 +207,7 @@ func (r *Recorder) writeLoop() {
 		select {
 		case h, ok := <-r.ch:
 			if !ok {
-				r.flush(batch, true)
+				r.flush(batch)
 				return
 			}
 			if len(batch) == 0 {
@@ -163,18 +216,19 @@ func (r *Recorder) writeLoop() {
 			batch = append(batch, h)
 			if len(batch) >= MaxBatch {
 				timer.Stop()
-				r.flush(batch, false)
+				r.flush(batch)
 				batch = batch[:0]
 			}
 		case <-timer.C:
-			r.flush(batch, false)
+			r.flush(batch)
 			batch = batch[:0]
 		}
 	}
 }
 
-// Close stops accepting hits, waits until every buffered hit is written
-// (or ctx ends) and returns.
+// Close stops accepting hits and waits until every buffered hit is
+// written. When ctx ends first (the database stayed unreachable), it gives
+// up: the hits still held are lost, and it logs how many, loudly.
 func (r *Recorder) Close(ctx context.Context) error {
 	r.mu.Lock()
 	if !r.closed {
@@ -186,38 +240,103 @@ func (r *Recorder) Close(ctx context.Context) error {
 	case <-r.done:
 		return nil
 	case <-ctx.Done():
-		return errors.New("scan recorder did not drain before the shutdown deadline")
 	}
+	r.once.Do(func() { close(r.giveUp) })
+	select {
+	case <-r.done: // the retrier stops at once; the writers within a write
+	case <-time.After(15 * time.Second):
+	}
+	lost := r.backlog.len() + len(r.ch)
+	r.opts.Log.Error("SCANS LOST: the database stayed unreachable until the shutdown deadline; these accepted scans were not written", "count", lost)
+	return fmt.Errorf("scan recorder did not drain before the shutdown deadline: %d scans not written", lost)
 }
 
-// flush writes a batch, retrying with backoff while the database fails:
-// the buffer fills meanwhile and redirects wait, but nothing is dropped.
-// Only at shutdown, after the retry deadline, is a batch given up (loudly).
-func (r *Recorder) flush(batch []Hit, final bool) {
+// flush writes a batch, or during an outage keeps it in the outage
+// buffer; a failed write starts an outage.
+func (r *Recorder) flush(batch []Hit) {
 	if len(batch) == 0 {
 		return
 	}
-	backoff := 50 * time.Millisecond
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		human, bots, err := r.write(ctx, batch)
-		cancel()
+	if !r.outage.Load() {
+		err := r.writeBatch(batch)
 		if err == nil {
-			if r.opts.OnFlushed != nil {
-				r.opts.OnFlushed(human, bots)
-			}
 			return
 		}
-		if final && time.Now().After(deadline) {
-			r.opts.Log.Error("scans lost: the database stayed unreachable during shutdown", "count", len(batch), "err", err)
-			return
+		if !r.outage.Swap(true) {
+			r.opts.Log.Warn("writing scans failed; keeping them in the outage buffer until the database takes them", "count", len(batch), "err", err)
 		}
+	}
+	r.keep(batch)
+}
+
+// keep puts hits in the outage buffer and wakes the retrier.
+func (r *Recorder) keep(hits []Hit) {
+	r.dropped(r.backlog.push(hits))
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (r *Recorder) dropped(n int) {
+	if n > 0 && r.opts.OnDropped != nil {
+		r.opts.OnDropped(n)
+	}
+}
+
+// writeBatch writes one batch with a deadline and reports the outcome to
+// the hooks.
+func (r *Recorder) writeBatch(batch []Hit) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	human, bots, err := r.write(ctx, batch)
+	if err != nil {
 		if r.opts.OnFlushError != nil {
 			r.opts.OnFlushError(err)
 		}
-		r.opts.Log.Warn("writing scans failed; retrying", "count", len(batch), "err", err, "retry_in", backoff.String())
-		time.Sleep(backoff)
-		backoff = min(backoff*2, 2*time.Second)
+		return err
+	}
+	if r.opts.OnFlushed != nil {
+		r.opts.OnFlushed(human, bots)
+	}
+	return nil
+}
+
+// retryLoop empties the outage buffer, oldest first, one batch at a time:
+// a failure puts the batch back and waits (minRetry, doubling to
+// maxRetry); the first success ends the outage. It returns once the
+// writers are done and the buffer is empty, or when Close gives up.
+func (r *Recorder) retryLoop() {
+	wait := minRetry
+	for {
+		batch := r.backlog.take(MaxBatch)
+		if len(batch) == 0 {
+			select {
+			case <-r.wake:
+				continue
+			case <-r.writersDone:
+				if r.backlog.len() == 0 {
+					return
+				}
+				continue
+			case <-r.giveUp:
+				return
+			}
+		}
+		if err := r.writeBatch(batch); err != nil {
+			r.dropped(r.backlog.putBack(batch))
+			r.opts.Log.Debug("writing kept scans failed; retrying", "held", r.backlog.len(), "err", err, "retry_in", wait.String())
+			select {
+			case <-time.After(wait):
+			case <-r.giveUp:
+				return
+			}
+			wait = min(wait*2, maxRetry)
+			continue
+		}
+		wait = minRetry
+		if r.outage.Swap(false) {
+			r.opts.Log.Info("writing scans again; emptying the outage buffer", "held", r.backlog.len())
+		}
 	}
 }

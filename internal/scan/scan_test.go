@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -355,3 +356,126 @@ func TestFoldDueYieldsWhileSaturated(t *testing.T) {
 		}
 	}
 }
+
+// While writes fail, hits are kept in the outage buffer up to its bound and
+// the oldest beyond it are dropped and counted; no Record waits; once
+// writes succeed again, everything kept is written.
+func TestOutageBufferDropsTheOldestPastItsBound(t *testing.T) {
+	t.Parallel()
+	pool := testkit.DB(t)
+	tn := testkit.NewTenant(t, pool)
+	link := insertLink(t, pool, tn.WorkspaceID, "outage1")
+	if _, err := pool.Exec(context.Background(), "ALTER TABLE scans RENAME TO scans_away"); err != nil {
+		t.Fatal(err)
+	}
+	const bound, first, more = 10, 10, 15
+	var dropped atomic.Int64
+	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
+	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example",
+		// One writer: with two, batches reach the outage buffer in the
+		// order their writes failed, which may swap two neighbouring ones.
+		BufferSize: 4, Writers: 1, OutageBufferSize: bound, OnDropped: func(n int) { dropped.Add(int64(n)) }})
+	go rec.Run()
+	record := func(from, n int) {
+		for i := from; i < from+n; i++ {
+			// A full buffer would make Record wait: the deadline fails
+			// the test if the outage still applied backpressure.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			err := rec.Record(ctx, scan.Hit{LinkID: link, WorkspaceID: tn.WorkspaceID, At: time.Now(), UserAgent: iPhone, Referer: fmt.Sprintf("https://r%d.example/", i)})
+			cancel()
+			if err != nil {
+				t.Fatalf("Record %d during the outage: %v", i, err)
+			}
+		}
+	}
+	record(0, first)
+	waitUntil(t, "the first hits kept", func() bool { return rec.OutageDepth() == first })
+	record(first, more)
+	waitUntil(t, "the oldest dropped", func() bool { return dropped.Load() == first+more-bound && rec.OutageDepth() == bound })
+
+	if _, err := pool.Exec(context.Background(), "ALTER TABLE scans_away RENAME TO scans"); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the outage buffer written", func() bool { return rec.OutageDepth() == 0 })
+	if err := rec.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var hosts []string
+	rows, _ := pool.Query(context.Background(), "SELECT referrer_host FROM scans ORDER BY referrer_host")
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			t.Fatal(err)
+		}
+		hosts = append(hosts, h)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := first + more - bound; i < first+more; i++ {
+		want = append(want, fmt.Sprintf("r%d.example", i))
+	}
+	slices.Sort(want)
+	if !slices.Equal(hosts, want) {
+		t.Errorf("written %v, want the newest %d: %v", hosts, bound, want)
+	}
+	if n := dropped.Load(); n != first+more-bound {
+		t.Errorf("dropped %d, want %d", n, first+more-bound)
+	}
+}
+
+// waitUntil polls cond until it holds, failing after 20 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A stop while writes fail waits until its deadline, then gives up and
+// says, loudly, how many accepted scans were not written.
+func TestCloseDuringOutageCountsTheLostScans(t *testing.T) {
+	t.Parallel()
+	pool := testkit.DB(t)
+	tn := testkit.NewTenant(t, pool)
+	link := insertLink(t, pool, tn.WorkspaceID, "lost1")
+	if _, err := pool.Exec(context.Background(), "ALTER TABLE scans RENAME TO scans_away"); err != nil {
+		t.Fatal(err)
+	}
+	var logged strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logged.Write(p)
+	}), nil))
+	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
+	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: log, Hasher: hasher, ShortBase: "https://s.example"})
+	go rec.Run()
+	for range 7 {
+		if err := rec.Record(context.Background(), scan.Hit{LinkID: link, WorkspaceID: tn.WorkspaceID, At: time.Now(), UserAgent: iPhone}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitUntil(t, "the scans in the outage buffer", func() bool { return rec.OutageDepth() == 7 })
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err := rec.Close(ctx)
+	if err == nil || !strings.Contains(err.Error(), "7 scans not written") {
+		t.Errorf("Close: %v, want it to count 7 scans not written", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logged.String(), "level=ERROR msg=\"SCANS LOST") || !strings.Contains(logged.String(), "count=7") {
+		t.Errorf("log lacks the loss:\n%s", logged.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

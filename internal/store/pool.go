@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -13,6 +14,12 @@ import (
 // for a connection while PostgreSQL idles; each request holds one only for
 // a query or two, so a few per core keep both sides busy.
 const DefaultMaxConns = 16
+
+// DefaultConnectTimeout bounds one connection attempt unless the URL sets
+// connect_timeout. Without it a database host that drops packets (rather
+// than refusing) holds a request for the operating system's TCP timeout,
+// minutes; a local or same-network PostgreSQL connects in milliseconds.
+const DefaultConnectTimeout = 2 * time.Second
 
 // Connect opens a pool and checks that the database answers, so a wrong URL
 // fails at start rather than on the first request. maxConns 0 means
@@ -27,6 +34,9 @@ func Connect(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, er
 		cfg.MaxConns = maxConns
 	case !strings.Contains(url, "pool_max_conns"):
 		cfg.MaxConns = DefaultMaxConns
+	}
+	if !strings.Contains(url, "connect_timeout") {
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
 	RegisterTypes(cfg)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)

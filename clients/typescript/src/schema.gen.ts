@@ -1085,7 +1085,7 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 /**
-                 * @description Seconds to wait before retrying; sent when the server was too busy checking credentials.
+                 * @description Seconds to wait before retrying; sent when the database is unreachable or the server was too busy checking credentials.
                  * @example 1
                  */
                 "Retry-After"?: number;

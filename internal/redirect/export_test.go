@@ -1,0 +1,18 @@
+package redirect
+
+import (
+	"context"
+
+	"github.com/linkqr/linkqr/internal/link"
+)
+
+// NewCache and the methods below expose the code cache to the external
+// tests (which need testkit, and testkit imports this package).
+var NewCache = newCache
+
+func (c *cache) Lookup(ctx context.Context, code link.Code) (*link.Target, error) {
+	return c.lookup(ctx, code)
+}
+func (c *cache) Suspend() { c.suspend() }
+func (c *cache) Reset()   { c.reset() }
+func (c *cache) Len() int { return c.entries.Len() }

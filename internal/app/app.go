@@ -134,6 +134,21 @@ func Database(ctx context.Context, cfg *config.Config, log *slog.Logger, mode pg
 	return pool, cluster, nil
 }
 
+// Migrate brings the schema of pool's database up to date, through
+// LINKQR_DATABASE_DIRECT_URL when it is set (operator commands; serve
+// migrates on the direct pool it keeps).
+func Migrate(ctx context.Context, cfg *config.Config, pool *pgxpool.Pool, log *slog.Logger) error {
+	if cfg.DatabaseDirectURL == "" {
+		return store.Migrate(ctx, pool, log)
+	}
+	direct, err := store.Connect(ctx, cfg.DatabaseDirectURL, DirectPoolConns)
+	if err != nil {
+		return fmt.Errorf("LINKQR_DATABASE_DIRECT_URL: %w", err)
+	}
+	defer direct.Close()
+	return store.Migrate(ctx, direct, log)
+}
+
 // Open is what `linkqr serve` runs: database, migrations, router.
 func Open(ctx context.Context, cfg *config.Config, log *slog.Logger) (*App, error) {
 	if _, err := cfg.EnsureSecretKey(); err != nil {

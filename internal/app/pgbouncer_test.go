@@ -38,7 +38,7 @@ func TestThroughPgBouncerTransactionMode(t *testing.T) {
 		}
 	}
 
-	key := sharedKey()
+	key := testkit.NewSecretKey()
 	opts := func(roles string) []testkit.ServerOption {
 		return []testkit.ServerOption{
 			testkit.WithPool(pool), testkit.WithEnv("LINKQR_ROLES", roles), testkit.WithEnv("LINKQR_SECRET_KEY", key),

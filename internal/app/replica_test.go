@@ -25,7 +25,7 @@ func TestReadReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(primary.Close)
-	key := sharedKey()
+	key := testkit.NewSecretKey()
 	start := func(maxLag, roles string) *testkit.Server {
 		return testkit.StartServer(t, testkit.WithPool(primary), testkit.WithEnv("LINKQR_SECRET_KEY", key),
 			testkit.WithEnv("LINKQR_ROLES", roles),

@@ -2,8 +2,6 @@ package app_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,7 +17,7 @@ import (
 // for the others' (the redirect role never serves /api/…).
 func TestRolesServeOnlyTheirRoutes(t *testing.T) {
 	t.Parallel()
-	key := sharedKey()
+	key := testkit.NewSecretKey()
 	all := testkit.StartServer(t, testkit.WithEnv("LINKQR_SECRET_KEY", key))
 	tn := testkit.NewTenant(t, all.Pool)
 	token := all.APIKey(t, tn.WorkspaceID)
@@ -50,13 +48,6 @@ func TestRolesServeOnlyTheirRoutes(t *testing.T) {
 	}
 }
 
-// sharedKey is one LINKQR_SECRET_KEY for instances of one deployment.
-func sharedKey() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	return base64.StdEncoding.EncodeToString(b)
-}
-
 // TestRolesWorkTogether: a deployment split by role works as one. An
 // api-only instance creates a link and enqueues its delivery but does not
 // work it; a redirect-only instance answers the link and records the scan;
@@ -70,7 +61,7 @@ func TestRolesWorkTogether(t *testing.T) {
 		got <- string(b)
 	}))
 	defer rcv.Close()
-	key := sharedKey()
+	key := testkit.NewSecretKey()
 	env := func(roles string) []testkit.ServerOption {
 		return []testkit.ServerOption{
 			testkit.WithEnv("LINKQR_ROLES", roles), testkit.WithEnv("LINKQR_SECRET_KEY", key),

@@ -313,9 +313,11 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		},
 		OnError: func(error) { a.Metrics.FoldErrors.Inc() },
 	}
-	a.Metrics.GaugeFunc("linkqr_scan_fold_lag_seconds", "How far scan_count and analytics are behind: seconds since the as_of of the last fold this instance finished.", func() float64 {
-		return a.Folder.Lag().Seconds()
-	})
+	if cfg.Roles.Worker() { // elsewhere no fold runs, and a lag of 0 would mislead
+		a.Metrics.GaugeFunc("linkqr_scan_fold_lag_seconds", "How far scan_count and analytics are behind: seconds since the as_of of the last fold this instance finished.", func() float64 {
+			return a.Folder.Lag().Seconds()
+		})
+	}
 	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
 	a.Links = link.NewService(a.DB, cfg.ShortBaseURL.String())
 	a.Links.Events = a.events

@@ -220,16 +220,6 @@ func durationVar(getenv func(string) string, name string, def, lo, hi time.Durat
 // Embedded reports whether the process runs its own PostgreSQL cluster.
 func (c *Config) Embedded() bool { return c.DatabaseURL == "" }
 
-// DirectURL is where the sessions that PgBouncer's transaction pooling
-// cannot carry connect (LISTEN, River, migrations):
-// LINKQR_DATABASE_DIRECT_URL, else LINKQR_DATABASE_URL.
-func (c *Config) DirectURL() string {
-	if c.DatabaseDirectURL != "" {
-		return c.DatabaseDirectURL
-	}
-	return c.DatabaseURL
-}
-
 func orDefault(v, def string) string {
 	if v == "" {
 		return def

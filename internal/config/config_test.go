@@ -56,8 +56,8 @@ func TestLoadValues(t *testing.T) {
 	if c.DataDir != "/srv/linkqr" || !c.DataDirSet {
 		t.Errorf("data dir: %q set=%v", c.DataDir, c.DataDirSet)
 	}
-	if c.Roles != AllRoles || c.DirectURL() != c.DatabaseURL || c.DatabaseReadURL != "" || c.ReadMaxLag != 30*time.Second {
-		t.Errorf("database defaults: roles %s, direct %q, read %q, max lag %v", c.Roles, c.DirectURL(), c.DatabaseReadURL, c.ReadMaxLag)
+	if c.Roles != AllRoles || c.DatabaseDirectURL != "" || c.DatabaseReadURL != "" || c.ReadMaxLag != 30*time.Second {
+		t.Errorf("database defaults: roles %s, direct %q, read %q, max lag %v", c.Roles, c.DatabaseDirectURL, c.DatabaseReadURL, c.ReadMaxLag)
 	}
 	if c.MetricsAddr != "127.0.0.1:9090" {
 		t.Errorf("metrics addr %q", c.MetricsAddr)
@@ -210,8 +210,8 @@ func TestLoadScaleOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.DirectURL() != "postgres://u:p@primary:5432/linkqr" || c.DatabaseReadURL != "postgres://u:p@replica:5432/linkqr" || c.ReadMaxLag != 5*time.Second {
-		t.Errorf("urls: direct %q, read %q, lag %v", c.DirectURL(), c.DatabaseReadURL, c.ReadMaxLag)
+	if c.DatabaseDirectURL != "postgres://u:p@primary:5432/linkqr" || c.DatabaseReadURL != "postgres://u:p@replica:5432/linkqr" || c.ReadMaxLag != 5*time.Second {
+		t.Errorf("urls: direct %q, read %q, lag %v", c.DatabaseDirectURL, c.DatabaseReadURL, c.ReadMaxLag)
 	}
 	if !c.Roles.Redirect() || !c.Roles.API() || c.Roles.Worker() || c.Roles.String() != "redirect,api" {
 		t.Errorf("roles %s", c.Roles)

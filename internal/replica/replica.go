@@ -142,5 +142,8 @@ func (r *Router) measure(ctx context.Context, now time.Time, primaryLSN int64) (
 			return now.Sub(r.samples[i].at), ""
 		}
 	}
-	return now.Sub(r.samples[0].at), ""
+	// Older than every position noted: how much older is unknown (at the
+	// first check, noted a moment ago), so it cannot serve until it
+	// replays one.
+	return now.Sub(r.samples[0].at), "behind every WAL position noted since " + r.samples[0].at.Format(time.RFC3339)
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/linkqr/linkqr/internal/app"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/pgembed"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 type database struct {
@@ -47,7 +46,7 @@ func withDatabase(ctx context.Context, cfg *config.Config, log *slog.Logger, std
 			}
 		}
 	}()
-	if err := store.Migrate(ctx, pool, log); err != nil {
+	if err := app.Migrate(ctx, cfg, pool, log); err != nil {
 		return err
 	}
 	return fn(database{pool: pool})

@@ -31,8 +31,9 @@ func main() {
 const usage = `usage: linkqr <command> [flags]
 
 commands:
-  serve
-      run the HTTP server until SIGINT/SIGTERM (the default); creates the embedded cluster on first start
+  serve [--role all|redirect,api,worker]
+      run the HTTP server until SIGINT/SIGTERM (the default); creates the embedded cluster on first start;
+      --role (or LINKQR_ROLES) picks what this process serves and works on (default all)
   migrate [--init]
       apply database migrations and exit; prints {"status":"migrated"}
   admin bootstrap --email E --password P --workspace NAME [--init]

@@ -325,6 +325,8 @@ func TestOperatorErrors(t *testing.T) {
 		{"no admin command", env, []string{"admin"}, 2, "admin api-key create --workspace"},
 		{"migrate argument", env, []string{"migrate", "now"}, 2, `unexpected argument "now"`},
 		{"unknown migrate flag", env, []string{"migrate", "--force"}, 2, "flag provided but not defined: -force"},
+		{"unknown role", env, []string{"serve", "--role", "api,edge"}, 2, `unknown role "edge": the roles are all, redirect, api, worker`},
+		{"unknown role in the environment", append(baseEnv(dir, addr), "LINKQR_ROLES=cron"), []string{"serve"}, 1, `LINKQR_ROLES="cron" is invalid: unknown role "cron"`},
 	}
 	for _, tc := range cases {
 		code, out, errOut := runCmd(t, tc.env, tc.args...)

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 
 	"github.com/linkqr/linkqr/internal/config"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // migrate runs `linkqr migrate [--init]`.
@@ -17,10 +16,8 @@ func migrate(ctx context.Context, cfg *config.Config, log *slog.Logger, args []s
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
-		if err := store.Migrate(ctx, db.pool, log); err != nil {
-			return err
-		}
+	// withDatabase has migrated (on LINKQR_DATABASE_DIRECT_URL when set).
+	return withDatabase(ctx, cfg, log, stderr, *init, func(database) error {
 		return json.NewEncoder(stdout).Encode(map[string]string{"status": "migrated"})
 	})
 }

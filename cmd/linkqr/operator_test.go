@@ -148,7 +148,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	t.Parallel()
 	// A broken environment must not hide the help.
 	env := append(envWithoutDataDir(), "LINKQR_ADDR=nonsense")
-	commands := []string{"serve", "migrate [--init]", "admin bootstrap --email E --password P --workspace NAME [--init]",
+	commands := []string{"serve [--role all|redirect,api,worker]", "migrate [--init]", "admin bootstrap --email E --password P --workspace NAME [--init]",
 		"admin api-key create --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]",
 		"admin oauth-client create --grant client_credentials --workspace ws_… --name N --scopes a,b [--rate-limit N] [--ip-allow CIDR,…] [--init]",
 		"admin oauth-client create --grant authorization_code --name N --redirect-uri U [--public] --scopes a,b [--init]",

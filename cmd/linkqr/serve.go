@@ -18,10 +18,24 @@ import (
 // and stops the embedded cluster. Unlike the operator commands it creates the
 // embedded cluster on first start without asking, so `make run` on a fresh
 // clone just works.
+//
+// --role (or LINKQR_ROLES; the flag wins) picks the faces this process
+// runs: redirect, api, worker, or all of them.
 func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stderr io.Writer) error {
-	if err := parseFlags(newFlagSet("serve", "", stderr), args); err != nil {
+	fs := newFlagSet("serve", "[--role all|redirect,api,worker]", stderr)
+	role := fs.String("role", "", "comma-separated roles of this process: "+config.RoleNames+" (default LINKQR_ROLES, else all)")
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *role != "" {
+		roles, err := config.ParseRoles(*role)
+		if err != nil {
+			fmt.Fprintf(stderr, "linkqr serve: --role: %v\n", err)
+			return errUsage
+		}
+		cfg.Roles = roles
+	}
+	log.Info("starting", "roles", cfg.Roles.String())
 	if file := os.Getenv("LINKQR_CPU_PROFILE"); file != "" {
 		stop, err := startCPUProfile(file)
 		if err != nil {

@@ -39,6 +39,7 @@ import (
 	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/ratelimit"
 	"github.com/linkqr/linkqr/internal/redirect"
+	"github.com/linkqr/linkqr/internal/replica"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/webhook"
@@ -60,7 +61,12 @@ type App struct {
 	// a connection behind API queries (see "Isolation" in README).
 	ScanDB    *store.DB
 	ResolveDB *store.DB
-	Metrics   *metrics.Metrics
+	// Reads is where lag-tolerant reads go (analytics, scan lists and
+	// exports): the replica of LINKQR_DATABASE_READ_URL while Replica finds
+	// it healthy, else the primary. Replica is nil without a replica.
+	Reads   *store.DB
+	Replica *replica.Router
+	Metrics *metrics.Metrics
 	// Database says whether PostgreSQL is reachable: during an outage the
 	// redirect serves cached codes, the API answers 503 at once and
 	// /readyz says not ready.
@@ -86,7 +92,11 @@ type App struct {
 	events *event.Recorder // records every service's events; fans out to webhooks
 
 	cluster  *pgembed.Cluster // nil when LINKQR_DATABASE_URL is set or the pool was given
-	ownPools []*pgxpool.Pool  // ScanDB's and ResolveDB's, closed by Close
+	ownPools []*pgxpool.Pool  // ScanDB's, ResolveDB's, the direct and the replica pools, closed by Close
+	// direct holds the sessions PgBouncer's transaction pooling cannot
+	// carry (LISTEN, River, migrations): LINKQR_DATABASE_DIRECT_URL's pool,
+	// or Pool without it.
+	direct   *pgxpool.Pool
 	problems problem.Writer
 	security *securityHeaders
 	router   chi.Router
@@ -110,7 +120,7 @@ type App struct {
 // cluster is nil for an external database.
 func Database(ctx context.Context, cfg *config.Config, log *slog.Logger, mode pgembed.Mode) (*pgxpool.Pool, *pgembed.Cluster, error) {
 	if !cfg.Embedded() {
-		pool, err := store.Connect(ctx, cfg.DatabaseURL, 0)
+		pool, err := store.Connect(ctx, cfg.DatabaseURL, MainPoolConns(cfg.Roles))
 		return pool, nil, err
 	}
 	cluster, err := pgembed.Open(ctx, pgembed.Options{
@@ -121,12 +131,27 @@ func Database(ctx context.Context, cfg *config.Config, log *slog.Logger, mode pg
 	if err != nil {
 		return nil, nil, err
 	}
-	pool, err := store.Connect(ctx, cluster.ConnString(), 0)
+	pool, err := store.Connect(ctx, cluster.ConnString(), MainPoolConns(cfg.Roles))
 	if err != nil {
 		_ = cluster.Close(context.WithoutCancel(ctx))
 		return nil, nil, err
 	}
 	return pool, cluster, nil
+}
+
+// Migrate brings the schema of pool's database up to date, through
+// LINKQR_DATABASE_DIRECT_URL when it is set (operator commands; serve
+// migrates on the direct pool it keeps).
+func Migrate(ctx context.Context, cfg *config.Config, pool *pgxpool.Pool, log *slog.Logger) error {
+	if cfg.DatabaseDirectURL == "" {
+		return store.Migrate(ctx, pool, log)
+	}
+	direct, err := store.Connect(ctx, cfg.DatabaseDirectURL, DirectPoolConns)
+	if err != nil {
+		return fmt.Errorf("LINKQR_DATABASE_DIRECT_URL: %w", err)
+	}
+	defer direct.Close()
+	return store.Migrate(ctx, direct, log)
 }
 
 // Open is what `linkqr serve` runs: database, migrations, router.
@@ -162,11 +187,34 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgxpoo
 // while its batch is in flight, the folder one more, and the writer of the
 // outage buffer one after an outage; the redirect's
 // cache misses are single indexed lookups, so a few connections serve many
-// thousands a second.
+// thousands a second. Both open connections only when used, so a role
+// that never records scans or resolves codes holds none.
 const (
 	ScanPoolConns    = scan.DefaultWriters + 2
 	ResolvePoolConns = 4
 )
+
+// Sizes of the general pool (unless the URL sets pool_max_conns) and of
+// the direct one. The general pool serves API requests and job work; a
+// redirect-only process uses it only for readiness, the webhook
+// subscriptions its scans may fan out to and start-up, so it takes few
+// connections from PgBouncer or PostgreSQL. The direct pool holds the
+// LISTEN connection and migrations, and in a worker River's fetching,
+// completing and leader election.
+const (
+	RedirectPoolConns     = 4
+	DirectPoolConns       = 3
+	WorkerDirectPoolConns = 12
+)
+
+// MainPoolConns is the general pool's size for roles: 0 means
+// store.DefaultMaxConns.
+func MainPoolConns(roles config.Roles) int32 {
+	if roles.API() || roles.Worker() {
+		return 0
+	}
+	return RedirectPoolConns
+}
 
 // dedicatedPool opens a pool of at most n connections to the database of
 // pool, created on demand.
@@ -181,7 +229,26 @@ func dedicatedPool(ctx context.Context, pool *pgxpool.Pool, n int32) (*pgxpool.P
 }
 
 func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgxpool.Pool, cluster *pgembed.Cluster) (a *App, err error) {
-	if err := store.Migrate(ctx, pool, log); err != nil {
+	var own []*pgxpool.Pool
+	defer func() {
+		if err != nil {
+			for _, p := range own {
+				p.Close()
+			}
+		}
+	}()
+	direct := pool
+	if cfg.DatabaseDirectURL != "" {
+		size := int32(DirectPoolConns)
+		if cfg.Roles.Worker() {
+			size = WorkerDirectPoolConns
+		}
+		if direct, err = store.Connect(ctx, cfg.DatabaseDirectURL, size); err != nil {
+			return nil, fmt.Errorf("LINKQR_DATABASE_DIRECT_URL: %w", err)
+		}
+		own = append(own, direct)
+	}
+	if err := store.Migrate(ctx, direct, log); err != nil {
 		return nil, err
 	}
 	db := store.NewDB(pool)
@@ -189,17 +256,12 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	if err != nil {
 		return nil, err
 	}
+	own = append(own, scanPool)
 	resolvePool, err := dedicatedPool(ctx, pool, ResolvePoolConns)
 	if err != nil {
-		scanPool.Close()
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			scanPool.Close()
-			resolvePool.Close()
-		}
-	}()
+	own = append(own, resolvePool)
 	a = &App{
 		Config:    cfg,
 		Log:       log,
@@ -207,7 +269,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		DB:        db,
 		ScanDB:    store.NewDB(scanPool),
 		ResolveDB: store.NewDB(resolvePool),
-		ownPools:  []*pgxpool.Pool{scanPool, resolvePool},
+		Reads:     db,
+		direct:    direct,
 		Metrics:   metrics.New(),
 		Keys:      apikey.NewService(db, log, config.DeriveKey(cfg.SecretKey, "api-key-cache")),
 		Accounts:  account.NewService(db),
@@ -215,8 +278,11 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		cluster:   cluster,
 		problems:  problem.Writer{BaseURL: cfg.BaseURL.String()},
 		security:  newSecurityHeaders(cfg.BaseURL.Scheme == "https"),
-		listener:  notify.New(pool, log),
-		Database:  dbhealth.New(pool.Ping, log),
+		listener:  notify.New(direct, log),
+		// The primary itself is probed, on the direct connection when
+		// there is one: through PgBouncer a probe may wait for a server
+		// connection instead of failing.
+		Database: dbhealth.New(direct.Ping, log),
 	}
 	a.Metrics.GaugeFunc("linkqr_database_up", "1 while PostgreSQL is reachable, 0 during an outage (as this process last saw it).", func() float64 {
 		if a.Database.Up() {
@@ -224,6 +290,14 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		}
 		return 0
 	})
+	if cfg.DatabaseReadURL != "" && cfg.Roles.API() {
+		reads, err := a.openReplica(ctx)
+		if err != nil {
+			return nil, err
+		}
+		own = append(own, reads)
+	}
+	a.ownPools = own
 	a.Keys.Subscribe(a.listener)
 	a.Accounts.KeysRevoked = a.Keys.Invalidate
 	a.Accounts.SetBaseURL(cfg.BaseURL.String())
@@ -255,9 +329,11 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		},
 		OnError: func(error) { a.Metrics.FoldErrors.Inc() },
 	}
-	a.Metrics.GaugeFunc("linkqr_scan_fold_lag_seconds", "How far scan_count and analytics are behind: seconds since the as_of of the last fold this instance finished.", func() float64 {
-		return a.Folder.Lag().Seconds()
-	})
+	if cfg.Roles.Worker() { // elsewhere no fold runs, and a lag of 0 would mislead
+		a.Metrics.GaugeFunc("linkqr_scan_fold_lag_seconds", "How far scan_count and analytics are behind: seconds since the as_of of the last fold this instance finished.", func() float64 {
+			return a.Folder.Lag().Seconds()
+		})
+	}
 	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
 	a.Links = link.NewService(a.DB, cfg.ShortBaseURL.String())
 	a.Links.Events = a.events
@@ -389,17 +465,24 @@ func (a *App) newServer(h http.Handler) *http.Server {
 	}
 }
 
-// startWorkers runs the background goroutines of this instance: the cache
-// invalidation listener (and, later, scan flushing and job workers).
+// startWorkers runs the background goroutines of this instance: scan
+// writing, the cache invalidation listener and the priority governor in
+// every role; the fold and River's workers in the worker role; the
+// replica's health checks where reads may go to it.
 func (a *App) startWorkers() {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopWorkers = cancel
 	a.workers.Go(a.Scans.Run)
-	a.workers.Go(func() { a.Folder.Run(ctx) })
 	a.workers.Go(func() { a.Priority.Run(ctx) })
 	a.workers.Go(func() { a.listener.Run(ctx) })
 	a.workers.Go(func() { a.Database.Run(ctx) })
-	a.workers.Go(func() { a.runJobs(ctx) })
+	if a.Config.Roles.Worker() {
+		a.workers.Go(func() { a.Folder.Run(ctx) })
+		a.workers.Go(func() { a.runJobs(ctx) })
+	}
+	if a.Replica != nil {
+		a.workers.Go(func() { a.Replica.Run(ctx) })
+	}
 }
 
 // DrainTimeout bounds how long a stop waits for the scan buffers to be
@@ -410,8 +493,9 @@ func (a *App) startWorkers() {
 const DrainTimeout = 20 * time.Second
 
 // StopWorkers stops the background goroutines and waits for them: the scan
-// buffer is drained into the database first and folded into the analytics
-// (so scan_count is exact after a graceful stop), then jobs and the
+// buffer is drained into the database first and, in the worker role,
+// folded into the analytics (so scan_count is exact after a graceful stop
+// of a single instance; otherwise a worker folds them), then jobs and the
 // listener stop.
 // Call it after the HTTP server stopped accepting requests. Idempotent.
 func (a *App) StopWorkers() {
@@ -420,8 +504,10 @@ func (a *App) StopWorkers() {
 	if err := a.Scans.Close(ctx); err != nil {
 		a.Log.Error("scan buffer not drained", "err", err)
 	}
-	if _, err := a.Folder.Fold(ctx); err != nil {
-		a.Log.Warn("final fold of scans failed; the next start folds them", "err", err)
+	if a.Config.Roles.Worker() {
+		if _, err := a.Folder.Fold(ctx); err != nil {
+			a.Log.Warn("final fold of scans failed; the next start folds them", "err", err)
+		}
 	}
 	a.stopWorkers()
 	a.workers.Wait()

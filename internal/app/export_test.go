@@ -11,3 +11,6 @@ func (a *App) SetBodyReadTimeout(d time.Duration) { a.bodyReadTimeout.Store(int6
 
 // MetricsListenAddr is where Serve bound LINKQR_METRICS_ADDR, or nil before.
 func (a *App) MetricsListenAddr() *net.TCPAddr { return a.metricsAddr.Load() }
+
+// JobsID is the ID of this App's River client (river_job.attempted_by).
+func (a *App) JobsID() string { return a.jobs.ID() }

@@ -20,7 +20,18 @@ import (
 
 // newJobs configures River: the workers and periodic jobs of this process.
 // River keeps its queue in our PostgreSQL, so any instance may run any job
-// and a job survives restarts.
+// and a job survives restarts. Every role inserts jobs (a scan or an API
+// call enqueues deliveries in its own transaction); only the worker role
+// works them, and of the workers River's elected leader alone runs the
+// periodic jobs, so they run once however many workers there are. Other
+// roles get an insert-only client: the same workers registered (River
+// checks an inserted job's kind against them) but no queues, and it is
+// never started.
+//
+// River runs on the direct pool: it LISTENs for new jobs and leadership,
+// which PgBouncer's transaction pooling cannot carry. Jobs inserted in a
+// request's transaction go through that transaction, on whatever pool it
+// came from.
 func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &idempotency.PurgeWorker{DB: a.DB, Log: a.Log})
@@ -44,23 +55,15 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 		river.AddWorker(workers, &account.ResetRequestWorker{Service: a.Accounts})
 		queues[mail.Queue] = river.QueueConfig{MaxWorkers: mail.Workers}
 	}
-	client, err := river.NewClient(riverpgxv5.New(a.Pool), &river.Config{
+	cfg := &river.Config{
 		Logger:  a.Log.With("component", "river"),
-		Queues:  queues,
 		Workers: workers,
-		PeriodicJobs: []*river.PeriodicJob{
-			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-				func() (river.JobArgs, *river.InsertOpts) { return idempotency.PurgeArgs{}, nil },
-				&river.PeriodicJobOpts{ID: "idempotency_purge", RunOnStart: true}),
-			river.NewPeriodicJob(river.PeriodicInterval(24*time.Hour),
-				func() (river.JobArgs, *river.InsertOpts) { return scan.PartitionArgs{}, nil },
-				&river.PeriodicJobOpts{ID: "scan_partitions"}),
-			// Rotates the OAuth signing keys when due (every 30 days).
-			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-				func() (river.JobArgs, *river.InsertOpts) { return oauth.RotateArgs{}, nil },
-				&river.PeriodicJobOpts{ID: "oauth_key_rotation", RunOnStart: true}),
-		},
-	})
+	}
+	if a.Config.Roles.Worker() {
+		cfg.Queues = queues
+		cfg.PeriodicJobs = periodicJobs()
+	}
+	client, err := river.NewClient(riverpgxv5.New(a.direct), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("configure background jobs: %w", err)
 	}
@@ -72,6 +75,22 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 		}, client)
 	}
 	return client, nil
+}
+
+// periodicJobs are the jobs River's leader inserts on a schedule.
+func periodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{
+		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+			func() (river.JobArgs, *river.InsertOpts) { return idempotency.PurgeArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "idempotency_purge", RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(24*time.Hour),
+			func() (river.JobArgs, *river.InsertOpts) { return scan.PartitionArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "scan_partitions"}),
+		// Rotates the OAuth signing keys when due (every 30 days).
+		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+			func() (river.JobArgs, *river.InsertOpts) { return oauth.RotateArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "oauth_key_rotation", RunOnStart: true}),
+	}
 }
 
 // runJobs starts River and stops it (letting running jobs finish) when ctx ends.

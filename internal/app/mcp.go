@@ -20,7 +20,7 @@ import (
 // is also the short URL of a link with that code: MCP clients POST (and
 // DELETE a session) there, and GET it only to open an event stream; any
 // other GET or HEAD is the redirect's.
-func (a *App) mcpRoutes(r chi.Router, v1 *api.API) {
+func (a *App) mcpRoutes(r *chi.Mux, v1 *api.API) {
 	server := mcp.Handler(mcp.Config{
 		API:          http.HandlerFunc(a.dispatchInProcess),
 		Authenticate: v1.Auth.Middleware,
@@ -31,16 +31,26 @@ func (a *App) mcpRoutes(r chi.Router, v1 *api.API) {
 	})
 	r.Post("/mcp", server.ServeHTTP)
 	r.Delete("/mcp", server.ServeHTTP)
-	r.Get("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-			server.ServeHTTP(w, r)
+	r.Get("/mcp", func(w http.ResponseWriter, req *http.Request) {
+		if strings.Contains(req.Header.Get("Accept"), "text/event-stream") {
+			server.ServeHTTP(w, req)
 			return
 		}
-		a.Redirects.ServeCode(w, r, "mcp")
+		a.mcpCode(r, w, req)
 	})
-	r.Head("/mcp", func(w http.ResponseWriter, r *http.Request) { a.Redirects.ServeCode(w, r, "mcp") })
+	r.Head("/mcp", func(w http.ResponseWriter, req *http.Request) { a.mcpCode(r, w, req) })
 	r.Get("/.well-known/oauth-protected-resource", a.protectedResource(""))
 	r.Get("/.well-known/oauth-protected-resource/mcp", a.protectedResource("/mcp"))
+}
+
+// mcpCode answers a GET or HEAD of /mcp that is not MCP's: the short link
+// "mcp" where this process serves short links, else the router's 404.
+func (a *App) mcpCode(root *chi.Mux, w http.ResponseWriter, r *http.Request) {
+	if a.Config.Roles.Redirect() {
+		a.Redirects.ServeCode(w, r, "mcp")
+		return
+	}
+	root.NotFoundHandler().ServeHTTP(w, r)
 }
 
 // dispatchInProcess routes a request that a tool built from scratch. The

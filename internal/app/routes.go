@@ -24,9 +24,11 @@ import (
 	"github.com/linkqr/linkqr/web"
 )
 
-// routes builds the router of all three faces: public pages and redirects,
-// the JSON API under /api, and operational endpoints. /metrics is here
-// unless LINKQR_METRICS_ADDR gives it a listener of its own (metricsRouter).
+// routes builds the router of this process's roles: the operational
+// endpoints always (/metrics here unless LINKQR_METRICS_ADDR gives it a
+// listener of its own, metricsRouter); the short links in the redirect
+// role; the JSON API under /api, the UI, docs, OAuth and MCP in the api
+// role. Whatever a role does not serve answers 404.
 func (a *App) routes() chi.Router {
 	r := chi.NewRouter()
 	a.use(r)
@@ -37,19 +39,29 @@ func (a *App) routes() chi.Router {
 	if a.Config.MetricsAddr == "" {
 		r.Method(http.MethodGet, "/metrics", a.Metrics.Handler())
 	}
+	staticFS, _ := fs.Sub(static.FS, ".")
+	// The redirect's own pages (404, 410, password) use the stylesheet too.
+	if a.Config.Roles.API() || a.Config.Roles.Redirect() {
+		r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
+	}
+	if !a.Config.Roles.API() {
+		if a.Config.Roles.Redirect() {
+			a.Redirects.Mount(r)
+		}
+		// The redirect's neutral 404 page: no UI to link to here.
+		r.NotFound(web.RedirectPages().NotFound)
+		return r
+	}
 
 	// One analytics reader for API and UI, so their reports share one
-	// concurrency bound.
-	reports := analytics.NewReports(a.DB, a.analyticsLimits())
+	// concurrency bound. It reads where lag is tolerated (a.Reads).
+	reports := analytics.NewReports(a.Reads, a.analyticsLimits())
 	ui := web.New(a.webDeps(reports))
 
 	r.Get("/problems", func(w http.ResponseWriter, r *http.Request) {
 		web.Render(w, r, http.StatusOK, web.ProblemIndex(ui.PublicNav(w, r), problem.Catalog))
 	})
 	r.Get("/problems/{slug}", a.problemPage(ui))
-
-	staticFS, _ := fs.Sub(static.FS, ".")
-	r.Handle("/static/*", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(staticFS))))
 
 	v1 := a.apiV1(reports)
 	r.Route("/api", func(r2 chi.Router) {
@@ -62,7 +74,9 @@ func (a *App) routes() chi.Router {
 	a.oauthRoutes(r)
 	a.docsRoutes(r, ui)
 	ui.Mount(r)
-	a.Redirects.Mount(r)
+	if a.Config.Roles.Redirect() {
+		a.Redirects.Mount(r)
+	}
 
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		web.Render(w, r, http.StatusNotFound, web.ErrorPageNav(ui.PublicNav(w, r), http.StatusNotFound, "Page not found", "There is nothing at this address."))
@@ -131,7 +145,7 @@ func (a *App) apiV1(reports *analytics.Reports) *api.API {
 		Links:       a.Links,
 		QR:          a.QR,
 		Accounts:    a.Accounts,
-		Scans:       scan.NewReader(a.DB),
+		Scans:       scan.NewReader(a.Reads),
 		Analytics:   reports,
 		RateLimit:   a.rateLimit(),
 		Webhooks:    a.Webhooks,
@@ -156,7 +170,7 @@ func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 	sessions.ClientIP = clientip.Resolver{Trusted: a.Config.TrustedProxies}.Of
 	return web.Deps{
 		Analytics:   reports,
-		Scans:       scan.NewReader(a.DB),
+		Scans:       scan.NewReader(a.Reads),
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Webhooks:    a.Webhooks,
 		OAuth:       a.OAuth,

@@ -44,6 +44,18 @@ type Config struct {
 	// allowed meanwhile.
 	SaturationLatency     time.Duration
 	SaturatedDeliveryPace int
+	// DatabaseDirectURL (LINKQR_DATABASE_DIRECT_URL) reaches the primary
+	// without PgBouncer: LISTEN, River and migrations need a session of
+	// their own, which transaction pooling cannot give. Empty: DatabaseURL.
+	DatabaseDirectURL string
+	// DatabaseReadURL (LINKQR_DATABASE_READ_URL) is a streaming replica for
+	// analytics, scan lists and exports; empty: they read the primary.
+	// ReadMaxLag (LINKQR_READ_MAX_LAG) is how far behind it may be before
+	// those reads fall back to the primary.
+	DatabaseReadURL string
+	ReadMaxLag      time.Duration
+	// Roles (LINKQR_ROLES, `serve --role`) are the faces this process runs.
+	Roles Roles
 }
 
 // Error is a configuration error; its message names the variable.
@@ -83,6 +95,27 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		if err := checkDatabaseURL(c.DatabaseURL); err != nil {
 			return nil, &Error{"LINKQR_DATABASE_URL", redactURL(c.DatabaseURL), err.Error()}
 		}
+	}
+	for _, v := range []struct {
+		name string
+		dst  *string
+	}{{"LINKQR_DATABASE_DIRECT_URL", &c.DatabaseDirectURL}, {"LINKQR_DATABASE_READ_URL", &c.DatabaseReadURL}} {
+		*v.dst = getenv(v.name)
+		if *v.dst == "" {
+			continue
+		}
+		if c.DatabaseURL == "" {
+			return nil, &Error{v.name, redactURL(*v.dst), "needs LINKQR_DATABASE_URL: the embedded cluster has no PgBouncer or replica"}
+		}
+		if err := checkDatabaseURL(*v.dst); err != nil {
+			return nil, &Error{v.name, redactURL(*v.dst), err.Error()}
+		}
+	}
+	if c.ReadMaxLag, err = durationVar(getenv, "LINKQR_READ_MAX_LAG", 30*time.Second, time.Second, time.Hour); err != nil {
+		return nil, err
+	}
+	if c.Roles, err = ParseRoles(getenv("LINKQR_ROLES")); err != nil {
+		return nil, &Error{"LINKQR_ROLES", getenv("LINKQR_ROLES"), err.Error()}
 	}
 	c.DataDir = orDefault(getenv("LINKQR_DATA_DIR"), "./var")
 	c.DataDirSet = getenv("LINKQR_DATA_DIR") != ""

@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(kv ...string) func(string) string {
@@ -55,6 +56,9 @@ func TestLoadValues(t *testing.T) {
 	if c.DataDir != "/srv/linkqr" || !c.DataDirSet {
 		t.Errorf("data dir: %q set=%v", c.DataDir, c.DataDirSet)
 	}
+	if c.Roles != AllRoles || c.DatabaseDirectURL != "" || c.DatabaseReadURL != "" || c.ReadMaxLag != 30*time.Second {
+		t.Errorf("database defaults: roles %s, direct %q, read %q, max lag %v", c.Roles, c.DatabaseDirectURL, c.DatabaseReadURL, c.ReadMaxLag)
+	}
 	if c.MetricsAddr != "127.0.0.1:9090" {
 		t.Errorf("metrics addr %q", c.MetricsAddr)
 	}
@@ -84,8 +88,14 @@ func TestLoadErrorsNameTheVariable(t *testing.T) {
 		{"LINKQR_LOG_FORMAT", "xml"},
 		{"LINKQR_METRICS_ADDR", "9090"},
 		{"LINKQR_METRICS_ADDR", "127.0.0.1:99999"},
-		{"LINKQR_METRICS_ADDR", "127.0.0.1:8080"}, // LINKQR_ADDR's default
-		{"LINKQR_METRICS_ADDR", ":8080"},          // a wildcard host takes the port everywhere
+		{"LINKQR_METRICS_ADDR", "127.0.0.1:8080"},         // LINKQR_ADDR's default
+		{"LINKQR_METRICS_ADDR", ":8080"},                  // a wildcard host takes the port everywhere
+		{"LINKQR_DATABASE_DIRECT_URL", "postgres://db/x"}, // without LINKQR_DATABASE_URL
+		{"LINKQR_DATABASE_READ_URL", "postgres://db/x"},
+		{"LINKQR_READ_MAX_LAG", "10ms"},
+		{"LINKQR_READ_MAX_LAG", "soon"},
+		{"LINKQR_ROLES", "edge"},
+		{"LINKQR_ROLES", "api,"},
 	}
 	for _, tc := range cases {
 		_, err := Load(env(tc.key, tc.value), false)
@@ -183,5 +193,41 @@ func TestLoadMail(t *testing.T) {
 	_, err = Load(env("LINKQR_SMTP_URL", "ftp://ann:hunter2hunter2@mail.example.com"), false)
 	if err == nil || strings.Contains(err.Error(), "hunter2hunter2") {
 		t.Errorf("the SMTP password is printed: %v", err)
+	}
+}
+
+// TestLoadScaleOut: roles, the direct URL beside PgBouncer's and the
+// replica with its lag bound.
+func TestLoadScaleOut(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(
+		"LINKQR_DATABASE_URL", "postgres://u:p@pgbouncer:6432/linkqr?default_query_exec_mode=cache_describe",
+		"LINKQR_DATABASE_DIRECT_URL", "postgres://u:p@primary:5432/linkqr",
+		"LINKQR_DATABASE_READ_URL", "postgres://u:p@replica:5432/linkqr",
+		"LINKQR_READ_MAX_LAG", "5s",
+		"LINKQR_ROLES", "redirect, API",
+	), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DatabaseDirectURL != "postgres://u:p@primary:5432/linkqr" || c.DatabaseReadURL != "postgres://u:p@replica:5432/linkqr" || c.ReadMaxLag != 5*time.Second {
+		t.Errorf("urls: direct %q, read %q, lag %v", c.DatabaseDirectURL, c.DatabaseReadURL, c.ReadMaxLag)
+	}
+	if !c.Roles.Redirect() || !c.Roles.API() || c.Roles.Worker() || c.Roles.String() != "redirect,api" {
+		t.Errorf("roles %s", c.Roles)
+	}
+}
+
+func TestParseRoles(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"": "all", "all": "all", "worker": "worker", "api,redirect": "redirect,api", "redirect,api,worker": "all", "worker,all": "all"} {
+		r, err := ParseRoles(in)
+		if err != nil || r.String() != want {
+			t.Errorf("ParseRoles(%q) = %s, %v; want %s", in, r, err, want)
+		}
+	}
+	_, err := ParseRoles("redirect,cron")
+	if err == nil || !strings.Contains(err.Error(), `"cron"`) || !strings.Contains(err.Error(), RoleNames) {
+		t.Errorf("unknown role: %v", err)
 	}
 }

@@ -20,21 +20,23 @@ import (
 const migrationLockKey = 0x6c696e6b7172
 
 // Migrate brings the schema up to date: River's job tables first, then
-// linkqr's own goose migrations embedded from db/migrations. It holds a
-// session advisory lock for the duration, so concurrent starts of several
-// instances migrate once and the others wait.
+// linkqr's own goose migrations embedded from db/migrations. Concurrent
+// starts of several instances migrate once and the others wait: one
+// transaction holds a transaction-level advisory lock for the duration
+// while the migrations run on other connections. A session-level lock
+// would not survive PgBouncer's transaction pooling (taken on one server
+// connection, released on another, it would stay held until PgBouncer
+// closed the first); a transaction pins its server connection until it
+// ends, and ending it releases the lock whatever happens.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
-	conn, err := pool.Acquire(ctx)
+	lock, err := pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrationLockKey)); err != nil {
+	defer func() { _ = lock.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := lock.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLockKey)); err != nil {
 		return fmt.Errorf("migrate: take lock: %w", err)
 	}
-	defer func() {
-		_, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(migrationLockKey))
-	}()
 
 	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
 	if err != nil {

@@ -25,6 +25,21 @@ const DefaultConnectTimeout = 2 * time.Second
 // fails at start rather than on the first request. maxConns 0 means
 // DefaultMaxConns, unless the URL's pool_max_conns says otherwise.
 func Connect(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	pool, err := ConnectLazily(ctx, url, maxConns)
+	if err != nil {
+		return nil, err
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return pool, nil
+}
+
+// ConnectLazily is Connect without the check: for a database that may be
+// down when the process starts and is used only while it answers (a read
+// replica).
+func ConnectLazily(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database URL: %w", err)
@@ -41,10 +56,6 @@ func Connect(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, er
 	RegisterTypes(cfg)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to database: %w", err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
 	return pool, nil

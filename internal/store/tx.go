@@ -21,15 +21,27 @@ import (
 // transaction by accident: there is no other way to the pool.
 type DB struct {
 	pool *pgxpool.Pool
+	pick func() *pgxpool.Pool // when set, chooses the pool per call (NewRoutedDB)
 }
 
 // NewDB wraps a pool.
 func NewDB(pool *pgxpool.Pool) *DB { return &DB{pool: pool} }
 
+// NewRoutedDB is a DB whose every call runs on the pool pick returns at
+// that moment: reads that may lag go to a replica while it is healthy and
+// to the primary otherwise (internal/replica), without their services
+// knowing which.
+func NewRoutedDB(pick func() *pgxpool.Pool) *DB { return &DB{pick: pick} }
+
 // Pool is the raw pool, for the process machinery that must hold a
 // connection of its own (LISTEN, River, readiness checks), never for
 // queries made on behalf of a request.
-func (d *DB) Pool() *pgxpool.Pool { return d.pool }
+func (d *DB) Pool() *pgxpool.Pool {
+	if d.pick != nil {
+		return d.pick()
+	}
+	return d.pool
+}
 
 // Conn returns what a query should run on: the ambient transaction when ctx
 // has one (so a handler reads its own uncommitted writes), else the pool.
@@ -37,7 +49,7 @@ func (d *DB) Conn(ctx context.Context) dbsqlc.DBTX {
 	if s := scopeFrom(ctx); s != nil {
 		return s.tx
 	}
-	return d.pool
+	return d.Pool()
 }
 
 // InTx runs fn in a transaction and commits when fn returns nil. A change and
@@ -53,7 +65,7 @@ func (d *DB) InTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if s := scopeFrom(ctx); s != nil {
 		tx, err = s.tx.Begin(ctx) // SAVEPOINT
 	} else {
-		tx, err = d.pool.Begin(ctx)
+		tx, err = d.Pool().Begin(ctx)
 	}
 	if err != nil {
 		return InterpretError(err)
@@ -75,7 +87,7 @@ func (d *DB) InTxIsolated(ctx context.Context, level pgx.TxIsoLevel, fn func(tx 
 	if scopeFrom(ctx) != nil {
 		return errors.New("store: InTxIsolated inside an ambient transaction")
 	}
-	tx, err := d.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: level})
+	tx, err := d.Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: level})
 	if err != nil {
 		return InterpretError(err)
 	}
@@ -120,7 +132,7 @@ type Ambient struct {
 // BeginAmbient opens an ambient transaction and returns the context that
 // carries it. The caller must end it with Commit or Rollback.
 func (d *DB) BeginAmbient(ctx context.Context) (context.Context, *Ambient, error) {
-	tx, err := d.pool.Begin(ctx)
+	tx, err := d.Pool().Begin(ctx)
 	if err != nil {
 		return ctx, nil, InterpretError(err)
 	}
@@ -217,7 +229,7 @@ func (d *DB) ReadOnly(ctx context.Context, timeout time.Duration, fn func(q dbsq
 		}
 		tx, err = s.tx.Begin(ctx) // SAVEPOINT
 	} else {
-		tx, err = d.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+		tx, err = d.Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	}
 	if err != nil {
 		return InterpretError(err)

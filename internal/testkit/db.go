@@ -117,12 +117,25 @@ func DB(t testing.TB) *pgxpool.Pool {
 func NewDatabase(t testing.TB) string {
 	t.Helper()
 	base := ServerURL(t)
-	tmpl := template(t, base)
+	return createDatabase(t, base, " TEMPLATE "+template(t, base))
+}
+
+// NewEmptyDatabase creates a database without any schema (for tests of
+// migrating) and returns its name; it is dropped like NewDatabase's.
+func NewEmptyDatabase(t testing.TB) string {
+	t.Helper()
+	return createDatabase(t, ServerURL(t), "")
+}
+
+// createDatabase runs CREATE DATABASE with options and drops the database
+// when the test passes.
+func createDatabase(t testing.TB, base, options string) string {
+	t.Helper()
 	name := "linkqr_test_" + randomHex(6)
 	admin := adminConn(t, base)
 	defer admin.Close(context.Background())
-	if _, err := admin.Exec(context.Background(), "CREATE DATABASE "+name+" TEMPLATE "+tmpl); err != nil {
-		t.Fatalf("testkit: create database from template: %v", err)
+	if _, err := admin.Exec(context.Background(), "CREATE DATABASE "+name+options); err != nil {
+		t.Fatalf("testkit: create database: %v", err)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -53,7 +53,7 @@ func StartServer(t testing.TB, opts ...ServerOption) *Server {
 		"LINKQR_ADDR":       ts.Listener.Addr().String(),
 		"LINKQR_BASE_URL":   base,
 		"LINKQR_DATA_DIR":   t.TempDir(),
-		"LINKQR_SECRET_KEY": randomKey(),
+		"LINKQR_SECRET_KEY": NewSecretKey(),
 		"LINKQR_LOG_LEVEL":  "debug",
 	}}
 	for _, o := range opts {
@@ -78,7 +78,9 @@ func StartServer(t testing.TB, opts ...ServerOption) *Server {
 	return &Server{URL: base, App: a, Pool: pool}
 }
 
-func randomKey() string {
+// NewSecretKey is a fresh LINKQR_SECRET_KEY; instances of one deployment
+// (a test's second server on the same data) share one.
+func NewSecretKey() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	return base64.StdEncoding.EncodeToString(b)

@@ -9,8 +9,9 @@
 #   deploy/cluster.sh stop     stop everything, linkqr first (scans drained)
 #   deploy/cluster.sh status   what runs, and where
 #   deploy/cluster.sh env      the addresses, as shell variables
-#   deploy/cluster.sh stop-db | start-db | stop-replica | start-replica | kill-redirect1
-#                              chaos for tests: PostgreSQL down and up, ...
+#   deploy/cluster.sh stop-db | start-db | stop-replica | start-replica | kill-redirect1 |
+#                     start-redirect1 | stop-redirect2 | start-api2
+#                              chaos for tests and the bench: PostgreSQL down and up, ...
 #
 # Settings (environment): LQ_DIR (default /tmp/linkqr-cluster: the data, logs
 # and pid files; PostgreSQL's account must be able to reach it, so not under
@@ -36,6 +37,7 @@ ports() {
   REDIRECT2_PORT=$((PORT + 21))
   API_PORT=$((PORT + 22))
   WORKER_PORT=$((PORT + 23))  # health and metrics only
+  API2_PORT=$((PORT + 24))    # a second api instance, started on demand (start-api2)
 }
 ports
 
@@ -76,7 +78,7 @@ wait_for() { # name, command...: poll until the command succeeds (30 s)
 url_primary() { echo "postgres://linkqr@127.0.0.1:$PRIMARY_PORT/linkqr?sslmode=disable"; }
 url_replica() { echo "postgres://linkqr@127.0.0.1:$REPLICA_PORT/linkqr?sslmode=disable"; }
 # Through PgBouncer: no named prepared statements (transaction pooling).
-url_pooled() { echo "postgres://linkqr@127.0.0.1:$PGBOUNCER_PORT/linkqr?sslmode=disable&default_query_exec_mode=exec"; }
+url_pooled() { echo "postgres://linkqr@127.0.0.1:$PGBOUNCER_PORT/linkqr?sslmode=disable&default_query_exec_mode=cache_describe"; }
 
 start_primary() {
   local bin; bin=$(pgbin)
@@ -204,7 +206,7 @@ start() {
 
 stop() {
   stop_pid haproxy
-  for n in redirect1 redirect2 api worker; do stop_pid "$n"; done
+  for n in redirect1 redirect2 api api2 worker; do stop_pid "$n"; done
   stop_pid pgbouncer
   stop_pid redis
   stop_pg replica
@@ -213,7 +215,7 @@ stop() {
 
 status() {
   local n
-  for n in haproxy redirect1 redirect2 api worker pgbouncer redis; do
+  for n in haproxy redirect1 redirect2 api api2 worker pgbouncer redis; do
     if running "$n"; then echo "$n: running (pid $(cat "$DIR/run/$n.pid"))"; else echo "$n: stopped"; fi
   done
   for n in primary replica; do
@@ -231,6 +233,7 @@ LQ_REDIRECT1_URL=http://127.0.0.1:$REDIRECT1_PORT
 LQ_REDIRECT2_URL=http://127.0.0.1:$REDIRECT2_PORT
 LQ_API_URL=http://127.0.0.1:$API_PORT
 LQ_WORKER_URL=http://127.0.0.1:$WORKER_PORT
+LQ_API2_URL=http://127.0.0.1:$API2_PORT
 LQ_PRIMARY_URL=$(url_primary)
 LQ_REPLICA_URL=$(url_replica)
 LQ_PGBOUNCER_URL=$(url_pooled)
@@ -250,6 +253,7 @@ case "${1:-}" in
   start-replica) start_replica ;;
   kill-redirect1) stop_pid redirect1 KILL ;;
   stop-redirect2) stop_pid redirect2 ;;
+  start-api2) start_linkqr api2 api "$API2_PORT" ;;
   start-redirect1) start_linkqr redirect1 redirect "$REDIRECT1_PORT" ;;
   *) sed -n '2,20p' "$0" >&2; exit 2 ;;
 esac

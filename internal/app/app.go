@@ -217,7 +217,7 @@ func MainPoolConns(roles config.Roles) int32 {
 }
 
 // dedicatedPool opens a pool of at most n connections to the database of
-// pool, created on demand.
+// pool (with its settings), created on demand.
 func dedicatedPool(ctx context.Context, pool *pgxpool.Pool, n int32) (*pgxpool.Pool, error) {
 	cfg := pool.Config().Copy()
 	cfg.MaxConns, cfg.MinConns = n, 0
@@ -252,12 +252,17 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		return nil, err
 	}
 	db := store.NewDB(pool)
-	scanPool, err := dedicatedPool(ctx, pool, ScanPoolConns)
+	// The redirect's pools connect directly to the primary, bypassing
+	// PgBouncer: they hold their few connections all the time, so pooling
+	// saves nothing, and while PostgreSQL is down a direct connection fails
+	// at once where PgBouncer would queue the query, leaving redirects to
+	// wait behind a full scan buffer (deploy/README.md).
+	scanPool, err := dedicatedPool(ctx, direct, ScanPoolConns)
 	if err != nil {
 		return nil, err
 	}
 	own = append(own, scanPool)
-	resolvePool, err := dedicatedPool(ctx, pool, ResolvePoolConns)
+	resolvePool, err := dedicatedPool(ctx, direct, ResolvePoolConns)
 	if err != nil {
 		return nil, err
 	}

@@ -469,6 +469,12 @@ func TestTopology(t *testing.T) {
 		}
 		return nil
 	})
+	poll(t, 10*time.Second, "HAProxy taking redirect1 out", func() error {
+		if st := c.serverStatus("redirect", "redirect1"); !strings.HasPrefix(st, "DOWN") {
+			return fmt.Errorf("redirect1 is %q", st)
+		}
+		return nil
+	})
 	close(stop)
 	l.wait()
 	answered := l.found.Load()
@@ -576,6 +582,24 @@ func TestTopology(t *testing.T) {
 		return nil
 	})
 	c.checkAnalytics(linkID, tok)
+}
+
+// serverStatus is a server's status in HAProxy's stats ("UP", "DOWN", …).
+func (c *cluster) serverStatus(backend, server string) string {
+	c.t.Helper()
+	resp, err := http.Get(c.vars["LQ_STATS_URL"] + "/;csv")
+	if err != nil {
+		c.t.Fatalf("HAProxy stats: %v", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(body), "\n") {
+		// # pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,dreq,dresp,ereq,econ,eresp,wretr,wredis,status,…
+		if f := strings.Split(line, ","); len(f) > 17 && f[0] == backend && f[1] == server {
+			return f[17]
+		}
+	}
+	return "missing"
 }
 
 // checkAnalytics asks the link's analytics through HAProxy: 200, and an

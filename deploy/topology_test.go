@@ -276,7 +276,9 @@ type load struct {
 	done      chan struct{}
 }
 
-func runLoad(urls []string, conns int, stop <-chan struct{}) *load { return runPacedLoad(urls, conns, 0, stop) }
+func runLoad(urls []string, conns int, stop <-chan struct{}) *load {
+	return runPacedLoad(urls, conns, 0, stop)
+}
 
 // runPacedLoad is runLoad sending at most rate requests a second in all
 // (0: as fast as answers come).

@@ -11,9 +11,9 @@ import (
 
 // Settling before a closed-loop round: what the previous round left behind
 // (linkqr's PostgreSQL folding, vacuuming and checkpointing its scans) must
-// not run during the next one. Measured without it, bare's second round ran
-// at 54,000–60,000 req/s against 80,000–86,000 in its first, right after
-// linkqr's round, which flattered linkqr's ratio.
+// not run during the next one. (It does not explain why bare's second round
+// is often slower than its first on the 2-core development machine: that
+// happens with the machine idle before it too.)
 const (
 	settleIdle    = 0.85 // the share of CPU time idle that counts as quiet
 	settleWindow  = 500 * time.Millisecond

@@ -151,7 +151,7 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 		if err != nil {
 			return nil, err
 		}
-		alone, err := b.runFanout(ctx, left.url, hooks, b.opts.Events)
+		alone, err := b.runFanout(ctx, left.url, left.url, hooks, b.opts.Events)
 		if err != nil {
 			return nil, err
 		}

@@ -72,7 +72,7 @@ func (r *report) print(w io.Writer) verdict {
 	v := verdict{Correct: true, Fast: true}
 	if t := r.Topology; t != nil {
 		t.print(w)
-		v.Correct = t.Two.Errors()+t.One.Errors()+t.Direct.Errors() == 0
+		v.Correct = t.Two.Errors()+t.One.Errors()+t.Direct.Errors()+t.API.Errors() == 0 && (t.Fanout == nil || (t.Fanout.Err == nil && t.Fanout.Delivered == t.Fanout.Events))
 		return v
 	}
 	check := func(ok, correctness bool) string {

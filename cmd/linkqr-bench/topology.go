@@ -30,6 +30,10 @@ type topologyReport struct {
 	Cores    int
 	Two, One phase // through HAProxy, both redirect instances / redirect2 stopped
 	Direct   phase // one redirect instance without HAProxy
+	API      phase // GET /api/v1/links/{id} through HAProxy: the api instance
+	// Fanout is scan.created deliveries by the worker instance (nil:
+	// -webhook-events 0).
+	Fanout *fanoutResult
 }
 
 // cluster drives deploy/cluster.sh.
@@ -92,7 +96,8 @@ func (b *bench) topology(ctx context.Context) (*topologyReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &clusterScript{script: script, env: append(os.Environ(), "LQ_DIR="+dir, "LQ_PORT="+strconv.Itoa(port), "LINKQR="+bin)}
+	// The bench's webhook receiver listens on loopback.
+	c := &clusterScript{script: script, env: append(os.Environ(), "LQ_DIR="+dir, "LQ_PORT="+strconv.Itoa(port), "LINKQR="+bin, "LQ_WEBHOOK_ALLOW_PRIVATE=1")}
 	cmd := exec.CommandContext(ctx, "bash", script, "env")
 	cmd.Env = c.env
 	out, err := cmd.Output()
@@ -139,6 +144,30 @@ func (b *bench) topology(ctx context.Context) (*topologyReport, error) {
 	}
 	if rep.Direct, err = b.load(ctx, "redirect, 1 instance without HAProxy", redirect(c.vars["LQ_REDIRECT1_URL"])); err != nil {
 		return nil, err
+	}
+	api := scenario{
+		Header:   http.Header{"User-Agent": {chromeUA}, "Accept": {"application/json"}},
+		WantCode: http.StatusOK,
+		ConnHeader: func(c int) http.Header {
+			return http.Header{"Authorization": {"Bearer " + fx.Tokens[c%len(fx.Tokens)]}}
+		},
+	}
+	for _, l := range fx.Links {
+		api.URLs = append(api.URLs, c.vars["LQ_APP_URL"]+"/api/v1/links/"+l.ID)
+	}
+	if rep.API, err = b.load(ctx, "api GET link through HAProxy, 1 api instance", api); err != nil {
+		return nil, err
+	}
+	if b.opts.Events > 0 {
+		hooks, err := setupFanout(ctx, bin, adminEnv, c.vars["LQ_APP_URL"])
+		if err != nil {
+			return nil, err
+		}
+		f, err := b.runFanout(ctx, c.vars["LQ_APP_URL"], c.vars["LQ_SHORT_URL"], hooks, b.opts.Events)
+		if err != nil {
+			return nil, err
+		}
+		rep.Fanout = &f
 	}
 	if err := c.run(ctx, "stop-redirect2"); err != nil {
 		return nil, err
@@ -188,6 +217,11 @@ func (t *topologyReport) print(w io.Writer) {
 	} {
 		m := r.p.Measured
 		fmt.Fprintf(w, "%-46s %10.0f %10s %10s %8d %12.0f\n", r.name, m.Throughput(), ms(m.Latency.Percentile(0.5)), ms(m.Latency.Percentile(0.99)), r.p.Errors(), m.Throughput()/float64(t.Cores))
+	}
+	m := t.API.Measured
+	fmt.Fprintf(w, "%-46s %10.0f %10s %10s %8d %12.0f\n", "api GET link via HAProxy, 1 api instance", m.Throughput(), ms(m.Latency.Percentile(0.5)), ms(m.Latency.Percentile(0.99)), t.API.Errors(), m.Throughput()/float64(t.Cores))
+	if f := t.Fanout; f != nil {
+		fmt.Fprintf(w, "%-46s %10.0f %10s %10s %8d %12.0f\n", fmt.Sprintf("scan.created deliveries, 1 worker (%d of %d)", f.Delivered, f.Events), f.Rate(), ms(f.Latency.Percentile(0.5)), ms(f.Latency.Percentile(0.99)), f.Events-f.Delivered, f.Rate()/float64(t.Cores))
 	}
 	if one := t.One.Measured.Throughput(); one > 0 {
 		fmt.Fprintf(w, "  2 instances / 1 instance   %.2f  (on %d cores the instances share them: the second one adds what the cores have left)\n", t.Two.Measured.Throughput()/one, t.Cores)

@@ -138,8 +138,9 @@ func setupFanout(ctx context.Context, bin string, env []string, baseURL string) 
 // (the scan writer records them in batches, fanning each batch out in its
 // transaction, so events are written far faster than they can be
 // delivered and the deliveries are what is measured), and waits until the
-// receiver has every event.
-func (b *bench) runFanout(ctx context.Context, base string, fx fanoutFixtures, n int) (fanoutResult, error) {
+// receiver has every event. base serves the API, short the short links
+// (the same server but behind the topology's HAProxy).
+func (b *bench) runFanout(ctx context.Context, base, short string, fx fanoutFixtures, n int) (fanoutResult, error) {
 	res := fanoutResult{Events: n}
 	rcv, err := startReceiver()
 	if err != nil {
@@ -167,7 +168,7 @@ func (b *bench) runFanout(ctx context.Context, base string, fx fanoutFixtures, n
 				if i >= int64(n) || ctx.Err() != nil {
 					return
 				}
-				if err := scanOnce(ctx, client, base+"/"+fx.Codes[int(i)%len(fx.Codes)]); err != nil {
+				if err := scanOnce(ctx, client, short+"/"+fx.Codes[int(i)%len(fx.Codes)]); err != nil {
 					failed.Add(1)
 					firstErr.CompareAndSwap(nil, err)
 				}

@@ -566,6 +566,20 @@ func TestTopology(t *testing.T) {
 		return nil
 	})
 
+	// The api is ready again, and HAProxy (which took it out while it was
+	// not) sends it requests again.
+	poll(t, 30*time.Second, "the api back behind HAProxy after the outage", func() error {
+		resp, err := http.Get(c.vars["LQ_APP_URL"] + "/readyz")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("/readyz through HAProxy: %d", resp.StatusCode)
+		}
+		return nil
+	})
+
 	// The replica restarted: analytics fall back to the primary, then
 	// return to the replica.
 	c.run("stop-replica")

@@ -163,10 +163,7 @@ func (b *bench) analytics(ctx context.Context, s *server, fx fixtures, rate floa
 		rep.Queries = append(rep.Queries, ql)
 	}
 
-	redirect := scenario{Header: http.Header{"User-Agent": {chromeUA}}, WantCode: http.StatusFound}
-	for _, l := range fx.Links {
-		redirect.URLs = append(redirect.URLs, s.url+"/"+l.Code)
-	}
+	redirect := fx.redirect(s.url)
 	b.settle(ctx, "the redirect at half capacity")
 	if rep.Unloaded, err = b.loadPaced(ctx, "redirect linkqr at half capacity, no analytics load", redirect, rate, b.opts.Duration); err != nil {
 		return nil, err

@@ -85,26 +85,7 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 		return nil, err
 	}
 
-	redirect := func(base string) scenario {
-		s := scenario{Header: http.Header{"User-Agent": {chromeUA}}, WantCode: http.StatusFound}
-		for _, l := range fx.Links {
-			s.URLs = append(s.URLs, base+"/"+l.Code)
-		}
-		return s
-	}
-	api := func(base string) scenario {
-		s := scenario{
-			Header:   http.Header{"User-Agent": {chromeUA}, "Accept": {"application/json"}},
-			WantCode: http.StatusOK,
-			ConnHeader: func(c int) http.Header {
-				return http.Header{"Authorization": {"Bearer " + fx.Tokens[c%len(fx.Tokens)]}}
-			},
-		}
-		for _, l := range fx.Links {
-			s.URLs = append(s.URLs, base+"/api/v1/links/"+l.ID)
-		}
-		return s
-	}
+	redirect, api := fx.redirect, fx.apiGet
 
 	// Bare and linkqr alternate, round by round, so that a change in the
 	// machine's speed during the run (another process, thermal limits)
@@ -171,6 +152,32 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// redirect is the redirect scenario: a browser's GET of every link's code
+// on base, in turn.
+func (fx fixtures) redirect(base string) scenario {
+	s := scenario{Header: http.Header{"User-Agent": {chromeUA}}, WantCode: http.StatusFound}
+	for _, l := range fx.Links {
+		s.URLs = append(s.URLs, base+"/"+l.Code)
+	}
+	return s
+}
+
+// apiGet is the API scenario: GET /api/v1/links/{id} of every link on
+// base, in turn, each connection with its own key.
+func (fx fixtures) apiGet(base string) scenario {
+	s := scenario{
+		Header:   http.Header{"User-Agent": {chromeUA}, "Accept": {"application/json"}},
+		WantCode: http.StatusOK,
+		ConnHeader: func(c int) http.Header {
+			return http.Header{"Authorization": {"Bearer " + fx.Tokens[c%len(fx.Tokens)]}}
+		},
+	}
+	for _, l := range fx.Links {
+		s.URLs = append(s.URLs, base+"/api/v1/links/"+l.ID)
+	}
+	return s
 }
 
 // server is a started child with its base URL.

@@ -131,13 +131,7 @@ func (b *bench) topology(ctx context.Context) (*topologyReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	redirect := func(base string) scenario {
-		s := scenario{Header: http.Header{"User-Agent": {chromeUA}}, WantCode: http.StatusFound}
-		for _, l := range fx.Links {
-			s.URLs = append(s.URLs, base+"/"+l.Code)
-		}
-		return s
-	}
+	redirect := fx.redirect
 	rep := &topologyReport{Cores: runtime.NumCPU()}
 	if rep.Two, err = b.load(ctx, "redirect through HAProxy, 2 redirect instances", redirect(c.vars["LQ_SHORT_URL"])); err != nil {
 		return nil, err
@@ -145,17 +139,7 @@ func (b *bench) topology(ctx context.Context) (*topologyReport, error) {
 	if rep.Direct, err = b.load(ctx, "redirect, 1 instance without HAProxy", redirect(c.vars["LQ_REDIRECT1_URL"])); err != nil {
 		return nil, err
 	}
-	api := scenario{
-		Header:   http.Header{"User-Agent": {chromeUA}, "Accept": {"application/json"}},
-		WantCode: http.StatusOK,
-		ConnHeader: func(c int) http.Header {
-			return http.Header{"Authorization": {"Bearer " + fx.Tokens[c%len(fx.Tokens)]}}
-		},
-	}
-	for _, l := range fx.Links {
-		api.URLs = append(api.URLs, c.vars["LQ_APP_URL"]+"/api/v1/links/"+l.ID)
-	}
-	if rep.API, err = b.load(ctx, "api GET link through HAProxy, 1 api instance", api); err != nil {
+	if rep.API, err = b.load(ctx, "api GET link through HAProxy, 1 api instance", fx.apiGet(c.vars["LQ_APP_URL"])); err != nil {
 		return nil, err
 	}
 	if b.opts.Events > 0 {

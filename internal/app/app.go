@@ -347,7 +347,16 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	a.Redirects = redirect.New(resolver, a.Scans, web.RedirectPages(), clientIPs.Of, a.Database, log)
 	a.Redirects.Subscribe(a.listener)
 	a.Redirects.Load = a.Priority
-	a.Links.Changed = a.Redirects.Invalidate
+	a.Links.Changed = func(code string) {
+		a.Redirects.Invalidate(code)
+		// The change is reported done once its NOTIFY has come back to
+		// this instance, and so has reached the redirect instances too:
+		// measured in deploy/topology_test.go, the API answered about 4 ms
+		// before another instance saw a re-point without this wait.
+		ctx, cancel := context.WithTimeout(context.Background(), changeEchoWait)
+		defer cancel()
+		a.listener.Heard(ctx, link.ChangedChannel, code, time.Now().Add(-time.Second))
+	}
 	if err := a.openRateLimiter(); err != nil {
 		return nil, err
 	}
@@ -489,6 +498,10 @@ func (a *App) startWorkers() {
 		a.workers.Go(func() { a.Replica.Run(ctx) })
 	}
 }
+
+// changeEchoWait bounds how long a link change waits for its NOTIFY to
+// come back (notify.Listener.Heard) before the API answers anyway.
+const changeEchoWait = 100 * time.Millisecond
 
 // DrainTimeout bounds how long a stop waits for the scan buffers to be
 // written. It matters only during a database outage (normally they drain

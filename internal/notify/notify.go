@@ -39,11 +39,22 @@ type Listener struct {
 	handlers map[string][]Handler
 	ready    chan struct{}
 	once     sync.Once
+
+	// heard is when each (channel, payload) was last received, and
+	// waiting who waits for one; both for Heard. connected says LISTEN is
+	// in effect.
+	echoMu    sync.Mutex
+	heard     map[echoKey]time.Time
+	waiting   map[echoKey][]chan struct{}
+	connected bool
 }
+
+type echoKey struct{ channel, payload string }
 
 // New returns a listener; call Subscribe for each channel, then Run.
 func New(pool *pgxpool.Pool, log *slog.Logger) *Listener {
-	return &Listener{pool: pool, log: log, handlers: map[string][]Handler{}, ready: make(chan struct{})}
+	return &Listener{pool: pool, log: log, handlers: map[string][]Handler{}, ready: make(chan struct{}),
+		heard: map[echoKey]time.Time{}, waiting: map[echoKey][]chan struct{}{}}
 }
 
 // Subscribe registers h for channel. Subscriptions must be made before Run.
@@ -98,6 +109,8 @@ func (l *Listener) listenOnce(ctx context.Context) error {
 	l.mu.RUnlock()
 	// Anything committed before LISTEN took effect was missed.
 	l.resetAll()
+	l.setConnected(true)
+	defer l.setConnected(false)
 	l.once.Do(func() { close(l.ready) })
 
 	for {
@@ -110,6 +123,67 @@ func (l *Listener) listenOnce(ctx context.Context) error {
 		l.mu.RUnlock()
 		for _, h := range hs {
 			h.Notify(n.Payload)
+		}
+		l.echo(echoKey{n.Channel, n.Payload})
+	}
+}
+
+// Heard waits until this listener has received payload on channel since
+// after (when it already has, it returns at once), ctx ends, or the
+// listener is not connected (then nothing would come). A change that
+// other instances learn by NOTIFY waits for its own echo before it is
+// reported done: PostgreSQL sends a notification to every listening
+// session at once, so when it is back here it has reached the other
+// instances too (within their scheduling), and the next request there
+// sees the change.
+func (l *Listener) Heard(ctx context.Context, channel, payload string, after time.Time) {
+	k := echoKey{channel, payload}
+	l.echoMu.Lock()
+	if !l.connected || !l.heard[k].Before(after) {
+		l.echoMu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	l.waiting[k] = append(l.waiting[k], ch)
+	l.echoMu.Unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+}
+
+// echo records that k was received and wakes its waiters. heard keeps
+// the last few seconds only.
+func (l *Listener) echo(k echoKey) {
+	now := time.Now()
+	l.echoMu.Lock()
+	defer l.echoMu.Unlock()
+	l.heard[k] = now
+	for _, ch := range l.waiting[k] {
+		close(ch)
+	}
+	delete(l.waiting, k)
+	if len(l.heard) > 1024 {
+		for key, at := range l.heard {
+			if now.Sub(at) > 5*time.Second {
+				delete(l.heard, key)
+			}
+		}
+	}
+}
+
+// setConnected records whether LISTEN is in effect; on losing it, every
+// waiter is released (its echo will not come).
+func (l *Listener) setConnected(c bool) {
+	l.echoMu.Lock()
+	defer l.echoMu.Unlock()
+	l.connected = c
+	if !c {
+		for k, chs := range l.waiting {
+			for _, ch := range chs {
+				close(ch)
+			}
+			delete(l.waiting, k)
 		}
 	}
 }

@@ -350,9 +350,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	a.Links.Changed = func(code string) {
 		a.Redirects.Invalidate(code)
 		// The change is reported done once its NOTIFY has come back to
-		// this instance, and so has reached the redirect instances too:
-		// measured in deploy/topology_test.go, the API answered about 4 ms
-		// before another instance saw a re-point without this wait.
+		// this instance; PostgreSQL sent it to the other instances at the
+		// same time. Measured in deploy/topology_test.go: without the wait
+		// another instance served the old target for about 4 ms after the
+		// API answered, with it for 0–3 ms (docs/deployment.md).
 		ctx, cancel := context.WithTimeout(context.Background(), changeEchoWait)
 		defer cancel()
 		a.listener.Heard(ctx, link.ChangedChannel, code, time.Now().Add(-time.Second))

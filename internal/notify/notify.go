@@ -134,8 +134,8 @@ func (l *Listener) listenOnce(ctx context.Context) error {
 // other instances learn by NOTIFY waits for its own echo before it is
 // reported done: PostgreSQL sends a notification to every listening
 // session at once, so when it is back here it has reached the other
-// instances too (within their scheduling), and the next request there
-// sees the change.
+// instances too, give or take their scheduling (a few milliseconds on a
+// loaded machine).
 func (l *Listener) Heard(ctx context.Context, channel, payload string, after time.Time) {
 	k := echoKey{channel, payload}
 	l.echoMu.Lock()

@@ -6,15 +6,11 @@ package kotlin_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/linkqr/linkqr/internal/apikey"
-	"github.com/linkqr/linkqr/internal/oauth"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -54,26 +50,10 @@ func TestKotlinClient(t *testing.T) {
 
 	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
 	tn := testkit.NewTenant(t, srv.Pool)
-	sixty := 60
-	_, limited, err := srv.App.Keys.Create(ctx, tn.WorkspaceID, nil, apikey.CreateInput{
-		Name: "kotlin limited", Scopes: []string{"links:read", "links:write"}, RateLimitPerMinute: &sixty})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, secret, err := srv.App.OAuth.CreateClient(ctx, oauth.CreateInput{
-		GrantType: oauth.GrantClientCredentials, WorkspaceID: &tn.WorkspaceID, Name: "kotlin", Scopes: []string{"links:read", "links:write"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := srv.APIKey(t, tn.WorkspaceID)
+	creds := srv.NewClientCredentials(t, tn.WorkspaceID, "kotlin")
+	key := creds.Token
 	cp := strings.Join([]string{jar, gsonJar, stdlibJar, classes}, ":")
-	run(ctx, t, []string{
-		"LINKQR_BASE_URL=" + srv.URL,
-		"LINKQR_TOKEN=" + key,
-		"LINKQR_TOKEN_LIMITED=" + limited,
-		"LINKQR_OAUTH_CLIENT_ID=" + store.FormatID(store.PrefixOAuthClient, cc.ID),
-		"LINKQR_OAUTH_CLIENT_SECRET=" + secret,
-	}, java, "-jar", junitJar, "--disable-banner", "--disable-ansi-colors", "--details=tree", "--fail-if-no-tests",
+	run(ctx, t, creds.Env, java, "-jar", junitJar, "--disable-banner", "--disable-ansi-colors", "--details=tree", "--fail-if-no-tests",
 		"--class-path", cp, "--select-package", "dev.linkqr.client")
 
 	// The README's example, as an integrator runs it: the jar, gson and the
@@ -102,16 +82,8 @@ func TestReadmeShowsTheExample(t *testing.T) {
 	}
 }
 
-// run executes a command in this directory and fails the test with its
-// combined output when it fails.
+// run executes a command in this directory (testkit.Run).
 func run(ctx context.Context, t *testing.T, env []string, name string, args ...string) string {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-	}
-	t.Logf("%s %v:\n%s", filepath.Base(name), args, out)
-	return string(out)
+	return testkit.Run(ctx, t, "", env, name, args...)
 }

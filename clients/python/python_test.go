@@ -15,9 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linkqr/linkqr/internal/apikey"
-	"github.com/linkqr/linkqr/internal/oauth"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -42,25 +39,9 @@ func TestPythonClient(t *testing.T) {
 
 	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
 	tn := testkit.NewTenant(t, srv.Pool)
-	sixty := 60
-	_, limited, err := srv.App.Keys.Create(ctx, tn.WorkspaceID, nil, apikey.CreateInput{
-		Name: "python limited", Scopes: []string{"links:read", "links:write"}, RateLimitPerMinute: &sixty})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, secret, err := srv.App.OAuth.CreateClient(ctx, oauth.CreateInput{
-		GrantType: oauth.GrantClientCredentials, WorkspaceID: &tn.WorkspaceID, Name: "python", Scopes: []string{"links:read", "links:write"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	token := srv.APIKey(t, tn.WorkspaceID)
-	env := append(quiet,
-		"LINKQR_BASE_URL="+srv.URL,
-		"LINKQR_TOKEN="+token,
-		"LINKQR_TOKEN_LIMITED="+limited,
-		"LINKQR_OAUTH_CLIENT_ID="+store.FormatID(store.PrefixOAuthClient, cl.ID),
-		"LINKQR_OAUTH_CLIENT_SECRET="+secret,
-	)
+	creds := srv.NewClientCredentials(t, tn.WorkspaceID, "python")
+	token := creds.Token
+	env := append(quiet, creds.Env...)
 	run(ctx, t, ".", env, python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs", "tests")
 
 	t.Run("wheel in a venv runs the README example", func(t *testing.T) {
@@ -137,19 +118,10 @@ func readmeExample(t *testing.T) string {
 	return string(m[1])
 }
 
-// run executes a command in dir and fails the test with its combined output
-// when it fails; it returns the output.
+// run executes a command in dir (testkit.Run).
 func run(ctx context.Context, t *testing.T, dir string, env []string, name string, args ...string) string {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-	}
-	t.Logf("%s %v:\n%s", name, args, out)
-	return string(out)
+	return testkit.Run(ctx, t, dir, env, name, args...)
 }
 
 func lastLine(s string) string {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -41,31 +40,14 @@ func TestNodeClient(t *testing.T) {
 
 	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
 	tn := testkit.NewTenant(t, srv.Pool)
-	sixty := 60
-	_, limited, err := srv.App.Keys.Create(ctx, tn.WorkspaceID, nil, apikey.CreateInput{
-		Name: "node limited", Scopes: []string{"links:read", "links:write"}, RateLimitPerMinute: &sixty})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := []string{
-		"LINKQR_BASE_URL=" + srv.URL,
-		"LINKQR_TOKEN=" + srv.APIKey(t, tn.WorkspaceID),
-		"LINKQR_TOKEN_LIMITED=" + limited,
-	}
+	env := srv.NewClientCredentials(t, tn.WorkspaceID, "node").Env
 	run(ctx, t, env, npm, "test", "--silent")
 }
 
-// run executes a command in this directory and fails the test with its
-// combined output when it fails.
+// run executes a command in this directory (testkit.Run).
 func run(ctx context.Context, t *testing.T, env []string, name string, args ...string) {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-	}
-	t.Logf("%s %v:\n%s", name, args, out)
+	testkit.Run(ctx, t, "", env, name, args...)
 }
 
 func atoi(s string) int {

@@ -64,9 +64,12 @@ func newCache(r Resolver, db *dbhealth.Monitor) *cache {
 // lookup returns the code's target, nil for an unknown code.
 func (c *cache) lookup(ctx context.Context, code link.Code) (*link.Target, error) {
 	t, cached := c.entries.Get(code)
+	if cached && c.trusted.Load() {
+		return t, nil // the hot path: nothing else to ask
+	}
 	up := c.db.Up()
 	switch {
-	case cached && (c.trusted.Load() || !up):
+	case cached && !up:
 		return t, nil
 	case !up:
 		return nil, ErrUnavailable // known down: fail at once, not after a connect attempt

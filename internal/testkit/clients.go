@@ -1,0 +1,67 @@
+package testkit
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/oauth"
+	"github.com/linkqr/linkqr/internal/store"
+)
+
+// ClientCredentials are what the client libraries' suites (clients/…) run
+// with: a full key, a key limited to 60 requests a minute (for 429 and
+// Retry-After), and an OAuth client-credentials client, in workspace ws.
+type ClientCredentials struct {
+	Token string
+	// Env is LINKQR_BASE_URL, LINKQR_TOKEN, LINKQR_TOKEN_LIMITED,
+	// LINKQR_OAUTH_CLIENT_ID and LINKQR_OAUTH_CLIENT_SECRET, for the
+	// suite's process.
+	Env []string
+}
+
+// NewClientCredentials mints them on s, naming them after the client
+// (name: "python", "kotlin", …).
+func (s *Server) NewClientCredentials(t testing.TB, ws uuid.UUID, name string) ClientCredentials {
+	t.Helper()
+	ctx := context.Background()
+	sixty := 60
+	scopes := []string{"links:read", "links:write"}
+	_, limited, err := s.App.Keys.Create(ctx, ws, nil, apikey.CreateInput{Name: name + " limited", Scopes: scopes, RateLimitPerMinute: &sixty})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, secret, err := s.App.OAuth.CreateClient(ctx, oauth.CreateInput{GrantType: oauth.GrantClientCredentials, WorkspaceID: &ws, Name: name, Scopes: scopes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := s.APIKey(t, ws)
+	return ClientCredentials{Token: token, Env: []string{
+		"LINKQR_BASE_URL=" + s.URL,
+		"LINKQR_TOKEN=" + token,
+		"LINKQR_TOKEN_LIMITED=" + limited,
+		"LINKQR_OAUTH_CLIENT_ID=" + store.FormatID(store.PrefixOAuthClient, cl.ID),
+		"LINKQR_OAUTH_CLIENT_SECRET=" + secret,
+	}}
+}
+
+// Run executes a command in dir ("" for the test's directory) with env
+// added to the environment, logs its combined output and returns it; a
+// failure fails the test with that output.
+func Run(ctx context.Context, t testing.TB, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+	t.Logf("%s %v:\n%s", filepath.Base(name), args, out)
+	return string(out)
+}

@@ -27,6 +27,10 @@ type bench struct {
 	bin      string     // the linkqr binary, for admin commands
 	wrk      *wrkRunner // nil: the Go generator drives the closed-loop loads
 	env      []string   // its environment
+	// linkqr is the base URL of the linkqr being measured, and loadEnded
+	// when its last load stopped: settle waits for its fold (settle.go).
+	linkqr    string
+	loadEnded time.Time
 }
 
 func (b *bench) progress(format string, args ...any) {
@@ -219,6 +223,7 @@ func (b *bench) startLeft(ctx context.Context) (*server, fixtures, error) {
 	}
 	b.children = append(b.children, c)
 	s := &server{name: "linkqr", url: "http://" + addr, child: c}
+	b.linkqr = s.url
 	if err := c.waitReady(ctx, 3*time.Minute, healthy(s.url)); err != nil {
 		return nil, fixtures{}, err
 	}
@@ -269,6 +274,7 @@ func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, erro
 	} else {
 		warm, measured, err = runLoad(ctx, sc, loadOptions{Conns: b.opts.Conns, Warmup: b.opts.Warmup, Duration: b.opts.Duration})
 	}
+	b.loadEnded = time.Now()
 	if err == nil {
 		err = ctx.Err() // Ctrl-C: stop here rather than report a cut-short run
 	}
@@ -299,6 +305,7 @@ func (b *bench) loadPaced(ctx context.Context, name string, sc scenario, rate fl
 		b.progress("load: %s — %.0f req/s for %v warm-up + %v, %d connections", name, rate, b.opts.Warmup, d, b.opts.Conns)
 		warm, measured, err = runLoad(ctx, sc, loadOptions{Conns: b.opts.Conns, Warmup: b.opts.Warmup, Duration: d, Rate: rate})
 	}
+	b.loadEnded = time.Now()
 	if err == nil {
 		err = ctx.Err()
 	}

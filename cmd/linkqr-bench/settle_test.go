@@ -1,6 +1,15 @@
 package main
 
-import "testing"
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+)
 
 func TestParseCPULine(t *testing.T) {
 	t.Parallel()
@@ -12,5 +21,40 @@ func TestParseCPULine(t *testing.T) {
 		if _, _, err := parseCPULine(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestWaitFoldedWaitsForAFoldAfterTheLoad serves a fold lag whose fold
+// begins 400 ms after the load ended (and takes 100 ms): waitFolded must
+// not return before that fold has finished, and must return soon after.
+func TestWaitFoldedWaitsForAFoldAfterTheLoad(t *testing.T) {
+	t.Parallel()
+	ended := time.Now()
+	before := ended.Add(-10 * time.Second) // the as_of of the fold before the load
+	var asOf atomic.Int64
+	asOf.Store(before.UnixNano())
+	foldBegins, foldEnds := ended.Add(400*time.Millisecond), ended.Add(500*time.Millisecond)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if time.Now().After(foldEnds) {
+			asOf.Store(foldBegins.UnixNano())
+		}
+		lag := time.Since(time.Unix(0, asOf.Load())).Seconds()
+		fmt.Fprintf(w, "# HELP linkqr_scan_fold_lag_seconds x\nlinkqr_scan_fold_lag_seconds_other 0\nlinkqr_scan_fold_lag_seconds %g\n", lag)
+	}))
+	defer srv.Close()
+	b := &bench{log: io.Discard, linkqr: srv.URL, loadEnded: ended}
+	b.waitFolded(context.Background(), "the next round")
+	if now := time.Now(); now.Before(foldEnds) || now.After(foldEnds.Add(5*time.Second)) {
+		t.Errorf("returned %v after the load ended; the fold ended after %v", now.Sub(ended), foldEnds.Sub(ended))
+	}
+
+	// A server without the metric (the bare server) is not waited for.
+	bare := httptest.NewServer(http.NotFoundHandler())
+	defer bare.Close()
+	b = &bench{log: io.Discard, linkqr: bare.URL, loadEnded: time.Now()}
+	start := time.Now()
+	b.waitFolded(context.Background(), "the next round")
+	if waited := time.Since(start); waited > 2*time.Second {
+		t.Errorf("waited %v for a server without the metric", waited)
 	}
 }

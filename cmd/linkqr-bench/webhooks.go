@@ -370,17 +370,7 @@ func doJSON(ctx context.Context, client *http.Client, method, url, token string,
 // machine with the redirect, so a miss says whether pacing caused it.
 func yielded(ctx context.Context, base string) map[string]float64 {
 	out := map[string]float64{}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
-	if err != nil {
-		return out
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return out
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	for _, line := range strings.Split(string(raw), "\n") {
+	for _, line := range scrapeMetrics(ctx, base) {
 		rest, ok := strings.CutPrefix(line, `linkqr_yielded_seconds_total{work="`)
 		if !ok {
 			continue
@@ -391,6 +381,36 @@ func yielded(ctx context.Context, base string) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// metricValue is the value of an unlabelled metric in base's /metrics;
+// false when it cannot be read.
+func metricValue(ctx context.Context, base, name string) (float64, bool) {
+	for _, line := range scrapeMetrics(ctx, base) {
+		if value, ok := strings.CutPrefix(line, name+" "); ok {
+			v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
+}
+
+// scrapeMetrics returns the lines of base's /metrics (none on an error).
+func scrapeMetrics(ctx context.Context, base string) []string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	return strings.Split(string(raw), "\n")
 }
 
 // yieldedSince is how much longer each kind of work yielded than before.

@@ -3,6 +3,7 @@ package analytics
 import (
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxHostLen is the longest DNS name (RFC 1035); longer "hosts" are junk.
@@ -10,7 +11,7 @@ const maxHostLen = 253
 
 // ReferrerHost returns the host of an http or https Referer, lower-cased,
 // without port, userinfo or trailing dot, or nil when the header is absent,
-// unparseable or of another scheme (android-app:, file:, about:blank, …).
+// unparseable (or not UTF-8: header values may carry any byte) or of another scheme (android-app:, file:, about:blank, …).
 // Only the scheme and authority are parsed, so a valid host is kept even
 // when the path or query of the Referer is malformed. The result is what a
 // scan stores: where the visitor came from, without the page or its query,
@@ -23,7 +24,7 @@ func ReferrerHost(referer string) *string {
 	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
 		rest = rest[:i]
 	}
-	if len(rest) > 2*maxHostLen {
+	if len(rest) > 2*maxHostLen || !utf8.ValidString(rest) {
 		return nil
 	}
 	u, err := url.Parse("http://" + rest)

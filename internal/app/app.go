@@ -327,7 +327,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	a.Scans = scans
 	a.Folder = &scan.Folder{
 		DB: a.ScanDB, Log: log, Interval: cfg.FoldInterval,
-		Busy: a.Priority.Busy, SaturatedInterval: cfg.SaturatedFoldInterval,
+		Busy: a.Priority.Contended, SaturatedInterval: cfg.SaturatedFoldInterval,
 		OnFold: func(f scan.Folded, took time.Duration) {
 			a.Metrics.ScansFolded.Add(float64(f.Scans))
 			a.Metrics.FoldDuration.Observe(took.Seconds())

@@ -35,7 +35,7 @@ type Config struct {
 	LogFormat           string         // LINKQR_LOG_FORMAT: "text" or "json"
 	FoldInterval        time.Duration  // LINKQR_ANALYTICS_FOLD_INTERVAL: how often recorded scans are folded into analytics
 	// SaturatedFoldInterval (LINKQR_SATURATED_FOLD_INTERVAL) is how often
-	// while the process is saturated.
+	// while the CPUs are contended (priority.Governor.Contended).
 	SaturatedFoldInterval time.Duration
 	// SaturationLatency (LINKQR_SATURATION_LATENCY) is the scheduling-latency
 	// p99 from which the process is saturated and deliveries and reports

@@ -74,6 +74,7 @@ type Governor struct {
 	source    LatencySource
 	hits      atomic.Int64
 	busy      atomic.Bool
+	contended atomic.Bool
 	p99       atomic.Int64 // nanoseconds, as of the last tick
 	capacity  atomic.Int64 // the highest redirects a second seen while latency was at the threshold
 
@@ -108,6 +109,14 @@ func (g *Governor) Hit() { g.hits.Add(1) }
 // Busy reports whether the process was saturated over the last second (as
 // of the last tick): only then does yielding work wait.
 func (g *Governor) Busy() bool { return g != nil && g.busy.Load() }
+
+// Contended reports whether goroutines waited for a CPU at the saturation
+// latency over the last second while the redirect served traffic, at any
+// share of its capacity. Work that nobody waits for and that gets cheaper
+// when done less often (folding scans: its cost is per window, not per
+// scan) defers on this; work that would only be starved (deliveries,
+// reports) waits on Busy.
+func (g *Governor) Contended() bool { return g != nil && g.contended.Load() }
 
 // Rate is the redirect's requests in the last second (as of the last tick).
 func (g *Governor) Rate() int64 {
@@ -163,6 +172,7 @@ func (g *Governor) Sample() {
 	if slow && g.hitSum > g.capacity.Load() {
 		g.capacity.Store(g.hitSum)
 	}
+	g.contended.Store(slow)
 	g.busy.Store(slow && float64(g.hitSum) >= CapacityShare*float64(g.capacity.Load()))
 }
 

@@ -227,6 +227,9 @@ func TestGovernorSaturatesOnlyNearTheRedirectsCapacity(t *testing.T) {
 	if g.Busy() || g.Capacity() != 10_000 {
 		t.Fatalf("5,000 a second after 10,000: busy %v, capacity %d; want calm, 10000", g.Busy(), g.Capacity())
 	}
+	if !g.Contended() {
+		t.Fatalf("5,000 a second at a p99 of %v: not contended, want contended (the CPUs are)", g.Latency())
+	}
 	second(8_000) // CapacityShare of it
 	if !g.Busy() {
 		t.Fatalf("8,000 a second against a capacity of %d: calm, want saturated", g.Capacity())
@@ -234,7 +237,7 @@ func TestGovernorSaturatesOnlyNearTheRedirectsCapacity(t *testing.T) {
 	src.Set(0)
 	second(5_000)  // the slow ticks leave the window
 	second(12_000) // faster, and fast: no new capacity without high latency
-	if g.Busy() || g.Capacity() != 10_000 {
-		t.Fatalf("12,000 a second at a p99 of %v: busy %v, capacity %d; want calm, 10000", g.Latency(), g.Busy(), g.Capacity())
+	if g.Busy() || g.Contended() || g.Capacity() != 10_000 {
+		t.Fatalf("12,000 a second at a p99 of %v: busy %v, contended %v, capacity %d; want calm, 10000", g.Latency(), g.Busy(), g.Contended(), g.Capacity())
 	}
 }

@@ -18,9 +18,9 @@ import (
 // themselves.
 const DefaultFoldInterval = 5 * time.Second
 
-// DefaultSaturatedFoldInterval is the longest window while the process is
-// saturated (Folder.Busy): folding is work that yields to the redirect, by
-// folding less often. Measured against 10,000 links rotating under wrk, a
+// DefaultSaturatedFoldInterval is the longest window while the CPUs are
+// contended (Folder.Busy): folding is work that yields to the redirect, by
+// folding less often, which also makes it less work in total. Measured against 10,000 links rotating under wrk, a
 // fold every 2 s held the redirect to 36,000 a second, every 5 minutes to
 // 45,600 (docs/scan-pipeline.md).
 const DefaultSaturatedFoldInterval = 30 * time.Second
@@ -32,9 +32,10 @@ type Folder struct {
 	DB       *store.DB
 	Log      *slog.Logger
 	Interval time.Duration // default DefaultFoldInterval
-	// Busy, when set, says whether the process is saturated; the folder
-	// then waits up to SaturatedInterval (default
-	// DefaultSaturatedFoldInterval) between folds.
+	// Busy, when set, says whether the CPUs are contended (in linkqr,
+	// priority.Governor.Contended); the folder then waits up to
+	// SaturatedInterval (default DefaultSaturatedFoldInterval) between
+	// folds.
 	Busy              func() bool
 	SaturatedInterval time.Duration
 	// OnFold, when set, is told of every fold that took something (metrics).

@@ -128,6 +128,8 @@ type Recorder struct {
 	closed bool
 	done   chan struct{}
 	once   sync.Once
+
+	copyBufs sync.Pool // *[]byte: the writers' COPY streams (appendCopyRows)
 }
 
 // NewRecorder returns a Recorder; call Run in a goroutine, and Close to
@@ -148,6 +150,7 @@ func NewRecorder(o Options) *Recorder {
 	return &Recorder{
 		opts: o, ch: make(chan Hit, o.BufferSize), backlog: backlog{max: o.OutageBufferSize},
 		wake: make(chan struct{}, 1), writersDone: make(chan struct{}), giveUp: make(chan struct{}), done: make(chan struct{}),
+		copyBufs: sync.Pool{New: func() any { return new([]byte) }},
 	}
 }
 

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"context"
 
 	"github.com/google/uuid"
@@ -22,10 +23,6 @@ type row struct {
 	visitorHash [16]byte
 }
 
-// scanColumns are the columns the writer fills; xid takes its default, the
-// writing transaction's id, which the fold's watermark is made of.
-var scanColumns = []string{"id", "workspace_id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "visitor_hash"}
-
 // write stores one batch in one transaction: the scans (one COPY; Fold adds
 // them to the rollups and scan_count later), and scan.created events for
 // human scans of subscribed workspaces. Nothing in it grows with the
@@ -45,10 +42,10 @@ func (r *Recorder) write(ctx context.Context, batch []Hit) (human, bots int, err
 	// webhook subscriptions runs on this connection too: the writer never
 	// waits for a connection of the API's pool.
 	err = r.opts.DB.InTxAmbient(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"scans"}, scanColumns, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
-			x := rows[i]
-			return []any{x.id, x.hit.WorkspaceID, x.hit.LinkID, x.hit.At.UTC(), x.referrer, x.client.Device, x.client.OS, x.client.Browser, x.client.Bot, x.visitorHash[:]}, nil
-		}))
+		buf := r.copyBufs.Get().(*[]byte)
+		*buf = appendCopyRows((*buf)[:0], rows)
+		_, err := tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(*buf), copyScansSQL)
+		r.copyBufs.Put(buf)
 		if err != nil {
 			return store.InterpretError(err)
 		}

@@ -109,7 +109,7 @@ type env struct {
 	failed    atomic.Int32
 }
 
-func setup(t *testing.T, o opts) *env {
+func setup(t testing.TB, o opts) *env {
 	t.Helper()
 	pool := o.pool
 	if pool == nil {
@@ -138,7 +138,7 @@ func setup(t *testing.T, o opts) *env {
 }
 
 // create makes a subscription of the test workspace and fails the test on error.
-func (e *env) create(t *testing.T, url string, events ...event.Type) webhook.Resource {
+func (e *env) create(t testing.TB, url string, events ...event.Type) webhook.Resource {
 	t.Helper()
 	in := webhook.CreateInput{URL: url}
 	for _, ev := range events {

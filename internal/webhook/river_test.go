@@ -45,7 +45,7 @@ func (e *env) riverClient(t *testing.T, working bool) *river.Client[pgx.Tx] {
 	return c
 }
 
-func start(t *testing.T, c *river.Client[pgx.Tx]) (stop func()) {
+func start(t testing.TB, c *river.Client[pgx.Tx]) (stop func()) {
 	t.Helper()
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)

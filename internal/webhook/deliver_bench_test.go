@@ -1,0 +1,115 @@
+package webhook_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/linkqr/linkqr/internal/analytics"
+	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/scan"
+	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/webhook"
+)
+
+// BenchmarkDelivery is what one scan.created costs from the scan to the
+// receiver's 2xx, the way production does it: the recorder writes the scan
+// and its event and enqueues the delivery in one transaction, River (the
+// production queue settings) fetches it, a worker signs and posts it and
+// records the attempt, River completes it. It reports the CPU time per
+// delivery of this process (recorder, River, workers and the receiver)
+// and of PostgreSQL (every postgres process of the test cluster), the
+// figures the keep-pace target of `make bench` depends on.
+func BenchmarkDelivery(b *testing.B) {
+	e := setup(b, opts{})
+	ctx := context.Background()
+	var got atomic.Int64
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer rcv.Close()
+	e.create(b, rcv.URL+"/hook", event.ScanCreated)
+	workers := river.NewWorkers()
+	river.AddWorker(workers, e.svc.Worker())
+	client, err := river.NewClient(riverpgxv5.New(e.pool), &river.Config{
+		Logger: discard(), Workers: workers,
+		Queues: map[string]river.QueueConfig{webhook.Queue: {MaxWorkers: webhook.Workers, FetchCooldown: 10 * time.Millisecond}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e.svc.UseJobs(client)
+	start(b, client)
+	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
+	rec := scan.NewRecorder(scan.Options{
+		DB: e.db, Log: discard(), Hasher: hasher, ShortBase: "https://s.example",
+		Subscriptions: e.svc, Events: &event.Recorder{Fanout: e.svc.Fanout},
+	})
+	go rec.Run()
+	defer func() { _ = rec.Close(ctx) }()
+	links := make([]uuid.UUID, 100)
+	for i := range links {
+		links[i] = testkit.Link(b, e.pool, &testkit.LinkOpts{WorkspaceID: e.ws})
+	}
+
+	pg0, self0 := postgresCPU(b), selfCPU()
+	b.ResetTimer()
+	for i := range b.N {
+		hit := scan.Hit{LinkID: links[i%len(links)], WorkspaceID: e.ws, At: time.Now(), UserAgent: iPhone, ClientIP: netip.MustParseAddr("192.0.2.7")}
+		if err := rec.Record(ctx, hit); err != nil {
+			b.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Minute)
+	for got.Load() < int64(b.N) {
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d delivered", got.Load(), b.N)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	b.StopTimer()
+	n := float64(b.N)
+	b.ReportMetric(float64((postgresCPU(b)-pg0).Microseconds())/n, "pg-µs/delivery")
+	b.ReportMetric(float64((selfCPU()-self0).Microseconds())/n, "go-µs/delivery")
+}
+
+// selfCPU is this process's user and system CPU time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// postgresCPU is the CPU time of every running postgres process so far.
+func postgresCPU(b *testing.B) time.Duration {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var ticks int64
+	for _, f := range stats {
+		raw, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(raw), "(postgres)") {
+			continue
+		}
+		fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
+		ut, _ := strconv.ParseInt(fields[11], 10, 64)
+		st, _ := strconv.ParseInt(fields[12], 10, 64)
+		ticks += ut + st
+	}
+	if ticks == 0 {
+		b.Skip("no postgres process readable in /proc")
+	}
+	return time.Duration(ticks) * time.Second / 100 // USER_HZ
+}

@@ -14,8 +14,8 @@ import (
 // only after it (every 30 s while saturated, then on its next 5 s tick),
 // so the machine can look idle for a few seconds and then spend several
 // on that fold: before settle waited for it, the fold ran inside the bare
-// server's second round and made it 25-30 % slower than its first
-// (81,000 against 56,000 req/s). PostgreSQL's vacuuming and checkpointing
+// server's second round and made it 25-35 % slower than its first
+// (78,000-83,000 against 55,000-60,000 req/s). PostgreSQL's vacuuming and checkpointing
 // are waited for as idle time.
 const (
 	settleIdle    = 0.85 // the share of CPU time idle that counts as quiet

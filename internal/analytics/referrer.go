@@ -11,7 +11,8 @@ const maxHostLen = 253
 
 // ReferrerHost returns the host of an http or https Referer, lower-cased,
 // without port, userinfo or trailing dot, or nil when the header is absent,
-// unparseable (or not UTF-8: header values may carry any byte) or of another scheme (android-app:, file:, about:blank, …).
+// unparseable, not UTF-8 (header values may carry any byte) or of another
+// scheme (android-app:, file:, about:blank, …).
 // Only the scheme and authority are parsed, so a valid host is kept even
 // when the path or query of the Referer is malformed. The result is what a
 // scan stores: where the visitor came from, without the page or its query,

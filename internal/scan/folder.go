@@ -20,9 +20,10 @@ const DefaultFoldInterval = 5 * time.Second
 
 // DefaultSaturatedFoldInterval is the longest window while the CPUs are
 // contended (Folder.Busy): folding is work that yields to the redirect, by
-// folding less often, which also makes it less work in total. Measured against 10,000 links rotating under wrk, a
-// fold every 2 s held the redirect to 36,000 a second, every 5 minutes to
-// 45,600 (docs/scan-pipeline.md).
+// folding less often, which also makes it less work in total. Measured
+// against 10,000 links rotating under wrk, a fold every 2 s held the
+// redirect to 36,000 a second, every 5 minutes to 45,600
+// (docs/scan-pipeline.md).
 const DefaultSaturatedFoldInterval = 30 * time.Second
 
 // Folder runs Fold periodically. Every instance may run one: the fold lock

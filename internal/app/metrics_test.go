@@ -231,8 +231,7 @@ func TestMetricsOff(t *testing.T) {
 		}
 		return err == nil && resp.StatusCode == http.StatusOK
 	})
-	if resp := testkit.Get(t, srv.URL+"/metrics", nil); resp.StatusCode != http.StatusNotFound {
-		resp.Body.Close()
+	if resp := fetchRaw(t, "GET", srv.URL+"/metrics"); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("GET /metrics on LINKQR_ADDR: %d, want 404", resp.StatusCode)
 	}
 	if addr := a.MetricsListenAddr(); addr != nil {

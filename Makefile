@@ -6,7 +6,8 @@ GOTEST    ?= $(GO) test -race -count=1 -timeout 20m
 .PHONY: run build test hostile generate generate-ts check-ts lint check-generated bench bench-topology cluster cluster-stop clean
 .PHONY: clients clients-python clients-kotlin
 
-## run: build and serve on the embedded PostgreSQL default (http://127.0.0.1:8080)
+## run: build and serve on the embedded PostgreSQL default (http://127.0.0.1:8080;
+## metrics on the private http://127.0.0.1:9090/metrics, LINKQR_METRICS_ADDR)
 run: build
 	./$(BIN) serve
 

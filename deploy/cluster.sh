@@ -16,7 +16,7 @@
 # Settings (environment): LQ_DIR (default /tmp/linkqr-cluster: the data, logs
 # and pid files; PostgreSQL's account must be able to reach it, so not under
 # /root), LQ_PORT (default 18000: the first of the ports used, see ports()),
-# LINKQR (default bin/linkqr, built by `make cluster`).
+# LINKQR (default bin/linkqr, built by `make cluster`). 30 ports from LQ_PORT.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,8 +36,16 @@ ports() {
   REDIRECT1_PORT=$((PORT + 20))
   REDIRECT2_PORT=$((PORT + 21))
   API_PORT=$((PORT + 22))
-  WORKER_PORT=$((PORT + 23))  # health and metrics only
+  WORKER_PORT=$((PORT + 23))  # health only
   API2_PORT=$((PORT + 24))    # a second api instance, started on demand (start-api2)
+  # Each instance's private /metrics (LINKQR_METRICS_ADDR): on one machine
+  # every instance needs a port of its own; the default 127.0.0.1:9090
+  # would let only the first start.
+  REDIRECT1_METRICS_PORT=$((PORT + 25))
+  REDIRECT2_METRICS_PORT=$((PORT + 26))
+  API_METRICS_PORT=$((PORT + 27))
+  WORKER_METRICS_PORT=$((PORT + 28))
+  API2_METRICS_PORT=$((PORT + 29))
 }
 ports
 
@@ -140,14 +148,16 @@ start_redis() {
   wait_for redis redis-cli -p "$REDIS_PORT" ping
 }
 
-# start_linkqr name roles port: one linkqr instance. Every instance shares
-# the secret key, the database and Redis; each has the role's pool.
+# start_linkqr name roles port metrics_port: one linkqr instance. Every
+# instance shares the secret key, the database and Redis; each has the
+# role's pool and its own metrics listener (not behind HAProxy).
 start_linkqr() {
-  local name=$1 roles=$2 port=$3
+  local name=$1 roles=$2 port=$3 metrics_port=$4
   running "$name" && return 0
   [ -x "$LINKQR" ] || die "$LINKQR is missing (make build)"
   (
     export LINKQR_ADDR="127.0.0.1:$port"
+    export LINKQR_METRICS_ADDR="127.0.0.1:$metrics_port"
     export LINKQR_BASE_URL="http://127.0.0.1:$APP_PORT"
     export LINKQR_SHORT_BASE_URL="http://127.0.0.1:$SHORT_PORT"
     export LINKQR_DATABASE_URL; LINKQR_DATABASE_URL=$(url_pooled)
@@ -196,10 +206,10 @@ start() {
   start_pgbouncer
   start_redis
   # The worker first: it migrates the database (through the direct URL).
-  start_linkqr worker worker "$WORKER_PORT"
-  start_linkqr api api "$API_PORT"
-  start_linkqr redirect1 redirect "$REDIRECT1_PORT"
-  start_linkqr redirect2 redirect "$REDIRECT2_PORT"
+  start_linkqr worker worker "$WORKER_PORT" "$WORKER_METRICS_PORT"
+  start_linkqr api api "$API_PORT" "$API_METRICS_PORT"
+  start_linkqr redirect1 redirect "$REDIRECT1_PORT" "$REDIRECT1_METRICS_PORT"
+  start_linkqr redirect2 redirect "$REDIRECT2_PORT" "$REDIRECT2_METRICS_PORT"
   start_haproxy
   status
 }
@@ -234,6 +244,11 @@ LQ_REDIRECT2_URL=http://127.0.0.1:$REDIRECT2_PORT
 LQ_API_URL=http://127.0.0.1:$API_PORT
 LQ_WORKER_URL=http://127.0.0.1:$WORKER_PORT
 LQ_API2_URL=http://127.0.0.1:$API2_PORT
+LQ_REDIRECT1_METRICS_URL=http://127.0.0.1:$REDIRECT1_METRICS_PORT
+LQ_REDIRECT2_METRICS_URL=http://127.0.0.1:$REDIRECT2_METRICS_PORT
+LQ_API_METRICS_URL=http://127.0.0.1:$API_METRICS_PORT
+LQ_WORKER_METRICS_URL=http://127.0.0.1:$WORKER_METRICS_PORT
+LQ_API2_METRICS_URL=http://127.0.0.1:$API2_METRICS_PORT
 LQ_PRIMARY_URL=$(url_primary)
 LQ_REPLICA_URL=$(url_replica)
 LQ_PGBOUNCER_URL=$(url_pooled)
@@ -253,7 +268,7 @@ case "${1:-}" in
   start-replica) start_replica ;;
   kill-redirect1) stop_pid redirect1 KILL ;;
   stop-redirect2) stop_pid redirect2 ;;
-  start-api2) start_linkqr api2 api "$API2_PORT" ;;
-  start-redirect1) start_linkqr redirect1 redirect "$REDIRECT1_PORT" ;;
+  start-api2) start_linkqr api2 api "$API2_PORT" "$API2_METRICS_PORT" ;;
+  start-redirect1) start_linkqr redirect1 redirect "$REDIRECT1_PORT" "$REDIRECT1_METRICS_PORT" ;;
   *) sed -n '2,20p' "$0" >&2; exit 2 ;;
 esac

@@ -201,7 +201,8 @@ func location(t *testing.T, u string) string {
 }
 
 // metric returns the sum of a metric's samples whose line contains every
-// one of labels, as /metrics of base shows them.
+// one of labels, as /metrics of base (an instance's LINKQR_METRICS_ADDR,
+// cluster.sh's LQ_*_METRICS_URL) shows them.
 func metric(t *testing.T, base, name string, labels ...string) float64 {
 	t.Helper()
 	resp, err := http.Get(base + "/metrics")
@@ -209,6 +210,9 @@ func metric(t *testing.T, base, name string, labels ...string) float64 {
 		t.Fatalf("GET %s/metrics: %v", base, err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK { // else a missing metric reads as 0
+		t.Fatalf("GET %s/metrics: %d", base, resp.StatusCode)
+	}
 	var sum float64
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -428,21 +432,32 @@ func TestTopology(t *testing.T) {
 	// The worker counts an attempt once its record commits, just after the
 	// receiver has it.
 	poll(t, 10*time.Second, "the worker counting its delivery", func() error {
-		if n := metric(t, c.vars["LQ_WORKER_URL"], "linkqr_webhook_deliveries_total", `outcome="succeeded"`); n < 1 {
+		if n := metric(t, c.vars["LQ_WORKER_METRICS_URL"], "linkqr_webhook_deliveries_total", `outcome="succeeded"`); n < 1 {
 			return fmt.Errorf("%v deliveries", n)
 		}
 		return nil
 	})
-	for _, name := range []string{"LQ_API_URL", "LQ_REDIRECT1_URL", "LQ_REDIRECT2_URL"} {
+	for _, name := range []string{"LQ_API_METRICS_URL", "LQ_REDIRECT1_METRICS_URL", "LQ_REDIRECT2_METRICS_URL"} {
 		if n := metric(t, c.vars[name], "linkqr_webhook_deliveries_total"); n != 0 {
 			t.Errorf("%s attempted %v deliveries; only the worker delivers", name, n)
+		}
+	}
+	// /metrics is private: not on an instance's address nor through HAProxy.
+	for _, name := range []string{"LQ_SHORT_URL", "LQ_APP_URL", "LQ_REDIRECT1_URL", "LQ_API_URL", "LQ_WORKER_URL"} {
+		resp, err := http.Get(c.vars[name] + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s/metrics: %d, want 404", name, resp.StatusCode)
 		}
 	}
 
 	// Analytics answer through the api from the replica, as_of not ahead
 	// of now.
 	poll(t, 15*time.Second, "the api reading from the replica", func() error {
-		if v := metric(t, c.vars["LQ_API_URL"], "linkqr_read_replica_in_use"); v != 1 {
+		if v := metric(t, c.vars["LQ_API_METRICS_URL"], "linkqr_read_replica_in_use"); v != 1 {
 			return fmt.Errorf("linkqr_read_replica_in_use %v", v)
 		}
 		return nil
@@ -569,7 +584,7 @@ func TestTopology(t *testing.T) {
 		t.Errorf("during the outage: p99 %v (want ≤ 50 ms), slowest %v (want ≤ 1 s)", p99, worst)
 	}
 	var dropped float64
-	for _, name := range []string{"LQ_REDIRECT1_URL", "LQ_REDIRECT2_URL"} {
+	for _, name := range []string{"LQ_REDIRECT1_METRICS_URL", "LQ_REDIRECT2_METRICS_URL"} {
 		dropped += metric(t, c.vars[name], "linkqr_scans_dropped_total")
 	}
 	if dropped != 0 {
@@ -605,7 +620,7 @@ func TestTopology(t *testing.T) {
 	// return to the replica.
 	c.run("stop-replica")
 	poll(t, 15*time.Second, "analytics off the stopped replica", func() error {
-		if v := metric(t, c.vars["LQ_API_URL"], "linkqr_read_replica_in_use"); v != 0 {
+		if v := metric(t, c.vars["LQ_API_METRICS_URL"], "linkqr_read_replica_in_use"); v != 0 {
 			return fmt.Errorf("linkqr_read_replica_in_use %v", v)
 		}
 		return nil
@@ -613,7 +628,7 @@ func TestTopology(t *testing.T) {
 	c.checkAnalytics(linkID, tok)
 	c.run("start-replica")
 	poll(t, 15*time.Second, "analytics back on the replica", func() error {
-		if v := metric(t, c.vars["LQ_API_URL"], "linkqr_read_replica_in_use"); v != 1 {
+		if v := metric(t, c.vars["LQ_API_METRICS_URL"], "linkqr_read_replica_in_use"); v != 1 {
 			return fmt.Errorf("linkqr_read_replica_in_use %v", v)
 		}
 		return nil

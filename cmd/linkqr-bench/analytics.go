@@ -94,7 +94,7 @@ func (b *bench) analytics(ctx context.Context, s *server, fx fixtures, rate floa
 	if err != nil {
 		return nil, err
 	}
-	env := linkqrEnv(filepath.Join(b.tmp, "data"), strings.TrimPrefix(s.url, "http://"))
+	env := linkqrEnv(filepath.Join(b.tmp, "data"), strings.TrimPrefix(s.url, "http://"), strings.TrimPrefix(s.metrics, "http://"))
 	if err := admin(ctx, bin, env, &out, "analytics", "rebuild", "--link", l.ID); err != nil {
 		return nil, err
 	}
@@ -226,13 +226,13 @@ func (b *bench) analytics(ctx context.Context, s *server, fx fixtures, rate floa
 		mu.Unlock()
 	})
 	t0 = time.Now()
-	yieldBefore := yielded(ctx, s.url)
+	yieldBefore := yielded(ctx, s.metrics)
 	rep.Loaded, err = b.loadPaced(ctx, fmt.Sprintf("redirect linkqr at half capacity, %d analytics clients", analyticsClients), redirect, rate, b.opts.Duration)
 	elapsed := time.Since(t0)
 	stopHammer()
 	wg.Wait()
 	rep.Hammer.Elapsed, rep.Probe.Elapsed = elapsed, elapsed
-	rep.Yielded = yieldedSince(ctx, s.url, yieldBefore)
+	rep.Yielded = yieldedSince(ctx, s.metrics, yieldBefore)
 	return rep, err
 }
 

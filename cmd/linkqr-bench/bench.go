@@ -27,10 +27,11 @@ type bench struct {
 	bin      string     // the linkqr binary, for admin commands
 	wrk      *wrkRunner // nil: the Go generator drives the closed-loop loads
 	env      []string   // its environment
-	// linkqr is the base URL of the linkqr being measured, and loadEnded
-	// when its last load stopped: settle waits for its fold (settle.go).
-	linkqr    string
-	loadEnded time.Time
+	// linkqrMetrics is the base URL of the measured linkqr's private
+	// metrics listener (LINKQR_METRICS_ADDR), and loadEnded when its last
+	// load stopped: settle waits for its fold (settle.go).
+	linkqrMetrics string
+	loadEnded     time.Time
 }
 
 func (b *bench) progress(format string, args ...any) {
@@ -136,13 +137,13 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 		if err != nil {
 			return nil, err
 		}
-		alone, err := b.runFanout(ctx, left.url, left.url, hooks, b.opts.Events)
+		alone, err := b.runFanout(ctx, left.url, left.url, left.metrics, hooks, b.opts.Events)
 		if err != nil {
 			return nil, err
 		}
 		rep.Fanout = []fanoutResult{alone}
 		if b.opts.KeepPace > 0 {
-			kp, err := b.runKeepPace(ctx, left.url, hooks, redirect(left.url), rep.RedirectLinkqr.Measured.Throughput()/2)
+			kp, err := b.runKeepPace(ctx, left.url, left.metrics, hooks, redirect(left.url), rep.RedirectLinkqr.Measured.Throughput()/2)
 			if err != nil {
 				return nil, err
 			}
@@ -186,9 +187,10 @@ func (fx fixtures) apiGet(base string) scenario {
 
 // server is a started child with its base URL.
 type server struct {
-	name  string
-	url   string
-	child *child
+	name    string
+	url     string
+	metrics string // base URL of linkqr's metrics listener; "" for a bare server
+	child   *child
 }
 
 // startLeft starts the measured server — linkqr with fresh data, or a
@@ -213,7 +215,11 @@ func (b *bench) startLeft(ctx context.Context) (*server, fixtures, error) {
 	if err != nil {
 		return nil, fixtures{}, err
 	}
-	env := linkqrEnv(filepath.Join(b.tmp, "data"), addr)
+	metricsAddr, err := freeAddr()
+	if err != nil {
+		return nil, fixtures{}, err
+	}
+	env := linkqrEnv(filepath.Join(b.tmp, "data"), addr, metricsAddr)
 	b.bin, b.env = bin, env
 	b.progress("starting linkqr serve on %s (embedded PostgreSQL in %s)", addr, b.tmp)
 	start := time.Now()
@@ -222,8 +228,8 @@ func (b *bench) startLeft(ctx context.Context) (*server, fixtures, error) {
 		return nil, fixtures{}, err
 	}
 	b.children = append(b.children, c)
-	s := &server{name: "linkqr", url: "http://" + addr, child: c}
-	b.linkqr = s.url
+	s := &server{name: "linkqr", url: "http://" + addr, metrics: "http://" + metricsAddr, child: c}
+	b.linkqrMetrics = s.metrics
 	if err := c.waitReady(ctx, 3*time.Minute, healthy(s.url)); err != nil {
 		return nil, fixtures{}, err
 	}
@@ -336,9 +342,10 @@ func mergePhases(rounds []phase) phase {
 var tuningSettings = []string{"LINKQR_CPU_PROFILE", "LINKQR_ANALYTICS_FOLD_INTERVAL", "LINKQR_SATURATION_LATENCY", "LINKQR_SATURATED_DELIVERY_PACE"}
 
 // linkqrEnv is the environment of the linkqr child: the caller's, minus
-// any LINKQR_* setting but the tuning ones, plus a fresh data directory
+// any LINKQR_* setting but the tuning ones, plus its addresses (/metrics,
+// which the bench reads, is only on metricsAddr), a fresh data directory
 // (embedded PostgreSQL) and quiet logs (no log line per request).
-func linkqrEnv(dataDir, addr string) []string {
+func linkqrEnv(dataDir, addr, metricsAddr string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
@@ -348,6 +355,7 @@ func linkqrEnv(dataDir, addr string) []string {
 	}
 	return append(env,
 		"LINKQR_ADDR="+addr,
+		"LINKQR_METRICS_ADDR="+metricsAddr,
 		"LINKQR_DATA_DIR="+dataDir,
 		"LINKQR_LOG_LEVEL=warn",
 		"LINKQR_LOG_FORMAT=json",

@@ -54,12 +54,12 @@ func (b *bench) settle(ctx context.Context, before string) {
 // last finished fold, which is when that fold began) is then shorter than
 // the time since the load ended.
 func (b *bench) waitFolded(ctx context.Context, before string) {
-	if b.linkqr == "" || b.loadEnded.IsZero() {
+	if b.linkqrMetrics == "" || b.loadEnded.IsZero() {
 		return
 	}
 	start := time.Now()
 	for {
-		lag, ok := metricValue(ctx, b.linkqr, "linkqr_scan_fold_lag_seconds")
+		lag, ok := metricValue(ctx, b.linkqrMetrics, "linkqr_scan_fold_lag_seconds")
 		if !ok {
 			return // not a linkqr that folds (or gone): nothing to wait for
 		}

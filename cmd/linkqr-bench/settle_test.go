@@ -42,7 +42,7 @@ func TestWaitFoldedWaitsForAFoldAfterTheLoad(t *testing.T) {
 		fmt.Fprintf(w, "# HELP linkqr_scan_fold_lag_seconds x\nlinkqr_scan_fold_lag_seconds_other 0\nlinkqr_scan_fold_lag_seconds %g\n", lag)
 	}))
 	defer srv.Close()
-	b := &bench{log: io.Discard, linkqr: srv.URL, loadEnded: ended}
+	b := &bench{log: io.Discard, linkqrMetrics: srv.URL, loadEnded: ended}
 	b.waitFolded(context.Background(), "the next round")
 	if now := time.Now(); now.Before(foldEnds) || now.After(foldEnds.Add(5*time.Second)) {
 		t.Errorf("returned %v after the load ended; the fold ended after %v", now.Sub(ended), foldEnds.Sub(ended))
@@ -51,7 +51,7 @@ func TestWaitFoldedWaitsForAFoldAfterTheLoad(t *testing.T) {
 	// A server without the metric (the bare server) is not waited for.
 	bare := httptest.NewServer(http.NotFoundHandler())
 	defer bare.Close()
-	b = &bench{log: io.Discard, linkqr: bare.URL, loadEnded: time.Now()}
+	b = &bench{log: io.Discard, linkqrMetrics: bare.URL, loadEnded: time.Now()}
 	start := time.Now()
 	b.waitFolded(context.Background(), "the next round")
 	if waited := time.Since(start); waited > 2*time.Second {

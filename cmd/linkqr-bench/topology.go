@@ -147,7 +147,7 @@ func (b *bench) topology(ctx context.Context) (*topologyReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := b.runFanout(ctx, c.vars["LQ_APP_URL"], c.vars["LQ_SHORT_URL"], hooks, b.opts.Events)
+		f, err := b.runFanout(ctx, c.vars["LQ_APP_URL"], c.vars["LQ_SHORT_URL"], c.vars["LQ_WORKER_METRICS_URL"], hooks, b.opts.Events)
 		if err != nil {
 			return nil, err
 		}

@@ -139,8 +139,9 @@ func setupFanout(ctx context.Context, bin string, env []string, baseURL string) 
 // transaction, so events are written far faster than they can be
 // delivered and the deliveries are what is measured), and waits until the
 // receiver has every event. base serves the API, short the short links
-// (the same server but behind the topology's HAProxy).
-func (b *bench) runFanout(ctx context.Context, base, short string, fx fanoutFixtures, n int) (fanoutResult, error) {
+// (the same server but behind the topology's HAProxy), metrics the
+// metrics of the instance that delivers.
+func (b *bench) runFanout(ctx context.Context, base, short, metrics string, fx fanoutFixtures, n int) (fanoutResult, error) {
 	res := fanoutResult{Events: n}
 	rcv, err := startReceiver()
 	if err != nil {
@@ -155,7 +156,7 @@ func (b *bench) runFanout(ctx context.Context, base, short string, fx fanoutFixt
 	}
 	defer unsubscribe()
 
-	before := yielded(ctx, base)
+	before := yielded(ctx, metrics)
 	b.progress("webhooks: causing %d scan.created events (redirects, 32 connections), receiver %s", n, rcv.url)
 	start := time.Now()
 	var next, failed atomic.Int64
@@ -199,7 +200,7 @@ func (b *bench) runFanout(ctx context.Context, base, short string, fx fanoutFixt
 	res.Delivered, res.Latency = len(rcv.seen), rcv.lat
 	rcv.mu.Unlock()
 	res.Duplicates = rcv.dups.Load()
-	res.Yielded = yieldedSince(ctx, base, before)
+	res.Yielded = yieldedSince(ctx, metrics, before)
 	if bad := rcv.bad.Load(); bad > 0 && res.Err == nil {
 		res.Err = fmt.Errorf("%d deliveries were malformed or unsigned", bad)
 	}
@@ -264,8 +265,9 @@ func (k *keepPaceResult) Backlog() time.Duration {
 	return time.Duration(float64(undelivered) / rate * float64(time.Second))
 }
 
-// runKeepPace runs the keep-pace scenario against base.
-func (b *bench) runKeepPace(ctx context.Context, base string, fx fanoutFixtures, redirect scenario, rate float64) (keepPaceResult, error) {
+// runKeepPace runs the keep-pace scenario against base (its metrics
+// listener at metrics).
+func (b *bench) runKeepPace(ctx context.Context, base, metrics string, fx fanoutFixtures, redirect scenario, rate float64) (keepPaceResult, error) {
 	res := keepPaceResult{Rate: rate}
 	rcv, err := startReceiver()
 	if err != nil {
@@ -283,7 +285,7 @@ func (b *bench) runKeepPace(ctx context.Context, base string, fx fanoutFixtures,
 		hooks.URLs = append(hooks.URLs, base+"/"+c)
 	}
 	b.progress("webhooks: redirects at %.0f req/s for %v, %d of them a second on subscribed links", rate, b.opts.KeepPace, keepPaceHookRate)
-	before := yielded(ctx, base)
+	before := yielded(ctx, metrics)
 	start := time.Now()
 	var wg sync.WaitGroup
 	var rerr, herr error
@@ -300,7 +302,7 @@ func (b *bench) runKeepPace(ctx context.Context, base string, fx fanoutFixtures,
 	}
 	res.Caused = res.Hooks.Warm.OK + res.Hooks.Measured.OK
 	res.AtEnd, _ = rcv.received()
-	res.Yielded = yieldedSince(ctx, base, before)
+	res.Yielded = yieldedSince(ctx, metrics, before)
 	b.progress("webhooks: %d events caused, %d delivered when the load stopped (backlog %v); waiting for the rest", res.Caused, res.AtEnd, res.Backlog())
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
@@ -364,13 +366,14 @@ func doJSON(ctx context.Context, client *http.Client, method, url, token string,
 	return raw, nil
 }
 
-// yielded reads linkqr_yielded_seconds_total from /metrics: how long each
+// yielded reads linkqr_yielded_seconds_total from /metrics at metrics (a
+// linkqr's LINKQR_METRICS_ADDR, not its public address): how long each
 // kind of work waited for the redirect because the process was saturated.
 // Printed next to the scenarios where deliveries and reports share the
 // machine with the redirect, so a miss says whether pacing caused it.
-func yielded(ctx context.Context, base string) map[string]float64 {
+func yielded(ctx context.Context, metrics string) map[string]float64 {
 	out := map[string]float64{}
-	for _, line := range scrapeMetrics(ctx, base) {
+	for _, line := range scrapeMetrics(ctx, metrics) {
 		rest, ok := strings.CutPrefix(line, `linkqr_yielded_seconds_total{work="`)
 		if !ok {
 			continue
@@ -383,10 +386,10 @@ func yielded(ctx context.Context, base string) map[string]float64 {
 	return out
 }
 
-// metricValue is the value of an unlabelled metric in base's /metrics;
-// false when it cannot be read.
-func metricValue(ctx context.Context, base, name string) (float64, bool) {
-	for _, line := range scrapeMetrics(ctx, base) {
+// metricValue is the value of an unlabelled metric in the /metrics of the
+// metrics listener at metrics; false when it cannot be read.
+func metricValue(ctx context.Context, metrics, name string) (float64, bool) {
+	for _, line := range scrapeMetrics(ctx, metrics) {
 		if value, ok := strings.CutPrefix(line, name+" "); ok {
 			v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
 			return v, err == nil
@@ -395,9 +398,10 @@ func metricValue(ctx context.Context, base, name string) (float64, bool) {
 	return 0, false
 }
 
-// scrapeMetrics returns the lines of base's /metrics (none on an error).
-func scrapeMetrics(ctx context.Context, base string) []string {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+// scrapeMetrics returns the lines of /metrics on the metrics listener at
+// metrics (none on an error).
+func scrapeMetrics(ctx context.Context, metrics string) []string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metrics+"/metrics", nil)
 	if err != nil {
 		return nil
 	}
@@ -414,8 +418,8 @@ func scrapeMetrics(ctx context.Context, base string) []string {
 }
 
 // yieldedSince is how much longer each kind of work yielded than before.
-func yieldedSince(ctx context.Context, base string, before map[string]float64) map[string]float64 {
-	now := yielded(ctx, base)
+func yieldedSince(ctx context.Context, metrics string, before map[string]float64) map[string]float64 {
+	now := yielded(ctx, metrics)
 	for k, v := range now {
 		now[k] = v - before[k]
 	}

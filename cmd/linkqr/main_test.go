@@ -79,7 +79,7 @@ func freeAddr(t *testing.T) string {
 
 // baseEnv returns a new slice each time, so callers may append freely.
 func baseEnv(dataDir, addr string) []string {
-	return append(slices.Clone(os.Environ()), "LINKQR_DATA_DIR="+dataDir, "LINKQR_ADDR="+addr, "LINKQR_LOG_FORMAT=json", "LINKQR_DATABASE_URL=")
+	return append(slices.Clone(os.Environ()), "LINKQR_DATA_DIR="+dataDir, "LINKQR_ADDR="+addr, "LINKQR_METRICS_ADDR=127.0.0.1:0", "LINKQR_LOG_FORMAT=json", "LINKQR_DATABASE_URL=")
 }
 
 // startServe starts `linkqr serve` and waits for its "listening" line.

@@ -284,7 +284,7 @@ func TestRateLimitSharedAcrossInstancesThroughRedis(t *testing.T) {
 // metric reads one unlabelled sample from a server's /metrics.
 func metric(t *testing.T, srv *testkit.Server, name string) float64 {
 	t.Helper()
-	resp := testkit.Get(t, srv.URL+"/metrics", nil)
+	resp := testkit.Get(t, srv.MetricsURL+"/metrics", nil)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	m := regexp.MustCompile(`(?m)^` + name + ` (\S+)$`).FindSubmatch(body)

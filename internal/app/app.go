@@ -412,8 +412,8 @@ func (a *App) Router() chi.Router { return a.router }
 
 // Serve accepts connections on ln until ctx is cancelled, then shuts down
 // gracefully: no new connections, in-flight requests get ShutdownGrace.
-// With LINKQR_METRICS_ADDR set it also listens there, for /metrics only,
-// and stops that listener with the main one.
+// It also listens on LINKQR_METRICS_ADDR (unless "off"), for /metrics
+// only, and stops that listener with the main one.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	servers := []*http.Server{a.newServer(a.router)}
 	listeners := []net.Listener{ln}

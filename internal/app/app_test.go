@@ -120,7 +120,7 @@ func TestMetrics(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
 	testkit.Get(t, srv.URL+"/healthz", nil).Body.Close()
-	resp := testkit.Get(t, srv.URL+"/metrics", nil)
+	resp := testkit.Get(t, srv.MetricsURL+"/metrics", nil)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if !strings.Contains(string(body), `linkqr_http_requests_total{code="200",method="GET",route="/healthz"}`) {

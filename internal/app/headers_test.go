@@ -94,7 +94,6 @@ func TestSecurityHeaders(t *testing.T) {
 		{"API 401 problem", "GET", "/api/v1/workspace", ""},
 		{"API 404 problem", "GET", "/api/v1/nope", token},
 		{"health", "GET", "/healthz", ""},
-		{"metrics", "GET", "/metrics", ""},
 		{"OpenAPI document", "GET", "/openapi.json", ""},
 		{"stylesheet", "GET", "/static/css/app.css", ""},
 		{"script", "GET", "/static/js/app.js", ""},

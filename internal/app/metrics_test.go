@@ -75,12 +75,12 @@ func TestMetricsSeriesStayBounded(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
 	testkit.Get(t, srv.URL+"/healthz", nil).Body.Close()
-	scrapeSeries(t, srv.URL+"/metrics") // so the scrapes' own series exist in both
+	scrapeSeries(t, srv.MetricsURL+"/metrics") // so the scrapes' own series exist in both
 
 	sendJunk(t, srv.URL, 300)
-	first := scrapeSeries(t, srv.URL+"/metrics")
+	first := scrapeSeries(t, srv.MetricsURL+"/metrics")
 	sendJunk(t, srv.URL, 300)
-	second := scrapeSeries(t, srv.URL+"/metrics")
+	second := scrapeSeries(t, srv.MetricsURL+"/metrics")
 
 	count := func(lines []string, prefix string) int {
 		n := 0
@@ -138,8 +138,34 @@ func TestMetricsSeriesStayBounded(t *testing.T) {
 	}
 }
 
-// TestMetricsOnTheirOwnListener: with LINKQR_METRICS_ADDR, /metrics answers
-// there (and nothing else does), the main listener answers 404 for it, and
+// TestMetricsNeverPublic is issue #28's: GET /metrics on the public address
+// is 404 whatever LINKQR_METRICS_ADDR says: the default (unset or empty,
+// 127.0.0.1:9090, which the testkit does not bind), "off", or a port of its
+// own.
+func TestMetricsNeverPublic(t *testing.T) {
+	t.Parallel()
+	key := testkit.NewSecretKey()
+	first := testkit.StartServer(t, testkit.WithEnv("LINKQR_SECRET_KEY", key))
+	for _, value := range []string{"", "off", "127.0.0.1:0"} {
+		srv := testkit.StartServer(t, testkit.WithPool(first.Pool), testkit.WithEnv("LINKQR_SECRET_KEY", key), testkit.WithEnv("LINKQR_METRICS_ADDR", value))
+		for _, method := range []string{"GET", "HEAD"} {
+			resp := fetchRaw(t, method, srv.URL+"/metrics")
+			if resp.StatusCode != http.StatusNotFound {
+				t.Errorf("LINKQR_METRICS_ADDR=%q: %s /metrics on LINKQR_ADDR = %d, want 404", value, method, resp.StatusCode)
+			}
+		}
+	}
+	resp := fetchRaw(t, "GET", first.URL+"/metrics")
+	if resp.StatusCode != http.StatusNotFound || first.MetricsURL == "" {
+		t.Fatalf("GET /metrics on LINKQR_ADDR = %d (metrics at %q), want 404", resp.StatusCode, first.MetricsURL)
+	}
+	if resp := fetchRaw(t, "GET", first.MetricsURL+"/metrics"); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /metrics on LINKQR_METRICS_ADDR = %d, want 200", resp.StatusCode)
+	}
+}
+
+// TestMetricsOnTheirOwnListener: /metrics answers on LINKQR_METRICS_ADDR
+// (and nothing else does there), the main listener answers 404 for it, and
 // the metrics listener closes when Serve returns.
 func TestMetricsOnTheirOwnListener(t *testing.T) {
 	t.Parallel()
@@ -189,5 +215,29 @@ func TestMetricsOnTheirOwnListener(t *testing.T) {
 	if c, err := net.DialTimeout("tcp", a.MetricsListenAddr().String(), 5*time.Second); err == nil {
 		c.Close()
 		t.Error("the metrics listener still accepts connections after Serve returned")
+	}
+}
+
+// TestMetricsOff: LINKQR_METRICS_ADDR=off runs no metrics listener (and
+// announces none); the main listener still answers 404 for /metrics.
+func TestMetricsOff(t *testing.T) {
+	t.Parallel()
+	var a *app.App
+	srv := serveApp(t, func(x *app.App) { a = x }, "LINKQR_METRICS_ADDR", "off")
+	eventually(t, 10*time.Second, "the main listener to answer", func() bool {
+		resp, err := http.Get(srv.URL + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && resp.StatusCode == http.StatusOK
+	})
+	if resp := fetchRaw(t, "GET", srv.URL+"/metrics"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /metrics on LINKQR_ADDR: %d, want 404", resp.StatusCode)
+	}
+	if addr := a.MetricsListenAddr(); addr != nil {
+		t.Errorf("a metrics listener on %s with LINKQR_METRICS_ADDR=off", addr)
+	}
+	if n := len(srv.log.lines(`"msg":"serving metrics"`)); n != 0 {
+		t.Errorf("%d log lines announce a metrics listener, want none", n)
 	}
 }

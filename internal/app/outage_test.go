@@ -144,7 +144,7 @@ func TestDatabaseOutageUnderLoad(t *testing.T) {
 	eventually(t, time.Minute, "six seconds of outage", func() bool {
 		return time.Since(stopped) >= 6*time.Second && found.Load() >= atStop+500
 	})
-	metricsBody := scrape(t, srv.URL)
+	metricsBody := scrape(t, srv.MetricsURL)
 	for _, want := range []string{"linkqr_database_up 0", "linkqr_scans_dropped_total 0"} {
 		if !strings.Contains(metricsBody, want+"\n") {
 			t.Errorf("/metrics during the outage lacks %q", want)
@@ -189,7 +189,7 @@ func TestDatabaseOutageUnderLoad(t *testing.T) {
 	if rows != want {
 		t.Errorf("%d scans recorded, want %d", rows, want)
 	}
-	if b := scrape(t, srv.URL); !strings.Contains(b, "linkqr_database_up 1\n") || !strings.Contains(b, "linkqr_scan_outage_buffer_depth 0\n") {
+	if b := scrape(t, srv.MetricsURL); !strings.Contains(b, "linkqr_database_up 1\n") || !strings.Contains(b, "linkqr_scan_outage_buffer_depth 0\n") {
 		t.Errorf("/metrics after the outage: database not up or outage buffer not empty")
 	}
 

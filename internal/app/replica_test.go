@@ -36,8 +36,8 @@ func TestReadReplica(t *testing.T) {
 	strict := start("1s", "api")
 	onReplica := regexp.MustCompile(`(?m)^linkqr_read_replica_in_use 1$`)
 	onPrimary := regexp.MustCompile(`(?m)^linkqr_read_replica_in_use 0$`)
-	scrapeUntil(t, tolerant.URL, onReplica)
-	scrapeUntil(t, strict.URL, onReplica)
+	scrapeUntil(t, tolerant.MetricsURL, onReplica)
+	scrapeUntil(t, strict.MetricsURL, onReplica)
 
 	tn := testkit.NewTenant(t, primary)
 	token := tolerant.APIKey(t, tn.WorkspaceID)
@@ -105,22 +105,22 @@ func TestReadReplica(t *testing.T) {
 	}
 	// The strict instance falls back to the primary.
 	untilTotal(strict, 2)
-	scrapeUntil(t, strict.URL, onPrimary)
-	scrapeUntil(t, tolerant.URL, onReplica)
+	scrapeUntil(t, strict.MetricsURL, onPrimary)
+	scrapeUntil(t, tolerant.MetricsURL, onReplica)
 
 	if _, err := replica.Exec(ctx, "SELECT pg_wal_replay_resume()"); err != nil {
 		t.Fatal(err)
 	}
 	untilTotal(tolerant, 2)
-	scrapeUntil(t, strict.URL, onReplica)
+	scrapeUntil(t, strict.MetricsURL, onReplica)
 
 	replica.Close()
 	rc.StopReplica()
-	scrapeUntil(t, tolerant.URL, onPrimary)
+	scrapeUntil(t, tolerant.MetricsURL, onPrimary)
 	if rep := analytics(tolerant); rep["total"] != float64(2) {
 		t.Fatalf("replica down: total %v", rep["total"])
 	}
 	rc.StartReplica()
-	scrapeUntil(t, tolerant.URL, onReplica)
+	scrapeUntil(t, tolerant.MetricsURL, onReplica)
 	untilTotal(tolerant, 2)
 }

@@ -24,9 +24,9 @@ import (
 	"github.com/linkqr/linkqr/web"
 )
 
-// routes builds the router of this process's roles: the operational
-// endpoints always (/metrics here unless LINKQR_METRICS_ADDR gives it a
-// listener of its own, metricsRouter); the short links in the redirect
+// routes builds the router of this process's roles: the health endpoints
+// always (never /metrics: it is private, on LINKQR_METRICS_ADDR's listener,
+// metricsRouter); the short links in the redirect
 // role; the JSON API under /api, the UI, docs, OAuth and MCP in the api
 // role. Whatever a role does not serve answers 404.
 func (a *App) routes() chi.Router {
@@ -36,9 +36,6 @@ func (a *App) routes() chi.Router {
 
 	r.Get("/healthz", a.healthz)
 	r.Get("/readyz", a.readyz)
-	if a.Config.MetricsAddr == "" {
-		r.Method(http.MethodGet, "/metrics", a.Metrics.Handler())
-	}
 	staticFS, _ := fs.Sub(static.FS, ".")
 	// The redirect's own pages (404, 410, password) use the stylesheet too.
 	if a.Config.Roles.API() || a.Config.Roles.Redirect() {
@@ -129,7 +126,11 @@ func hasOwnRoute(mux *chi.Mux, method, path string) bool {
 	return p != "" && p != "/{code}"
 }
 
-// metricsRouter serves LINKQR_METRICS_ADDR: /metrics and nothing else.
+// MetricsHandler serves LINKQR_METRICS_ADDR: /metrics and nothing else.
+// Serve runs it; tests that serve Handler on a listener of their own serve
+// this beside it.
+func (a *App) MetricsHandler() http.Handler { return a.metricsRouter() }
+
 func (a *App) metricsRouter() chi.Router {
 	r := chi.NewRouter()
 	a.use(r)

@@ -38,9 +38,10 @@ func serveApp(t *testing.T, before func(*app.App), env ...string) *served {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	vars := map[string]string{
-		"LINKQR_ADDR":       ln.Addr().String(),
-		"LINKQR_DATA_DIR":   t.TempDir(),
-		"LINKQR_SECRET_KEY": base64.StdEncoding.EncodeToString(key),
+		"LINKQR_ADDR":         ln.Addr().String(),
+		"LINKQR_METRICS_ADDR": "127.0.0.1:0", // not the default port: tests run side by side
+		"LINKQR_DATA_DIR":     t.TempDir(),
+		"LINKQR_SECRET_KEY":   base64.StdEncoding.EncodeToString(key),
 	}
 	for i := 0; i+1 < len(env); i += 2 {
 		vars[env[i]] = env[i+1]

@@ -96,7 +96,7 @@ func TestWebhookMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	token := srv.APIKey(t, tn.WorkspaceID)
-	body := scrapeUntil(t, srv.URL, regexp.MustCompile(`(?m)^linkqr_webhook_deliveries_total\{outcome="succeeded"\} 0$`))
+	body := scrapeUntil(t, srv.MetricsURL, regexp.MustCompile(`(?m)^linkqr_webhook_deliveries_total\{outcome="succeeded"\} 0$`))
 	for _, state := range webhook.QueueStates {
 		if !regexp.MustCompile(`(?m)^linkqr_webhook_queue_depth\{state="` + state + `"\} 0$`).MatchString(body) {
 			t.Errorf("idle queue: no %s depth of 0", state)
@@ -107,16 +107,17 @@ func TestWebhookMetrics(t *testing.T) {
 	}
 
 	testkit.JSON(t, srv.Do(t, "POST", "/api/v1/links", token, `{"target_url":"https://example.com/m"}`), 201)
-	scrapeUntil(t, srv.URL, regexp.MustCompile(`(?m)^linkqr_webhook_deliveries_total\{outcome="failed"\} [1-9]`))
+	scrapeUntil(t, srv.MetricsURL, regexp.MustCompile(`(?m)^linkqr_webhook_deliveries_total\{outcome="failed"\} [1-9]`))
 	// The failed attempt is retried 5 s later, by River, and succeeds.
 	fail.Store(false)
-	body = scrapeUntil(t, srv.URL, regexp.MustCompile(`(?m)^linkqr_webhook_deliveries_total\{outcome="succeeded"\} 1$`))
+	body = scrapeUntil(t, srv.MetricsURL, regexp.MustCompile(`(?m)^linkqr_webhook_deliveries_total\{outcome="succeeded"\} 1$`))
 	if !regexp.MustCompile(`(?m)^linkqr_webhook_delivery_duration_seconds_count [2-9]$`).MatchString(body) {
 		t.Errorf("the latency histogram did not count both attempts")
 	}
 }
 
-// scrapeUntil polls /metrics until re matches it, and returns the body.
+// scrapeUntil polls /metrics on the metrics listener at base (a Server's
+// MetricsURL) until re matches it, and returns the body.
 func scrapeUntil(t *testing.T, base string, re *regexp.Regexp) string {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -124,6 +125,9 @@ func scrapeUntil(t *testing.T, base string, re *regexp.Regexp) string {
 		resp := testkit.Get(t, base+"/metrics", nil)
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s/metrics: %d", base, resp.StatusCode)
+		}
 		if re.Match(b) {
 			return string(b)
 		}

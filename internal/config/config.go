@@ -16,6 +16,13 @@ import (
 	"time"
 )
 
+// DefaultMetricsAddr is where /metrics listens unless LINKQR_METRICS_ADDR
+// says otherwise: loopback, so a default deployment publishes nothing.
+const DefaultMetricsAddr = "127.0.0.1:9090"
+
+// MetricsOff as LINKQR_METRICS_ADDR runs no metrics listener at all.
+const MetricsOff = "off"
+
 // Config is the whole runtime configuration of one linkqr process.
 type Config struct {
 	Addr                string         // LINKQR_ADDR: host:port to listen on
@@ -28,7 +35,7 @@ type Config struct {
 	RedisURL            string         // LINKQR_REDIS_URL: shared rate limits when set
 	TrustedProxies      []netip.Prefix // LINKQR_TRUSTED_PROXIES
 	WebhookAllowPrivate bool           // LINKQR_WEBHOOK_ALLOW_PRIVATE
-	MetricsAddr         string         // LINKQR_METRICS_ADDR: empty means /metrics on Addr
+	MetricsAddr         string         // LINKQR_METRICS_ADDR: the only listener of /metrics; empty ("off") means none
 	SMTP                SMTP           // LINKQR_SMTP_URL: zero means no e-mail
 	MailFrom            *mail.Address  // LINKQR_MAIL_FROM: sender of every message
 	LogLevel            slog.Level     // LINKQR_LOG_LEVEL
@@ -149,13 +156,18 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		c.WebhookAllowPrivate = b
 	}
 
-	c.MetricsAddr = getenv("LINKQR_METRICS_ADDR")
-	if c.MetricsAddr != "" {
+	// /metrics is never public: it has a listener of its own, loopback by
+	// default, and "off" runs none. Empty takes the default like every other
+	// variable, so a blank line in an env file cannot silently stop metrics.
+	c.MetricsAddr = orDefault(getenv("LINKQR_METRICS_ADDR"), DefaultMetricsAddr)
+	if c.MetricsAddr == MetricsOff {
+		c.MetricsAddr = ""
+	} else {
 		if err := checkAddr(c.MetricsAddr); err != nil {
-			return nil, &Error{"LINKQR_METRICS_ADDR", c.MetricsAddr, err.Error()}
+			return nil, &Error{"LINKQR_METRICS_ADDR", c.MetricsAddr, err.Error() + `, or "off"`}
 		}
 		if sameListener(c.MetricsAddr, c.Addr) {
-			return nil, &Error{"LINKQR_METRICS_ADDR", c.MetricsAddr, "must differ from LINKQR_ADDR: metrics get a listener of their own"}
+			return nil, &Error{"LINKQR_METRICS_ADDR", c.MetricsAddr, `must differ from LINKQR_ADDR: metrics get a listener of their own (another port, or "off")`}
 		}
 	}
 

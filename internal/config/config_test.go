@@ -23,7 +23,7 @@ func TestLoadDefaults(t *testing.T) {
 	if c.Addr != "127.0.0.1:8080" || c.BaseURL.String() != "http://127.0.0.1:8080" || c.ShortBaseURL.String() != c.BaseURL.String() {
 		t.Errorf("addr/base defaults: %q %q %q", c.Addr, c.BaseURL, c.ShortBaseURL)
 	}
-	if !c.Embedded() || c.DataDir != "./var" || c.DataDirSet || c.LogFormat != "json" || c.WebhookAllowPrivate || c.RedisURL != "" || c.MetricsAddr != "" {
+	if !c.Embedded() || c.DataDir != "./var" || c.DataDirSet || c.LogFormat != "json" || c.WebhookAllowPrivate || c.RedisURL != "" || c.MetricsAddr != "127.0.0.1:9090" {
 		t.Errorf("defaults: %+v", c)
 	}
 	c, err = Load(env(), true)
@@ -45,7 +45,7 @@ func TestLoadValues(t *testing.T) {
 		"LINKQR_WEBHOOK_ALLOW_PRIVATE", "true",
 		"LINKQR_LOG_LEVEL", "debug",
 		"LINKQR_LOG_FORMAT", "TEXT",
-		"LINKQR_METRICS_ADDR", "127.0.0.1:9090",
+		"LINKQR_METRICS_ADDR", "10.0.0.5:9100",
 	), false)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func TestLoadValues(t *testing.T) {
 	if c.Roles != AllRoles || c.DatabaseDirectURL != "" || c.DatabaseReadURL != "" || c.ReadMaxLag != 30*time.Second {
 		t.Errorf("database defaults: roles %s, direct %q, read %q, max lag %v", c.Roles, c.DatabaseDirectURL, c.DatabaseReadURL, c.ReadMaxLag)
 	}
-	if c.MetricsAddr != "127.0.0.1:9090" {
+	if c.MetricsAddr != "10.0.0.5:9100" {
 		t.Errorf("metrics addr %q", c.MetricsAddr)
 	}
 	if c.Embedded() || len(c.SecretKey) != 32 || len(c.TrustedProxies) != 2 || !c.WebhookAllowPrivate || c.LogFormat != "text" || c.LogLevel.String() != "DEBUG" {
@@ -90,6 +90,7 @@ func TestLoadErrorsNameTheVariable(t *testing.T) {
 		{"LINKQR_METRICS_ADDR", "127.0.0.1:99999"},
 		{"LINKQR_METRICS_ADDR", "127.0.0.1:8080"},         // LINKQR_ADDR's default
 		{"LINKQR_METRICS_ADDR", ":8080"},                  // a wildcard host takes the port everywhere
+		{"LINKQR_METRICS_ADDR", "OFF"},                    // "off" is spelt in lower case only
 		{"LINKQR_DATABASE_DIRECT_URL", "postgres://db/x"}, // without LINKQR_DATABASE_URL
 		{"LINKQR_DATABASE_READ_URL", "postgres://db/x"},
 		{"LINKQR_READ_MAX_LAG", "10ms"},
@@ -124,6 +125,25 @@ func TestMetricsAddrBesideAddr(t *testing.T) {
 		if err != nil || c.MetricsAddr != kv[1] {
 			t.Errorf("LINKQR_ADDR=%s LINKQR_METRICS_ADDR=%s: %v", kv[0], kv[1], err)
 		}
+	}
+}
+
+// TestMetricsAddrDefaultAndOff: unset or empty is loopback port 9090,
+// "off" runs no listener, and the default yields to a LINKQR_ADDR on its
+// port with an error that says how to move it.
+func TestMetricsAddrDefaultAndOff(t *testing.T) {
+	t.Parallel()
+	for _, e := range []func(string) string{env(), env("LINKQR_METRICS_ADDR", "")} {
+		if c, err := Load(e, false); err != nil || c.MetricsAddr != "127.0.0.1:9090" {
+			t.Errorf("default metrics addr %q, %v; want 127.0.0.1:9090", c.MetricsAddr, err)
+		}
+	}
+	if c, err := Load(env("LINKQR_METRICS_ADDR", "off"), false); err != nil || c.MetricsAddr != "" {
+		t.Errorf("LINKQR_METRICS_ADDR=off: %q, %v; want no listener", c.MetricsAddr, err)
+	}
+	_, err := Load(env("LINKQR_ADDR", "0.0.0.0:9090"), false)
+	if err == nil || !strings.HasPrefix(err.Error(), "LINKQR_METRICS_ADDR=") || !strings.Contains(err.Error(), `"off"`) {
+		t.Errorf("LINKQR_ADDR on the default metrics port: %v", err)
 	}
 }
 

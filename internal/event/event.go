@@ -133,23 +133,25 @@ func (r *Recorder) RecordMany(ctx context.Context, tx pgx.Tx, events []New) ([]u
 }
 
 // Load returns a workspace's event as its envelope, or store.ErrNotFound.
-func Load(ctx context.Context, db dbsqlc.DBTX, workspaceID, id uuid.UUID) (Envelope, error) {
-	row, err := dbsqlc.New().EventGetByID(ctx, db, dbsqlc.EventGetByIDParams{ID: id, WorkspaceID: workspaceID})
+// It reads through db, so inside an ambient transaction it sees that
+// transaction's events.
+func Load(ctx context.Context, db *store.DB, workspaceID, id uuid.UUID) (Envelope, error) {
+	row, err := dbsqlc.New().EventGetByID(ctx, db.Conn(ctx), dbsqlc.EventGetByIDParams{ID: id, WorkspaceID: workspaceID})
 	if err != nil {
 		return Envelope{}, store.InterpretError(err)
 	}
-	return EnvelopeOf(row), nil
+	return EnvelopeOf(row.ID, row.WorkspaceID, Type(row.Type), row.CreatedAt, row.Data), nil
 }
 
-// EnvelopeOf is the envelope of an event row read by another query (the
+// EnvelopeOf is the envelope of an event read by another query (the
 // webhook worker reads it together with the subscription).
-func EnvelopeOf(row dbsqlc.Event) Envelope {
+func EnvelopeOf(id, workspaceID uuid.UUID, t Type, createdAt time.Time, data json.RawMessage) Envelope {
 	return Envelope{
-		ID:          store.FormatID(store.PrefixEvent, row.ID),
+		ID:          store.FormatID(store.PrefixEvent, id),
 		Object:      "event",
-		Type:        Type(row.Type),
-		CreatedAt:   row.CreatedAt.UTC(),
-		WorkspaceID: store.FormatID(store.PrefixWorkspace, row.WorkspaceID),
-		Data:        row.Data,
+		Type:        t,
+		CreatedAt:   createdAt.UTC(),
+		WorkspaceID: store.FormatID(store.PrefixWorkspace, workspaceID),
+		Data:        data,
 	}
 }

@@ -3,6 +3,7 @@ package event_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -29,8 +30,9 @@ func TestRecorderFansOutInTheSameTransaction(t *testing.T) {
 	rec := &event.Recorder{Fanout: func(ctx context.Context, tx pgx.Tx, evs []event.Recorded) error {
 		calls = append(calls, evs)
 		for _, e := range evs {
-			if _, err := event.Load(ctx, tx, e.WorkspaceID, e.ID); err != nil {
-				return err // not visible on tx: a different transaction
+			var n int
+			if err := tx.QueryRow(ctx, "SELECT count(*) FROM events WHERE id = $1 AND workspace_id = $2", e.ID, e.WorkspaceID).Scan(&n); err != nil || n != 1 {
+				return fmt.Errorf("event %s not on tx (%d rows): %v", e.ID, n, err) // a different transaction
 			}
 		}
 		if fail {
@@ -51,11 +53,11 @@ func TestRecorderFansOutInTheSameTransaction(t *testing.T) {
 	if err != nil || len(calls) != 1 || len(calls[0]) != 2 || ids != 2 {
 		t.Fatalf("RecordMany: %v, %d fan-out calls", err, len(calls))
 	}
-	env, err := event.Load(ctx, pool, ws, calls[0][1].ID)
+	env, err := event.Load(ctx, db, ws, calls[0][1].ID)
 	if err != nil || env.Type != event.ScanCreated || string(env.Data) != `{"n": 2}` || env.Object != "event" {
 		t.Fatalf("Load: %+v %v", env, err)
 	}
-	if _, err := event.Load(ctx, pool, testkit.NewTenant(t, pool).WorkspaceID, calls[0][1].ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := event.Load(ctx, db, testkit.NewTenant(t, pool).WorkspaceID, calls[0][1].ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("Load from another workspace: %v", err)
 	}
 
@@ -72,7 +74,7 @@ func TestRecorderFansOutInTheSameTransaction(t *testing.T) {
 	if err == nil {
 		t.Fatal("the transaction committed")
 	}
-	if _, err := event.Load(ctx, pool, ws, lost); !errors.Is(err, store.ErrNotFound) {
+	if _, err := event.Load(ctx, db, ws, lost); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("the event of a failed fan-out exists: %v", err)
 	}
 

@@ -202,12 +202,12 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 
 // ByIDs returns the links with these ids (of any workspace: the scan
 // writer reads the links of the batch's events, whose ids it got from its
-// own cache). Missing ids are left out.
-func ByIDs(ctx context.Context, db dbsqlc.DBTX, shortBase string, ids []uuid.UUID) (map[uuid.UUID]Link, error) {
+// own cache) in the batch's transaction tx. Missing ids are left out.
+func ByIDs(ctx context.Context, tx pgx.Tx, shortBase string, ids []uuid.UUID) (map[uuid.UUID]Link, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := dbsqlc.New().LinkListByIDs(ctx, db, ids)
+	rows, err := dbsqlc.New().LinkListByIDs(ctx, tx, ids)
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}

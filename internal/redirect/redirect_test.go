@@ -107,7 +107,7 @@ func TestRedirectNotFoundAndGone(t *testing.T) {
 func TestReservedPathsAreNotShadowed(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/metrics": 200, "/problems": 200, "/api": 404, "/static/css/app.css": 200} {
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/metrics": 404, "/problems": 200, "/api": 404, "/static/css/app.css": 200} {
 		resp, _ := hit(t, "GET", f.srv.URL+path)
 		if resp.StatusCode != want {
 			t.Errorf("%s: %d, want %d", path, resp.StatusCode, want)

@@ -19,9 +19,13 @@ import (
 
 // Server is the whole service running in-process on a random port.
 type Server struct {
-	URL  string // base URL, e.g. http://127.0.0.1:41234
-	App  *app.App
-	Pool *pgxpool.Pool
+	URL string // base URL, e.g. http://127.0.0.1:41234
+	// MetricsURL is the private metrics listener's base URL (GET
+	// MetricsURL+"/metrics"), on a port of its own so that servers of one
+	// test process never collide; empty with LINKQR_METRICS_ADDR=off.
+	MetricsURL string
+	App        *app.App
+	Pool       *pgxpool.Pool
 }
 
 // ServerOption adjusts how StartServer configures the service.
@@ -48,13 +52,16 @@ func WithPool(pool *pgxpool.Pool) ServerOption {
 func StartServer(t testing.TB, opts ...ServerOption) *Server {
 	t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
+	mts := httptest.NewUnstartedServer(nil)
+	t.Cleanup(mts.Close) // closing twice, or unstarted, is fine
 	base := "http://" + ts.Listener.Addr().String()
 	s := &serverSettings{env: map[string]string{
-		"LINKQR_ADDR":       ts.Listener.Addr().String(),
-		"LINKQR_BASE_URL":   base,
-		"LINKQR_DATA_DIR":   t.TempDir(),
-		"LINKQR_SECRET_KEY": NewSecretKey(),
-		"LINKQR_LOG_LEVEL":  "debug",
+		"LINKQR_ADDR":         ts.Listener.Addr().String(),
+		"LINKQR_METRICS_ADDR": mts.Listener.Addr().String(),
+		"LINKQR_BASE_URL":     base,
+		"LINKQR_DATA_DIR":     t.TempDir(),
+		"LINKQR_SECRET_KEY":   NewSecretKey(),
+		"LINKQR_LOG_LEVEL":    "debug",
 	}}
 	for _, o := range opts {
 		o(s)
@@ -67,6 +74,9 @@ func StartServer(t testing.TB, opts ...ServerOption) *Server {
 	if err != nil {
 		t.Fatalf("testkit: config: %v", err)
 	}
+	if cfg.MetricsAddr != mts.Listener.Addr().String() {
+		mts.Close() // "off", or an address of the test's own: not served here
+	}
 	a, err := app.New(context.Background(), cfg, Logger(t), pool)
 	if err != nil {
 		t.Fatalf("testkit: start app: %v", err)
@@ -75,7 +85,13 @@ func StartServer(t testing.TB, opts ...ServerOption) *Server {
 	ts.Config.Handler = a.Handler()
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return &Server{URL: base, App: a, Pool: pool}
+	srv := &Server{URL: base, App: a, Pool: pool}
+	if cfg.MetricsAddr == mts.Listener.Addr().String() {
+		mts.Config.Handler = a.MetricsHandler()
+		mts.Start()
+		srv.MetricsURL = "http://" + cfg.MetricsAddr
+	}
+	return srv
 }
 
 // NewSecretKey is a fresh LINKQR_SECRET_KEY; instances of one deployment

@@ -65,7 +65,7 @@ func (s *Service) DeliveryDetail(ctx context.Context, ws, hookID, deliveryID uui
 	for _, r := range rows {
 		d.Attempts = append(d.Attempts, toDelivery(r))
 	}
-	env, err := event.Load(ctx, s.db.Conn(ctx), ws, row.EventID)
+	env, err := event.Load(ctx, s.db, ws, row.EventID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return d, nil

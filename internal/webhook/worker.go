@@ -174,9 +174,7 @@ func (s *Service) loadAttempt(ctx context.Context, a DeliverArgs) (*attempt, err
 		}
 		number = d.Attempt
 	}
-	env := event.EnvelopeOf(dbsqlc.Event{
-		ID: a.EventID, WorkspaceID: a.WorkspaceID, Type: *row.EventType, Data: row.EventData, CreatedAt: *row.EventCreatedAt,
-	})
+	env := event.EnvelopeOf(a.EventID, a.WorkspaceID, event.Type(*row.EventType), *row.EventCreatedAt, row.EventData)
 	body, err := json.Marshal(env)
 	if err != nil {
 		return nil, river.JobCancel(fmt.Errorf("encode event: %w", err))

@@ -1,0 +1,198 @@
+package archtest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const dbsqlcPath = module + "/internal/store/dbsqlc"
+
+// storageOwner is the one package whose exported API may speak sqlc's
+// types: internal/store hands queries their connection (DB.Conn).
+const storageOwner = "internal/store"
+
+// TestExportedSignaturesHideSqlc: a domain package may use dbsqlc inside,
+// but no exported function, method or type of it mentions a dbsqlc type,
+// or its callers would have to import dbsqlc (or build its rows) to use it:
+// the leak the import rules alone cannot see.
+func TestExportedSignaturesHideSqlc(t *testing.T) {
+	pkgs := loadPackages(t)
+	root := moduleRoot(t)
+	checked := 0
+	for _, p := range sortedKeys(pkgs) {
+		if p == storageOwner || !slices.Contains(pkgs[p], dbsqlcPath) {
+			continue
+		}
+		checked++
+		for _, leak := range sqlcLeaks(t, filepath.Join(root, filepath.FromSlash(p))) {
+			t.Errorf("%s: %s; take *store.DB or pgx.Tx and return the package's own types", p, leak)
+		}
+	}
+	if checked < 5 {
+		t.Errorf("only %d packages import dbsqlc: the loader is wrong", checked)
+	}
+}
+
+// TestSqlcLeaksAreFound guards the check: the fixture's exported API
+// leaks dbsqlc in every way the check knows, and each leak is reported.
+func TestSqlcLeaksAreFound(t *testing.T) {
+	got := strings.Join(sqlcLeaks(t, filepath.Join("testdata", "leaky")), "\n")
+	for _, want := range []string{
+		"func Load mentions dbsqlc.DBTX",
+		"func EnvelopeOf mentions dbsqlc.Event",
+		"method (*Service).Row mentions dbsqlc.Link",
+		"type Row mentions dbsqlc.Link",
+		"type Service mentions dbsqlc.Queries",
+		"type Store mentions q.DBTX",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the check misses %q; it found:\n%s", want, got)
+		}
+	}
+	for _, clean := range []string{"func load ", "func Clean ", "method (*service).", "type service ", "type Private "} {
+		if strings.Contains(got, clean) {
+			t.Errorf("the check flags %q, which is not exported API or does not leak:\n%s", clean, got)
+		}
+	}
+}
+
+// sqlcLeaks lists the exported declarations of the non-test Go files in
+// dir whose signature (parameters, results, receiver, or for a type its
+// definition's exported parts) names a dbsqlc type.
+func sqlcLeaks(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leaks []string
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		local := sqlcName(f)
+		if local == "" {
+			continue
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() || (d.Recv != nil && !exportedRecv(d.Recv)) {
+					continue
+				}
+				what := "func " + d.Name.Name
+				if d.Recv != nil {
+					what = "method (" + recvString(d.Recv) + ")." + d.Name.Name
+				}
+				if sel := mentions(d.Type, local); sel != "" {
+					leaks = append(leaks, what+" mentions "+sel)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					ts, ok := s.(*ast.TypeSpec)
+					if !ok || !ts.Name.IsExported() {
+						continue
+					}
+					if sel := mentions(exportedParts(ts.Type), local); sel != "" {
+						leaks = append(leaks, "type "+ts.Name.Name+" mentions "+sel)
+					}
+				}
+			}
+		}
+	}
+	return leaks
+}
+
+// sqlcName is the name a file imports dbsqlc under, or "".
+func sqlcName(f *ast.File) string {
+	for _, imp := range f.Imports {
+		if path, _ := strconv.Unquote(imp.Path.Value); path == dbsqlcPath {
+			if imp.Name != nil {
+				return imp.Name.Name
+			}
+			return "dbsqlc"
+		}
+	}
+	return ""
+}
+
+// mentions returns the first pkg.Name selector in n whose pkg is local.
+func mentions(n ast.Node, local string) string {
+	if n == nil {
+		return ""
+	}
+	found := ""
+	ast.Inspect(n, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok && found == "" {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == local {
+				found = local + "." + sel.Sel.Name
+			}
+		}
+		return found == ""
+	})
+	return found
+}
+
+// exportedParts is what of a type definition other packages see: a
+// struct's exported and embedded fields, an interface's exported methods,
+// anything else whole.
+func exportedParts(e ast.Expr) ast.Node {
+	var fields *ast.FieldList
+	switch e := e.(type) {
+	case *ast.StructType:
+		fields = e.Fields
+	case *ast.InterfaceType:
+		fields = e.Methods
+	default:
+		return e
+	}
+	var visible []ast.Expr
+	for _, f := range fields.List {
+		if len(f.Names) == 0 {
+			visible = append(visible, f.Type) // embedded: promoted
+			continue
+		}
+		for _, n := range f.Names {
+			if n.IsExported() {
+				visible = append(visible, f.Type)
+				break
+			}
+		}
+	}
+	return &ast.CompositeLit{Elts: visible}
+}
+
+func exportedRecv(recv *ast.FieldList) bool {
+	return ast.IsExported(strings.TrimPrefix(recvString(recv), "*"))
+}
+
+func recvString(recv *ast.FieldList) string {
+	e := recv.List[0].Type
+	star := ""
+	if s, ok := e.(*ast.StarExpr); ok {
+		e, star = s.X, "*"
+	}
+	switch x := e.(type) {
+	case *ast.IndexExpr:
+		e = x.X
+	case *ast.IndexListExpr:
+		e = x.X
+	}
+	if id, ok := e.(*ast.Ident); ok {
+		return star + id.Name
+	}
+	return star + "?"
+}

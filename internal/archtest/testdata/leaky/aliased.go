@@ -1,0 +1,8 @@
+package leaky
+
+import q "github.com/linkqr/linkqr/internal/store/dbsqlc"
+
+// Store leaks through an import renamed q.
+type Store interface {
+	Conn() q.DBTX
+}

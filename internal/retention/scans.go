@@ -53,16 +53,16 @@ func (r *run) scans(ctx context.Context) error {
 	if err := r.dropPartitions(ctx, dropBefore); err != nil {
 		return err
 	}
-	budget := r.budget()
 	// The default partition only catches scans when a month's partition
 	// was missing; its old rows go in batches too.
-	err = r.batches(ctx, "scans", budget, func(ctx context.Context, lim int32) (int64, error) {
+	err = r.batches(ctx, "scans", r.budget(), func(ctx context.Context, lim int32) (int64, error) {
 		tag, err := r.p.DB.Conn(ctx).Exec(ctx, defaultPartitionBeforeSQL, dropBefore, lim)
 		return tag.RowsAffected(), err
 	})
 	if err != nil {
 		return err
 	}
+	budget := r.budget() // shared by the workspaces
 	for _, w := range workspaces {
 		before := cutoff(w.ScanRetentionMonths)
 		if !before.After(dropBefore) {

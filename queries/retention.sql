@@ -82,3 +82,6 @@ DELETE FROM scans WHERE (occurred_at, id) IN (
       AND s.occurred_at < sqlc.arg(before)::timestamptz
       AND (s.xid IS NULL OR s.xid < (SELECT folded_below FROM scan_fold_state))
     LIMIT sqlc.arg(lim)::integer);
+
+-- name: RetentionWorkspaceSetScanMonths :execrows
+UPDATE workspaces SET scan_retention_months = sqlc.narg(months)::integer WHERE id = sqlc.arg(id)::uuid;

@@ -281,3 +281,20 @@ func (q *Queries) RetentionWebhookDeliveriesBefore(ctx context.Context, db DBTX,
 	}
 	return result.RowsAffected(), nil
 }
+
+const retentionWorkspaceSetScanMonths = `-- name: RetentionWorkspaceSetScanMonths :execrows
+UPDATE workspaces SET scan_retention_months = $1::integer WHERE id = $2::uuid
+`
+
+type RetentionWorkspaceSetScanMonthsParams struct {
+	Months *int32
+	ID     uuid.UUID
+}
+
+func (q *Queries) RetentionWorkspaceSetScanMonths(ctx context.Context, db DBTX, arg RetentionWorkspaceSetScanMonthsParams) (int64, error) {
+	result, err := db.Exec(ctx, retentionWorkspaceSetScanMonths, arg.Months, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}

@@ -172,4 +172,3 @@ func TestScansPastRetentionGoRollupsStay(t *testing.T) {
 		t.Errorf("linkqr_retention_purged_rows_total{table=scans} = %v, want 180", n)
 	}
 }
-

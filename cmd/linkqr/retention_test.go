@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -18,15 +16,7 @@ import (
 // default, and refuses bad input without changing anything.
 func TestScanRetentionCommand(t *testing.T) {
 	t.Parallel()
-	if os.Getenv(testkit.EnvDatabaseURL) == "" {
-		testkit.SkipUnlessStrict(t, testkit.EnvDatabaseURL+" is unset (run through internal/testkit/testenv)")
-	}
-	url := testkit.DatabaseURL(t, testkit.NewDatabase(t))
-	pool, err := pgxpool.New(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	url, pool := commandDB(t)
 	ws, other := testkit.NewTenant(t, pool), testkit.NewTenant(t, pool)
 	env := envWithoutDataDir("LINKQR_DATABASE_URL="+url, "LINKQR_SCAN_RETENTION_MONTHS=18")
 	stored := func(id uuid.UUID) *int32 {

@@ -27,12 +27,14 @@ const (
 	maxBatches = 2
 )
 
-func setup(t *testing.T) (*retention.Purger, *pgxpool.Pool) {
+// setup is a purger over a fresh database, with the tests' policy and a
+// clock stopped at now.
+func setup(t *testing.T) (p *retention.Purger, pool *pgxpool.Pool, now time.Time) {
 	t.Helper()
-	pool := testkit.DB(t)
+	pool, now = testkit.DB(t), time.Now().UTC()
 	pol := config.DefaultRetention()
 	pol.BatchSize, pol.MaxBatches = batch, maxBatches
-	return &retention.Purger{DB: store.NewDB(pool), Policy: pol, Purged: retention.NewPurgedCounter()}, pool
+	return &retention.Purger{DB: store.NewDB(pool), Policy: pol, Purged: retention.NewPurgedCounter(), Now: func() time.Time { return now }}, pool, now
 }
 
 func exec(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) {
@@ -104,9 +106,7 @@ func idAt(t time.Time) uuid.UUID {
 // expired ones go, in runs of at most maxBatches statements of batch rows.
 func TestCredentialsPurgeExactlyTheExpired(t *testing.T) {
 	t.Parallel()
-	p, pool := setup(t)
-	now := time.Now().UTC()
-	p.Now = func() time.Time { return now }
+	p, pool, now := setup(t)
 	tn := testkit.NewTenant(t, pool)
 
 	// Sessions: 120 expired (more than a run's 100), 3 live.
@@ -180,9 +180,7 @@ func TestCredentialsPurgeExactlyTheExpired(t *testing.T) {
 // closed or expired less than 30 days ago.
 func TestInvitationsPurgeClosedPastTheirAge(t *testing.T) {
 	t.Parallel()
-	p, pool := setup(t)
-	now := time.Now().UTC()
-	p.Now = func() time.Time { return now }
+	p, pool, now := setup(t)
 	tn := testkit.NewTenant(t, pool)
 	day := 24 * time.Hour
 	for i, inv := range []struct {
@@ -232,9 +230,7 @@ func TestInvitationsPurgeClosedPastTheirAge(t *testing.T) {
 // no unfinished delivery job refers to it.
 func TestWebhooksPurgeDeliveriesThenUnneededEvents(t *testing.T) {
 	t.Parallel()
-	p, pool := setup(t)
-	now := time.Now().UTC()
-	p.Now = func() time.Time { return now }
+	p, pool, now := setup(t)
 	tn := testkit.NewTenant(t, pool)
 	other := testkit.NewTenant(t, pool)
 	day := 24 * time.Hour

@@ -24,10 +24,8 @@ import (
 // purge, after it, and after a full rebuild.
 func TestScansPastRetentionGoRollupsStay(t *testing.T) {
 	t.Parallel()
-	p, pool := setup(t)
+	p, pool, now := setup(t)
 	ctx := context.Background()
-	now := time.Now().UTC()
-	p.Now = func() time.Time { return now }
 	month := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	monthsAgo := func(n int) time.Time { return month.AddDate(0, -n, 0) }
 	exec(t, pool, `SELECT ensure_scan_partitions($1, 17)`, monthsAgo(16))

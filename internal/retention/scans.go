@@ -65,6 +65,9 @@ func (r *run) scans(ctx context.Context) error {
 	budget := r.budget() // shared by the workspaces
 	for _, w := range workspaces {
 		before := cutoff(w.ScanRetentionMonths)
+		if *budget == 0 {
+			break // the next run goes on
+		}
 		if !before.After(dropBefore) {
 			continue
 		}

@@ -40,9 +40,6 @@ SELECT * FROM oauth_codes WHERE code_hash = $1 FOR UPDATE;
 -- name: OAuthCodeRedeem :exec
 UPDATE oauth_codes SET used_at = now(), grant_id = $2 WHERE code_hash = $1;
 
--- name: OAuthCodePurge :execrows
-DELETE FROM oauth_codes WHERE expires_at < $1;
-
 -- name: OAuthRefreshCreate :exec
 INSERT INTO oauth_refresh_tokens (token_hash, grant_id, expires_at) VALUES ($1, $2, $3);
 
@@ -74,9 +71,6 @@ SELECT pg_advisory_xact_lock(7243001);
 
 -- name: OAuthMembershipExists :one
 SELECT EXISTS (SELECT 1 FROM memberships WHERE workspace_id = $1 AND user_id = $2);
-
--- name: OAuthRefreshPurge :execrows
-DELETE FROM oauth_refresh_tokens WHERE expires_at < $1;
 
 -- name: OAuthClientRevokeAllByCreator :many
 -- Removing a member: the clients they created for the workspace stop working.

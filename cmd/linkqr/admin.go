@@ -56,6 +56,8 @@ func admin(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 			return 2
 		}
 		return exitCode(stderr, "admin analytics rebuild", adminAnalyticsRebuild(ctx, cfg, log, args[2:], stdout, stderr))
+	case "scan-retention":
+		return exitCode(stderr, "admin scan-retention", adminScanRetention(ctx, cfg, log, args[1:], stdout, stderr))
 	default:
 		fmt.Fprintf(stderr, "linkqr admin: unknown command %q\n\n%s", args[0], usage)
 		return 2

@@ -30,10 +30,10 @@ func rollupRows(t *testing.T, pool *pgxpool.Pool) string {
 	return out
 }
 
-// TestAnalyticsRebuildCommand runs `linkqr admin analytics rebuild` on a
-// database whose rollups were lost, and checks they come back exactly.
-func TestAnalyticsRebuildCommand(t *testing.T) {
-	t.Parallel()
+// commandDB is a fresh database for the commands under test: its URL and
+// a pool on it for the test's own reads and fixtures.
+func commandDB(t *testing.T) (string, *pgxpool.Pool) {
+	t.Helper()
 	if os.Getenv(testkit.EnvDatabaseURL) == "" {
 		testkit.SkipUnlessStrict(t, testkit.EnvDatabaseURL+" is unset (run through internal/testkit/testenv)")
 	}
@@ -42,7 +42,15 @@ func TestAnalyticsRebuildCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
+	t.Cleanup(pool.Close)
+	return url, pool
+}
+
+// TestAnalyticsRebuildCommand runs `linkqr admin analytics rebuild` on a
+// database whose rollups were lost, and checks they come back exactly.
+func TestAnalyticsRebuildCommand(t *testing.T) {
+	t.Parallel()
+	url, pool := commandDB(t)
 	ws := testkit.NewTenant(t, pool).WorkspaceID
 	link := testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})
 	other := testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})

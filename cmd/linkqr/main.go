@@ -50,7 +50,11 @@ commands:
   admin user reset-link --email E [--init]
       make a password reset link for an account (for installations without e-mail); prints {"reset_url"}, valid once, for 60 minutes
   admin analytics rebuild [--link lnk_…] [--init]
-      recompute the analytics rollups of a link (default: every link) from its raw scans; prints {"status","links","seconds"}
+      recompute the analytics rollups of a link (default: every link) from its raw scans; rollups older than the
+      workspace's purged raw scans are kept (README "Retention"); prints {"status","links","seconds"}
+  admin scan-retention --workspace ws_… --months N|default [--init]
+      set how many whole months of raw scans the workspace keeps (1-1200; default: LINKQR_SCAN_RETENTION_MONTHS);
+      prints {"workspace_id","scan_retention_months","default"}
   help
       show this text (also -h, --help, admin help)
 

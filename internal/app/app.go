@@ -40,6 +40,7 @@ import (
 	"github.com/linkqr/linkqr/internal/ratelimit"
 	"github.com/linkqr/linkqr/internal/redirect"
 	"github.com/linkqr/linkqr/internal/replica"
+	"github.com/linkqr/linkqr/internal/retention"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/webhook"
@@ -86,6 +87,8 @@ type App struct {
 	OAuth    *oauth.Service
 	// Mail queues e-mail (disabled without LINKQR_SMTP_URL).
 	Mail *mail.Outbox
+	// Retention deletes what is past its age (periodic jobs, worker role).
+	Retention *retention.Purger
 	// RateLimiter charges /api/v1 requests to their credential's budget.
 	RateLimiter ratelimit.Limiter
 
@@ -289,6 +292,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		// connection instead of failing.
 		Database: dbhealth.New(direct.Ping, log),
 	}
+	a.Retention = &retention.Purger{DB: db, Policy: cfg.Retention, Log: log.With("component", "retention"), Purged: retention.NewPurgedCounter()}
+	a.Metrics.Registry.MustRegister(a.Retention.Purged)
 	a.Metrics.GaugeFunc("linkqr_database_up", "1 while PostgreSQL is reachable, 0 during an outage (as this process last saw it).", func() float64 {
 		if a.Database.Up() {
 			return 1

@@ -13,6 +13,7 @@ import (
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/mail"
 	"github.com/linkqr/linkqr/internal/oauth"
+	"github.com/linkqr/linkqr/internal/retention"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/webhook"
 	"github.com/linkqr/linkqr/web"
@@ -38,6 +39,7 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &scan.PartitionWorker{DB: a.DB})
 	river.AddWorker(workers, a.Webhooks.Worker())
 	river.AddWorker(workers, &oauth.RotateWorker{Service: a.OAuth})
+	river.AddWorker(workers, &retention.Worker{Purger: a.Retention})
 	queues := map[string]river.QueueConfig{
 		river.QueueDefault: {MaxWorkers: 10},
 		// River fetches a queue at most once per FetchCooldown, taking at
@@ -61,7 +63,7 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	}
 	if a.Config.Roles.Worker() {
 		cfg.Queues = queues
-		cfg.PeriodicJobs = periodicJobs()
+		cfg.PeriodicJobs = append(periodicJobs(), retention.PeriodicJobs(a.Config.Retention.Interval)...)
 	}
 	client, err := river.NewClient(riverpgxv5.New(a.direct), cfg)
 	if err != nil {

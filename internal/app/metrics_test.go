@@ -192,6 +192,7 @@ func TestMetricsOnTheirOwnListener(t *testing.T) {
 		// Not routed here, /metrics is taken for a link code (reserved, so none).
 		`linkqr_http_requests_total{code="404",method="GET",route="/{code}"} 1`,
 		"linkqr_scan_buffer_depth",
+		`linkqr_retention_purged_rows_total{table="scans"} 0`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %s", want)

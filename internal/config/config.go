@@ -63,6 +63,9 @@ type Config struct {
 	ReadMaxLag      time.Duration
 	// Roles (LINKQR_ROLES, `serve --role`) are the faces this process runs.
 	Roles Roles
+	// Retention (LINKQR_*_RETENTION_*, LINKQR_RETENTION_*) bounds what the
+	// database keeps.
+	Retention Retention
 }
 
 // Error is a configuration error; its message names the variable.
@@ -187,6 +190,9 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 			return nil, &Error{"LINKQR_SATURATED_DELIVERY_PACE", v, "must be a whole number of attempts a second from 1 to 100000"}
 		}
 		c.SaturatedDeliveryPace = n
+	}
+	if c.Retention, err = loadRetention(getenv); err != nil {
+		return nil, err
 	}
 	if v := getenv("LINKQR_SMTP_URL"); v != "" {
 		if c.SMTP, err = parseSMTP(v); err != nil {

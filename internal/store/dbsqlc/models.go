@@ -293,7 +293,9 @@ type WebhookSubscription struct {
 }
 
 type Workspace struct {
-	ID        uuid.UUID
-	Name      string
-	CreatedAt time.Time
+	ID                  uuid.UUID
+	Name                string
+	CreatedAt           time.Time
+	ScanRetentionMonths *int32
+	ScansPurgedBefore   *time.Time
 }

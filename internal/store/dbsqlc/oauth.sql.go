@@ -243,18 +243,6 @@ func (q *Queries) OAuthCodeGetForUpdate(ctx context.Context, db DBTX, codeHash [
 	return i, err
 }
 
-const oAuthCodePurge = `-- name: OAuthCodePurge :execrows
-DELETE FROM oauth_codes WHERE expires_at < $1
-`
-
-func (q *Queries) OAuthCodePurge(ctx context.Context, db DBTX, expiresAt time.Time) (int64, error) {
-	result, err := db.Exec(ctx, oAuthCodePurge, expiresAt)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
 const oAuthCodeRedeem = `-- name: OAuthCodeRedeem :exec
 UPDATE oauth_codes SET used_at = now(), grant_id = $2 WHERE code_hash = $1
 `
@@ -430,18 +418,6 @@ func (q *Queries) OAuthRefreshGetForUpdate(ctx context.Context, db DBTX, tokenHa
 		&i.GrantRevokedAt,
 	)
 	return i, err
-}
-
-const oAuthRefreshPurge = `-- name: OAuthRefreshPurge :execrows
-DELETE FROM oauth_refresh_tokens WHERE expires_at < $1
-`
-
-func (q *Queries) OAuthRefreshPurge(ctx context.Context, db DBTX, expiresAt time.Time) (int64, error) {
-	result, err := db.Exec(ctx, oAuthRefreshPurge, expiresAt)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
 }
 
 const oAuthRefreshRotate = `-- name: OAuthRefreshRotate :exec

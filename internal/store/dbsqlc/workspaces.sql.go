@@ -15,7 +15,7 @@ import (
 const workspaceCreate = `-- name: WorkspaceCreate :one
 INSERT INTO workspaces (id, name)
 VALUES ($1, $2)
-RETURNING id, name, created_at
+RETURNING id, name, created_at, scan_retention_months, scans_purged_before
 `
 
 type WorkspaceCreateParams struct {
@@ -26,12 +26,18 @@ type WorkspaceCreateParams struct {
 func (q *Queries) WorkspaceCreate(ctx context.Context, db DBTX, arg WorkspaceCreateParams) (Workspace, error) {
 	row := db.QueryRow(ctx, workspaceCreate, arg.ID, arg.Name)
 	var i Workspace
-	err := row.Scan(&i.ID, &i.Name, &i.CreatedAt)
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.CreatedAt,
+		&i.ScanRetentionMonths,
+		&i.ScansPurgedBefore,
+	)
 	return i, err
 }
 
 const workspaceFindAdminByName = `-- name: WorkspaceFindAdminByName :one
-SELECT w.id, w.name, w.created_at
+SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before
 FROM workspaces w
 JOIN memberships m ON m.workspace_id = w.id
 WHERE m.user_id = $1 AND m.role = 'admin' AND w.name = $2
@@ -49,23 +55,35 @@ type WorkspaceFindAdminByNameParams struct {
 func (q *Queries) WorkspaceFindAdminByName(ctx context.Context, db DBTX, arg WorkspaceFindAdminByNameParams) (Workspace, error) {
 	row := db.QueryRow(ctx, workspaceFindAdminByName, arg.UserID, arg.Name)
 	var i Workspace
-	err := row.Scan(&i.ID, &i.Name, &i.CreatedAt)
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.CreatedAt,
+		&i.ScanRetentionMonths,
+		&i.ScansPurgedBefore,
+	)
 	return i, err
 }
 
 const workspaceGetByID = `-- name: WorkspaceGetByID :one
-SELECT id, name, created_at FROM workspaces WHERE id = $1
+SELECT id, name, created_at, scan_retention_months, scans_purged_before FROM workspaces WHERE id = $1
 `
 
 func (q *Queries) WorkspaceGetByID(ctx context.Context, db DBTX, id uuid.UUID) (Workspace, error) {
 	row := db.QueryRow(ctx, workspaceGetByID, id)
 	var i Workspace
-	err := row.Scan(&i.ID, &i.Name, &i.CreatedAt)
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.CreatedAt,
+		&i.ScanRetentionMonths,
+		&i.ScansPurgedBefore,
+	)
 	return i, err
 }
 
 const workspaceGetForUser = `-- name: WorkspaceGetForUser :one
-SELECT w.id, w.name, w.created_at, m.role
+SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before, m.role
 FROM workspaces w
 JOIN memberships m ON m.workspace_id = w.id
 WHERE w.id = $1 AND m.user_id = $2
@@ -77,10 +95,12 @@ type WorkspaceGetForUserParams struct {
 }
 
 type WorkspaceGetForUserRow struct {
-	ID        uuid.UUID
-	Name      string
-	CreatedAt time.Time
-	Role      string
+	ID                  uuid.UUID
+	Name                string
+	CreatedAt           time.Time
+	ScanRetentionMonths *int32
+	ScansPurgedBefore   *time.Time
+	Role                string
 }
 
 // A workspace is only ever read through a membership, so a user can never
@@ -92,13 +112,15 @@ func (q *Queries) WorkspaceGetForUser(ctx context.Context, db DBTX, arg Workspac
 		&i.ID,
 		&i.Name,
 		&i.CreatedAt,
+		&i.ScanRetentionMonths,
+		&i.ScansPurgedBefore,
 		&i.Role,
 	)
 	return i, err
 }
 
 const workspaceListForUser = `-- name: WorkspaceListForUser :many
-SELECT w.id, w.name, w.created_at, m.role
+SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before, m.role
 FROM workspaces w
 JOIN memberships m ON m.workspace_id = w.id
 WHERE m.user_id = $1
@@ -106,10 +128,12 @@ ORDER BY w.name, w.id
 `
 
 type WorkspaceListForUserRow struct {
-	ID        uuid.UUID
-	Name      string
-	CreatedAt time.Time
-	Role      string
+	ID                  uuid.UUID
+	Name                string
+	CreatedAt           time.Time
+	ScanRetentionMonths *int32
+	ScansPurgedBefore   *time.Time
+	Role                string
 }
 
 func (q *Queries) WorkspaceListForUser(ctx context.Context, db DBTX, userID uuid.UUID) ([]WorkspaceListForUserRow, error) {
@@ -125,6 +149,8 @@ func (q *Queries) WorkspaceListForUser(ctx context.Context, db DBTX, userID uuid
 			&i.ID,
 			&i.Name,
 			&i.CreatedAt,
+			&i.ScanRetentionMonths,
+			&i.ScansPurgedBefore,
 			&i.Role,
 		); err != nil {
 			return nil, err
@@ -151,7 +177,7 @@ func (q *Queries) WorkspaceLock(ctx context.Context, db DBTX, id uuid.UUID) (uui
 
 const workspaceRename = `-- name: WorkspaceRename :one
 UPDATE workspaces SET name = $2 WHERE id = $1
-RETURNING id, name, created_at
+RETURNING id, name, created_at, scan_retention_months, scans_purged_before
 `
 
 type WorkspaceRenameParams struct {
@@ -162,6 +188,12 @@ type WorkspaceRenameParams struct {
 func (q *Queries) WorkspaceRename(ctx context.Context, db DBTX, arg WorkspaceRenameParams) (Workspace, error) {
 	row := db.QueryRow(ctx, workspaceRename, arg.ID, arg.Name)
 	var i Workspace
-	err := row.Scan(&i.ID, &i.Name, &i.CreatedAt)
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.CreatedAt,
+		&i.ScanRetentionMonths,
+		&i.ScansPurgedBefore,
+	)
 	return i, err
 }

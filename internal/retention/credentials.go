@@ -1,0 +1,71 @@
+package retention
+
+import (
+	"context"
+	"time"
+
+	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+)
+
+// These grace periods keep an expired token a little longer where its row
+// still answers something: a second use of an OAuth code within the hour
+// revokes what the first issued (oauth), and a reset link says "expired"
+// rather than "unknown" for a day (account prunes them so too).
+const (
+	oauthCodeGrace     = time.Hour
+	passwordResetGrace = 24 * time.Hour
+)
+
+// credentials deletes expired sessions, OAuth codes and refresh tokens,
+// password reset links, and the throttling counters older than the longest
+// window that reads them (account.SignInWindow and friends): a counter
+// row outside its window no longer counts.
+func (r *run) credentials(ctx context.Context) error {
+	q, now := dbsqlc.New(), r.now
+	for _, t := range []struct {
+		table string
+		del   func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error)
+	}{
+		{"sessions", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
+			return q.RetentionSessionsExpired(ctx, db, dbsqlc.RetentionSessionsExpiredParams{Now: now, Lim: lim})
+		}},
+		{"oauth_codes", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
+			return q.RetentionOAuthCodesExpired(ctx, db, dbsqlc.RetentionOAuthCodesExpiredParams{Now: now.Add(-oauthCodeGrace), Lim: lim})
+		}},
+		{"oauth_refresh_tokens", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
+			return q.RetentionOAuthRefreshTokensExpired(ctx, db, dbsqlc.RetentionOAuthRefreshTokensExpiredParams{Now: now, Lim: lim})
+		}},
+		{"password_resets", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
+			return q.RetentionPasswordResetsExpired(ctx, db, dbsqlc.RetentionPasswordResetsExpiredParams{Now: now.Add(-passwordResetGrace), Lim: lim})
+		}},
+		{"password_reset_requests", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
+			before := now.Add(-max(account.ForgotEmailWindow, account.ForgotIPWindow))
+			return q.RetentionPasswordResetRequestsBefore(ctx, db, dbsqlc.RetentionPasswordResetRequestsBeforeParams{Before: before, Lim: lim})
+		}},
+		{"signin_failures", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
+			before := now.Add(-max(account.SignInWindow, account.EmailBackstopWindow))
+			return q.RetentionSigninFailuresBefore(ctx, db, dbsqlc.RetentionSigninFailuresBeforeParams{Before: before, Lim: lim})
+		}},
+		{"signup_attempts", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
+			return q.RetentionSignupAttemptsBefore(ctx, db, dbsqlc.RetentionSignupAttemptsBeforeParams{Before: now.Add(-account.SignUpWindow), Lim: lim})
+		}},
+	} {
+		err := r.batches(ctx, t.table, r.budget(), func(ctx context.Context, lim int32) (int64, error) {
+			return t.del(ctx, r.p.DB.Conn(ctx), lim)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// invitations deletes invitations accepted, declined or revoked, or left
+// to expire, more than Policy.Invitations ago.
+func (r *run) invitations(ctx context.Context) error {
+	before := r.now.Add(-r.p.Policy.Invitations)
+	return r.batches(ctx, "invitations", r.budget(), func(ctx context.Context, lim int32) (int64, error) {
+		return dbsqlc.New().RetentionInvitationsClosedBefore(ctx, r.p.DB.Conn(ctx), dbsqlc.RetentionInvitationsClosedBeforeParams{Before: before, Lim: lim})
+	})
+}

@@ -336,8 +336,8 @@ func mergePhases(rounds []phase) phase {
 }
 
 // tuningSettings are the LINKQR_* settings the linkqr child inherits from
-// the bench's environment, so their effect can be measured (README
-// "Configuration"); every other LINKQR_* setting could point it at another
+// the bench's environment, so their effect can be measured
+// (docs/operations.md "Configuration"); every other LINKQR_* setting could point it at another
 // database, address or mail server, and is dropped.
 var tuningSettings = []string{"LINKQR_CPU_PROFILE", "LINKQR_ANALYTICS_FOLD_INTERVAL", "LINKQR_SATURATION_LATENCY", "LINKQR_SATURATED_DELIVERY_PACE"}
 

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Targets (README "Performance"). Misses are printed as FAIL; they change
+// Targets (docs/performance.md "The bench"). Misses are printed as FAIL; they change
 // the exit code only under -strict, because a shared or loaded machine
 // misses them without any regression. Errors and lost scans always fail
 // the run: they are correctness, not speed.

@@ -21,7 +21,7 @@ import (
 )
 
 // A hard crash under load loses at most the scans of the last 100 ms of
-// traffic (README "Performance", "What a crash loses"): the scan writer
+// traffic (docs/performance.md "Measured", the `kill -9` row): the scan writer
 // commits every FlushInterval, so every redirect answered more than about
 // that long before the SIGKILL has its row in scans.
 func TestSIGKILLUnderLoadLosesAtMost100ms(t *testing.T) {

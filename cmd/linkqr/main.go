@@ -51,7 +51,7 @@ commands:
       make a password reset link for an account (for installations without e-mail); prints {"reset_url"}, valid once, for 60 minutes
   admin analytics rebuild [--link lnk_…] [--init]
       recompute the analytics rollups of a link (default: every link) from its raw scans; rollups older than the
-      workspace's purged raw scans are kept (README "Retention"); prints {"status","links","seconds"}
+      workspace's purged raw scans are kept (docs/operations.md "Retention"); prints {"status","links","seconds"}
   admin scan-retention --workspace ws_… --months N|default [--init]
       set how many whole months of raw scans the workspace keeps (1-1200; default: LINKQR_SCAN_RETENTION_MONTHS);
       prints {"workspace_id","scan_retention_months","default"}
@@ -63,7 +63,7 @@ PostgreSQL they use $LINKQR_DATA_DIR/pg (default ./var/pg, relative to the
 current directory) and refuse to create a new cluster there unless --init is
 given or LINKQR_DATA_DIR is set.
 
-Configuration is read from LINKQR_* environment variables; see README.md.
+Configuration is read from LINKQR_* environment variables; see docs/operations.md.
 `
 
 // run executes one command and returns the process exit code: 0 success,

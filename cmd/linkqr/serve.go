@@ -65,8 +65,8 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 }
 
 // startCPUProfile writes a CPU profile of the whole run to file
-// (LINKQR_CPU_PROFILE, for profiling the redirect under load; README
-// "Performance"); the returned func finishes it.
+// (LINKQR_CPU_PROFILE, for profiling the redirect under load;
+// docs/performance.md "Profiling"); the returned func finishes it.
 func startCPUProfile(file string) (func(), error) {
 	f, err := os.Create(file)
 	if err != nil {

@@ -1,5 +1,5 @@
 -- +goose Up
--- Analytics rollups (README "Analytics at any size"): raw scans stay the
+-- Analytics rollups (docs/architecture.md "Analytics at scale"): raw scans stay the
 -- record (the scans list, rebuilding), answers come from these tables. The
 -- scan writer maintains them in the transaction of each batch's COPY;
 -- rebuild_scan_rollups recomputes them from raw scans, and this migration

@@ -5,7 +5,7 @@
 -- index the reports' edge hours, the rebuild and the export read. That
 -- index gains id so the list's order is the index's, and the list's own
 -- index goes: one index entry less per scan on the redirect's path, about
--- 5-8 % more redirects a second on 2 cores (README "Performance").
+-- 5-8 % more redirects a second on 2 cores (docs/performance.md).
 -- Building the wider index reads the whole table once.
 CREATE INDEX scans_link_time_id_idx ON scans (link_id, occurred_at, id) INCLUDE (bot, visitor_hash);
 DROP INDEX scans_link_time_idx;

@@ -1,5 +1,5 @@
 -- +goose Up
--- Retention (internal/retention, README "Retention"): periodic jobs delete
+-- Retention (internal/retention, docs/operations.md "Retention"): periodic jobs delete
 -- what linkqr no longer needs, in bounded batches. This migration adds the
 -- per-workspace scan retention, the horizon below which a workspace's raw
 -- scans may be gone, and the indexes the batched deletes need.

@@ -17,7 +17,7 @@ import (
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
-// PostgreSQL stopped under load (README "Database outage"): cached codes
+// PostgreSQL stopped under load (docs/operations.md "Database outage"): cached codes
 // keep answering 302, no request waits a second, an uncached code and the
 // API get 503 with Retry-After, /readyz is 503 until the database is back,
 // and then every scan answered with a 302 is in the database. The test runs

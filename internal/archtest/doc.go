@@ -1,4 +1,4 @@
-// Package archtest holds the import rules of the house (README "Layering") as a test
+// Package archtest holds the import rules of the house (docs/architecture.md "Layering") as a test
 // run by `make lint` and `make test`: dependencies point inward, handlers
 // never write SQL, sqlc output stays private to storage code (not even an
 // exported signature of a domain package names its types), and the domain

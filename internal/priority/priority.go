@@ -45,7 +45,7 @@ const (
 
 // DefaultSaturationLatency is the scheduling-latency p99 from which the
 // process counts as saturated. Measured on 2 cores against 10,000 links
-// (README "Performance"): with the redirect driven by 2 or 8 connections
+// (docs/architecture.md "Analytics at scale", "Isolation"): with the redirect driven by 2 or 8 connections
 // the p99 stayed at 0.04-0.23 ms; driven closed-loop by 64 connections, at
 // its capacity, it was 5-21 ms.
 const DefaultSaturationLatency = 2 * time.Millisecond

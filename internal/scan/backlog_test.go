@@ -12,7 +12,7 @@ import (
 
 // What a full outage buffer holds in memory, with a typical browser user
 // agent and a referrer per hit (each its own string, as a request's are):
-// the figure stated at DefaultOutageBufferSize and in the README.
+// the figure stated at DefaultOutageBufferSize and in docs/operations.md "Database outage".
 func TestOutageBufferMemory(t *testing.T) {
 	const ua = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
 	heap := func() uint64 {

@@ -64,11 +64,12 @@ check-generated: generate check-ts
 	@git diff --exit-code -- $(GENERATED) || (echo "generated code is stale: run make generate and commit"; exit 1)
 	@test -z "$$(git status --porcelain -- $(GENERATED))" || (git status --short -- $(GENERATED); echo "generated files are untracked: run make generate and commit"; exit 1)
 
-## lint: gofmt, go vet and the import rules of the house (internal/archtest)
+## lint: gofmt, go vet, the import rules of the house (internal/archtest) and the
+## documentation's relative links and #anchors (internal/doclinks; also in make test)
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
 	$(GO) vet ./...
-	$(GO) test -count=1 ./internal/archtest
+	$(GO) test -count=1 ./internal/archtest ./internal/doclinks
 
 ## bench: linkqr against a bare net/http baseline (throughput ratios, p50/p99, errors,
 ## peak RSS, scans verified; see cmd/linkqr-bench), then the Go micro-benchmarks

@@ -59,7 +59,7 @@ type App struct {
 	DB     *store.DB     // what every service queries through
 	// ScanDB and ResolveDB are small pools of their own for the hot path:
 	// the scan writer and the redirect's cache-miss lookups never wait for
-	// a connection behind API queries (docs/architecture.md, "Isolation").
+	// a connection behind API queries (docs/architecture.md "Analytics at scale", "Isolation").
 	ScanDB    *store.DB
 	ResolveDB *store.DB
 	// Reads is where lag-tolerant reads go (analytics, scan lists and

@@ -1,0 +1,63 @@
+package domain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+)
+
+// The re-check schedule: the job runs every RecheckEvery and looks at up
+// to RecheckBatch domains, pending ones not looked at for PendingAge
+// (someone is waiting for them) and verified ones not looked at for
+// VerifiedAge (only to notice a record that disappeared).
+const (
+	RecheckEvery = 5 * time.Minute
+	RecheckBatch = 100
+	PendingAge   = 5 * time.Minute
+	VerifiedAge  = time.Hour
+)
+
+// RecheckArgs is the periodic job that re-checks domains' records.
+type RecheckArgs struct{}
+
+// Kind names the job in River's table.
+func (RecheckArgs) Kind() string { return "domain_recheck" }
+
+// RecheckWorker runs RecheckArgs jobs.
+type RecheckWorker struct {
+	river.WorkerDefaults[RecheckArgs]
+	Service *Service
+}
+
+// Work re-checks one batch of due domains.
+func (w *RecheckWorker) Work(ctx context.Context, _ *river.Job[RecheckArgs]) error {
+	_, err := w.Service.Recheck(ctx, RecheckBatch)
+	return err
+}
+
+// Recheck looks at up to limit due domains, oldest look first: a pending
+// one whose record now holds the token becomes verified; a verified one
+// whose record is gone keeps working but is marked (RecordMissingSince).
+// It returns how many it looked at.
+func (s *Service) Recheck(ctx context.Context, limit int) (int, error) {
+	now := s.now().UTC()
+	rows, err := dbsqlc.New().DomainListDue(ctx, s.db.Conn(ctx), dbsqlc.DomainListDueParams{
+		Limit: int32(limit), PendingBefore: now.Add(-PendingAge), VerifiedBefore: now.Add(-VerifiedAge),
+	})
+	if err != nil {
+		return 0, store.InterpretError(err)
+	}
+	for _, r := range rows {
+		d := fromRow(r)
+		if _, err := s.record(ctx, d, check(ctx, s.resolver, d)); err != nil && !errors.Is(err, ErrTaken) && !errors.Is(err, store.ErrNotFound) {
+			return 0, fmt.Errorf("re-check %s: %w", d.Hostname, err)
+		}
+	}
+	return len(rows), nil
+}

@@ -149,6 +149,7 @@ func (a *App) apiV1(reports *analytics.Reports) *api.API {
 		Analytics:   reports,
 		RateLimit:   a.rateLimit(),
 		Webhooks:    a.Webhooks,
+		Domains:     a.Domains,
 		Database:    a.Database,
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Auth: &auth.Authenticator{

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar
 
-Scope = Literal["links:read", "links:write", "analytics:read", "webhooks:read", "webhooks:write"]
+Scope = Literal[
+    "links:read", "links:write", "analytics:read", "webhooks:read", "webhooks:write", "domains:read", "domains:write"
+]
 LinkStatus = Literal["active", "paused"]
 LinkFilter = Literal["all", "active", "paused", "expired"]
 Device = Literal["mobile", "tablet", "desktop", "bot", "other"]

@@ -174,6 +174,7 @@ func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 		Scans:       scan.NewReader(a.Reads),
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Webhooks:    a.Webhooks,
+		Domains:     a.Domains,
 		OAuth:       a.OAuth,
 		Links:       a.Links,
 		QR:          a.QR,

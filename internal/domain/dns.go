@@ -36,11 +36,20 @@ type systemResolver struct{}
 func (systemResolver) LookupTXT(ctx context.Context, name string) ([]string, error) {
 	vs, err := net.DefaultResolver.LookupTXT(ctx, name)
 	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
+	switch {
+	case err == nil:
+		return vs, nil
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		return nil, nil
+	case errors.As(err, &dnsErr) && !dnsErr.IsTimeout:
+		return nil, errors.New(dnsErr.Err) // without the server's address
 	}
-	return vs, err
+	return nil, errNoAnswer
 }
+
+// errNoAnswer is a resolver that did not answer in time or could not be
+// reached; its address stays out of the message people see.
+var errNoAnswer = errors.New("the DNS server did not answer")
 
 // serverResolver asks one DNS server directly: tests run their own, and an
 // operator may want verification to bypass a caching local resolver so a
@@ -57,7 +66,7 @@ func (r *serverResolver) LookupTXT(ctx context.Context, name string) ([]string, 
 		in, _, err = (&dns.Client{Net: "tcp"}).ExchangeContext(ctx, m, r.addr)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("asking %s: %w", r.addr, err)
+		return nil, errNoAnswer
 	}
 	switch in.Rcode {
 	case dns.RcodeSuccess, dns.RcodeNameError:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -21,6 +22,9 @@ const (
 	RecheckBatch = 100
 	PendingAge   = 5 * time.Minute
 	VerifiedAge  = time.Hour
+	// recheckParallel lookups run at once, so a batch of unanswered
+	// lookups takes RecheckBatch/recheckParallel*LookupTimeout at most.
+	recheckParallel = 10
 )
 
 // RecheckArgs is the periodic job that re-checks domains' records.
@@ -33,6 +37,12 @@ func (RecheckArgs) Kind() string { return "domain_recheck" }
 type RecheckWorker struct {
 	river.WorkerDefaults[RecheckArgs]
 	Service *Service
+}
+
+// Timeout bounds a run: slow resolvers end their lookups by LookupTimeout,
+// so a whole batch fits with room to spare (River's default is 1 minute).
+func (w *RecheckWorker) Timeout(*river.Job[RecheckArgs]) time.Duration {
+	return 2 * (RecheckBatch/recheckParallel + 1) * LookupTimeout
 }
 
 // Work re-checks one batch of due domains.
@@ -53,11 +63,27 @@ func (s *Service) Recheck(ctx context.Context, limit int) (int, error) {
 	if err != nil {
 		return 0, store.InterpretError(err)
 	}
+	var (
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, recheckParallel)
+		mu   sync.Mutex
+		errs []error
+	)
 	for _, r := range rows {
 		d := fromRow(r)
-		if _, err := s.record(ctx, d, check(ctx, s.resolver, d)); err != nil && !errors.Is(err, ErrTaken) && !errors.Is(err, store.ErrNotFound) {
-			return 0, fmt.Errorf("re-check %s: %w", d.Hostname, err)
-		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			// A domain removed meanwhile is ErrNotFound; one verified by
+			// another workspace first is recorded as such: neither fails the run.
+			if _, err := s.record(ctx, d, check(ctx, s.resolver, d)); err != nil && !errors.Is(err, ErrTaken) && !errors.Is(err, store.ErrNotFound) {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("re-check %s: %w", d.Hostname, err))
+				mu.Unlock()
+			}
+		}()
 	}
-	return len(rows), nil
+	wg.Wait()
+	return len(rows), errors.Join(errs...)
 }

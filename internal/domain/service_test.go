@@ -251,3 +251,21 @@ func TestDelete(t *testing.T) {
 		t.Errorf("after delete: %v", err)
 	}
 }
+
+func TestUnreachableResolverIsReportedWithoutItsAddress(t *testing.T) {
+	t.Parallel()
+	pool := testkit.DB(t)
+	db := store.NewDB(pool)
+	// Port 1 on loopback: nothing listens, the query is refused at once.
+	svc := domain.NewService(domain.Options{DB: db, Resolver: domain.NewResolver("127.0.0.1:1")})
+	ctx := context.Background()
+	ws := testkit.NewTenant(t, pool).WorkspaceID
+	d, err := svc.Create(ctx, ws, mustHost(t, "go.acme.com"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nv *domain.NotVerifiedError
+	if _, err := svc.Verify(ctx, ws, d.ID); !errors.As(err, &nv) || nv.Found != "the DNS lookup of TXT _linkqr.go.acme.com failed: the DNS server did not answer" {
+		t.Errorf("verify: %v", err)
+	}
+}

@@ -83,9 +83,9 @@ func (r *serverResolver) LookupTXT(ctx context.Context, name string) ([]string, 
 	return out, nil
 }
 
-// Check is the outcome of one look at a domain's record: Found when a
+// outcome is the result of one look at a domain's record: Found when a
 // value equals the expected one; otherwise Detail says what was seen.
-type Check struct {
+type outcome struct {
 	Found  bool
 	Detail string
 }
@@ -98,21 +98,21 @@ const (
 )
 
 // check looks up d's record and compares it with the expected value.
-func check(ctx context.Context, r Resolver, d Domain) Check {
+func check(ctx context.Context, r Resolver, d Domain) outcome {
 	ctx, cancel := context.WithTimeout(ctx, LookupTimeout)
 	defer cancel()
 	name, want := d.Hostname.RecordName(), d.RecordValue()
 	values, err := r.LookupTXT(ctx, name)
 	if err != nil {
-		return Check{Detail: fmt.Sprintf("the DNS lookup of TXT %s failed: %s", name, err)}
+		return outcome{Detail: fmt.Sprintf("the DNS lookup of TXT %s failed: %s", name, err)}
 	}
 	for _, v := range values {
 		if strings.TrimSpace(v) == want {
-			return Check{Found: true}
+			return outcome{Found: true}
 		}
 	}
 	if len(values) == 0 {
-		return Check{Detail: fmt.Sprintf("no TXT record at %s; create one with the value %s", name, want)}
+		return outcome{Detail: fmt.Sprintf("no TXT record at %s; create one with the value %s", name, want)}
 	}
 	shown := make([]string, 0, maxShownValues)
 	for i, v := range values {
@@ -125,5 +125,5 @@ func check(ctx context.Context, r Resolver, d Domain) Check {
 		}
 		shown = append(shown, fmt.Sprintf("%q", v))
 	}
-	return Check{Detail: fmt.Sprintf("found %s at %s, expected %q", strings.Join(shown, ", "), name, want)}
+	return outcome{Detail: fmt.Sprintf("found %s at %s, expected %q", strings.Join(shown, ", "), name, want)}
 }

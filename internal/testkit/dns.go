@@ -22,16 +22,8 @@ type DNSServer struct {
 // StartDNS starts a DNS server and stops it when the test ends.
 func StartDNS(t testing.TB) *DNSServer {
 	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("testkit: dns udp listener: %v", err)
-	}
+	pc, ln := listenUDPAndTCP(t)
 	addr := pc.LocalAddr().String()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		_ = pc.Close()
-		t.Fatalf("testkit: dns tcp listener on %s: %v", addr, err)
-	}
 	s := &DNSServer{Addr: addr, txt: map[string][]string{}}
 	for _, srv := range []*dns.Server{{PacketConn: pc, Handler: s}, {Listener: ln, Handler: s}} {
 		started := make(chan struct{})
@@ -41,6 +33,26 @@ func StartDNS(t testing.TB) *DNSServer {
 		t.Cleanup(func() { _ = srv.Shutdown() })
 	}
 	return s
+}
+
+// listenUDPAndTCP binds UDP and TCP on one free loopback port. The port
+// the system picks for UDP may be taken for TCP: then it tries another.
+func listenUDPAndTCP(t testing.TB) (net.PacketConn, net.Listener) {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("testkit: dns udp listener: %v", err)
+		}
+		ln, err := net.Listen("tcp", pc.LocalAddr().String())
+		if err == nil {
+			return pc, ln
+		}
+		_ = pc.Close()
+		if attempt == 20 {
+			t.Fatalf("testkit: dns tcp listener next to udp: %v", err)
+		}
+	}
 }
 
 // SetTXT replaces the TXT values of name (no values: the name is removed).

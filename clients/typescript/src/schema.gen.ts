@@ -973,21 +973,7 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "verified";
-            /** @description The DNS record that proves control of the domain. */
-            verification: {
-                /** @constant */
-                type: "TXT";
-                /**
-                 * @description Where the record goes, `_linkqr.<hostname>`.
-                 * @example _linkqr.go.acme.com
-                 */
-                name: string;
-                /**
-                 * @description The value the record must hold; a random token per domain.
-                 * @example linkqr-verification=3f1c9a7e5b2d4c6e8f0a1b3c5d7e9f21
-                 */
-                value: string;
-            };
+            verification: components["schemas"]["DomainVerification"];
             /**
              * Format: uri
              * @description Where the domain's root (`/`) redirects; `null` shows a 404 page.
@@ -1005,6 +991,21 @@ export interface components {
             verified_at: string | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The DNS record that proves control of the domain. */
+        DomainVerification: {
+            /** @constant */
+            type: "TXT";
+            /**
+             * @description Where the record goes, `_linkqr.<hostname>`.
+             * @example _linkqr.go.acme.com
+             */
+            name: string;
+            /**
+             * @description The value the record must hold; a random token per domain.
+             * @example linkqr-verification=3f1c9a7e5b2d4c6e8f0a1b3c5d7e9f21
+             */
+            value: string;
         };
         DomainCreate: {
             /**

@@ -128,6 +128,35 @@ class WebhookWithSecret(Webhook):
     secret: str
 
 
+DomainStatus = Literal["pending", "verified"]
+
+
+@dataclass(frozen=True)
+class DomainVerification:
+    """The DNS TXT record that proves control of a domain."""
+
+    type: Literal["TXT"]
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A custom short domain of the workspace."""
+
+    object: Literal["domain"]
+    id: str
+    workspace_id: str
+    hostname: str
+    status: DomainStatus
+    verification: DomainVerification
+    root_url: str | None
+    not_found_url: str | None
+    verified_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+
 @dataclass(frozen=True)
 class Delivery:
     """One attempt to deliver one event to one subscription."""

@@ -26,6 +26,8 @@ const (
 	sectionAccount = "account"
 	// sectionWorkspace is Settings → Workspace.
 	sectionWorkspace = "workspace"
+	// sectionDomains is Settings → Domains (every member reads it).
+	sectionDomains = "domains"
 )
 
 // FieldErrors maps a JSON pointer ("/name") to the message shown next to

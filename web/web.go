@@ -11,6 +11,7 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/oauth"
@@ -36,6 +37,8 @@ type Deps struct {
 	QR *qrserve.Server
 	// Webhooks manages webhook subscriptions (Settings → Webhooks).
 	Webhooks *webhook.Service
+	// Domains manages custom domains (Settings → Domains).
+	Domains *domain.Service
 	// Analytics answers the link page's chart, totals and breakdowns,
 	// under the same bounds as the API's analytics.
 	Analytics *analytics.Reports
@@ -171,6 +174,17 @@ func (u *UI) Mount(r chi.Router) {
 					r.Post("/settings/webhooks/{hook}/delete", u.webhookDelete)
 					r.Get("/settings/webhooks/{hook}/deliveries/{delivery}", u.webhookDelivery)
 					r.Post("/settings/webhooks/{hook}/deliveries/{delivery}/retry", u.webhookRetry)
+				})
+				// Every member sees the domains; admins add, verify, edit
+				// and remove them.
+				r.Get("/settings/domains", u.domainsList)
+				r.Get("/settings/domains/{domain}", u.domainShow)
+				r.Group(func(r chi.Router) {
+					r.Use(u.requireRole(account.RoleAdmin))
+					r.Post("/settings/domains", u.domainsCreate)
+					r.Post("/settings/domains/{domain}", u.domainUpdate)
+					r.Post("/settings/domains/{domain}/verify", u.domainVerify)
+					r.Post("/settings/domains/{domain}/delete", u.domainDelete)
 				})
 				r.Group(func(r chi.Router) {
 					// OAuth clients too: members get 404 everywhere.

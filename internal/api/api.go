@@ -17,6 +17,7 @@ import (
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/dbhealth"
+	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
@@ -48,6 +49,8 @@ type API struct {
 	QR *qrserve.Server
 	// Webhooks manages the workspace's webhook subscriptions.
 	Webhooks *webhook.Service
+	// Domains manages the workspace's custom domains.
+	Domains *domain.Service
 	// Database says whether PostgreSQL is reachable (nil: always), so
 	// requests fail at once during an outage (requireDatabase).
 	Database *dbhealth.Monitor
@@ -81,6 +84,13 @@ func (a *API) Routes(r chi.Router) {
 		r.With(a.scope(scope.WebhooksWrite), a.Idempotency.Handler).Post("/webhooks/{id}/rotate-secret", a.handle(a.rotateWebhookSecret))
 		r.With(a.scope(scope.WebhooksRead)).Get("/webhooks/{id}/deliveries", a.handle(a.listDeliveries))
 		r.With(a.scope(scope.WebhooksWrite), a.Idempotency.Handler).Post("/webhooks/{id}/deliveries/{dlv}/retry", a.handle(a.retryDelivery))
+
+		r.With(a.scope(scope.DomainsWrite), a.Idempotency.Handler).Post("/domains", a.handle(a.createDomain))
+		r.With(a.scope(scope.DomainsRead)).Get("/domains", a.handle(a.listDomains))
+		r.With(a.scope(scope.DomainsRead)).Get("/domains/{id}", a.handle(a.getDomain))
+		r.With(a.scope(scope.DomainsWrite)).Patch("/domains/{id}", a.handle(a.updateDomain))
+		r.With(a.scope(scope.DomainsWrite)).Delete("/domains/{id}", a.handle(a.deleteDomain))
+		r.With(a.scope(scope.DomainsWrite), a.Idempotency.Handler).Post("/domains/{id}/verify", a.handle(a.verifyDomain))
 	})
 }
 
@@ -109,6 +119,8 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		verrs validate.Errors
 		busy  *qrserve.BusyError
 		heavy *analytics.BusyError
+		inUse *domain.InUseError
+		unver *domain.NotVerifiedError
 	)
 	switch {
 	case errors.As(err, &p):
@@ -123,6 +135,12 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			strconv.Itoa(busy.Seconds())+" s")
 	case errors.Is(err, webhook.ErrDisabled):
 		p = problem.New(problem.Conflict, `the webhook is disabled; re-enable it with PATCH {"status":"enabled"} first`)
+	case errors.As(err, &unver):
+		p = problem.New(problem.DomainNotVerified, unver.Found)
+	case errors.As(err, &inUse):
+		p = problem.New(problem.Conflict, inUse.Error())
+	case errors.Is(err, domain.ErrTaken), errors.Is(err, domain.ErrExists), errors.Is(err, domain.ErrLimit):
+		p = problem.New(problem.Conflict, err.Error())
 	case errors.As(err, &heavy):
 		w.Header().Set("Retry-After", strconv.Itoa(heavy.Seconds()))
 		p = problem.New(problem.Unavailable, heavy.Reason)

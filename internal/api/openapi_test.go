@@ -127,6 +127,13 @@ func TestOpenAPIOperations(t *testing.T) {
 		"POST /webhooks/{id}/rotate-secret":          "rotateWebhookSecret",
 		"GET /webhooks/{id}/deliveries":              "listWebhookDeliveries",
 		"POST /webhooks/{id}/deliveries/{dlv}/retry": "retryWebhookDelivery",
+
+		"POST /domains":             "createDomain",
+		"GET /domains":              "listDomains",
+		"GET /domains/{id}":         "getDomain",
+		"PATCH /domains/{id}":       "updateDomain",
+		"DELETE /domains/{id}":      "deleteDomain",
+		"POST /domains/{id}/verify": "verifyDomain",
 	}
 	got := map[string]string{}
 	for path, item := range doc.Paths.Map() {

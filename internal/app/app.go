@@ -27,6 +27,7 @@ import (
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/dbhealth"
+	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/mail"
@@ -84,6 +85,7 @@ type App struct {
 	Scans    *scan.Recorder
 	QR       *qrserve.Server // one render bound and cache for API and UI
 	Webhooks *webhook.Service
+	Domains  *domain.Service
 	OAuth    *oauth.Service
 	// Mail queues e-mail (disabled without LINKQR_SMTP_URL).
 	Mail *mail.Outbox
@@ -346,6 +348,10 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	}
 	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
 	a.Links = link.NewService(a.DB, cfg.ShortBaseURL.String())
+	a.Domains = domain.NewService(domain.Options{
+		DB: a.DB, Resolver: domain.NewResolver(cfg.DNSResolver),
+		ReservedHosts: []string{cfg.BaseURL.Hostname(), cfg.ShortBaseURL.Hostname()},
+	})
 	a.Links.Events = a.events
 	// The redirect resolves codes through its own pool (see ResolveDB).
 	resolver := link.NewService(a.ResolveDB, cfg.ShortBaseURL.String())

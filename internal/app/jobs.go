@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/mail"
 	"github.com/linkqr/linkqr/internal/oauth"
@@ -40,6 +41,7 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, a.Webhooks.Worker())
 	river.AddWorker(workers, &oauth.RotateWorker{Service: a.OAuth})
 	river.AddWorker(workers, &retention.Worker{Purger: a.Retention})
+	river.AddWorker(workers, &domain.RecheckWorker{Service: a.Domains})
 	queues := map[string]river.QueueConfig{
 		river.QueueDefault: {MaxWorkers: 10},
 		// River fetches a queue at most once per FetchCooldown, taking at
@@ -92,6 +94,11 @@ func periodicJobs() []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 			func() (river.JobArgs, *river.InsertOpts) { return oauth.RotateArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "oauth_key_rotation", RunOnStart: true}),
+		// Verifies pending custom domains whose TXT record appeared, and
+		// notices verified ones whose record disappeared (a bounded batch).
+		river.NewPeriodicJob(river.PeriodicInterval(domain.RecheckEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return domain.RecheckArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "domain_recheck"}),
 	}
 }
 

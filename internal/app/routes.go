@@ -150,6 +150,7 @@ func (a *App) apiV1(reports *analytics.Reports) *api.API {
 		Analytics:   reports,
 		RateLimit:   a.rateLimit(),
 		Webhooks:    a.Webhooks,
+		Domains:     a.Domains,
 		Database:    a.Database,
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Auth: &auth.Authenticator{
@@ -174,6 +175,7 @@ func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 		Scans:       scan.NewReader(a.Reads),
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Webhooks:    a.Webhooks,
+		Domains:     a.Domains,
 		OAuth:       a.OAuth,
 		Links:       a.Links,
 		QR:          a.QR,

@@ -36,11 +36,14 @@ type Config struct {
 	TrustedProxies      []netip.Prefix // LINKQR_TRUSTED_PROXIES
 	WebhookAllowPrivate bool           // LINKQR_WEBHOOK_ALLOW_PRIVATE
 	MetricsAddr         string         // LINKQR_METRICS_ADDR: the only listener of /metrics; empty ("off") means none
-	SMTP                SMTP           // LINKQR_SMTP_URL: zero means no e-mail
-	MailFrom            *mail.Address  // LINKQR_MAIL_FROM: sender of every message
-	LogLevel            slog.Level     // LINKQR_LOG_LEVEL
-	LogFormat           string         // LINKQR_LOG_FORMAT: "text" or "json"
-	FoldInterval        time.Duration  // LINKQR_ANALYTICS_FOLD_INTERVAL: how often recorded scans are folded into analytics
+	// DNSResolver (LINKQR_DNS_RESOLVER) is the host:port of the DNS server
+	// that verifies custom domains' TXT records; empty: the system resolver.
+	DNSResolver  string
+	SMTP         SMTP          // LINKQR_SMTP_URL: zero means no e-mail
+	MailFrom     *mail.Address // LINKQR_MAIL_FROM: sender of every message
+	LogLevel     slog.Level    // LINKQR_LOG_LEVEL
+	LogFormat    string        // LINKQR_LOG_FORMAT: "text" or "json"
+	FoldInterval time.Duration // LINKQR_ANALYTICS_FOLD_INTERVAL: how often recorded scans are folded into analytics
 	// SaturatedFoldInterval (LINKQR_SATURATED_FOLD_INTERVAL) is how often
 	// while the CPUs are contended (priority.Governor.Contended).
 	SaturatedFoldInterval time.Duration
@@ -174,6 +177,13 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		}
 	}
 
+	c.DNSResolver = getenv("LINKQR_DNS_RESOLVER")
+	if c.DNSResolver != "" {
+		if !dnsServerAddr(c.DNSResolver) {
+			return nil, &Error{"LINKQR_DNS_RESOLVER", c.DNSResolver, "must be host:port of a DNS server, e.g. 127.0.0.1:53"}
+		}
+	}
+
 	if c.FoldInterval, err = durationVar(getenv, "LINKQR_ANALYTICS_FOLD_INTERVAL", 5*time.Second, 100*time.Millisecond, 5*time.Minute); err != nil {
 		return nil, err
 	}
@@ -258,6 +268,14 @@ func checkAddr(addr string) error {
 		return fmt.Errorf("port must be a number from 0 to 65535")
 	}
 	return nil
+}
+
+// dnsServerAddr reports whether addr is host:port of a server one can
+// query: a host, and a port from 1 to 65535.
+func dnsServerAddr(addr string) bool {
+	host, port, err := net.SplitHostPort(addr)
+	p, perr := strconv.Atoi(port)
+	return err == nil && host != "" && checkAddr(addr) == nil && perr == nil && p >= 1
 }
 
 // sameListener reports whether two valid listen addresses would collide: the

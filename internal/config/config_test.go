@@ -46,6 +46,7 @@ func TestLoadValues(t *testing.T) {
 		"LINKQR_LOG_LEVEL", "debug",
 		"LINKQR_LOG_FORMAT", "TEXT",
 		"LINKQR_METRICS_ADDR", "10.0.0.5:9100",
+		"LINKQR_DNS_RESOLVER", "127.0.0.1:5353",
 	), false)
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +59,9 @@ func TestLoadValues(t *testing.T) {
 	}
 	if c.Roles != AllRoles || c.DatabaseDirectURL != "" || c.DatabaseReadURL != "" || c.ReadMaxLag != 30*time.Second {
 		t.Errorf("database defaults: roles %s, direct %q, read %q, max lag %v", c.Roles, c.DatabaseDirectURL, c.DatabaseReadURL, c.ReadMaxLag)
+	}
+	if c.DNSResolver != "127.0.0.1:5353" {
+		t.Errorf("dns resolver %q", c.DNSResolver)
 	}
 	if c.MetricsAddr != "10.0.0.5:9100" {
 		t.Errorf("metrics addr %q", c.MetricsAddr)
@@ -95,6 +99,9 @@ func TestLoadErrorsNameTheVariable(t *testing.T) {
 		{"LINKQR_DATABASE_READ_URL", "postgres://db/x"},
 		{"LINKQR_READ_MAX_LAG", "10ms"},
 		{"LINKQR_READ_MAX_LAG", "soon"},
+		{"LINKQR_DNS_RESOLVER", "127.0.0.1"},
+		{"LINKQR_DNS_RESOLVER", ":53"},
+		{"LINKQR_DNS_RESOLVER", "127.0.0.1:0"},
 		{"LINKQR_ROLES", "edge"},
 		{"LINKQR_ROLES", "api,"},
 	}

@@ -83,7 +83,8 @@ func setUp(t *testing.T) env {
 	ctx := context.Background()
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	t.Cleanup(receiver.Close)
-	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
+	dnsSrv := testkit.StartDNS(t) // domain verification asks it, never the network
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"), testkit.WithEnv("LINKQR_DNS_RESOLVER", dnsSrv.Addr))
 	tn := testkit.NewTenant(t, srv.Pool)
 	// Every scope there is (a new one included), and the highest limit:
 	// thousands of requests in seconds, and no 403 or 429 may hide a 500.
@@ -100,6 +101,10 @@ func setUp(t *testing.T) env {
 	hook := testkit.JSON(t, srv.Do(t, "POST", "/api/v1/webhooks", token,
 		`{"url":"`+e.known.URL+`","events":["link.created","link.updated"],"description":"Orders"}`), 201)
 	e.known.IDs["lnk"], e.known.IDs["whk"] = lnk["id"].(string), hook["id"].(string)
+	dom := testkit.JSON(t, srv.Do(t, "POST", "/api/v1/domains", token, `{"hostname":"go.hostile.example"}`), 201)
+	e.known.IDs["dom"] = dom["id"].(string)
+	verification, _ := dom["verification"].(map[string]any)
+	dnsSrv.SetTXT("_linkqr.go.hostile.example", verification["value"].(string)) // verify answers 200
 	hookID, _ := store.ParseID(store.PrefixWebhook, e.known.IDs["whk"])
 	dlv, err := srv.App.Webhooks.SendTest(ctx, tn.WorkspaceID, hookID)
 	if err != nil {

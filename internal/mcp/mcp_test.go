@@ -113,7 +113,7 @@ func TestListTools(t *testing.T) {
 		}
 	}
 	want := []string{"create_link", "create_webhook", "delete_link", "get_link", "get_link_analytics", "get_link_qr",
-		"get_workspace", "list_link_scans", "list_links", "list_webhook_deliveries", "list_webhooks", "pause_link",
+		"get_workspace", "list_domains", "list_link_scans", "list_links", "list_webhook_deliveries", "list_webhooks", "pause_link",
 		"repoint_link", "resume_link", "search_links"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
@@ -415,6 +415,26 @@ func TestWebhookTools(t *testing.T) {
 	}
 }
 
+func TestDomainTools(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	other := testkit.NewTenant(t, srv.Pool)
+	token := srv.APIKey(t, tn.WorkspaceID)
+	for ws, host := range map[string]string{token: "go.acme.com", srv.APIKey(t, other.WorkspaceID): "go.other.example"} {
+		testkit.JSON(t, srv.Do(t, "POST", "/api/v1/domains", ws, `{"hostname":"`+host+`"}`), 201)
+	}
+	list := ok(t, callTool(t, connect(t, srv, token), "list_domains", map[string]any{"limit": 10}))
+	data := list["data"].([]any)
+	if len(data) != 1 || data[0].(map[string]any)["hostname"] != "go.acme.com" || data[0].(map[string]any)["status"] != "pending" {
+		t.Errorf("list_domains %v", list)
+	}
+	res := callTool(t, connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read", "links:write")), "list_domains", nil)
+	if p := structured(t, res); !res.IsError || p["required_scope"] != "domains:read" {
+		t.Errorf("list_domains without scope: %s", text(res))
+	}
+}
+
 // The RFC 9728 document names this issuer (whose RFC 8414 metadata the
 // OAuth server serves) for the API and for /mcp, and /mcp accepts OAuth
 // access tokens like API keys.
@@ -429,7 +449,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 		doc := testkit.JSON(t, testkit.Get(t, srv.URL+p, nil), http.StatusOK)
 		servers, _ := doc["authorization_servers"].([]any)
 		scopes, _ := doc["scopes_supported"].([]any)
-		if doc["resource"] != resource || len(servers) != 1 || servers[0] != srv.URL || len(scopes) != 5 {
+		if doc["resource"] != resource || len(servers) != 1 || servers[0] != srv.URL || len(scopes) != 7 {
 			t.Errorf("%s: %v", p, doc)
 		}
 	}

@@ -75,6 +75,7 @@ func Handler(cfg Config) http.Handler {
 	addLinkTools(server, d)
 	addAnalyticsTools(server, d)
 	addWebhookTools(server, d)
+	addDomainTools(server, d)
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,

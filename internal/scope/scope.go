@@ -18,10 +18,12 @@ const (
 	AnalyticsRead Scope = "analytics:read"
 	WebhooksRead  Scope = "webhooks:read"
 	WebhooksWrite Scope = "webhooks:write"
+	DomainsRead   Scope = "domains:read"
+	DomainsWrite  Scope = "domains:write"
 )
 
 // All lists every scope in display order.
-var All = []Scope{LinksRead, LinksWrite, AnalyticsRead, WebhooksRead, WebhooksWrite}
+var All = []Scope{LinksRead, LinksWrite, AnalyticsRead, WebhooksRead, WebhooksWrite, DomainsRead, DomainsWrite}
 
 // Describe says in a few words what a scope allows, for the UI.
 func Describe(s Scope) string {
@@ -36,6 +38,10 @@ func Describe(s Scope) string {
 		return "read webhook subscriptions and deliveries"
 	case WebhooksWrite:
 		return "manage webhook subscriptions"
+	case DomainsRead:
+		return "read custom domains"
+	case DomainsWrite:
+		return "add, verify and remove custom domains"
 	}
 	return ""
 }

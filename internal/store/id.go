@@ -21,6 +21,7 @@ const (
 	PrefixDelivery    Prefix = "dlv"
 	PrefixAPIKey      Prefix = "key"
 	PrefixOAuthClient Prefix = "cli"
+	PrefixDomain      Prefix = "dom"
 	// PrefixInvitation names workspace invitations, which only the UI shows.
 	PrefixInvitation Prefix = "inv"
 )

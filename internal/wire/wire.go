@@ -107,3 +107,28 @@ type Delivery struct {
 func WebhookID(id uuid.UUID) string  { return store.FormatID(store.PrefixWebhook, id) }
 func DeliveryID(id uuid.UUID) string { return store.FormatID(store.PrefixDelivery, id) }
 func EventID(id uuid.UUID) string    { return store.FormatID(store.PrefixEvent, id) }
+
+// Domain is the custom domain object of CONTRACT.md section 10.1.
+type Domain struct {
+	Object       string             `json:"object"`
+	ID           string             `json:"id"`
+	WorkspaceID  string             `json:"workspace_id"`
+	Hostname     string             `json:"hostname"`
+	Status       string             `json:"status"`
+	Verification DomainVerification `json:"verification"`
+	RootURL      *string            `json:"root_url"`
+	NotFoundURL  *string            `json:"not_found_url"`
+	VerifiedAt   *time.Time         `json:"verified_at"`
+	CreatedAt    time.Time          `json:"created_at"`
+	UpdatedAt    time.Time          `json:"updated_at"`
+}
+
+// DomainVerification is the DNS record that proves control of a domain.
+type DomainVerification struct {
+	Type  string `json:"type"`
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// DomainID formats a domain uuid as the contract's prefixed ID.
+func DomainID(id uuid.UUID) string { return store.FormatID(store.PrefixDomain, id) }

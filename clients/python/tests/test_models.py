@@ -28,6 +28,8 @@ MODELS: dict[str, type] = {
     "Webhook": linkqr.Webhook,
     "WebhookWithSecret": linkqr.WebhookWithSecret,
     "Delivery": linkqr.Delivery,
+    "Domain": linkqr.Domain,
+    "DomainVerification": linkqr.DomainVerification,
 }
 
 # Request bodies → the method whose keywords carry their fields.
@@ -36,6 +38,8 @@ BODIES: dict[str, Callable[..., Any]] = {
     "LinkUpdate": linkqr.Links.update,
     "WebhookCreate": linkqr.Webhooks.create,
     "WebhookUpdate": linkqr.Webhooks.update,
+    "DomainCreate": linkqr.Domains.create,
+    "DomainUpdate": linkqr.Domains.update,
 }
 
 # operationId → the method whose keywords carry its query parameters
@@ -58,6 +62,12 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
     "rotateWebhookSecret": linkqr.Webhooks.rotate_secret,
     "listWebhookDeliveries": linkqr.Webhooks.deliveries_page,
     "retryWebhookDelivery": linkqr.Webhooks.retry_delivery,
+    "createDomain": linkqr.Domains.create,
+    "listDomains": linkqr.Domains.list_page,
+    "getDomain": linkqr.Domains.get,
+    "updateDomain": linkqr.Domains.update,
+    "deleteDomain": linkqr.Domains.delete,
+    "verifyDomain": linkqr.Domains.verify,
 }
 
 # Query parameters that are HTTP machinery, not options of the call.

@@ -26,6 +26,9 @@ export type WebhookWithSecret = Schemas["WebhookWithSecret"];
 export type WebhookCreate = Schemas["WebhookCreate"];
 export type WebhookUpdate = Schemas["WebhookUpdate"];
 export type Delivery = Schemas["Delivery"];
+export type Domain = Schemas["Domain"];
+export type DomainCreate = Schemas["DomainCreate"];
+export type DomainUpdate = Schemas["DomainUpdate"];
 export type Workspace = Schemas["Workspace"];
 export type Problem = Schemas["Problem"];
 
@@ -202,6 +205,40 @@ export class LinkqrClient {
         params: { path: { id: webhookId, dlv: deliveryId }, header: idem(opts) },
       }),
     );
+  }
+
+  // Domains.
+
+  /** Add a custom domain, pending until its verification TXT record is seen (domains:write). */
+  async createDomain(body: DomainCreate, opts: PostOptions = {}): Promise<Domain> {
+    return ok(await this.raw.POST("/domains", { body, params: { header: idem(opts) } }));
+  }
+
+  async getDomain(id: string): Promise<Domain> {
+    return ok(await this.raw.GET("/domains/{id}", { params: { path: { id } } }));
+  }
+
+  async listDomains(page: PageOptions = {}): Promise<Page<Domain>> {
+    return ok(await this.raw.GET("/domains", { params: { query: page } }));
+  }
+
+  domains(page: PageOptions = {}): AsyncIterableIterator<Domain> {
+    return iterate(page, (p) => this.listDomains(p));
+  }
+
+  async updateDomain(id: string, body: DomainUpdate): Promise<Domain> {
+    return ok(await this.raw.PATCH("/domains/{id}", { params: { path: { id } }, body }));
+  }
+
+  /** Look the TXT record up now; a ProblemError domain-not-verified says what was found (domains:write). */
+  async verifyDomain(id: string, opts: PostOptions = {}): Promise<Domain> {
+    return ok(await this.raw.POST("/domains/{id}/verify", { params: { path: { id }, header: idem(opts) } }));
+  }
+
+  /** Remove a domain; conflict while links use it (domains:write). */
+  async deleteDomain(id: string): Promise<void> {
+    const r = await this.raw.DELETE("/domains/{id}", { params: { path: { id } } });
+    if (r.error !== undefined || !r.response.ok) throw await toProblemError(r.response, r.error);
   }
 }
 

@@ -437,6 +437,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List custom domains
+         * @description **Scope:** `domains:read`
+         *
+         *     Lists the workspace's domains, newest first, one page at a time (see
+         *     *Pagination*).
+         */
+        get: operations["listDomains"];
+        put?: never;
+        /**
+         * Add a custom domain
+         * @description **Scope:** `domains:write`
+         *
+         *     Adds `hostname` to the workspace as a `pending` domain. The answer's
+         *     `verification` names the DNS TXT record that proves control of it:
+         *     create a TXT record at `verification.name` with `verification.value`,
+         *     then call `POST /domains/{id}/verify` (a background job also re-checks
+         *     pending domains every few minutes).
+         *
+         *     `hostname` is a DNS name of at least two labels and at most 253 bytes,
+         *     stored lowercase, internationalised names as punycode
+         *     (`bücher.example` → `xn--bcher-kva.example`); not an IP address and
+         *     not this service's own host. A hostname verified by another workspace,
+         *     or already added to this one, is `409 conflict`, and so is a 51st
+         *     domain: a workspace has at most 50.
+         */
+        post: operations["createDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domains/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain's ID (`dom_…`). An unknown or malformed ID, or the ID of
+                 *     another workspace's domain, is `404`.
+                 * @example dom_06gzzsq1r8bb1m4hd5vz0pwj7c
+                 */
+                id: components["parameters"]["DomainIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a custom domain
+         * @description **Scope:** `domains:read`
+         *
+         *     Returns one domain of the workspace.
+         */
+        get: operations["getDomain"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a custom domain
+         * @description **Scope:** `domains:write`
+         *
+         *     Removes the domain. While links use it the answer is `409 conflict`,
+         *     whose `detail` says how many.
+         */
+        delete: operations["deleteDomain"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a custom domain
+         * @description **Scope:** `domains:write`
+         *
+         *     Changes `root_url` (where the domain's bare root redirects) and
+         *     `not_found_url` (where an unknown code on it redirects); absent fields
+         *     stay as they are, `null` clears one. Both follow the rules of a link's
+         *     `target_url`.
+         */
+        patch: operations["updateDomain"];
+        trace?: never;
+    };
+    "/domains/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain's ID (`dom_…`). An unknown or malformed ID, or the ID of
+                 *     another workspace's domain, is `404`.
+                 * @example dom_06gzzsq1r8bb1m4hd5vz0pwj7c
+                 */
+                id: components["parameters"]["DomainIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a custom domain now
+         * @description **Scope:** `domains:write`
+         *
+         *     Looks up the TXT record `verification.name` now (through the server's
+         *     configured resolver). When one of its values equals
+         *     `verification.value` the answer is `200` with the domain `verified`;
+         *     otherwise `422 domain-not-verified`, whose `detail` says what the
+         *     lookup found (no record, other values, or the resolver's error). A
+         *     hostname that another workspace verified first is `409 conflict`.
+         *     Verifying an already verified domain checks its record again: a
+         *     missing record is reported, but the domain stays verified. Takes no
+         *     body (or `{}`).
+         */
+        post: operations["verifyDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -466,7 +588,7 @@ export interface components {
          * @description A permission of a credential. A `:write` scope does not imply the `:read` one.
          * @enum {string}
          */
-        Scope: "links:read" | "links:write" | "analytics:read" | "webhooks:read" | "webhooks:write";
+        Scope: "links:read" | "links:write" | "analytics:read" | "webhooks:read" | "webhooks:write" | "domains:read" | "domains:write";
         /**
          * @description The link's short code, case-sensitive, unique across the service.
          *     Generated codes are 7 characters of `A–Z a–z 0–9`.
@@ -828,6 +950,93 @@ export interface components {
             next_cursor: string | null;
         };
         /**
+         * @description A custom domain ID.
+         * @example dom_06gzzsq1r8bb1m4hd5vz0pwj7c
+         */
+        DomainId: string;
+        /**
+         * @description A DNS name of at least two labels, lowercase, internationalised labels
+         *     as punycode (`xn--…`).
+         * @example go.acme.com
+         */
+        Hostname: string;
+        /** @description A custom short domain of the workspace. */
+        Domain: {
+            /** @constant */
+            object: "domain";
+            id: components["schemas"]["DomainId"];
+            workspace_id: components["schemas"]["WorkspaceId"];
+            hostname: components["schemas"]["Hostname"];
+            /**
+             * @description `verified` once the TXT record was seen. A verified domain stays
+             *     verified if its record later disappears (the server notes it).
+             * @enum {string}
+             */
+            status: "pending" | "verified";
+            verification: components["schemas"]["DomainVerification"];
+            /**
+             * Format: uri
+             * @description Where the domain's root (`/`) redirects; `null` shows a 404 page.
+             */
+            root_url: string | null;
+            /**
+             * Format: uri
+             * @description Where an unknown code on the domain redirects; `null` shows a 404 page.
+             */
+            not_found_url: string | null;
+            /**
+             * Format: date-time
+             * @description When the domain was verified; `null` while pending.
+             */
+            verified_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The DNS record that proves control of the domain. */
+        DomainVerification: {
+            /** @constant */
+            type: "TXT";
+            /**
+             * @description Where the record goes, `_linkqr.<hostname>`.
+             * @example _linkqr.go.acme.com
+             */
+            name: string;
+            /**
+             * @description The value the record must hold; a random token per domain.
+             * @example linkqr-verification=3f1c9a7e5b2d4c6e8f0a1b3c5d7e9f21
+             */
+            value: string;
+        };
+        DomainCreate: {
+            /**
+             * @description The hostname as typed (any case, Unicode or punycode, a trailing dot is dropped).
+             * @example go.acme.com
+             */
+            hostname: string;
+        };
+        DomainUpdate: {
+            /**
+             * Format: uri
+             * @description An absolute http(s) URL (the rules of a link's `target_url`), or `null`.
+             */
+            root_url?: string | null;
+            /**
+             * Format: uri
+             * @description An absolute http(s) URL (the rules of a link's `target_url`), or `null`.
+             */
+            not_found_url?: string | null;
+        };
+        /** @description One page of custom domains, newest first. */
+        DomainList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Domain"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        /**
          * @description An RFC 9457 problem document (`application/problem+json`). `errors`
          *     appears only with `validation-failed`, `required_scope` only with
          *     `insufficient-scope`.
@@ -945,7 +1154,9 @@ export interface components {
         };
         /**
          * @description `conflict`: the custom `code` is taken, or was used by a deleted link,
-         *     or a delivery of a disabled webhook was to be retried;
+         *     or a delivery of a disabled webhook was to be retried, or a domain's
+         *     hostname is verified by another workspace or already added, the
+         *     workspace has 50 domains, or links still use a domain being removed;
          *     or `idempotency-key-in-use`: a request with the same `Idempotency-Key`
          *     is still running (retry it after a moment).
          */
@@ -1032,6 +1243,27 @@ export interface components {
          *     different request.
          */
         UnprocessableEntity: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `domain-not-verified`: the TXT record was not found; `detail` says
+         *     what the lookup saw instead; or `validation-failed`: fields of the body (including unknown fields) or
+         *     query parameters (this operation takes none) are invalid — `errors[]`
+         *     names each one with a JSON pointer; or
+         *     `idempotency-key-reused`: the `Idempotency-Key` was already used for a
+         *     different request.
+         */
+        DomainNotVerified: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
@@ -1161,6 +1393,12 @@ export interface components {
          */
         WebhookIdPath: string;
         /**
+         * @description The domain's ID (`dom_…`). An unknown or malformed ID, or the ID of
+         *     another workspace's domain, is `404`.
+         * @example dom_06gzzsq1r8bb1m4hd5vz0pwj7c
+         */
+        DomainIdPath: string;
+        /**
          * @description A delivery attempt's ID (`dlv_…`) of this subscription; any other is `404`.
          * @example dlv_06gzzsq0hc4w2aq9hm2jprnzk4
          */
@@ -1249,6 +1487,11 @@ export interface components {
          * @example https://linkqr.example.com/api/v1/webhooks/whk_06gzzspz3cz1dtb2n3v0b8kf1r
          */
         WebhookLocation: string;
+        /**
+         * @description Absolute URL of the created domain.
+         * @example https://linkqr.example.com/api/v1/domains/dom_06gzzsq1r8bb1m4hd5vz0pwj7c
+         */
+        DomainLocation: string;
         /**
          * @description `true` when this is the stored response of an earlier request with the
          *     same `Idempotency-Key`; absent otherwise. Stored error responses
@@ -2091,6 +2334,273 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDomains: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description `next_cursor` of the previous page. Opaque; one that does not parse is
+                 *     `400 invalid-request`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of domains. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: within 24 hours, the same key with
+                 *     the same request returns the stored response instead of acting again
+                 *     (see *Idempotency*). 1–255 visible ASCII characters; anything else is
+                 *     `400 invalid-request`.
+                 * @example 5d0c1e7a-9b8f-4c6e-a1d2-3f4e5a6b7c8d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainCreate"];
+            };
+        };
+        responses: {
+            /** @description The pending domain, with the TXT record to create. */
+            201: {
+                headers: {
+                    Location: components["headers"]["DomainLocation"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain's ID (`dom_…`). An unknown or malformed ID, or the ID of
+                 *     another workspace's domain, is `404`.
+                 * @example dom_06gzzsq1r8bb1m4hd5vz0pwj7c
+                 */
+                id: components["parameters"]["DomainIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain's ID (`dom_…`). An unknown or malformed ID, or the ID of
+                 *     another workspace's domain, is `404`.
+                 * @example dom_06gzzsq1r8bb1m4hd5vz0pwj7c
+                 */
+                id: components["parameters"]["DomainIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain's ID (`dom_…`). An unknown or malformed ID, or the ID of
+                 *     another workspace's domain, is `404`.
+                 * @example dom_06gzzsq1r8bb1m4hd5vz0pwj7c
+                 */
+                id: components["parameters"]["DomainIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainUpdate"];
+            };
+        };
+        responses: {
+            /** @description The domain after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: within 24 hours, the same key with
+                 *     the same request returns the stored response instead of acting again
+                 *     (see *Idempotency*). 1–255 visible ASCII characters; anything else is
+                 *     `400 invalid-request`.
+                 * @example 5d0c1e7a-9b8f-4c6e-a1d2-3f4e5a6b7c8d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The domain's ID (`dom_…`). An unknown or malformed ID, or the ID of
+                 *     another workspace's domain, is `404`.
+                 * @example dom_06gzzsq1r8bb1m4hd5vz0pwj7c
+                 */
+                id: components["parameters"]["DomainIdPath"];
+            };
+            cookie?: never;
+        };
+        /** @description None, or an empty JSON object. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The domain, verified. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["DomainNotVerified"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -15,7 +15,7 @@ import (
 const linkCreate = `-- name: LinkCreate :one
 INSERT INTO links (id, workspace_id, code, target_url, title, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id
 `
 
 type LinkCreateParams struct {
@@ -52,6 +52,7 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		&i.DeletedAt,
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
+		&i.DomainID,
 	)
 	return i, err
 }
@@ -59,7 +60,7 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 const linkDelete = `-- name: LinkDelete :one
 UPDATE links SET deleted_at = now(), updated_at = now()
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id
 `
 
 type LinkDeleteParams struct {
@@ -85,12 +86,13 @@ func (q *Queries) LinkDelete(ctx context.Context, db DBTX, arg LinkDeleteParams)
 		&i.DeletedAt,
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
+		&i.DomainID,
 	)
 	return i, err
 }
 
 const linkGetByID = `-- name: LinkGetByID :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 `
 
@@ -117,12 +119,13 @@ func (q *Queries) LinkGetByID(ctx context.Context, db DBTX, arg LinkGetByIDParam
 		&i.DeletedAt,
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
+		&i.DomainID,
 	)
 	return i, err
 }
 
 const linkGetByIDForUpdate = `-- name: LinkGetByIDForUpdate :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 FOR UPDATE
 `
@@ -150,12 +153,13 @@ func (q *Queries) LinkGetByIDForUpdate(ctx context.Context, db DBTX, arg LinkGet
 		&i.DeletedAt,
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
+		&i.DomainID,
 	)
 	return i, err
 }
 
 const linkListByIDs = `-- name: LinkListByIDs :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at FROM links WHERE id = ANY($1::uuid[])
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id FROM links WHERE id = ANY($1::uuid[])
 `
 
 // The links of a scan batch's events (scan.created carries the link).
@@ -183,6 +187,7 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 			&i.DeletedAt,
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
+			&i.DomainID,
 		); err != nil {
 			return nil, err
 		}
@@ -195,7 +200,7 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 }
 
 const linkListByWorkspace = `-- name: LinkListByWorkspace :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($3::uuid IS NULL OR id < $3::uuid)
 ORDER BY id DESC
@@ -234,6 +239,7 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 			&i.DeletedAt,
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
+			&i.DomainID,
 		); err != nil {
 			return nil, err
 		}
@@ -275,7 +281,7 @@ func (q *Queries) LinkResolveCode(ctx context.Context, db DBTX, code string) (Li
 }
 
 const linkSearch = `-- name: LinkSearch :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($2::text IS NULL
        OR (coalesce(title, '') || ' ' || code || ' ' || target_url) ILIKE $2::text)
@@ -330,6 +336,7 @@ func (q *Queries) LinkSearch(ctx context.Context, db DBTX, arg LinkSearchParams)
 			&i.DeletedAt,
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
+			&i.DomainID,
 		); err != nil {
 			return nil, err
 		}
@@ -372,7 +379,7 @@ SET target_url = $3, title = $4, status = $5, expires_at = $6, updated_at = now(
     previous_target_url = CASE WHEN target_url <> $3 THEN target_url ELSE previous_target_url END,
     target_changed_at = CASE WHEN target_url <> $3 THEN now() ELSE target_changed_at END
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id
 `
 
 type LinkUpdateParams struct {
@@ -410,6 +417,7 @@ func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams)
 		&i.DeletedAt,
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
+		&i.DomainID,
 	)
 	return i, err
 }

@@ -26,6 +26,22 @@ type APIKey struct {
 	RevokedAt          *time.Time
 }
 
+type Domain struct {
+	ID                 uuid.UUID
+	WorkspaceID        uuid.UUID
+	Hostname           string
+	Status             string
+	VerificationToken  string
+	RootURL            *string
+	NotFoundURL        *string
+	VerifiedAt         *time.Time
+	LastCheckedAt      *time.Time
+	LastCheckError     *string
+	RecordMissingSince *time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
 type Event struct {
 	ID          uuid.UUID
 	WorkspaceID uuid.UUID
@@ -74,6 +90,7 @@ type Link struct {
 	DeletedAt         *time.Time
 	PreviousTargetUrl *string
 	TargetChangedAt   *time.Time
+	DomainID          *uuid.UUID
 }
 
 type Membership struct {

@@ -3,7 +3,7 @@
     from linkqr import Client, ProblemError, construct_event
 """
 
-from ._client import UNSET, Client, Links, Webhooks
+from ._client import UNSET, Client, Domains, Links, Webhooks
 from ._decode import DecodeError
 from ._errors import FieldError, LinkqrError, OAuthError, ProblemError, WebhookVerificationError
 from ._models import (
@@ -11,6 +11,8 @@ from ._models import (
     AnalyticsBucket,
     AnalyticsCount,
     Delivery,
+    Domain,
+    DomainVerification,
     Event,
     Link,
     Page,
@@ -34,6 +36,9 @@ __all__ = [
     "ClientCredentials",
     "DecodeError",
     "Delivery",
+    "Domain",
+    "DomainVerification",
+    "Domains",
     "Event",
     "FieldError",
     "Link",

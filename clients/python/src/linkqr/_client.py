@@ -12,6 +12,7 @@ from ._decode import decode, format_timestamp
 from ._models import (
     Analytics,
     Delivery,
+    Domain,
     EventType,
     Interval,
     Link,
@@ -97,6 +98,7 @@ class Client:
         )
         self.links = Links(self._t)
         self.webhooks = Webhooks(self._t)
+        self.domains = Domains(self._t)
 
     def workspace(self) -> Workspace:
         """The credential's workspace and scopes (any valid credential)."""
@@ -349,3 +351,52 @@ def _seg(s: str) -> str:
     from urllib.parse import quote
 
     return quote(s, safe="")
+
+
+class Domains:
+    """Custom short domains, verified by a DNS TXT record (``client.domains``)."""
+
+    def __init__(self, t: Transport) -> None:
+        self._t = t
+
+    def create(self, hostname: str, idempotency_key: str | None = None) -> Domain:
+        """Adds a pending domain; create its ``verification`` record, then verify (domains:write)."""
+        r = self._t.request("POST", "/domains", json={"hostname": hostname}, idempotency_key=idempotency_key)
+        return decode(Domain, r.json())
+
+    def get(self, id: str) -> Domain:
+        """One domain (domains:read)."""
+        return decode(Domain, self._t.request("GET", f"/domains/{_seg(id)}").json())
+
+    def list_page(self, *, limit: int | None = None, cursor: str | None = None) -> Page[Domain]:
+        """One page of domains, newest first (domains:read)."""
+        params = {"limit": limit, "cursor": cursor}
+        return _page(Domain, self._t.request("GET", "/domains", params=params).json())
+
+    def list(self, *, limit: int | None = None) -> Iterator[Domain]:
+        """Every domain, newest first (domains:read)."""
+        return _iterate(lambda c: self.list_page(limit=limit, cursor=c))
+
+    def update(
+        self,
+        id: str,
+        *,
+        root_url: str | None | _Unset = UNSET,
+        not_found_url: str | None | _Unset = UNSET,
+    ) -> Domain:
+        """Sets where the domain's root and unknown codes redirect; ``None`` clears (domains:write)."""
+        body: dict[str, Any] = {}
+        if not isinstance(root_url, _Unset):
+            body["root_url"] = root_url
+        if not isinstance(not_found_url, _Unset):
+            body["not_found_url"] = not_found_url
+        return decode(Domain, self._t.request("PATCH", f"/domains/{_seg(id)}", json=body).json())
+
+    def verify(self, id: str, idempotency_key: str | None = None) -> Domain:
+        """Looks the TXT record up now; a ProblemError ``domain-not-verified`` says what was found (domains:write)."""
+        r = self._t.request("POST", f"/domains/{_seg(id)}/verify", idempotency_key=idempotency_key)
+        return decode(Domain, r.json())
+
+    def delete(self, id: str) -> None:
+        """Removes a domain; ``conflict`` while links use it (domains:write)."""
+        self._t.request("DELETE", f"/domains/{_seg(id)}")

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar
 
-Scope = Literal["links:read", "links:write", "analytics:read", "webhooks:read", "webhooks:write"]
+Scope = Literal[
+    "links:read", "links:write", "analytics:read", "webhooks:read", "webhooks:write", "domains:read", "domains:write"
+]
 LinkStatus = Literal["active", "paused"]
 LinkFilter = Literal["all", "active", "paused", "expired"]
 Device = Literal["mobile", "tablet", "desktop", "bot", "other"]
@@ -124,6 +126,35 @@ class WebhookWithSecret(Webhook):
     """A webhook subscription with its signing secret (create and rotate only): store ``secret`` now."""
 
     secret: str
+
+
+DomainStatus = Literal["pending", "verified"]
+
+
+@dataclass(frozen=True)
+class DomainVerification:
+    """The DNS TXT record that proves control of a domain."""
+
+    type: Literal["TXT"]
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A custom short domain of the workspace."""
+
+    object: Literal["domain"]
+    id: str
+    workspace_id: str
+    hostname: str
+    status: DomainStatus
+    verification: DomainVerification
+    root_url: str | None
+    not_found_url: str | None
+    verified_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
 
 
 @dataclass(frozen=True)

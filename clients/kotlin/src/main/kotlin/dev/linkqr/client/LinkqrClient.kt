@@ -34,6 +34,9 @@ class LinkqrClient @JvmOverloads constructor(
     /** Webhook subscriptions and their deliveries. */
     val webhooks: WebhookSubscriptions = WebhookSubscriptions(t)
 
+    /** Custom short domains, verified by a DNS TXT record. */
+    val domains: Domains = Domains(t)
+
     // operation: getWorkspace
     /** The credential's workspace and scopes (any valid credential). */
     fun workspace(): Workspace = t.json(Workspace::class.java, "GET", "/workspace")
@@ -244,4 +247,57 @@ class WebhookSubscriptions internal constructor(private val t: Transport) {
     fun retryDelivery(id: String, deliveryId: String, idempotencyKey: String? = null): Delivery =
         t.json(Delivery::class.java, "POST", "/webhooks/" + enc(id) + "/deliveries/" + enc(deliveryId) + "/retry",
             idempotencyKey = idempotencyKey)
+}
+
+/** Custom short domains: add, verify by DNS, set the root and not-found URLs, remove. */
+class Domains internal constructor(private val t: Transport) {
+    // operation: createDomain
+    /** Adds a pending domain; create its verification record, then [verify] (domains:write). */
+    @JvmOverloads
+    fun create(hostname: String, idempotencyKey: String? = null): Domain {
+        val b = JsonObject()
+        b.addProperty("hostname", hostname)
+        return t.json(Domain::class.java, "POST", "/domains", body = b, idempotencyKey = idempotencyKey)
+    }
+
+    // operation: getDomain
+    fun get(id: String): Domain = t.json(Domain::class.java, "GET", "/domains/" + enc(id))
+
+    // operation: listDomains
+    /** Every domain, newest first, lazily (domains:read). */
+    @JvmOverloads
+    fun list(limit: Int? = null, cursor: String? = null): Sequence<Domain> = pages(cursor) { c -> listPage(limit, c) }
+
+    // operation: listDomains
+    @JvmOverloads
+    fun listPage(limit: Int? = null, cursor: String? = null): Page<Domain> =
+        t.json(pageOf(Domain::class.java), "GET", "/domains", listOf("limit" to limit?.toString(), "cursor" to cursor))
+
+    // operation: updateDomain
+    /** Sets the root and not-found URLs (domains:write); null leaves one, the clear flags remove it. */
+    @JvmOverloads
+    fun update(
+        id: String,
+        rootUrl: String? = null,
+        notFoundUrl: String? = null,
+        clearRootUrl: Boolean = false,
+        clearNotFoundUrl: Boolean = false
+    ): Domain {
+        val b = JsonObject()
+        b.put("root_url", rootUrl, clearRootUrl)
+        b.put("not_found_url", notFoundUrl, clearNotFoundUrl)
+        return t.json(Domain::class.java, "PATCH", "/domains/" + enc(id), body = b)
+    }
+
+    // operation: verifyDomain
+    /** Looks the TXT record up now; a ProblemException domain-not-verified says what was found (domains:write). */
+    @JvmOverloads
+    fun verify(id: String, idempotencyKey: String? = null): Domain =
+        t.json(Domain::class.java, "POST", "/domains/" + enc(id) + "/verify", idempotencyKey = idempotencyKey)
+
+    // operation: deleteDomain
+    /** Removes a domain; conflict while links use it (domains:write). */
+    fun delete(id: String) {
+        t.call("DELETE", "/domains/" + enc(id))
+    }
 }

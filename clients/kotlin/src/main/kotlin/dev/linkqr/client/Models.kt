@@ -134,7 +134,32 @@ data class Delivery(
     val nextAttemptAt: Instant?
 )
 
-// schema: LinkList, ScanList, WebhookList, DeliveryList
+// schema: Domain
+/** A custom short domain of the workspace. */
+data class Domain(
+    val `object`: String,
+    val id: String,
+    val workspaceId: String,
+    val hostname: String,
+    /** "pending" or "verified". */
+    val status: String,
+    val verification: DomainVerification,
+    val rootUrl: String?,
+    val notFoundUrl: String?,
+    val verifiedAt: Instant?,
+    val createdAt: Instant,
+    val updatedAt: Instant
+)
+
+// schema: DomainVerification
+/** The DNS TXT record that proves control of a domain: create it at [name] with [value]. */
+data class DomainVerification(
+    val type: String,
+    val name: String,
+    val value: String
+)
+
+// schema: LinkList, ScanList, WebhookList, DeliveryList, DomainList
 /** One page of a list, newest first; pass nextCursor as cursor for the next one. */
 data class Page<T>(
     val `object`: String,

@@ -1,0 +1,104 @@
+// Package domain is a workspace's custom short domains (CONTRACT.md 10.1):
+// hostnames parsed into a canonical form, their proof of control by a DNS
+// TXT record, looked up through a configurable resolver, and the periodic
+// re-check that verifies pending domains and notices a verified domain's
+// record disappearing. One workspace at most holds a hostname verified.
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/wire"
+)
+
+// Statuses of a domain.
+const (
+	StatusPending  = "pending"
+	StatusVerified = "verified"
+)
+
+// Limits and names of CONTRACT.md 10.1.
+const (
+	MaxPerWorkspace = 50
+	// RecordPrefix is prepended to a hostname to name its TXT record.
+	RecordPrefix = "_linkqr."
+	// ValuePrefix starts the TXT value; the domain's token follows.
+	ValuePrefix = "linkqr-verification="
+)
+
+// ErrLimit means the workspace already has MaxPerWorkspace domains.
+var ErrLimit = fmt.Errorf("a workspace can have at most %d domains; remove one first", MaxPerWorkspace)
+
+// ErrTaken means another workspace holds the hostname verified.
+var ErrTaken = errors.New("this hostname is verified by another workspace")
+
+// ErrExists means the workspace already added the hostname.
+var ErrExists = errors.New("this workspace already has this hostname")
+
+// InUseError refuses to remove a domain that live links use.
+type InUseError struct{ Links int64 }
+
+func (e *InUseError) Error() string {
+	if e.Links == 1 {
+		return "1 link uses this domain; delete it or move it first"
+	}
+	return fmt.Sprintf("%d links use this domain; delete them or move them first", e.Links)
+}
+
+// NotVerifiedError is a verification that did not find the token; Found
+// says what the lookup saw instead, for the person fixing their DNS.
+type NotVerifiedError struct{ Found string }
+
+func (e *NotVerifiedError) Error() string { return e.Found }
+
+// Domain is a workspace's custom domain. Wire formats it as the contract's
+// domain object; the check fields are for the Settings page.
+type Domain struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	Hostname    Hostname
+	Status      string
+	Token       string
+	RootURL     *string
+	NotFoundURL *string
+	VerifiedAt  *time.Time
+	// LastCheckedAt is the last look at the record, LastCheckError what it
+	// found when that was not the token; RecordMissingSince is set while a
+	// verified domain's record is gone.
+	LastCheckedAt      *time.Time
+	LastCheckError     *string
+	RecordMissingSince *time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// RecordValue is the TXT value that proves control of the domain.
+func (d Domain) RecordValue() string { return ValuePrefix + d.Token }
+
+// Verified reports whether the domain is verified.
+func (d Domain) Verified() bool { return d.Status == StatusVerified }
+
+// Wire is the domain object of CONTRACT.md 10.1.
+func (d Domain) Wire() wire.Domain {
+	return wire.Domain{
+		Object: "domain", ID: wire.DomainID(d.ID), WorkspaceID: wire.WorkspaceID(d.WorkspaceID),
+		Hostname: d.Hostname.String(), Status: d.Status,
+		Verification: wire.DomainVerification{Type: "TXT", Name: d.Hostname.RecordName(), Value: d.RecordValue()},
+		RootURL:      d.RootURL, NotFoundURL: d.NotFoundURL, VerifiedAt: wire.TimePtr(d.VerifiedAt),
+		CreatedAt: wire.Time(d.CreatedAt), UpdatedAt: wire.Time(d.UpdatedAt),
+	}
+}
+
+func fromRow(r dbsqlc.Domain) Domain {
+	return Domain{
+		ID: r.ID, WorkspaceID: r.WorkspaceID, Hostname: Hostname{r.Hostname}, Status: r.Status,
+		Token: r.VerificationToken, RootURL: r.RootURL, NotFoundURL: r.NotFoundURL, VerifiedAt: r.VerifiedAt,
+		LastCheckedAt: r.LastCheckedAt, LastCheckError: r.LastCheckError, RecordMissingSince: r.RecordMissingSince,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+}

@@ -1,0 +1,239 @@
+package domain
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// Constraints whose violation means a hostname is taken.
+const (
+	workspaceHostnameConstraint = "domains_workspace_hostname_key"
+	verifiedHostnameConstraint  = "domains_verified_hostname_key"
+)
+
+// Options configure a Service.
+type Options struct {
+	DB       *store.DB
+	Resolver Resolver // nil: the system resolver
+	// ReservedHosts are the hosts of LINKQR_BASE_URL and
+	// LINKQR_SHORT_BASE_URL: the service's own names are nobody's domain.
+	ReservedHosts []string
+	Now           func() time.Time // nil: time.Now
+}
+
+// Service manages workspaces' custom domains.
+type Service struct {
+	db       *store.DB
+	resolver Resolver
+	reserved []string
+	now      func() time.Time
+}
+
+// NewService returns a Service.
+func NewService(o Options) *Service {
+	if o.Resolver == nil {
+		o.Resolver = NewResolver("")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	reserved := make([]string, 0, len(o.ReservedHosts))
+	for _, h := range o.ReservedHosts {
+		reserved = append(reserved, strings.ToLower(strings.TrimSuffix(h, ".")))
+	}
+	return &Service{db: o.DB, resolver: o.Resolver, reserved: reserved, now: o.Now}
+}
+
+// ParseHostname is ParseHostname that also refuses the service's own hosts.
+func (s *Service) ParseHostname(raw string) (Hostname, error) {
+	h, err := ParseHostname(raw)
+	if err != nil {
+		return h, err
+	}
+	for _, r := range s.reserved {
+		if h.s == r {
+			return Hostname{}, validate.Reject("is this service's own hostname, not a custom domain")
+		}
+	}
+	return h, nil
+}
+
+// UpdateInput is a PATCH: only set fields change; a set nil clears.
+type UpdateInput struct {
+	RootURL     link.Optional[*link.TargetURL]
+	NotFoundURL link.Optional[*link.TargetURL]
+}
+
+// Create adds a pending domain with a fresh verification token.
+func (s *Service) Create(ctx context.Context, ws uuid.UUID, h Hostname) (Domain, error) {
+	var row dbsqlc.Domain
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		q := dbsqlc.New()
+		if err := q.DomainLockWorkspace(ctx, tx, ws); err != nil {
+			return store.InterpretError(err)
+		}
+		n, err := q.DomainCountByWorkspace(ctx, tx, ws)
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		if n >= MaxPerWorkspace {
+			return ErrLimit
+		}
+		taken, err := q.DomainVerifiedElsewhere(ctx, tx, dbsqlc.DomainVerifiedElsewhereParams{Hostname: h.s, WorkspaceID: ws})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		if taken {
+			return ErrTaken
+		}
+		row, err = q.DomainCreate(ctx, tx, dbsqlc.DomainCreateParams{
+			ID: store.NewID(), WorkspaceID: ws, Hostname: h.s, VerificationToken: newToken(),
+		})
+		if err = store.InterpretError(err); store.IsConflict(err, workspaceHostnameConstraint) {
+			return ErrExists
+		}
+		return err
+	})
+	if err != nil {
+		return Domain{}, err
+	}
+	return fromRow(row), nil
+}
+
+// Get returns a domain of the workspace, or store.ErrNotFound.
+func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Domain, error) {
+	row, err := dbsqlc.New().DomainGetByID(ctx, s.db.Conn(ctx), dbsqlc.DomainGetByIDParams{ID: id, WorkspaceID: ws})
+	if err != nil {
+		return Domain{}, store.InterpretError(err)
+	}
+	return fromRow(row), nil
+}
+
+// List returns up to limit domains older than before (nil: the newest),
+// and whether more follow.
+func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, limit int) ([]Domain, bool, error) {
+	rows, err := dbsqlc.New().DomainListByWorkspace(ctx, s.db.Conn(ctx), dbsqlc.DomainListByWorkspaceParams{
+		WorkspaceID: ws, Before: before, Limit: int32(limit + 1),
+	})
+	if err != nil {
+		return nil, false, store.InterpretError(err)
+	}
+	out, more := store.Page(rows, limit, fromRow)
+	return out, more, nil
+}
+
+// Update changes the root and not-found targets.
+func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) (Domain, error) {
+	var row dbsqlc.Domain
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		q := dbsqlc.New()
+		old, err := q.DomainGetByIDForUpdate(ctx, tx, dbsqlc.DomainGetByIDForUpdateParams{ID: id, WorkspaceID: ws})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		p := dbsqlc.DomainUpdateURLsParams{ID: id, WorkspaceID: ws, RootURL: old.RootURL, NotFoundURL: old.NotFoundURL}
+		if in.RootURL.Set {
+			p.RootURL = urlPtr(in.RootURL.Value)
+		}
+		if in.NotFoundURL.Set {
+			p.NotFoundURL = urlPtr(in.NotFoundURL.Value)
+		}
+		row, err = q.DomainUpdateURLs(ctx, tx, p)
+		return store.InterpretError(err)
+	})
+	if err != nil {
+		return Domain{}, err
+	}
+	return fromRow(row), nil
+}
+
+func urlPtr(u *link.TargetURL) *string {
+	if u == nil {
+		return nil
+	}
+	s := u.String()
+	return &s
+}
+
+// Verify looks the domain's record up now and records the outcome. The
+// result is the domain after the check; when the token was not found the
+// error is a *NotVerifiedError saying what was (a verified domain stays
+// verified: the record may be back before anyone notices). ErrTaken when
+// another workspace verified the hostname first.
+func (s *Service) Verify(ctx context.Context, ws, id uuid.UUID) (Domain, error) {
+	d, err := s.Get(ctx, ws, id)
+	if err != nil {
+		return Domain{}, err
+	}
+	c := check(ctx, s.resolver, d)
+	after, err := s.record(ctx, d, c)
+	if err != nil {
+		return Domain{}, err
+	}
+	if !c.Found {
+		return after, &NotVerifiedError{Found: c.Detail}
+	}
+	return after, nil
+}
+
+// record stores a check's outcome. Found on a hostname that another
+// workspace holds verified leaves the domain pending, says so, and
+// returns ErrTaken.
+func (s *Service) record(ctx context.Context, d Domain, c outcome) (Domain, error) {
+	p := dbsqlc.DomainRecordCheckParams{ID: d.ID, WorkspaceID: d.WorkspaceID, Found: c.Found, CheckedAt: s.now().UTC()}
+	if !c.Found {
+		p.CheckError = &c.Detail
+	}
+	row, err := dbsqlc.New().DomainRecordCheck(ctx, s.db.Conn(ctx), p)
+	if err = store.InterpretError(err); store.IsConflict(err, verifiedHostnameConstraint) {
+		detail := ErrTaken.Error()
+		p.Found, p.CheckError = false, &detail
+		if _, err := dbsqlc.New().DomainRecordCheck(ctx, s.db.Conn(ctx), p); err != nil {
+			return Domain{}, store.InterpretError(err)
+		}
+		return Domain{}, ErrTaken
+	}
+	if err != nil {
+		return Domain{}, err
+	}
+	return fromRow(row), nil
+}
+
+// Delete removes a domain; *InUseError while live links use it.
+func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
+	return s.db.InTx(ctx, func(tx pgx.Tx) error {
+		q := dbsqlc.New()
+		// The lock makes a link being put on the domain wait (its foreign
+		// key check shares the row), so the count cannot go stale.
+		if _, err := q.DomainGetByIDForUpdate(ctx, tx, dbsqlc.DomainGetByIDForUpdateParams{ID: id, WorkspaceID: ws}); err != nil {
+			return store.InterpretError(err)
+		}
+		n, err := q.DomainLinkCount(ctx, tx, dbsqlc.DomainLinkCountParams{DomainID: &id, WorkspaceID: ws})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		if n > 0 {
+			return &InUseError{Links: n}
+		}
+		_, err = q.DomainDelete(ctx, tx, dbsqlc.DomainDeleteParams{ID: id, WorkspaceID: ws})
+		return store.InterpretError(err)
+	})
+}
+
+// newToken is a domain's verification token: 128 random bits in hex.
+func newToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,229 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/domain"
+	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/validate"
+	"github.com/linkqr/linkqr/internal/wire"
+)
+
+// domainsPath is Settings → Domains of ws, or one domain's page under it.
+func domainsPath(ws account.Workspace, rest string) string {
+	return "/w/" + ws.ExternalID() + "/settings/domains" + rest
+}
+
+// domainsList shows the workspace's domains (at most 50, so one page) to
+// every member, and the add form to admins.
+func (u *UI) domainsList(w http.ResponseWriter, r *http.Request) {
+	u.renderDomains(w, r, http.StatusOK, DomainsView{Errors: FieldErrors{}})
+}
+
+func (u *UI) renderDomains(w http.ResponseWriter, r *http.Request, status int, view DomainsView) {
+	ws, _ := workspaceFrom(r.Context())
+	ds, _, err := u.Domains.List(r.Context(), ws.ID, nil, domain.MaxPerWorkspace)
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	for _, d := range ds {
+		view.Domains = append(view.Domains, domainRow(d))
+	}
+	view.Max = domain.MaxPerWorkspace
+	view.Nav = u.nav(w, r, sectionDomains)
+	Render(w, r, status, DomainsPage(view))
+}
+
+// domainsCreate adds a pending domain and shows its page, where the record
+// to create is. A bad hostname shows the list again with the message.
+func (u *UI) domainsCreate(w http.ResponseWriter, r *http.Request) {
+	ws, _ := workspaceFrom(r.Context())
+	raw := strings.TrimSpace(r.PostFormValue("hostname"))
+	h, err := u.Domains.ParseHostname(raw)
+	if err != nil {
+		u.renderDomains(w, r, http.StatusUnprocessableEntity, DomainsView{Hostname: raw, Errors: FieldErrors{"/hostname": sentence("The hostname", err.Error())}})
+		return
+	}
+	d, err := u.Domains.Create(r.Context(), ws.ID, h)
+	if errors.Is(err, domain.ErrTaken) || errors.Is(err, domain.ErrExists) || errors.Is(err, domain.ErrLimit) {
+		msg := err.Error()
+		u.renderDomains(w, r, http.StatusConflict, DomainsView{Hostname: raw, Errors: FieldErrors{"/hostname": strings.ToUpper(msg[:1]) + msg[1:] + "."}})
+		return
+	}
+	if u.failed(w, r, err) {
+		return
+	}
+	u.redirectFlash(w, r, domainsPath(ws, "/"+wire.DomainID(d.ID)), flashOK,
+		d.Hostname.String()+" was added. Create the TXT record below, then verify it.")
+}
+
+// domainFrom loads the domain named in the path, answering 404 for an
+// unknown id or another workspace's.
+func (u *UI) domainFrom(w http.ResponseWriter, r *http.Request) (domain.Domain, bool) {
+	ws, _ := workspaceFrom(r.Context())
+	id, ok := store.ParseID(store.PrefixDomain, chi.URLParam(r, "domain"))
+	if !ok {
+		u.notFound(w, r)
+		return domain.Domain{}, false
+	}
+	d, err := u.Domains.Get(r.Context(), ws.ID, id)
+	if u.failed(w, r, err) {
+		return d, false
+	}
+	return d, true
+}
+
+// domainShow is one domain: its record with copy buttons, the last check,
+// and for admins "Verify now", the root and not-found URLs, and remove.
+func (u *UI) domainShow(w http.ResponseWriter, r *http.Request) {
+	d, ok := u.domainFrom(w, r)
+	if !ok {
+		return
+	}
+	view := DomainView{Domain: domainRow(d), Errors: FieldErrors{}}
+	view.RootURL, view.NotFoundURL = deref(d.RootURL), deref(d.NotFoundURL)
+	view.Nav = u.nav(w, r, sectionDomains)
+	Render(w, r, http.StatusOK, DomainPage(view))
+}
+
+// domainUpdate saves the root and not-found URLs (an empty field clears).
+func (u *UI) domainUpdate(w http.ResponseWriter, r *http.Request) {
+	ws, _ := workspaceFrom(r.Context())
+	d, ok := u.domainFrom(w, r)
+	if !ok {
+		return
+	}
+	root, notFound := strings.TrimSpace(r.PostFormValue("root_url")), strings.TrimSpace(r.PostFormValue("not_found_url"))
+	var errs validate.Errors
+	in := domain.UpdateInput{RootURL: optionalURL("/root_url", root, &errs), NotFoundURL: optionalURL("/not_found_url", notFound, &errs)}
+	if len(errs) > 0 {
+		view := DomainView{Domain: domainRow(d), RootURL: root, NotFoundURL: notFound}
+		view.Errors, _ = fieldErrors(errs)
+		view.Nav = u.nav(w, r, sectionDomains)
+		Render(w, r, http.StatusUnprocessableEntity, DomainPage(view))
+		return
+	}
+	if _, err := u.Domains.Update(r.Context(), ws.ID, d.ID, in); u.failed(w, r, err) {
+		return
+	}
+	u.redirectFlash(w, r, domainsPath(ws, "/"+wire.DomainID(d.ID)), flashOK, "The URLs of "+d.Hostname.String()+" were saved.")
+}
+
+// optionalURL parses a form's URL field: empty is none (a set nil).
+func optionalURL(pointer, raw string, errs *validate.Errors) link.Optional[*link.TargetURL] {
+	if raw == "" {
+		return link.Some[*link.TargetURL](nil)
+	}
+	u, err := link.ParseTargetURL(raw)
+	if !errs.Check(pointer, err) {
+		return link.Optional[*link.TargetURL]{}
+	}
+	return link.Some(&u)
+}
+
+// domainVerify looks the record up now and says what was found.
+func (u *UI) domainVerify(w http.ResponseWriter, r *http.Request) {
+	ws, _ := workspaceFrom(r.Context())
+	d, ok := u.domainFrom(w, r)
+	if !ok {
+		return
+	}
+	back := domainsPath(ws, "/"+wire.DomainID(d.ID))
+	_, err := u.Domains.Verify(r.Context(), ws.ID, d.ID)
+	var nv *domain.NotVerifiedError
+	switch {
+	case errors.As(err, &nv):
+		u.redirectFlash(w, r, back, flashError, "Not verified: "+nv.Found+".")
+	case errors.Is(err, domain.ErrTaken):
+		u.redirectFlash(w, r, back, flashError, "Not verified: "+err.Error()+".")
+	case u.failed(w, r, err):
+	default:
+		u.redirectFlash(w, r, back, flashOK, d.Hostname.String()+" is verified.")
+	}
+}
+
+// domainDelete removes a domain after a confirmation; while links use it
+// the refusal says how many.
+func (u *UI) domainDelete(w http.ResponseWriter, r *http.Request) {
+	ws, _ := workspaceFrom(r.Context())
+	d, ok := u.domainFrom(w, r)
+	if !ok {
+		return
+	}
+	back := domainsPath(ws, "/"+wire.DomainID(d.ID))
+	if !u.confirmFirst(w, r, sectionDomains, ConfirmView{
+		Title: "Remove this domain?", Button: "Remove domain", Back: back,
+		Message: "Remove " + d.Hostname.String() + " from " + ws.Name + "? You can add it again later, but it will need a new TXT record.",
+	}) {
+		return
+	}
+	err := u.Domains.Delete(r.Context(), ws.ID, d.ID)
+	var inUse *domain.InUseError
+	if errors.As(err, &inUse) {
+		u.redirectFlash(w, r, back, flashError, d.Hostname.String()+" was not removed: "+inUse.Error()+".")
+		return
+	}
+	if u.failed(w, r, err) {
+		return
+	}
+	u.redirectFlash(w, r, domainsPath(ws, ""), flashOK, d.Hostname.String()+" was removed.")
+}
+
+// DomainsView is Settings → Domains.
+type DomainsView struct {
+	Nav      NavModel
+	Domains  []DomainRow
+	Max      int
+	Hostname string // the add form, filled in again after a refusal
+	Errors   FieldErrors
+}
+
+// DomainView is one domain's page.
+type DomainView struct {
+	Nav                  NavModel
+	Domain               DomainRow
+	RootURL, NotFoundURL string // the form's values
+	Errors               FieldErrors
+}
+
+// DomainRow is a domain as the pages show it.
+type DomainRow struct {
+	ID, Hostname            string
+	Verified                bool
+	RecordName, RecordValue string
+	VerifiedAt, CreatedAt   string
+	LastChecked, LastError  string // "" before the first check / when it found the token
+	MissingSince            string // set while a verified domain's record is gone
+}
+
+func domainRow(d domain.Domain) DomainRow {
+	row := DomainRow{
+		ID: wire.DomainID(d.ID), Hostname: d.Hostname.String(), Verified: d.Verified(),
+		RecordName: d.Hostname.RecordName(), RecordValue: d.RecordValue(), CreatedAt: formatDate(d.CreatedAt),
+		LastError: deref(d.LastCheckError),
+	}
+	if d.VerifiedAt != nil {
+		row.VerifiedAt = formatTime(*d.VerifiedAt)
+	}
+	if d.LastCheckedAt != nil {
+		row.LastChecked = formatTime(*d.LastCheckedAt)
+	}
+	if d.RecordMissingSince != nil {
+		row.MissingSince = formatTime(*d.RecordMissingSince)
+	}
+	return row
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -169,6 +169,22 @@ func RevokeAllByCreator(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid
 	return ids, nil
 }
 
+// RevokeAllOfWorkspace revokes, in the caller's transaction tx, every
+// active key of the workspace, like RevokeAllByCreator (deleting a
+// workspace).
+func RevokeAllOfWorkspace(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID) ([]string, error) {
+	ids, err := dbsqlc.New().APIKeyRevokeAllByWorkspace(ctx, tx, workspaceID)
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	for _, id := range ids {
+		if err := store.Notify(ctx, tx, RevokedChannel, id); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
 // Invalidate drops keys revoked in a committed transaction from this
 // instance's cache at once, without waiting for their notification.
 func (s *Service) Invalidate(publicIDs ...string) {

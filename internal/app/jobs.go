@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/erasure"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/mail"
 	"github.com/linkqr/linkqr/internal/oauth"
@@ -38,6 +39,7 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &scan.PartitionWorker{DB: a.DB})
 	river.AddWorker(workers, a.Webhooks.Worker())
 	river.AddWorker(workers, &oauth.RotateWorker{Service: a.OAuth})
+	river.AddWorker(workers, &erasure.PurgeWorker{Service: a.Erasure})
 	queues := map[string]river.QueueConfig{
 		river.QueueDefault: {MaxWorkers: 10},
 		// River fetches a queue at most once per FetchCooldown, taking at
@@ -68,6 +70,7 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 		return nil, fmt.Errorf("configure background jobs: %w", err)
 	}
 	a.Webhooks.UseJobs(client)
+	a.Erasure.UseJobs(client)
 	if a.Mail.Enabled() {
 		a.Mail.UseJobs(client)
 		a.Accounts.UseMail(func(ctx context.Context, tx pgx.Tx, n account.Notice) error {
@@ -90,6 +93,11 @@ func periodicJobs() []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 			func() (river.JobArgs, *river.InsertOpts) { return oauth.RotateArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "oauth_key_rotation", RunOnStart: true}),
+		// Removes deleted workspaces' rows (also queued by each deletion;
+		// this catches deletions made by the operator command).
+		river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
+			func() (river.JobArgs, *river.InsertOpts) { return erasure.PurgeArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "workspace_purge", RunOnStart: true}),
 	}
 }
 

@@ -154,6 +154,11 @@ type PasswordResetRequest struct {
 	RequestedAt time.Time
 }
 
+type RetiredCode struct {
+	Code      string
+	RetiredAt time.Time
+}
+
 type Scan struct {
 	ID           uuid.UUID
 	WorkspaceID  uuid.UUID
@@ -296,4 +301,5 @@ type Workspace struct {
 	ID        uuid.UUID
 	Name      string
 	CreatedAt time.Time
+	DeletedAt *time.Time
 }

@@ -15,7 +15,7 @@ import (
 const workspaceCreate = `-- name: WorkspaceCreate :one
 INSERT INTO workspaces (id, name)
 VALUES ($1, $2)
-RETURNING id, name, created_at
+RETURNING id, name, created_at, deleted_at
 `
 
 type WorkspaceCreateParams struct {
@@ -26,12 +26,17 @@ type WorkspaceCreateParams struct {
 func (q *Queries) WorkspaceCreate(ctx context.Context, db DBTX, arg WorkspaceCreateParams) (Workspace, error) {
 	row := db.QueryRow(ctx, workspaceCreate, arg.ID, arg.Name)
 	var i Workspace
-	err := row.Scan(&i.ID, &i.Name, &i.CreatedAt)
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.CreatedAt,
+		&i.DeletedAt,
+	)
 	return i, err
 }
 
 const workspaceFindAdminByName = `-- name: WorkspaceFindAdminByName :one
-SELECT w.id, w.name, w.created_at
+SELECT w.id, w.name, w.created_at, w.deleted_at
 FROM workspaces w
 JOIN memberships m ON m.workspace_id = w.id
 WHERE m.user_id = $1 AND m.role = 'admin' AND w.name = $2
@@ -49,23 +54,34 @@ type WorkspaceFindAdminByNameParams struct {
 func (q *Queries) WorkspaceFindAdminByName(ctx context.Context, db DBTX, arg WorkspaceFindAdminByNameParams) (Workspace, error) {
 	row := db.QueryRow(ctx, workspaceFindAdminByName, arg.UserID, arg.Name)
 	var i Workspace
-	err := row.Scan(&i.ID, &i.Name, &i.CreatedAt)
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.CreatedAt,
+		&i.DeletedAt,
+	)
 	return i, err
 }
 
 const workspaceGetByID = `-- name: WorkspaceGetByID :one
-SELECT id, name, created_at FROM workspaces WHERE id = $1
+SELECT id, name, created_at, deleted_at FROM workspaces WHERE id = $1 AND deleted_at IS NULL
 `
 
+// A deleted workspace (its rows being purged) is not found.
 func (q *Queries) WorkspaceGetByID(ctx context.Context, db DBTX, id uuid.UUID) (Workspace, error) {
 	row := db.QueryRow(ctx, workspaceGetByID, id)
 	var i Workspace
-	err := row.Scan(&i.ID, &i.Name, &i.CreatedAt)
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.CreatedAt,
+		&i.DeletedAt,
+	)
 	return i, err
 }
 
 const workspaceGetForUser = `-- name: WorkspaceGetForUser :one
-SELECT w.id, w.name, w.created_at, m.role
+SELECT w.id, w.name, w.created_at, w.deleted_at, m.role
 FROM workspaces w
 JOIN memberships m ON m.workspace_id = w.id
 WHERE w.id = $1 AND m.user_id = $2
@@ -80,6 +96,7 @@ type WorkspaceGetForUserRow struct {
 	ID        uuid.UUID
 	Name      string
 	CreatedAt time.Time
+	DeletedAt *time.Time
 	Role      string
 }
 
@@ -92,13 +109,14 @@ func (q *Queries) WorkspaceGetForUser(ctx context.Context, db DBTX, arg Workspac
 		&i.ID,
 		&i.Name,
 		&i.CreatedAt,
+		&i.DeletedAt,
 		&i.Role,
 	)
 	return i, err
 }
 
 const workspaceListForUser = `-- name: WorkspaceListForUser :many
-SELECT w.id, w.name, w.created_at, m.role
+SELECT w.id, w.name, w.created_at, w.deleted_at, m.role
 FROM workspaces w
 JOIN memberships m ON m.workspace_id = w.id
 WHERE m.user_id = $1
@@ -109,6 +127,7 @@ type WorkspaceListForUserRow struct {
 	ID        uuid.UUID
 	Name      string
 	CreatedAt time.Time
+	DeletedAt *time.Time
 	Role      string
 }
 
@@ -125,6 +144,7 @@ func (q *Queries) WorkspaceListForUser(ctx context.Context, db DBTX, userID uuid
 			&i.ID,
 			&i.Name,
 			&i.CreatedAt,
+			&i.DeletedAt,
 			&i.Role,
 		); err != nil {
 			return nil, err
@@ -151,7 +171,7 @@ func (q *Queries) WorkspaceLock(ctx context.Context, db DBTX, id uuid.UUID) (uui
 
 const workspaceRename = `-- name: WorkspaceRename :one
 UPDATE workspaces SET name = $2 WHERE id = $1
-RETURNING id, name, created_at
+RETURNING id, name, created_at, deleted_at
 `
 
 type WorkspaceRenameParams struct {
@@ -162,6 +182,11 @@ type WorkspaceRenameParams struct {
 func (q *Queries) WorkspaceRename(ctx context.Context, db DBTX, arg WorkspaceRenameParams) (Workspace, error) {
 	row := db.QueryRow(ctx, workspaceRename, arg.ID, arg.Name)
 	var i Workspace
-	err := row.Scan(&i.ID, &i.Name, &i.CreatedAt)
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.CreatedAt,
+		&i.DeletedAt,
+	)
 	return i, err
 }

@@ -15,8 +15,9 @@ DELETE FROM memberships WHERE workspace_id = $1 RETURNING user_id;
 DELETE FROM invitations WHERE workspace_id = $1;
 
 -- name: ErasureWorkspacesPending :many
--- Workspaces marked deleted whose rows are still being removed.
-SELECT id FROM workspaces WHERE deleted_at IS NOT NULL ORDER BY deleted_at, id LIMIT 100;
+-- Workspaces marked deleted before sqlc.arg(before) whose rows are still
+-- being removed.
+SELECT id FROM workspaces WHERE deleted_at < sqlc.arg(before) ORDER BY deleted_at, id LIMIT 100;
 
 -- name: ErasureLinkBatch :many
 -- The next links to purge, deleted ones included.

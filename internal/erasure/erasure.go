@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -44,7 +45,9 @@ type Service struct {
 	db *store.DB
 	// Revoked, when set, is called after a deletion commits.
 	Revoked func(Revoked)
-	jobs    JobInserter
+	// PurgeDelay overrides the package's PurgeDelay (tests).
+	PurgeDelay time.Duration
+	jobs       JobInserter
 }
 
 // NewService returns a Service on db.
@@ -117,7 +120,8 @@ func (s *Service) markedTx(ctx context.Context, tx pgx.Tx, id uuid.UUID) (Revoke
 		return rev, err
 	}
 	if s.jobs != nil {
-		if _, err := s.jobs.InsertTx(ctx, tx, PurgeArgs{}, nil); err != nil {
+		at := &river.InsertOpts{ScheduledAt: time.Now().Add(s.delay())}
+		if _, err := s.jobs.InsertTx(ctx, tx, PurgeArgs{}, at); err != nil {
 			return rev, fmt.Errorf("enqueue workspace purge: %w", err)
 		}
 	}

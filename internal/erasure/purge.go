@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -21,18 +20,18 @@ const (
 	batchLinks = 200
 )
 
+// PurgeDelay is how long after a deletion its purge starts: scans accepted
+// by a redirect just before the deletion are still being written (the
+// scan buffer flushes within 100 ms), and rows written after the purge
+// would outlive it.
+const PurgeDelay = 30 * time.Second
+
 // PurgeArgs is the job that removes deleted workspaces' rows. It runs
 // every minute on a worker and right after each deletion.
 type PurgeArgs struct{}
 
 // Kind names the job in River's table.
 func (PurgeArgs) Kind() string { return "workspace_purge" }
-
-// InsertOpts: one purge queued at a time is enough (it takes every
-// pending workspace).
-func (PurgeArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStateScheduled}}}
-}
 
 // PurgeWorker runs PurgeArgs jobs.
 type PurgeWorker struct {
@@ -58,10 +57,18 @@ func (w *PurgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
 	return err
 }
 
-// Purge removes the rows of deleted workspaces, batch by batch, until none
+func (s *Service) delay() time.Duration {
+	if s.PurgeDelay > 0 {
+		return s.PurgeDelay
+	}
+	return PurgeDelay
+}
+
+// Purge removes the rows of workspaces deleted more than PurgeDelay ago, batch by batch, until none
 // is left (done) or ctx ends.
 func (s *Service) Purge(ctx context.Context) (done bool, err error) {
-	ids, err := dbsqlc.New().ErasureWorkspacesPending(ctx, s.db.Conn(ctx))
+	before := time.Now().Add(-s.delay())
+	ids, err := dbsqlc.New().ErasureWorkspacesPending(ctx, s.db.Conn(ctx), &before)
 	if err != nil {
 		return false, store.InterpretError(err)
 	}

@@ -104,7 +104,7 @@ var csvFiles = []csvFile{
 	{"scans.csv", []string{"id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot"},
 		map[int]store.Prefix{0: store.PrefixScan, 1: store.PrefixLink},
 		`SELECT id::text, link_id::text, ` + ts("occurred_at") + `, referrer_host, device, os, browser, bot::text
-		 FROM (` + scanColumns + ``},
+		 FROM (` + scanColumns + `) x`},
 }
 
 // ts renders a timestamptz column as RFC 3339 in UTC.

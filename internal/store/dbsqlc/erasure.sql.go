@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -295,12 +296,13 @@ func (q *Queries) ErasureWorkspaceMarkDeleted(ctx context.Context, db DBTX, id u
 }
 
 const erasureWorkspacesPending = `-- name: ErasureWorkspacesPending :many
-SELECT id FROM workspaces WHERE deleted_at IS NOT NULL ORDER BY deleted_at, id LIMIT 100
+SELECT id FROM workspaces WHERE deleted_at < $1 ORDER BY deleted_at, id LIMIT 100
 `
 
-// Workspaces marked deleted whose rows are still being removed.
-func (q *Queries) ErasureWorkspacesPending(ctx context.Context, db DBTX) ([]uuid.UUID, error) {
-	rows, err := db.Query(ctx, erasureWorkspacesPending)
+// Workspaces marked deleted before sqlc.arg(before) whose rows are still
+// being removed.
+func (q *Queries) ErasureWorkspacesPending(ctx context.Context, db DBTX, before *time.Time) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, erasureWorkspacesPending, before)
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,8 @@ func admin(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 			return 2
 		}
 		return exitCode(stderr, "admin user reset-link", adminUserResetLink(ctx, cfg, log, args[2:], stdout, stderr))
+	case "workspace":
+		return adminWorkspace(ctx, cfg, log, args[1:], stdout, stderr)
 	case "analytics":
 		if len(args) < 2 || args[1] != "rebuild" {
 			fmt.Fprintf(stderr, "linkqr admin analytics: expected \"rebuild\"\n\n%s", usage)

@@ -58,7 +58,7 @@ func adminWorkspaceExport(ctx context.Context, cfg *config.Config, log *slog.Log
 			defer f.Close()
 			out, file = f, f
 		}
-		sum, err := export.Workspace(ctx, store.NewDB(db.pool), wsID, out)
+		sum, err := export.New(store.NewDB(db.pool)).Workspace(ctx, wsID, out)
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("no workspace %s", *workspace)
 		}

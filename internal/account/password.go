@@ -12,6 +12,30 @@ import (
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
+// ConfirmPassword checks a signed-in user's password before something
+// irreversible (deleting the account): a wrong or missing one is a
+// validate.Errors on pointer; secrethash.ErrBusy when argon2id is saturated.
+func (s *Service) ConfirmPassword(ctx context.Context, userID uuid.UUID, pointer, password string) error {
+	var errs validate.Errors
+	if password == "" {
+		errs.Add(pointer, "is required")
+		return errs
+	}
+	row, err := dbsqlc.New().UserGetByID(ctx, s.db.Conn(ctx), userID)
+	if err != nil {
+		return store.InterpretError(err)
+	}
+	ok, err := secrethash.Compare(ctx, password, row.PasswordHash)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		errs.Add(pointer, "is not your current password")
+		return errs
+	}
+	return nil
+}
+
 // ChangePassword sets a new password for a signed-in user who proves the
 // current one. A wrong current password is a validate.Errors on /current
 // (the person is signed in: there is no account to hide), a bad new one on

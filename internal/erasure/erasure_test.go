@@ -147,7 +147,7 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
 	a, b := seed(t, srv), seed(t, srv)
 	var buf bytes.Buffer
-	sum, err := export.Workspace(context.Background(), srv.App.DB, a.WorkspaceID, &buf)
+	sum, err := export.New(srv.App.DB).Workspace(context.Background(), a.WorkspaceID, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,12 +112,19 @@ func ts(col string) string {
 	return `to_char(` + col + ` AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 }
 
+// Service exports workspaces.
+type Service struct{ db *store.DB }
+
+// New returns a Service reading db (the primary: an export is one
+// consistent snapshot, never a lagging replica's).
+func New(db *store.DB) *Service { return &Service{db: db} }
+
 // Workspace writes the workspace's archive to w. A workspace that does not
 // exist (or is being deleted) is store.ErrNotFound, before anything is
 // written.
-func Workspace(ctx context.Context, db *store.DB, ws uuid.UUID, w io.Writer) (Summary, error) {
+func (s *Service) Workspace(ctx context.Context, ws uuid.UUID, w io.Writer) (Summary, error) {
 	sum := Summary{WorkspaceID: store.FormatID(store.PrefixWorkspace, ws), Files: map[string]int64{}}
-	err := db.InTxIsolated(ctx, pgx.RepeatableRead, func(tx pgx.Tx) error {
+	err := s.db.InTxIsolated(ctx, pgx.RepeatableRead, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `SELECT name FROM workspaces WHERE id = $1 AND deleted_at IS NULL`, ws).Scan(&sum.Name)
 		if err != nil {
 			return store.InterpretError(err)

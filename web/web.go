@@ -32,8 +32,8 @@ type Deps struct {
 	// viewer's account (Account).
 	Erasure *erasure.Service
 	// Export streams a workspace's archive (Settings → Workspace, admins).
-	Export *export.Service
-	Keys   *apikey.Service
+	Export   *export.Service
+	Keys     *apikey.Service
 	ClientIP clientip.Resolver
 	// Sessions keeps browser sessions (server-side, in PostgreSQL).
 	Sessions *session.Store

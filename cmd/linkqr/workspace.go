@@ -38,9 +38,9 @@ func adminWorkspaceExport(ctx context.Context, cfg *config.Config, log *slog.Log
 	if err := parseFlags(fs, args, "workspace", "output"); err != nil {
 		return err
 	}
-	wsID, ok := store.ParseID(store.PrefixWorkspace, *workspace)
-	if !ok {
-		return fmt.Errorf("--workspace %q is not a workspace id (ws_…)", *workspace)
+	wsID, err := workspaceFlag(*workspace)
+	if err != nil {
+		return err
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
 		out, summaryTo := stdout, stdout
@@ -86,9 +86,9 @@ func adminWorkspaceDelete(ctx context.Context, cfg *config.Config, log *slog.Log
 	if err := parseFlags(fs, args, "workspace"); err != nil {
 		return err
 	}
-	wsID, ok := store.ParseID(store.PrefixWorkspace, *workspace)
-	if !ok {
-		return fmt.Errorf("--workspace %q is not a workspace id (ws_…)", *workspace)
+	wsID, err := workspaceFlag(*workspace)
+	if err != nil {
+		return err
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
 		d, err := erasure.NewService(store.NewDB(db.pool)).DeleteWorkspace(ctx, wsID)

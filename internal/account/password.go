@@ -21,19 +21,20 @@ func (s *Service) ConfirmPassword(ctx context.Context, userID uuid.UUID, pointer
 		errs.Add(pointer, "is required")
 		return errs
 	}
-	row, err := dbsqlc.New().UserGetByID(ctx, s.db.Conn(ctx), userID)
-	if err != nil {
-		return store.InterpretError(err)
-	}
-	ok, err := secrethash.Compare(ctx, password, row.PasswordHash)
-	if err != nil {
+	if ok, err := s.passwordMatches(ctx, userID, password); err != nil || ok {
 		return err
 	}
-	if !ok {
-		errs.Add(pointer, "is not your current password")
-		return errs
+	errs.Add(pointer, "is not your current password")
+	return errs
+}
+
+// passwordMatches compares password with the user's (argon2id, constant time).
+func (s *Service) passwordMatches(ctx context.Context, userID uuid.UUID, password string) (bool, error) {
+	row, err := dbsqlc.New().UserGetByID(ctx, s.db.Conn(ctx), userID)
+	if err != nil {
+		return false, store.InterpretError(err)
 	}
-	return nil
+	return secrethash.Compare(ctx, password, row.PasswordHash)
 }
 
 // ChangePassword sets a new password for a signed-in user who proves the
@@ -50,11 +51,7 @@ func (s *Service) ChangePassword(ctx context.Context, userID uuid.UUID, current,
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	row, err := dbsqlc.New().UserGetByID(ctx, s.db.Conn(ctx), userID)
-	if err != nil {
-		return store.InterpretError(err)
-	}
-	ok, err := secrethash.Compare(ctx, current, row.PasswordHash)
+	ok, err := s.passwordMatches(ctx, userID, current)
 	if err != nil {
 		return err
 	}

@@ -14,14 +14,22 @@ DELETE FROM memberships WHERE workspace_id = $1 RETURNING user_id;
 -- name: ErasureInvitationsDelete :exec
 DELETE FROM invitations WHERE workspace_id = $1;
 
+-- name: ErasureWebhooksDisable :exec
+-- Nothing of a deleted workspace is delivered any more (queued
+-- deliveries see the subscription disabled and stop).
+UPDATE webhook_subscriptions SET status = 'disabled', disabled_reason = 'the workspace was deleted', updated_at = now()
+WHERE workspace_id = $1 AND status = 'enabled';
+
 -- name: ErasureWorkspacesPending :many
 -- Workspaces marked deleted before sqlc.arg(before) whose rows are still
 -- being removed.
 SELECT id FROM workspaces WHERE deleted_at < sqlc.arg(before) ORDER BY deleted_at, id LIMIT 100;
 
 -- name: ErasureLinkBatch :many
--- The next links to purge, deleted ones included.
-SELECT id FROM links WHERE workspace_id = $1 ORDER BY id LIMIT $2;
+-- The next links to purge, live and deleted ones (each through its index).
+(SELECT l.id FROM links l WHERE l.workspace_id = $1 AND l.deleted_at IS NULL ORDER BY l.id DESC LIMIT $2)
+UNION ALL
+(SELECT d.id FROM links d WHERE d.workspace_id = $1 AND d.deleted_at IS NOT NULL ORDER BY d.id DESC LIMIT $2);
 
 -- name: ErasureScansDelete :execrows
 DELETE FROM scans WHERE (occurred_at, id) IN (

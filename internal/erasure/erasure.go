@@ -99,7 +99,8 @@ func (s *Service) deleteWorkspace(ctx context.Context, id uuid.UUID, typed *stri
 
 // markedTx does, in tx, what makes a workspace just marked deleted
 // unusable: every credential revoked (and announced), memberships and
-// invitations gone, its codes announced gone, the purge enqueued.
+// invitations gone, webhooks disabled, its codes announced gone, the
+// purge enqueued.
 func (s *Service) markedTx(ctx context.Context, tx pgx.Tx, id uuid.UUID) (Revoked, error) {
 	q := dbsqlc.New()
 	rev := Revoked{Workspaces: []uuid.UUID{id}}
@@ -114,6 +115,9 @@ func (s *Service) markedTx(ctx context.Context, tx pgx.Tx, id uuid.UUID) (Revoke
 		return rev, store.InterpretError(err)
 	}
 	if err := q.ErasureInvitationsDelete(ctx, tx, id); err != nil {
+		return rev, store.InterpretError(err)
+	}
+	if err := q.ErasureWebhooksDisable(ctx, tx, id); err != nil {
 		return rev, store.InterpretError(err)
 	}
 	if err := store.Notify(ctx, tx, link.WorkspaceDeletedChannel, id.String()); err != nil {

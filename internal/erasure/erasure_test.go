@@ -118,6 +118,10 @@ func TestDeletedWorkspaceIsUnusableAtOnceAndPurgedInTheBackground(t *testing.T) 
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	var enabled int
+	if err := srv.Pool.QueryRow(context.Background(), `SELECT count(*) FROM webhook_subscriptions WHERE workspace_id = $1 AND status = 'enabled'`, a.WorkspaceID).Scan(&enabled); err != nil || enabled != 0 {
+		t.Errorf("webhooks of the deleted workspace still enabled: %d %v", enabled, err)
+	}
 	if _, err := srv.App.Erasure.DeleteWorkspace(context.Background(), a.WorkspaceID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("deleting twice: %v", err)
 	}

@@ -64,8 +64,8 @@ func (s *Service) delay() time.Duration {
 	return PurgeDelay
 }
 
-// Purge removes the rows of workspaces deleted more than PurgeDelay ago, batch by batch, until none
-// is left (done) or ctx ends.
+// Purge removes the rows of workspaces deleted more than PurgeDelay ago,
+// batch by batch, until none is left (done) or ctx ends.
 func (s *Service) Purge(ctx context.Context) (done bool, err error) {
 	before := time.Now().Add(-s.delay())
 	ids, err := dbsqlc.New().ErasureWorkspacesPending(ctx, s.db.Conn(ctx), &before)

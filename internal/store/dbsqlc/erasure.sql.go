@@ -41,7 +41,9 @@ func (q *Queries) ErasureInvitationsDelete(ctx context.Context, db DBTX, workspa
 }
 
 const erasureLinkBatch = `-- name: ErasureLinkBatch :many
-SELECT id FROM links WHERE workspace_id = $1 ORDER BY id LIMIT $2
+(SELECT l.id FROM links l WHERE l.workspace_id = $1 AND l.deleted_at IS NULL ORDER BY l.id DESC LIMIT $2)
+UNION ALL
+(SELECT d.id FROM links d WHERE d.workspace_id = $1 AND d.deleted_at IS NOT NULL ORDER BY d.id DESC LIMIT $2)
 `
 
 type ErasureLinkBatchParams struct {
@@ -49,7 +51,7 @@ type ErasureLinkBatchParams struct {
 	Limit       int32
 }
 
-// The next links to purge, deleted ones included.
+// The next links to purge, live and deleted ones (each through its index).
 func (q *Queries) ErasureLinkBatch(ctx context.Context, db DBTX, arg ErasureLinkBatchParams) ([]uuid.UUID, error) {
 	rows, err := db.Query(ctx, erasureLinkBatch, arg.WorkspaceID, arg.Limit)
 	if err != nil {
@@ -257,6 +259,18 @@ func (q *Queries) ErasureVisitorDaysDelete(ctx context.Context, db DBTX, arg Era
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const erasureWebhooksDisable = `-- name: ErasureWebhooksDisable :exec
+UPDATE webhook_subscriptions SET status = 'disabled', disabled_reason = 'the workspace was deleted', updated_at = now()
+WHERE workspace_id = $1 AND status = 'enabled'
+`
+
+// Nothing of a deleted workspace is delivered any more (queued
+// deliveries see the subscription disabled and stop).
+func (q *Queries) ErasureWebhooksDisable(ctx context.Context, db DBTX, workspaceID uuid.UUID) error {
+	_, err := db.Exec(ctx, erasureWebhooksDisable, workspaceID)
+	return err
 }
 
 const erasureWorkspaceDelete = `-- name: ErasureWorkspaceDelete :execrows

@@ -95,7 +95,6 @@ func values(m map[string]string) []string {
 	return out
 }
 
-
 // probe is the archive's destination: once count bytes have come out, it
 // asks PostgreSQL whether the scans query is still running.
 type probe struct {

@@ -16,15 +16,36 @@ import (
 func (u *UI) workspaceExport(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
 	name := "linkqr-" + ws.ExternalID() + "-" + time.Now().UTC().Format("20060102") + ".zip"
-	w.Header().Set("Content-Type", "application/zip")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
-	w.Header().Set("Cache-Control", "no-store")
-	sum, err := u.Export.Workspace(r.Context(), ws.ID, w)
+	out := &archiveResponse{w: w, name: name}
+	sum, err := u.Export.Workspace(r.Context(), ws.ID, out)
+	if errors.Is(err, store.ErrNotFound) && !out.started { // deleted meanwhile
+		u.notFound(w, r)
+		return
+	}
 	if err != nil {
 		u.Log.Error("workspace export failed", "workspace_id", ws.ExternalID(), "err", err)
 		return
 	}
 	u.Log.Info("workspace exported", "workspace_id", ws.ExternalID(), "files", sum.Files)
+}
+
+// archiveResponse sets the download's headers with its first byte, so
+// that an export failing before it can still answer with a page.
+type archiveResponse struct {
+	w       http.ResponseWriter
+	name    string
+	started bool
+}
+
+func (a *archiveResponse) Write(b []byte) (int, error) {
+	if !a.started {
+		a.started = true
+		h := a.w.Header()
+		h.Set("Content-Type", "application/zip")
+		h.Set("Content-Disposition", `attachment; filename="`+a.name+`"`)
+		h.Set("Cache-Control", "no-store")
+	}
+	return a.w.Write(b)
 }
 
 // workspaceDelete is POST /w/{ws}/settings/workspace/delete (admins): the

@@ -125,6 +125,10 @@ func New(db *store.DB) *Service { return &Service{db: db} }
 func (s *Service) Workspace(ctx context.Context, ws uuid.UUID, w io.Writer) (Summary, error) {
 	sum := Summary{WorkspaceID: store.FormatID(store.PrefixWorkspace, ws), Files: map[string]int64{}}
 	err := s.db.InTxIsolated(ctx, pgx.RepeatableRead, func(tx pgx.Tx) error {
+		// Timestamps in the JSON files read in UTC, whatever the server's zone.
+		if _, err := tx.Exec(ctx, `SET LOCAL TimeZone = 'UTC'`); err != nil {
+			return store.InterpretError(err)
+		}
 		err := tx.QueryRow(ctx, `SELECT name FROM workspaces WHERE id = $1 AND deleted_at IS NULL`, ws).Scan(&sum.Name)
 		if err != nil {
 			return store.InterpretError(err)

@@ -42,3 +42,9 @@ UPDATE api_keys SET rate_limit_per_minute = $3
 WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL
   AND (sqlc.narg(created_by)::uuid IS NULL OR created_by = sqlc.narg(created_by)::uuid)
 RETURNING *;
+
+-- name: APIKeyRevokeAllByWorkspace :many
+-- Deleting a workspace: every key of it stops working.
+UPDATE api_keys SET revoked_at = now()
+WHERE workspace_id = $1 AND revoked_at IS NULL
+RETURNING public_id;

@@ -36,9 +36,18 @@ WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 RETURNING *;
 
 -- name: LinkResolveCode :one
--- The redirect's cache miss: everything needed to answer GET /{code}.
-SELECT id, workspace_id, target_url, status, expires_at, deleted_at
-FROM links WHERE code = $1;
+-- The redirect's cache miss: everything needed to answer GET /{code}. A
+-- link of a deleted workspace, or a code retired when its workspace was
+-- purged, is gone (410) like a deleted link.
+SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
+       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone
+FROM links l JOIN workspaces w ON w.id = l.workspace_id
+WHERE l.code = $1
+UNION ALL
+SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
+       '', 'active', NULL::timestamptz, true
+FROM retired_codes WHERE code = $1
+LIMIT 1;
 
 -- name: LinkSearch :many
 -- The Links page: a workspace's live links, newest first, optionally only

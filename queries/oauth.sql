@@ -89,3 +89,15 @@ RETURNING id;
 UPDATE oauth_clients SET revoked_at = now()
 WHERE id = $1 AND revoked_at IS NULL
 RETURNING id;
+
+-- name: OAuthClientRevokeAllByWorkspace :many
+-- Deleting a workspace: its client-credentials clients stop working.
+UPDATE oauth_clients SET revoked_at = now()
+WHERE workspace_id = $1 AND revoked_at IS NULL
+RETURNING id;
+
+-- name: OAuthGrantRevokeAllByWorkspace :many
+-- Deleting a workspace: no partner acts for anyone in it any more.
+UPDATE oauth_grants SET revoked_at = now()
+WHERE workspace_id = $1 AND revoked_at IS NULL
+RETURNING id;

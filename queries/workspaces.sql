@@ -12,7 +12,8 @@ JOIN memberships m ON m.workspace_id = w.id
 WHERE w.id = $1 AND m.user_id = $2;
 
 -- name: WorkspaceGetByID :one
-SELECT * FROM workspaces WHERE id = $1;
+-- A deleted workspace (its rows being purged) is not found.
+SELECT * FROM workspaces WHERE id = $1 AND deleted_at IS NULL;
 
 -- name: WorkspaceListForUser :many
 SELECT w.*, m.role

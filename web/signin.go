@@ -37,6 +37,9 @@ func (u *UI) signInForm(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("signed_out") != "" {
 		v.Notice = "You have been signed out."
 	}
+	if r.URL.Query().Get("account_deleted") != "" {
+		v.Notice = "Your account was deleted."
+	}
 	if sess, err := u.Sessions.Get(r, session.CookieName); err == nil {
 		if v.Email = session.PopLoginEmail(sess); v.Email != "" {
 			_ = u.Sessions.Save(r, w, sess)

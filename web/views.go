@@ -327,6 +327,9 @@ type AccountView struct {
 	Nav      NavModel
 	Sessions []SessionRow
 	Errors   FieldErrors
+	// DeleteRefused says why the account cannot be deleted yet (the last
+	// admin of a workspace with other members).
+	DeleteRefused string
 }
 
 // SessionRow is one of the viewer's sessions.
@@ -340,5 +343,8 @@ type WorkspaceSettingsView struct {
 	Nav     NavModel
 	Name    string
 	Created string
+	// Confirm is what was typed into the deletion form (echoed when it
+	// did not match); Errors["/confirm"] says why.
+	Confirm string
 	Errors  FieldErrors
 }

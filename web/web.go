@@ -12,6 +12,8 @@ import (
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/domain"
+	"github.com/linkqr/linkqr/internal/erasure"
+	"github.com/linkqr/linkqr/internal/export"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/oauth"
@@ -27,6 +29,11 @@ type Deps struct {
 	Config   *config.Config
 	Log      *slog.Logger
 	Accounts *account.Service
+	// Erasure deletes the workspace (Settings → Workspace) and the
+	// viewer's account (Account).
+	Erasure *erasure.Service
+	// Export streams a workspace's archive (Settings → Workspace, admins).
+	Export   *export.Service
 	Keys     *apikey.Service
 	ClientIP clientip.Resolver
 	// Sessions keeps browser sessions (server-side, in PostgreSQL).
@@ -115,6 +122,7 @@ func (u *UI) Mount(r chi.Router) {
 			r.Post(accountPath+"/password", u.accountPassword)
 			r.Post(accountPath+"/sessions/revoke-others", u.accountRevokeOthers)
 			r.Post(accountPath+"/sessions/{ref}/revoke", u.accountRevokeSession)
+			r.Post(accountPath+"/delete", u.accountDelete)
 			r.Get("/w/new", u.workspaceNewForm)
 			r.Post("/w", u.workspaceCreate)
 			r.Post("/w/switch", u.workspaceSwitch)
@@ -141,6 +149,8 @@ func (u *UI) Mount(r chi.Router) {
 				// Every member reads the members page; admins act on it.
 				r.Get("/settings/members", u.membersList)
 				r.With(u.requireRole(account.RoleAdmin)).Post("/settings/workspace", u.workspaceRename)
+				r.With(u.requireRole(account.RoleAdmin)).Get("/settings/workspace/export", u.workspaceExport)
+				r.With(u.requireRole(account.RoleAdmin)).Post("/settings/workspace/delete", u.workspaceDelete)
 
 				r.Get("/settings/api-keys", u.apiKeysList)
 				r.Get("/settings/api-keys/new", u.apiKeysNew)

@@ -50,6 +50,8 @@ func admin(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 			return 2
 		}
 		return exitCode(stderr, "admin user reset-link", adminUserResetLink(ctx, cfg, log, args[2:], stdout, stderr))
+	case "workspace":
+		return adminWorkspace(ctx, cfg, log, args[1:], stdout, stderr)
 	case "analytics":
 		if len(args) < 2 || args[1] != "rebuild" {
 			fmt.Fprintf(stderr, "linkqr admin analytics: expected \"rebuild\"\n\n%s", usage)
@@ -118,9 +120,9 @@ func adminAPIKeyCreate(ctx context.Context, cfg *config.Config, log *slog.Logger
 	if err := parseFlags(fs, args, "workspace", "name", "scopes"); err != nil {
 		return err
 	}
-	wsID, ok := store.ParseID(store.PrefixWorkspace, *workspace)
-	if !ok {
-		return fmt.Errorf("--workspace %q is not a workspace id (ws_…)", *workspace)
+	wsID, err := workspaceFlag(*workspace)
+	if err != nil {
+		return err
 	}
 	in := apikey.CreateInput{Name: *name, Scopes: splitList(*scopes), RateLimitPerMinute: rateLimit, IPAllowlist: splitList(*ipAllow)}
 	if err := in.Validate(); err != nil {
@@ -140,6 +142,15 @@ func adminAPIKeyCreate(ctx context.Context, cfg *config.Config, log *slog.Logger
 		}
 		return json.NewEncoder(stdout).Encode(map[string]string{"id": key.ExternalID(), "secret": secret})
 	})
+}
+
+// workspaceFlag parses --workspace.
+func workspaceFlag(v string) (uuid.UUID, error) {
+	id, ok := store.ParseID(store.PrefixWorkspace, v)
+	if !ok {
+		return uuid.Nil, fmt.Errorf("--workspace %q is not a workspace id (ws_…)", v)
+	}
+	return id, nil
 }
 
 func adminAnalyticsRebuild(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {

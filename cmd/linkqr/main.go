@@ -49,6 +49,12 @@ commands:
       revoke any OAuth client (a partner, say): its secret and tokens stop working on every instance; prints {"client_id","status"}
   admin user reset-link --email E [--init]
       make a password reset link for an account (for installations without e-mail); prints {"reset_url"}, valid once, for 60 minutes
+  admin workspace export --workspace ws_… --output FILE|- [--init]
+      write everything of a workspace (links, members, webhooks and keys without secrets, events, scans) as a zip of
+      JSON lines and CSV to FILE (- for stdout); prints the rows per file as JSON (on stderr with -)
+  admin workspace delete --workspace ws_… [--init]
+      delete a workspace: its keys and tokens stop working and its codes answer 410 at once, on every instance;
+      a worker removes its rows in the background; prints {"workspace_id","name","status"}
   admin analytics rebuild [--link lnk_…] [--init]
       recompute the analytics rollups of a link (default: every link) from its raw scans; rollups older than the
       workspace's purged raw scans are kept (docs/operations.md "Retention"); prints {"status","links","seconds"}

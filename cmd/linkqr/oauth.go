@@ -48,9 +48,9 @@ func adminOAuthClientCreate(ctx context.Context, cfg *config.Config, log *slog.L
 	}
 	var wsID uuid.UUID
 	if *grant == oauth.GrantClientCredentials || *workspace != "" {
-		id, ok := store.ParseID(store.PrefixWorkspace, *workspace)
-		if !ok {
-			return fmt.Errorf("--workspace %q is not a workspace id (ws_…)", *workspace)
+		id, err := workspaceFlag(*workspace)
+		if err != nil {
+			return err
 		}
 		wsID, in.WorkspaceID = id, &id
 	}

@@ -12,6 +12,31 @@ import (
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
+// ConfirmPassword checks a signed-in user's password before something
+// irreversible (deleting the account): a wrong or missing one is a
+// validate.Errors on pointer; secrethash.ErrBusy when argon2id is saturated.
+func (s *Service) ConfirmPassword(ctx context.Context, userID uuid.UUID, pointer, password string) error {
+	var errs validate.Errors
+	if password == "" {
+		errs.Add(pointer, "is required")
+		return errs
+	}
+	if ok, err := s.passwordMatches(ctx, userID, password); err != nil || ok {
+		return err
+	}
+	errs.Add(pointer, "is not your current password")
+	return errs
+}
+
+// passwordMatches compares password with the user's (argon2id, constant time).
+func (s *Service) passwordMatches(ctx context.Context, userID uuid.UUID, password string) (bool, error) {
+	row, err := dbsqlc.New().UserGetByID(ctx, s.db.Conn(ctx), userID)
+	if err != nil {
+		return false, store.InterpretError(err)
+	}
+	return secrethash.Compare(ctx, password, row.PasswordHash)
+}
+
 // ChangePassword sets a new password for a signed-in user who proves the
 // current one. A wrong current password is a validate.Errors on /current
 // (the person is signed in: there is no account to hide), a bad new one on
@@ -26,11 +51,7 @@ func (s *Service) ChangePassword(ctx context.Context, userID uuid.UUID, current,
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	row, err := dbsqlc.New().UserGetByID(ctx, s.db.Conn(ctx), userID)
-	if err != nil {
-		return store.InterpretError(err)
-	}
-	ok, err := secrethash.Compare(ctx, current, row.PasswordHash)
+	ok, err := s.passwordMatches(ctx, userID, current)
 	if err != nil {
 		return err
 	}

@@ -158,6 +158,20 @@ func (s *Service) Revoke(ctx context.Context, workspaceID, keyID uuid.UUID, only
 // change.
 func RevokeAllByCreator(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid.UUID) ([]string, error) {
 	ids, err := dbsqlc.New().APIKeyRevokeAllByCreator(ctx, tx, dbsqlc.APIKeyRevokeAllByCreatorParams{WorkspaceID: workspaceID, CreatedBy: &userID})
+	return notifyRevoked(ctx, tx, ids, err)
+}
+
+// RevokeAllOfWorkspace revokes, in the caller's transaction tx, every
+// active key of the workspace, like RevokeAllByCreator (deleting a
+// workspace).
+func RevokeAllOfWorkspace(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID) ([]string, error) {
+	ids, err := dbsqlc.New().APIKeyRevokeAllByWorkspace(ctx, tx, workspaceID)
+	return notifyRevoked(ctx, tx, ids, err)
+}
+
+// notifyRevoked queues a NOTIFY for each key a revocation query (which
+// failed with err, or not) revoked in tx, and returns their public ids.
+func notifyRevoked(ctx context.Context, tx pgx.Tx, ids []string, err error) ([]string, error) {
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/domain"
+	"github.com/linkqr/linkqr/internal/erasure"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/mail"
@@ -87,6 +88,8 @@ type App struct {
 	Webhooks *webhook.Service
 	Domains  *domain.Service
 	OAuth    *oauth.Service
+	// Erasure deletes workspaces and accounts (and purges them in the background).
+	Erasure *erasure.Service
 	// Mail queues e-mail (disabled without LINKQR_SMTP_URL).
 	Mail *mail.Outbox
 	// Retention deletes what is past its age (periodic jobs, worker role).
@@ -368,6 +371,14 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		ctx, cancel := context.WithTimeout(context.Background(), changeEchoWait)
 		defer cancel()
 		a.listener.Heard(ctx, link.ChangedChannel, code, time.Now().Add(-time.Second))
+	}
+	a.Erasure = erasure.NewService(a.DB)
+	a.Erasure.Revoked = func(r erasure.Revoked) {
+		a.Keys.Invalidate(r.KeyIDs...)
+		a.OAuth.Invalidate(r.OAuth...)
+		for _, ws := range r.Workspaces {
+			a.Redirects.WorkspaceDeleted(ws)
+		}
 	}
 	if err := a.openRateLimiter(); err != nil {
 		return nil, err

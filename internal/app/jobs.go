@@ -11,6 +11,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/domain"
+	"github.com/linkqr/linkqr/internal/erasure"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/mail"
 	"github.com/linkqr/linkqr/internal/oauth"
@@ -42,6 +43,7 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &oauth.RotateWorker{Service: a.OAuth})
 	river.AddWorker(workers, &retention.Worker{Purger: a.Retention})
 	river.AddWorker(workers, &domain.RecheckWorker{Service: a.Domains})
+	river.AddWorker(workers, &erasure.PurgeWorker{Service: a.Erasure})
 	queues := map[string]river.QueueConfig{
 		river.QueueDefault: {MaxWorkers: 10},
 		// River fetches a queue at most once per FetchCooldown, taking at
@@ -72,6 +74,7 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 		return nil, fmt.Errorf("configure background jobs: %w", err)
 	}
 	a.Webhooks.UseJobs(client)
+	a.Erasure.UseJobs(client)
 	if a.Mail.Enabled() {
 		a.Mail.UseJobs(client)
 		a.Accounts.UseMail(func(ctx context.Context, tx pgx.Tx, n account.Notice) error {
@@ -99,6 +102,11 @@ func periodicJobs() []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(domain.RecheckEvery),
 			func() (river.JobArgs, *river.InsertOpts) { return domain.RecheckArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "domain_recheck"}),
+		// Removes deleted workspaces' rows (also queued by each deletion;
+		// this catches deletions made by the operator command).
+		river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
+			func() (river.JobArgs, *river.InsertOpts) { return erasure.PurgeArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "workspace_purge", RunOnStart: true}),
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/export"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/requestid"
@@ -182,6 +183,8 @@ func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 		Config:      a.Config,
 		Log:         a.Log,
 		Accounts:    a.Accounts,
+		Erasure:     a.Erasure,
+		Export:      export.New(a.DB),
 		Keys:        a.Keys,
 		ClientIP:    clientip.Resolver{Trusted: a.Config.TrustedProxies},
 		Sessions:    sessions,

@@ -27,6 +27,10 @@ type Browser struct {
 	Known Known
 	// MaxPages bounds the pages rendered (0: 200).
 	MaxPages int
+	// Require are form actions (IDs written {id}) the walk must find, so
+	// that a form moved out of reach fails the suite instead of silently
+	// going untested.
+	Require []string
 }
 
 // WalkForms renders the pages reachable from Start, and posts hostile
@@ -44,6 +48,11 @@ func WalkForms(ctx context.Context, t testing.TB, b Browser, rep *Report) error 
 	}
 	if len(forms) == 0 {
 		return fmt.Errorf("hostile: no forms found on %d pages from %v", len(pages), b.Start)
+	}
+	for _, action := range b.Require {
+		if !slices.ContainsFunc(sortedKeys(forms), func(k string) bool { return strings.Contains(k, " "+action+" ") }) {
+			return fmt.Errorf("hostile: no form posts to %s on %d pages from %v", action, len(pages), b.Start)
+		}
 	}
 	for _, path := range pages {
 		w.pathIDs(ctx, http.MethodGet, path, nil)

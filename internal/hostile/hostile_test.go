@@ -44,6 +44,10 @@ func TestHostile(t *testing.T) {
 		err := hostile.WalkForms(ctx, t, hostile.Browser{
 			BaseURL: env.srv.URL, Client: env.browser, Known: env.known,
 			Start: []string{"/w/" + env.tenant.WorkspaceExternalID() + "/links"},
+			// The irreversible forms: the walk must reach them (a wrong
+			// name or password is all it can send; the account is the
+			// last admin of a workspace with a member, so it stays).
+			Require: []string{"/w/{id}/settings/workspace/delete", "/account/delete"},
 		}, rep)
 		if err != nil {
 			t.Fatal(err)

@@ -30,6 +30,11 @@ const (
 // instance drops it from its redirect cache.
 const ChangedChannel = "linkqr_link_changed"
 
+// WorkspaceDeletedChannel carries the id (a UUID) of each deleted
+// workspace: every instance's redirect answers 410 for all of its codes,
+// however many it has cached.
+const WorkspaceDeletedChannel = "linkqr_workspace_deleted"
+
 // Link is a live (or, in a link.deleted event, just deleted) link.
 type Link struct {
 	ID            uuid.UUID

@@ -81,7 +81,8 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in Create
 }
 
 // Resolve returns what code redirects to, or store.ErrNotFound. Deleted
-// links resolve too (they answer 410, not 404).
+// links resolve too (they answer 410, not 404), and so do the links of a
+// deleted workspace and the codes retired when it was purged.
 func (s *Service) Resolve(ctx context.Context, code Code) (Target, error) {
 	row, err := dbsqlc.New().LinkResolveCode(ctx, s.db.Conn(ctx), code.String())
 	if err != nil {
@@ -89,7 +90,7 @@ func (s *Service) Resolve(ctx context.Context, code Code) (Target, error) {
 	}
 	return Target{
 		LinkID: row.ID, WorkspaceID: row.WorkspaceID, URL: row.TargetURL,
-		Status: Status(row.Status), ExpiresAt: row.ExpiresAt, Deleted: row.DeletedAt != nil,
+		Status: Status(row.Status), ExpiresAt: row.ExpiresAt, Deleted: row.Gone,
 	}, nil
 }
 

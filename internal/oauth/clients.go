@@ -282,6 +282,28 @@ func RevokeAllOfMember(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid.
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
+	return notifyRevoked(ctx, tx, clients, grants)
+}
+
+// RevokeAllOfWorkspace revokes, in the caller's transaction tx, every
+// client bound to the workspace and every grant partners hold for it, like
+// RevokeAllOfMember (deleting a workspace).
+func RevokeAllOfWorkspace(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID) ([]string, error) {
+	q := dbsqlc.New()
+	clients, err := q.OAuthClientRevokeAllByWorkspace(ctx, tx, &workspaceID)
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	grants, err := q.OAuthGrantRevokeAllByWorkspace(ctx, tx, workspaceID)
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	return notifyRevoked(ctx, tx, clients, grants)
+}
+
+// notifyRevoked queues the NOTIFY of each revoked client and grant and
+// returns their payloads.
+func notifyRevoked(ctx context.Context, tx pgx.Tx, clients, grants []uuid.UUID) ([]string, error) {
 	var payloads []string
 	for _, id := range clients {
 		payloads = append(payloads, "c:"+id.String())

@@ -222,6 +222,33 @@ func (q *Queries) APIKeyRevokeAllByCreator(ctx context.Context, db DBTX, arg API
 	return items, nil
 }
 
+const aPIKeyRevokeAllByWorkspace = `-- name: APIKeyRevokeAllByWorkspace :many
+UPDATE api_keys SET revoked_at = now()
+WHERE workspace_id = $1 AND revoked_at IS NULL
+RETURNING public_id
+`
+
+// Deleting a workspace: every key of it stops working.
+func (q *Queries) APIKeyRevokeAllByWorkspace(ctx context.Context, db DBTX, workspaceID uuid.UUID) ([]string, error) {
+	rows, err := db.Query(ctx, aPIKeyRevokeAllByWorkspace, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var public_id string
+		if err := rows.Scan(&public_id); err != nil {
+			return nil, err
+		}
+		items = append(items, public_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const aPIKeySetRateLimit = `-- name: APIKeySetRateLimit :one
 UPDATE api_keys SET rate_limit_per_minute = $3
 WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL

@@ -252,8 +252,15 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 }
 
 const linkResolveCode = `-- name: LinkResolveCode :one
-SELECT id, workspace_id, target_url, status, expires_at, deleted_at
-FROM links WHERE code = $1
+SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
+       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone
+FROM links l JOIN workspaces w ON w.id = l.workspace_id
+WHERE l.code = $1
+UNION ALL
+SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
+       '', 'active', NULL::timestamptz, true
+FROM retired_codes WHERE code = $1
+LIMIT 1
 `
 
 type LinkResolveCodeRow struct {
@@ -262,10 +269,12 @@ type LinkResolveCodeRow struct {
 	TargetURL   string
 	Status      string
 	ExpiresAt   *time.Time
-	DeletedAt   *time.Time
+	Gone        bool
 }
 
-// The redirect's cache miss: everything needed to answer GET /{code}.
+// The redirect's cache miss: everything needed to answer GET /{code}. A
+// link of a deleted workspace, or a code retired when its workspace was
+// purged, is gone (410) like a deleted link.
 func (q *Queries) LinkResolveCode(ctx context.Context, db DBTX, code string) (LinkResolveCodeRow, error) {
 	row := db.QueryRow(ctx, linkResolveCode, code)
 	var i LinkResolveCodeRow
@@ -275,7 +284,7 @@ func (q *Queries) LinkResolveCode(ctx context.Context, db DBTX, code string) (Li
 		&i.TargetURL,
 		&i.Status,
 		&i.ExpiresAt,
-		&i.DeletedAt,
+		&i.Gone,
 	)
 	return i, err
 }

@@ -171,6 +171,11 @@ type PasswordResetRequest struct {
 	RequestedAt time.Time
 }
 
+type RetiredCode struct {
+	Code      string
+	RetiredAt time.Time
+}
+
 type Scan struct {
 	ID           uuid.UUID
 	WorkspaceID  uuid.UUID
@@ -315,4 +320,5 @@ type Workspace struct {
 	CreatedAt           time.Time
 	ScanRetentionMonths *int32
 	ScansPurgedBefore   *time.Time
+	DeletedAt           *time.Time
 }

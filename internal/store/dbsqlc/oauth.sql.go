@@ -178,6 +178,33 @@ func (q *Queries) OAuthClientRevokeAllByCreator(ctx context.Context, db DBTX, ar
 	return items, nil
 }
 
+const oAuthClientRevokeAllByWorkspace = `-- name: OAuthClientRevokeAllByWorkspace :many
+UPDATE oauth_clients SET revoked_at = now()
+WHERE workspace_id = $1 AND revoked_at IS NULL
+RETURNING id
+`
+
+// Deleting a workspace: its client-credentials clients stop working.
+func (q *Queries) OAuthClientRevokeAllByWorkspace(ctx context.Context, db DBTX, workspaceID *uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, oAuthClientRevokeAllByWorkspace, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const oAuthClientRevokeAny = `-- name: OAuthClientRevokeAny :one
 UPDATE oauth_clients SET revoked_at = now()
 WHERE id = $1 AND revoked_at IS NULL
@@ -318,6 +345,33 @@ UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL
 func (q *Queries) OAuthGrantRevoke(ctx context.Context, db DBTX, id uuid.UUID) error {
 	_, err := db.Exec(ctx, oAuthGrantRevoke, id)
 	return err
+}
+
+const oAuthGrantRevokeAllByWorkspace = `-- name: OAuthGrantRevokeAllByWorkspace :many
+UPDATE oauth_grants SET revoked_at = now()
+WHERE workspace_id = $1 AND revoked_at IS NULL
+RETURNING id
+`
+
+// Deleting a workspace: no partner acts for anyone in it any more.
+func (q *Queries) OAuthGrantRevokeAllByWorkspace(ctx context.Context, db DBTX, workspaceID uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, oAuthGrantRevokeAllByWorkspace, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const oAuthGrantRevokeAllOfMember = `-- name: OAuthGrantRevokeAllOfMember :many

@@ -15,7 +15,7 @@ import (
 const workspaceCreate = `-- name: WorkspaceCreate :one
 INSERT INTO workspaces (id, name)
 VALUES ($1, $2)
-RETURNING id, name, created_at, scan_retention_months, scans_purged_before
+RETURNING id, name, created_at, scan_retention_months, scans_purged_before, deleted_at
 `
 
 type WorkspaceCreateParams struct {
@@ -32,12 +32,13 @@ func (q *Queries) WorkspaceCreate(ctx context.Context, db DBTX, arg WorkspaceCre
 		&i.CreatedAt,
 		&i.ScanRetentionMonths,
 		&i.ScansPurgedBefore,
+		&i.DeletedAt,
 	)
 	return i, err
 }
 
 const workspaceFindAdminByName = `-- name: WorkspaceFindAdminByName :one
-SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before
+SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before, w.deleted_at
 FROM workspaces w
 JOIN memberships m ON m.workspace_id = w.id
 WHERE m.user_id = $1 AND m.role = 'admin' AND w.name = $2
@@ -61,14 +62,16 @@ func (q *Queries) WorkspaceFindAdminByName(ctx context.Context, db DBTX, arg Wor
 		&i.CreatedAt,
 		&i.ScanRetentionMonths,
 		&i.ScansPurgedBefore,
+		&i.DeletedAt,
 	)
 	return i, err
 }
 
 const workspaceGetByID = `-- name: WorkspaceGetByID :one
-SELECT id, name, created_at, scan_retention_months, scans_purged_before FROM workspaces WHERE id = $1
+SELECT id, name, created_at, scan_retention_months, scans_purged_before, deleted_at FROM workspaces WHERE id = $1 AND deleted_at IS NULL
 `
 
+// A deleted workspace (its rows being purged) is not found.
 func (q *Queries) WorkspaceGetByID(ctx context.Context, db DBTX, id uuid.UUID) (Workspace, error) {
 	row := db.QueryRow(ctx, workspaceGetByID, id)
 	var i Workspace
@@ -78,12 +81,13 @@ func (q *Queries) WorkspaceGetByID(ctx context.Context, db DBTX, id uuid.UUID) (
 		&i.CreatedAt,
 		&i.ScanRetentionMonths,
 		&i.ScansPurgedBefore,
+		&i.DeletedAt,
 	)
 	return i, err
 }
 
 const workspaceGetForUser = `-- name: WorkspaceGetForUser :one
-SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before, m.role
+SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before, w.deleted_at, m.role
 FROM workspaces w
 JOIN memberships m ON m.workspace_id = w.id
 WHERE w.id = $1 AND m.user_id = $2
@@ -100,6 +104,7 @@ type WorkspaceGetForUserRow struct {
 	CreatedAt           time.Time
 	ScanRetentionMonths *int32
 	ScansPurgedBefore   *time.Time
+	DeletedAt           *time.Time
 	Role                string
 }
 
@@ -114,13 +119,14 @@ func (q *Queries) WorkspaceGetForUser(ctx context.Context, db DBTX, arg Workspac
 		&i.CreatedAt,
 		&i.ScanRetentionMonths,
 		&i.ScansPurgedBefore,
+		&i.DeletedAt,
 		&i.Role,
 	)
 	return i, err
 }
 
 const workspaceListForUser = `-- name: WorkspaceListForUser :many
-SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before, m.role
+SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before, w.deleted_at, m.role
 FROM workspaces w
 JOIN memberships m ON m.workspace_id = w.id
 WHERE m.user_id = $1
@@ -133,6 +139,7 @@ type WorkspaceListForUserRow struct {
 	CreatedAt           time.Time
 	ScanRetentionMonths *int32
 	ScansPurgedBefore   *time.Time
+	DeletedAt           *time.Time
 	Role                string
 }
 
@@ -151,6 +158,7 @@ func (q *Queries) WorkspaceListForUser(ctx context.Context, db DBTX, userID uuid
 			&i.CreatedAt,
 			&i.ScanRetentionMonths,
 			&i.ScansPurgedBefore,
+			&i.DeletedAt,
 			&i.Role,
 		); err != nil {
 			return nil, err
@@ -177,7 +185,7 @@ func (q *Queries) WorkspaceLock(ctx context.Context, db DBTX, id uuid.UUID) (uui
 
 const workspaceRename = `-- name: WorkspaceRename :one
 UPDATE workspaces SET name = $2 WHERE id = $1
-RETURNING id, name, created_at, scan_retention_months, scans_purged_before
+RETURNING id, name, created_at, scan_retention_months, scans_purged_before, deleted_at
 `
 
 type WorkspaceRenameParams struct {
@@ -194,6 +202,7 @@ func (q *Queries) WorkspaceRename(ctx context.Context, db DBTX, arg WorkspaceRen
 		&i.CreatedAt,
 		&i.ScanRetentionMonths,
 		&i.ScansPurgedBefore,
+		&i.DeletedAt,
 	)
 	return i, err
 }

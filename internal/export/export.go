@@ -64,6 +64,9 @@ var jsonFiles = []jsonFile{
 		`SELECT id, code, target_url, title, status, expires_at, scan_count, last_scanned_at,
 		          created_at, updated_at, deleted_at
 		   FROM links WHERE workspace_id = $1 ORDER BY id`},
+	{"domains.jsonl", []idCol{{"id", store.PrefixDomain}},
+		`SELECT id, hostname, status, root_url, not_found_url, verified_at, record_missing_since, created_at, updated_at
+		   FROM domains WHERE workspace_id = $1 ORDER BY id`},
 	{"webhooks.jsonl", []idCol{{"id", store.PrefixWebhook}},
 		`SELECT id, url, events, description, status, disabled_reason, created_at, updated_at
 		   FROM webhook_subscriptions WHERE workspace_id = $1 ORDER BY id`},

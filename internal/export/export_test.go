@@ -26,7 +26,7 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := unzip(t, buf.Bytes())
-	want := map[string]int64{"workspace.jsonl": 1, "members.jsonl": 1, "links.jsonl": 4, "links.csv": 4,
+	want := map[string]int64{"workspace.jsonl": 1, "members.jsonl": 1, "links.jsonl": 4, "links.csv": 4, "domains.jsonl": 1,
 		"webhooks.jsonl": 1, "api_keys.jsonl": 1, "oauth_clients.jsonl": 1, "events.jsonl": 1, "scans.jsonl": 6, "scans.csv": 6}
 	for name, n := range want {
 		lines := strings.Count(files[name], "\n")

@@ -24,8 +24,8 @@ type Seeded struct {
 // SeedWorkspace fills a new workspace on s (started with
 // LINKQR_WEBHOOK_ALLOW_PRIVATE=true): a webhook, one link through the API
 // (so an event and a delivery exist), three more links with two scans each
-// (rollups included; one link deleted), an API key, an OAuth client and
-// its access token.
+// (rollups included; one link deleted), a custom domain (pending), an API
+// key, an OAuth client and its access token.
 func SeedWorkspace(t testing.TB, s *Server) Seeded {
 	t.Helper()
 	ctx := context.Background()
@@ -43,6 +43,10 @@ func SeedWorkspace(t testing.TB, s *Server) Seeded {
 		for v := range 2 {
 			Scan(t, s.Pool, &ScanOpts{WorkspaceID: sd.WorkspaceID, LinkID: id, Visitor: byte(v)})
 		}
+	}
+	if _, err := s.Pool.Exec(ctx, `INSERT INTO domains (id, workspace_id, hostname, verification_token)
+		VALUES (gen_random_uuid(), $1, $2, 'seed')`, sd.WorkspaceID, "go-"+randomHex(6)+".example.com"); err != nil {
+		t.Fatal(err)
 	}
 	c, secret, err := s.App.OAuth.CreateClient(ctx, oauth.CreateInput{
 		GrantType: oauth.GrantClientCredentials, WorkspaceID: &sd.WorkspaceID, Name: "backend", Scopes: []string{"links:read"},

@@ -63,6 +63,20 @@ func (c *Cache[K, V]) Invalidate(k K) {
 	delete(c.entries, k)
 }
 
+// InvalidateWhere drops every entry that drop selects and, like
+// Invalidate, makes every load in flight unstorable. It walks the whole
+// cache: for rare changes that touch many keys at once.
+func (c *Cache[K, V]) InvalidateWhere(drop func(K, V) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.epoch++
+	for k, v := range c.entries {
+		if drop(k, v) {
+			delete(c.entries, k)
+		}
+	}
+}
+
 // Reset drops everything (used when notifications may have been missed).
 func (c *Cache[K, V]) Reset() {
 	c.mu.Lock()

@@ -42,3 +42,21 @@ func TestBounded(t *testing.T) {
 		t.Fatalf("len %d after replace", c.Len())
 	}
 }
+
+func TestInvalidateWhereDropsTheSelectedAndStalesLoads(t *testing.T) {
+	c := New[string, int](10)
+	for i, k := range []string{"a", "b", "c"} {
+		c.Put(k, i, c.Epoch())
+	}
+	epoch := c.Epoch() // a load that began before the invalidation
+	c.InvalidateWhere(func(_ string, v int) bool { return v != 1 })
+	if _, ok := c.Get("a"); ok || c.Len() != 1 {
+		t.Fatalf("after dropping the values other than 1: %d entries, a kept %v", c.Len(), ok)
+	}
+	if v, ok := c.Get("b"); !ok || v != 1 {
+		t.Fatalf("b = %d, %v; want kept", v, ok)
+	}
+	if c.Put("a", 0, epoch) {
+		t.Fatal("a load from before InvalidateWhere was stored")
+	}
+}

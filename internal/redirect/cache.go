@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/linkqr/linkqr/internal/dbhealth"
@@ -113,6 +114,12 @@ func (c *cache) invalidate(code string) {
 	if k, ok := link.ParseCodeShape(code); ok {
 		c.entries.Invalidate(k)
 	}
+}
+
+// invalidateWorkspace drops every cached code of the workspace; their next
+// lookup reads what the database says now.
+func (c *cache) invalidateWorkspace(id uuid.UUID) {
+	c.entries.InvalidateWhere(func(_ link.Code, t *link.Target) bool { return t != nil && t.WorkspaceID == id })
 }
 
 // suspend: notifications may be missed from now on (see cache).

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -51,11 +50,6 @@ type Handler struct {
 	clientIP func(*http.Request) netip.Addr
 	log      *slog.Logger
 	now      func() time.Time
-	// goneWorkspaces holds the workspaces deleted since start (a few): a
-	// cached code of theirs answers 410 at once, without a database read
-	// and without dropping codes one by one. A cache miss learns the same
-	// from the database, so nothing is lost when a reset empties the cache.
-	goneWorkspaces sync.Map // uuid.UUID → struct{}
 	// Load, when set, is told of every request, so work that yields to
 	// the redirect knows when it is busy (internal/priority).
 	Load interface{ Hit() }
@@ -80,10 +74,11 @@ func (h *Handler) Subscribe(l *notify.Listener) {
 	}})
 }
 
-// WorkspaceDeleted makes every code of the workspace answer 410 on this
-// instance (called after the deletion commits; other instances learn it
-// from the notification).
-func (h *Handler) WorkspaceDeleted(id uuid.UUID) { h.goneWorkspaces.Store(id, struct{}{}) }
+// WorkspaceDeleted drops the workspace's codes from this instance's cache
+// (called after the deletion commits; other instances learn it from the
+// notification): their next lookup reads the deletion, and they answer
+// 410 from then on, from the cache again.
+func (h *Handler) WorkspaceDeleted(id uuid.UUID) { h.cache.invalidateWorkspace(id) }
 
 // Invalidate drops a code from this instance's cache (called after commit).
 func (h *Handler) Invalidate(code string) { h.cache.invalidate(code) }
@@ -126,9 +121,6 @@ func (h *Handler) ServeCode(w http.ResponseWriter, r *http.Request, raw string) 
 	case t == nil:
 		h.pages.NotFound(w, r)
 		return
-	case h.workspaceGone(t.WorkspaceID):
-		h.pages.Gone(w, r)
-		return
 	case gone(t, now):
 		if t.Status == link.StatusPaused && !t.Deleted && h.pages.Paused != nil {
 			h.pages.Paused(w, r)
@@ -154,11 +146,6 @@ func (h *Handler) ServeCode(w http.ResponseWriter, r *http.Request, raw string) 
 	hd["Location"] = []string{t.URL}
 	hd["Cache-Control"] = []string{"private, max-age=0"}
 	w.WriteHeader(http.StatusFound)
-}
-
-func (h *Handler) workspaceGone(id uuid.UUID) bool {
-	_, ok := h.goneWorkspaces.Load(id)
-	return ok
 }
 
 // unavailable answers 503 with Retry-After: the visitor (or the scanner

@@ -237,3 +237,15 @@ func newToken() string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// Servable reports whether host (any case, no port) is a verified domain
+// of a live workspace: the names linkqr answers for and obtains TLS
+// certificates for.
+func (s *Service) Servable(ctx context.Context, host string) (bool, error) {
+	h, err := ParseHostname(host)
+	if err != nil {
+		return false, nil
+	}
+	ok, err := dbsqlc.New().DomainServable(ctx, s.db.Conn(ctx), h.s)
+	return ok, store.InterpretError(err)
+}

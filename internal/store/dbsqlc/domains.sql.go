@@ -323,6 +323,22 @@ func (q *Queries) DomainRecordCheck(ctx context.Context, db DBTX, arg DomainReco
 	return i, err
 }
 
+const domainServable = `-- name: DomainServable :one
+SELECT EXISTS (
+    SELECT 1 FROM domains d JOIN workspaces w ON w.id = d.workspace_id
+    WHERE d.hostname = $1 AND d.status = 'verified' AND w.deleted_at IS NULL
+)
+`
+
+// Whether hostname is a verified domain of a live workspace: the only
+// names linkqr serves (and obtains certificates for).
+func (q *Queries) DomainServable(ctx context.Context, db DBTX, hostname string) (bool, error) {
+	row := db.QueryRow(ctx, domainServable, hostname)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const domainUpdateURLs = `-- name: DomainUpdateURLs :one
 UPDATE domains
 SET root_url = $3, not_found_url = $4, updated_at = now()

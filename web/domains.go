@@ -206,7 +206,7 @@ type DomainRow struct {
 func domainRow(d domain.Domain) DomainRow {
 	row := DomainRow{
 		ID: wire.DomainID(d.ID), Hostname: d.Hostname.String(), Verified: d.Verified(),
-		RecordName: d.Hostname.RecordName(), RecordValue: d.RecordValue(), CreatedAt: formatDate(d.CreatedAt),
+		RecordName: domain.RecordName(d.Hostname), RecordValue: d.RecordValue(), CreatedAt: formatDate(d.CreatedAt),
 		LastError: deref(d.LastCheckError),
 	}
 	if d.VerifiedAt != nil {

@@ -101,7 +101,7 @@ const (
 func check(ctx context.Context, r Resolver, d Domain) outcome {
 	ctx, cancel := context.WithTimeout(ctx, LookupTimeout)
 	defer cancel()
-	name, want := d.Hostname.RecordName(), d.RecordValue()
+	name, want := RecordName(d.Hostname), d.RecordValue()
 	values, err := r.LookupTXT(ctx, name)
 	if err != nil {
 		return outcome{Detail: fmt.Sprintf("the DNS lookup of TXT %s failed: %s", name, err)}

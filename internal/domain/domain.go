@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/wire"
 )
@@ -61,7 +62,7 @@ func (e *NotVerifiedError) Error() string { return e.Found }
 type Domain struct {
 	ID          uuid.UUID
 	WorkspaceID uuid.UUID
-	Hostname    Hostname
+	Hostname    hostname.Name
 	Status      string
 	Token       string
 	RootURL     *string
@@ -77,6 +78,9 @@ type Domain struct {
 	UpdatedAt          time.Time
 }
 
+// RecordName is where h's verification TXT record lives.
+func RecordName(h hostname.Name) string { return RecordPrefix + h.String() }
+
 // RecordValue is the TXT value that proves control of the domain.
 func (d Domain) RecordValue() string { return ValuePrefix + d.Token }
 
@@ -88,7 +92,7 @@ func (d Domain) Wire() wire.Domain {
 	return wire.Domain{
 		Object: "domain", ID: wire.DomainID(d.ID), WorkspaceID: wire.WorkspaceID(d.WorkspaceID),
 		Hostname: d.Hostname.String(), Status: d.Status,
-		Verification: wire.DomainVerification{Type: "TXT", Name: d.Hostname.RecordName(), Value: d.RecordValue()},
+		Verification: wire.DomainVerification{Type: "TXT", Name: RecordName(d.Hostname), Value: d.RecordValue()},
 		RootURL:      d.RootURL, NotFoundURL: d.NotFoundURL, VerifiedAt: wire.TimePtr(d.VerifiedAt),
 		CreatedAt: wire.Time(d.CreatedAt), UpdatedAt: wire.Time(d.UpdatedAt),
 	}
@@ -96,7 +100,7 @@ func (d Domain) Wire() wire.Domain {
 
 func fromRow(r dbsqlc.Domain) Domain {
 	return Domain{
-		ID: r.ID, WorkspaceID: r.WorkspaceID, Hostname: Hostname{r.Hostname}, Status: r.Status,
+		ID: r.ID, WorkspaceID: r.WorkspaceID, Hostname: hostname.Stored(r.Hostname), Status: r.Status,
 		Token: r.VerificationToken, RootURL: r.RootURL, NotFoundURL: r.NotFoundURL, VerifiedAt: r.VerifiedAt,
 		LastCheckedAt: r.LastCheckedAt, LastCheckError: r.LastCheckError, RecordMissingSince: r.RecordMissingSince,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -55,15 +56,15 @@ func NewService(o Options) *Service {
 	return &Service{db: o.DB, resolver: o.Resolver, reserved: reserved, now: o.Now}
 }
 
-// ParseHostname is ParseHostname that also refuses the service's own hosts.
-func (s *Service) ParseHostname(raw string) (Hostname, error) {
-	h, err := ParseHostname(raw)
+// ParseHostname is hostname.Parse that also refuses the service's own hosts.
+func (s *Service) ParseHostname(raw string) (hostname.Name, error) {
+	h, err := hostname.Parse(raw)
 	if err != nil {
 		return h, err
 	}
 	for _, r := range s.reserved {
-		if h.s == r {
-			return Hostname{}, validate.Reject("is this service's own hostname, not a custom domain")
+		if h.String() == r {
+			return hostname.Name{}, validate.Reject("is this service's own hostname, not a custom domain")
 		}
 	}
 	return h, nil
@@ -76,7 +77,7 @@ type UpdateInput struct {
 }
 
 // Create adds a pending domain with a fresh verification token.
-func (s *Service) Create(ctx context.Context, ws uuid.UUID, h Hostname) (Domain, error) {
+func (s *Service) Create(ctx context.Context, ws uuid.UUID, h hostname.Name) (Domain, error) {
 	var row dbsqlc.Domain
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
@@ -90,7 +91,7 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, h Hostname) (Domain,
 		if n >= MaxPerWorkspace {
 			return ErrLimit
 		}
-		taken, err := q.DomainVerifiedElsewhere(ctx, tx, dbsqlc.DomainVerifiedElsewhereParams{Hostname: h.s, WorkspaceID: ws})
+		taken, err := q.DomainVerifiedElsewhere(ctx, tx, dbsqlc.DomainVerifiedElsewhereParams{Hostname: h.String(), WorkspaceID: ws})
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -98,7 +99,7 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, h Hostname) (Domain,
 			return ErrTaken
 		}
 		row, err = q.DomainCreate(ctx, tx, dbsqlc.DomainCreateParams{
-			ID: store.NewID(), WorkspaceID: ws, Hostname: h.s, VerificationToken: newToken(),
+			ID: store.NewID(), WorkspaceID: ws, Hostname: h.String(), VerificationToken: newToken(),
 		})
 		if err = store.InterpretError(err); store.IsConflict(err, workspaceHostnameConstraint) {
 			return ErrExists
@@ -242,10 +243,10 @@ func newToken() string {
 // of a live workspace: the names linkqr answers for and obtains TLS
 // certificates for.
 func (s *Service) Servable(ctx context.Context, host string) (bool, error) {
-	h, err := ParseHostname(host)
+	h, err := hostname.Parse(host)
 	if err != nil {
 		return false, nil
 	}
-	ok, err := dbsqlc.New().DomainServable(ctx, s.db.Conn(ctx), h.s)
+	ok, err := dbsqlc.New().DomainServable(ctx, s.db.Conn(ctx), h.String())
 	return ok, store.InterpretError(err)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/domain"
+	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
@@ -34,9 +35,9 @@ func setup(t *testing.T) (*domain.Service, *testkit.DNSServer, *clock, *store.DB
 	return domain.NewService(domain.Options{DB: db, Resolver: domain.NewResolver(dnsSrv.Addr), Now: clk.Now}), dnsSrv, clk, db
 }
 
-func mustHost(t *testing.T, s string) domain.Hostname {
+func mustHost(t *testing.T, s string) hostname.Name {
 	t.Helper()
-	h, err := domain.ParseHostname(s)
+	h, err := hostname.Parse(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestTCPFallbackForLargeAnswers(t *testing.T) {
 	for range 40 { // ~8 KB: more than a 4096-byte datagram holds
 		values = append(values, strings.Repeat("x", 200))
 	}
-	dnsSrv.SetTXT(d.Hostname.RecordName(), append(values, d.RecordValue())...)
+	dnsSrv.SetTXT(RecordName(d.Hostname), append(values, d.RecordValue())...)
 	if after, err := svc.Verify(ctx, ws, d.ID); err != nil || !after.Verified() {
 		t.Fatalf("verify through a truncated answer: %+v %v", after, err)
 	}
@@ -178,7 +179,7 @@ func TestRecheckVerifiesAndNoticesMissingRecords(t *testing.T) {
 		t.Fatalf("without a record: %+v", got)
 	}
 
-	dnsSrv.SetTXT(d.Hostname.RecordName(), d.RecordValue())
+	dnsSrv.SetTXT(RecordName(d.Hostname), d.RecordValue())
 	if n, err := svc.Recheck(ctx, 10); err != nil || n != 0 {
 		t.Fatalf("a domain just checked is not due: %d %v", n, err)
 	}
@@ -191,7 +192,7 @@ func TestRecheckVerifiesAndNoticesMissingRecords(t *testing.T) {
 		t.Fatalf("once the record appeared: %+v", got)
 	}
 
-	dnsSrv.SetTXT(d.Hostname.RecordName())
+	dnsSrv.SetTXT(RecordName(d.Hostname))
 	clk.Advance(domain.PendingAge + time.Second)
 	if n, _ := svc.Recheck(ctx, 10); n != 0 {
 		t.Fatalf("a verified domain is re-checked hourly, not every %v", domain.PendingAge)
@@ -207,7 +208,7 @@ func TestRecheckVerifiesAndNoticesMissingRecords(t *testing.T) {
 		t.Fatalf("after the record disappeared (still verified, marked): %+v", got)
 	}
 
-	dnsSrv.SetTXT(d.Hostname.RecordName(), d.RecordValue())
+	dnsSrv.SetTXT(RecordName(d.Hostname), d.RecordValue())
 	clk.Advance(domain.VerifiedAge + time.Second)
 	if err := w.Work(ctx, nil); err != nil {
 		t.Fatal(err)

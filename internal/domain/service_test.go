@@ -87,7 +87,7 @@ func TestTCPFallbackForLargeAnswers(t *testing.T) {
 	for range 40 { // ~8 KB: more than a 4096-byte datagram holds
 		values = append(values, strings.Repeat("x", 200))
 	}
-	dnsSrv.SetTXT(RecordName(d.Hostname), append(values, d.RecordValue())...)
+	dnsSrv.SetTXT(domain.RecordName(d.Hostname), append(values, d.RecordValue())...)
 	if after, err := svc.Verify(ctx, ws, d.ID); err != nil || !after.Verified() {
 		t.Fatalf("verify through a truncated answer: %+v %v", after, err)
 	}
@@ -179,7 +179,7 @@ func TestRecheckVerifiesAndNoticesMissingRecords(t *testing.T) {
 		t.Fatalf("without a record: %+v", got)
 	}
 
-	dnsSrv.SetTXT(RecordName(d.Hostname), d.RecordValue())
+	dnsSrv.SetTXT(domain.RecordName(d.Hostname), d.RecordValue())
 	if n, err := svc.Recheck(ctx, 10); err != nil || n != 0 {
 		t.Fatalf("a domain just checked is not due: %d %v", n, err)
 	}
@@ -192,7 +192,7 @@ func TestRecheckVerifiesAndNoticesMissingRecords(t *testing.T) {
 		t.Fatalf("once the record appeared: %+v", got)
 	}
 
-	dnsSrv.SetTXT(RecordName(d.Hostname))
+	dnsSrv.SetTXT(domain.RecordName(d.Hostname))
 	clk.Advance(domain.PendingAge + time.Second)
 	if n, _ := svc.Recheck(ctx, 10); n != 0 {
 		t.Fatalf("a verified domain is re-checked hourly, not every %v", domain.PendingAge)
@@ -208,7 +208,7 @@ func TestRecheckVerifiesAndNoticesMissingRecords(t *testing.T) {
 		t.Fatalf("after the record disappeared (still verified, marked): %+v", got)
 	}
 
-	dnsSrv.SetTXT(RecordName(d.Hostname), d.RecordValue())
+	dnsSrv.SetTXT(domain.RecordName(d.Hostname), d.RecordValue())
 	clk.Advance(domain.VerifiedAge + time.Second)
 	if err := w.Work(ctx, nil); err != nil {
 		t.Fatal(err)

@@ -72,12 +72,17 @@ LIMIT $1;
 
 -- name: DomainLinkCount :one
 -- The live links on a domain: while there are any it cannot be removed.
-SELECT count(*) FROM links WHERE domain_id = $1 AND workspace_id = $2 AND deleted_at IS NULL;
+SELECT count(*) FROM links WHERE workspace_id = $1 AND domain = $2 AND deleted_at IS NULL;
 
--- name: DomainServable :one
--- Whether hostname is a verified domain of a live workspace: the only
--- names linkqr serves (and obtains certificates for).
-SELECT EXISTS (
-    SELECT 1 FROM domains d JOIN workspaces w ON w.id = d.workspace_id
-    WHERE d.hostname = $1 AND d.status = 'verified' AND w.deleted_at IS NULL
-);
+-- name: DomainSites :many
+-- Every verified domain of a live workspace: the names linkqr serves (and
+-- obtains certificates for), as the redirect keeps them in memory.
+SELECT d.hostname, d.workspace_id, d.root_url, d.not_found_url
+FROM domains d JOIN workspaces w ON w.id = d.workspace_id
+WHERE d.status = 'verified' AND w.deleted_at IS NULL;
+
+-- name: DomainSite :one
+-- DomainSites of one hostname.
+SELECT d.hostname, d.workspace_id, d.root_url, d.not_found_url
+FROM domains d JOIN workspaces w ON w.id = d.workspace_id
+WHERE d.hostname = $1 AND d.status = 'verified' AND w.deleted_at IS NULL;

@@ -54,9 +54,9 @@ DELETE FROM scan_visitor_days WHERE (link_id, day, visitor_hash) IN (
 -- name: ErasureLinksRetire :execrows
 -- The links' codes stay taken (and answer 410) after their rows are gone.
 WITH gone AS (
-    DELETE FROM links WHERE id = ANY(sqlc.arg(links)::uuid[]) AND workspace_id = sqlc.arg(workspace_id) RETURNING code
+    DELETE FROM links WHERE id = ANY(sqlc.arg(links)::uuid[]) AND workspace_id = sqlc.arg(workspace_id) RETURNING domain, code
 )
-INSERT INTO retired_codes (code) SELECT code FROM gone ON CONFLICT DO NOTHING;
+INSERT INTO retired_codes (domain, code) SELECT coalesce(domain, ''), code FROM gone ON CONFLICT DO NOTHING;
 
 -- name: ErasureEventsDelete :execrows
 -- Deliveries go with their events (ON DELETE CASCADE), a few per event.

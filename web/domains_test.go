@@ -12,6 +12,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/domain"
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -84,8 +85,8 @@ func TestDomainsPages(t *testing.T) {
 		t.Errorf("saved URLs: %+v", got)
 	}
 
-	link := testkit.Link(t, srv.Pool, &testkit.LinkOpts{WorkspaceID: admin.WorkspaceID})
-	if _, err := srv.Pool.Exec(context.Background(), "UPDATE links SET domain_id = $1 WHERE id = $2", d.ID, link); err != nil {
+	target, _ := link.ParseTargetURL("https://example.com/")
+	if _, err := srv.App.Links.Create(context.Background(), admin.WorkspaceID, link.CreateInput{TargetURL: target, Domain: &d.Hostname}); err != nil {
 		t.Fatal(err)
 	}
 	confirm := b.post(domPath+"/delete", nil)

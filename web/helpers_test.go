@@ -27,6 +27,9 @@ type browser struct {
 	t   *testing.T
 	srv *testkit.Server
 	c   *http.Client
+	// host, when set, is the Host every request names, as a proxy in
+	// front of a public LINKQR_BASE_URL forwards it.
+	host string
 }
 
 func newBrowser(t *testing.T, srv *testkit.Server) *browser {
@@ -52,6 +55,9 @@ type page struct {
 func (b *browser) do(req *http.Request) page {
 	b.t.Helper()
 	req.Header.Set("Accept", "text/html")
+	if b.host != "" {
+		req.Host = b.host
+	}
 	resp, err := b.c.Do(req)
 	if err != nil {
 		b.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)

@@ -137,7 +137,7 @@ func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 		in.Title = title
 	}
 	if f.Code != "" {
-		code, err := link.ParseCode(f.Code)
+		code, err := link.ParseCode(f.Code, false)
 		if errs.Check("/code", err) {
 			in.Code = code
 		}

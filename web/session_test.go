@@ -95,6 +95,9 @@ func TestSessionCookieAttributes(t *testing.T) {
 		srv := testkit.StartServer(t, opts...)
 		tn := testkit.NewTenant(t, srv.Pool)
 		b := newBrowser(t, srv)
+		if u, _ := url.Parse(tc.base); tc.base != "" {
+			b.host = u.Host
+		}
 		p := b.post("/login", url.Values{"email": {tn.Email}, "password": {tn.Password}})
 		if p.status != http.StatusSeeOther {
 			t.Fatalf("base %q: sign in: %d", tc.base, p.status)

@@ -112,7 +112,7 @@ func recordRandomScans(t *testing.T, rnd *rand.Rand, db *store.DB, links [][2]uu
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := scan.NewRecorder(scan.Options{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Hasher: hasher, ShortBase: "http://s.example"})
+	rec := scan.NewRecorder(scan.Options{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Hasher: hasher})
 	go rec.Run()
 	for range n {
 		l := links[rnd.IntN(len(links))]

@@ -229,16 +229,17 @@ func TestDomainCreateIsIdempotent(t *testing.T) {
 func TestDomainDeleteRefusedWhileLinksUseIt(t *testing.T) {
 	t.Parallel()
 	f := newDomainsFixture(t)
-	d := f.add(t, f.token, "go.acme.com")
-	ctx := t.Context()
-	// Links are put on domains by a later release of the links API; the row says so here.
-	link := testkit.Link(t, f.srv.Pool, &testkit.LinkOpts{WorkspaceID: f.tenant.WorkspaceID})
-	if _, err := f.srv.Pool.Exec(ctx, "UPDATE links SET domain_id = (SELECT id FROM domains WHERE hostname = 'go.acme.com') WHERE id = $1", link); err != nil {
-		t.Fatal(err)
-	}
+	d := f.srv.VerifiedDomain(t, f.dns, f.token, "go.acme.com")
+	l := testkit.JSON(t, f.srv.Do(t, "POST", "/api/v1/links", f.token, `{"target_url":"https://example.com/","domain":"go.acme.com"}`), 201)
 	p := testkit.Problem(t, f.srv.Do(t, "DELETE", "/api/v1/domains/"+d["id"].(string), f.token, ""), 409, "conflict")
 	if p["detail"] != "1 link uses this domain; delete it or move it first" {
 		t.Errorf("detail %v", p["detail"])
 	}
 	testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/domains/"+d["id"].(string), f.token, ""), 200)
+	if resp := f.srv.Do(t, "DELETE", "/api/v1/links/"+l["id"].(string), f.token, ""); resp.StatusCode != 204 {
+		t.Fatalf("delete link: %d", resp.StatusCode)
+	}
+	if resp := f.srv.Do(t, "DELETE", "/api/v1/domains/"+d["id"].(string), f.token, ""); resp.StatusCode != 204 {
+		t.Fatalf("delete domain once its link is deleted: %d", resp.StatusCode)
+	}
 }

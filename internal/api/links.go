@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/store"
@@ -60,8 +61,15 @@ func (a *API) createLink(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	l, err := a.Links.Create(r.Context(), auth.FromContext(r.Context()).WorkspaceID, in)
-	if errors.Is(err, link.ErrCodeTaken) {
+	switch {
+	case errors.Is(err, link.ErrCodeTaken) && in.Domain != nil:
+		return problem.New(problem.Conflict, fmt.Sprintf("code %q is already taken on %s (codes of deleted links are never reused)", in.Code, in.Domain))
+	case errors.Is(err, link.ErrCodeTaken):
 		return problem.New(problem.Conflict, fmt.Sprintf("code %q is already taken (codes of deleted links are never reused)", in.Code))
+	case errors.Is(err, link.ErrDomainUnusable):
+		var errs validate.Errors
+		errs.Add("/domain", err.Error())
+		return errs.Err()
 	}
 	if err != nil {
 		return err
@@ -72,16 +80,20 @@ func (a *API) createLink(w http.ResponseWriter, r *http.Request) error {
 }
 
 // decodeCreate parses a create body into the domain's typed input. Nullable
-// exactly as the document says: title and expires_at may be null, code and
-// target_url may not.
+// exactly as the document says: title, expires_at and domain may be null,
+// code and target_url may not. A code is checked against the reserved
+// paths only on the default domain, so domain is parsed first.
 func decodeCreate(f *fields, now time.Time) (link.CreateInput, error) {
-	f.rejectUnknown("target_url", "title", "code", "expires_at")
+	f.rejectUnknown("target_url", "title", "code", "expires_at", "domain")
+	domain := f.nullableStr("domain")
 	in := link.CreateInput{
 		TargetURL: parseOptional(f, "target_url", f.str("target_url", true), link.ParseTargetURL).Value,
 		Title:     parseNullable(f, "title", f.nullableStr("title"), link.ParseTitle).Value,
-		Code:      parseOptional(f, "code", f.str("code", false), link.ParseCode).Value,
+		Domain:    parseNullable(f, "domain", domain, hostname.Parse).Value,
 		ExpiresAt: parseNullable(f, "expires_at", f.nullableTime("expires_at"), expiryAfter(now)).Value,
 	}
+	onCustomDomain := domain.Value != nil // a malformed domain is reported alone
+	in.Code = parseOptional(f, "code", f.str("code", false), func(s string) (link.Code, error) { return link.ParseCode(s, onCustomDomain) }).Value
 	return in, f.errs.Err()
 }
 
@@ -101,27 +113,39 @@ func expiryAfter(now time.Time) func(time.Time) (link.Expiry, error) {
 	return func(t time.Time) (link.Expiry, error) { return link.ParseExpiry(t, now) }
 }
 
-// listLinks answers GET /api/v1/links, newest first.
+// listLinks answers GET /api/v1/links, newest first, optionally only the
+// links on one custom domain (?domain=).
 func (a *API) listLinks(w http.ResponseWriter, r *http.Request) error {
-	pg, err := parsePage(r, "q", "status")
+	pg, err := parsePage(r, "q", "status", "domain")
 	if err != nil {
 		return err
 	}
 	ws := auth.FromContext(r.Context()).WorkspaceID
 	q := r.URL.Query()
-	var res link.SearchResult
-	if !q.Has("q") && !q.Has("status") {
+	var (
+		res    link.SearchResult
+		errs   validate.Errors
+		domain *hostname.Name
+	)
+	if q.Has("domain") {
+		h, err := hostname.Parse(q.Get("domain"))
+		errs.Check("/query/domain", err)
+		domain = &h
+	}
+	term, termErr := link.ParseSearchTerm(q.Get("q"))
+	errs.Check("/query/q", termErr)
+	state, stateErr := link.ParseState(q.Get("status"))
+	errs.Check("/query/status", stateErr)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	switch {
+	case !q.Has("q") && !q.Has("status") && domain == nil:
 		res.Links, res.HasMore, err = a.Links.List(r.Context(), ws, pg.before, pg.limit)
-	} else {
-		var errs validate.Errors
-		term, termErr := link.ParseSearchTerm(q.Get("q"))
-		errs.Check("/query/q", termErr)
-		state, stateErr := link.ParseState(q.Get("status"))
-		errs.Check("/query/status", stateErr)
-		if err := errs.Err(); err != nil {
-			return err
-		}
-		res, err = a.Links.Search(r.Context(), ws, link.Search{Term: term, State: state, Before: pg.before, Limit: pg.limit, NoTotal: true})
+	case !q.Has("q") && !q.Has("status"):
+		res.Links, res.HasMore, err = a.Links.ListOnDomain(r.Context(), ws, *domain, pg.before, pg.limit)
+	default:
+		res, err = a.Links.Search(r.Context(), ws, link.Search{Term: term, State: state, Domain: domain, Before: pg.before, Limit: pg.limit, NoTotal: true})
 	}
 	if err != nil {
 		return err

@@ -350,15 +350,19 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		})
 	}
 	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
-	a.Links = link.NewService(a.DB, cfg.ShortBaseURL.String())
+	a.Links = link.NewService(a.DB, a.origins())
 	a.Domains = domain.NewService(domain.Options{
 		DB: a.DB, Resolver: domain.NewResolver(cfg.DNSResolver),
 		ReservedHosts: []string{cfg.BaseURL.Hostname(), cfg.ShortBaseURL.Hostname()},
 	})
 	a.Links.Events = a.events
 	// The redirect resolves codes through its own pool (see ResolveDB).
-	resolver := link.NewService(a.ResolveDB, cfg.ShortBaseURL.String())
-	a.Redirects = redirect.New(resolver, a.Scans, web.RedirectPages(), clientIPs.Of, a.Database, log)
+	resolver := link.NewService(a.ResolveDB, a.origins())
+	a.Redirects = redirect.New(redirect.Options{
+		Resolver: resolver, Sites: a.Domains, DefaultOrigins: []string{cfg.ShortBaseURL.String(), cfg.BaseURL.String()},
+		Recorder: a.Scans, Pages: web.RedirectPages(), ClientIP: clientIPs.Of, DB: a.Database, Log: log,
+	})
+	a.Domains.Changed = a.Redirects.DomainChanged
 	a.Redirects.Subscribe(a.listener)
 	a.Redirects.Load = a.Priority
 	a.Links.Changed = func(code string) {
@@ -399,6 +403,11 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	return a, nil
 }
 
+// origins are where links' short URLs point.
+func (a *App) origins() link.Origins {
+	return link.Origins{ShortBase: a.Config.ShortBaseURL.String(), CustomScheme: a.Config.CustomDomainScheme}
+}
+
 // newScanRecorder builds the scan buffer, reporting into the metrics.
 func (a *App) newScanRecorder() (*scan.Recorder, error) {
 	hasher, err := analytics.NewVisitorHasher(config.DeriveKey(a.Config.SecretKey, "visitor-hash"))
@@ -406,7 +415,7 @@ func (a *App) newScanRecorder() (*scan.Recorder, error) {
 		return nil, err
 	}
 	rec := scan.NewRecorder(scan.Options{
-		DB: a.ScanDB, Log: a.Log, Hasher: hasher, ShortBase: a.Config.ShortBaseURL.String(),
+		DB: a.ScanDB, Log: a.Log, Hasher: hasher, Origins: a.origins(),
 		Subscriptions: a.Webhooks, Events: a.events,
 		OnFlushed: func(human, bots int) {
 			a.Metrics.ScansRecorded.WithLabelValues("human").Add(float64(human))

@@ -23,6 +23,10 @@ func fetchRaw(t *testing.T, method, url string, header ...string) *http.Response
 		t.Fatal(err)
 	}
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" { // net/http sends req.Host, not a Host header
+			req.Host = header[i+1]
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := noRedirects.Do(req)
@@ -138,10 +142,10 @@ func TestHSTSOnlyWithHTTPSBaseURL(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_BASE_URL", "https://links.example.com"))
 	tn := testkit.NewTenant(t, srv.Pool)
-	token := srv.APIKey(t, tn.WorkspaceID)
-	created := testkit.JSON(t, srv.Do(t, "POST", "/api/v1/links", token, `{"target_url":"https://example.com/menu"}`), 201)
-	for _, path := range []string{"/login", "/docs", "/healthz", "/api/v1/nope", "/static/css/app.css", "/" + created["code"].(string)} {
-		resp := fetchRaw(t, "GET", srv.URL+path)
+	testkit.Link(t, srv.Pool, &testkit.LinkOpts{WorkspaceID: tn.WorkspaceID, Code: "hsts1"})
+	for _, path := range []string{"/login", "/docs", "/healthz", "/api/v1/nope", "/static/css/app.css", "/hsts1"} {
+		// As a TLS-terminating proxy forwards it: Host is the public name.
+		resp := fetchRaw(t, "GET", srv.URL+path, "Host", "links.example.com")
 		checkHeaders(t, path, resp.Header, map[string]string{
 			"Strict-Transport-Security": "max-age=31536000",
 			"X-Content-Type-Options":    "nosniff",

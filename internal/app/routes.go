@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"net/http"
 	"strings"
@@ -33,10 +34,12 @@ import (
 func (a *App) routes() chi.Router {
 	r := chi.NewRouter()
 	a.use(r)
+	r.Use(a.Redirects.CustomDomains(a.Config.Roles.Redirect(), "/healthz", "/readyz", "/static/"))
 	r.Use(headAsGet(r))
 
 	r.Get("/healthz", a.healthz)
 	r.Get("/readyz", a.readyz)
+	r.Get("/.well-known/linkqr/tls-allowed", a.tlsAllowed)
 	staticFS, _ := fs.Sub(static.FS, ".")
 	// The redirect's own pages (404, 410, password) use the stylesheet too.
 	if a.Config.Roles.API() || a.Config.Roles.Redirect() {
@@ -92,6 +95,25 @@ func (a *App) routes() chi.Router {
 			"Method not allowed", req.Method+" is not something this page answers."))
 	})
 	return r
+}
+
+// tlsAllowed answers a TLS-terminating proxy that asks before obtaining a
+// certificate for a name (Caddy's on-demand "ask"): 200 for a verified
+// custom domain, 404 for anything else.
+func (a *App) tlsAllowed(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	host := r.URL.Query().Get("domain")
+	ok, err := a.Redirects.Servable(r.Context(), host)
+	switch {
+	case err != nil:
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "cannot tell now; ask again in a moment", http.StatusServiceUnavailable)
+	case ok:
+		_, _ = io.WriteString(w, "a verified custom domain: a certificate may be obtained\n")
+	default:
+		http.Error(w, "not a verified custom domain: no certificate", http.StatusNotFound)
+	}
 }
 
 // use installs the middleware every response goes through, on either

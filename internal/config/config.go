@@ -38,12 +38,15 @@ type Config struct {
 	MetricsAddr         string         // LINKQR_METRICS_ADDR: the only listener of /metrics; empty ("off") means none
 	// DNSResolver (LINKQR_DNS_RESOLVER) is the host:port of the DNS server
 	// that verifies custom domains' TXT records; empty: the system resolver.
-	DNSResolver  string
-	SMTP         SMTP          // LINKQR_SMTP_URL: zero means no e-mail
-	MailFrom     *mail.Address // LINKQR_MAIL_FROM: sender of every message
-	LogLevel     slog.Level    // LINKQR_LOG_LEVEL
-	LogFormat    string        // LINKQR_LOG_FORMAT: "text" or "json"
-	FoldInterval time.Duration // LINKQR_ANALYTICS_FOLD_INTERVAL: how often recorded scans are folded into analytics
+	DNSResolver string
+	// CustomDomainScheme (LINKQR_CUSTOM_DOMAIN_SCHEME) is the scheme of
+	// short URLs on custom domains: https, or http for development.
+	CustomDomainScheme string
+	SMTP               SMTP          // LINKQR_SMTP_URL: zero means no e-mail
+	MailFrom           *mail.Address // LINKQR_MAIL_FROM: sender of every message
+	LogLevel           slog.Level    // LINKQR_LOG_LEVEL
+	LogFormat          string        // LINKQR_LOG_FORMAT: "text" or "json"
+	FoldInterval       time.Duration // LINKQR_ANALYTICS_FOLD_INTERVAL: how often recorded scans are folded into analytics
 	// SaturatedFoldInterval (LINKQR_SATURATED_FOLD_INTERVAL) is how often
 	// while the CPUs are contended (priority.Governor.Contended).
 	SaturatedFoldInterval time.Duration
@@ -182,6 +185,11 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		if !dnsServerAddr(c.DNSResolver) {
 			return nil, &Error{"LINKQR_DNS_RESOLVER", c.DNSResolver, "must be host:port of a DNS server, e.g. 127.0.0.1:53"}
 		}
+	}
+	switch c.CustomDomainScheme = orDefault(getenv("LINKQR_CUSTOM_DOMAIN_SCHEME"), "https"); c.CustomDomainScheme {
+	case "https", "http":
+	default:
+		return nil, &Error{"LINKQR_CUSTOM_DOMAIN_SCHEME", c.CustomDomainScheme, "must be https or http"}
 	}
 
 	if c.FoldInterval, err = durationVar(getenv, "LINKQR_ANALYTICS_FOLD_INTERVAL", 5*time.Second, 100*time.Millisecond, 5*time.Minute); err != nil {

@@ -23,6 +23,11 @@ const (
 	StatusVerified = "verified"
 )
 
+// ChangedChannel is the NOTIFY channel carrying the hostname of every
+// domain whose serving changed (verified, root or not-found URL edited,
+// removed), so every instance's redirect reads it again.
+const ChangedChannel = "linkqr_domain_changed"
+
 // Limits and names of CONTRACT.md 10.1.
 const (
 	MaxPerWorkspace = 50

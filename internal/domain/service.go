@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"strings"
 	"time"
 
@@ -39,6 +40,11 @@ type Service struct {
 	resolver Resolver
 	reserved []string
 	now      func() time.Time
+	// Changed is called with a hostname after a commit that changes how
+	// it is served (verified, its URLs edited, removed), so this
+	// instance's redirect sees it at once; other instances learn it
+	// through ChangedChannel.
+	Changed func(hostname string)
 }
 
 // NewService returns a Service.
@@ -150,12 +156,15 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		if in.NotFoundURL.Set {
 			p.NotFoundURL = urlPtr(in.NotFoundURL.Value)
 		}
-		row, err = q.DomainUpdateURLs(ctx, tx, p)
-		return store.InterpretError(err)
+		if row, err = q.DomainUpdateURLs(ctx, tx, p); err != nil {
+			return store.InterpretError(err)
+		}
+		return notifyChanged(ctx, tx, row.Hostname)
 	})
 	if err != nil {
 		return Domain{}, err
 	}
+	s.afterChange(ctx, row.Hostname)
 	return fromRow(row), nil
 }
 
@@ -208,28 +217,44 @@ func (s *Service) record(ctx context.Context, d Domain, c outcome) (Domain, erro
 	if err != nil {
 		return Domain{}, err
 	}
+	if row.Status == StatusVerified && d.Status != StatusVerified {
+		// The update committed on its own: now every instance may serve it.
+		if err := notifyChanged(ctx, s.db.Conn(ctx), row.Hostname); err != nil {
+			return Domain{}, err
+		}
+		s.afterChange(ctx, row.Hostname)
+	}
 	return fromRow(row), nil
 }
 
 // Delete removes a domain; *InUseError while live links use it.
 func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
-	return s.db.InTx(ctx, func(tx pgx.Tx) error {
+	var host string
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
-		// The lock makes a link being put on the domain wait (its foreign
-		// key check shares the row), so the count cannot go stale.
-		if _, err := q.DomainGetByIDForUpdate(ctx, tx, dbsqlc.DomainGetByIDForUpdateParams{ID: id, WorkspaceID: ws}); err != nil {
+		// The lock makes a link being put on the domain wait (it shares
+		// the row while it goes in), so the count cannot go stale.
+		d, err := q.DomainGetByIDForUpdate(ctx, tx, dbsqlc.DomainGetByIDForUpdateParams{ID: id, WorkspaceID: ws})
+		if err != nil {
 			return store.InterpretError(err)
 		}
-		n, err := q.DomainLinkCount(ctx, tx, dbsqlc.DomainLinkCountParams{DomainID: &id, WorkspaceID: ws})
+		n, err := q.DomainLinkCount(ctx, tx, dbsqlc.DomainLinkCountParams{WorkspaceID: ws, Domain: &d.Hostname})
 		if err != nil {
 			return store.InterpretError(err)
 		}
 		if n > 0 {
 			return &InUseError{Links: n}
 		}
-		_, err = q.DomainDelete(ctx, tx, dbsqlc.DomainDeleteParams{ID: id, WorkspaceID: ws})
-		return store.InterpretError(err)
+		if _, err = q.DomainDelete(ctx, tx, dbsqlc.DomainDeleteParams{ID: id, WorkspaceID: ws}); err != nil {
+			return store.InterpretError(err)
+		}
+		host = d.Hostname
+		return notifyChanged(ctx, tx, host)
 	})
+	if err == nil {
+		s.afterChange(ctx, host)
+	}
+	return err
 }
 
 // newToken is a domain's verification token: 128 random bits in hex.
@@ -237,6 +262,37 @@ func newToken() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// Site is a verified domain of a live workspace, as the redirect serves it.
+type Site struct {
+	Hostname    string
+	WorkspaceID uuid.UUID
+	RootURL     *string // GET / answers 302 here; nil: the 404 page
+	NotFoundURL *string // an unknown code answers 302 here; nil: the 404 page
+}
+
+// Sites returns every servable domain.
+func (s *Service) Sites(ctx context.Context) ([]Site, error) {
+	rows, err := dbsqlc.New().DomainSites(ctx, s.db.Conn(ctx))
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	out := make([]Site, len(rows))
+	for i, r := range rows {
+		out[i] = Site(r)
+	}
+	return out, nil
+}
+
+// Site returns the servable domain host (canonical form), or
+// store.ErrNotFound.
+func (s *Service) Site(ctx context.Context, host string) (Site, error) {
+	r, err := dbsqlc.New().DomainSite(ctx, s.db.Conn(ctx), host)
+	if err != nil {
+		return Site{}, store.InterpretError(err)
+	}
+	return Site(r), nil
 }
 
 // Servable reports whether host (any case, no port) is a verified domain
@@ -247,6 +303,24 @@ func (s *Service) Servable(ctx context.Context, host string) (bool, error) {
 	if err != nil {
 		return false, nil
 	}
-	ok, err := dbsqlc.New().DomainServable(ctx, s.db.Conn(ctx), h.String())
-	return ok, store.InterpretError(err)
+	_, err = s.Site(ctx, h.String())
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// notifyChanged tells every instance (ChangedChannel, at db's commit)
+// that how hostname is served may have changed; afterChange tells this
+// one, once that committed.
+func notifyChanged(ctx context.Context, db dbsqlc.DBTX, hostname string) error {
+	return store.Notify(ctx, db, ChangedChannel, hostname)
+}
+
+func (s *Service) afterChange(ctx context.Context, hostname string) {
+	store.AfterCommit(ctx, func() {
+		if s.Changed != nil {
+			s.Changed(hostname)
+		}
+	})
 }

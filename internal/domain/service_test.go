@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/hostname"
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
@@ -220,7 +223,7 @@ func TestRecheckVerifiesAndNoticesMissingRecords(t *testing.T) {
 
 func TestDelete(t *testing.T) {
 	t.Parallel()
-	svc, _, _, db := setup(t)
+	svc, dnsSrv, _, db := setup(t)
 	ctx := context.Background()
 	ws := testkit.NewTenant(t, db.Pool()).WorkspaceID
 	other := testkit.NewTenant(t, db.Pool()).WorkspaceID
@@ -231,19 +234,30 @@ func TestDelete(t *testing.T) {
 	if err := svc.Delete(ctx, other, d.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("delete from another workspace: %v", err)
 	}
-	// Links are put on domains by the links API; here the rows say so directly.
+	dnsSrv.SetTXT(domain.RecordName(d.Hostname), d.RecordValue())
+	if _, err := svc.Verify(ctx, ws, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	links := link.NewService(db, link.Origins{ShortBase: "https://s.example"})
+	target, _ := link.ParseTargetURL("https://example.com/")
+	var ids []uuid.UUID
 	for range 2 {
-		id := testkit.Link(t, db.Pool(), &testkit.LinkOpts{WorkspaceID: ws})
-		if _, err := db.Pool().Exec(ctx, "UPDATE links SET domain_id = $1 WHERE id = $2", d.ID, id); err != nil {
+		l, err := links.Create(ctx, ws, link.CreateInput{TargetURL: target, Domain: &d.Hostname})
+		if err != nil {
 			t.Fatal(err)
 		}
+		ids = append(ids, l.ID)
 	}
 	var inUse *domain.InUseError
 	if err := svc.Delete(ctx, ws, d.ID); !errors.As(err, &inUse) || inUse.Links != 2 || inUse.Error() != "2 links use this domain; delete them or move them first" {
 		t.Fatalf("delete while links use it: %v", err)
 	}
-	if _, err := db.Pool().Exec(ctx, "UPDATE links SET domain_id = NULL WHERE domain_id = $1", d.ID); err != nil {
-		t.Fatal(err)
+	// Deleted links do not hold the domain (their codes stay taken on the
+	// hostname: see the links tests).
+	for _, id := range ids {
+		if err := links.Delete(ctx, ws, id); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := svc.Delete(ctx, ws, d.ID); err != nil {
 		t.Fatal(err)

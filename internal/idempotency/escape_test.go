@@ -32,7 +32,7 @@ func TestServiceWritesStayInTheKeysTransaction(t *testing.T) {
 		h, _, p := harness(t, func(w http.ResponseWriter, r *http.Request) {
 			ctx := r.Context()
 			ws := auth.FromContext(ctx).WorkspaceID
-			links := link.NewService(db, "https://s.example")
+			links := link.NewService(db, link.Origins{ShortBase: "https://s.example"})
 			links.Changed = func(code string) { changed = append(changed, code) }
 			a, errA := link.ParseTargetURL("https://example.com/a")
 			b, errB := link.ParseTargetURL("https://example.com/b")

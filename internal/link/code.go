@@ -51,15 +51,16 @@ func ParseCodeShape(s string) (Code, bool) {
 	return Code{s}, true
 }
 
-// ParseCode accepts a custom code for a new link: the code's shape, and not
-// a reserved path. Whether it is free is the database's unique index's
+// ParseCode accepts a custom code for a new link: the code's shape, and,
+// on the default domain (where the service's own paths live), not a
+// reserved path. Whether it is free is the database's unique index's
 // answer (ErrCodeTaken).
-func ParseCode(s string) (Code, error) {
+func ParseCode(s string, onCustomDomain bool) (Code, error) {
 	c, ok := ParseCodeShape(s)
 	switch {
 	case !ok:
 		return Code{}, validate.Reject("must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -")
-	case c.Reserved():
+	case c.Reserved() && !onCustomDomain:
 		return Code{}, validate.Reject(fmt.Sprintf("%q is reserved by linkqr; choose another code", s))
 	}
 	return c, nil

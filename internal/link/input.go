@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/validate"
 )
@@ -105,9 +106,10 @@ func Some[T any](v T) Optional[T] { return Optional[T]{Set: true, Value: v} }
 // CreateInput is a parsed request to create a link.
 type CreateInput struct {
 	TargetURL TargetURL
-	Title     *text.Text // nil: none
-	Code      Code       // zero: generate one
-	ExpiresAt *Expiry    // nil: never
+	Title     *text.Text     // nil: none
+	Code      Code           // zero: generate one
+	ExpiresAt *Expiry        // nil: never
+	Domain    *hostname.Name // nil: the default short base
 }
 
 // UpdateInput is a parsed PATCH: only set fields change; a set nil Title

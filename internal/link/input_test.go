@@ -38,7 +38,7 @@ func TestParseCode(t *testing.T) {
 	t.Parallel()
 	for code, ok := range map[string]bool{"abc": true, "A-b_9": true, strings.Repeat("x", 64): true, "ab": false, strings.Repeat("x", 65): false,
 		"a.b": false, "ü12": false, "docs": false, "DOCS": false, "w": false, "W-1": true, "openapi.json": false, "static": false, "account": false, "Account": false, "password": true, "invitations": true, "abc\x00": false, "": false} {
-		c, err := ParseCode(code)
+		c, err := ParseCode(code, false)
 		if (err == nil) != ok || ok && c.String() != code || !ok && !c.IsZero() {
 			t.Errorf("%q: %q, %v, want ok=%v", code, c, err, ok)
 		}
@@ -47,12 +47,21 @@ func TestParseCode(t *testing.T) {
 			t.Errorf("%q: creatable but not of redirect shape", code)
 		}
 	}
-	if _, err := ParseCode("Docs"); err == nil || err.Error() != `"Docs" is reserved by linkqr; choose another code` {
+	if _, err := ParseCode("Docs", false); err == nil || err.Error() != `"Docs" is reserved by linkqr; choose another code` {
 		t.Errorf("reserved: %v", err)
+	}
+	// A custom domain serves no pages of its own: every path is a code.
+	for _, code := range []string{"docs", "api", "Account", "metrics"} {
+		if c, err := ParseCode(code, true); err != nil || c.String() != code {
+			t.Errorf("%q on a custom domain: %q, %v", code, c, err)
+		}
+	}
+	if _, err := ParseCode("a.b", true); err == nil {
+		t.Error("a.b accepted on a custom domain")
 	}
 	for range 1000 {
 		c := generateCode()
-		if parsed, err := ParseCode(c.String()); len(c.String()) != GeneratedCodeLen || (err != nil && !c.Reserved()) || (err == nil && parsed != c) {
+		if parsed, err := ParseCode(c.String(), false); len(c.String()) != GeneratedCodeLen || (err != nil && !c.Reserved()) || (err == nil && parsed != c) {
 			t.Fatalf("generated code %q: %v", c, err)
 		}
 	}
@@ -133,7 +142,7 @@ func FuzzParseCode(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		c, err := ParseCode(s)
+		c, err := ParseCode(s, false)
 		if err != nil {
 			return
 		}
@@ -183,4 +192,18 @@ func FuzzParseSearch(f *testing.F) {
 			t.Fatalf("status %q accepted as %q", s, st)
 		}
 	})
+}
+
+func TestKeyRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, k := range []Key{{Code: Code{"abc"}}, {Domain: "go.acme.com", Code: Code{"menu"}}} {
+		if back, ok := ParseKey(k.String()); !ok || back != k {
+			t.Errorf("%+v → %q → %+v, %v", k, k.String(), back, ok)
+		}
+	}
+	for _, bad := range []string{"", "/abc", "go.acme.com/", "a.b", "go.acme.com/a.b"} {
+		if k, ok := ParseKey(bad); ok {
+			t.Errorf("ParseKey(%q) = %+v", bad, k)
+		}
+	}
 }

@@ -6,10 +6,12 @@
 package link
 
 import (
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/wire"
@@ -25,9 +27,9 @@ const (
 	StatusPaused Status = "paused"
 )
 
-// ChangedChannel is the NOTIFY channel carrying the code of every link whose
-// redirect answer changed (re-pointed, paused, expired, deleted), so every
-// instance drops it from its redirect cache.
+// ChangedChannel is the NOTIFY channel carrying the Key (as Key.String) of
+// every link whose redirect answer changed (re-pointed, paused, expired,
+// deleted), so every instance drops it from its redirect cache.
 const ChangedChannel = "linkqr_link_changed"
 
 // WorkspaceDeletedChannel carries the id (a UUID) of each deleted
@@ -37,10 +39,13 @@ const WorkspaceDeletedChannel = "linkqr_workspace_deleted"
 
 // Link is a live (or, in a link.deleted event, just deleted) link.
 type Link struct {
-	ID            uuid.UUID
-	WorkspaceID   uuid.UUID
-	Code          Code
-	ShortURL      string // the short base origin, "/", the code: what QR codes encode
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	Code        Code
+	// Domain is the custom domain the code lives on; nil: the default
+	// short base.
+	Domain        *hostname.Name
+	ShortURL      string // the link's origin, "/", the code: what QR codes encode
 	TargetURL     TargetURL
 	Title         *text.Text
 	Status        Status
@@ -56,14 +61,71 @@ type Link struct {
 	TargetChangedAt   *time.Time
 }
 
-// ShortURL is the public URL of a code under the short base origin.
-func ShortURL(shortBase string, code Code) string { return shortBase + "/" + code.String() }
+// Origins are where short URLs point: the default short base, and the
+// scheme of short URLs on custom domains.
+type Origins struct {
+	ShortBase    string // LINKQR_SHORT_BASE_URL
+	CustomScheme string // LINKQR_CUSTOM_DOMAIN_SCHEME; "" is https
+}
+
+// ShortURL is the public URL of a code on its domain (nil: the default).
+func (o Origins) ShortURL(domain *hostname.Name, code Code) string {
+	if domain == nil {
+		return o.ShortBase + "/" + code.String()
+	}
+	scheme := o.CustomScheme
+	if scheme == "" {
+		scheme = "https"
+	}
+	return scheme + "://" + domain.String() + "/" + code.String()
+}
+
+// Key names a code where the redirect finds it: the hostname of its custom
+// domain ("" for the default short base) and the code itself.
+type Key struct {
+	Domain string
+	Code   Code
+}
+
+// String is the key as ChangedChannel carries it: the code, prefixed by
+// the domain and a slash when there is one (neither contains a slash).
+func (k Key) String() string {
+	if k.Domain == "" {
+		return k.Code.String()
+	}
+	return k.Domain + "/" + k.Code.String()
+}
+
+// ParseKey reads a Key.String back; ok is false for anything else.
+func ParseKey(s string) (Key, bool) {
+	domain, code, custom := strings.Cut(s, "/")
+	if !custom {
+		domain, code = "", s
+	} else if domain == "" {
+		return Key{}, false
+	}
+	c, ok := ParseCodeShape(code)
+	return Key{Domain: domain, Code: c}, ok
+}
+
+func (l Link) key() Key {
+	k := Key{Code: l.Code}
+	if l.Domain != nil {
+		k.Domain = l.Domain.String()
+	}
+	return k
+}
 
 // fromRow converts a stored row; what the database holds was parsed when
 // it was written, so it is trusted here.
-func fromRow(r dbsqlc.Link, shortBase string) Link {
+func fromRow(r dbsqlc.Link, o Origins) Link {
+	var domain *hostname.Name
+	if r.Domain != nil {
+		h := hostname.Stored(*r.Domain)
+		domain = &h
+	}
 	l := Link{
-		ID: r.ID, WorkspaceID: r.WorkspaceID, Code: Code{r.Code}, ShortURL: ShortURL(shortBase, Code{r.Code}),
+		ID: r.ID, WorkspaceID: r.WorkspaceID, Code: Code{r.Code}, Domain: domain, ShortURL: o.ShortURL(domain, Code{r.Code}),
 		TargetURL: TargetURL{r.TargetURL}, Status: Status(r.Status), ExpiresAt: r.ExpiresAt,
 		ScanCount: r.ScanCount, LastScannedAt: r.LastScannedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		PreviousTargetURL: r.PreviousTargetUrl, TargetChangedAt: r.TargetChangedAt,
@@ -84,6 +146,7 @@ func (l Link) Wire() wire.Link {
 		ID:            wire.LinkID(l.ID),
 		WorkspaceID:   wire.WorkspaceID(l.WorkspaceID),
 		Code:          l.Code.String(),
+		Domain:        domainPtr(l.Domain),
 		ShortURL:      l.ShortURL,
 		TargetURL:     l.TargetURL.String(),
 		Title:         text.Ptr(l.Title),
@@ -94,6 +157,14 @@ func (l Link) Wire() wire.Link {
 		CreatedAt:     wire.Time(l.CreatedAt),
 		UpdatedAt:     wire.Time(l.UpdatedAt),
 	}
+}
+
+func domainPtr(h *hostname.Name) *string {
+	if h == nil {
+		return nil
+	}
+	s := h.String()
+	return &s
 }
 
 // expiryPtr is a nullable expiry as a time.

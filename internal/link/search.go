@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/text"
@@ -68,11 +69,12 @@ func (t SearchTerm) pattern() *string {
 }
 
 // Search is one page of a search: the links of the workspace whose title,
-// code or target contains Term (case-insensitively), in State, older than
+// code or target contains Term (case-insensitively), in State, on Domain, older than
 // Before (nil: the newest), newest first.
 type Search struct {
 	Term   SearchTerm
 	State  State
+	Domain *hostname.Name // nil: every domain
 	Before *uuid.UUID
 	Limit  int
 	// NoTotal skips counting every match (the API's list has no total).
@@ -96,20 +98,20 @@ func (s *Service) Search(ctx context.Context, ws uuid.UUID, q Search) (SearchRes
 		st := string(q.State)
 		state = &st
 	}
-	db, queries := s.db.Conn(ctx), dbsqlc.New()
+	db, queries, domain := s.db.Conn(ctx), dbsqlc.New(), domainPtr(q.Domain)
 	rows, err := queries.LinkSearch(ctx, db, dbsqlc.LinkSearchParams{
-		WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Before: q.Before, Lim: int32(q.Limit + 1),
+		WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain, Before: q.Before, Lim: int32(q.Limit + 1),
 	})
 	if err != nil {
 		return SearchResult{}, store.InterpretError(err)
 	}
 	var total int64
 	if !q.NoTotal {
-		total, err = queries.LinkSearchCount(ctx, db, dbsqlc.LinkSearchCountParams{WorkspaceID: ws, Pattern: q.Term.pattern(), State: state})
+		total, err = queries.LinkSearchCount(ctx, db, dbsqlc.LinkSearchCountParams{WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain})
 		if err != nil {
 			return SearchResult{}, store.InterpretError(err)
 		}
 	}
-	out, hasMore := store.Page(rows, q.Limit, func(r dbsqlc.Link) Link { return fromRow(r, s.shortBase) })
+	out, hasMore := store.Page(rows, q.Limit, s.fromRow)
 	return SearchResult{Links: out, HasMore: hasMore, Total: total}, nil
 }

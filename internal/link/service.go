@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/text"
@@ -19,25 +20,32 @@ import (
 // ErrCodeTaken means a custom code is in use, or was used by a deleted link.
 var ErrCodeTaken = errors.New("code is already taken")
 
-// codeConstraint is the unique index on links.code.
-const codeConstraint = "links_code_key"
+// ErrDomainUnusable means a link was to go on a hostname that is not a
+// verified domain of its workspace.
+var ErrDomainUnusable = errors.New("must be a verified domain of this workspace (add and verify it under Settings → Domains)")
+
+// The unique indexes on a default domain's codes and on a custom domain's.
+const (
+	codeConstraint       = "links_code_key"
+	domainCodeConstraint = "links_domain_code_key"
+)
 
 // Service implements link operations for one deployment.
 type Service struct {
-	db        *store.DB
-	shortBase string
-	// Changed is called after a commit that changes how a code redirects,
-	// so this instance's redirect cache drops it at once (other instances
-	// learn through ChangedChannel).
-	Changed func(code string)
+	db      *store.DB
+	origins Origins
+	// Changed is called with a Key.String after a commit that changes how
+	// a code redirects, so this instance's redirect cache drops it at once
+	// (other instances learn through ChangedChannel).
+	Changed func(key string)
 	// Events records link.* events; the app sets one whose fan-out enqueues
 	// webhook deliveries. nil records without fan-out.
 	Events *event.Recorder
 }
 
-// NewService returns a Service; shortBase is LINKQR_SHORT_BASE_URL.
-func NewService(db *store.DB, shortBase string) *Service {
-	return &Service{db: db, shortBase: shortBase, Changed: func(string) {}}
+// NewService returns a Service.
+func NewService(db *store.DB, origins Origins) *Service {
+	return &Service{db: db, origins: origins, Changed: func(string) {}}
 }
 
 // Create creates the link and records link.created. in was parsed at the
@@ -51,7 +59,7 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Lin
 			}
 		}
 		res, err := s.create(ctx, ws, code, in)
-		if store.IsConflict(err, codeConstraint) {
+		if store.IsConflict(err, codeConstraint) || store.IsConflict(err, domainCodeConstraint) {
 			if !in.Code.IsZero() {
 				return Link{}, fmt.Errorf("code %q: %w", code, ErrCodeTaken)
 			}
@@ -66,32 +74,55 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Lin
 func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in CreateInput) (Link, error) {
 	var res Link
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		row, err := dbsqlc.New().LinkCreate(ctx, tx, dbsqlc.LinkCreateParams{
+		q := dbsqlc.New()
+		domain := domainPtr(in.Domain)
+		if domain != nil {
+			_, err := q.LinkDomainForCreate(ctx, tx, dbsqlc.LinkDomainForCreateParams{WorkspaceID: ws, Hostname: *domain})
+			if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+				return ErrDomainUnusable
+			} else if err != nil {
+				return err
+			}
+		}
+		row, err := q.LinkCreate(ctx, tx, dbsqlc.LinkCreateParams{
 			ID: store.NewID(), WorkspaceID: ws, Code: code.String(), TargetURL: in.TargetURL.String(),
-			Title: text.Ptr(in.Title), ExpiresAt: expiryPtr(in.ExpiresAt),
+			Title: text.Ptr(in.Title), ExpiresAt: expiryPtr(in.ExpiresAt), Domain: domain,
 		})
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		res = fromRow(row, s.shortBase)
+		res = fromRow(row, s.origins)
 		_, err = s.Events.Record(ctx, tx, ws, event.LinkCreated, map[string]any{"link": res.Wire()})
 		return err
 	})
 	return res, err
 }
 
-// Resolve returns what code redirects to, or store.ErrNotFound. Deleted
-// links resolve too (they answer 410, not 404), and so do the links of a
-// deleted workspace and the codes retired when it was purged.
-func (s *Service) Resolve(ctx context.Context, code Code) (Target, error) {
-	row, err := dbsqlc.New().LinkResolveCode(ctx, s.db.Conn(ctx), code.String())
+// Resolve returns what a code on a domain redirects to, or
+// store.ErrNotFound. Deleted links resolve too (they answer 410, not 404),
+// and so do the links of a deleted workspace and the codes retired when it
+// was purged.
+func (s *Service) Resolve(ctx context.Context, k Key) (Target, error) {
+	q, db := dbsqlc.New(), s.db.Conn(ctx)
+	if k.Domain != "" {
+		row, err := q.LinkResolveDomainCode(ctx, db, dbsqlc.LinkResolveDomainCodeParams{Domain: k.Domain, Code: k.Code.String()})
+		if err != nil {
+			return Target{}, store.InterpretError(err)
+		}
+		return targetOf(dbsqlc.LinkResolveCodeRow(row)), nil
+	}
+	row, err := q.LinkResolveCode(ctx, db, k.Code.String())
 	if err != nil {
 		return Target{}, store.InterpretError(err)
 	}
+	return targetOf(row), nil
+}
+
+func targetOf(r dbsqlc.LinkResolveCodeRow) Target {
 	return Target{
-		LinkID: row.ID, WorkspaceID: row.WorkspaceID, URL: row.TargetURL,
-		Status: Status(row.Status), ExpiresAt: row.ExpiresAt, Deleted: row.Gone,
-	}, nil
+		LinkID: r.ID, WorkspaceID: r.WorkspaceID, URL: r.TargetURL,
+		Status: Status(r.Status), ExpiresAt: r.ExpiresAt, Deleted: r.Gone,
+	}
 }
 
 // Get returns a live link of the workspace, or store.ErrNotFound.
@@ -100,7 +131,7 @@ func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Link, error) {
 	if err != nil {
 		return Link{}, store.InterpretError(err)
 	}
-	return fromRow(row, s.shortBase), nil
+	return fromRow(row, s.origins), nil
 }
 
 // List returns up to limit links older than before (nil: the newest), and
@@ -113,9 +144,24 @@ func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, lim
 	if err != nil {
 		return nil, false, store.InterpretError(err)
 	}
-	out, hasMore := store.Page(rows, limit, func(r dbsqlc.Link) Link { return fromRow(r, s.shortBase) })
+	out, hasMore := store.Page(rows, limit, s.fromRow)
 	return out, hasMore, nil
 }
+
+// ListOnDomain is List of the links on one custom domain.
+func (s *Service) ListOnDomain(ctx context.Context, ws uuid.UUID, domain hostname.Name, before *uuid.UUID, limit int) ([]Link, bool, error) {
+	h := domain.String()
+	rows, err := dbsqlc.New().LinkListByWorkspaceDomain(ctx, s.db.Conn(ctx), dbsqlc.LinkListByWorkspaceDomainParams{
+		WorkspaceID: ws, Domain: &h, Before: before, Limit: int32(limit + 1),
+	})
+	if err != nil {
+		return nil, false, store.InterpretError(err)
+	}
+	out, hasMore := store.Page(rows, limit, s.fromRow)
+	return out, hasMore, nil
+}
+
+func (s *Service) fromRow(r dbsqlc.Link) Link { return fromRow(r, s.origins) }
 
 // Update applies a PATCH. When a value actually changes it records
 // link.updated with previous_attributes holding the old values of exactly
@@ -123,8 +169,8 @@ func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, lim
 // was parsed at the edge and is not checked again.
 func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) (Link, error) {
 	var (
-		res  Link
-		code string
+		res     Link
+		changed string
 	)
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
@@ -134,7 +180,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		}
 		next, previous := applyUpdate(old, in)
 		if len(previous) == 0 {
-			res = fromRow(old, s.shortBase)
+			res = fromRow(old, s.origins)
 			return nil
 		}
 		row, err := q.LinkUpdate(ctx, tx, dbsqlc.LinkUpdateParams{
@@ -144,14 +190,15 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		res, code = fromRow(row, s.shortBase), row.Code
+		res = fromRow(row, s.origins)
+		changed = res.key().String()
 		if _, err := s.Events.Record(ctx, tx, ws, event.LinkUpdated, map[string]any{"link": res.Wire(), "previous_attributes": previous}); err != nil {
 			return err
 		}
-		return notifyChanged(ctx, tx, code)
+		return notifyChanged(ctx, tx, changed)
 	})
-	if err == nil && code != "" {
-		store.AfterCommit(ctx, func() { s.Changed(code) })
+	if err == nil && changed != "" {
+		store.AfterCommit(ctx, func() { s.Changed(changed) })
 	}
 	return res, err
 }
@@ -182,21 +229,21 @@ func applyUpdate(old dbsqlc.Link, in UpdateInput) (dbsqlc.Link, map[string]any) 
 // Delete retires a link: it stops redirecting (410) and its code is never
 // reused. Records link.deleted with the link as it was.
 func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
-	var code string
+	var changed string
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		row, err := dbsqlc.New().LinkDelete(ctx, tx, dbsqlc.LinkDeleteParams{ID: id, WorkspaceID: ws})
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		code = row.Code
-		gone := fromRow(row, s.shortBase)
+		gone := fromRow(row, s.origins)
+		changed = gone.key().String()
 		if _, err := s.Events.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": gone.Wire()}); err != nil {
 			return err
 		}
-		return notifyChanged(ctx, tx, code)
+		return notifyChanged(ctx, tx, changed)
 	})
 	if err == nil {
-		store.AfterCommit(ctx, func() { s.Changed(code) })
+		store.AfterCommit(ctx, func() { s.Changed(changed) })
 	}
 	return err
 }
@@ -204,7 +251,7 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 // ByIDs returns the links with these ids (of any workspace: the scan
 // writer reads the links of the batch's events, whose ids it got from its
 // own cache) in the batch's transaction tx. Missing ids are left out.
-func ByIDs(ctx context.Context, tx pgx.Tx, shortBase string, ids []uuid.UUID) (map[uuid.UUID]Link, error) {
+func ByIDs(ctx context.Context, tx pgx.Tx, o Origins, ids []uuid.UUID) (map[uuid.UUID]Link, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -214,14 +261,15 @@ func ByIDs(ctx context.Context, tx pgx.Tx, shortBase string, ids []uuid.UUID) (m
 	}
 	out := make(map[uuid.UUID]Link, len(rows))
 	for _, l := range rows {
-		out[l.ID] = fromRow(l, shortBase)
+		out[l.ID] = fromRow(l, o)
 	}
 	return out, nil
 }
 
-// notifyChanged queues a NOTIFY, delivered by PostgreSQL when tx commits.
-func notifyChanged(ctx context.Context, tx pgx.Tx, code string) error {
-	return store.Notify(ctx, tx, ChangedChannel, code)
+// notifyChanged queues a NOTIFY of a Key.String, delivered by PostgreSQL
+// when tx commits.
+func notifyChanged(ctx context.Context, tx pgx.Tx, key string) error {
+	return store.Notify(ctx, tx, ChangedChannel, key)
 }
 
 func equalPtr(a, b *string) bool {

@@ -28,9 +28,10 @@ const LookupTimeout = 500 * time.Millisecond
 // to be unreachable, so it was not asked.
 var ErrUnavailable = errors.New("redirect: the database is unreachable and the code is not cached")
 
-// Resolver finds what a code redirects to; link.Service is the real one.
+// Resolver finds what a code on a domain redirects to; link.Service is
+// the real one.
 type Resolver interface {
-	Resolve(ctx context.Context, code link.Code) (link.Target, error)
+	Resolve(ctx context.Context, k link.Key) (link.Target, error)
 }
 
 // gone reports whether the link no longer redirects (410).
@@ -38,7 +39,7 @@ func gone(t *link.Target, now time.Time) bool {
 	return t.Deleted || t.Status != link.StatusActive || (t.ExpiresAt != nil && !now.Before(*t.ExpiresAt))
 }
 
-// cache maps codes to targets; unknown codes are not cached, so a link
+// cache maps codes (on their domains) to targets; unknown codes are not cached, so a link
 // created on any instance is seen at once.
 //
 // Entries are trusted while the notification listener is connected, since
@@ -52,18 +53,18 @@ type cache struct {
 	resolver Resolver
 	db       *dbhealth.Monitor
 	group    singleflight.Group
-	entries  *epochcache.Cache[link.Code, *link.Target]
+	entries  *epochcache.Cache[link.Key, *link.Target]
 	trusted  atomic.Bool
 }
 
 func newCache(r Resolver, db *dbhealth.Monitor) *cache {
-	c := &cache{resolver: r, db: db, entries: epochcache.New[link.Code, *link.Target](maxCached)}
+	c := &cache{resolver: r, db: db, entries: epochcache.New[link.Key, *link.Target](maxCached)}
 	c.trusted.Store(true) // empty: nothing to distrust until a disconnection
 	return c
 }
 
 // lookup returns the code's target, nil for an unknown code.
-func (c *cache) lookup(ctx context.Context, code link.Code) (*link.Target, error) {
+func (c *cache) lookup(ctx context.Context, code link.Key) (*link.Target, error) {
 	t, cached := c.entries.Get(code)
 	if cached && c.trusted.Load() {
 		return t, nil // the hot path: nothing else to ask
@@ -88,7 +89,7 @@ func (c *cache) lookup(ctx context.Context, code link.Code) (*link.Target, error
 
 // load asks the resolver, once for all concurrent requests of a code and
 // for at most LookupTimeout, whoever of them goes away.
-func (c *cache) load(ctx context.Context, code link.Code) (*link.Target, error) {
+func (c *cache) load(ctx context.Context, code link.Key) (*link.Target, error) {
 	v, err, _ := c.group.Do(code.String(), func() (any, error) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), LookupTimeout)
 		defer cancel()
@@ -109,9 +110,10 @@ func (c *cache) load(ctx context.Context, code link.Code) (*link.Target, error) 
 	return v.(*link.Target), nil
 }
 
-// invalidate drops a code; a string that is no code was never cached.
-func (c *cache) invalidate(code string) {
-	if k, ok := link.ParseCodeShape(code); ok {
+// invalidate drops a code named by its link.Key.String; a string that is
+// no key was never cached.
+func (c *cache) invalidate(key string) {
+	if k, ok := link.ParseKey(key); ok {
 		c.entries.Invalidate(k)
 	}
 }
@@ -119,7 +121,7 @@ func (c *cache) invalidate(code string) {
 // invalidateWorkspace drops every cached code of the workspace; their next
 // lookup reads what the database says now.
 func (c *cache) invalidateWorkspace(id uuid.UUID) {
-	c.entries.InvalidateWhere(func(_ link.Code, t *link.Target) bool { return t != nil && t.WorkspaceID == id })
+	c.entries.InvalidateWhere(func(_ link.Key, t *link.Target) bool { return t != nil && t.WorkspaceID == id })
 }
 
 // suspend: notifications may be missed from now on (see cache).

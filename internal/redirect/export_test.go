@@ -11,7 +11,7 @@ import (
 var NewCache = newCache
 
 func (c *cache) Lookup(ctx context.Context, code link.Code) (*link.Target, error) {
-	return c.lookup(ctx, code)
+	return c.lookup(ctx, link.Key{Code: code})
 }
 func (c *cache) Suspend() { c.suspend() }
 func (c *cache) Reset()   { c.reset() }

@@ -1,6 +1,8 @@
 // Package redirect is the hot path: GET /{code} answers 302 to the link's
 // current target from an in-process cache, and hands the scan to a
-// recorder without waiting for the database.
+// recorder without waiting for the database. It routes on Host: the
+// default short domain's codes, or a verified custom domain's (from an
+// in-memory table of them, see sites), or nothing.
 package redirect
 
 import (
@@ -16,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/dbhealth"
+	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/scan"
@@ -42,9 +45,11 @@ type Pages struct {
 	Unavailable http.HandlerFunc
 }
 
-// Handler answers GET and HEAD /{code}.
+// Handler answers GET and HEAD /{code}, and everything on custom domains.
 type Handler struct {
 	cache    *cache
+	sites    *sites
+	hosts    hosts
 	pages    Pages
 	recorder Recorder
 	clientIP func(*http.Request) netip.Addr
@@ -55,11 +60,28 @@ type Handler struct {
 	Load interface{ Hit() }
 }
 
-// New returns the redirect handler. recorder may be nil (scans not
-// recorded); db (nil: always up) says when the database is unreachable, so
-// an uncached code fails at once and cached ones keep being served.
-func New(resolver Resolver, recorder Recorder, pages Pages, clientIP func(*http.Request) netip.Addr, db *dbhealth.Monitor, log *slog.Logger) *Handler {
-	return &Handler{cache: newCache(resolver, db), pages: pages, recorder: recorder, clientIP: clientIP, log: log, now: time.Now}
+// Options configure a Handler.
+type Options struct {
+	Resolver Resolver
+	Sites    SiteSource
+	// DefaultOrigins are LINKQR_SHORT_BASE_URL and LINKQR_BASE_URL: the
+	// default domain's codes answer on their hosts (any port).
+	DefaultOrigins []string
+	Recorder       Recorder // nil: scans are not recorded
+	Pages          Pages
+	ClientIP       func(*http.Request) netip.Addr
+	// DB (nil: always up) says when the database is unreachable, so an
+	// uncached code fails at once and cached ones keep being served.
+	DB  *dbhealth.Monitor
+	Log *slog.Logger
+}
+
+// New returns the redirect handler.
+func New(o Options) *Handler {
+	return &Handler{
+		cache: newCache(o.Resolver, o.DB), sites: newSites(o.Sites, o.DB), hosts: newHosts(o.DefaultOrigins),
+		pages: o.Pages, recorder: o.Recorder, clientIP: o.ClientIP, log: o.Log, now: time.Now,
+	}
 }
 
 // Subscribe keeps the cache coherent with changes made by any instance;
@@ -72,16 +94,35 @@ func (h *Handler) Subscribe(l *notify.Listener) {
 			h.WorkspaceDeleted(id)
 		}
 	}})
+	l.Subscribe(domain.ChangedChannel, notify.Handler{Notify: h.DomainChanged, Reset: h.sites.reset})
 }
 
 // WorkspaceDeleted drops the workspace's codes from this instance's cache
 // (called after the deletion commits; other instances learn it from the
 // notification): their next lookup reads the deletion, and they answer
-// 410 from then on, from the cache again.
-func (h *Handler) WorkspaceDeleted(id uuid.UUID) { h.cache.invalidateWorkspace(id) }
+// 410 from then on, from the cache again. Its custom domains stop being
+// served.
+func (h *Handler) WorkspaceDeleted(id uuid.UUID) {
+	h.cache.invalidateWorkspace(id)
+	h.sites.workspaceDeleted(id)
+}
 
-// Invalidate drops a code from this instance's cache (called after commit).
-func (h *Handler) Invalidate(code string) { h.cache.invalidate(code) }
+// Invalidate drops a code, named by its link.Key.String, from this
+// instance's cache (called after commit).
+func (h *Handler) Invalidate(key string) { h.cache.invalidate(key) }
+
+// DomainChanged makes the next request for hostname read its domain again
+// (called after commit, and for every domain.ChangedChannel notification).
+func (h *Handler) DomainChanged(hostname string) { h.sites.changed(hostname) }
+
+// Servable reports whether host (as in a Host header or a TLS server
+// name: any case, any port) is a verified custom domain this instance
+// serves, from memory: what the tls-allowed endpoint and the certificate
+// policy ask.
+func (h *Handler) Servable(ctx context.Context, host string) (bool, error) {
+	site, err := h.sites.lookup(ctx, canonicalHost(host))
+	return site != nil, err
+}
 
 // Mount registers GET and HEAD /{code}. Registered routes with static paths
 // (/docs, /api/…) take precedence in chi, so reserved paths are never shadowed.
@@ -94,10 +135,19 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	h.ServeCode(w, r, chi.URLParam(r, "code"))
 }
 
-// ServeCode answers r as GET or HEAD /{raw} would. The app calls it for a
-// path that a route of its own shares with a possible link code (/mcp: MCP
-// clients POST there, while a link may have the code "mcp").
+// ServeCode answers r as GET or HEAD /{raw} would on the default domain.
+// The app calls it for a path that a route of its own shares with a
+// possible link code (/mcp: MCP clients POST there, while a link may have
+// the code "mcp"). Only the default domain's requests get here (see
+// CustomDomains).
 func (h *Handler) ServeCode(w http.ResponseWriter, r *http.Request, raw string) {
+	h.serveCode(w, r, "", raw, nil)
+}
+
+// serveCode answers the code raw on host ("": the default domain) for GET
+// or HEAD; site is the custom domain's, whose not-found URL an unknown
+// code goes to.
+func (h *Handler) serveCode(w http.ResponseWriter, r *http.Request, host, raw string, site *domain.Site) {
 	if h.Load != nil {
 		h.Load.Hit()
 	}
@@ -105,19 +155,18 @@ func (h *Handler) ServeCode(w http.ResponseWriter, r *http.Request, raw string) 
 	var t *link.Target
 	if ok {
 		var err error
-		t, err = h.cache.lookup(r.Context(), code)
+		t, err = h.cache.lookup(r.Context(), link.Key{Domain: host, Code: code})
 		if err != nil {
-			level := slog.LevelError
-			if errors.Is(err, ErrUnavailable) {
-				level = slog.LevelDebug // the outage is logged once, by dbhealth
-			}
-			h.log.Log(r.Context(), level, "redirect lookup failed", "code", code.String(), "err", err)
+			h.log.Log(r.Context(), logLevel(err), "redirect lookup failed", "code", code.String(), "err", err)
 			h.unavailable(w, r)
 			return
 		}
 	}
 	now := h.now()
 	switch {
+	case t == nil && site != nil && site.NotFoundURL != nil:
+		found(w, *site.NotFoundURL)
+		return
 	case t == nil:
 		h.pages.NotFound(w, r)
 		return
@@ -142,10 +191,25 @@ func (h *Handler) ServeCode(w http.ResponseWriter, r *http.Request, raw string) 
 			return
 		}
 	}
+	found(w, t.URL)
+}
+
+// found answers 302 to url, never cached: the next request may go
+// elsewhere.
+func found(w http.ResponseWriter, url string) {
 	hd := w.Header()
-	hd["Location"] = []string{t.URL}
+	hd["Location"] = []string{url}
 	hd["Cache-Control"] = []string{"private, max-age=0"}
 	w.WriteHeader(http.StatusFound)
+}
+
+// logLevel is how loudly a failed lookup is logged: an outage is logged
+// once, by dbhealth, not per request.
+func logLevel(err error) slog.Level {
+	if errors.Is(err, ErrUnavailable) {
+		return slog.LevelDebug
+	}
+	return slog.LevelError
 }
 
 // unavailable answers 503 with Retry-After: the visitor (or the scanner

@@ -27,7 +27,7 @@ func TestCopyRowsRoundTrip(t *testing.T) {
 	tn := testkit.NewTenant(t, pool)
 	link := insertLink(t, pool, tn.WorkspaceID, "copy1")
 	hasher, _ := analytics.NewVisitorHasher(bytes.Repeat([]byte{7}, 32))
-	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example"})
+	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher})
 	go rec.Run()
 
 	ip := netip.MustParseAddr("203.0.113.9")

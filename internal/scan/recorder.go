@@ -14,6 +14,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/store"
 )
 
@@ -92,7 +93,7 @@ type Options struct {
 	DB            *store.DB
 	Log           *slog.Logger
 	Hasher        *analytics.VisitorHasher
-	ShortBase     string
+	Origins       link.Origins
 	Subscriptions Subscriptions
 	Events        *event.Recorder       // records scan.created (and fans it out); nil: no fan-out
 	BufferSize    int                   // default DefaultBufferSize

@@ -193,7 +193,7 @@ func TestRecorderWritesEventsForSubscribedWorkspacesOnly(t *testing.T) {
 	a, b := testkit.NewTenant(t, pool), testkit.NewTenant(t, pool)
 	linkA, linkB := insertLink(t, pool, a.WorkspaceID, "codeA"), insertLink(t, pool, b.WorkspaceID, "codeB")
 	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
-	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example", Subscriptions: subscribed{ws: a.WorkspaceID}})
+	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher, Origins: link.Origins{ShortBase: "https://s.example"}, Subscriptions: subscribed{ws: a.WorkspaceID}})
 
 	go rec.Run()
 	now := time.Now()
@@ -252,7 +252,7 @@ func insertLink(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID, code string) uui
 
 func newRecorder(pool *pgxpool.Pool, size int) *scan.Recorder {
 	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
-	return scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example", BufferSize: size})
+	return scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher, BufferSize: size})
 }
 
 func TestFullBufferWaitsInsteadOfDropping(t *testing.T) {
@@ -279,7 +279,7 @@ func TestFullBufferWaitsInsteadOfDropping(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The link's scan_count counts the scans once the fold passed them.
-	links := link.NewService(store.NewDB(pool), "https://s.example")
+	links := link.NewService(store.NewDB(pool), link.Origins{ShortBase: "https://s.example"})
 	if l, err := links.Get(context.Background(), tn.WorkspaceID, hit.LinkID); err != nil || l.ScanCount != 0 {
 		t.Errorf("before the fold: scan_count %d (%v), want 0", l.ScanCount, err)
 	}
@@ -307,7 +307,7 @@ func TestDatabaseFailureIsRetried(t *testing.T) {
 	}
 	failed := make(chan struct{}, 100)
 	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
-	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example",
+	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher,
 		OnFlushError: func(error) { failed <- struct{}{} }})
 	go rec.Run()
 	for range 5 {
@@ -371,7 +371,7 @@ func TestOutageBufferDropsTheOldestPastItsBound(t *testing.T) {
 	const bound, first, more = 10, 10, 15
 	var dropped atomic.Int64
 	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
-	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher, ShortBase: "https://s.example",
+	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher,
 		// One writer: with two, batches reach the outage buffer in the
 		// order their writes failed, which may swap two neighbouring ones.
 		BufferSize: 4, Writers: 1, OutageBufferSize: bound, OnDropped: func(n int) { dropped.Add(int64(n)) }})
@@ -455,7 +455,7 @@ func TestCloseDuringOutageCountsTheLostScans(t *testing.T) {
 		return logged.Write(p)
 	}), nil))
 	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
-	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: log, Hasher: hasher, ShortBase: "https://s.example"})
+	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: log, Hasher: hasher})
 	go rec.Run()
 	for range 7 {
 		if err := rec.Record(context.Background(), scan.Hit{LinkID: link, WorkspaceID: tn.WorkspaceID, At: time.Now(), UserAgent: iPhone}); err != nil {

@@ -89,7 +89,7 @@ func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row) erro
 	if len(wanted) == 0 {
 		return nil
 	}
-	links, err := link.ByIDs(ctx, tx, r.opts.ShortBase, ids)
+	links, err := link.ByIDs(ctx, tx, r.opts.Origins, ids)
 	if err != nil {
 		return err
 	}

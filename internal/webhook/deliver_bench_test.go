@@ -59,7 +59,7 @@ func BenchmarkDelivery(b *testing.B) {
 	start(b, client)
 	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
 	rec := scan.NewRecorder(scan.Options{
-		DB: e.db, Log: discard(), Hasher: hasher, ShortBase: "https://s.example",
+		DB: e.db, Log: discard(), Hasher: hasher,
 		Subscriptions: e.svc, Events: &event.Recorder{Fanout: e.svc.Fanout},
 	})
 	go rec.Run()

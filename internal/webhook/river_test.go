@@ -78,7 +78,7 @@ func (e *env) jobCount(t *testing.T, state string) int {
 }
 
 func (e *env) links() *link.Service {
-	ls := link.NewService(e.db, "https://s.example")
+	ls := link.NewService(e.db, link.Origins{ShortBase: "https://s.example"})
 	ls.Events = &event.Recorder{Fanout: e.svc.Fanout}
 	return ls
 }
@@ -112,7 +112,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := scan.NewRecorder(scan.Options{
-		DB: e.db, Log: discard(), Hasher: hasher, ShortBase: "https://s.example",
+		DB: e.db, Log: discard(), Hasher: hasher,
 		Subscriptions: e.svc, Events: &event.Recorder{Fanout: e.svc.Fanout},
 	})
 	go rec.Run()

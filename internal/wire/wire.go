@@ -27,6 +27,7 @@ type Link struct {
 	ID            string     `json:"id"`
 	WorkspaceID   string     `json:"workspace_id"`
 	Code          string     `json:"code"`
+	Domain        *string    `json:"domain"`
 	ShortURL      string     `json:"short_url"`
 	TargetURL     string     `json:"target_url"`
 	Title         *string    `json:"title"`

@@ -140,17 +140,17 @@ func (q *Queries) DomainGetByIDForUpdate(ctx context.Context, db DBTX, arg Domai
 }
 
 const domainLinkCount = `-- name: DomainLinkCount :one
-SELECT count(*) FROM links WHERE domain_id = $1 AND workspace_id = $2 AND deleted_at IS NULL
+SELECT count(*) FROM links WHERE workspace_id = $1 AND domain = $2 AND deleted_at IS NULL
 `
 
 type DomainLinkCountParams struct {
-	DomainID    *uuid.UUID
 	WorkspaceID uuid.UUID
+	Domain      *string
 }
 
 // The live links on a domain: while there are any it cannot be removed.
 func (q *Queries) DomainLinkCount(ctx context.Context, db DBTX, arg DomainLinkCountParams) (int64, error) {
-	row := db.QueryRow(ctx, domainLinkCount, arg.DomainID, arg.WorkspaceID)
+	row := db.QueryRow(ctx, domainLinkCount, arg.WorkspaceID, arg.Domain)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -323,20 +323,70 @@ func (q *Queries) DomainRecordCheck(ctx context.Context, db DBTX, arg DomainReco
 	return i, err
 }
 
-const domainServable = `-- name: DomainServable :one
-SELECT EXISTS (
-    SELECT 1 FROM domains d JOIN workspaces w ON w.id = d.workspace_id
-    WHERE d.hostname = $1 AND d.status = 'verified' AND w.deleted_at IS NULL
-)
+const domainSite = `-- name: DomainSite :one
+SELECT d.hostname, d.workspace_id, d.root_url, d.not_found_url
+FROM domains d JOIN workspaces w ON w.id = d.workspace_id
+WHERE d.hostname = $1 AND d.status = 'verified' AND w.deleted_at IS NULL
 `
 
-// Whether hostname is a verified domain of a live workspace: the only
-// names linkqr serves (and obtains certificates for).
-func (q *Queries) DomainServable(ctx context.Context, db DBTX, hostname string) (bool, error) {
-	row := db.QueryRow(ctx, domainServable, hostname)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
+type DomainSiteRow struct {
+	Hostname    string
+	WorkspaceID uuid.UUID
+	RootURL     *string
+	NotFoundURL *string
+}
+
+// DomainSites of one hostname.
+func (q *Queries) DomainSite(ctx context.Context, db DBTX, hostname string) (DomainSiteRow, error) {
+	row := db.QueryRow(ctx, domainSite, hostname)
+	var i DomainSiteRow
+	err := row.Scan(
+		&i.Hostname,
+		&i.WorkspaceID,
+		&i.RootURL,
+		&i.NotFoundURL,
+	)
+	return i, err
+}
+
+const domainSites = `-- name: DomainSites :many
+SELECT d.hostname, d.workspace_id, d.root_url, d.not_found_url
+FROM domains d JOIN workspaces w ON w.id = d.workspace_id
+WHERE d.status = 'verified' AND w.deleted_at IS NULL
+`
+
+type DomainSitesRow struct {
+	Hostname    string
+	WorkspaceID uuid.UUID
+	RootURL     *string
+	NotFoundURL *string
+}
+
+// Every verified domain of a live workspace: the names linkqr serves (and
+// obtains certificates for), as the redirect keeps them in memory.
+func (q *Queries) DomainSites(ctx context.Context, db DBTX) ([]DomainSitesRow, error) {
+	rows, err := db.Query(ctx, domainSites)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []DomainSitesRow
+	for rows.Next() {
+		var i DomainSitesRow
+		if err := rows.Scan(
+			&i.Hostname,
+			&i.WorkspaceID,
+			&i.RootURL,
+			&i.NotFoundURL,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const domainUpdateURLs = `-- name: DomainUpdateURLs :one

@@ -74,9 +74,9 @@ func (q *Queries) ErasureLinkBatch(ctx context.Context, db DBTX, arg ErasureLink
 
 const erasureLinksRetire = `-- name: ErasureLinksRetire :execrows
 WITH gone AS (
-    DELETE FROM links WHERE id = ANY($1::uuid[]) AND workspace_id = $2 RETURNING code
+    DELETE FROM links WHERE id = ANY($1::uuid[]) AND workspace_id = $2 RETURNING domain, code
 )
-INSERT INTO retired_codes (code) SELECT code FROM gone ON CONFLICT DO NOTHING
+INSERT INTO retired_codes (domain, code) SELECT coalesce(domain, ''), code FROM gone ON CONFLICT DO NOTHING
 `
 
 type ErasureLinksRetireParams struct {

@@ -13,9 +13,9 @@ import (
 )
 
 const linkCreate = `-- name: LinkCreate :one
-INSERT INTO links (id, workspace_id, code, target_url, title, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain
 `
 
 type LinkCreateParams struct {
@@ -25,6 +25,7 @@ type LinkCreateParams struct {
 	TargetURL   string
 	Title       *string
 	ExpiresAt   *time.Time
+	Domain      *string
 }
 
 func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams) (Link, error) {
@@ -35,6 +36,7 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		arg.TargetURL,
 		arg.Title,
 		arg.ExpiresAt,
+		arg.Domain,
 	)
 	var i Link
 	err := row.Scan(
@@ -52,7 +54,7 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		&i.DeletedAt,
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
-		&i.DomainID,
+		&i.Domain,
 	)
 	return i, err
 }
@@ -60,7 +62,7 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 const linkDelete = `-- name: LinkDelete :one
 UPDATE links SET deleted_at = now(), updated_at = now()
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain
 `
 
 type LinkDeleteParams struct {
@@ -86,13 +88,34 @@ func (q *Queries) LinkDelete(ctx context.Context, db DBTX, arg LinkDeleteParams)
 		&i.DeletedAt,
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
-		&i.DomainID,
+		&i.Domain,
 	)
 	return i, err
 }
 
+const linkDomainForCreate = `-- name: LinkDomainForCreate :one
+SELECT hostname FROM domains
+WHERE workspace_id = $1 AND hostname = $2 AND status = 'verified'
+FOR SHARE
+`
+
+type LinkDomainForCreateParams struct {
+	WorkspaceID uuid.UUID
+	Hostname    string
+}
+
+// A link goes on a domain only while it is a verified domain of the
+// link's workspace. The share lock holds off the domain's removal (which
+// locks it for update, then counts its links) until the link is in.
+func (q *Queries) LinkDomainForCreate(ctx context.Context, db DBTX, arg LinkDomainForCreateParams) (string, error) {
+	row := db.QueryRow(ctx, linkDomainForCreate, arg.WorkspaceID, arg.Hostname)
+	var hostname string
+	err := row.Scan(&hostname)
+	return hostname, err
+}
+
 const linkGetByID = `-- name: LinkGetByID :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 `
 
@@ -119,13 +142,13 @@ func (q *Queries) LinkGetByID(ctx context.Context, db DBTX, arg LinkGetByIDParam
 		&i.DeletedAt,
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
-		&i.DomainID,
+		&i.Domain,
 	)
 	return i, err
 }
 
 const linkGetByIDForUpdate = `-- name: LinkGetByIDForUpdate :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 FOR UPDATE
 `
@@ -153,13 +176,13 @@ func (q *Queries) LinkGetByIDForUpdate(ctx context.Context, db DBTX, arg LinkGet
 		&i.DeletedAt,
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
-		&i.DomainID,
+		&i.Domain,
 	)
 	return i, err
 }
 
 const linkListByIDs = `-- name: LinkListByIDs :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id FROM links WHERE id = ANY($1::uuid[])
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links WHERE id = ANY($1::uuid[])
 `
 
 // The links of a scan batch's events (scan.created carries the link).
@@ -187,7 +210,7 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 			&i.DeletedAt,
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
-			&i.DomainID,
+			&i.Domain,
 		); err != nil {
 			return nil, err
 		}
@@ -200,7 +223,7 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 }
 
 const linkListByWorkspace = `-- name: LinkListByWorkspace :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($3::uuid IS NULL OR id < $3::uuid)
 ORDER BY id DESC
@@ -239,7 +262,64 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 			&i.DeletedAt,
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
-			&i.DomainID,
+			&i.Domain,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const linkListByWorkspaceDomain = `-- name: LinkListByWorkspaceDomain :many
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
+WHERE workspace_id = $1 AND domain = $2 AND deleted_at IS NULL
+  AND ($4::uuid IS NULL OR id < $4::uuid)
+ORDER BY id DESC
+LIMIT $3
+`
+
+type LinkListByWorkspaceDomainParams struct {
+	WorkspaceID uuid.UUID
+	Domain      *string
+	Limit       int32
+	Before      *uuid.UUID
+}
+
+// LinkListByWorkspace of the links on one custom domain.
+func (q *Queries) LinkListByWorkspaceDomain(ctx context.Context, db DBTX, arg LinkListByWorkspaceDomainParams) ([]Link, error) {
+	rows, err := db.Query(ctx, linkListByWorkspaceDomain,
+		arg.WorkspaceID,
+		arg.Domain,
+		arg.Limit,
+		arg.Before,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Link
+	for rows.Next() {
+		var i Link
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Code,
+			&i.TargetURL,
+			&i.Title,
+			&i.Status,
+			&i.ExpiresAt,
+			&i.ScanCount,
+			&i.LastScannedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.DeletedAt,
+			&i.PreviousTargetUrl,
+			&i.TargetChangedAt,
+			&i.Domain,
 		); err != nil {
 			return nil, err
 		}
@@ -255,11 +335,11 @@ const linkResolveCode = `-- name: LinkResolveCode :one
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
        (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
-WHERE l.code = $1
+WHERE l.code = $1 AND l.domain IS NULL
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
        '', 'active', NULL::timestamptz, true
-FROM retired_codes WHERE code = $1
+FROM retired_codes WHERE domain = '' AND code = $1
 LIMIT 1
 `
 
@@ -272,9 +352,9 @@ type LinkResolveCodeRow struct {
 	Gone        bool
 }
 
-// The redirect's cache miss: everything needed to answer GET /{code}. A
-// link of a deleted workspace, or a code retired when its workspace was
-// purged, is gone (410) like a deleted link.
+// The redirect's cache miss: everything needed to answer GET /{code} on
+// the default domain. A link of a deleted workspace, or a code retired
+// when its workspace was purged, is gone (410) like a deleted link.
 func (q *Queries) LinkResolveCode(ctx context.Context, db DBTX, code string) (LinkResolveCodeRow, error) {
 	row := db.QueryRow(ctx, linkResolveCode, code)
 	var i LinkResolveCodeRow
@@ -289,8 +369,49 @@ func (q *Queries) LinkResolveCode(ctx context.Context, db DBTX, code string) (Li
 	return i, err
 }
 
+const linkResolveDomainCode = `-- name: LinkResolveDomainCode :one
+SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
+       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone
+FROM links l JOIN workspaces w ON w.id = l.workspace_id
+WHERE l.domain = $1::text AND l.code = $2::text
+UNION ALL
+SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
+       '', 'active', NULL::timestamptz, true
+FROM retired_codes WHERE domain = $1::text AND code = $2::text
+LIMIT 1
+`
+
+type LinkResolveDomainCodeParams struct {
+	Domain string
+	Code   string
+}
+
+type LinkResolveDomainCodeRow struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	TargetURL   string
+	Status      string
+	ExpiresAt   *time.Time
+	Gone        bool
+}
+
+// LinkResolveCode for a code on a custom domain.
+func (q *Queries) LinkResolveDomainCode(ctx context.Context, db DBTX, arg LinkResolveDomainCodeParams) (LinkResolveDomainCodeRow, error) {
+	row := db.QueryRow(ctx, linkResolveDomainCode, arg.Domain, arg.Code)
+	var i LinkResolveDomainCodeRow
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.TargetURL,
+		&i.Status,
+		&i.ExpiresAt,
+		&i.Gone,
+	)
+	return i, err
+}
+
 const linkSearch = `-- name: LinkSearch :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($2::text IS NULL
        OR (coalesce(title, '') || ' ' || code || ' ' || target_url) ILIKE $2::text)
@@ -298,15 +419,17 @@ WHERE workspace_id = $1 AND deleted_at IS NULL
        OR ($3::text = 'active' AND status = 'active' AND (expires_at IS NULL OR expires_at > now()))
        OR ($3::text = 'paused' AND status = 'paused')
        OR ($3::text = 'expired' AND expires_at <= now()))
-  AND ($4::uuid IS NULL OR id < $4::uuid)
+  AND ($4::text IS NULL OR domain = $4::text)
+  AND ($5::uuid IS NULL OR id < $5::uuid)
 ORDER BY id DESC
-LIMIT $5
+LIMIT $6
 `
 
 type LinkSearchParams struct {
 	WorkspaceID uuid.UUID
 	Pattern     *string
 	State       *string
+	Domain      *string
 	Before      *uuid.UUID
 	Lim         int32
 }
@@ -314,12 +437,14 @@ type LinkSearchParams struct {
 // The Links page: a workspace's live links, newest first, optionally only
 // those whose title, code or target contains a pattern (ILIKE, served by
 // links_search_idx; the expression must stay identical to the index's) and
-// of one state (active: redirecting now; paused; expired).
+// of one state (active: redirecting now; paused; expired) and on one
+// custom domain.
 func (q *Queries) LinkSearch(ctx context.Context, db DBTX, arg LinkSearchParams) ([]Link, error) {
 	rows, err := db.Query(ctx, linkSearch,
 		arg.WorkspaceID,
 		arg.Pattern,
 		arg.State,
+		arg.Domain,
 		arg.Before,
 		arg.Lim,
 	)
@@ -345,7 +470,7 @@ func (q *Queries) LinkSearch(ctx context.Context, db DBTX, arg LinkSearchParams)
 			&i.DeletedAt,
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
-			&i.DomainID,
+			&i.Domain,
 		); err != nil {
 			return nil, err
 		}
@@ -366,17 +491,24 @@ WHERE workspace_id = $1 AND deleted_at IS NULL
        OR ($3::text = 'active' AND status = 'active' AND (expires_at IS NULL OR expires_at > now()))
        OR ($3::text = 'paused' AND status = 'paused')
        OR ($3::text = 'expired' AND expires_at <= now()))
+  AND ($4::text IS NULL OR domain = $4::text)
 `
 
 type LinkSearchCountParams struct {
 	WorkspaceID uuid.UUID
 	Pattern     *string
 	State       *string
+	Domain      *string
 }
 
 // How many links LinkSearch finds in all (every page).
 func (q *Queries) LinkSearchCount(ctx context.Context, db DBTX, arg LinkSearchCountParams) (int64, error) {
-	row := db.QueryRow(ctx, linkSearchCount, arg.WorkspaceID, arg.Pattern, arg.State)
+	row := db.QueryRow(ctx, linkSearchCount,
+		arg.WorkspaceID,
+		arg.Pattern,
+		arg.State,
+		arg.Domain,
+	)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -388,7 +520,7 @@ SET target_url = $3, title = $4, status = $5, expires_at = $6, updated_at = now(
     previous_target_url = CASE WHEN target_url <> $3 THEN target_url ELSE previous_target_url END,
     target_changed_at = CASE WHEN target_url <> $3 THEN now() ELSE target_changed_at END
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain_id
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain
 `
 
 type LinkUpdateParams struct {
@@ -426,7 +558,7 @@ func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams)
 		&i.DeletedAt,
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
-		&i.DomainID,
+		&i.Domain,
 	)
 	return i, err
 }

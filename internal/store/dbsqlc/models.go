@@ -90,7 +90,7 @@ type Link struct {
 	DeletedAt         *time.Time
 	PreviousTargetUrl *string
 	TargetChangedAt   *time.Time
-	DomainID          *uuid.UUID
+	Domain            *string
 }
 
 type Membership struct {
@@ -174,6 +174,7 @@ type PasswordResetRequest struct {
 type RetiredCode struct {
 	Code      string
 	RetiredAt time.Time
+	Domain    string
 }
 
 type Scan struct {

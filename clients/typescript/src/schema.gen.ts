@@ -624,9 +624,17 @@ export interface components {
             workspace_id: components["schemas"]["WorkspaceId"];
             code: components["schemas"]["Code"];
             /**
+             * @description The verified custom domain the code lives on (see Domains);
+             *     `null` for the service's default short domain. Codes are unique
+             *     per domain. Set at creation, never changed.
+             * @example go.acme.com
+             */
+            domain: string | null;
+            /**
              * Format: uri
-             * @description The URL that the QR code encodes: the short-link origin, `/`, and
-             *     the code. It never changes, whatever the target.
+             * @description The URL that the QR code encodes: the short-link origin (the
+             *     default one, or `https://` and the link's `domain`), `/`, and the
+             *     code. It never changes, whatever the target.
              * @example https://lq.example.com/Ab3xY9q
              */
             short_url: string;
@@ -670,12 +678,20 @@ export interface components {
              */
             title?: string | null;
             /**
-             * @description A custom short code. It must be free (else `409 conflict`) and not
-             *     a reserved word (else `422`). Omit it to get a random 7-character
+             * @description A custom short code. It must be free on its domain (else `409
+             *     conflict`) and, on the default domain, not a reserved word (`api`,
+             *     `docs`, `w`, … else `422`). Omit it to get a random 7-character
              *     code; `null` is not "omitted" and is `422`.
              * @example spring-menu
              */
             code?: string;
+            /**
+             * @description A verified custom domain of this workspace to put the link on
+             *     (else `422` with pointer `/domain`); any case, Unicode or
+             *     punycode. Omitted or `null`: the default short domain.
+             * @example go.acme.com
+             */
+            domain?: string | null;
             /**
              * Format: date-time
              * @description When the link stops redirecting; must be in the future. Omitted or
@@ -1575,6 +1591,12 @@ export interface operations {
                  *     link.
                  */
                 status?: "all" | "active" | "paused" | "expired";
+                /**
+                 * @description Only links on this custom domain (any case; the default domain's
+                 *     links have `domain: null` and are not matched).
+                 * @example go.acme.com
+                 */
+                domain?: string;
             };
             header?: never;
             path?: never;

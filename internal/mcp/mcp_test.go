@@ -417,19 +417,31 @@ func TestWebhookTools(t *testing.T) {
 
 func TestDomainTools(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
+	dnsSrv := testkit.StartDNS(t)
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_DNS_RESOLVER", dnsSrv.Addr))
 	tn := testkit.NewTenant(t, srv.Pool)
 	other := testkit.NewTenant(t, srv.Pool)
 	token := srv.APIKey(t, tn.WorkspaceID)
 	for ws, host := range map[string]string{token: "go.acme.com", srv.APIKey(t, other.WorkspaceID): "go.other.example"} {
 		testkit.JSON(t, srv.Do(t, "POST", "/api/v1/domains", ws, `{"hostname":"`+host+`"}`), 201)
 	}
-	list := ok(t, callTool(t, connect(t, srv, token), "list_domains", map[string]any{"limit": 10}))
+	s := connect(t, srv, token)
+	list := ok(t, callTool(t, s, "list_domains", map[string]any{"limit": 10}))
 	data := list["data"].([]any)
 	if len(data) != 1 || data[0].(map[string]any)["hostname"] != "go.acme.com" || data[0].(map[string]any)["status"] != "pending" {
 		t.Errorf("list_domains %v", list)
 	}
-	res := callTool(t, connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read", "links:write")), "list_domains", nil)
+	// A link goes on a domain once it is verified, and only then.
+	res := callTool(t, s, "create_link", map[string]any{"target_url": "https://acme.com/", "domain": "go.acme.com"})
+	if p := structured(t, res); !res.IsError || !strings.Contains(text(res), "/domain") {
+		t.Errorf("create_link on a pending domain: %v %s", p, text(res))
+	}
+	srv.VerifiedDomain(t, dnsSrv, srv.APIKey(t, tn.WorkspaceID), "go.verified.example")
+	created := ok(t, callTool(t, s, "create_link", map[string]any{"target_url": "https://acme.com/", "domain": "go.verified.example", "code": "docs"}))
+	if created["domain"] != "go.verified.example" || created["short_url"] != "https://go.verified.example/docs" {
+		t.Errorf("create_link on a verified domain: %v", created)
+	}
+	res = callTool(t, connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read", "links:write")), "list_domains", nil)
 	if p := structured(t, res); !res.IsError || p["required_scope"] != "domains:read" {
 		t.Errorf("list_domains without scope: %s", text(res))
 	}

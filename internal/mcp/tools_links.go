@@ -17,6 +17,7 @@ type createLinkIn struct {
 	Title          *string `json:"title,omitempty"`
 	Code           *string `json:"code,omitempty"`
 	ExpiresAt      *string `json:"expires_at,omitempty"`
+	Domain         *string `json:"domain,omitempty"`
 	IdempotencyKey string  `json:"idempotency_key,omitempty"`
 }
 
@@ -81,12 +82,14 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "create_link",
 		Description: "Create a short link (scope links:write). Returns the link object: id (lnk_…), code, short_url (what to share " +
-			"or print as a QR code), target_url, status. Without a code, a random 7-character code is generated. Emits link.created.",
+			"or print as a QR code), target_url, status, domain. Without a code, a random 7-character code is generated. " +
+			"With domain (a verified custom domain of the workspace, see list_domains) the short URL is on that domain. Emits link.created.",
 		Annotations: mutating("Create link", false, false),
 		InputSchema: object([]string{"target_url"}, map[string]*jsonschema.Schema{
 			"target_url":      uri("Where the short link redirects: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 2048),
 			"title":           strLen("Optional human title, at most 200 characters.", 0, 200),
-			"code":            pattern("Optional custom short code, 3-64 of A-Z a-z 0-9 _ -, case-sensitive; must be unused and not a reserved path (api, docs, w, …). Taken → conflict error.", `^[A-Za-z0-9_-]{3,64}$`),
+			"code":            pattern("Optional custom short code, 3-64 of A-Z a-z 0-9 _ -, case-sensitive; must be unused on its domain and, on the default domain, not a reserved path (api, docs, w, …). Taken → conflict error.", `^[A-Za-z0-9_-]{3,64}$`),
+			"domain":          strLen("Optional hostname of a verified custom domain of the workspace (list_domains) to put the link on, e.g. go.acme.com; omitted: the default short domain.", 1, 1012),
 			"expires_at":      dateTime("Optional RFC 3339 instant in the future after which the short link answers 410 Gone, e.g. 2027-01-31T23:59:59Z."),
 			"idempotency_key": idempotencyKey(),
 		}),
@@ -100,6 +103,9 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		}
 		if in.ExpiresAt != nil {
 			body["expires_at"] = *in.ExpiresAt
+		}
+		if in.Domain != nil {
+			body["domain"] = *in.Domain
 		}
 		return d.run(ctx, call{method: http.MethodPost, path: "/links", body: body, idempotencyKey: in.IdempotencyKey})
 	})

@@ -187,3 +187,34 @@ func TestTypedConfirmationMismatchChangesNothing(t *testing.T) {
 		t.Errorf("key answers %d after deletion", st)
 	}
 }
+
+// A purged workspace's codes on its custom domain stay taken on that
+// hostname: the next workspace to verify it cannot hand them out again,
+// and they answer 410 there.
+func TestPurgedCodesOnACustomDomainAreRetiredWithTheirHostname(t *testing.T) {
+	t.Parallel()
+	dnsSrv := testkit.StartDNS(t)
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_DNS_RESOLVER", dnsSrv.Addr))
+	srv.App.Erasure.PurgeDelay = time.Second
+	a, b := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
+	aKey, bKey := srv.APIKey(t, a.WorkspaceID), srv.APIKey(t, b.WorkspaceID)
+	srv.VerifiedDomain(t, dnsSrv, aKey, "go.acme.com")
+	testkit.JSON(t, srv.Do(t, "POST", "/api/v1/links", aKey, `{"target_url":"https://acme.com/","code":"menu","domain":"go.acme.com"}`), 201)
+	if _, err := srv.App.Erasure.DeleteWorkspace(context.Background(), a.WorkspaceID); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 60*time.Second, func() bool { return rowsOf(t, srv, a.WorkspaceID)["workspaces"] == 0 }, "the deleted workspace is purged")
+	srv.VerifiedDomain(t, dnsSrv, bKey, "go.acme.com")
+	testkit.Problem(t, srv.Do(t, "POST", "/api/v1/links", bKey, `{"target_url":"https://b.example/","code":"menu","domain":"go.acme.com"}`), 409, "conflict")
+	testkit.JSON(t, srv.Do(t, "POST", "/api/v1/links", bKey, `{"target_url":"https://b.example/","code":"menu"}`), 201) // another hostname's code
+	req, _ := http.NewRequest("GET", srv.URL+"/menu", nil)
+	req.Host = "go.acme.com"
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 410 {
+		t.Errorf("the purged code on go.acme.com answers %d, want 410", resp.StatusCode)
+	}
+}

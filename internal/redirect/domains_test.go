@@ -1,6 +1,7 @@
 package redirect_test
 
 import (
+	"image/png"
 	"io"
 	"net/http"
 	"strings"
@@ -81,6 +82,15 @@ func TestLinksOnCustomDomains(t *testing.T) {
 	}
 	f.expect(t, f.acme, "/menu", 302, "https://acme.com/menu")
 	f.expect(t, "GO.acme.com.:8080", "/menu", 302, "https://acme.com/menu") // any case, port, trailing dot
+	resp := f.srv.Do(t, "GET", "/api/v1/links/"+onAcme["id"].(string)+"/qr", f.a, "")
+	img, err := png.Decode(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := testkit.DecodeQR(t, img); got != "http://go.acme.com/menu" {
+		t.Errorf("the QR code encodes %q", got)
+	}
 	f.expect(t, def, "/menu", 302, "https://example.com/menu")
 	f.expect(t, f.beta, "/menu", 302, "https://beta.example/menu")
 

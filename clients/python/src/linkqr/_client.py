@@ -130,8 +130,10 @@ class Links:
         *,
         code: str | None = None,
         expires_at: datetime | str | None = None,
+        domain: str | None = None,
     ) -> Link:
-        """Creates a link (links:write); ``code`` asks for a custom short code."""
+        """Creates a link (links:write); ``code`` asks for a custom short code,
+        ``domain`` puts it on a verified custom domain of the workspace."""
         body: dict[str, Any] = {"target_url": target_url}
         if title is not None:
             body["title"] = title
@@ -139,6 +141,8 @@ class Links:
             body["code"] = code
         if expires_at is not None:
             body["expires_at"] = _ts(expires_at)
+        if domain is not None:
+            body["domain"] = domain
         r = self._t.request("POST", "/links", json=body, idempotency_key=idempotency_key)
         return decode(Link, r.json())
 
@@ -179,11 +183,12 @@ class Links:
         *,
         q: str | None = None,
         status: LinkFilter | None = None,
+        domain: str | None = None,
         limit: int | None = None,
         cursor: str | None = None,
     ) -> Page[Link]:
-        """One page of links, newest first (links:read)."""
-        params = {"q": q, "status": status, "limit": limit, "cursor": cursor}
+        """One page of links, newest first (links:read); ``domain``: only those on that custom domain."""
+        params = {"q": q, "status": status, "domain": domain, "limit": limit, "cursor": cursor}
         return _page(Link, self._t.request("GET", "/links", params=params).json())
 
     def list(
@@ -191,11 +196,13 @@ class Links:
         q: str | None = None,
         status: LinkFilter | None = None,
         *,
+        domain: str | None = None,
         limit: int | None = None,
     ) -> Iterator[Link]:
-        """Every link matching ``q`` (text in title, code or target) and
-        ``status``, newest first, fetching pages (of ``limit``) as the loop goes."""
-        return _iterate(lambda c: self.list_page(q=q, status=status, limit=limit, cursor=c))
+        """Every link matching ``q`` (text in title, code or target),
+        ``status`` and ``domain``, newest first, fetching pages (of ``limit``)
+        as the loop goes."""
+        return _iterate(lambda c: self.list_page(q=q, status=status, domain=domain, limit=limit, cursor=c))
 
     def qr(
         self,

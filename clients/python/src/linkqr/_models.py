@@ -43,6 +43,7 @@ class Link:
     id: str
     workspace_id: str
     code: str
+    domain: str | None
     short_url: str
     target_url: str
     title: str | None

@@ -67,7 +67,8 @@ class Links internal constructor(private val t: Transport) {
     /**
      * Creates a link (links:write). [idempotencyKey] makes a repeated call
      * return the first one's link instead of a second one; default: a fresh
-     * key, reused by the client's own retries.
+     * key, reused by the client's own retries. [domain] puts it on a
+     * verified custom domain of the workspace (null: the default one).
      */
     @JvmOverloads
     fun create(
@@ -75,13 +76,15 @@ class Links internal constructor(private val t: Transport) {
         title: String? = null,
         code: String? = null,
         expiresAt: Instant? = null,
-        idempotencyKey: String? = null
+        idempotencyKey: String? = null,
+        domain: String? = null
     ): Link {
         val b = JsonObject()
         b.addProperty("target_url", targetUrl)
         b.put("title", title, false)
         b.put("code", code, false)
         b.put("expires_at", expiresAt?.toString(), false)
+        b.put("domain", domain, false)
         return t.json(Link::class.java, "POST", "/links", body = b, idempotencyKey = idempotencyKey)
     }
 
@@ -92,18 +95,19 @@ class Links internal constructor(private val t: Transport) {
     /**
      * Every link, newest first, as a lazy Sequence that fetches the next page
      * when the previous one is used up (links:read). [q] matches title, code
-     * or target; [status] is "all", "active", "paused" or "expired".
+     * or target; [status] is "all", "active", "paused" or "expired";
+     * [domain] keeps the links on that custom domain.
      */
     @JvmOverloads
-    fun list(q: String? = null, status: String? = null, limit: Int? = null, cursor: String? = null): Sequence<Link> =
-        pages(cursor) { c -> listPage(q, status, limit, c) }
+    fun list(q: String? = null, status: String? = null, limit: Int? = null, cursor: String? = null, domain: String? = null): Sequence<Link> =
+        pages(cursor) { c -> listPage(q, status, limit, c, domain) }
 
     // operation: listLinks
     /** One page of links. */
     @JvmOverloads
-    fun listPage(q: String? = null, status: String? = null, limit: Int? = null, cursor: String? = null): Page<Link> =
+    fun listPage(q: String? = null, status: String? = null, limit: Int? = null, cursor: String? = null, domain: String? = null): Page<Link> =
         t.json(pageOf(Link::class.java), "GET", "/links",
-            listOf("limit" to limit?.toString(), "cursor" to cursor, "q" to q, "status" to status))
+            listOf("limit" to limit?.toString(), "cursor" to cursor, "q" to q, "status" to status, "domain" to domain))
 
     // operation: updateLink
     /**

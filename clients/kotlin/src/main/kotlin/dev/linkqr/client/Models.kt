@@ -23,6 +23,8 @@ data class Link(
     val id: String,
     val workspaceId: String,
     val code: String,
+    /** The custom domain the code lives on; null: the default short domain. */
+    val domain: String?,
     val shortUrl: String,
     val targetUrl: String,
     val title: String?,

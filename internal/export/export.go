@@ -61,7 +61,7 @@ var jsonFiles = []jsonFile{
 		`SELECT m.user_id, u.email, m.role, m.created_at AS joined_at
 		   FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 ORDER BY m.created_at`},
 	{"links.jsonl", []idCol{{"id", store.PrefixLink}},
-		`SELECT id, code, target_url, title, status, expires_at, scan_count, last_scanned_at,
+		`SELECT id, code, domain, target_url, title, status, expires_at, scan_count, last_scanned_at,
 		          created_at, updated_at, deleted_at
 		   FROM links WHERE workspace_id = $1 ORDER BY id`},
 	{"domains.jsonl", []idCol{{"id", store.PrefixDomain}},
@@ -99,9 +99,9 @@ type csvFile struct {
 }
 
 var csvFiles = []csvFile{
-	{"links.csv", []string{"id", "code", "target_url", "title", "status", "expires_at", "scan_count", "created_at", "updated_at", "deleted_at"},
+	{"links.csv", []string{"id", "code", "domain", "target_url", "title", "status", "expires_at", "scan_count", "created_at", "updated_at", "deleted_at"},
 		map[int]store.Prefix{0: store.PrefixLink},
-		`SELECT id::text, code, target_url, title, status, ` + ts("expires_at") + `, scan_count::text, ` +
+		`SELECT id::text, code, domain, target_url, title, status, ` + ts("expires_at") + `, scan_count::text, ` +
 			ts("created_at") + `, ` + ts("updated_at") + `, ` + ts("deleted_at") + `
 		 FROM links WHERE workspace_id = $1 ORDER BY id`},
 	{"scans.csv", []string{"id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot"},

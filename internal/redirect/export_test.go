@@ -3,6 +3,7 @@ package redirect
 import (
 	"context"
 
+	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/link"
 )
 
@@ -16,3 +17,12 @@ func (c *cache) Lookup(ctx context.Context, code link.Code) (*link.Target, error
 func (c *cache) Suspend() { c.suspend() }
 func (c *cache) Reset()   { c.reset() }
 func (c *cache) Len() int { return c.entries.Len() }
+
+// NewSites and the methods below expose the custom-domain table.
+var NewSites = newSites
+
+func (s *sites) Lookup(ctx context.Context, host string) (*domain.Site, error) {
+	return s.lookup(ctx, host)
+}
+func (s *sites) Changed(host string) { s.changed(host) }
+func (s *sites) Reset()              { s.reset() }

@@ -38,7 +38,10 @@ type Config struct {
 	MetricsAddr         string         // LINKQR_METRICS_ADDR: the only listener of /metrics; empty ("off") means none
 	// DNSResolver (LINKQR_DNS_RESOLVER) is the host:port of the DNS server
 	// that verifies custom domains' TXT records; empty: the system resolver.
-	DNSResolver  string
+	DNSResolver string
+	// TLS (LINKQR_TLS_ADDR, LINKQR_ACME_*) is on-demand TLS for verified
+	// custom domains; zero: no TLS listener.
+	TLS          TLS
 	SMTP         SMTP          // LINKQR_SMTP_URL: zero means no e-mail
 	MailFrom     *mail.Address // LINKQR_MAIL_FROM: sender of every message
 	LogLevel     slog.Level    // LINKQR_LOG_LEVEL
@@ -182,6 +185,10 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 		if !dnsServerAddr(c.DNSResolver) {
 			return nil, &Error{"LINKQR_DNS_RESOLVER", c.DNSResolver, "must be host:port of a DNS server, e.g. 127.0.0.1:53"}
 		}
+	}
+
+	if c.TLS, err = loadTLS(getenv, c.Addr, c.MetricsAddr); err != nil {
+		return nil, err
 	}
 
 	if c.FoldInterval, err = durationVar(getenv, "LINKQR_ANALYTICS_FOLD_INTERVAL", 5*time.Second, 100*time.Millisecond, 5*time.Minute); err != nil {

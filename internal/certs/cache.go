@@ -12,12 +12,12 @@ import (
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
-// cache is autocert's Cache in PostgreSQL (table acme_cache), so every
+// Cache is autocert's Cache in PostgreSQL (table acme_cache), so every
 // instance shares the ACME account, the certificates and the challenge
 // tokens: one instance's issuance serves all, and a validation the CA
 // sends to any instance is answered. Every value holds or may hold a
 // private key, so every value is sealed.
-type cache struct {
+type Cache struct {
 	db     *store.DB
 	issuer string // the ACME directory URL: entries of another CA are not ours
 	box    *sealbox.Box
@@ -25,14 +25,24 @@ type cache struct {
 	onPut  func(name string)
 }
 
+// NewCache returns the cache of the ACME directory's entries, sealed under
+// key (32 bytes).
+func NewCache(db *store.DB, directory string, key []byte, log *slog.Logger) (*Cache, error) {
+	box, err := sealbox.New(key)
+	if err != nil {
+		return nil, err
+	}
+	return &Cache{db: db, issuer: directory, box: box, log: log}, nil
+}
+
 // ad binds a sealed value to its row.
-func (c *cache) ad(name string) []byte { return []byte(c.issuer + "\x00" + name) }
+func (c *Cache) ad(name string) []byte { return []byte(c.issuer + "\x00" + name) }
 
 // Get returns the value under name, or autocert.ErrCacheMiss. A value that
 // no longer decrypts (LINKQR_SECRET_KEY changed) is a miss too: the
 // certificate or account is then obtained again and overwrites it, rather
 // than every handshake failing.
-func (c *cache) Get(ctx context.Context, name string) ([]byte, error) {
+func (c *Cache) Get(ctx context.Context, name string) ([]byte, error) {
 	sealed, err := dbsqlc.New().ACMECacheGet(ctx, c.db.Conn(ctx), dbsqlc.ACMECacheGetParams{Issuer: c.issuer, Name: name})
 	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
 		return nil, autocert.ErrCacheMiss
@@ -48,7 +58,7 @@ func (c *cache) Get(ctx context.Context, name string) ([]byte, error) {
 }
 
 // Put stores value under name, replacing what was there.
-func (c *cache) Put(ctx context.Context, name string, value []byte) error {
+func (c *Cache) Put(ctx context.Context, name string, value []byte) error {
 	err := dbsqlc.New().ACMECachePut(ctx, c.db.Conn(ctx), dbsqlc.ACMECachePutParams{
 		Issuer: c.issuer, Name: name, ValueEnc: c.box.Seal(c.ad(name), value),
 	})
@@ -62,6 +72,6 @@ func (c *cache) Put(ctx context.Context, name string, value []byte) error {
 }
 
 // Delete removes name; removing what is not there is no error.
-func (c *cache) Delete(ctx context.Context, name string) error {
+func (c *Cache) Delete(ctx context.Context, name string) error {
 	return dbsqlc.New().ACMECacheDelete(ctx, c.db.Conn(ctx), dbsqlc.ACMECacheDeleteParams{Issuer: c.issuer, Name: name})
 }

@@ -26,7 +26,6 @@ import (
 	"golang.org/x/crypto/acme/autocert"
 	"golang.org/x/net/idna"
 
-	"github.com/linkqr/linkqr/internal/sealbox"
 	"github.com/linkqr/linkqr/internal/store"
 )
 
@@ -69,7 +68,7 @@ type Manager struct {
 
 // New returns a Manager. Nothing is contacted until the first handshake.
 func New(o Options) (*Manager, error) {
-	box, err := sealbox.New(o.Key)
+	cache, err := NewCache(o.DB, o.Directory, o.Key, o.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -87,14 +86,15 @@ func New(o Options) (*Manager, error) {
 		t.TLSClientConfig = &tls.Config{RootCAs: o.Roots, MinVersion: tls.VersionTLS12}
 		client.HTTPClient = &http.Client{Transport: t}
 	}
+	cache.onPut = func(name string) {
+		if isCertificate(name) {
+			m.Certificates.WithLabelValues(outcomeObtained).Inc()
+			m.log.Info("tls certificate obtained", "host", name)
+		}
+	}
 	m.acm = &autocert.Manager{
-		Prompt: autocert.AcceptTOS,
-		Cache: &cache{db: o.DB, issuer: o.Directory, box: box, log: o.Log, onPut: func(name string) {
-			if isCertificate(name) {
-				m.Certificates.WithLabelValues(outcomeObtained).Inc()
-				m.log.Info("tls certificate obtained", "host", name)
-			}
-		}},
+		Prompt:     autocert.AcceptTOS,
+		Cache:      cache,
 		HostPolicy: m.hostPolicy,
 		Client:     client,
 		Email:      o.Email,

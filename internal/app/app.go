@@ -24,6 +24,7 @@ import (
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/certs"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/dbhealth"
@@ -88,6 +89,9 @@ type App struct {
 	Webhooks *webhook.Service
 	Domains  *domain.Service
 	OAuth    *oauth.Service
+	// Certs obtains TLS certificates for verified domains; nil without
+	// LINKQR_TLS_ADDR.
+	Certs *certs.Manager
 	// Erasure deletes workspaces and accounts (and purges them in the background).
 	Erasure *erasure.Service
 	// Mail queues e-mail (disabled without LINKQR_SMTP_URL).
@@ -108,6 +112,7 @@ type App struct {
 	problems problem.Writer
 	security *securityHeaders
 	router   chi.Router
+	handler  http.Handler // router inside what must come before it (outermost)
 	draining atomic.Bool
 	listener *notify.Listener
 	jobs     *river.Client[pgx.Tx]
@@ -121,6 +126,7 @@ type App struct {
 
 	bodyReadTimeout atomic.Int64                // nanoseconds; 0 means BodyReadTimeout (tests shorten it)
 	metricsAddr     atomic.Pointer[net.TCPAddr] // where LINKQR_METRICS_ADDR is bound, once it is
+	tlsAddr         atomic.Pointer[net.TCPAddr] // where LINKQR_TLS_ADDR is bound, once it is
 }
 
 // Database opens the configured database: the embedded cluster (mode says
@@ -363,6 +369,11 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		Recorder: a.Scans, Pages: web.RedirectPages(), ClientIP: clientIPs.Of, DB: a.Database, Log: log,
 	})
 	a.Domains.Changed = a.Redirects.DomainChanged
+	if cfg.TLS.Enabled() {
+		if err := a.newCerts(); err != nil {
+			return nil, err
+		}
+	}
 	a.Redirects.Subscribe(a.listener)
 	a.Redirects.Load = a.Priority
 	a.Links.Changed = func(code string) {
@@ -388,6 +399,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		return nil, err
 	}
 	a.router = a.routes()
+	a.handler = a.outermost(a.router)
 	jobs, err := a.newJobs()
 	if err != nil {
 		return nil, err
@@ -435,7 +447,7 @@ func (a *App) newScanRecorder() (*scan.Recorder, error) {
 }
 
 // Handler is the complete HTTP handler of the service.
-func (a *App) Handler() http.Handler { return a.router }
+func (a *App) Handler() http.Handler { return a.handler }
 
 // Router exposes the router so tests can add routes (a handler that panics,
 // say) behind the real middleware chain before serving.
@@ -444,9 +456,10 @@ func (a *App) Router() chi.Router { return a.router }
 // Serve accepts connections on ln until ctx is cancelled, then shuts down
 // gracefully: no new connections, in-flight requests get ShutdownGrace.
 // It also listens on LINKQR_METRICS_ADDR (unless "off"), for /metrics
-// only, and stops that listener with the main one.
+// only, and on LINKQR_TLS_ADDR (when set), HTTPS with certificates on
+// demand; it stops those listeners with the main one.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
-	servers := []*http.Server{a.newServer(a.router)}
+	servers := []*http.Server{a.newServer(a.handler)}
 	listeners := []net.Listener{ln}
 	if addr := a.Config.MetricsAddr; addr != "" {
 		mln, err := net.Listen("tcp", addr)
@@ -459,13 +472,34 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		servers = append(servers, a.newServer(a.metricsRouter()))
 		listeners = append(listeners, mln)
+		a.Log.Info("serving metrics", "metrics_addr", mln.Addr().String())
+	}
+	if a.Certs != nil {
+		tln, err := net.Listen("tcp", a.Config.TLS.Addr)
+		if err != nil {
+			for _, l := range listeners {
+				_ = l.Close()
+			}
+			return fmt.Errorf("listen on %s (LINKQR_TLS_ADDR): %w", a.Config.TLS.Addr, err)
+		}
+		if tcp, ok := tln.Addr().(*net.TCPAddr); ok {
+			a.tlsAddr.Store(tcp)
+		}
+		srv := a.newServer(a.handler)
+		srv.TLSConfig = a.Certs.TLSConfig()
+		servers = append(servers, srv)
+		listeners = append(listeners, tln)
+		a.Log.Info("serving https with certificates on demand", "tls_addr", tln.Addr().String(), "acme_directory", a.Config.TLS.Directory)
 	}
 	errc := make(chan error, len(servers))
 	for i, srv := range servers {
-		go func() { errc <- srv.Serve(listeners[i]) }()
-	}
-	if len(listeners) > 1 {
-		a.Log.Info("serving metrics", "metrics_addr", listeners[1].Addr().String())
+		go func() {
+			if srv.TLSConfig != nil { // certificates come from TLSConfig.GetCertificate
+				errc <- srv.ServeTLS(listeners[i], "", "")
+				return
+			}
+			errc <- srv.Serve(listeners[i])
+		}()
 	}
 	a.Log.Info("listening", "addr", ln.Addr().String(), "base_url", a.Config.BaseURL.String())
 

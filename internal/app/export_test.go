@@ -14,3 +14,6 @@ func (a *App) MetricsListenAddr() *net.TCPAddr { return a.metricsAddr.Load() }
 
 // JobsID is the ID of this App's River client (river_job.attempted_by).
 func (a *App) JobsID() string { return a.jobs.ID() }
+
+// TLSListenAddr is where Serve bound LINKQR_TLS_ADDR, or nil before.
+func (a *App) TLSListenAddr() *net.TCPAddr { return a.tlsAddr.Load() }

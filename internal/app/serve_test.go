@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/linkqr/linkqr/internal/app"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -31,14 +33,17 @@ type served struct {
 // down, and Serve must have returned nil, when the test ends.
 func serveApp(t *testing.T, before func(*app.App), env ...string) *served {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	return serveAppOn(t, testkit.DB(t), before, env...)
+}
+
+// serveAppOn is serveApp on an existing database (a second instance on the
+// same data). LINKQR_ADDR in env picks the main listener's address.
+func serveAppOn(t *testing.T, pool *pgxpool.Pool, before func(*app.App), env ...string) *served {
+	t.Helper()
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	vars := map[string]string{
-		"LINKQR_ADDR":         ln.Addr().String(),
+		"LINKQR_ADDR":         "127.0.0.1:0",
 		"LINKQR_METRICS_ADDR": "127.0.0.1:0", // not the default port: tests run side by side
 		"LINKQR_DATA_DIR":     t.TempDir(),
 		"LINKQR_SECRET_KEY":   base64.StdEncoding.EncodeToString(key),
@@ -46,13 +51,17 @@ func serveApp(t *testing.T, before func(*app.App), env ...string) *served {
 	for i := 0; i+1 < len(env); i += 2 {
 		vars[env[i]] = env[i+1]
 	}
+	ln, err := net.Listen("tcp", vars["LINKQR_ADDR"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars["LINKQR_ADDR"] = ln.Addr().String()
 	cfg, err := config.Load(func(k string) string { return vars[k] }, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs := &logBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	pool := testkit.DB(t)
 	a, err := app.New(t.Context(), cfg, log, pool)
 	if err != nil {
 		t.Fatal(err)

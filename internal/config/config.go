@@ -42,11 +42,14 @@ type Config struct {
 	// CustomDomainScheme (LINKQR_CUSTOM_DOMAIN_SCHEME) is the scheme of
 	// short URLs on custom domains: https, or http for development.
 	CustomDomainScheme string
-	SMTP               SMTP          // LINKQR_SMTP_URL: zero means no e-mail
-	MailFrom           *mail.Address // LINKQR_MAIL_FROM: sender of every message
-	LogLevel           slog.Level    // LINKQR_LOG_LEVEL
-	LogFormat          string        // LINKQR_LOG_FORMAT: "text" or "json"
-	FoldInterval       time.Duration // LINKQR_ANALYTICS_FOLD_INTERVAL: how often recorded scans are folded into analytics
+	// TLS (LINKQR_TLS_ADDR, LINKQR_ACME_*) is on-demand TLS for verified
+	// custom domains; zero: no TLS listener.
+	TLS          TLS
+	SMTP         SMTP          // LINKQR_SMTP_URL: zero means no e-mail
+	MailFrom     *mail.Address // LINKQR_MAIL_FROM: sender of every message
+	LogLevel     slog.Level    // LINKQR_LOG_LEVEL
+	LogFormat    string        // LINKQR_LOG_FORMAT: "text" or "json"
+	FoldInterval time.Duration // LINKQR_ANALYTICS_FOLD_INTERVAL: how often recorded scans are folded into analytics
 	// SaturatedFoldInterval (LINKQR_SATURATED_FOLD_INTERVAL) is how often
 	// while the CPUs are contended (priority.Governor.Contended).
 	SaturatedFoldInterval time.Duration
@@ -190,6 +193,10 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 	case "https", "http":
 	default:
 		return nil, &Error{"LINKQR_CUSTOM_DOMAIN_SCHEME", c.CustomDomainScheme, "must be https or http"}
+	}
+
+	if c.TLS, err = loadTLS(getenv, c.Addr, c.MetricsAddr); err != nil {
+		return nil, err
 	}
 
 	if c.FoldInterval, err = durationVar(getenv, "LINKQR_ANALYTICS_FOLD_INTERVAL", 5*time.Second, 100*time.Millisecond, 5*time.Minute); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"strings"
 	"time"
 
@@ -293,21 +292,6 @@ func (s *Service) Site(ctx context.Context, host string) (Site, error) {
 		return Site{}, store.InterpretError(err)
 	}
 	return Site(r), nil
-}
-
-// Servable reports whether host (any case, no port) is a verified domain
-// of a live workspace: the names linkqr answers for and obtains TLS
-// certificates for.
-func (s *Service) Servable(ctx context.Context, host string) (bool, error) {
-	h, err := hostname.Parse(host)
-	if err != nil {
-		return false, nil
-	}
-	_, err = s.Site(ctx, h.String())
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 // notifyChanged tells every instance (ChangedChannel, at db's commit)

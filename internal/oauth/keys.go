@@ -3,8 +3,6 @@ package oauth
 import (
 	"context"
 	"crypto"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -20,6 +18,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/sealbox"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -48,27 +47,20 @@ func (k *signingKey) published(t time.Time) bool {
 }
 
 // keyring holds the key set in memory (swapped atomically on reload) and
-// the AEAD that protects private keys at rest.
+// the box that protects private keys at rest.
 type keyring struct {
-	aead       cipher.AEAD
+	box        *sealbox.Box
 	set        atomic.Pointer[[]*signingKey] // ordered by activatesAt
 	reloadMu   sync.Mutex
 	lastReload time.Time
 }
 
 func newKeyring(kek []byte) (*keyring, error) {
-	if len(kek) != 32 {
-		return nil, fmt.Errorf("oauth key encryption key must be 32 bytes, got %d", len(kek))
-	}
-	block, err := aes.NewCipher(kek)
+	box, err := sealbox.New(kek)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("oauth key encryption key: %w", err)
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	kr := &keyring{aead: aead}
+	kr := &keyring{box: box}
 	kr.set.Store(&[]*signingKey{})
 	return kr, nil
 }
@@ -76,17 +68,11 @@ func newKeyring(kek []byte) (*keyring, error) {
 // seal encrypts a private key; the kid is the associated data, so a
 // ciphertext moved to another row does not decrypt.
 func (kr *keyring) seal(kid string, plain []byte) []byte {
-	nonce := make([]byte, kr.aead.NonceSize(), kr.aead.NonceSize()+len(plain)+kr.aead.Overhead())
-	_, _ = rand.Read(nonce)
-	return kr.aead.Seal(nonce, nonce, plain, []byte(kid))
+	return kr.box.Seal([]byte(kid), plain)
 }
 
 func (kr *keyring) open(kid string, blob []byte) ([]byte, error) {
-	n := kr.aead.NonceSize()
-	if len(blob) < n {
-		return nil, errors.New("signing key: ciphertext too short")
-	}
-	return kr.aead.Open(nil, blob[:n], blob[n:], []byte(kid))
+	return kr.box.Open([]byte(kid), blob)
 }
 
 // current is the key that signs at t: the last one activated by then.

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"net"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -10,13 +11,15 @@ import (
 )
 
 // DNSServer is a real authoritative DNS server on 127.0.0.1 (UDP and TCP
-// on the same port) whose TXT records a test sets and changes; point
-// LINKQR_DNS_RESOLVER at Addr. Unknown names answer NXDOMAIN.
+// on the same port) whose TXT and A records a test sets and changes; point
+// LINKQR_DNS_RESOLVER (or an ACME test CA) at Addr. Unknown names answer
+// NXDOMAIN; a known name without records of the type asked, no answer.
 type DNSServer struct {
 	Addr string // 127.0.0.1:port
 
 	mu  sync.Mutex
-	txt map[string][]string // fully qualified lowercase name → values
+	txt map[string][]string   // fully qualified lowercase name → values
+	a   map[string]netip.Addr // fully qualified lowercase name → IPv4 address
 }
 
 // StartDNS starts a DNS server and stops it when the test ends.
@@ -24,7 +27,7 @@ func StartDNS(t testing.TB) *DNSServer {
 	t.Helper()
 	pc, ln := listenUDPAndTCP(t)
 	addr := pc.LocalAddr().String()
-	s := &DNSServer{Addr: addr, txt: map[string][]string{}}
+	s := &DNSServer{Addr: addr, txt: map[string][]string{}, a: map[string]netip.Addr{}}
 	for _, srv := range []*dns.Server{{PacketConn: pc, Handler: s}, {Listener: ln, Handler: s}} {
 		started := make(chan struct{})
 		srv.NotifyStartedFunc = func() { close(started) }
@@ -67,17 +70,37 @@ func (s *DNSServer) SetTXT(name string, values ...string) {
 	s.txt[key] = values
 }
 
-// ServeDNS answers TXT questions from the records set.
+// SetA points name at an IPv4 address (the zero Addr: removes the record),
+// e.g. a test hostname at 127.0.0.1 for a CA validating it.
+func (s *DNSServer) SetA(name string, ip netip.Addr) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := strings.ToLower(dns.Fqdn(name))
+	if !ip.IsValid() {
+		delete(s.a, key)
+		return
+	}
+	s.a[key] = ip
+}
+
+// ServeDNS answers TXT and A questions from the records set.
 func (s *DNSServer) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 	m := new(dns.Msg)
 	m.SetReply(r)
 	m.Authoritative = true
 	s.mu.Lock()
 	for _, q := range r.Question {
-		values, ok := s.txt[strings.ToLower(q.Name)]
-		if !ok {
+		values, hasTXT := s.txt[strings.ToLower(q.Name)]
+		ip, hasA := s.a[strings.ToLower(q.Name)]
+		if !hasTXT && !hasA {
 			m.Rcode = dns.RcodeNameError
 			continue
+		}
+		if q.Qtype == dns.TypeA && hasA {
+			m.Answer = append(m.Answer, &dns.A{
+				Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 60},
+				A:   ip.AsSlice(),
+			})
 		}
 		if q.Qtype != dns.TypeTXT {
 			continue

@@ -1,8 +1,6 @@
 package webhook
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/sealbox"
 )
 
 // SecretPrefix starts every signing secret, so a leaked one is recognisable.
@@ -25,41 +25,28 @@ func newSecret() string {
 	return SecretPrefix + rand.Text() + rand.Text()
 }
 
-// sealer encrypts signing secrets at rest with AES-256-GCM. The
-// subscription id is the associated data, so a ciphertext copied onto
-// another row does not decrypt.
+// sealer encrypts signing secrets at rest (sealbox). The subscription id
+// is the associated data, so a ciphertext copied onto another row does not
+// decrypt.
 type sealer struct {
-	aead cipher.AEAD
+	box *sealbox.Box
 }
 
 func newSealer(key []byte) (*sealer, error) {
-	if len(key) != 32 {
-		return nil, fmt.Errorf("webhook secret key must be 32 bytes, got %d", len(key))
-	}
-	block, err := aes.NewCipher(key)
+	box, err := sealbox.New(key)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("webhook secret key: %w", err)
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	return &sealer{aead: aead}, nil
+	return &sealer{box: box}, nil
 }
 
 // seal returns nonce || ciphertext.
 func (s *sealer) seal(id uuid.UUID, secret string) []byte {
-	nonce := make([]byte, s.aead.NonceSize(), s.aead.NonceSize()+len(secret)+s.aead.Overhead())
-	_, _ = rand.Read(nonce)
-	return s.aead.Seal(nonce, nonce, []byte(secret), id[:])
+	return s.box.Seal(id[:], []byte(secret))
 }
 
 func (s *sealer) open(id uuid.UUID, blob []byte) (string, error) {
-	n := s.aead.NonceSize()
-	if len(blob) < n {
-		return "", errors.New("webhook secret: ciphertext too short")
-	}
-	plain, err := s.aead.Open(nil, blob[:n], blob[n:], id[:])
+	plain, err := s.box.Open(id[:], blob)
 	if err != nil {
 		return "", fmt.Errorf("webhook secret: %w", err)
 	}

@@ -26,6 +26,13 @@ type APIKey struct {
 	RevokedAt          *time.Time
 }
 
+type AcmeCache struct {
+	Issuer    string
+	Name      string
+	ValueEnc  []byte
+	UpdatedAt time.Time
+}
+
 type Domain struct {
 	ID                 uuid.UUID
 	WorkspaceID        uuid.UUID

@@ -56,8 +56,10 @@ func (h hosts) isDefault(host string) bool {
 // stored: without the port and the trailing dot of a fully qualified
 // name, lowercase.
 func canonicalHost(host string) string {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
+	if strings.IndexByte(host, ':') >= 0 { // a port, or an IPv6 literal (no error allocated per request otherwise)
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
 	}
 	host = strings.TrimSuffix(host, ".")
 	for i := 0; i < len(host); i++ {

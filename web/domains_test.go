@@ -17,11 +17,11 @@ import (
 )
 
 // domainsServer is a server whose domain verification asks its own DNS
-// server.
+// server, with short URLs on custom domains in http (as in development).
 func domainsServer(t *testing.T) (*testkit.Server, *testkit.DNSServer) {
 	t.Helper()
 	dnsSrv := testkit.StartDNS(t)
-	return testkit.StartServer(t, testkit.WithEnv("LINKQR_DNS_RESOLVER", dnsSrv.Addr)), dnsSrv
+	return testkit.StartServer(t, testkit.WithEnv("LINKQR_DNS_RESOLVER", dnsSrv.Addr), testkit.WithEnv("LINKQR_CUSTOM_DOMAIN_SCHEME", "http")), dnsSrv
 }
 
 // TestDomainsPages: an admin adds a domain (a bad hostname first: the

@@ -863,7 +863,7 @@ func domainField(v LinksView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 66, "</select> <span class=\"hint\" id=\"new-domain-hint\">The short URL and its QR code live on this domain; it cannot be changed later.</span>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 66, "</select> <span class=\"hint\" id=\"new-domain-hint\">Where the short URL and its QR code live; fixed once the link is created.</span>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -16,32 +16,31 @@ import (
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
+// selectOf is the HTML of the <select> with this data-testid ("" if none).
+func selectOf(body, testID string) string {
+	i := strings.Index(body, `data-testid="`+testID+`"`)
+	if i < 0 {
+		return ""
+	}
+	sel, _, _ := strings.Cut(body[i:], "</select>")
+	return sel
+}
+
 // selectedDomain is the chosen option of the New link form's domain select
 // ("" for the default domain), and whether the select is there at all.
 func selectedDomain(body string) (string, bool) {
-	i := strings.Index(body, `data-testid="new-domain"`)
-	if i < 0 {
-		return "", false
-	}
-	sel := body[i:]
-	sel = sel[:strings.Index(sel, "</select>")]
+	sel := selectOf(body, "new-domain")
 	m := regexp.MustCompile(`<option value="([^"]*)" selected`).FindStringSubmatch(sel)
 	if m == nil {
-		return "", true
+		return "", sel != ""
 	}
 	return m[1], true
 }
 
 // optionsOf lists the option values of the select with this data-testid.
 func optionsOf(body, testID string) []string {
-	i := strings.Index(body, `data-testid="`+testID+`"`)
-	if i < 0 {
-		return nil
-	}
-	sel := body[i:]
-	sel = sel[:strings.Index(sel, "</select>")]
 	var out []string
-	for _, m := range regexp.MustCompile(`<option value="([^"]*)"`).FindAllStringSubmatch(sel, -1) {
+	for _, m := range regexp.MustCompile(`<option value="([^"]*)"`).FindAllStringSubmatch(selectOf(body, testID), -1) {
 		out = append(out, m[1])
 	}
 	return out

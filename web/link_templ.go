@@ -223,7 +223,7 @@ func LinkPage(v LinkPageView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" data-testid=\"edit-link-form\" novalidate><div class=\"field\"><span class=\"label\" id=\"link-domain-label\">Domain</span><p class=\"readonly\" aria-labelledby=\"link-domain-label\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" data-testid=\"edit-link-form\" novalidate><div class=\"field\"><span class=\"label\">Domain</span><p class=\"readonly\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -42,7 +42,7 @@ func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, for
 	ws, _ := workspaceFrom(r.Context())
 	q := r.URL.Query()
 	v := LinksView{
-		ShortBase: u.Config.ShortBaseURL.String(), DefaultHost: u.Config.ShortBaseURL.Host,
+		ShortBase: u.Config.ShortBaseURL.String(), DefaultHost: u.defaultHost(),
 		Query: q.Get("q"), State: q.Get("status"), Domain: q.Get("domain"), Form: form, FormKey: idempotency.NewFormKey(),
 	}
 	search := link.Search{Limit: linksPageSize}
@@ -106,6 +106,10 @@ func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, for
 	}
 	Render(w, r, status, LinksPage(v))
 }
+
+// defaultHost names the default short domain: the host of
+// LINKQR_SHORT_BASE_URL.
+func (u *UI) defaultHost() string { return u.Config.ShortBaseURL.Host }
 
 // domainChoices are the hostnames links of the workspace can go on (its
 // verified domains, sorted) and how many of its domains wait for
@@ -200,7 +204,7 @@ func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 	l, err := u.Links.Create(r.Context(), ws.ID, in)
 	switch {
 	case errors.Is(err, link.ErrCodeTaken):
-		on := u.Config.ShortBaseURL.Host
+		on := u.defaultHost()
 		if in.Domain != nil {
 			on = in.Domain.String()
 		}

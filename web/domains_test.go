@@ -17,11 +17,11 @@ import (
 )
 
 // domainsServer is a server whose domain verification asks its own DNS
-// server.
+// server, with short URLs on custom domains in http (as in development).
 func domainsServer(t *testing.T) (*testkit.Server, *testkit.DNSServer) {
 	t.Helper()
 	dnsSrv := testkit.StartDNS(t)
-	return testkit.StartServer(t, testkit.WithEnv("LINKQR_DNS_RESOLVER", dnsSrv.Addr)), dnsSrv
+	return testkit.StartServer(t, testkit.WithEnv("LINKQR_DNS_RESOLVER", dnsSrv.Addr), testkit.WithEnv("LINKQR_CUSTOM_DOMAIN_SCHEME", "http")), dnsSrv
 }
 
 // TestDomainsPages: an admin adds a domain (a bad hostname first: the
@@ -141,9 +141,12 @@ func TestBrowserDomainWalkWithoutJavaScript(t *testing.T) {
 }
 
 // walkDomain adds a domain in Settings → Domains, copies the record, tries
-// "Verify now" before and after the record exists, saves a root URL and
-// removes the domain (through the dialog, or the confirmation page without
-// JavaScript), looking at each page at 1280 and 390 px.
+// "Verify now" before and after the record exists (published on the test's
+// DNS server), saves a root URL, creates a link on the domain and finds it
+// with the domain filter (walkLinkOnDomain), is refused removing the domain
+// while the link uses it, deletes the link and removes the domain (through
+// the dialog, or the confirmation page without JavaScript), looking at
+// each page at 1280 and 390 px.
 func walkDomain(t *testing.T, js bool) {
 	ctx := chromiumUser(t)
 	srv, dnsSrv := domainsServer(t)
@@ -182,6 +185,14 @@ func walkDomain(t *testing.T, js bool) {
 		t.Errorf("last check: %q", got)
 	}
 	p.look("domain-not-verified")
+	// While the domain is pending, the New link form only says where to verify it.
+	domPage, _ := chromedp.Run(ctx, chromedp.Location())
+	p.run(chromedp.Navigate(srv.URL+ws+"/links"), chromedp.WaitVisible(css("new-domain-pending")))
+	if n := p.eval(`String(document.querySelectorAll('[data-testid="new-domain"], [data-testid="domain-filter"]').length)`); n != "0" {
+		t.Errorf("%s domain choices while the domain is pending", n)
+	}
+	p.look("links-domain-pending")
+	p.run(chromedp.Navigate(domPage), chromedp.WaitVisible(css("domain-verify")))
 	dnsSrv.SetTXT(name, value)
 	p.submit(css("domain-verify"), "flash-ok")
 	if got := p.text("domain-status"); got != "Verified" {
@@ -196,18 +207,91 @@ func walkDomain(t *testing.T, js bool) {
 
 	p.run(chromedp.Navigate(srv.URL+ws+"/settings/domains"), chromedp.WaitVisible(css("domain-row")))
 	p.look("domains")
-	p.run(chromedp.Click(css("domain-link")), chromedp.WaitVisible(css("domain-remove")))
-	if js {
-		p.submit(css("domain-remove"), "domains-empty")
-		if dlg.seen.Load() != 1 {
-			t.Errorf("%d dialogs before removing", dlg.seen.Load())
+
+	linkPage := walkLinkOnDomain(p, ws, "xn--bcher-kva.example")
+
+	// Removing is refused while the link uses the domain; once the link
+	// is deleted, the domain goes.
+	removeDomain := func(want string) {
+		t.Helper()
+		p.run(chromedp.Navigate(srv.URL+ws+"/settings/domains"), chromedp.WaitVisible(css("domain-link")))
+		p.run(chromedp.Click(css("domain-link")), chromedp.WaitVisible(css("domain-remove")))
+		if js {
+			p.submit(css("domain-remove"), want)
+		} else {
+			p.submit(css("domain-remove"), "confirm-submit")
+			p.look("domain-remove-confirm")
+			p.submit(css("confirm-submit"), want)
 		}
-	} else {
-		p.submit(css("domain-remove"), "confirm-submit")
-		p.look("domain-remove-confirm")
-		p.submit(css("confirm-submit"), "domains-empty")
+	}
+	removeDomain("flash-error")
+	if got := p.text("flash-error"); got != "xn--bcher-kva.example was not removed: 1 link uses this domain; delete it or move it first." {
+		t.Errorf("removing while a link uses it: %q", got)
+	}
+	p.run(chromedp.Navigate(linkPage), chromedp.WaitVisible(css("delete-link")))
+	p.submit(css("delete-link"), "confirm-delete")
+	p.submit(css("confirm-delete"), "flash-ok")
+	removeDomain("domains-empty")
+	if js && dlg.seen.Load() != 2 {
+		t.Errorf("%d dialogs before removing twice", dlg.seen.Load())
 	}
 	if got := p.text("flash-ok"); got != "xn--bcher-kva.example was removed." {
 		t.Errorf("after removing: %q", got)
 	}
+}
+
+// walkLinkOnDomain creates a link on the default domain and one on host
+// from the New link form, checks the second one's page (its domain, its
+// short URL and the QR code's content) and finds it in the links list with
+// the domain filter. It returns the link page's address.
+func walkLinkOnDomain(p *pilot, ws, host string) string {
+	t := p.t
+	t.Helper()
+	p.run(chromedp.Navigate(p.srv.URL+ws+"/links"), chromedp.WaitVisible(css("new-domain")))
+	if v, _ := chromedp.Run(p.ctx, chromedp.Value(css("new-domain"))); v != "" {
+		t.Errorf("the form chooses %q at first, want the default domain", v)
+	}
+	p.run(chromedp.SendKeys(css("new-target"), "https://example.com/default"), chromedp.SendKeys(css("new-title"), "On the default domain"))
+	p.submit(css("new-link-submit"), "link-page")
+
+	p.run(chromedp.Navigate(p.srv.URL+ws+"/links"), chromedp.WaitVisible(css("new-domain")))
+	p.run(chromedp.SendKeys(css("new-target"), "https://example.com/menu"), chromedp.SendKeys(css("new-title"), "Menu on our domain"),
+		chromedp.SetValue(css("new-domain"), host))
+	p.run(chromedp.Click(css("new-more")), chromedp.WaitVisible(css("new-code")), chromedp.SendKeys(css("new-code"), "docs"))
+	p.look("links-domain-form")
+	p.submit(css("new-link-submit"), "link-page")
+	short := "http://" + host + "/docs"
+	if got := p.text("flash-ok"); got != "Link created: "+short+" now redirects to https://example.com/menu." {
+		t.Errorf("flash after creating on the domain: %q", got)
+	}
+	if got := p.text("link-domain"); got != host {
+		t.Errorf("the link page shows the domain %q", got)
+	}
+	if got := p.text2("#link-short-url"); got != short {
+		t.Errorf("the link page shows the short URL %q", got)
+	}
+	p.look("link-on-domain")
+	page, _ := chromedp.Run(p.ctx, chromedp.Location())
+	img, _ := p.download(p.eval(`document.querySelector('[data-testid="qr-download-png"]').href`))
+	if got := testkit.DecodeQR(t, img); got != short {
+		t.Errorf("the QR code encodes %q, want %q", got, short)
+	}
+
+	p.run(chromedp.Navigate(p.srv.URL+ws+"/links"), chromedp.WaitVisible(css("domain-filter")))
+	if n := p.eval(`String(document.querySelectorAll('[data-testid="link-row"]').length)`); n != "2" {
+		t.Errorf("%s links before filtering", n)
+	}
+	p.run(chromedp.SetValue(css("domain-filter"), host))
+	p.submit(css("search-submit"), "link-row")
+	if n := p.eval(`String(document.querySelectorAll('[data-testid="link-row"]').length)`); n != "1" {
+		t.Errorf("%s links on %s", n, host)
+	}
+	if got := p.text("short-url"); got != short {
+		t.Errorf("the filtered list shows %q", got)
+	}
+	if got := p.text("links-total"); !strings.HasPrefix(got, "1 link matches") {
+		t.Errorf("count when filtered: %q", got)
+	}
+	p.look("links-domain-filter")
+	return page
 }

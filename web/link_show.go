@@ -65,7 +65,7 @@ func editFormOf(l link.Link) linkEditForm {
 func (u *UI) renderLink(w http.ResponseWriter, r *http.Request, status int, l link.Link, edit linkEditForm) {
 	ws, _ := workspaceFrom(r.Context())
 	q := r.URL.Query()
-	v := LinkPageView{Link: linkRow(l), Edit: edit, Paused: l.Status == link.StatusPaused}
+	v := LinkPageView{Link: linkRow(l), DefaultHost: u.defaultHost(), Edit: edit, Paused: l.Status == link.StatusPaused}
 	if l.PreviousTargetURL != nil && l.TargetChangedAt != nil {
 		v.PreviousTarget, v.TargetChanged = *l.PreviousTargetURL, formatTime(*l.TargetChangedAt)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/cursor"
+	"github.com/linkqr/linkqr/internal/domain"
+	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
@@ -27,8 +30,8 @@ const linksPageSize = 50
 
 // links is the workspace's links page: the New link form, then the live
 // links newest first, searched by title, code or target (?q=) and filtered
-// by state (?status=), with the total count and an "Older links" cursor
-// (?before=) that keeps the search.
+// by state (?status=) and custom domain (?domain=), with the total count
+// and an "Older links" cursor (?before=) that keeps the search.
 func (u *UI) links(w http.ResponseWriter, r *http.Request) {
 	u.renderLinks(w, r, http.StatusOK, newLinkForm{Errors: FieldErrors{}})
 }
@@ -38,7 +41,10 @@ func (u *UI) links(w http.ResponseWriter, r *http.Request) {
 func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, form newLinkForm) {
 	ws, _ := workspaceFrom(r.Context())
 	q := r.URL.Query()
-	v := LinksView{ShortBase: u.Config.ShortBaseURL.String(), Query: q.Get("q"), State: q.Get("status"), Form: form, FormKey: idempotency.NewFormKey()}
+	v := LinksView{
+		ShortBase: u.Config.ShortBaseURL.String(), DefaultHost: u.defaultHost(),
+		Query: q.Get("q"), State: q.Get("status"), Domain: q.Get("domain"), Form: form, FormKey: idempotency.NewFormKey(),
+	}
 	search := link.Search{Limit: linksPageSize}
 	var errs validate.Errors
 	term, err := link.ParseSearchTerm(v.Query)
@@ -47,6 +53,13 @@ func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, for
 	state, err := link.ParseState(v.State)
 	errs.Check("/status", err)
 	search.State = state
+	if v.Domain != "" {
+		h, err := hostname.Parse(v.Domain)
+		if errs.Check("/domain", err) {
+			search.Domain = &h
+			v.Domain = h.String()
+		}
+	}
 	if c := q.Get("before"); c != "" {
 		id, ok := cursor.Decode(c)
 		if !ok {
@@ -57,26 +70,29 @@ func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, for
 	}
 	v.First = search.Before == nil
 	if fe, bad := fieldErrors(errs.Err()); bad {
-		v.SearchError = sentence("The search", fe["/q"]) + sentence("The status", fe["/status"])
-		v.Query, v.State, search = "", "", link.Search{Limit: linksPageSize}
+		v.SearchError = sentence("The search", fe["/q"]) + sentence("The status", fe["/status"]) + sentence("The domain", fe["/domain"])
+		v.Query, v.State, v.Domain, search = "", "", "", link.Search{Limit: linksPageSize}
 	}
 	res, err := u.Links.Search(r.Context(), ws.ID, search)
 	if err != nil {
 		u.serverError(w, r, err)
 		return
 	}
+	if v.Domains, v.PendingDomains, err = u.domainChoices(r.Context(), ws.ID); err != nil {
+		u.serverError(w, r, err)
+		return
+	}
 	v.Nav = u.nav(w, r, sectionLinks)
 	v.Total = res.Total
-	v.Filtered = v.Query != "" || v.State != ""
+	v.Filtered = v.Query != "" || v.State != "" || v.Domain != ""
 	for _, l := range res.Links {
 		v.Links = append(v.Links, linkRow(l))
 	}
 	keep := url.Values{}
-	if v.Query != "" {
-		keep.Set("q", v.Query)
-	}
-	if v.State != "" {
-		keep.Set("status", v.State)
+	for k, val := range map[string]string{"q": v.Query, "status": v.State, "domain": v.Domain} {
+		if val != "" {
+			keep.Set(k, val)
+		}
 	}
 	if res.HasMore {
 		older := url.Values{"before": {cursor.Encode(res.Links[len(res.Links)-1].ID)}}
@@ -89,6 +105,29 @@ func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, for
 		v.Newest = "?" + keep.Encode()
 	}
 	Render(w, r, status, LinksPage(v))
+}
+
+// defaultHost names the default short domain: the host of
+// LINKQR_SHORT_BASE_URL.
+func (u *UI) defaultHost() string { return u.Config.ShortBaseURL.Host }
+
+// domainChoices are the hostnames links of the workspace can go on (its
+// verified domains, sorted) and how many of its domains wait for
+// verification, for a hint that they will be offered once verified.
+func (u *UI) domainChoices(ctx context.Context, ws uuid.UUID) (verified []string, pending int, err error) {
+	ds, _, err := u.Domains.List(ctx, ws, nil, domain.MaxPerWorkspace)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, d := range ds {
+		if d.Verified() {
+			verified = append(verified, d.Hostname.String())
+		} else {
+			pending++
+		}
+	}
+	sort.Strings(verified)
+	return verified, pending, nil
 }
 
 // formOnce lets a form's one-time key through once: a second post of the
@@ -115,6 +154,7 @@ func (u *UI) formOnce(next http.Handler) http.Handler {
 // newLinkForm is the posted New link form.
 type newLinkForm struct {
 	TargetURL, Title, Code, Expires string
+	Domain                          string // a hostname as posted; "": the default short domain
 	Errors                          FieldErrors
 }
 
@@ -122,11 +162,13 @@ type newLinkForm struct {
 // and messages (link.Parse…) and the same service call, so it records
 // link.created like POST /api/v1/links; then shows the new link's page.
 // Invalid input shows the form again with a message next to each field.
+// A link goes on the chosen custom domain (a verified one of this
+// workspace, else a message at the field), where reserved codes are free.
 func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
 	f := newLinkForm{
-		TargetURL: strings.TrimSpace(r.PostFormValue("target_url")), Title: strings.TrimSpace(r.PostFormValue("title")),
-		Code: strings.TrimSpace(r.PostFormValue("code")), Expires: strings.TrimSpace(r.PostFormValue("expires_at")),
+		TargetURL: trimmed(r, "target_url"), Title: trimmed(r, "title"), Code: trimmed(r, "code"), Expires: trimmed(r, "expires_at"),
+		Domain: trimmed(r, "domain"),
 	}
 	var errs validate.Errors
 	target, err := link.ParseTargetURL(withScheme(f.TargetURL))
@@ -136,8 +178,14 @@ func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 	if errs.Check("/title", err) {
 		in.Title = title
 	}
+	if f.Domain != "" {
+		h, err := hostname.Parse(f.Domain)
+		if errs.Check("/domain", err) {
+			in.Domain, f.Domain = &h, h.String()
+		}
+	}
 	if f.Code != "" {
-		code, err := link.ParseCode(f.Code, false)
+		code, err := link.ParseCode(f.Code, f.Domain != "") // a malformed domain is reported alone
 		if errs.Check("/code", err) {
 			in.Code = code
 		}
@@ -154,12 +202,20 @@ func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l, err := u.Links.Create(r.Context(), ws.ID, in)
-	if errors.Is(err, link.ErrCodeTaken) {
-		f.Errors = FieldErrors{"/code": "is already taken (codes of deleted links are never reused): choose another, or leave it empty for a generated one"}
+	switch {
+	case errors.Is(err, link.ErrCodeTaken):
+		on := u.defaultHost()
+		if in.Domain != nil {
+			on = in.Domain.String()
+		}
+		f.Errors = FieldErrors{"/code": "is already taken on " + on + " (codes of deleted links are never reused): choose another, or leave it empty for a generated one"}
 		u.renderLinks(w, r, http.StatusConflict, f)
 		return
-	}
-	if err != nil {
+	case errors.Is(err, link.ErrDomainUnusable):
+		f.Errors = FieldErrors{"/domain": err.Error()}
+		u.renderLinks(w, r, http.StatusUnprocessableEntity, f)
+		return
+	case err != nil:
 		u.serverError(w, r, err)
 		return
 	}
@@ -193,6 +249,9 @@ func linkRow(l link.Link) LinkRow {
 	row := LinkRow{
 		ID: store.FormatID(store.PrefixLink, l.ID), Code: l.Code.String(), ShortURL: l.ShortURL, TargetURL: l.TargetURL.String(), Status: string(l.Status),
 		Scans: strconv.FormatInt(l.ScanCount, 10), CreatedAt: formatDate(l.CreatedAt), LastScan: "no scans yet",
+	}
+	if l.Domain != nil {
+		row.Domain = l.Domain.String()
 	}
 	if l.Title != nil {
 		row.Title = l.Title.String()

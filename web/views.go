@@ -106,24 +106,29 @@ type WorkspaceNewView struct {
 
 // LinksView is the links page of a workspace.
 type LinksView struct {
-	Nav         NavModel
-	ShortBase   string
-	Links       []LinkRow
-	Total       int64  // links matching the search, on every page
-	Query       string // the search term, as typed
-	State       string // the status filter: "", active, paused, expired
-	Filtered    bool   // a search or filter is applied
-	SearchError string // why the search was ignored
-	First       bool   // the newest page
-	Older       string // query string of the next page, "" on the last
-	Newest      string // query string of the first page (keeps the search)
-	Form        newLinkForm
-	FormKey     string // the New link form's one-time key (idempotency.Form)
+	Nav            NavModel
+	ShortBase      string
+	DefaultHost    string // the host of the default short domain
+	Links          []LinkRow
+	Total          int64    // links matching the search, on every page
+	Query          string   // the search term, as typed
+	State          string   // the status filter: "", active, paused, expired
+	Domain         string   // the domain filter: "" (every domain) or a hostname
+	Domains        []string // the workspace's verified domains: the form's and the filter's choices
+	PendingDomains int      // domains waiting for verification (a hint in the form)
+	Filtered       bool     // a search or filter is applied
+	SearchError    string   // why the search was ignored
+	First          bool     // the newest page
+	Older          string   // query string of the next page, "" on the last
+	Newest         string   // query string of the first page (keeps the search)
+	Form           newLinkForm
+	FormKey        string // the New link form's one-time key (idempotency.Form)
 }
 
 // LinkRow is one link in the list.
 type LinkRow struct {
 	ID, Code, ShortURL, TargetURL, Title, Status string
+	Domain                                       string // the custom domain; "": the default short domain
 	Scans, LastScan, CreatedAt, Expires          string
 	Expired                                      bool
 }
@@ -237,6 +242,7 @@ type flashList = []session.Flash
 type LinkPageView struct {
 	Nav            NavModel
 	Link           LinkRow
+	DefaultHost    string // the host of the default short domain
 	Path           string // "/w/ws_…/links/lnk_…"
 	Paused         bool
 	PreviousTarget string // the target before the last re-pointing, "" if never

@@ -365,7 +365,7 @@ func (b *bench) startBare(ctx context.Context, name string, fx fixtures) (*serve
 
 func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, error) {
 	sc.Name = name
-	b.settle(ctx, name)
+	quiet := b.settle(ctx, name)
 	b.progress("load: %s — %v warm-up + %v, %d connections", name, b.opts.Warmup, b.opts.Duration, b.opts.Conns)
 	var warm, measured loadResult
 	var err error
@@ -383,7 +383,7 @@ func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, erro
 	if err == nil {
 		err = ctx.Err() // Ctrl-C: stop here rather than report a cut-short run
 	}
-	p := phase{Warm: warm, Measured: measured}
+	p := phase{Warm: warm, Measured: measured, Busy: !quiet}
 	if err == nil {
 		b.progress("      %s: %.0f req/s, p99 %s, %d errors", name, measured.Throughput(), ms(measured.Latency.Percentile(0.99)), p.Errors())
 	}
@@ -426,6 +426,7 @@ func (b *bench) loadPaced(ctx context.Context, name string, sc scenario, rate fl
 func mergePhases(rounds []phase) phase {
 	var m phase
 	for _, p := range rounds {
+		m.Busy = m.Busy || p.Busy
 		for _, pair := range [][2]*loadResult{{&m.Warm, &p.Warm}, {&m.Measured, &p.Measured}} {
 			pair[0].merge(pair[1])
 			pair[0].Elapsed += pair[1].Elapsed

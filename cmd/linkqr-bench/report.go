@@ -26,6 +26,9 @@ const (
 // phase is one scenario's warm-up and measurement.
 type phase struct {
 	Warm, Measured loadResult
+	// Busy: it started before the machine was quiet (settle gave up), so
+	// it ran beside other work; marked in the table.
+	Busy bool
 }
 
 // Errors counts failures in both parts: an error in the warm-up is an error.
@@ -128,9 +131,14 @@ func (r *report) print(w io.Writer) verdict {
 	if r.BareOnly {
 		left = "bare#2" // -target-bare-only: a second bare server stands in
 	}
+	busy := false
 	row := func(name string, p *phase) {
 		m := &p.Measured
-		fmt.Fprintf(w, "%-26s %10.0f %10s %10s %8d\n", name, m.Throughput(), ms(m.Latency.Percentile(0.5)), ms(m.Latency.Percentile(0.99)), p.Errors())
+		mark := ""
+		if p.Busy {
+			mark, busy = "  *", true
+		}
+		fmt.Fprintf(w, "%-26s %10.0f %10s %10s %8d%s\n", name, m.Throughput(), ms(m.Latency.Percentile(0.5)), ms(m.Latency.Percentile(0.99)), p.Errors(), mark)
 	}
 	target := func(name, value, goal string, ok, correctness bool) {
 		fmt.Fprintf(w, "  %-24s %-22s %-18s %s\n", name, value, goal, check(ok, correctness))
@@ -173,6 +181,9 @@ func (r *report) print(w io.Writer) verdict {
 			byRound = append(byRound, fmt.Sprintf("%.3f", ratio(r.RedirectCustomRounds[i].Measured.Throughput(), r.RedirectLinkqrRounds[i].Measured.Throughput())))
 		}
 		fmt.Fprintf(w, "  %-24s %s\n", "  by round", strings.Join(byRound, " / "))
+	}
+	if busy {
+		fmt.Fprintf(w, "  (* started before the machine was quiet, beside other work or linkqr's fold: its figures are noisy)\n")
 	}
 	if r.APISkipped {
 		fmt.Fprintf(w, "%-26s %s\n", "api GET link", "not run (-redirect-only)")

@@ -60,6 +60,7 @@ func TestReportVerdicts(t *testing.T) {
 		{"API skipped", func(r *report) { r.APISkipped, r.APILinkqr = true, phase{} }, verdict{true, true}, "not run (-redirect-only)"},
 		{"fat", func(r *report) { r.PeakRSS = 200 << 20 }, verdict{true, false}, "200 MiB"},
 		{"bare only", func(r *report) { r.BareOnly, r.Scans, r.CustomScans = true, nil, nil }, verdict{true, true}, "not checked"},
+		{"busy round", func(r *report) { r.RedirectCustomRounds[1].Busy = true }, verdict{true, true}, "redirect custom, round 2          610     2.00ms     2.00ms        0  *\n"},
 		{"no custom domain", func(r *report) { r.CustomDomain, r.RedirectCustomRounds, r.RedirectCustom = "", nil, phase{} }, verdict{true, true}, "0.60"},
 	}
 	for _, tc := range cases {

@@ -63,7 +63,7 @@ type analyticsReport struct {
 func (b *bench) analytics(ctx context.Context, s *server, fx fixtures, rate float64) (*analyticsReport, error) {
 	rep := &analyticsReport{Scans: int64(b.opts.Scans), Rate: rate}
 	client := &http.Client{Timeout: 60 * time.Second}
-	l, err := createLink(ctx, client, s.url, fx.Tokens[0], "https://example.com/bench/analytics")
+	l, err := createLink(ctx, client, s.url, fx.Tokens[0], "https://example.com/bench/analytics", "")
 	if err != nil {
 		return nil, err
 	}

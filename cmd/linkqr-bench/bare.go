@@ -20,6 +20,10 @@ import (
 type fixtures struct {
 	Tokens []string      `json:"tokens"`
 	Links  []fixtureLink `json:"links"`
+	// Domain is the verified custom domain that Custom, as many links
+	// again, live on ("": the custom-domain round is not run).
+	Domain string        `json:"domain,omitempty"`
+	Custom []fixtureLink `json:"custom,omitempty"`
 }
 
 // fixtureLink is one link; Body is linkqr's own JSON for it, so both APIs
@@ -34,13 +38,20 @@ type fixtureLink struct {
 // bareHandler is the baseline: the same redirect from a map, and the same
 // link JSON after a constant-time-free bearer comparison, with nothing else
 // (no database, logging, metrics or middleware). linkqr's ratio to it is
-// the price of everything linkqr does per request.
+// the price of everything linkqr does per request. The custom domain's
+// codes answer only with its Host (exactly, as the bench sends it), so a
+// load that lost its Host header gets the default links' targets, which
+// the target check sees.
 func bareHandler(fx fixtures) http.Handler {
 	targets := make(map[string]string, len(fx.Links))
+	custom := make(map[string]string, len(fx.Custom))
 	bodies := make(map[string][]byte, len(fx.Links))
 	for _, l := range fx.Links {
 		targets[l.Code] = l.TargetURL
 		bodies[l.ID] = l.Body
+	}
+	for _, l := range fx.Custom {
+		custom[l.Code] = l.TargetURL
 	}
 	auth := make(map[string]bool, len(fx.Tokens))
 	for _, t := range fx.Tokens {
@@ -61,7 +72,11 @@ func bareHandler(fx fixtures) http.Handler {
 		w.Write(body)
 	})
 	mux.HandleFunc("GET /{code}", func(w http.ResponseWriter, r *http.Request) {
-		target, ok := targets[r.PathValue("code")]
+		codes := targets
+		if fx.Domain != "" && r.Host == fx.Domain {
+			codes = custom
+		}
+		target, ok := codes[r.PathValue("code")]
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -132,9 +147,11 @@ func writeFixtures(path string, fx fixtures) error {
 }
 
 // syntheticFixtures stands in for linkqr's links when only the bare server
-// is measured (-target-bare-only): n links with linkqr-shaped bodies.
-func syntheticFixtures(n, keys int) fixtures {
-	var fx fixtures
+// is measured (-target-bare-only): n links with linkqr-shaped bodies, and
+// with a domain as many again on it, with the same codes (codes are
+// unique per domain) and targets of their own.
+func syntheticFixtures(n, keys int, domain string) fixtures {
+	fx := fixtures{Domain: domain}
 	for i := range keys {
 		fx.Tokens = append(fx.Tokens, fmt.Sprintf("lqk_bench_synthetic_%d", i))
 	}
@@ -148,6 +165,9 @@ func syntheticFixtures(n, keys int) fixtures {
 			"created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
 		})
 		fx.Links = append(fx.Links, fixtureLink{ID: id, Code: code, TargetURL: target, Body: body})
+		if domain != "" {
+			fx.Custom = append(fx.Custom, fixtureLink{ID: fmt.Sprintf("lnk_benchc%06d", i), Code: code, TargetURL: fmt.Sprintf("https://example.com/custom/%d", i)})
+		}
 	}
 	return fx
 }

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/linkqr/linkqr/internal/dnsserver"
 )
 
 // chromeUA is sent on every request: a human desktop browser, because bots
@@ -32,6 +34,9 @@ type bench struct {
 	// load stopped: settle waits for its fold (settle.go).
 	linkqrMetrics string
 	loadEnded     time.Time
+	// dns answers the custom domain's verification record; nil when no
+	// custom domain is measured.
+	dns *dnsserver.Server
 }
 
 func (b *bench) progress(format string, args ...any) {
@@ -50,6 +55,10 @@ func (b *bench) cleanup() error {
 		}
 	}
 	b.children = nil
+	if b.dns != nil {
+		errs = append(errs, b.dns.Close())
+		b.dns = nil
+	}
 	if b.tmp != "" {
 		if err := os.RemoveAll(b.tmp); err != nil {
 			errs = append(errs, err)
@@ -64,7 +73,7 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 	if b.tmp, err = os.MkdirTemp("", "lqbench"); err != nil {
 		return nil, err
 	}
-	rep := &report{BareOnly: b.opts.BareOnly, Links: b.opts.Links}
+	rep := &report{BareOnly: b.opts.BareOnly, Links: b.opts.Links, APISkipped: b.opts.RedirectOnly}
 	var warning string
 	if b.wrk, warning = findWrk(b.tmp); warning != "" {
 		b.progress("WARNING: %s", warning)
@@ -91,48 +100,56 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 	}
 
 	redirect, api := fx.redirect, fx.apiGet
+	rep.CustomDomain = fx.Domain
 
-	// Bare and linkqr alternate, round by round, so that a change in the
-	// machine's speed during the run (another process, thermal limits)
-	// shows as a difference between rounds instead of skewing the ratio.
+	// Every link answers 302 to its own target (HEAD: no scans), on
+	// both domains, before anything is timed: wrk sees status classes only.
+	rep.Targets = checkTargets(ctx, fx.redirect(left.url))
+	if fx.Domain != "" {
+		rep.Targets.add(checkTargets(ctx, fx.redirectCustom(left.url)))
+	}
+	b.progress("redirect targets: %d checked, %d wrong", rep.Targets.Checked, rep.Targets.Wrong)
+
+	// Bare, linkqr and linkqr on the custom domain take turns, round by
+	// round, each second round in reverse (roundOrder), so that a change
+	// in the machine's speed during the run (another process, thermal
+	// limits) shows as a difference between rounds instead of skewing a
+	// ratio.
 	for round := 1; round <= b.opts.Rounds; round++ {
-		p, err := b.load(ctx, fmt.Sprintf("redirect bare (round %d)", round), redirect(bare.url))
-		if err != nil {
-			return nil, err
-		}
-		rep.RedirectBareRounds = append(rep.RedirectBareRounds, p)
-		if p, err = b.load(ctx, fmt.Sprintf("redirect %s (round %d)", left.name, round), redirect(left.url)); err != nil {
-			return nil, err
-		}
-		rep.RedirectLinkqrRounds = append(rep.RedirectLinkqrRounds, p)
-	}
-	rep.RedirectBare, rep.RedirectLinkqr = mergePhases(rep.RedirectBareRounds), mergePhases(rep.RedirectLinkqrRounds)
-	if !b.opts.BareOnly {
-		want := int64(rep.RedirectLinkqr.Warm.OK + rep.RedirectLinkqr.Measured.OK)
-		b.progress("verifying scans: %d redirects answered, polling scan_count of %d links (up to %v)", want, len(fx.Links), b.opts.VerifyTimeout)
-		rep.ScansChecked, rep.ScansWant = true, want
-		if b.wrk != nil {
-			// wrk stops with requests in flight and does not count their
-			// answers, which the server may have sent (and recorded) all
-			// the same: at most one per connection per wrk run.
-			runs := int64(b.opts.Rounds)
-			if b.opts.Warmup > 0 {
-				runs *= 2
+		for _, side := range roundOrder(round-1, fx.Domain != "") {
+			var sc scenario
+			var into *[]phase
+			switch side {
+			case sideBare:
+				sc, into = redirect(bare.url), &rep.RedirectBareRounds
+			case sideDefault:
+				sc, into = redirect(left.url), &rep.RedirectLinkqrRounds
+			case sideCustom:
+				sc, into = fx.redirectCustom(left.url), &rep.RedirectCustomRounds
 			}
-			rep.ScansSlack = runs * int64(b.opts.Conns)
+			p, err := b.load(ctx, fmt.Sprintf("redirect %s (round %d)", side.label(left.name, fx.Domain), round), sc)
+			if err != nil {
+				return nil, err
+			}
+			*into = append(*into, p)
 		}
-		rep.ScansGot, rep.ScanErr = verifyScans(ctx, left.url, fx.Tokens[0], fx.Links, want, b.opts.VerifyTimeout)
-		if rep.ScansGot < want || rep.ScansGot > want+rep.ScansSlack {
-			b.progress("scans recorded: %d of %d; linkqr's last lines:\n%s", rep.ScansGot, want, left.child.Output())
+	}
+	rep.merge()
+	if !b.opts.BareOnly {
+		rep.Scans = b.checkScans(ctx, left, fx.Tokens[0], fx.Links, "", &rep.RedirectLinkqr)
+		if fx.Domain != "" {
+			rep.CustomScans = b.checkScans(ctx, left, fx.Tokens[0], fx.Custom, fx.Domain, &rep.RedirectCustom)
 		}
 	}
-	if rep.APILinkqr, err = b.load(ctx, "api GET link "+left.name, api(left.url)); err != nil {
-		return nil, err
+	if !b.opts.RedirectOnly {
+		if rep.APILinkqr, err = b.load(ctx, "api GET link "+left.name, api(left.url)); err != nil {
+			return nil, err
+		}
+		if rep.APIBare, err = b.load(ctx, "api GET link bare", api(bare.url)); err != nil {
+			return nil, err
+		}
 	}
-	if rep.APIBare, err = b.load(ctx, "api GET link bare", api(bare.url)); err != nil {
-		return nil, err
-	}
-	if !b.opts.BareOnly && b.opts.Events > 0 {
+	if !b.opts.BareOnly && !b.opts.RedirectOnly && b.opts.Events > 0 {
 		hooks, err := setupFanout(ctx, b.bin, b.env, left.url)
 		if err != nil {
 			return nil, err
@@ -151,7 +168,7 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 		}
 	}
 	rep.PeakRSS = sampler.Peak()
-	if !b.opts.BareOnly && b.opts.Scans > 0 {
+	if !b.opts.BareOnly && !b.opts.RedirectOnly && b.opts.Scans > 0 {
 		if rep.Analytics, err = b.analytics(ctx, left, fx, rep.RedirectLinkqr.Measured.Throughput()/2); err != nil {
 			return nil, err
 		}
@@ -159,12 +176,83 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 	return rep, nil
 }
 
+// checkScans waits until the scans of links (on domain, "" for the
+// default one) add up to the redirects the phase's requests got answered,
+// and says whether they did.
+func (b *bench) checkScans(ctx context.Context, left *server, token string, links []fixtureLink, domain string, p *phase) *scanCheck {
+	c := &scanCheck{Want: int64(p.Warm.OK + p.Measured.OK)}
+	b.progress("verifying scans: %d redirects answered, polling scan_count of %d links (up to %v)", c.Want, len(links), b.opts.VerifyTimeout)
+	if b.wrk != nil {
+		// wrk stops with requests in flight and does not count their
+		// answers, which the server may have sent (and recorded) all
+		// the same: at most one per connection per wrk run.
+		runs := int64(b.opts.Rounds)
+		if b.opts.Warmup > 0 {
+			runs *= 2
+		}
+		c.Slack = runs * int64(b.opts.Conns)
+	}
+	c.Got, c.Err = verifyScans(ctx, left.url, token, links, domain, c.Want, b.opts.VerifyTimeout)
+	if !c.ok() {
+		b.progress("scans recorded: %d of %d; linkqr's last lines:\n%s", c.Got, c.Want, left.child.Output())
+	}
+	return c
+}
+
+// redirectSide is one side of the redirect rounds.
+type redirectSide int
+
+const (
+	sideBare    redirectSide = iota
+	sideDefault              // linkqr on its default domain
+	sideCustom               // linkqr on the custom domain
+)
+
+// label names the side in progress lines and the report.
+func (s redirectSide) label(left, domain string) string {
+	switch s {
+	case sideBare:
+		return "bare"
+	case sideCustom:
+		return left + " on " + domain
+	}
+	return left
+}
+
+// roundOrder is the order of the loads in round i (from 0): bare, linkqr,
+// linkqr on the custom domain (when there is one), every second round
+// reversed. Over each pair of rounds every side then sits at the same
+// average place in time, so a steady drift of the machine's speed
+// (thermal limits, another engineer's job starting) weighs on all sides
+// alike, and the custom and default rounds are always next to each other.
+func roundOrder(i int, custom bool) []redirectSide {
+	order := []redirectSide{sideBare, sideDefault}
+	if custom {
+		order = append(order, sideCustom)
+	}
+	if i%2 == 1 {
+		slices.Reverse(order)
+	}
+	return order
+}
+
 // redirect is the redirect scenario: a browser's GET of every link's code
 // on base, in turn.
 func (fx fixtures) redirect(base string) scenario {
-	s := scenario{Header: http.Header{"User-Agent": {chromeUA}}, WantCode: http.StatusFound}
-	for _, l := range fx.Links {
+	return redirectScenario(base, "", fx.Links)
+}
+
+// redirectCustom is the redirect scenario on the custom domain: the same
+// connections to base, with the domain's Host, through its own links.
+func (fx fixtures) redirectCustom(base string) scenario {
+	return redirectScenario(base, fx.Domain, fx.Custom)
+}
+
+func redirectScenario(base, host string, links []fixtureLink) scenario {
+	s := scenario{Host: host, Header: http.Header{"User-Agent": {chromeUA}}, WantCode: http.StatusFound}
+	for _, l := range links {
 		s.URLs = append(s.URLs, base+"/"+l.Code)
+		s.Targets = append(s.Targets, l.TargetURL)
 	}
 	return s
 }
@@ -197,7 +285,7 @@ type server struct {
 // second bare server under -target-bare-only — and returns the fixtures.
 func (b *bench) startLeft(ctx context.Context) (*server, fixtures, error) {
 	if b.opts.BareOnly {
-		fx := syntheticFixtures(b.opts.Links, b.opts.Keys)
+		fx := syntheticFixtures(b.opts.Links, b.opts.Keys, b.opts.CustomDomain)
 		s, err := b.startBare(ctx, "bare#2 (standing in for linkqr)", fx)
 		if s != nil {
 			s.name = "bare#2"
@@ -220,6 +308,14 @@ func (b *bench) startLeft(ctx context.Context) (*server, fixtures, error) {
 		return nil, fixtures{}, err
 	}
 	env := linkqrEnv(filepath.Join(b.tmp, "data"), addr, metricsAddr)
+	if b.opts.CustomDomain != "" {
+		// Verifying the domain looks its TXT record up here; its short
+		// URLs are http, as the bench speaks to linkqr.
+		if b.dns, err = dnsserver.Start(); err != nil {
+			return nil, fixtures{}, err
+		}
+		env = append(env, "LINKQR_DNS_RESOLVER="+b.dns.Addr, "LINKQR_CUSTOM_DOMAIN_SCHEME=http")
+	}
 	b.bin, b.env = bin, env
 	b.progress("starting linkqr serve on %s (embedded PostgreSQL in %s)", addr, b.tmp)
 	start := time.Now()
@@ -234,7 +330,10 @@ func (b *bench) startLeft(ctx context.Context) (*server, fixtures, error) {
 		return nil, fixtures{}, err
 	}
 	b.progress("linkqr ready after %v; creating a workspace, %d API keys and %d links", time.Since(start).Round(time.Millisecond), b.opts.Keys, b.opts.Links)
-	fx, err := setupLinkqr(ctx, bin, env, s.url, b.opts.Links, b.opts.Keys)
+	if b.opts.CustomDomain != "" {
+		b.progress("and the custom domain %s, verified through the bench's DNS server on %s, with %d links of its own", b.opts.CustomDomain, b.dns.Addr, b.opts.Links)
+	}
+	fx, err := setupLinkqr(ctx, bin, env, s.url, b.opts.Links, b.opts.Keys, b.opts.CustomDomain, b.dns)
 	return s, fx, err
 }
 
@@ -266,7 +365,7 @@ func (b *bench) startBare(ctx context.Context, name string, fx fixtures) (*serve
 
 func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, error) {
 	sc.Name = name
-	b.settle(ctx, name)
+	quiet := b.settle(ctx, name)
 	b.progress("load: %s — %v warm-up + %v, %d connections", name, b.opts.Warmup, b.opts.Duration, b.opts.Conns)
 	var warm, measured loadResult
 	var err error
@@ -284,7 +383,7 @@ func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, erro
 	if err == nil {
 		err = ctx.Err() // Ctrl-C: stop here rather than report a cut-short run
 	}
-	p := phase{Warm: warm, Measured: measured}
+	p := phase{Warm: warm, Measured: measured, Busy: !quiet}
 	if err == nil {
 		b.progress("      %s: %.0f req/s, p99 %s, %d errors", name, measured.Throughput(), ms(measured.Latency.Percentile(0.99)), p.Errors())
 	}
@@ -327,6 +426,7 @@ func (b *bench) loadPaced(ctx context.Context, name string, sc scenario, rate fl
 func mergePhases(rounds []phase) phase {
 	var m phase
 	for _, p := range rounds {
+		m.Busy = m.Busy || p.Busy
 		for _, pair := range [][2]*loadResult{{&m.Warm, &p.Warm}, {&m.Measured, &p.Measured}} {
 			pair[0].merge(pair[1])
 			pair[0].Elapsed += pair[1].Elapsed

@@ -15,9 +15,16 @@ import (
 // scenario is one load test: requests to cycle through and the status that
 // counts as success.
 type scenario struct {
-	Name   string
-	URLs   []string // cycled through; each connection starts at its own offset
+	Name string
+	URLs []string // cycled through; each connection starts at its own offset
+	// Host, when set, is sent as the Host header instead of the URLs'
+	// address: a custom domain's name, with the connections going to
+	// linkqr's address as they would through DNS.
+	Host   string
 	Header http.Header
+	// Targets, when set, is the Location each URL must answer with (the
+	// target check; the loads check the status only).
+	Targets []string
 	// ConnHeader, when set, adds headers per connection (its API key).
 	ConnHeader func(conn int) http.Header
 	WantCode   int
@@ -191,6 +198,9 @@ func buildRequests(ctx context.Context, sc scenario, conn int) ([]*http.Request,
 		r, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		if err != nil {
 			return nil, err
+		}
+		if sc.Host != "" {
+			r.Host = sc.Host
 		}
 		for k, v := range sc.Header {
 			r.Header[k] = v

@@ -4,7 +4,7 @@
 // that every redirect it received was recorded as a scan. `make bench` runs
 // it.
 //
-//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 100] [-webhook-events 10000] [-scans 200000] [-strict]
+//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 10000] [-custom-domain go.bench.example] [-redirect-only] [-webhook-events 10000] [-scans 200000] [-strict]
 //
 // It starts `linkqr serve` on a fresh embedded PostgreSQL (a temporary
 // LINKQR_DATA_DIR) and a bare baseline server (its own hidden subcommand
@@ -39,6 +39,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/linkqr/linkqr/internal/hostname"
 )
 
 func main() {
@@ -65,6 +67,8 @@ type options struct {
 	KeepPace      time.Duration
 	Topology      bool
 	ClusterScript string
+	CustomDomain  string
+	RedirectOnly  bool
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -85,6 +89,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Scans, "scans", 10_000_000, "scans of the analytics scenario's link (0: skip the scenario)")
 	fs.BoolVar(&o.Topology, "topology", false, "measure only the deploy/ cluster: the redirect through HAProxy with 2 redirect instances and with 1 (needs haproxy, pgbouncer, redis-server)")
 	fs.StringVar(&o.ClusterScript, "cluster-script", "deploy/cluster.sh", "the cluster script -topology runs")
+	fs.StringVar(&o.CustomDomain, "custom-domain", "go.bench.example", "the verified custom domain whose links the custom-domain redirect rounds request (\"\": skip them)")
+	fs.BoolVar(&o.RedirectOnly, "redirect-only", false, "run only the redirect rounds and their checks (no API, webhook or analytics scenario)")
 	fs.BoolVar(&o.BareOnly, "target-bare-only", false, "measure a second bare server instead of linkqr (tests the harness)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -100,6 +106,13 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-conns, -links, -keys and -rounds must be at least 1")
 	case o.Scans < 0:
 		return o, fmt.Errorf("-scans must not be negative")
+	}
+	if o.CustomDomain != "" {
+		h, err := hostname.Parse(o.CustomDomain)
+		if err != nil {
+			return o, fmt.Errorf("-custom-domain: %w", err)
+		}
+		o.CustomDomain = h.String()
 	}
 	return o, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,15 +16,23 @@ func result(ok, errs uint64, lat time.Duration) loadResult {
 	return r
 }
 
+// goodReport is a run of two rounds that meets every target.
 func goodReport() *report {
-	return &report{
-		RedirectLinkqr: phase{Warm: result(100, 0, time.Millisecond), Measured: result(600, 0, 2*time.Millisecond)},
-		RedirectBare:   phase{Measured: result(1000, 0, time.Millisecond)},
-		APILinkqr:      phase{Measured: result(400, 0, 3*time.Millisecond)},
-		APIBare:        phase{Measured: result(1000, 0, time.Millisecond)},
-		PeakRSS:        80 << 20,
-		ScansChecked:   true, ScansWant: 700, ScansGot: 700,
+	r := &report{
+		Links:                10,
+		RedirectLinkqrRounds: []phase{{Warm: result(100, 0, time.Millisecond), Measured: result(600, 0, 2*time.Millisecond)}, {Measured: result(600, 0, 2*time.Millisecond)}},
+		RedirectBareRounds:   []phase{{Measured: result(1000, 0, time.Millisecond)}, {Measured: result(1000, 0, time.Millisecond)}},
+		CustomDomain:         "go.bench.example",
+		RedirectCustomRounds: []phase{{Measured: result(590, 0, 2*time.Millisecond)}, {Measured: result(610, 0, 2*time.Millisecond)}},
+		Targets:              targetCheck{Checked: 20},
+		APILinkqr:            phase{Measured: result(400, 0, 3*time.Millisecond)},
+		APIBare:              phase{Measured: result(1000, 0, time.Millisecond)},
+		PeakRSS:              80 << 20,
+		Scans:                &scanCheck{Want: 1300, Got: 1300},
+		CustomScans:          &scanCheck{Want: 1200, Got: 1200},
 	}
+	r.merge()
+	return r
 }
 
 func TestReportVerdicts(t *testing.T) {
@@ -35,17 +44,24 @@ func TestReportVerdicts(t *testing.T) {
 		output string
 	}{
 		{"all good", func(*report) {}, verdict{true, true}, "0.60"},
-		{"lost scans", func(r *report) { r.ScansGot = 690 }, verdict{false, true}, "(10 lost)"},
-		{"extra scans", func(r *report) { r.ScansGot = 701 }, verdict{false, true}, "(1 extra"},
-		{"extra scans in flight", func(r *report) { r.ScansGot, r.ScansSlack = 764, 64 }, verdict{true, true}, "(64 extra, in flight"},
-		{"more extra than in flight", func(r *report) { r.ScansGot, r.ScansSlack = 765, 64 }, verdict{false, true}, "(65 extra"},
-		{"scan check failed", func(r *report) { r.ScanErr = errors.New("boom") }, verdict{false, true}, "boom"},
+		{"lost scans", func(r *report) { r.Scans.Got = 1290 }, verdict{false, true}, "(10 lost)"},
+		{"extra scans", func(r *report) { r.Scans.Got = 1301 }, verdict{false, true}, "(1 extra"},
+		{"extra scans in flight", func(r *report) { r.Scans.Got, r.Scans.Slack = 1364, 64 }, verdict{true, true}, "(64 extra, in flight"},
+		{"more extra than in flight", func(r *report) { r.Scans.Got, r.Scans.Slack = 1365, 64 }, verdict{false, true}, "(65 extra"},
+		{"scan check failed", func(r *report) { r.Scans.Err = errors.New("boom") }, verdict{false, true}, "boom"},
+		{"custom scans lost", func(r *report) { r.CustomScans.Got = 1199 }, verdict{false, true}, "scans recorded (custom)  1199 of 1200 (1 lost)"},
 		{"warm-up error", func(r *report) { r.RedirectLinkqr.Warm = result(99, 1, time.Millisecond) }, verdict{false, true}, "errors (all phases)      1"},
+		{"custom error", func(r *report) { r.RedirectCustom.Warm = result(99, 1, time.Millisecond) }, verdict{false, true}, "errors (all phases)      1"},
+		{"wrong target", func(r *report) { r.Targets.add(targetCheck{Checked: 1, Wrong: 1, Samples: []string{"HEAD /x: 404"}}) }, verdict{false, true}, "20 of 21 right"},
+		{"no target checked", func(r *report) { r.Targets = targetCheck{} }, verdict{false, true}, "0 of 0 right"},
 		{"slow redirect", func(r *report) { r.RedirectLinkqr.Measured = result(400, 0, time.Millisecond) }, verdict{true, false}, "0.40"},
 		{"slow p99", func(r *report) { r.RedirectLinkqr.Measured = result(600, 0, 30*time.Millisecond) }, verdict{true, false}, "FAIL"},
 		{"slow API", func(r *report) { r.APILinkqr.Measured = result(200, 0, time.Millisecond) }, verdict{true, false}, "0.20"},
+		{"API skipped", func(r *report) { r.APISkipped, r.APILinkqr = true, phase{} }, verdict{true, true}, "not run (-redirect-only)"},
 		{"fat", func(r *report) { r.PeakRSS = 200 << 20 }, verdict{true, false}, "200 MiB"},
-		{"bare only", func(r *report) { r.BareOnly, r.ScansChecked = true, false }, verdict{true, true}, "not checked"},
+		{"bare only", func(r *report) { r.BareOnly, r.Scans, r.CustomScans = true, nil, nil }, verdict{true, true}, "not checked"},
+		{"busy round", func(r *report) { r.RedirectCustomRounds[1].Busy = true }, verdict{true, true}, "redirect custom, round 2          610     2.00ms     2.00ms        0  *\n"},
+		{"no custom domain", func(r *report) { r.CustomDomain, r.RedirectCustomRounds, r.RedirectCustom = "", nil, phase{} }, verdict{true, true}, "0.60"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,5 +90,51 @@ func TestParseOptions(t *testing.T) {
 		if _, err := parseOptions(bad, &sink); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// The custom-domain target is the ratio of the rounds' summed throughputs,
+// within 5 % either way; the rows come in the order the rounds ran.
+func TestReportCustomDomain(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		custom [2]uint64 // requests in each custom round (default: 600 each)
+		ratio  string
+		fast   bool
+	}{
+		{[2]uint64{600, 600}, "1.000", true},
+		{[2]uint64{570, 570}, "0.950", true},
+		{[2]uint64{569, 569}, "0.948", false},
+		{[2]uint64{630, 630}, "1.050", true},
+		{[2]uint64{640, 640}, "1.067", false},
+		// One slow round and one fast one: the sum decides, not the worse.
+		{[2]uint64{540, 660}, "1.000", true},
+	}
+	for _, tc := range cases {
+		r := goodReport()
+		r.RedirectCustomRounds = []phase{{Measured: result(tc.custom[0], 0, time.Millisecond)}, {Measured: result(tc.custom[1], 0, time.Millisecond)}}
+		r.merge()
+		var out strings.Builder
+		v := r.print(&out)
+		if v != (verdict{true, tc.fast}) {
+			t.Errorf("custom %v: verdict %+v, want fast %v\n%s", tc.custom, v, tc.fast, &out)
+		}
+		want := "ratio custom/linkqr      " + tc.ratio + " "
+		if !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "redirect on a custom domain within 5 % of the default") {
+			t.Errorf("custom %v: output lacks %q:\n%s", tc.custom, want, &out)
+		}
+	}
+	var out strings.Builder
+	goodReport().print(&out)
+	rows := regexp.MustCompile(`(?m)^redirect (\S+), round (\d)`).FindAllStringSubmatch(out.String(), -1)
+	var order []string
+	for _, m := range rows {
+		order = append(order, m[1]+m[2])
+	}
+	if got := strings.Join(order, " "); got != "bare1 linkqr1 custom1 custom2 linkqr2 bare2" {
+		t.Errorf("rows in the order %s:\n%s", got, &out)
+	}
+	if !strings.Contains(out.String(), "by round               0.983 / 1.017") {
+		t.Errorf("no ratios by round:\n%s", &out)
 	}
 }

@@ -27,24 +27,26 @@ const (
 
 // settle waits until linkqr has folded the scans of the last load, then
 // until the machine is quiet (idle at least settleIdle over a window) or
-// settleTimeout passes. Off Linux it does not wait for idleness.
-func (b *bench) settle(ctx context.Context, before string) {
-	b.waitFolded(ctx, before)
+// settleTimeout passes. Off Linux it does not wait for idleness. It
+// reports whether both waits ended in time: if not, what runs next runs
+// beside other work and its figures are noisy.
+func (b *bench) settle(ctx context.Context, before string) bool {
+	folded := b.waitFolded(ctx, before)
 	start := time.Now()
 	for {
 		idle, err := idleShare(ctx, settleWindow)
 		if err != nil {
-			return // no /proc/stat: nothing to wait for
+			return folded // no /proc/stat: nothing to wait for
 		}
 		if idle >= settleIdle {
 			if waited := time.Since(start); waited > 2*settleWindow {
 				b.progress("settled after %v before %s", waited.Round(100*time.Millisecond), before)
 			}
-			return
+			return folded
 		}
 		if time.Since(start) >= settleTimeout || ctx.Err() != nil {
 			b.progress("WARNING: the machine is still busy (%.0f%% of CPU time) after %v; %s runs anyway and its figures are noisy", 100*(1-idle), settleTimeout, before)
-			return
+			return false
 		}
 	}
 }
@@ -53,25 +55,25 @@ func (b *bench) settle(ctx context.Context, before string) {
 // finished: linkqr_scan_fold_lag_seconds (the time since the as_of of the
 // last finished fold, which is when that fold began) is then shorter than
 // the time since the load ended.
-func (b *bench) waitFolded(ctx context.Context, before string) {
+func (b *bench) waitFolded(ctx context.Context, before string) bool {
 	if b.linkqrMetrics == "" || b.loadEnded.IsZero() {
-		return
+		return true
 	}
 	start := time.Now()
 	for {
 		lag, ok := metricValue(ctx, b.linkqrMetrics, "linkqr_scan_fold_lag_seconds")
 		if !ok {
-			return // not a linkqr that folds (or gone): nothing to wait for
+			return true // not a linkqr that folds (or gone): nothing to wait for
 		}
 		if time.Duration(lag*float64(time.Second)) < time.Since(b.loadEnded) {
 			if waited := time.Since(start); waited > time.Second {
 				b.progress("linkqr folded the last load's scans after %v, before %s", waited.Round(100*time.Millisecond), before)
 			}
-			return
+			return true
 		}
 		if time.Since(start) >= foldTimeout || ctx.Err() != nil {
 			b.progress("WARNING: linkqr has not folded the last load's scans after %v; %s runs anyway and may run beside that fold", foldTimeout, before)
-			return
+			return false
 		}
 		select {
 		case <-time.After(200 * time.Millisecond):

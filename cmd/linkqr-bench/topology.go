@@ -127,7 +127,7 @@ func (b *bench) topology(ctx context.Context) (*topologyReport, error) {
 	adminEnv := append(os.Environ(), "LINKQR_DATABASE_URL="+c.vars["LQ_PRIMARY_URL"], "LINKQR_SECRET_KEY="+strings.TrimSpace(string(secret)),
 		"LINKQR_DATA_DIR="+filepath.Join(dir, "admin"))
 	b.progress("topology: creating a workspace, %d API keys and %d links through HAProxy", b.opts.Keys, b.opts.Links)
-	fx, err := setupLinkqr(ctx, bin, adminEnv, c.vars["LQ_APP_URL"], b.opts.Links, b.opts.Keys)
+	fx, err := setupLinkqr(ctx, bin, adminEnv, c.vars["LQ_APP_URL"], b.opts.Links, b.opts.Keys, "", nil)
 	if err != nil {
 		return nil, err
 	}

@@ -124,7 +124,7 @@ func setupFanout(ctx context.Context, bin string, env []string, baseURL string) 
 	fx.Token = key.Secret
 	client := &http.Client{Timeout: 30 * time.Second}
 	for i := range 20 {
-		l, err := createLink(ctx, client, baseURL, fx.Token, fmt.Sprintf("https://example.com/hooks/%d", i))
+		l, err := createLink(ctx, client, baseURL, fx.Token, fmt.Sprintf("https://example.com/hooks/%d", i), "")
 		if err != nil {
 			return fx, err
 		}

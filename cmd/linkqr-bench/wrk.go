@@ -194,6 +194,11 @@ func (w *wrkRunner) one(ctx context.Context, sc scenario, list string, thread, t
 	}
 	args := []string{"-t1", "-c" + strconv.Itoa(conns), "-d" + strconv.Itoa(int(max(1, d.Round(time.Second)/time.Second))) + "s",
 		"--timeout", "10s", "-s", filepath.Join(w.dir, "rotate.lua")}
+	// wrk's own init() sets the Host header from the URL only when no -H
+	// gave one, and the script copies wrk.headers into every request.
+	if sc.Host != "" {
+		args = append(args, "-H", "Host: "+sc.Host)
+	}
 	for k, vs := range sc.Header {
 		for _, v := range vs {
 			args = append(args, "-H", k+": "+v)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,4 +45,50 @@ func TestWrkPacedKeepsItsSchedule(t *testing.T) {
 			rate, res.Elapsed, conns, sent, res.Errors, served.Load(), rate*res.Elapsed.Seconds()/2, upper)
 	}
 	t.Logf("sent %d in %v (%.0f/s)", sent, res.Elapsed, float64(sent)/res.Elapsed.Seconds())
+}
+
+// A scenario's Host reaches the server in every request, from wrk (-H
+// Host, which the script's per-request headers carry) and from the Go
+// generator alike, while the connections go to the URLs' address; and
+// both rotate through every path.
+func TestGeneratorsSendHost(t *testing.T) {
+	testkit.RequireBinary(t, "wrk")
+	var mu sync.Mutex
+	hosts, paths := map[string]int{}, map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts[r.Host]++
+		paths[r.URL.Path]++
+		mu.Unlock()
+		w.WriteHeader(http.StatusFound)
+	}))
+	defer srv.Close()
+	w, warning := findWrk(t.TempDir())
+	if w == nil {
+		t.Fatal(warning)
+	}
+	sc := scenario{Name: "custom", Host: "go.bench.example", URLs: []string{srv.URL + "/a", srv.URL + "/b", srv.URL + "/c"},
+		Header: http.Header{"User-Agent": {chromeUA}}, WantCode: http.StatusFound}
+	generators := map[string]func() (loadResult, error){
+		"wrk": func() (loadResult, error) { return w.run(context.Background(), sc, 4, time.Second) },
+		"go": func() (loadResult, error) {
+			_, m, err := runLoad(context.Background(), sc, loadOptions{Conns: 4, Duration: 300 * time.Millisecond})
+			return m, err
+		},
+	}
+	for name, gen := range generators {
+		mu.Lock()
+		clear(hosts)
+		clear(paths)
+		mu.Unlock()
+		res, err := gen()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		mu.Lock()
+		if res.OK == 0 || res.Errors != 0 || len(hosts) != 1 || hosts["go.bench.example"] == 0 || len(paths) != 3 {
+			t.Errorf("%s: %d ok, %d errors; the server saw hosts %v and paths %v", name, res.OK, res.Errors, hosts, paths)
+		}
+		mu.Unlock()
+	}
 }

@@ -24,8 +24,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/acme"
 	"golang.org/x/crypto/acme/autocert"
-	"golang.org/x/net/idna"
 
+	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/store"
 )
 
@@ -192,6 +192,6 @@ func normalize(host string) (string, bool) {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	name, err := idna.Lookup.ToASCII(strings.TrimSuffix(host, "."))
-	return name, err == nil && name != ""
+	name, err := hostname.Parse(host) // the domains' own canonical form
+	return name.String(), err == nil
 }

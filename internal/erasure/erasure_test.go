@@ -30,8 +30,18 @@ func status(t *testing.T, srv *testkit.Server, method, path, token string) int {
 
 func redirectStatus(t *testing.T, srv *testkit.Server, code string) int {
 	t.Helper()
+	return redirectStatusOn(t, srv, "", code)
+}
+
+// redirectStatusOn is redirectStatus with Host: host ("": the server's own).
+func redirectStatusOn(t *testing.T, srv *testkit.Server, host, code string) int {
+	t.Helper()
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Get(srv.URL + "/" + code)
+	req, _ := http.NewRequest("GET", srv.URL+"/"+code, nil)
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,14 +217,7 @@ func TestPurgedCodesOnACustomDomainAreRetiredWithTheirHostname(t *testing.T) {
 	srv.VerifiedDomain(t, dnsSrv, bKey, "go.acme.com")
 	testkit.Problem(t, srv.Do(t, "POST", "/api/v1/links", bKey, `{"target_url":"https://b.example/","code":"menu","domain":"go.acme.com"}`), 409, "conflict")
 	testkit.JSON(t, srv.Do(t, "POST", "/api/v1/links", bKey, `{"target_url":"https://b.example/","code":"menu"}`), 201) // another hostname's code
-	req, _ := http.NewRequest("GET", srv.URL+"/menu", nil)
-	req.Host = "go.acme.com"
-	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 410 {
-		t.Errorf("the purged code on go.acme.com answers %d, want 410", resp.StatusCode)
+	if st := redirectStatusOn(t, srv, "go.acme.com", "menu"); st != 410 {
+		t.Errorf("the purged code on go.acme.com answers %d, want 410", st)
 	}
 }

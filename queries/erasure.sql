@@ -51,6 +51,10 @@ DELETE FROM scan_rollup_keys_daily WHERE (link_id, day, dim, key) IN (
 DELETE FROM scan_visitor_days WHERE (link_id, day, visitor_hash) IN (
     SELECT link_id, day, visitor_hash FROM scan_visitor_days WHERE link_id = ANY(sqlc.arg(links)::uuid[]) LIMIT sqlc.arg(lim));
 
+-- name: ErasureWorkspaceDaysDelete :execrows
+DELETE FROM scan_workspace_days WHERE (workspace_id, day, dim, key) IN (
+    SELECT d.workspace_id, d.day, d.dim, d.key FROM scan_workspace_days d WHERE d.workspace_id = sqlc.arg(ws)::uuid LIMIT sqlc.arg(lim));
+
 -- name: ErasureLinksRetire :execrows
 -- The links' codes stay taken (and answer 410) after their rows are gone.
 WITH gone AS (

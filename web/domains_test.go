@@ -273,8 +273,8 @@ func walkLinkOnDomain(p *pilot, ws, host string) string {
 	p.look("link-on-domain")
 	page, _ := chromedp.Run(p.ctx, chromedp.Location())
 	img, _ := p.download(p.eval(`document.querySelector('[data-testid="qr-download-png"]').href`))
-	if got := testkit.DecodeQR(t, img); got != short {
-		t.Errorf("the QR code encodes %q, want %q", got, short)
+	if got := testkit.DecodeQR(t, img); got != short+"?qr=1" {
+		t.Errorf("the QR code encodes %q, want %q?qr=1", got, short)
 	}
 
 	p.run(chromedp.Navigate(p.srv.URL+ws+"/links"), chromedp.WaitVisible(css("domain-filter")))

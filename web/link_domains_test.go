@@ -121,7 +121,7 @@ func TestNewLinkFormOnDomains(t *testing.T) {
 	if err != nil {
 		t.Fatalf("QR on the domain: %d %v", qr.status, err)
 	}
-	if got := testkit.DecodeQR(t, img); got != "http://go.acme.test/docs" {
+	if got := testkit.DecodeQR(t, img); got != "http://go.acme.test/docs?qr=1" {
 		t.Errorf("the QR code encodes %q", got)
 	}
 

@@ -349,9 +349,14 @@ func TestLinkExportsCSV(t *testing.T) {
 		if ref == "" {
 			r = nil
 		}
-		if _, err := srv.Pool.Exec(context.Background(), `INSERT INTO scans (id, workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash)
-			SELECT gen_random_uuid(), workspace_id, id, $1, $2, 'desktop', 'Linux', 'Chrome', $3, '\x00' FROM links WHERE code = 'csv-link'`,
-			now.Add(-time.Duration(i)*time.Minute), r, i == 2); err != nil {
+		// The oldest from a QR code in Germany; the others of unknown country, by link.
+		country, source := any(nil), "link"
+		if i == 2 {
+			country, source = "DE", "qr"
+		}
+		if _, err := srv.Pool.Exec(context.Background(), `INSERT INTO scans (id, workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash, country, source)
+			SELECT gen_random_uuid(), workspace_id, id, $1, $2, 'desktop', 'Linux', 'Chrome', $3, '\x00', $4, $5 FROM links WHERE code = 'csv-link'`,
+			now.Add(-time.Duration(i)*time.Minute), r, i == 2, country, source); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -365,11 +370,12 @@ func TestLinkExportsCSV(t *testing.T) {
 	}
 	scans := b.get(path + "/scans.csv?range=24h")
 	recs, err = csv.NewReader(strings.NewReader(scans.body)).ReadAll()
-	if err != nil || scans.status != 200 || len(recs) != 4 || strings.Join(recs[0], ",") != "id,occurred_at,referrer_host,device,os,browser,bot" {
+	if err != nil || scans.status != 200 || len(recs) != 4 || strings.Join(recs[0], ",") != "id,occurred_at,referrer_host,device,os,browser,bot,country,source" {
 		t.Fatalf("scans CSV (%v): %d %q", err, scans.status, scans.body)
 	}
 	// Oldest first; a value that looks like a formula is defused.
-	if recs[1][6] != "true" || recs[3][2] != "'=cmd.example" || !strings.HasPrefix(recs[1][0], "scn_") {
+	if recs[1][6] != "true" || recs[3][2] != "'=cmd.example" || !strings.HasPrefix(recs[1][0], "scn_") ||
+		recs[1][7] != "DE" || recs[1][8] != "qr" || recs[3][7] != "" || recs[3][8] != "link" {
 		t.Errorf("rows %q", recs[1:])
 	}
 	if p := b.get(path + "/scans.csv?range=custom&from=2026-02-01&to=2026-01-01"); p.status != 422 {

@@ -295,7 +295,7 @@ func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
 		if download {
 			name = qrFileName(name, opts)
 		}
-		err = u.QR.Serve(w, r, qrserve.Image{Content: l.ShortURL, Name: name, Options: opts, Attachment: download})
+		err = u.QR.Serve(w, r, qrserve.Image{Content: l.QRContent(), Name: name, Options: opts, Attachment: download})
 		var (
 			verrs validate.Errors
 			busy  *qrserve.BusyError

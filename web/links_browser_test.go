@@ -313,8 +313,8 @@ func walkLink(t *testing.T, js bool) {
 	if name != code+"-512px-m4-eccH-000080-on-ffffff.png" {
 		t.Errorf("download name %q", name)
 	}
-	if got := testkit.DecodeQR(t, img); got != shortURL {
-		t.Fatalf("the downloaded PNG encodes %q, want %q", got, shortURL)
+	if got := testkit.DecodeQR(t, img); got != shortURL+"?qr=1" {
+		t.Fatalf("the downloaded PNG encodes %q, want %q", got, shortURL+"?qr=1")
 	}
 	if !hasColour(img, color.RGBA{0, 0, 0x80, 0xff}) {
 		t.Error("the downloaded PNG has no navy module")

@@ -49,7 +49,7 @@ func TestLinksPageListsLinksWithQRCodes(t *testing.T) {
 		t.Error("links are not newest first")
 	}
 
-	// The PNG download scans to the short URL.
+	// The PNG download scans to the short URL, marked as a QR code's.
 	qr := b.get(base + "/" + ids[0] + "/qr.png?download=1")
 	if qr.status != 200 || qr.header.Get("Content-Type") != "image/png" || !strings.HasPrefix(qr.header.Get("Content-Disposition"), "attachment;") {
 		t.Fatalf("png download: %d %v", qr.status, qr.header)
@@ -58,8 +58,8 @@ func TestLinksPageListsLinksWithQRCodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := testkit.DecodeQR(t, img); got != shortURLs[0] {
-		t.Fatalf("the PNG encodes %q, want %q", got, shortURLs[0])
+	if got := testkit.DecodeQR(t, img); got != shortURLs[0]+"?qr=1" {
+		t.Fatalf("the PNG encodes %q, want %q", got, shortURLs[0]+"?qr=1")
 	}
 	if svg := b.get(base + "/" + ids[0] + "/qr.svg"); svg.status != 200 || svg.header.Get("Content-Type") != "image/svg+xml" || !strings.Contains(svg.body, "<path") {
 		t.Errorf("svg preview: %d %v", svg.status, svg.header)

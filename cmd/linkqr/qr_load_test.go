@@ -188,8 +188,8 @@ func TestQRLoadPeakRSS(t *testing.T) {
 	}
 	if img, err := png.Decode(bytes.NewReader(sample)); err != nil {
 		t.Error(err)
-	} else if got := testkit.DecodeQR(t, img); got != link["short_url"] {
-		t.Errorf("the PNG encodes %q, want %q", got, link["short_url"])
+	} else if got := testkit.DecodeQR(t, img); got != link["short_url"].(string)+"?qr=1" {
+		t.Errorf("the PNG encodes %q, want %q?qr=1", got, link["short_url"])
 	}
 	const limit = 400 << 20
 	if peak >= limit {

@@ -149,6 +149,11 @@ type Report struct {
 	OS        []KeyCount `json:"os"`
 	Browsers  []KeyCount `json:"browsers"`
 	Referrers []KeyCount `json:"referrers"`
+	// Countries lists every country (ISO 3166-1 alpha-2, "(unknown)" when
+	// it could not be told) and Sources both sources ("qr", "link"): each
+	// adds up to Total.
+	Countries []KeyCount `json:"countries"`
+	Sources   []KeyCount `json:"sources"`
 }
 
 // Bucket is one point of the series. The first bucket starts at the
@@ -160,7 +165,7 @@ type Bucket struct {
 }
 
 // KeyCount is one entry of a breakdown. A scan without a referrer counts
-// under the key "(direct)".
+// under the key "(direct)", one of unknown country under "(unknown)".
 type KeyCount struct {
 	Key   string `json:"key"`
 	Scans int64  `json:"scans"`
@@ -233,6 +238,7 @@ func (s *Reports) again(ctx context.Context, q question) (Report, bool, error) {
 func (r Report) clone() Report {
 	r.Series = slices.Clone(r.Series)
 	r.Devices, r.OS, r.Browsers, r.Referrers = slices.Clone(r.Devices), slices.Clone(r.OS), slices.Clone(r.Browsers), slices.Clone(r.Referrers)
+	r.Countries, r.Sources = slices.Clone(r.Countries), slices.Clone(r.Sources)
 	return r
 }
 
@@ -471,6 +477,7 @@ func compute(ctx context.Context, db dbsqlc.DBTX, state dbsqlc.ScanFoldStateRow,
 		return rep, store.InterpretError(err)
 	}
 	rep.Devices, rep.OS, rep.Browsers, rep.Referrers = []KeyCount{}, []KeyCount{}, []KeyCount{}, []KeyCount{}
+	rep.Countries, rep.Sources = []KeyCount{}, []KeyCount{}
 	for _, k := range keys {
 		kc := KeyCount{Key: k.Key, Scans: k.Scans}
 		switch k.Dim {
@@ -482,6 +489,10 @@ func compute(ctx context.Context, db dbsqlc.DBTX, state dbsqlc.ScanFoldStateRow,
 			rep.Browsers = append(rep.Browsers, kc)
 		case "r":
 			rep.Referrers = append(rep.Referrers, kc)
+		case "c":
+			rep.Countries = append(rep.Countries, kc)
+		case "s":
+			rep.Sources = append(rep.Sources, kc)
 		}
 	}
 	return rep, nil

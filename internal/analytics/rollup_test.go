@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/analytics"
+	"github.com/linkqr/linkqr/internal/geo"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -34,7 +35,7 @@ FROM scans WHERE link_id = $1 AND workspace_id = $2 AND occurred_at >= $3 AND oc
 FROM scans WHERE link_id = $1 AND workspace_id = $2 AND occurred_at >= $3 AND occurred_at < $4 AND NOT bot AND ` + folded + ` GROUP BY 1`
 	refBreakdown = `SELECT %s AS key, count(*) FROM scans
 WHERE link_id = $1 AND workspace_id = $2 AND occurred_at >= $3 AND occurred_at < $4 AND NOT bot AND ` + folded + `
-GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 50`
+GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT %d`
 )
 
 func reference(t *testing.T, pool *pgxpool.Pool, ws, link uuid.UUID, r analytics.Range) analytics.Report {
@@ -66,10 +67,16 @@ func reference(t *testing.T, pool *pgxpool.Pool, ws, link uuid.UUID, r analytics
 		rep.Series = append(rep.Series, analytics.Bucket{Start: start, Scans: b.Scans, Unique: b.Unique})
 	}
 	for _, d := range []struct {
-		expr string
-		into *[]analytics.KeyCount
-	}{{"device", &rep.Devices}, {"os", &rep.OS}, {"browser", &rep.Browsers}, {"COALESCE(referrer_host, '(direct)')::text", &rep.Referrers}} {
-		rows, err := pool.Query(ctx, fmt.Sprintf(refBreakdown, d.expr), args...)
+		expr  string
+		into  *[]analytics.KeyCount
+		limit int
+	}{
+		{"device", &rep.Devices, 50}, {"os", &rep.OS, 50}, {"browser", &rep.Browsers, 50},
+		{"COALESCE(referrer_host, '(direct)')::text", &rep.Referrers, 50},
+		{"COALESCE(country, '(unknown)')::text", &rep.Countries, 1000}, // every country
+		{"source", &rep.Sources, 50},
+	} {
+		rows, err := pool.Query(ctx, fmt.Sprintf(refBreakdown, d.expr, d.limit), args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,6 +105,17 @@ var userAgents = []string{
 }
 
 var referers = []string{"", "", "https://news.example/a", "https://social.example/p/1", "https://mail.example/", "https://b.example/x"}
+
+// countries are the visitors' countries: 60 of them, more than the 50
+// entries the other breakdowns stop at, and unknown.
+var countries = func() []geo.Country {
+	cs := []geo.Country{geo.Unknown}
+	for i := range 60 {
+		c, _ := geo.ParseCountry(string([]byte{'A' + byte(i/26), 'A' + byte(i%26)}))
+		cs = append(cs, c)
+	}
+	return cs
+}()
 
 // recordRandomScans feeds n random hits through the real scan recorder:
 // instants spread over [start, start+span) in random order (so batches
@@ -128,6 +146,8 @@ func recordRandomScans(t *testing.T, rnd *rand.Rand, db *store.DB, links [][2]uu
 			UserAgent: userAgents[visitor%len(userAgents)],
 			Referer:   referers[rnd.IntN(len(referers))],
 			ClientIP:  netip.AddrFrom4([4]byte{192, 0, 2, byte(visitor)}),
+			Country:   countries[rnd.IntN(len(countries))],
+			QR:        rnd.IntN(3) == 0,
 		}
 		if err := rec.Record(context.Background(), hit); err != nil {
 			t.Fatal(err)
@@ -221,6 +241,9 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: link %s %s..%s by %s:\n got  %+v\n want %+v", name, l[1], r.From.Format(time.RFC3339Nano), r.To.Format(time.RFC3339Nano), r.Interval, got, want)
 		}
+		if c, s := sum(got.Countries), sum(got.Sources); c != got.Total || s != got.Total {
+			t.Errorf("%s: countries add up to %d and sources to %d, total %d", name, c, s, got.Total)
+		}
 	}
 	check("everything", links[0], analytics.Range{From: start.Add(-time.Hour), To: start.Add(span + time.Hour), Interval: analytics.Week})
 	for i := range 150 {
@@ -259,7 +282,8 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 		t.Errorf("rebuilding one link changed the rollups:\n before %v\n after  %v", before, after)
 	}
 	if _, err := pool.Exec(ctx, `UPDATE scan_rollups SET scans = scans + 5, day_first = 0; DELETE FROM scan_visitor_days WHERE random() < 0.5;
-		DELETE FROM scan_rollup_keys_daily WHERE random() < 0.5; UPDATE scan_rollup_keys_hourly SET scans = 1`); err != nil {
+		DELETE FROM scan_rollup_keys_daily WHERE random() < 0.5; UPDATE scan_rollup_keys_hourly SET scans = 1;
+		UPDATE scan_workspace_days SET scans = scans * 2 WHERE random() < 0.5`); err != nil {
 		t.Fatal(err)
 	}
 	if reflect.DeepEqual(before, rollupSnapshot(t, pool)) {
@@ -274,6 +298,13 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 	check("after rebuild", links[2], analytics.Range{From: start.Add(90 * time.Minute), To: start.Add(span - 30*time.Minute), Interval: analytics.Day})
 }
 
+func sum(counts []analytics.KeyCount) (n int64) {
+	for _, c := range counts {
+		n += c.Scans
+	}
+	return n
+}
+
 // rollupSnapshot is every rollup row, in key order, as text.
 func rollupSnapshot(t *testing.T, pool *pgxpool.Pool) map[string][]string {
 	t.Helper()
@@ -283,7 +314,9 @@ func rollupSnapshot(t *testing.T, pool *pgxpool.Pool) map[string][]string {
 		"scan_rollup_keys_hourly": "link_id, hour, dim, key",
 		"scan_rollup_keys_daily":  "link_id, day, dim, key",
 		"scan_visitor_days":       "link_id, day, visitor_hash",
-		"(SELECT id, scan_count, last_scanned_at FROM links)": "id",
+		// The workspace overview; a rebuild may leave rows at zero.
+		"(SELECT * FROM scan_workspace_days WHERE scans <> 0)": "workspace_id, day, dim, key",
+		"(SELECT id, scan_count, last_scanned_at FROM links)":  "id",
 	} {
 		rows, err := pool.Query(context.Background(), fmt.Sprintf("SELECT t::text FROM %s t ORDER BY %s", table, order))
 		if err != nil {

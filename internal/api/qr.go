@@ -32,7 +32,7 @@ func (a *API) getLinkQR(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	err = a.QR.Serve(w, r, qrserve.Image{Content: l.ShortURL, Name: l.Code.String(), Options: opts})
+	err = a.QR.Serve(w, r, qrserve.Image{Content: l.QRContent(), Name: l.Code.String(), Options: opts})
 	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 		return nil // the client left while queued; nobody reads an answer
 	}

@@ -2,15 +2,19 @@ package api_test
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"image"
 	"image/draw"
 	"image/png"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/srwiley/oksvg"
 	"github.com/srwiley/rasterx"
@@ -45,8 +49,9 @@ func TestQRCodeScansToShortURL(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != 300 || b.Dy() != 300 {
 		t.Errorf("size %v, want 300x300", b)
 	}
-	if got := testkit.DecodeQR(t, img); got != l["short_url"] {
-		t.Errorf("PNG encodes %q, want %q", got, l["short_url"])
+	want := l["short_url"].(string) + "?qr=1"
+	if got := testkit.DecodeQR(t, img); got != want {
+		t.Errorf("PNG encodes %q, want %q", got, want)
 	}
 	etag := resp.Header.Get("ETag")
 	if etag == "" || resp.Header.Get("Cache-Control") == "" {
@@ -73,8 +78,8 @@ func TestQRCodeScansToShortURL(t *testing.T) {
 	rgba := image.NewRGBA(image.Rect(0, 0, px, px))
 	draw.Draw(rgba, rgba.Bounds(), image.White, image.Point{}, draw.Src)
 	icon.Draw(rasterx.NewDasher(px, px, rasterx.NewScannerGV(px, px, rgba, rgba.Bounds())), 1)
-	if got := testkit.DecodeQR(t, rgba); got != l["short_url"] {
-		t.Errorf("SVG encodes %q, want %q", got, l["short_url"])
+	if got := testkit.DecodeQR(t, rgba); got != want {
+		t.Errorf("SVG encodes %q, want %q", got, want)
 	}
 }
 
@@ -162,5 +167,75 @@ func qrETag(t *testing.T, f *linksFixture, id, query string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return qr.ETag(l["short_url"].(string), opts)
+	return qr.ETag(l["short_url"].(string)+"?qr=1", opts)
+}
+
+// TestQRScanIsRecordedAsQR: the URL a QR code decodes to redirects like
+// the short URL, the target receives none of its qr=1 (only its own
+// query), and the scan is recorded with source qr; the short URL opened
+// without it is a link scan. Scans list, analytics and the scan.created
+// payload agree.
+func TestQRScanIsRecordedAsQR(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
+	f := &linksFixture{srv: srv, tenant: testkit.NewTenant(t, srv.Pool)}
+	f.token = srv.APIKey(t, f.tenant.WorkspaceID)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) }))
+	t.Cleanup(hook.Close)
+	testkit.JSON(t, f.srv.Do(t, "POST", "/api/v1/webhooks", f.token, `{"url":"`+hook.URL+`","events":["scan.created"]}`), 201)
+	received := make(chan string, 4)
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		received <- r.URL.RawQuery
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(target.Close)
+	l := f.create(t, `{"target_url":"`+target.URL+`/menu?utm_source=print"}`)
+	id := l["id"].(string)
+
+	resp, body := fetchQR(t, f, id, "")
+	img, err := png.Decode(bytes.NewReader(body))
+	if resp.StatusCode != 200 || err != nil {
+		t.Fatalf("qr: %d %v", resp.StatusCode, err)
+	}
+	scanned := testkit.DecodeQR(t, img)
+	for _, u := range []string{scanned, l["short_url"].(string) + "?qr=10&ref=mail"} {
+		req, _ := http.NewRequest("GET", u, nil)
+		req.Header.Set("User-Agent", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1")
+		resp, err := http.DefaultClient.Do(req) // follows the 302 to the target
+		if err != nil || resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("GET %s: %v %v", u, resp, err)
+		}
+		resp.Body.Close()
+		if q := <-received; q != "utm_source=print" {
+			t.Errorf("GET %s: the target received the query %q, want only its own utm_source=print", u, q)
+		}
+	}
+
+	var scans []any
+	testkit.Eventually(t, 10*time.Second, func() bool {
+		scans = testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+id+"/scans", f.token, ""), 200)["data"].([]any)
+		return len(scans) == 2
+	}, "both scans listed")
+	if newest, oldest := scans[0].(map[string]any), scans[1].(map[string]any); newest["source"] != "link" || oldest["source"] != "qr" {
+		t.Errorf("sources, newest first: %v, %v; want link, qr", newest["source"], oldest["source"])
+	}
+	if _, err := f.srv.App.Folder.Fold(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+id+"/analytics", f.token, ""), 200)
+	if a["total"] != 2.0 || fmt.Sprint(a["sources"]) != "[map[key:link scans:1] map[key:qr scans:1]]" {
+		t.Errorf("analytics total %v, sources %v", a["total"], a["sources"])
+	}
+	if c := a["countries"].([]any); len(c) != 1 || fmt.Sprint(c[0]) != "map[key:(unknown) scans:2]" {
+		t.Errorf("countries %v; loopback has none", c)
+	}
+	sources := map[any]int{}
+	for _, e := range f.events(t) {
+		if e["_type"] == "scan.created" {
+			sources[e["scan"].(map[string]any)["source"]]++
+		}
+	}
+	if sources["qr"] != 1 || sources["link"] != 1 {
+		t.Errorf("scan.created sources %v", sources)
+	}
 }

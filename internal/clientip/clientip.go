@@ -37,6 +37,12 @@ func (res Resolver) Of(r *http.Request) netip.Addr {
 	return peer
 }
 
+// FromTrustedProxy reports whether r's socket peer is a trusted proxy, whose
+// headers about the client (its country, say) may be believed.
+func (res Resolver) FromTrustedProxy(r *http.Request) bool {
+	return res.trusted(parseHostPort(r.RemoteAddr))
+}
+
 func (res Resolver) trusted(a netip.Addr) bool {
 	for _, p := range res.Trusted {
 		if p.Contains(a) {

@@ -32,6 +32,10 @@ func TestResolver(t *testing.T) {
 		if got := res.Of(r); got.String() != tc.want {
 			t.Errorf("peer %s xff %q: got %s, want %s", tc.peer, tc.xff, got, tc.want)
 		}
+		peer := netip.MustParseAddrPort(tc.peer).Addr().Unmap().WithZone("")
+		if want := peer.Is4() && peer.As4()[0] == 10 || peer == netip.IPv6Loopback(); res.FromTrustedProxy(r) != want {
+			t.Errorf("peer %s: FromTrustedProxy %v", tc.peer, res.FromTrustedProxy(r))
+		}
 	}
 }
 

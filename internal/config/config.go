@@ -42,6 +42,7 @@ type Config struct {
 	// CustomDomainScheme (LINKQR_CUSTOM_DOMAIN_SCHEME) is the scheme of
 	// short URLs on custom domains: https, or http for development.
 	CustomDomainScheme string
+	Geo                Geo // LINKQR_COUNTRY_HEADER, LINKQR_GEOIP_DB
 	// TLS (LINKQR_TLS_ADDR, LINKQR_ACME_*) is on-demand TLS for verified
 	// custom domains; zero: no TLS listener.
 	TLS          TLS
@@ -193,6 +194,10 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 	case "https", "http":
 	default:
 		return nil, &Error{"LINKQR_CUSTOM_DOMAIN_SCHEME", c.CustomDomainScheme, "must be https or http"}
+	}
+
+	if c.Geo, err = loadGeo(getenv); err != nil {
+		return nil, err
 	}
 
 	if c.TLS, err = loadTLS(getenv, c.Addr, c.MetricsAddr); err != nil {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,11 @@ func TestLoadErrorsNameTheVariable(t *testing.T) {
 		{"LINKQR_DNS_RESOLVER", ":53"},
 		{"LINKQR_DNS_RESOLVER", "127.0.0.1:0"},
 		{"LINKQR_ROLES", "edge"},
+		{"LINKQR_COUNTRY_HEADER", "CF IPCountry"},
+		{"LINKQR_COUNTRY_HEADER", "X-Country:"},
+		{"LINKQR_GEOIP_DB", "/nonexistent/GeoLite2-Country.mmdb"},
+		{"LINKQR_GEOIP_DB", "/"},
+		{"LINKQR_GEOIP_DB", "OFF"},
 		{"LINKQR_ROLES", "api,"},
 	}
 	for _, tc := range cases {
@@ -256,5 +262,27 @@ func TestParseRoles(t *testing.T) {
 	_, err := ParseRoles("redirect,cron")
 	if err == nil || !strings.Contains(err.Error(), `"cron"`) || !strings.Contains(err.Error(), RoleNames) {
 		t.Errorf("unknown role: %v", err)
+	}
+}
+
+// TestGeo: the country header and the IP-to-country source, with the
+// built-in data by default.
+func TestGeo(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(), false)
+	if err != nil || c.Geo != (Geo{}) {
+		t.Fatalf("default geo %+v, %v; want the built-in data and no header", c.Geo, err)
+	}
+	db := t.TempDir() + "/country.mmdb"
+	if err := os.WriteFile(db, []byte("not checked here"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(env("LINKQR_COUNTRY_HEADER", "CF-IPCountry", "LINKQR_GEOIP_DB", db), false)
+	if err != nil || c.Geo.CountryHeader != "CF-IPCountry" || c.Geo.DB != db || c.Geo.Off {
+		t.Errorf("geo %+v, %v", c.Geo, err)
+	}
+	c, err = Load(env("LINKQR_GEOIP_DB", "off"), false)
+	if err != nil || !c.Geo.Off || c.Geo.DB != "" {
+		t.Errorf("off: %+v, %v", c.Geo, err)
 	}
 }

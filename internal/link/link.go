@@ -45,7 +45,7 @@ type Link struct {
 	// Domain is the custom domain the code lives on; nil: the default
 	// short base.
 	Domain        *hostname.Name
-	ShortURL      string // the link's origin, "/", the code: what QR codes encode
+	ShortURL      string // the link's origin, "/", the code (QR codes add QRQuery)
 	TargetURL     TargetURL
 	Title         *text.Text
 	Status        Status
@@ -59,6 +59,29 @@ type Link struct {
 	// Shown on the link page; not part of the contract's link object.
 	PreviousTargetURL *string
 	TargetChangedAt   *time.Time
+}
+
+// QRQuery is the query QR codes add to the short URL, so that the
+// redirect can tell a scanned code from a clicked link (and records the
+// scan's source); the target never sees it.
+const QRQuery = "qr=1"
+
+// QRContent is what the link's QR codes encode: the short URL with QRQuery.
+func (l Link) QRContent() string { return l.ShortURL + "?" + QRQuery }
+
+// FromQR reports whether a short URL's raw query carries QRQuery as one of
+// its parameters (exactly "qr=1"; other parameters may stand beside it), as
+// a QR code's content does. It allocates nothing: the redirect asks it of
+// every request.
+func FromQR(rawQuery string) bool {
+	for rawQuery != "" {
+		var param string
+		param, rawQuery, _ = strings.Cut(rawQuery, "&")
+		if param == QRQuery {
+			return true
+		}
+	}
+	return false
 }
 
 // Origins are where short URLs point: the default short base, and the

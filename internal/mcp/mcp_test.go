@@ -193,7 +193,7 @@ func TestLinkTools(t *testing.T) {
 		t.Errorf("scans %v", scans)
 	}
 
-	// QR: an image that decodes to the short URL.
+	// QR: an image that decodes to the short URL, marked as a QR code's.
 	qr := callTool(t, s, "get_link_qr", map[string]any{"id": id, "size": 256})
 	if qr.IsError || len(qr.Content) == 0 {
 		t.Fatalf("qr %s", text(qr))
@@ -206,8 +206,8 @@ func TestLinkTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := testkit.DecodeQR(t, decoded); got != created["short_url"] {
-		t.Errorf("QR encodes %q, want %q", got, created["short_url"])
+	if got, want := testkit.DecodeQR(t, decoded), created["short_url"].(string)+"?qr=1"; got != want {
+		t.Errorf("QR encodes %q, want %q", got, want)
 	}
 
 	if st := ok(t, callTool(t, s, "pause_link", map[string]any{"id": id}))["status"]; st != "paused" {

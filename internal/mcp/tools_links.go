@@ -195,6 +195,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "get_link_qr",
 		Description: "Get the QR code of a link's short_url as an image (scope links:read): PNG by default, or SVG. " +
+			"It encodes short_url?qr=1, so scans of it are recorded with source qr (the target never sees the parameter). " +
 			"Foreground and background need a contrast of at least 3:1, or the call fails with validation-failed.",
 		Annotations: readOnly("Get QR code"),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{
@@ -240,6 +241,6 @@ func (d *dispatcher) qr(ctx context.Context, in qrIn) (*sdk.CallToolResult, any,
 	mime := resp.header.Get("Content-Type")
 	return &sdk.CallToolResult{Content: []sdk.Content{
 		&sdk.ImageContent{Data: resp.body, MIMEType: mime},
-		&sdk.TextContent{Text: fmt.Sprintf("QR code of link %s (%s, %d bytes); it encodes the link's short_url.", in.ID, mime, len(resp.body))},
+		&sdk.TextContent{Text: fmt.Sprintf("QR code of link %s (%s, %d bytes); it encodes the link's short_url with ?qr=1.", in.ID, mime, len(resp.body))},
 	}}, nil, nil
 }

@@ -46,8 +46,9 @@ func addAnalyticsTools(s *sdk.Server, d *dispatcher) {
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "get_link_analytics",
 		Description: "Scan analytics of one link (scope analytics:read): total human scans, unique visitors (counted once per UTC day), " +
-			"bot scans, a zero-filled time series of {start, scans, unique} per bucket, and breakdowns by device, os, browser and " +
-			"referrer host ([{key, scans}], largest first). Range defaults to the last 30 days by day; buckets are UTC, weeks start Monday.",
+			"bot scans, a zero-filled time series of {start, scans, unique} per bucket, and breakdowns by device, os, browser, " +
+			"referrer host, country (ISO 3166-1 alpha-2, \"(unknown)\" when not known; every country listed) and source " +
+			"(\"qr\": scanned from a QR code, \"link\": the short URL opened otherwise) ([{key, scans}], largest first; countries and sources each add up to total). Range defaults to the last 30 days by day; buckets are UTC, weeks start Monday.",
 		Annotations: readOnly("Get link analytics"),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{
 			"id":       linkID(),

@@ -88,7 +88,7 @@ func TestLinksOnCustomDomains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := testkit.DecodeQR(t, img); got != "http://go.acme.com/menu" {
+	if got := testkit.DecodeQR(t, img); got != "http://go.acme.com/menu?qr=1" {
 		t.Errorf("the QR code encodes %q", got)
 	}
 	f.expect(t, def, "/menu", 302, "https://example.com/menu")

@@ -19,6 +19,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/domain"
+	"github.com/linkqr/linkqr/internal/geo"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/scan"
@@ -53,6 +54,7 @@ type Handler struct {
 	pages    Pages
 	recorder Recorder
 	clientIP func(*http.Request) netip.Addr
+	country  func(*http.Request, netip.Addr) geo.Country
 	log      *slog.Logger
 	now      func() time.Time
 	// Load, when set, is told of every request, so work that yields to
@@ -70,6 +72,9 @@ type Options struct {
 	Recorder       Recorder // nil: scans are not recorded
 	Pages          Pages
 	ClientIP       func(*http.Request) netip.Addr
+	// Country tells a request's country from memory (geo.Resolver.Country;
+	// nil: every scan's country is unknown).
+	Country func(*http.Request, netip.Addr) geo.Country
 	// DB (nil: always up) says when the database is unreachable, so an
 	// uncached code fails at once and cached ones keep being served.
 	DB  *dbhealth.Monitor
@@ -80,7 +85,7 @@ type Options struct {
 func New(o Options) *Handler {
 	return &Handler{
 		cache: newCache(o.Resolver, o.DB), sites: newSites(o.Sites, o.DB), hosts: newHosts(o.DefaultOrigins),
-		pages: o.Pages, recorder: o.Recorder, clientIP: o.ClientIP, log: o.Log, now: time.Now,
+		pages: o.Pages, recorder: o.Recorder, clientIP: o.ClientIP, country: o.Country, log: o.Log, now: time.Now,
 	}
 }
 
@@ -181,9 +186,15 @@ func (h *Handler) serveCode(w http.ResponseWriter, r *http.Request, host, raw st
 	// The scan is queued before the 302 is written: a redirect is never
 	// answered without its scan being accepted.
 	if r.Method == http.MethodGet && h.recorder != nil {
+		ip := h.clientIP(r)
+		// The target never sees the visitor's query, so QR codes' qr=1 goes
+		// no further than the scan's source.
 		hit := scan.Hit{
 			LinkID: t.LinkID, WorkspaceID: t.WorkspaceID, At: now,
-			UserAgent: r.UserAgent(), Referer: r.Referer(), ClientIP: h.clientIP(r),
+			UserAgent: r.UserAgent(), Referer: r.Referer(), ClientIP: ip, QR: link.FromQR(r.URL.RawQuery),
+		}
+		if h.country != nil {
+			hit.Country = h.country(r, ip)
 		}
 		if err := h.recorder.Record(r.Context(), hit); err != nil {
 			h.log.Warn("scan not accepted; redirect refused", "code", code.String(), "err", err)

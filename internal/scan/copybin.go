@@ -9,7 +9,7 @@ import (
 // scanColumns are the columns the writer fills, in the order
 // appendCopyRows encodes them; xid takes its default, the writing
 // transaction's id, which the fold's watermark is made of.
-var scanColumns = []string{"id", "workspace_id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "visitor_hash"}
+var scanColumns = []string{"id", "workspace_id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "visitor_hash", "country", "source"}
 
 // copyScansSQL is the COPY the writer sends its batch with.
 var copyScansSQL = "COPY scans (" + strings.Join(scanColumns, ", ") + ") FROM STDIN WITH (FORMAT binary)"
@@ -24,7 +24,7 @@ var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // appendCopyRows encodes rows as one binary COPY stream onto buf.
 //
 // The writer encodes its batches itself rather than through pgx.CopyFrom:
-// that boxes each of a row's ten values in an interface and wraps each
+// that boxes each of a row's twelve values in an interface and wraps each
 // UUID and time in an encode plan, about 20 allocations a scan, which the
 // garbage collector then pays for on the redirect's CPUs. This is one
 // append per field into a buffer the writer reuses (TestCopyRowsRoundTrip
@@ -53,6 +53,12 @@ func appendCopyRows(buf []byte, rows []row) []byte {
 		}
 		buf = appendField(buf, []byte{bot})
 		buf = appendField(buf, x.visitorHash[:])
+		if x.hit.Country.Known() {
+			buf = appendField(buf, x.hit.Country[:])
+		} else {
+			buf = binary.BigEndian.AppendUint32(buf, 0xFFFFFFFF) // NULL
+		}
+		buf = appendTextField(buf, string(SourceOf(x.hit.QR)))
 	}
 	return binary.BigEndian.AppendUint16(buf, 0xFFFF) // the trailer
 }

@@ -28,10 +28,19 @@ const (
 	dimOS       = "o"
 	dimBrowser  = "b"
 	dimReferrer = "r"
+	dimCountry  = "c"
+	dimSource   = "s"
+	// dimLink is the workspace overview's breakdown by link (key: the
+	// link's uuid), beside its countries and sources.
+	dimLink = "l"
 )
 
 // DirectReferrer is the breakdown key of scans without a referrer.
 const DirectReferrer = "(direct)"
+
+// UnknownCountry is the breakdown key of scans whose country could not be
+// told (geo.Unknown).
+const UnknownCountry = "(unknown)"
 
 type hourKey struct {
 	link uuid.UUID
@@ -139,6 +148,7 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []dbsqlc.ScanFoldTakeRow) (Fo
 	visitors := map[visitorKey]int32{}
 	hourly := map[keyKey]int64{}
 	daily := map[keyKey]int64{}
+	overview := map[keyKey]int64{} // keyKey.link is the workspace here
 	links := map[uuid.UUID]*linkCount{}
 	counts := func(k hourKey) *hourCounts {
 		c := hours[k]
@@ -175,10 +185,18 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []dbsqlc.ScanFoldTakeRow) (Fo
 		if x.ReferrerHost != nil {
 			referrer = *x.ReferrerHost
 		}
-		for _, d := range [...][2]string{{dimDevice, x.Device}, {dimOS, x.OS}, {dimBrowser, x.Browser}, {dimReferrer, referrer}} {
+		country := UnknownCountry
+		if x.Country != nil {
+			country = *x.Country
+		}
+		for _, d := range [...][2]string{{dimDevice, x.Device}, {dimOS, x.OS}, {dimBrowser, x.Browser}, {dimReferrer, referrer}, {dimCountry, country}, {dimSource, x.Source}} {
 			hourly[keyKey{link, hour.Unix(), d[0], d[1]}] += n
 			daily[keyKey{link, day.Unix(), d[0], d[1]}] += n
 		}
+		ws := x.WorkspaceID
+		overview[keyKey{ws, day.Unix(), dimCountry, country}] += n
+		overview[keyKey{ws, day.Unix(), dimSource, x.Source}] += n
+		overview[keyKey{ws, day.Unix(), dimLink, link.String()}] += n
 	}
 	f.Links = len(workspace)
 	if len(rows) == 0 {
@@ -239,6 +257,9 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []dbsqlc.ScanFoldTakeRow) (Fo
 	}); err != nil {
 		return f, store.InterpretError(err)
 	}
+	if err := upsertOverview(ctx, tx, overview); err != nil {
+		return f, err
+	}
 	lp := dbsqlc.LinkAddScansParams{}
 	for _, id := range sortedKeys(links, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }) {
 		lp.LinkIds = append(lp.LinkIds, id)
@@ -246,6 +267,20 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []dbsqlc.ScanFoldTakeRow) (Fo
 		lp.LastAts = append(lp.LastAts, links[id].lastAt.UTC())
 	}
 	return f, store.InterpretError(q.LinkAddScans(ctx, tx, lp))
+}
+
+// upsertOverview adds the fold's scans to the workspace overview, one row
+// per workspace, day and key, in key order like the other upserts.
+func upsertOverview(ctx context.Context, tx pgx.Tx, counts map[keyKey]int64) error {
+	p := dbsqlc.ScanWorkspaceDaysUpsertParams{}
+	for _, k := range sortedKeys(counts, compareKeyKey) {
+		p.WorkspaceIds = append(p.WorkspaceIds, k.link)
+		p.Days = append(p.Days, time.Unix(k.at, 0).UTC())
+		p.Dims = append(p.Dims, k.dim)
+		p.Keys = append(p.Keys, k.key)
+		p.Scans = append(p.Scans, counts[k])
+	}
+	return store.InterpretError(dbsqlc.New().ScanWorkspaceDaysUpsert(ctx, tx, p))
 }
 
 // linkCount is one link's human scans in a fold.
@@ -337,6 +372,14 @@ func RebuildRollups(ctx context.Context, db *store.DB, link *uuid.UUID) (int, er
 		})
 		if err != nil {
 			return i, err
+		}
+	}
+	if link == nil {
+		// Each link's rebuild moved only its own part of the workspace
+		// overview; the whole of it is recomputed once at the end.
+		err := db.InTx(ctx, func(tx pgx.Tx) error { return store.InterpretError(q.ScanWorkspaceDaysRebuild(ctx, tx)) })
+		if err != nil {
+			return len(ids), err
 		}
 	}
 	return len(ids), nil

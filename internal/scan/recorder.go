@@ -14,6 +14,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/geo"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -86,6 +87,11 @@ type Hit struct {
 	UserAgent   string
 	Referer     string
 	ClientIP    netip.Addr
+	// Country is decided by the redirect from memory (geo.Resolver); the
+	// address itself is never stored.
+	Country geo.Country
+	// QR: the short URL was opened with link.QRQuery, as QR codes encode it.
+	QR bool
 }
 
 // Options configure a Recorder.

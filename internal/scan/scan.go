@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/cursor"
+	"github.com/linkqr/linkqr/internal/geo"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/wire"
@@ -27,6 +28,26 @@ type Scan struct {
 	OS           string
 	Browser      string
 	Bot          bool
+	Country      geo.Country // geo.Unknown: could not be told
+	Source       Source
+}
+
+// Source is how a scan reached the short URL: through a QR code, whose
+// content carries link.QRQuery, or as a plain link.
+type Source string
+
+// The sources of a scan.
+const (
+	SourceQR   Source = "qr"
+	SourceLink Source = "link"
+)
+
+// SourceOf is the source of a hit.
+func SourceOf(qr bool) Source {
+	if qr {
+		return SourceQR
+	}
+	return SourceLink
 }
 
 // Position is where the scan is in a link's list, which is ordered by
@@ -39,6 +60,7 @@ func (s Scan) Wire() wire.Scan {
 	return wire.Scan{
 		Object: "scan", ID: wire.ScanID(s.ID), LinkID: wire.LinkID(s.LinkID), OccurredAt: wire.Time(s.OccurredAt),
 		ReferrerHost: s.ReferrerHost, Device: s.Device, OS: s.OS, Browser: s.Browser, Bot: s.Bot,
+		Country: s.Country.Ptr(), Source: string(s.Source),
 	}
 }
 
@@ -62,7 +84,7 @@ func (s *Reader) List(ctx context.Context, ws, linkID uuid.UUID, before *cursor.
 		return nil, false, store.InterpretError(err)
 	}
 	out, hasMore := store.Page(rows, limit, func(r dbsqlc.ScanListByLinkRow) Scan {
-		return Scan{ID: r.ID, LinkID: r.LinkID, OccurredAt: r.OccurredAt, ReferrerHost: r.ReferrerHost, Device: r.Device, OS: r.OS, Browser: r.Browser, Bot: r.Bot}
+		return stored(r.ID, r.LinkID, r.OccurredAt, r.ReferrerHost, r.Device, r.OS, r.Browser, r.Bot, r.Country, r.Source)
 	})
 	return out, hasMore, nil
 }
@@ -88,7 +110,16 @@ func (s *Reader) InRange(ctx context.Context, ws, linkID uuid.UUID, from, to tim
 		return nil, false, store.InterpretError(err)
 	}
 	out, hasMore := store.Page(rows, limit, func(r dbsqlc.ScanListByLinkRangeRow) Scan {
-		return Scan{ID: r.ID, LinkID: r.LinkID, OccurredAt: r.OccurredAt, ReferrerHost: r.ReferrerHost, Device: r.Device, OS: r.OS, Browser: r.Browser, Bot: r.Bot}
+		return stored(r.ID, r.LinkID, r.OccurredAt, r.ReferrerHost, r.Device, r.OS, r.Browser, r.Bot, r.Country, r.Source)
 	})
 	return out, hasMore, nil
+}
+
+// stored is a scan as a row of the scans table holds it.
+func stored(id, linkID uuid.UUID, at time.Time, referrer *string, device, os, browser string, bot bool, country *string, source string) Scan {
+	s := Scan{ID: id, LinkID: linkID, OccurredAt: at, ReferrerHost: referrer, Device: device, OS: os, Browser: browser, Bot: bot, Source: Source(source)}
+	if country != nil {
+		s.Country, _ = geo.ParseCountry(*country)
+	}
+	return s
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/geo"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
@@ -198,7 +199,7 @@ func TestRecorderWritesEventsForSubscribedWorkspacesOnly(t *testing.T) {
 	go rec.Run()
 	now := time.Now()
 	for _, h := range []scan.Hit{
-		{LinkID: linkA, WorkspaceID: a.WorkspaceID, At: now, UserAgent: iPhone, ClientIP: netip.MustParseAddr("203.0.113.7")},
+		{LinkID: linkA, WorkspaceID: a.WorkspaceID, At: now, UserAgent: iPhone, ClientIP: netip.MustParseAddr("203.0.113.7"), Country: geo.Country{'D', 'E'}, QR: true},
 		{LinkID: linkA, WorkspaceID: a.WorkspaceID, At: now, UserAgent: googlebot},
 		{LinkID: linkB, WorkspaceID: b.WorkspaceID, At: now, UserAgent: iPhone},
 	} {
@@ -233,8 +234,11 @@ func TestRecorderWritesEventsForSubscribedWorkspacesOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc, l := data["scan"], data["link"]
-	if keys := strings.Join(slices.Sorted(maps.Keys(sc)), ","); keys != "bot,browser,device,id,link_id,object,occurred_at,os,referrer_host" {
+	if keys := strings.Join(slices.Sorted(maps.Keys(sc)), ","); keys != "bot,browser,country,device,id,link_id,object,occurred_at,os,referrer_host,source" {
 		t.Errorf("scan object keys %s", keys)
+	}
+	if sc["country"] != "DE" || sc["source"] != "qr" {
+		t.Errorf("scan.created's scan has country %v and source %v, want DE and qr", sc["country"], sc["source"])
 	}
 	if !strings.HasPrefix(sc["id"].(string), "scn_") || sc["link_id"] != store.FormatID(store.PrefixLink, linkA) || sc["object"] != "scan" ||
 		l["id"] != store.FormatID(store.PrefixLink, linkA) || l["workspace_id"] != store.FormatID(store.PrefixWorkspace, a.WorkspaceID) || l["code"] != "codeA" {

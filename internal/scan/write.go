@@ -95,7 +95,8 @@ func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row) erro
 	}
 	events := make([]event.New, 0, len(wanted))
 	for _, x := range wanted {
-		s := Scan{ID: x.id, LinkID: x.hit.LinkID, OccurredAt: x.hit.At, ReferrerHost: x.referrer, Device: x.client.Device, OS: x.client.OS, Browser: x.client.Browser}
+		s := Scan{ID: x.id, LinkID: x.hit.LinkID, OccurredAt: x.hit.At, ReferrerHost: x.referrer, Device: x.client.Device, OS: x.client.OS, Browser: x.client.Browser,
+			Country: x.hit.Country, Source: SourceOf(x.hit.QR)}
 		events = append(events, event.New{WorkspaceID: x.hit.WorkspaceID, Type: event.ScanCreated, Data: map[string]any{"scan": s.Wire(), "link": links[x.hit.LinkID].Wire()}})
 	}
 	_, err = r.opts.Events.RecordMany(ctx, tx, events)

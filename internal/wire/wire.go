@@ -50,6 +50,8 @@ type Scan struct {
 	OS           string    `json:"os"`
 	Browser      string    `json:"browser"`
 	Bot          bool      `json:"bot"`
+	Country      *string   `json:"country"` // ISO 3166-1 alpha-2; null when unknown
+	Source       string    `json:"source"`  // "qr" or "link"
 }
 
 // LinkID, WorkspaceID and ScanID format domain uuids as the contract's

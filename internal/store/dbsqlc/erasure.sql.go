@@ -273,6 +273,24 @@ func (q *Queries) ErasureWebhooksDisable(ctx context.Context, db DBTX, workspace
 	return err
 }
 
+const erasureWorkspaceDaysDelete = `-- name: ErasureWorkspaceDaysDelete :execrows
+DELETE FROM scan_workspace_days WHERE (workspace_id, day, dim, key) IN (
+    SELECT d.workspace_id, d.day, d.dim, d.key FROM scan_workspace_days d WHERE d.workspace_id = $1::uuid LIMIT $2)
+`
+
+type ErasureWorkspaceDaysDeleteParams struct {
+	Ws  uuid.UUID
+	Lim int32
+}
+
+func (q *Queries) ErasureWorkspaceDaysDelete(ctx context.Context, db DBTX, arg ErasureWorkspaceDaysDeleteParams) (int64, error) {
+	result, err := db.Exec(ctx, erasureWorkspaceDaysDelete, arg.Ws, arg.Lim)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const erasureWorkspaceDelete = `-- name: ErasureWorkspaceDelete :execrows
 DELETE FROM workspaces WHERE id = $1 AND deleted_at IS NOT NULL
 `

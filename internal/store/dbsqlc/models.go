@@ -196,6 +196,8 @@ type Scan struct {
 	Bot          bool
 	VisitorHash  []byte
 	Xid          interface{}
+	Country      *string
+	Source       string
 }
 
 type ScanFoldState struct {
@@ -240,6 +242,14 @@ type ScanVisitorDay struct {
 	VisitorHash []byte
 	WorkspaceID uuid.UUID
 	Hours       int32
+}
+
+type ScanWorkspaceDay struct {
+	WorkspaceID uuid.UUID
+	Day         time.Time
+	Dim         string
+	Key         string
+	Scans       int64
 }
 
 type ScansDefault struct {

@@ -130,11 +130,11 @@ func (q *Queries) ScanFoldState(ctx context.Context, db DBTX) (ScanFoldStateRow,
 const scanFoldTake = `-- name: ScanFoldTake :many
 SELECT link_id, workspace_id,
        (date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
-       bot, device, os, browser, referrer_host, visitor_hash,
+       bot, device, os, browser, referrer_host, country, source, visitor_hash,
        count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
 FROM scans
 WHERE xid >= ($1::bigint)::text::xid8 AND xid < ($2::bigint)::text::xid8
-GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, visitor_hash
+GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, country, source, visitor_hash
 `
 
 type ScanFoldTakeParams struct {
@@ -151,6 +151,8 @@ type ScanFoldTakeRow struct {
 	OS           string
 	Browser      string
 	ReferrerHost *string
+	Country      *string
+	Source       string
 	VisitorHash  []byte
 	Scans        int64
 	LastAt       time.Time
@@ -176,6 +178,8 @@ func (q *Queries) ScanFoldTake(ctx context.Context, db DBTX, arg ScanFoldTakePar
 			&i.OS,
 			&i.Browser,
 			&i.ReferrerHost,
+			&i.Country,
+			&i.Source,
 			&i.VisitorHash,
 			&i.Scans,
 			&i.LastAt,
@@ -223,7 +227,7 @@ func (q *Queries) ScanFoldVersion(ctx context.Context, db DBTX) (int64, error) {
 }
 
 const scanListByLink = `-- name: ScanListByLink :many
-SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot
+SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot, country, source
 FROM scans
 WHERE link_id = $1 AND workspace_id = $2
   AND ($3::uuid IS NULL OR (occurred_at, id) < ($4::timestamptz, $3::uuid))
@@ -248,6 +252,8 @@ type ScanListByLinkRow struct {
 	OS           string
 	Browser      string
 	Bot          bool
+	Country      *string
+	Source       string
 }
 
 // A link's scans, newest first, in pages before the last (occurred_at, id)
@@ -278,6 +284,8 @@ func (q *Queries) ScanListByLink(ctx context.Context, db DBTX, arg ScanListByLin
 			&i.OS,
 			&i.Browser,
 			&i.Bot,
+			&i.Country,
+			&i.Source,
 		); err != nil {
 			return nil, err
 		}
@@ -290,7 +298,7 @@ func (q *Queries) ScanListByLink(ctx context.Context, db DBTX, arg ScanListByLin
 }
 
 const scanListByLinkRange = `-- name: ScanListByLinkRange :many
-SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot
+SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot, country, source
 FROM scans
 WHERE link_id = $1 AND workspace_id = $2
   AND occurred_at >= $3 AND occurred_at < $4
@@ -318,6 +326,8 @@ type ScanListByLinkRangeRow struct {
 	OS           string
 	Browser      string
 	Bot          bool
+	Country      *string
+	Source       string
 }
 
 // A link's scans in [from, to), oldest first, in pages after the last
@@ -349,6 +359,8 @@ func (q *Queries) ScanListByLinkRange(ctx context.Context, db DBTX, arg ScanList
 			&i.OS,
 			&i.Browser,
 			&i.Bot,
+			&i.Country,
+			&i.Source,
 		); err != nil {
 			return nil, err
 		}
@@ -556,4 +568,41 @@ func (q *Queries) ScanVisitorDaysUpsert(ctx context.Context, db DBTX, arg ScanVi
 		return nil, err
 	}
 	return items, nil
+}
+
+const scanWorkspaceDaysRebuild = `-- name: ScanWorkspaceDaysRebuild :exec
+SELECT rebuild_scan_workspace_days()
+`
+
+// Recomputes the workspace overview from the per-link daily rollups.
+func (q *Queries) ScanWorkspaceDaysRebuild(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, scanWorkspaceDaysRebuild)
+	return err
+}
+
+const scanWorkspaceDaysUpsert = `-- name: ScanWorkspaceDaysUpsert :exec
+INSERT INTO scan_workspace_days AS r (workspace_id, day, dim, key, scans)
+SELECT unnest($1::uuid[]), unnest($2::date[]), unnest($3::text[]),
+       unnest($4::text[]), unnest($5::bigint[])
+ON CONFLICT (workspace_id, day, dim, key) DO UPDATE SET scans = r.scans + excluded.scans
+`
+
+type ScanWorkspaceDaysUpsertParams struct {
+	WorkspaceIds []uuid.UUID
+	Days         []time.Time
+	Dims         []string
+	Keys         []string
+	Scans        []int64
+}
+
+// The workspace overview's rows (db/migrations/00028_scan_country_source.sql).
+func (q *Queries) ScanWorkspaceDaysUpsert(ctx context.Context, db DBTX, arg ScanWorkspaceDaysUpsertParams) error {
+	_, err := db.Exec(ctx, scanWorkspaceDaysUpsert,
+		arg.WorkspaceIds,
+		arg.Days,
+		arg.Dims,
+		arg.Keys,
+		arg.Scans,
+	)
+	return err
 }

@@ -118,6 +118,7 @@ type App struct {
 	jobs     *river.Client[pgx.Tx]
 
 	closeRateLimiter func() // closes the Redis client, when there is one
+	closeGeo         func() error // closes the LINKQR_GEOIP_DB file, when there is one
 
 	stopWorkers context.CancelFunc
 	workers     sync.WaitGroup
@@ -364,9 +365,13 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	a.Links.Events = a.events
 	// The redirect resolves codes through its own pool (see ResolveDB).
 	resolver := link.NewService(a.ResolveDB, a.origins())
+	countries, err := a.countries(cfg, clientIPs)
+	if err != nil {
+		return nil, err
+	}
 	a.Redirects = redirect.New(redirect.Options{
 		Resolver: resolver, Sites: a.Domains, DefaultOrigins: []string{cfg.ShortBaseURL.String(), cfg.BaseURL.String()},
-		Recorder: a.Scans, Pages: web.RedirectPages(), ClientIP: clientIPs.Of, DB: a.Database, Log: log,
+		Recorder: a.Scans, Pages: web.RedirectPages(), ClientIP: clientIPs.Of, Country: countries.Country, DB: a.Database, Log: log,
 	})
 	a.Domains.Changed = a.Redirects.DomainChanged
 	if cfg.TLS.Enabled() {
@@ -604,6 +609,9 @@ func (a *App) StopWorkers() {
 // process started it.
 func (a *App) Close(ctx context.Context) error {
 	a.StopWorkers()
+	if a.closeGeo != nil {
+		_ = a.closeGeo()
+	}
 	for _, p := range a.ownPools {
 		p.Close()
 	}

@@ -117,7 +117,7 @@ type App struct {
 	listener *notify.Listener
 	jobs     *river.Client[pgx.Tx]
 
-	closeRateLimiter func() // closes the Redis client, when there is one
+	closeRateLimiter func()       // closes the Redis client, when there is one
 	closeGeo         func() error // closes the LINKQR_GEOIP_DB file, when there is one
 
 	stopWorkers context.CancelFunc

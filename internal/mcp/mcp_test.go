@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"net/http"
 	"slices"
@@ -187,6 +188,10 @@ func TestLinkTools(t *testing.T) {
 	}
 	if an["object"] != "analytics" || an["total"] != float64(1) || len(an["series"].([]any)) == 0 || len(an["devices"].([]any)) != 1 {
 		t.Errorf("analytics %v", an)
+	}
+	// The plain short URL from loopback: a link scan of no known country.
+	if fmt.Sprint(an["countries"]) != "[map[key:(unknown) scans:1]]" || fmt.Sprint(an["sources"]) != "[map[key:link scans:1]]" {
+		t.Errorf("analytics countries %v, sources %v", an["countries"], an["sources"])
 	}
 	scans := ok(t, callTool(t, s, "list_link_scans", map[string]any{"id": id}))
 	if data := scans["data"].([]any); len(data) != 1 || data[0].(map[string]any)["device"] != "mobile" {

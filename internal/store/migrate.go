@@ -29,6 +29,12 @@ const migrationLockKey = 0x6c696e6b7172
 // closed the first); a transaction pins its server connection until it
 // ends, and ending it releases the lock whatever happens.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+	return MigrateUpTo(ctx, pool, log, 0)
+}
+
+// MigrateUpTo is Migrate stopping after linkqr's migration version (0: the
+// last): tests of a migration put data in the schema before it.
+func MigrateUpTo(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, version int64) error {
 	lock, err := pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -60,7 +66,12 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	results, err := provider.Up(ctx)
+	var results []*goose.MigrationResult
+	if version > 0 {
+		results, err = provider.UpTo(ctx, version)
+	} else {
+		results, err = provider.Up(ctx)
+	}
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}

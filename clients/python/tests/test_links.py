@@ -9,7 +9,7 @@ import httpx
 import pytest
 from conftest import eventually
 
-from linkqr import Analytics, Client, ProblemError, RetryInfo
+from linkqr import Analytics, AnalyticsCount, Client, ProblemError, RetryInfo
 
 
 def test_workspace(client: Client) -> None:
@@ -111,9 +111,11 @@ def test_qr_bytes(client: Client) -> None:
 def test_scans_and_analytics(client: Client, marker: str) -> None:
     link = client.links.create(target_url="https://example.com/scanned", title=marker)
     ua = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Version/17.0 Mobile/15E148 Safari/604.1"
-    for _ in range(3):
-        r = httpx.get(link.short_url, headers={"User-Agent": ua}, follow_redirects=False)
+    # First as the QR code encodes it (short_url + "?qr=1"), then twice as a shared link.
+    for url in (link.short_url + "?qr=1", link.short_url, link.short_url):
+        r = httpx.get(url, headers={"User-Agent": ua}, follow_redirects=False)
         assert r.status_code == 302
+        assert r.headers["Location"] == "https://example.com/scanned", "the target never sees qr=1"
 
     def three() -> Analytics | None:
         a = client.links.analytics(link.id, interval="day")
@@ -123,8 +125,13 @@ def test_scans_and_analytics(client: Client, marker: str) -> None:
     assert a.object == "analytics" and a.link_id == link.id and a.interval == "day"
     assert sum(b.scans for b in a.series) == 3 and a.from_ < a.to
     assert a.devices and a.devices[0].key == "mobile"
+    assert a.sources == [AnalyticsCount(key="link", scans=2), AnalyticsCount(key="qr", scans=1)]
+    # Loopback has no country: every scan counts under "(unknown)".
+    assert a.countries == [AnalyticsCount(key="(unknown)", scans=3)]
     scans = list(client.links.scans(link.id, limit=2))
     assert len(scans) == 3 and all(s.link_id == link.id and not s.bot for s in scans)
+    assert [s.source for s in scans] == ["link", "link", "qr"], "newest first"
+    assert [s.country for s in scans] == [None, None, None]
     hourly = client.links.analytics(link.id, from_=datetime.now(timezone.utc) - timedelta(hours=2), interval="hour")
     assert hourly.interval == "hour" and hourly.total == 3
     assert client.links.get(link.id).scan_count == 3

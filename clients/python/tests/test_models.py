@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 import linkqr
-from linkqr._decode import json_name
+from linkqr._decode import DecodeError, decode, json_name
 
 MODELS: dict[str, type] = {
     "Workspace": linkqr.Workspace,
@@ -198,3 +198,56 @@ def test_every_operation_has_a_method(doc: dict[str, Any]) -> None:
             if "enum" in p["schema"]:
                 hint = typing.get_type_hints(OPERATIONS[op_id], vars(sys.modules["linkqr._client"]))[kw]
                 assert literal_values(hint) == set(p["schema"]["enum"]), f"{op_id}: {p['name']} enum"
+
+
+SCAN: dict[str, Any] = {
+    "object": "scan",
+    "id": "scn_06gzzsq08t3bj5s5kz2h1x9q4c",
+    "link_id": "lnk_06gzzsq08t3bj5s5kz2h1x9q4c",
+    "occurred_at": "2026-11-27T10:00:00Z",
+    "referrer_host": "www.instagram.com",
+    "device": "mobile",
+    "os": "iOS",
+    "browser": "Safari",
+    "bot": False,
+    "country": "DE",
+    "source": "qr",
+}
+
+
+def test_scan_decodes_country_and_source() -> None:
+    s = decode(linkqr.Scan, SCAN)
+    assert (s.country, s.source) == ("DE", "qr")
+    unknown = decode(linkqr.Scan, {**SCAN, "country": None, "source": "link"})
+    assert (unknown.country, unknown.source) == (None, "link")
+    with pytest.raises(DecodeError, match="source"):
+        decode(linkqr.Scan, {**SCAN, "source": "nfc"})
+    with pytest.raises(DecodeError, match="country"):
+        decode(linkqr.Scan, {k: v for k, v in SCAN.items() if k != "country"})
+
+
+def test_analytics_decodes_countries_and_sources() -> None:
+    a = decode(
+        linkqr.Analytics,
+        {
+            "object": "analytics",
+            "link_id": SCAN["link_id"],
+            "from": "2026-11-01T00:00:00Z",
+            "to": "2026-11-28T00:00:00Z",
+            "interval": "day",
+            "as_of": "2026-11-27T10:00:00Z",
+            "total": 3,
+            "unique": 2,
+            "bots": 0,
+            "series": [],
+            "devices": [{"key": "mobile", "scans": 3}],
+            "os": [{"key": "iOS", "scans": 3}],
+            "browsers": [{"key": "Safari", "scans": 3}],
+            "referrers": [{"key": "(direct)", "scans": 3}],
+            "countries": [{"key": "DE", "scans": 2}, {"key": "(unknown)", "scans": 1}],
+            "sources": [{"key": "qr", "scans": 2}, {"key": "link", "scans": 1}],
+        },
+    )
+    assert a.countries == [linkqr.AnalyticsCount("DE", 2), linkqr.AnalyticsCount("(unknown)", 1)]
+    assert a.sources == [linkqr.AnalyticsCount("qr", 2), linkqr.AnalyticsCount("link", 1)]
+    assert sum(c.scans for c in a.countries) == sum(c.scans for c in a.sources) == a.total

@@ -127,3 +127,32 @@ def test_sign_payload_round_trip() -> None:
     assert e.value.reason == "invalid-payload"
     with pytest.raises(WebhookVerificationError):
         construct_event(payload, header, "whsec_test", tolerance=50, now=1_700_000_100)
+
+
+def test_scan_created_event_has_country_and_source() -> None:
+    scan = {
+        "object": "scan",
+        "id": "scn_06gzzsq08t3bj5s5kz2h1x9q4c",
+        "link_id": "lnk_06gzzsq08t3bj5s5kz2h1x9q4c",
+        "occurred_at": "2026-11-27T10:00:00.123456Z",
+        "referrer_host": None,
+        "device": "mobile",
+        "os": "iOS",
+        "browser": "Safari",
+        "bot": False,
+        "country": "DE",
+        "source": "qr",
+    }
+    payload = json.dumps(
+        {
+            "id": "evt_1",
+            "object": "event",
+            "type": "scan.created",
+            "created_at": "2026-11-27T10:00:01Z",
+            "workspace_id": "ws_1",
+            "data": {"scan": scan},
+        }
+    ).encode()
+    event = construct_event(payload, sign_payload(payload, "whsec_test", 1_700_000_000), "whsec_test", now=1_700_000_000)
+    assert event.scan is not None
+    assert (event.scan.country, event.scan.source, event.scan.referrer_host) == ("DE", "qr", None)

@@ -20,7 +20,11 @@ export type Link = Schemas["Link"];
 export type LinkCreate = Schemas["LinkCreate"];
 export type LinkUpdate = Schemas["LinkUpdate"];
 export type Scan = Schemas["Scan"];
+/** How a scan reached the short URL: "qr" (through the ?qr=1 its QR codes encode) or "link". */
+export type ScanSource = Schemas["ScanSource"];
 export type Analytics = Schemas["Analytics"];
+/** One entry of an analytics breakdown (devices, os, browsers, referrers, countries, sources). */
+export type AnalyticsCount = Schemas["AnalyticsCount"];
 export type Webhook = Schemas["Webhook"];
 export type WebhookWithSecret = Schemas["WebhookWithSecret"];
 export type WebhookCreate = Schemas["WebhookCreate"];
@@ -136,18 +140,19 @@ export class LinkqrClient {
     if (r.error !== undefined || !r.response.ok) throw await toProblemError(r.response, r.error);
   }
 
-  /** The link's QR code as PNG or SVG bytes (links:read). */
+  /** The link's QR code as PNG or SVG bytes: it encodes short_url + "?qr=1", so its scans are source "qr" (links:read). */
   async qr(id: string, opts: QROptions = {}): Promise<Uint8Array> {
     const r = await this.raw.GET("/links/{id}/qr", { params: { path: { id }, query: opts }, parseAs: "arrayBuffer" });
     if (r.error !== undefined || !r.response.ok) throw await toProblemError(r.response, r.error);
     return new Uint8Array(r.data as ArrayBuffer);
   }
 
-  /** Totals, uniques, series and breakdowns of a link's scans (analytics:read). */
+  /** Totals, uniques, series and breakdowns (devices, os, browsers, referrers, countries, sources) of a link's scans (analytics:read). */
   async analytics(id: string, opts: AnalyticsOptions = {}): Promise<Analytics> {
     return ok(await this.raw.GET("/links/{id}/analytics", { params: { path: { id }, query: opts } }));
   }
 
+  /** One page of a link's scans, newest first, each with its country (or null) and source (analytics:read). */
   async listScans(id: string, page: PageOptions = {}): Promise<Page<Scan>> {
     return ok(await this.raw.GET("/links/{id}/scans", { params: { path: { id }, query: page } }));
   }

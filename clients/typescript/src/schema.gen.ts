@@ -139,8 +139,10 @@ export interface paths {
          * Get the QR code of a link
          * @description **Scope:** `links:read`
          *
-         *     Renders a QR code that encodes exactly the link's `short_url`, so a
-         *     printed code keeps working when the link is re-pointed. Every
+         *     Renders a QR code that encodes exactly the link's `short_url`
+         *     followed by `?qr=1`, so a printed code keeps working when the link
+         *     is re-pointed, and its scans are recorded with `source: qr` (the
+         *     redirect strips the parameter: the target never sees it). Every
          *     parameter is optional; an unknown, repeated or out-of-range parameter
          *     is `422` with the pointer `/query/<name>`. Colours whose contrast ratio
          *     is below 3:1 are refused (`/query/fg`), because such codes do not
@@ -632,9 +634,10 @@ export interface components {
             domain: string | null;
             /**
              * Format: uri
-             * @description The URL that the QR code encodes: the short-link origin (the
-             *     default one, or `https://` and the link's `domain`), `/`, and the
-             *     code. It never changes, whatever the target.
+             * @description The short link: the short-link origin (the default one, or
+             *     `https://` and the link's `domain`), `/`, and the code. QR codes
+             *     encode it followed by `?qr=1`, which marks their scans as
+             *     `source: qr`. It never changes, whatever the target.
              * @example https://lq.example.com/Ab3xY9q
              */
             short_url: string;
@@ -754,7 +757,24 @@ export interface components {
             browser: string;
             /** @description Whether the scan came from a bot or crawler; bot scans are not counted in `scan_count` or analytics totals. */
             bot: boolean;
+            /**
+             * @description The visitor's country, ISO 3166-1 alpha-2: from the operator's
+             *     country header behind a trusted proxy, else from IP-to-country
+             *     data in memory (the IP address itself is never stored). `null`
+             *     when it could not be told, and for scans recorded before
+             *     countries were.
+             * @example DE
+             */
+            country: string | null;
+            source: components["schemas"]["ScanSource"];
         };
+        /**
+         * @description How the short URL was reached: `qr` when it was opened with the
+         *     `?qr=1` that the link's QR codes encode, `link` otherwise (a shared
+         *     or clicked short URL; scans recorded before sources were).
+         * @enum {string}
+         */
+        ScanSource: "qr" | "link";
         /**
          * @description Device class from the user agent.
          * @enum {string}
@@ -797,6 +817,10 @@ export interface components {
             browsers: components["schemas"]["AnalyticsCount"][];
             /** @description Human scans by referrer host, most first; scans without a referrer count under the key `(direct)` (parentheses cannot occur in a host name). */
             referrers: components["schemas"]["AnalyticsCount"][];
+            /** @description Human scans by country (ISO 3166-1 alpha-2), most first; scans whose country could not be told count under the key `(unknown)`. Every country is listed (the 50-entry bound of the other breakdowns does not apply), so the entries add up to `total`. */
+            countries: components["schemas"]["AnalyticsCount"][];
+            /** @description Human scans by source, most first: `qr` (opened from a QR code) and `link` (any other way); the entries add up to `total`. */
+            sources: components["schemas"]["AnalyticsCount"][];
         };
         /** @description One time bucket of the series. */
         AnalyticsBucket: {
@@ -806,9 +830,9 @@ export interface components {
             /** @description Distinct human visitors in the bucket. */
             unique: number;
         };
-        /** @description Human scans for one value of a breakdown. Ordered by `scans` descending, then `key`; at most 50 entries. */
+        /** @description Human scans for one value of a breakdown. Ordered by `scans` descending, then `key`; at most 50 entries (`countries` lists every country). */
         AnalyticsCount: {
-            /** @description The value (a device class, OS, browser or referrer host; `(direct)` in `referrers` for scans without one). */
+            /** @description The value (a device class, OS, browser, referrer host, country code or source; `(direct)` in `referrers` for scans without one, `(unknown)` in `countries` for scans whose country is not known). */
             key: string;
             scans: number;
         };

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { ProblemError, type Link } from "../src/index.js";
-import { client, limitedToken, run } from "./env.js";
+import { ProblemError, type Analytics, type AnalyticsCount, type Link, type Scan, type ScanSource } from "../src/index.js";
+import { client, eventually, limitedToken, run, visit } from "./env.js";
 
 test("create with an idempotency key, and a replay returns the same link", async () => {
   const lq = client();
@@ -107,6 +107,38 @@ test("QR codes download as PNG and SVG", async () => {
   const svg = new TextDecoder().decode(await lq.qr(link.id, { format: "svg" }));
   assert.match(svg, /<svg/);
   await assert.rejects(lq.qr(link.id, { size: 10 }), (e: unknown) => e instanceof ProblemError && e.errors[0]?.pointer === "/query/size");
+});
+
+test("scans carry their source and country, and analytics break them down", async () => {
+  const lq = client();
+  const link = await lq.createLink({ target_url: "https://example.com/geo", title: `geo ${run}` });
+  // The URL the QR code encodes; the redirect strips ?qr=1, so the target never sees it.
+  const fromQR = await visit(`${link.short_url}?qr=1`);
+  assert.equal(fromQR.status, 302);
+  assert.equal(fromQR.headers.get("Location"), "https://example.com/geo");
+  // The short URL shared as is.
+  assert.equal((await visit(link.short_url)).status, 302);
+
+  const scans = await eventually("both scans listed", async () => {
+    const page = await lq.listScans(link.id);
+    return page.data.length === 2 ? page.data : undefined;
+  });
+  const sources: ScanSource[] = scans.map((s) => s.source);
+  assert.deepEqual(sources, ["link", "qr"], "newest first");
+  // Loopback has no country: null, not a guess.
+  const countries: (string | null)[] = scans.map((s: Scan) => s.country);
+  assert.deepEqual(countries, [null, null]);
+
+  const stats: Analytics = await eventually("both scans in the analytics", async () => {
+    const a = await lq.analytics(link.id);
+    return a.total === 2 ? a : undefined;
+  });
+  const byCountry: AnalyticsCount[] = stats.countries;
+  assert.deepEqual(byCountry, [{ key: "(unknown)", scans: 2 }]);
+  assert.deepEqual(stats.sources, [
+    { key: "link", scans: 1 },
+    { key: "qr", scans: 1 },
+  ]);
 });
 
 test("a POST retried after a 503 reuses its Idempotency-Key, so the server acts once", async () => {

@@ -31,3 +31,12 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** A phone browser's User-Agent: scans with it are human, not bot. */
+export const phoneUA =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
+
+/** Open a short URL as a phone would, without following the redirect. */
+export async function visit(url: string): Promise<Response> {
+  return fetch(url, { redirect: "manual", headers: { "User-Agent": phoneUA } });
+}

@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 
-import { signWebhook, verifyWebhook } from "../src/index.js";
-import { client, eventually, run } from "./env.js";
+import { signWebhook, verifyWebhook, type Link, type Scan } from "../src/index.js";
+import { client, eventually, run, visit } from "./env.js";
 
 interface Received {
   body: string;
@@ -62,6 +62,38 @@ test("verifyWebhook accepts real deliveries from linkqr, before and after a rota
   assert.equal(await verifyWebhook(second.body, second.signature, rotated.secret), true, "new secret");
   assert.equal(await verifyWebhook(second.body, second.signature, hook.secret), true, "old secret during the rotation");
   assert.equal(await verifyWebhook(second.body, second.signature, "whsec_other"), false);
+});
+
+test("a scan.created delivery carries the scan's source and country", async (t) => {
+  const scans: { body: string; signature: string; scan: Scan; link: Link }[] = [];
+  const server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    const env = JSON.parse(body) as { type: string; data: { scan?: Scan; link: Link } };
+    if (env.type === "scan.created" && env.data.scan) {
+      scans.push({ body, signature: String(req.headers["service-signature"] ?? ""), scan: env.data.scan, link: env.data.link });
+    }
+    res.writeHead(204).end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  t.after(() => new Promise<void>((r) => server.close(() => r())));
+  const port = (server.address() as AddressInfo).port;
+
+  const lq = client();
+  const hook = await lq.createWebhook({ url: `http://127.0.0.1:${port}/scans`, events: ["scan.created"], description: `scans ${run}` });
+  t.after(() => lq.deleteWebhook(hook.id));
+  const link = await lq.createLink({ target_url: "https://example.com/scanned", title: `scanned ${run}` });
+  assert.equal((await visit(`${link.short_url}?qr=1`)).status, 302);
+
+  const got = await eventually("the scan.created delivery", async () => scans.find((s) => s.link.id === link.id));
+  assert.equal(await verifyWebhook(got.body, got.signature, hook.secret), true);
+  assert.equal(got.scan.link_id, link.id);
+  assert.equal(got.scan.source, "qr");
+  assert.equal(got.scan.country, null, "loopback has no country");
+  // The same scan object as the scans list (whose occurred_at is stored to the
+  // microsecond, while the delivery's may carry nanoseconds).
+  const listed = await eventually("the scan listed", async () => (await lq.listScans(link.id)).data[0]);
+  assert.deepEqual({ ...listed, occurred_at: "" }, { ...got.scan, occurred_at: "" });
+  assert.equal(Date.parse(listed.occurred_at), Date.parse(got.scan.occurred_at));
 });
 
 test("signWebhook and verifyWebhook agree", async () => {

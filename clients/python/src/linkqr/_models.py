@@ -16,6 +16,7 @@ Scope = Literal[
 LinkStatus = Literal["active", "paused"]
 LinkFilter = Literal["all", "active", "paused", "expired"]
 Device = Literal["mobile", "tablet", "desktop", "bot", "other"]
+ScanSource = Literal["qr", "link"]
 Interval = Literal["hour", "day", "week", "month"]
 EventType = Literal["scan.created", "link.updated", "link.created", "link.deleted"]
 DeliveryEventType = Literal["scan.created", "link.updated", "link.created", "link.deleted", "ping"]
@@ -68,6 +69,8 @@ class Scan:
     os: str
     browser: str
     bot: bool
+    country: str | None  # ISO 3166-1 alpha-2 ("DE"); None when it could not be told
+    source: ScanSource  # "qr": opened through the ?qr=1 the link's QR codes encode; else "link"
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,8 @@ class Analytics:
     os: list[AnalyticsCount]
     browsers: list[AnalyticsCount]
     referrers: list[AnalyticsCount]
+    countries: list[AnalyticsCount]  # every country, "(unknown)" for scans without one; adds up to total
+    sources: list[AnalyticsCount]  # "qr" and "link"; adds up to total
 
 
 @dataclass(frozen=True)

@@ -142,8 +142,9 @@ class Links internal constructor(private val t: Transport) {
     // operation: getLinkQr
     /**
      * The link's QR code (links:read): PNG bytes, or SVG with format "svg".
-     * null parameters take the server's defaults (512 px, margin 4, ecc M,
-     * black on white).
+     * It encodes the link's shortUrl followed by "?qr=1", so its scans are
+     * recorded with source "qr". null parameters take the server's defaults
+     * (512 px, margin 4, ecc M, black on white).
      */
     @JvmOverloads
     fun qr(
@@ -170,7 +171,10 @@ class Links internal constructor(private val t: Transport) {
             listOf("limit" to limit?.toString(), "cursor" to cursor))
 
     // operation: getLinkAnalytics
-    /** Totals, uniques, a series and breakdowns of a link's scans in [from, to) (analytics:read). */
+    /**
+     * Totals, uniques, a series and breakdowns (devices, os, browsers,
+     * referrers, countries, sources) of a link's scans in [from, to) (analytics:read).
+     */
     @JvmOverloads
     fun analytics(id: String, from: Instant? = null, to: Instant? = null, interval: String? = null): Analytics =
         t.json(Analytics::class.java, "GET", "/links/" + enc(id) + "/analytics",

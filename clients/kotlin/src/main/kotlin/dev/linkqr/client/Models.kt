@@ -49,7 +49,11 @@ data class Scan(
     val device: String,
     val os: String,
     val browser: String,
-    val bot: Boolean
+    val bot: Boolean,
+    /** The visitor's country, ISO 3166-1 alpha-2 ("DE"); null when it could not be told. */
+    val country: String?,
+    /** "qr" (opened through the ?qr=1 that the link's QR codes encode) or "link". */
+    val source: String
 )
 
 // schema: Analytics
@@ -69,7 +73,11 @@ data class Analytics(
     val devices: List<AnalyticsCount>,
     val os: List<AnalyticsCount>,
     val browsers: List<AnalyticsCount>,
-    val referrers: List<AnalyticsCount>
+    val referrers: List<AnalyticsCount>,
+    /** Every country (key "(unknown)" for scans without one); adds up to [total]. */
+    val countries: List<AnalyticsCount>,
+    /** Keys "qr" and "link"; adds up to [total]. */
+    val sources: List<AnalyticsCount>
 )
 
 // schema: AnalyticsBucket

@@ -113,6 +113,32 @@ class ClientTest {
     }
 
     @Test
+    fun scansCarrySourceAndCountryAndAnalyticsBreakThemDown() {
+        val lq = client()
+        val link = lq.links.create(targetUrl = "https://example.com/geo", title = "geo $run")
+        val http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build()
+        // As the QR code encodes it, then the short URL as shared; the
+        // redirect strips qr=1, so the target never sees it.
+        for (url in listOf(link.shortUrl + "?qr=1", link.shortUrl)) {
+            val res = http.send(HttpRequest.newBuilder(URI.create(url))
+                .header("User-Agent", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1")
+                .build(), HttpResponse.BodyHandlers.discarding())
+            assertEquals(302, res.statusCode())
+            assertEquals("https://example.com/geo", res.headers().firstValue("Location").orElse(null))
+        }
+
+        val scans = eventually("both scans listed") { lq.links.scans(link.id).toList().takeIf { it.size == 2 } }
+        assertEquals(listOf("link", "qr"), scans.map { it.source }, "newest first")
+        assertEquals(listOf<String?>(null, null), scans.map { it.country }, "loopback has no country")
+
+        val stats = eventually("both scans in analytics") {
+            lq.links.analytics(link.id).takeIf { it.total == 2L }
+        }
+        assertEquals(listOf(AnalyticsCount("(unknown)", 2)), stats.countries)
+        assertEquals(listOf(AnalyticsCount("link", 1), AnalyticsCount("qr", 1)), stats.sources)
+    }
+
+    @Test
     fun problemsAreTyped() {
         val lq = client()
         val missing = assertThrows(ProblemException::class.java) { lq.links.get("lnk_nope") }

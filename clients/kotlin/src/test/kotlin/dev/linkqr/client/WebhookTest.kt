@@ -91,6 +91,28 @@ class WebhookTest {
         }
     }
 
+    /** A scan.created body whose scan has country (JSON: "\"DE\"" or "null") and source. */
+    private fun scanCreated(country: String, source: String): String =
+        "{\"id\":\"evt_1\",\"object\":\"event\",\"type\":\"scan.created\",\"created_at\":\"2026-11-27T10:00:01Z\"," +
+            "\"workspace_id\":\"ws_1\",\"data\":{\"scan\":{\"object\":\"scan\",\"id\":\"scn_1\",\"link_id\":\"lnk_1\"," +
+            "\"occurred_at\":\"2026-11-27T10:00:00.123456789Z\",\"referrer_host\":null,\"device\":\"mobile\",\"os\":\"iOS\"," +
+            "\"browser\":\"Safari\",\"bot\":false,\"country\":$country,\"source\":\"$source\"}}}"
+
+    @Test
+    fun aScanCreatedEventCarriesCountryAndSource() {
+        val at = Instant.ofEpochSecond(1_700_000_000)
+        val fromQR = scanCreated("\"DE\"", "qr")
+        val scan = Webhooks.constructEvent(fromQR, Webhooks.sign(fromQR.toByteArray(), "whsec_test", at), "whsec_test", now = at).data.scan
+        assertEquals("DE", scan?.country)
+        assertEquals("qr", scan?.source)
+        assertEquals(Instant.parse("2026-11-27T10:00:00.123456789Z"), scan?.occurredAt)
+
+        val shared = scanCreated("null", "link")
+        val unknown = Webhooks.constructEvent(shared, Webhooks.sign(shared.toByteArray(), "whsec_test", at), "whsec_test", now = at).data.scan
+        assertEquals(null, unknown?.country)
+        assertEquals("link", unknown?.source)
+    }
+
     @Test
     fun signAndConstructEventAgree() {
         val body = "{\"id\":\"evt_1\",\"object\":\"event\",\"type\":\"ping\",\"created_at\":\"2026-01-01T00:00:00Z\",\"workspace_id\":\"ws_1\",\"data\":{}}"

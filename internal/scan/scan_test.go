@@ -240,6 +240,14 @@ func TestRecorderWritesEventsForSubscribedWorkspacesOnly(t *testing.T) {
 	if sc["country"] != "DE" || sc["source"] != "qr" {
 		t.Errorf("scan.created's scan has country %v and source %v, want DE and qr", sc["country"], sc["source"])
 	}
+	// The event's occurred_at is the stored one (microseconds), as the scans list says it.
+	var stored time.Time
+	if err := pool.QueryRow(context.Background(), "SELECT occurred_at FROM scans WHERE NOT bot AND link_id = $1", linkA).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if at, err := time.Parse(time.RFC3339Nano, sc["occurred_at"].(string)); err != nil || !at.Equal(stored) {
+		t.Errorf("scan.created occurred_at %v, stored %v", sc["occurred_at"], stored)
+	}
 	if !strings.HasPrefix(sc["id"].(string), "scn_") || sc["link_id"] != store.FormatID(store.PrefixLink, linkA) || sc["object"] != "scan" ||
 		l["id"] != store.FormatID(store.PrefixLink, linkA) || l["workspace_id"] != store.FormatID(store.PrefixWorkspace, a.WorkspaceID) || l["code"] != "codeA" {
 		t.Errorf("event data %v", data)

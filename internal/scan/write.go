@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -95,7 +96,9 @@ func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row) erro
 	}
 	events := make([]event.New, 0, len(wanted))
 	for _, x := range wanted {
-		s := Scan{ID: x.id, LinkID: x.hit.LinkID, OccurredAt: x.hit.At, ReferrerHost: x.referrer, Device: x.client.Device, OS: x.client.OS, Browser: x.client.Browser,
+		// PostgreSQL keeps microseconds (appendCopyRows): the event says
+		// what the scans list will say.
+		s := Scan{ID: x.id, LinkID: x.hit.LinkID, OccurredAt: x.hit.At.Truncate(time.Microsecond), ReferrerHost: x.referrer, Device: x.client.Device, OS: x.client.OS, Browser: x.client.Browser,
 			Country: x.hit.Country, Source: SourceOf(x.hit.QR)}
 		events = append(events, event.New{WorkspaceID: x.hit.WorkspaceID, Type: event.ScanCreated, Data: map[string]any{"scan": s.Wire(), "link": links[x.hit.LinkID].Wire()}})
 	}

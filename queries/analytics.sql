@@ -89,3 +89,48 @@ FROM (
 -- to the total like the sources do.
 WHERE r.rnk <= sqlc.arg(max_keys)::bigint OR r.dim = 'c'
 ORDER BY r.dim, r.rnk;
+
+-- The workspace overview reads scan_workspace_days only (db/migrations/
+-- 00028_scan_country_source.sql): one row per workspace, UTC day, dim and
+-- key, so its answer costs rows per day and key, never per scan. Rows the
+-- fold took back to zero are skipped. The days are given as a list (every
+-- day of the range), so that the primary key (workspace_id, day, dim, key)
+-- is entered once per day and dim, reading only the dims asked for: the
+-- daily sums and the countries read a few dozen rows per day even when
+-- 10,000 links have a row each.
+
+-- name: AnalyticsOverviewDays :many
+-- Human scans per UTC day: the sources of a day add up to its scans. Days
+-- without scans are left out.
+SELECT day, sum(scans)::bigint AS scans
+FROM scan_workspace_days
+WHERE workspace_id = @workspace_id AND day = ANY(sqlc.arg(days)::date[]) AND dim = 's' AND scans > 0
+GROUP BY day
+ORDER BY day;
+
+-- name: AnalyticsOverviewKeys :many
+-- Every country (c) and source (s) of the days, scans descending, then key.
+SELECT dim::text AS dim, key::text AS key, sum(scans)::bigint AS scans
+FROM scan_workspace_days
+WHERE workspace_id = @workspace_id AND day = ANY(sqlc.arg(days)::date[]) AND dim IN ('c', 's') AND scans > 0
+GROUP BY dim, key
+ORDER BY dim, 3 DESC, key;
+
+-- name: AnalyticsOverviewTop :many
+-- The links (dim l, key: the link's uuid) with the most scans on the days,
+-- at most max_links, scans descending, then key: one row per link and day
+-- with scans, the overview's largest read (900,000 rows for 10,000 links
+-- scanned every day of 90).
+SELECT key::text AS key, sum(scans)::bigint AS scans
+FROM scan_workspace_days
+WHERE workspace_id = @workspace_id AND day = ANY(sqlc.arg(days)::date[]) AND dim = 'l' AND scans > 0
+GROUP BY key
+ORDER BY 2 DESC, key
+LIMIT sqlc.arg(max_links)::bigint;
+
+-- name: AnalyticsOverviewLinks :many
+-- The names of the overview's top links, of this workspace only; deleted
+-- ones too (the overview says so).
+SELECT id, code, title, domain, deleted_at
+FROM links
+WHERE workspace_id = @workspace_id AND id = ANY(sqlc.arg(ids)::uuid[]);

@@ -29,6 +29,9 @@ type ChartView struct {
 	MaxLabel string
 	Total    int64
 	ViewBox  string // "0 0 <width> 100"
+	// NoUnique leaves unique visitors out of the tooltips and the table
+	// (the workspace overview counts scans only).
+	NoUnique bool
 }
 
 // Empty reports whether no bucket has a scan.

@@ -105,6 +105,7 @@ func reportView(rep analytics.Report) *ReportView {
 	}{{"Devices", rep.Devices}, {"Operating systems", rep.OS}, {"Browsers", rep.Browsers}, {"Referrers", rep.Referrers}} {
 		v.Breakdowns = append(v.Breakdowns, breakdown(b.title, b.keys))
 	}
+	v.Countries, v.Sources = countriesView(rep.Countries), sourcesView(rep.Sources)
 	return v
 }
 

@@ -499,7 +499,7 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 		"title":      {"A link with a long title that wraps on a phone"},
 	})
 	pages := []struct{ name, path string }{
-		{"links", ws + "/links"}, {"links-search", ws + "/links?q=long&status=active"}, {"link", linkPath}, {"link-delete", linkPath + "/delete"},
+		{"links", ws + "/links"}, {"links-search", ws + "/links?q=long&status=active"}, {"overview", ws + "/overview"}, {"link", linkPath}, {"link-delete", linkPath + "/delete"},
 		{"api-keys", ws + "/settings/api-keys"}, {"api-key-new", ws + "/settings/api-keys/new"},
 		{"members", ws + "/settings/members"}, {"webhooks", ws + "/settings/webhooks"}, {"webhook-new", ws + "/settings/webhooks/new"},
 		{"webhook", hookPath}, {"webhook-edit", hookPath + "/edit"}, {"webhook-delete", hookPath + "/delete"},

@@ -13,9 +13,11 @@ import (
 
 // Navigation sections, for highlighting the current entry.
 const (
-	sectionLinks   = "links"
-	sectionAPIKeys = "api-keys"
-	sectionMembers = "members"
+	sectionLinks = "links"
+	// sectionOverview is the workspace overview (every member).
+	sectionOverview = "overview"
+	sectionAPIKeys  = "api-keys"
+	sectionMembers  = "members"
 	// sectionWebhooks is Settings → Webhooks (admins).
 	sectionWebhooks = "webhooks"
 	// sectionOAuthClients is Settings → OAuth clients (admins).
@@ -264,6 +266,8 @@ type ReportView struct {
 	HasAny              bool // any scan at all in the range, bots included
 	Chart               ChartView
 	Breakdowns          []Breakdown
+	Countries           CountriesView
+	Sources             SourcesView
 }
 
 // Breakdown is one bar list: devices, operating systems, browsers or

@@ -144,6 +144,8 @@ func (u *UI) Mount(r chi.Router) {
 				r.Get("/links/{link}/scans.csv", u.linkScansCSV)
 				r.Get("/links/{link}/qr.png", u.linkQR(qr.FormatPNG))
 				r.Get("/links/{link}/qr.svg", u.linkQR(qr.FormatSVG))
+				// The overview of every link's scans: every member.
+				r.Get("/overview", u.overview)
 				r.Get("/settings", u.settingsHome)
 				r.Get("/settings/workspace", u.workspaceSettings)
 				// Every member reads the members page; admins act on it.

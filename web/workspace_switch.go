@@ -21,6 +21,8 @@ func (u *UI) workspaceSwitch(w http.ResponseWriter, r *http.Request) {
 	}
 	rest := "/links"
 	switch r.PostFormValue("section") {
+	case sectionOverview:
+		rest = "/overview"
 	case sectionAPIKeys:
 		rest = "/settings/api-keys"
 	case sectionMembers, sectionWebhooks, sectionOAuthClients:

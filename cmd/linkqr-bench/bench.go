@@ -154,6 +154,10 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 	}
 	rep.merge()
 	if !b.opts.BareOnly {
+		// A linkqr load may have run last (an odd -rounds): its scans are
+		// counted once folded, which at saturation can take longer than
+		// -verify-timeout, so wait for that fold as before a round.
+		b.waitFolded(ctx, "the scan check")
 		// The country rounds request the default domain's links too.
 		onDefault := []*phase{&rep.RedirectLinkqr}
 		if g := rep.Geo; g != nil {

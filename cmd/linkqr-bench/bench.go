@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/dnsserver"
+	"github.com/linkqr/linkqr/internal/geo"
 )
 
 // chromeUA is sent on every request: a human desktop browser, because bots
@@ -101,6 +103,18 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 
 	redirect, api := fx.redirect, fx.apiGet
 	rep.CustomDomain = fx.Domain
+	var visitors, twins []netip.Addr
+	if b.opts.Geo {
+		var countries int
+		visitors, twins, countries = visitorAddrs(geoAddrs)
+		rep.Geo = &geoRounds{Addrs: len(visitors), Countries: countries}
+		for _, a := range visitors {
+			if a.Is6() {
+				rep.Geo.V6++
+			}
+		}
+		b.progress("country rounds: %d public addresses (%d IPv6) in %d countries by the built-in data %s, and as many private twins", len(visitors), rep.Geo.V6, countries, geo.BuiltinDate())
+	}
 
 	// Every link answers 302 to its own target (HEAD: no scans), on
 	// both domains, before anything is timed: wrk sees status classes only.
@@ -110,13 +124,13 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 	}
 	b.progress("redirect targets: %d checked, %d wrong", rep.Targets.Checked, rep.Targets.Wrong)
 
-	// Bare, linkqr and linkqr on the custom domain take turns, round by
-	// round, each second round in reverse (roundOrder), so that a change
-	// in the machine's speed during the run (another process, thermal
-	// limits) shows as a difference between rounds instead of skewing a
-	// ratio.
+	// Bare, linkqr, linkqr on the custom domain and the country pair take
+	// turns, round by round, each second round in reverse (roundOrder), so
+	// that a change in the machine's speed during the run (another
+	// process, thermal limits) shows as a difference between rounds
+	// instead of skewing a ratio.
 	for round := 1; round <= b.opts.Rounds; round++ {
-		for _, side := range roundOrder(round-1, fx.Domain != "") {
+		for _, side := range roundOrder(round-1, fx.Domain != "", b.opts.Geo) {
 			var sc scenario
 			var into *[]phase
 			switch side {
@@ -126,6 +140,10 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 				sc, into = redirect(left.url), &rep.RedirectLinkqrRounds
 			case sideCustom:
 				sc, into = fx.redirectCustom(left.url), &rep.RedirectCustomRounds
+			case sideNoGeo:
+				sc, into = fx.redirectFrom(left.url, twins), &rep.Geo.NoGeoRounds
+			case sideGeo:
+				sc, into = fx.redirectFrom(left.url, visitors), &rep.Geo.GeoRounds
 			}
 			p, err := b.load(ctx, fmt.Sprintf("redirect %s (round %d)", side.label(left.name, fx.Domain), round), sc)
 			if err != nil {
@@ -136,9 +154,33 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 	}
 	rep.merge()
 	if !b.opts.BareOnly {
-		rep.Scans = b.checkScans(ctx, left, fx.Tokens[0], fx.Links, "", &rep.RedirectLinkqr)
+		// A linkqr load may have run last (an odd -rounds): its scans are
+		// counted once folded, which at saturation can take longer than
+		// -verify-timeout, so wait for that fold as before a round.
+		b.waitFolded(ctx, "the scan check")
+		// The country rounds request the default domain's links too.
+		onDefault := []*phase{&rep.RedirectLinkqr}
+		if g := rep.Geo; g != nil {
+			onDefault = append(onDefault, &g.NoGeo, &g.Geo)
+		}
+		rep.Scans = b.checkScans(ctx, left, fx.Tokens[0], fx.Links, "", onDefault...)
 		if fx.Domain != "" {
 			rep.CustomScans = b.checkScans(ctx, left, fx.Tokens[0], fx.Custom, fx.Domain, &rep.RedirectCustom)
+		}
+		if g := rep.Geo; g != nil {
+			// Once every scan is counted, each country round's scans are
+			// in the table: those of the geo rounds must carry a country,
+			// those of the no-geo rounds none.
+			var windows []window
+			for i := range g.GeoRounds {
+				windows = append(windows, g.GeoRounds[i].Ran, g.NoGeoRounds[i].Ran)
+			}
+			b.progress("verifying countries: the scans of %d country rounds", len(windows))
+			checks, err := b.countryScans(ctx, windows)
+			g.CheckErr = err
+			for i := 0; i+1 < len(checks); i += 2 {
+				g.GeoScans, g.NoGeoScans = append(g.GeoScans, checks[i]), append(g.NoGeoScans, checks[i+1])
+			}
 		}
 	}
 	if !b.opts.RedirectOnly {
@@ -177,16 +219,19 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 }
 
 // checkScans waits until the scans of links (on domain, "" for the
-// default one) add up to the redirects the phase's requests got answered,
-// and says whether they did.
-func (b *bench) checkScans(ctx context.Context, left *server, token string, links []fixtureLink, domain string, p *phase) *scanCheck {
-	c := &scanCheck{Want: int64(p.Warm.OK + p.Measured.OK)}
+// default one) add up to the redirects the phases' requests got answered
+// (each phase the merged rounds of one side), and says whether they did.
+func (b *bench) checkScans(ctx context.Context, left *server, token string, links []fixtureLink, domain string, phases ...*phase) *scanCheck {
+	c := &scanCheck{}
+	for _, p := range phases {
+		c.Want += int64(p.Warm.OK + p.Measured.OK)
+	}
 	b.progress("verifying scans: %d redirects answered, polling scan_count of %d links (up to %v)", c.Want, len(links), b.opts.VerifyTimeout)
 	if b.wrk != nil {
 		// wrk stops with requests in flight and does not count their
 		// answers, which the server may have sent (and recorded) all
 		// the same: at most one per connection per wrk run.
-		runs := int64(b.opts.Rounds)
+		runs := int64(b.opts.Rounds * len(phases))
 		if b.opts.Warmup > 0 {
 			runs *= 2
 		}
@@ -206,6 +251,8 @@ const (
 	sideBare    redirectSide = iota
 	sideDefault              // linkqr on its default domain
 	sideCustom               // linkqr on the custom domain
+	sideNoGeo                // linkqr, each request with a private X-Forwarded-For
+	sideGeo                  // linkqr, each request with a public X-Forwarded-For
 )
 
 // label names the side in progress lines and the report.
@@ -215,20 +262,28 @@ func (s redirectSide) label(left, domain string) string {
 		return "bare"
 	case sideCustom:
 		return left + " on " + domain
+	case sideNoGeo:
+		return left + " no-geo"
+	case sideGeo:
+		return left + " geo"
 	}
 	return left
 }
 
 // roundOrder is the order of the loads in round i (from 0): bare, linkqr,
-// linkqr on the custom domain (when there is one), every second round
-// reversed. Over each pair of rounds every side then sits at the same
-// average place in time, so a steady drift of the machine's speed
-// (thermal limits, another engineer's job starting) weighs on all sides
-// alike, and the custom and default rounds are always next to each other.
-func roundOrder(i int, custom bool) []redirectSide {
+// linkqr on the custom domain (when there is one), then the country pair
+// no-geo and geo (with geo), every second round reversed. Over each pair
+// of rounds every side then sits at the same average place in time, so a
+// steady drift of the machine's speed (thermal limits, another engineer's
+// job starting) weighs on all sides alike; the custom and default rounds
+// are always next to each other, and so are geo and no-geo.
+func roundOrder(i int, custom, geo bool) []redirectSide {
 	order := []redirectSide{sideBare, sideDefault}
 	if custom {
 		order = append(order, sideCustom)
+	}
+	if geo {
+		order = append(order, sideNoGeo, sideGeo)
 	}
 	if i%2 == 1 {
 		slices.Reverse(order)
@@ -246,6 +301,15 @@ func (fx fixtures) redirect(base string) scenario {
 // connections to base, with the domain's Host, through its own links.
 func (fx fixtures) redirectCustom(base string) scenario {
 	return redirectScenario(base, fx.Domain, fx.Custom)
+}
+
+// redirectFrom is the redirect scenario of the country rounds: the
+// default domain's links, each request forwarded for the next of addrs
+// (geo.go).
+func (fx fixtures) redirectFrom(base string, addrs []netip.Addr) scenario {
+	s := redirectScenario(base, "", fx.Links)
+	s.ForwardedFor = forwardedFor(addrs, len(s.URLs))
+	return s
 }
 
 func redirectScenario(base, host string, links []fixtureLink) scenario {
@@ -367,6 +431,7 @@ func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, erro
 	sc.Name = name
 	quiet := b.settle(ctx, name)
 	b.progress("load: %s — %v warm-up + %v, %d connections", name, b.opts.Warmup, b.opts.Duration, b.opts.Conns)
+	began := time.Now()
 	var warm, measured loadResult
 	var err error
 	if b.wrk != nil {
@@ -383,7 +448,10 @@ func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, erro
 	if err == nil {
 		err = ctx.Err() // Ctrl-C: stop here rather than report a cut-short run
 	}
-	p := phase{Warm: warm, Measured: measured, Busy: !quiet}
+	// A request in the kernel's buffers when the generator stopped is
+	// answered a moment later; the next load starts after settle's
+	// half-second window at the earliest.
+	p := phase{Warm: warm, Measured: measured, Busy: !quiet, Ran: window{From: began, To: b.loadEnded.Add(250 * time.Millisecond)}}
 	if err == nil {
 		b.progress("      %s: %.0f req/s, p99 %s, %d errors", name, measured.Throughput(), ms(measured.Latency.Percentile(0.99)), p.Errors())
 	}
@@ -461,6 +529,12 @@ func linkqrEnv(dataDir, addr, metricsAddr string) []string {
 		"LINKQR_LOG_FORMAT=json",
 		// The webhook scenario's receiver is the bench itself, on loopback.
 		"LINKQR_WEBHOOK_ALLOW_PRIVATE=true",
+		// The load generators, on loopback, stand in for the proxy in
+		// front that adds X-Forwarded-For (the country rounds, geo.go).
+		// Requests without the header, as in every other round, keep
+		// the loopback peer as their client: a private address, whose
+		// country is Unknown without a lookup.
+		"LINKQR_TRUSTED_PROXIES=127.0.0.1/32,::1/128",
 	)
 }
 

@@ -25,6 +25,10 @@ type scenario struct {
 	// Targets, when set, is the Location each URL must answer with (the
 	// target check; the loads check the status only).
 	Targets []string
+	// ForwardedFor, when set, is the X-Forwarded-For of each URL (the
+	// same index): the visitor's address, as a proxy in front would add
+	// it (the country rounds, geo.go).
+	ForwardedFor []string
 	// ConnHeader, when set, adds headers per connection (its API key).
 	ConnHeader func(conn int) http.Header
 	WantCode   int
@@ -207,6 +211,9 @@ func buildRequests(ctx context.Context, sc scenario, conn int) ([]*http.Request,
 		}
 		for k, v := range extra {
 			r.Header[k] = v
+		}
+		if sc.ForwardedFor != nil {
+			r.Header["X-Forwarded-For"] = []string{sc.ForwardedFor[i]}
 		}
 		reqs[i] = r
 	}

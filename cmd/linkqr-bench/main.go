@@ -4,7 +4,7 @@
 // that every redirect it received was recorded as a scan. `make bench` runs
 // it.
 //
-//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 10000] [-custom-domain go.bench.example] [-redirect-only] [-webhook-events 10000] [-scans 200000] [-strict]
+//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 10000] [-custom-domain go.bench.example] [-geo=true] [-redirect-only] [-webhook-events 10000] [-scans 200000] [-strict]
 //
 // It starts `linkqr serve` on a fresh embedded PostgreSQL (a temporary
 // LINKQR_DATA_DIR) and a bare baseline server (its own hidden subcommand
@@ -69,6 +69,7 @@ type options struct {
 	ClusterScript string
 	CustomDomain  string
 	RedirectOnly  bool
+	Geo           bool
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -90,6 +91,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.Topology, "topology", false, "measure only the deploy/ cluster: the redirect through HAProxy with 2 redirect instances and with 1 (needs haproxy, pgbouncer, redis-server)")
 	fs.StringVar(&o.ClusterScript, "cluster-script", "deploy/cluster.sh", "the cluster script -topology runs")
 	fs.StringVar(&o.CustomDomain, "custom-domain", "go.bench.example", "the verified custom domain whose links the custom-domain redirect rounds request (\"\": skip them)")
+	fs.BoolVar(&o.Geo, "geo", true, "measure the redirect's country lookup: a pair of rounds, geo (public X-Forwarded-For addresses) and no-geo (private ones)")
 	fs.BoolVar(&o.RedirectOnly, "redirect-only", false, "run only the redirect rounds and their checks (no API, webhook or analytics scenario)")
 	fs.BoolVar(&o.BareOnly, "target-bare-only", false, "measure a second bare server instead of linkqr (tests the harness)")
 	if err := fs.Parse(args); err != nil {

@@ -31,12 +31,13 @@ func TestRunBareOnly(t *testing.T) {
 	// share the default links' codes: a lost Host header would send them
 	// to the default targets, which the target check counts as wrong.
 	for _, want := range []string{"redirect bare#2", "redirect custom, round 2", "Host go.bench.example", "ratio custom/bare#2", "redirect targets         10 of 10 right",
+		"redirect no-geo, round 1", "redirect geo, round 2", "ratio geo/no-geo", "scans with a country     not checked",
 		"api GET link bare", "errors (all phases)      0", "not checked", "OK: correct"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, &stdout)
 		}
 	}
-	for _, want := range []string{"load: redirect bare#2", "load: redirect bare#2 on go.bench.example (round 1)", "stopping bare server", "stopping bare#2"} {
+	for _, want := range []string{"load: redirect bare#2", "load: redirect bare#2 on go.bench.example (round 1)", "load: redirect bare#2 geo (round 2)", "country rounds: 1250 public addresses (250 IPv6)", "stopping bare server", "stopping bare#2"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("progress lacks %q:\n%s", want, &stderr)
 		}

@@ -29,6 +29,9 @@ type phase struct {
 	// Busy: it started before the machine was quiet (settle gave up), so
 	// it ran beside other work; marked in the table.
 	Busy bool
+	// Ran is when it ran, warm-up included (the country check reads the
+	// scans of that time).
+	Ran window
 }
 
 // Errors counts failures in both parts: an error in the warm-up is an error.
@@ -55,6 +58,8 @@ type report struct {
 	// Scans and CustomScans are the checks that every redirect of the
 	// default and the custom-domain rounds was recorded (nil: not checked).
 	Scans, CustomScans *scanCheck
+	// Geo is the country pair of rounds (nil: -geo=false).
+	Geo *geoRounds
 	// Fanout is the webhook scenario: alone, then with the redirect load.
 	Fanout    []fanoutResult
 	KeepPace  *keepPaceResult  // nil: not run
@@ -66,6 +71,28 @@ type report struct {
 func (r *report) merge() {
 	r.RedirectBare, r.RedirectLinkqr = mergePhases(r.RedirectBareRounds), mergePhases(r.RedirectLinkqrRounds)
 	r.RedirectCustom = mergePhases(r.RedirectCustomRounds)
+	if g := r.Geo; g != nil {
+		g.Geo, g.NoGeo = mergePhases(g.GeoRounds), mergePhases(g.NoGeoRounds)
+	}
+}
+
+// geoRounds are the country rounds (geo.go): the same redirects with a
+// public X-Forwarded-For (geo, looked up) and with a private one (no-geo).
+type geoRounds struct {
+	Addrs, V6, Countries   int // the fixture: addresses, of which IPv6, and their countries
+	GeoRounds, NoGeoRounds []phase
+	Geo, NoGeo             phase          // the rounds merged
+	GeoScans, NoGeoScans   []countryCheck // per round; nil: not checked (-target-bare-only)
+	CheckErr               error
+}
+
+// verdict is the country target: the ratio of the geo rounds' throughput
+// to the no-geo rounds', both summed over all rounds, and whether the
+// lookup costs at most targetGeo. Faster is no failure: the country check
+// says whether the lookups were made.
+func (g *geoRounds) verdict() (float64, bool) {
+	gr := ratio(g.Geo.Measured.Throughput(), g.NoGeo.Measured.Throughput())
+	return gr, gr >= 1-targetGeo
 }
 
 // scanCheck compares the scans recorded on a set of links with the
@@ -144,10 +171,10 @@ func (r *report) print(w io.Writer) verdict {
 		fmt.Fprintf(w, "  %-24s %-22s %-18s %s\n", name, value, goal, check(ok, correctness))
 	}
 
-	custom := r.CustomDomain != ""
+	custom, g := r.CustomDomain != "", r.Geo
 	fmt.Fprintf(w, "\n%-26s %10s %10s %10s %8s\n", "scenario", "req/s", "p50", "p99", "errors")
 	for i := range r.RedirectLinkqrRounds {
-		for _, side := range roundOrder(i, custom) { // in the order they ran
+		for _, side := range roundOrder(i, custom, g != nil) { // in the order they ran
 			switch side {
 			case sideBare:
 				row(fmt.Sprintf("redirect bare, round %d", i+1), &r.RedirectBareRounds[i])
@@ -155,6 +182,10 @@ func (r *report) print(w io.Writer) verdict {
 				row(fmt.Sprintf("redirect %s, round %d", left, i+1), &r.RedirectLinkqrRounds[i])
 			case sideCustom:
 				row(fmt.Sprintf("redirect custom, round %d", i+1), &r.RedirectCustomRounds[i])
+			case sideNoGeo:
+				row(fmt.Sprintf("redirect no-geo, round %d", i+1), &g.NoGeoRounds[i])
+			case sideGeo:
+				row(fmt.Sprintf("redirect geo, round %d", i+1), &g.GeoRounds[i])
 			}
 		}
 	}
@@ -162,10 +193,17 @@ func (r *report) print(w io.Writer) verdict {
 	if custom {
 		fmt.Fprintf(w, "; custom: %s with Host %s, through %d links of its own", left, r.CustomDomain, r.Links)
 	}
+	if g != nil {
+		fmt.Fprintf(w, ";\n   geo: X-Forwarded-For from %d public addresses (%d IPv6) in %d countries, no-geo: their private twins", g.Addrs, g.V6, g.Countries)
+	}
 	fmt.Fprintln(w, ")")
 	row("redirect "+left+", all rounds", &r.RedirectLinkqr)
 	if custom {
 		row("redirect custom, all rounds", &r.RedirectCustom)
+	}
+	if g != nil {
+		row("redirect no-geo, all rounds", &g.NoGeo)
+		row("redirect geo, all rounds", &g.Geo)
 	}
 	row("redirect bare, all rounds", &r.RedirectBare)
 	rr := ratio(r.RedirectLinkqr.Measured.Throughput(), r.RedirectBare.Measured.Throughput())
@@ -179,6 +217,16 @@ func (r *report) print(w io.Writer) verdict {
 		var byRound []string
 		for i := range r.RedirectCustomRounds {
 			byRound = append(byRound, fmt.Sprintf("%.3f", ratio(r.RedirectCustomRounds[i].Measured.Throughput(), r.RedirectLinkqrRounds[i].Measured.Throughput())))
+		}
+		fmt.Fprintf(w, "  %-24s %s\n", "  by round", strings.Join(byRound, " / "))
+	}
+	if g != nil {
+		gr, ok := g.verdict()
+		fmt.Fprintf(w, "  redirect with a country lookup at most %.0f %% slower than without\n", 100*targetGeo)
+		target("ratio geo/no-geo", fmt.Sprintf("%.3f", gr), fmt.Sprintf("target ≥ %.2f", 1-targetGeo), ok, false)
+		var byRound []string
+		for i := range g.GeoRounds {
+			byRound = append(byRound, fmt.Sprintf("%.3f", ratio(g.GeoRounds[i].Measured.Throughput(), g.NoGeoRounds[i].Measured.Throughput())))
 		}
 		fmt.Fprintf(w, "  %-24s %s\n", "  by round", strings.Join(byRound, " / "))
 	}
@@ -224,6 +272,9 @@ func (r *report) print(w io.Writer) verdict {
 	fmt.Fprintln(w)
 	target(left+" peak RSS", fmt.Sprintf("%.0f MiB", float64(r.PeakRSS)/(1<<20)), fmt.Sprintf("target ≤ %d MiB", targetRSS>>20), r.PeakRSS > 0 && r.PeakRSS <= targetRSS, false)
 	phases := []*phase{&r.RedirectLinkqr, &r.RedirectCustom, &r.RedirectBare, &r.APILinkqr, &r.APIBare}
+	if g != nil {
+		phases = append(phases, &g.NoGeo, &g.Geo)
+	}
 	var errs uint64
 	for _, p := range phases {
 		errs += p.Errors()
@@ -260,8 +311,33 @@ func (r *report) print(w io.Writer) verdict {
 	if custom {
 		scans("scans recorded (custom)", r.CustomScans)
 	}
+	if g != nil {
+		g.printCountries(w, target)
+	}
 	if r.Analytics != nil {
 		r.Analytics.print(w, &v)
 	}
 	return v
+}
+
+// printCountries prints the country check: per round, the share of the
+// geo round's human scans with a country (at least targetGeoKnown) and the
+// no-geo round's scans with one (none).
+func (g *geoRounds) printCountries(w io.Writer, target func(name, value, goal string, ok, correctness bool)) {
+	switch {
+	case g.CheckErr != nil:
+		target("scans with a country", "unknown", "target: geo only", false, true)
+		fmt.Fprintf(w, "    %v\n", g.CheckErr)
+		return
+	case g.GeoScans == nil:
+		fmt.Fprintf(w, "  %-24s %s\n", "scans with a country", "not checked (-target-bare-only)")
+		return
+	}
+	for i, c := range g.GeoScans {
+		ok := c.Scans > 0 && float64(c.Known) >= targetGeoKnown*float64(c.Scans)
+		target(fmt.Sprintf("country, geo %d", i+1), fmt.Sprintf("%d of %d (%s)", c.Known, c.Scans, c.knownShare()), fmt.Sprintf("target ≥ %.0f %%", 100*targetGeoKnown), ok, true)
+	}
+	for i, c := range g.NoGeoScans {
+		target(fmt.Sprintf("country, no-geo %d", i+1), fmt.Sprintf("%d of %d", c.Known, c.Scans), "target: none", c.Scans > 0 && c.Known == 0, true)
+	}
 }

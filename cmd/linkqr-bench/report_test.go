@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,13 @@ func goodReport() *report {
 		PeakRSS:              80 << 20,
 		Scans:                &scanCheck{Want: 1300, Got: 1300},
 		CustomScans:          &scanCheck{Want: 1200, Got: 1200},
+		Geo: &geoRounds{
+			Addrs: 1250, V6: 250, Countries: 80,
+			NoGeoRounds: []phase{{Measured: result(600, 0, 2*time.Millisecond)}, {Measured: result(600, 0, 2*time.Millisecond)}},
+			GeoRounds:   []phase{{Measured: result(590, 0, 2*time.Millisecond)}, {Measured: result(580, 0, 2*time.Millisecond)}},
+			GeoScans:    []countryCheck{{Scans: 590, Known: 590}, {Scans: 580, Known: 580}},
+			NoGeoScans:  []countryCheck{{Scans: 600}, {Scans: 600}},
+		},
 	}
 	r.merge()
 	return r
@@ -62,6 +70,15 @@ func TestReportVerdicts(t *testing.T) {
 		{"bare only", func(r *report) { r.BareOnly, r.Scans, r.CustomScans = true, nil, nil }, verdict{true, true}, "not checked"},
 		{"busy round", func(r *report) { r.RedirectCustomRounds[1].Busy = true }, verdict{true, true}, "redirect custom, round 2          610     2.00ms     2.00ms        0  *\n"},
 		{"no custom domain", func(r *report) { r.CustomDomain, r.RedirectCustomRounds, r.RedirectCustom = "", nil, phase{} }, verdict{true, true}, "0.60"},
+		{"no country rounds", func(r *report) { r.Geo = nil }, verdict{true, true}, "0.60"},
+		{"geo error", func(r *report) { r.Geo.Geo.Warm = result(99, 1, time.Millisecond) }, verdict{false, true}, "errors (all phases)      1"},
+		{"geo scans without a country", func(r *report) { r.Geo.GeoScans[1].Known = 574 }, verdict{false, true}, "country, geo 2           574 of 580 (98.97 %)   target ≥ 99 %      FAIL"},
+		{"geo scans 99 % with a country", func(r *report) { r.Geo.GeoScans[0] = countryCheck{Scans: 1000, Known: 990} }, verdict{true, true}, "country, geo 1           990 of 1000 (99.00 %)"},
+		{"no geo scans", func(r *report) { r.Geo.GeoScans[0] = countryCheck{} }, verdict{false, true}, "0 of 0 (–)"},
+		{"no-geo scan with a country", func(r *report) { r.Geo.NoGeoScans[0].Known = 1 }, verdict{false, true}, "country, no-geo 1        1 of 600               target: none       FAIL"},
+		{"no no-geo scans", func(r *report) { r.Geo.NoGeoScans[1] = countryCheck{} }, verdict{false, true}, "country, no-geo 2        0 of 0"},
+		{"country check failed", func(r *report) { r.Geo.CheckErr = errors.New("no database") }, verdict{false, true}, "no database"},
+		{"countries not checked", func(r *report) { r.Geo.GeoScans, r.Geo.NoGeoScans = nil, nil }, verdict{true, true}, "scans with a country     not checked (-target-bare-only)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,10 +148,75 @@ func TestReportCustomDomain(t *testing.T) {
 	for _, m := range rows {
 		order = append(order, m[1]+m[2])
 	}
-	if got := strings.Join(order, " "); got != "bare1 linkqr1 custom1 custom2 linkqr2 bare2" {
+	if got := strings.Join(order, " "); got != "bare1 linkqr1 custom1 no-geo1 geo1 geo2 no-geo2 custom2 linkqr2 bare2" {
 		t.Errorf("rows in the order %s:\n%s", got, &out)
 	}
 	if !strings.Contains(out.String(), "by round               0.983 / 1.017") {
 		t.Errorf("no ratios by round:\n%s", &out)
+	}
+}
+
+// The country target is the ratio of the geo rounds' summed throughput to
+// the no-geo rounds', at least 0.95 (faster passes); the ratio of each
+// round is printed beside it.
+func TestReportGeo(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		geo   [2]uint64 // requests in each geo round (no-geo: 600 each)
+		ratio string
+		fast  bool
+	}{
+		{[2]uint64{600, 600}, "1.000", true},
+		{[2]uint64{570, 570}, "0.950", true},
+		{[2]uint64{569, 569}, "0.948", false},
+		{[2]uint64{700, 700}, "1.167", true},
+		// One slow round and one fast one: the sum decides, not the worse.
+		{[2]uint64{540, 600}, "0.950", true},
+		{[2]uint64{500, 620}, "0.933", false},
+	}
+	for _, tc := range cases {
+		r := goodReport()
+		r.Geo.GeoRounds = []phase{{Measured: result(tc.geo[0], 0, time.Millisecond)}, {Measured: result(tc.geo[1], 0, time.Millisecond)}}
+		r.merge()
+		var out strings.Builder
+		v := r.print(&out)
+		if v != (verdict{true, tc.fast}) {
+			t.Errorf("geo %v: verdict %+v, want fast %v\n%s", tc.geo, v, tc.fast, &out)
+		}
+		want := "ratio geo/no-geo         " + tc.ratio + "                  target ≥ 0.95      " + mark(tc.fast)
+		if !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "redirect with a country lookup at most 5 % slower than without") {
+			t.Errorf("geo %v: output lacks %q:\n%s", tc.geo, want, &out)
+		}
+	}
+	var out strings.Builder
+	goodReport().print(&out)
+	for _, want := range []string{"by round               0.983 / 0.967", "redirect geo, all rounds", "redirect no-geo, all rounds",
+		"geo: X-Forwarded-For from 1250 public addresses (250 IPv6) in 80 countries", "country, geo 1           590 of 590 (100.00 %)  target ≥ 99 %      PASS"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, &out)
+		}
+	}
+}
+
+// Each round alternates direction; geo and no-geo are always next to each
+// other, as are custom and default.
+func TestRoundOrder(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		i           int
+		custom, geo bool
+		want        []redirectSide
+	}{
+		{0, false, false, []redirectSide{sideBare, sideDefault}},
+		{1, false, false, []redirectSide{sideDefault, sideBare}},
+		{0, true, true, []redirectSide{sideBare, sideDefault, sideCustom, sideNoGeo, sideGeo}},
+		{1, true, true, []redirectSide{sideGeo, sideNoGeo, sideCustom, sideDefault, sideBare}},
+		{2, false, true, []redirectSide{sideBare, sideDefault, sideNoGeo, sideGeo}},
+		{3, false, true, []redirectSide{sideGeo, sideNoGeo, sideDefault, sideBare}},
+	}
+	for _, tc := range cases {
+		if got := roundOrder(tc.i, tc.custom, tc.geo); !slices.Equal(got, tc.want) {
+			t.Errorf("roundOrder(%d, %v, %v) = %v, want %v", tc.i, tc.custom, tc.geo, got, tc.want)
+		}
 	}
 }

@@ -21,6 +21,9 @@ import (
 // server's figure, and every ratio it reports is the servers', not the
 // generator's. The script below sends the scenario's requests in rotation,
 // each thread from its own offset, and prints its summary as one JSON line.
+// Each request is formatted once, in init(), from a line of the request
+// list: its path, the API key's token and the X-Forwarded-For, any of the
+// last two empty.
 const wrkScript = `
 local ffi = require("ffi")
 ffi.cdef[[
@@ -40,11 +43,12 @@ function init(args)
   local rate = tonumber(args[4] or "0")
   if rate > 0 then interval = 1000 / rate end
   for line in io.lines(args[1]) do
-    local path, token = line:match("^([^\t]*)\t?(.*)$")
+    local path, token, xff = line:match("^([^\t]*)\t?([^\t]*)\t?(.*)$")
     -- wrk.format ignores wrk.headers (the -H flags) when given a table
     local headers = {}
     for k, v in pairs(wrk.headers) do headers[k] = v end
     if token ~= "" then headers["Authorization"] = "Bearer " .. token end
+    if xff ~= "" then headers["X-Forwarded-For"] = xff end
     n = n + 1
     reqs[n] = wrk.format("GET", path, headers)
   end
@@ -219,9 +223,10 @@ func (w *wrkRunner) one(ctx context.Context, sc scenario, list string, thread, t
 	return s, fmt.Errorf("wrk printed no summary: %s", strings.TrimSpace(stdout.String()))
 }
 
-// writeRequestList writes one "path<TAB>token" line per URL of sc (the
-// token of the connection the Go generator would have used, so an API
-// scenario spreads over its keys the same way).
+// writeRequestList writes one "path<TAB>token<TAB>forwarded-for" line per
+// URL of sc (the token of the connection the Go generator would have used,
+// so an API scenario spreads over its keys the same way; the URL's
+// X-Forwarded-For, so the addresses rotate with the links).
 func writeRequestList(file string, sc scenario, conns int) error {
 	f, err := os.Create(file)
 	if err != nil {
@@ -238,7 +243,11 @@ func writeRequestList(file string, sc scenario, conns int) error {
 		if sc.ConnHeader != nil {
 			token = strings.TrimPrefix(sc.ConnHeader(i%conns).Get("Authorization"), "Bearer ")
 		}
-		fmt.Fprintf(bw, "%s\t%s\n", u.RequestURI(), token)
+		xff := ""
+		if sc.ForwardedFor != nil {
+			xff = sc.ForwardedFor[i]
+		}
+		fmt.Fprintf(bw, "%s\t%s\t%s\n", u.RequestURI(), token, xff)
 	}
 	if err := bw.Flush(); err != nil {
 		f.Close()

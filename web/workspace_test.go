@@ -180,4 +180,10 @@ func TestWorkspaceCreateAndSwitch(t *testing.T) {
 	if page := b.follow(sw); !strings.Contains(page.body, `<option value="`+first+`" selected>`) || !strings.Contains(page.body, `<option value="`+second+`">`) {
 		t.Errorf("switcher after switching: %s", excerpt(page.body))
 	}
+	// From the Overview, the switcher stays on the Overview.
+	if sw := b.post("/w/switch", url.Values{"workspace": {second}, "section": {"overview"}}); sw.status != http.StatusSeeOther || sw.location != "/w/"+second+"/overview" {
+		t.Errorf("switch from the overview: %d %q", sw.status, sw.location)
+	} else if page := b.follow(sw); page.status != http.StatusOK || !strings.Contains(page.body, `data-testid="overview-range"`) {
+		t.Errorf("the other workspace's overview: %d %s", page.status, excerpt(page.body))
+	}
 }

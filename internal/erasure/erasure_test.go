@@ -152,7 +152,13 @@ func TestDeletedWorkspaceIsUnusableAtOnceAndPurgedInTheBackground(t *testing.T) 
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if after := rowsOf(t, srv, b.WorkspaceID); fmt.Sprint(after) != fmt.Sprint(before) {
+	// The delivery worker may add an attempt of the other workspace's
+	// event meanwhile (a retry): its deliveries may grow, never shrink.
+	after := rowsOf(t, srv, b.WorkspaceID)
+	if after["webhook_deliveries"] >= before["webhook_deliveries"] {
+		after["webhook_deliveries"] = before["webhook_deliveries"]
+	}
+	if fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("the other workspace changed:\n%v\n%v", before, after)
 	}
 	for _, code := range a.Codes {

@@ -1,8 +1,6 @@
 package app
 
 import (
-	"fmt"
-
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/geo"
@@ -29,7 +27,7 @@ func (a *App) countries(cfg *config.Config, proxies clientip.Resolver) (*geo.Res
 		l = db
 	default:
 		l = geo.Builtin()
-		a.Log.Debug(fmt.Sprintf("country of scans: built-in IP data of %s", geo.BuiltinDate()), "header", cfg.Geo.CountryHeader)
+		a.Log.Debug("country of scans: built-in IP data", "date", geo.BuiltinDate(), "header", cfg.Geo.CountryHeader)
 	}
 	return geo.NewResolver(cfg.Geo.CountryHeader, proxies.FromTrustedProxy, l), nil
 }

@@ -37,6 +37,12 @@ func RedirectPages() redirect.Pages {
 			"Its owner has paused this link for now. It may work again later; try again another time."),
 		Unavailable: StatusPage(http.StatusServiceUnavailable, "Temporarily unavailable",
 			"This link cannot be opened right now. Please try again in a moment."),
+		Limit: StatusPage(http.StatusGone, "This link has reached its scan limit",
+			"It was set to work a limited number of times, and it has. Its owner may raise the limit."),
+		Password: func(w http.ResponseWriter, r *http.Request, f redirect.PasswordForm) {
+			w.Header().Set("Cache-Control", "private, no-store")
+			Render(w, r, f.Status, LinkPasswordPage(f.Error))
+		},
 	}
 }
 

@@ -92,6 +92,9 @@ type Hit struct {
 	Country geo.Country
 	// QR: the short URL was opened with link.QRQuery, as QR codes encode it.
 	QR bool
+	// Variant is the destination the redirect chose: "" (the link's
+	// target_url), "rule:<n>" or "split:<n>" (CONTRACT.md section 10.3).
+	Variant string
 }
 
 // Options configure a Recorder.

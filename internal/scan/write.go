@@ -99,7 +99,7 @@ func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row) erro
 		// PostgreSQL keeps microseconds (appendCopyRows): the event says
 		// what the scans list will say.
 		s := Scan{ID: x.id, LinkID: x.hit.LinkID, OccurredAt: x.hit.At.Truncate(time.Microsecond), ReferrerHost: x.referrer, Device: x.client.Device, OS: x.client.OS, Browser: x.client.Browser,
-			Country: x.hit.Country, Source: SourceOf(x.hit.QR)}
+			Country: x.hit.Country, Source: SourceOf(x.hit.QR), Variant: x.hit.Variant}
 		events = append(events, event.New{WorkspaceID: x.hit.WorkspaceID, Type: event.ScanCreated, Data: map[string]any{"scan": s.Wire(), "link": links[x.hit.LinkID].Wire()}})
 	}
 	_, err = r.opts.Events.RecordMany(ctx, tx, events)

@@ -13,19 +13,24 @@ import (
 )
 
 const linkCreate = `-- name: LinkCreate :one
-INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain,
+                   rules, split, password_hash, max_scans)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted
 `
 
 type LinkCreateParams struct {
-	ID          uuid.UUID
-	WorkspaceID uuid.UUID
-	Code        string
-	TargetURL   string
-	Title       *string
-	ExpiresAt   *time.Time
-	Domain      *string
+	ID           uuid.UUID
+	WorkspaceID  uuid.UUID
+	Code         string
+	TargetURL    string
+	Title        *string
+	ExpiresAt    *time.Time
+	Domain       *string
+	Rules        []byte
+	Split        []byte
+	PasswordHash *string
+	MaxScans     *int64
 }
 
 func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams) (Link, error) {
@@ -37,6 +42,10 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		arg.Title,
 		arg.ExpiresAt,
 		arg.Domain,
+		arg.Rules,
+		arg.Split,
+		arg.PasswordHash,
+		arg.MaxScans,
 	)
 	var i Link
 	err := row.Scan(
@@ -55,6 +64,11 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
+		&i.ScansGranted,
 	)
 	return i, err
 }
@@ -62,7 +76,7 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 const linkDelete = `-- name: LinkDelete :one
 UPDATE links SET deleted_at = now(), updated_at = now()
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted
 `
 
 type LinkDeleteParams struct {
@@ -89,6 +103,11 @@ func (q *Queries) LinkDelete(ctx context.Context, db DBTX, arg LinkDeleteParams)
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
+		&i.ScansGranted,
 	)
 	return i, err
 }
@@ -115,7 +134,7 @@ func (q *Queries) LinkDomainForCreate(ctx context.Context, db DBTX, arg LinkDoma
 }
 
 const linkGetByID = `-- name: LinkGetByID :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 `
 
@@ -143,12 +162,17 @@ func (q *Queries) LinkGetByID(ctx context.Context, db DBTX, arg LinkGetByIDParam
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
+		&i.ScansGranted,
 	)
 	return i, err
 }
 
 const linkGetByIDForUpdate = `-- name: LinkGetByIDForUpdate :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 FOR UPDATE
 `
@@ -177,12 +201,17 @@ func (q *Queries) LinkGetByIDForUpdate(ctx context.Context, db DBTX, arg LinkGet
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
+		&i.ScansGranted,
 	)
 	return i, err
 }
 
 const linkListByIDs = `-- name: LinkListByIDs :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links WHERE id = ANY($1::uuid[])
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted FROM links WHERE id = ANY($1::uuid[])
 `
 
 // The links of a scan batch's events (scan.created carries the link).
@@ -211,6 +240,11 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
 			&i.Domain,
+			&i.Rules,
+			&i.Split,
+			&i.PasswordHash,
+			&i.MaxScans,
+			&i.ScansGranted,
 		); err != nil {
 			return nil, err
 		}
@@ -223,7 +257,7 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 }
 
 const linkListByWorkspace = `-- name: LinkListByWorkspace :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($3::uuid IS NULL OR id < $3::uuid)
 ORDER BY id DESC
@@ -263,6 +297,11 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
 			&i.Domain,
+			&i.Rules,
+			&i.Split,
+			&i.PasswordHash,
+			&i.MaxScans,
+			&i.ScansGranted,
 		); err != nil {
 			return nil, err
 		}
@@ -275,7 +314,7 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 }
 
 const linkListByWorkspaceDomain = `-- name: LinkListByWorkspaceDomain :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE workspace_id = $1 AND domain = $2 AND deleted_at IS NULL
   AND ($4::uuid IS NULL OR id < $4::uuid)
 ORDER BY id DESC
@@ -320,6 +359,11 @@ func (q *Queries) LinkListByWorkspaceDomain(ctx context.Context, db DBTX, arg Li
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
 			&i.Domain,
+			&i.Rules,
+			&i.Split,
+			&i.PasswordHash,
+			&i.MaxScans,
+			&i.ScansGranted,
 		); err != nil {
 			return nil, err
 		}
@@ -333,23 +377,28 @@ func (q *Queries) LinkListByWorkspaceDomain(ctx context.Context, db DBTX, arg Li
 
 const linkResolveCode = `-- name: LinkResolveCode :one
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
-       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone
+       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
+       l.rules, l.split, l.password_hash, l.max_scans
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.code = $1 AND l.domain IS NULL
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint
 FROM retired_codes WHERE domain = '' AND code = $1
 LIMIT 1
 `
 
 type LinkResolveCodeRow struct {
-	ID          uuid.UUID
-	WorkspaceID uuid.UUID
-	TargetURL   string
-	Status      string
-	ExpiresAt   *time.Time
-	Gone        bool
+	ID           uuid.UUID
+	WorkspaceID  uuid.UUID
+	TargetURL    string
+	Status       string
+	ExpiresAt    *time.Time
+	Gone         bool
+	Rules        []byte
+	Split        []byte
+	PasswordHash *string
+	MaxScans     *int64
 }
 
 // The redirect's cache miss: everything needed to answer GET /{code} on
@@ -365,18 +414,23 @@ func (q *Queries) LinkResolveCode(ctx context.Context, db DBTX, code string) (Li
 		&i.Status,
 		&i.ExpiresAt,
 		&i.Gone,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
 	)
 	return i, err
 }
 
 const linkResolveDomainCode = `-- name: LinkResolveDomainCode :one
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
-       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone
+       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
+       l.rules, l.split, l.password_hash, l.max_scans
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.domain = $1::text AND l.code = $2::text
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint
 FROM retired_codes WHERE domain = $1::text AND code = $2::text
 LIMIT 1
 `
@@ -387,12 +441,16 @@ type LinkResolveDomainCodeParams struct {
 }
 
 type LinkResolveDomainCodeRow struct {
-	ID          uuid.UUID
-	WorkspaceID uuid.UUID
-	TargetURL   string
-	Status      string
-	ExpiresAt   *time.Time
-	Gone        bool
+	ID           uuid.UUID
+	WorkspaceID  uuid.UUID
+	TargetURL    string
+	Status       string
+	ExpiresAt    *time.Time
+	Gone         bool
+	Rules        []byte
+	Split        []byte
+	PasswordHash *string
+	MaxScans     *int64
 }
 
 // LinkResolveCode for a code on a custom domain.
@@ -406,12 +464,67 @@ func (q *Queries) LinkResolveDomainCode(ctx context.Context, db DBTX, arg LinkRe
 		&i.Status,
 		&i.ExpiresAt,
 		&i.Gone,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
 	)
 	return i, err
 }
 
+const linkReturnScans = `-- name: LinkReturnScans :exec
+UPDATE links SET scans_granted = GREATEST(scans_granted - $1::bigint, 0)
+WHERE id = $2
+`
+
+type LinkReturnScansParams struct {
+	Unused int64
+	ID     uuid.UUID
+}
+
+// An instance gives back the unused part of its blocks (shutdown, or
+// another instance ran out), so other instances may serve it.
+func (q *Queries) LinkReturnScans(ctx context.Context, db DBTX, arg LinkReturnScansParams) error {
+	_, err := db.Exec(ctx, linkReturnScans, arg.Unused, arg.ID)
+	return err
+}
+
+const linkScanBudgetForUpdate = `-- name: LinkScanBudgetForUpdate :one
+SELECT max_scans, scans_granted FROM links WHERE id = $1 FOR UPDATE
+`
+
+type LinkScanBudgetForUpdateRow struct {
+	MaxScans     *int64
+	ScansGranted int64
+}
+
+// A redirect instance reserves a block of a limited link's scan budget
+// (internal/redirect/budget.go) in one transaction: this locks the row,
+// so concurrent grants of all instances are ordered and add up to at most
+// max_scans, then LinkScanBudgetGrant records the block.
+func (q *Queries) LinkScanBudgetForUpdate(ctx context.Context, db DBTX, id uuid.UUID) (LinkScanBudgetForUpdateRow, error) {
+	row := db.QueryRow(ctx, linkScanBudgetForUpdate, id)
+	var i LinkScanBudgetForUpdateRow
+	err := row.Scan(&i.MaxScans, &i.ScansGranted)
+	return i, err
+}
+
+const linkScanBudgetGrant = `-- name: LinkScanBudgetGrant :exec
+UPDATE links SET scans_granted = scans_granted + $1::bigint WHERE id = $2
+`
+
+type LinkScanBudgetGrantParams struct {
+	N  int64
+	ID uuid.UUID
+}
+
+func (q *Queries) LinkScanBudgetGrant(ctx context.Context, db DBTX, arg LinkScanBudgetGrantParams) error {
+	_, err := db.Exec(ctx, linkScanBudgetGrant, arg.N, arg.ID)
+	return err
+}
+
 const linkSearch = `-- name: LinkSearch :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($2::text IS NULL
        OR (coalesce(title, '') || ' ' || code || ' ' || target_url) ILIKE $2::text)
@@ -471,6 +584,11 @@ func (q *Queries) LinkSearch(ctx context.Context, db DBTX, arg LinkSearchParams)
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
 			&i.Domain,
+			&i.Rules,
+			&i.Split,
+			&i.PasswordHash,
+			&i.MaxScans,
+			&i.ScansGranted,
 		); err != nil {
 			return nil, err
 		}
@@ -517,19 +635,25 @@ func (q *Queries) LinkSearchCount(ctx context.Context, db DBTX, arg LinkSearchCo
 const linkUpdate = `-- name: LinkUpdate :one
 UPDATE links
 SET target_url = $3, title = $4, status = $5, expires_at = $6, updated_at = now(),
+    rules = $7, split = $8, password_hash = $9,
+    max_scans = $10,
     previous_target_url = CASE WHEN target_url <> $3 THEN target_url ELSE previous_target_url END,
     target_changed_at = CASE WHEN target_url <> $3 THEN now() ELSE target_changed_at END
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted
 `
 
 type LinkUpdateParams struct {
-	ID          uuid.UUID
-	WorkspaceID uuid.UUID
-	TargetURL   string
-	Title       *string
-	Status      string
-	ExpiresAt   *time.Time
+	ID           uuid.UUID
+	WorkspaceID  uuid.UUID
+	TargetURL    string
+	Title        *string
+	Status       string
+	ExpiresAt    *time.Time
+	Rules        []byte
+	Split        []byte
+	PasswordHash *string
+	MaxScans     *int64
 }
 
 // A new target keeps the old one (and when it changed) for the link page.
@@ -541,6 +665,10 @@ func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams)
 		arg.Title,
 		arg.Status,
 		arg.ExpiresAt,
+		arg.Rules,
+		arg.Split,
+		arg.PasswordHash,
+		arg.MaxScans,
 	)
 	var i Link
 	err := row.Scan(
@@ -559,6 +687,11 @@ func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams)
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
+		&i.ScansGranted,
 	)
 	return i, err
 }

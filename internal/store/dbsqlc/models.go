@@ -98,6 +98,11 @@ type Link struct {
 	PreviousTargetUrl *string
 	TargetChangedAt   *time.Time
 	Domain            *string
+	Rules             []byte
+	Split             []byte
+	PasswordHash      *string
+	MaxScans          *int64
+	ScansGranted      int64
 }
 
 type Membership struct {
@@ -198,6 +203,7 @@ type Scan struct {
 	Xid          interface{}
 	Country      *string
 	Source       string
+	Variant      *string
 }
 
 type ScanFoldState struct {

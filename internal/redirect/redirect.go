@@ -295,7 +295,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, raw string, t *
 		hit := scan.Hit{
 			LinkID: t.LinkID, WorkspaceID: t.WorkspaceID, At: now,
 			UserAgent: r.UserAgent(), Referer: r.Referer(), ClientIP: ip, QR: link.FromQR(r.URL.RawQuery),
-			Country: v.Country, Variant: variant,
+			Country: v.Country, Variant: variant, VisitorHash: v.Hash, Hashed: len(t.Split) > 0 && h.hasher != nil,
 		}
 		if h.country != nil && !needsVisitor(t) {
 			hit.Country = h.country(r, ip)

@@ -2,6 +2,7 @@ package redirect_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/netip"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func TestChooseFirstMatchingRuleWins(t *testing.T) {
 	}
 }
 
-func mustCountry(t *testing.T, s string) geo.Country {
+func mustCountry(t testing.TB, s string) geo.Country {
 	c, ok := geo.ParseCountry(s)
 	if !ok {
 		t.Fatal(s)
@@ -119,3 +120,34 @@ func TestSplitFiftyFiftyIsEvenAndSticky(t *testing.T) {
 }
 
 func jsonNumber(s string) any { return json.Number(s) }
+
+// BenchmarkTargetingDecision is what a link with 10 rules and a split adds
+// to a redirect, alone: the user agent's class (cached), the visitor hash
+// and the walk through 10 rules that all fail, then the split.
+func BenchmarkTargetingDecision(b *testing.B) {
+	var errs validate.Errors
+	var rules []any
+	for i := range 10 {
+		rules = append(rules, rule(map[string]any{"os": list("iOS", "Android"), "country": list("DE", "AT", "CH"), "device": list("tablet")}, fmt.Sprintf("https://example.com/%d", i)))
+	}
+	parsed, _ := link.ParseRules(rules, "/rules", &errs)
+	split, _ := link.ParseSplit([]any{
+		map[string]any{"target_url": "https://example.com/a", "weight": jsonNumber("50")},
+		map[string]any{"target_url": "https://example.com/b", "weight": jsonNumber("50")},
+	}, "/split", &errs)
+	if len(errs) > 0 {
+		b.Fatal(errs)
+	}
+	tg := &link.Target{LinkID: uuid.New(), URL: "https://example.com/", Rules: parsed, Split: split}
+	h, _ := analytics.NewVisitorHasher(make([]byte, 32))
+	ua := "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
+	ip := netip.MustParseAddr("198.51.100.7")
+	now := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		v := redirect.Visitor{Client: analytics.Classify(ua), Country: mustCountry(b, "FR"), Hash: h.Hash(ip, ua, now)}
+		if _, variant := redirect.Choose(tg, &v); variant == "" {
+			b.Fatal("no split variant")
+		}
+	}
+}

@@ -32,7 +32,11 @@ func (r *Recorder) write(ctx context.Context, batch []Hit) (human, bots int, err
 	rows := make([]row, len(batch))
 	for i, h := range batch {
 		rows[i] = row{id: h.ID, hit: h, client: analytics.Classify(h.UserAgent), referrer: analytics.ReferrerHost(h.Referer)}
-		rows[i].visitorHash = r.opts.Hasher.Hash(h.ClientIP, h.UserAgent, h.At)
+		if h.Hashed {
+			rows[i].visitorHash = h.VisitorHash
+		} else {
+			rows[i].visitorHash = r.opts.Hasher.Hash(h.ClientIP, h.UserAgent, h.At)
+		}
 		if rows[i].client.Bot {
 			bots++
 		}

@@ -14,10 +14,10 @@ import (
 )
 
 type createLinkIn struct {
-	TargetURL      string  `json:"target_url"`
-	Title          *string `json:"title,omitempty"`
-	Code           *string `json:"code,omitempty"`
-	ExpiresAt      *string `json:"expires_at,omitempty"`
+	TargetURL      string   `json:"target_url"`
+	Title          *string  `json:"title,omitempty"`
+	Code           *string  `json:"code,omitempty"`
+	ExpiresAt      *string  `json:"expires_at,omitempty"`
 	Domain         *string  `json:"domain,omitempty"`
 	Tags           []string `json:"tags,omitempty"`
 	IdempotencyKey string   `json:"idempotency_key,omitempty"`
@@ -87,8 +87,8 @@ type searchIn struct {
 	Query      string   `json:"query,omitempty"`
 	Tags       []string `json:"tags,omitempty"`
 	Status     string   `json:"status,omitempty"`
-	MaxResults *int   `json:"max_results,omitempty"`
-	Cursor     string `json:"cursor,omitempty"`
+	MaxResults *int     `json:"max_results,omitempty"`
+	Cursor     string   `json:"cursor,omitempty"`
 }
 
 type qrIn struct {

@@ -114,6 +114,7 @@ type CreateInput struct {
 	Split     []Variant      // nil: none
 	Password  *Password      // nil: none
 	MaxScans  *int64         // nil: no limit
+	Tags      Tags
 }
 
 // UpdateInput is a parsed PATCH: only set fields change; a set nil Title
@@ -127,4 +128,5 @@ type UpdateInput struct {
 	Split     Optional[[]Variant] // a set nil clears
 	Password  Optional[*Password] // a set nil removes the password
 	MaxScans  Optional[*int64]    // a set nil removes the limit
+	Tags      Optional[Tags]      // replaces the set
 }

@@ -13,10 +13,10 @@ import (
 )
 
 const linkCreate = `-- name: LinkCreate :one
-INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain,
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags,
                    rules, split, password_hash, max_scans)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
 `
 
 type LinkCreateParams struct {
@@ -27,6 +27,7 @@ type LinkCreateParams struct {
 	Title        *string
 	ExpiresAt    *time.Time
 	Domain       *string
+	Tags         []string
 	Rules        []byte
 	Split        []byte
 	PasswordHash *string
@@ -42,6 +43,7 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		arg.Title,
 		arg.ExpiresAt,
 		arg.Domain,
+		arg.Tags,
 		arg.Rules,
 		arg.Split,
 		arg.PasswordHash,
@@ -64,6 +66,7 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Tags,
 		&i.Rules,
 		&i.Split,
 		&i.PasswordHash,
@@ -73,10 +76,74 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 	return i, err
 }
 
+const linkCreateMany = `-- name: LinkCreateMany :many
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags, rules, split, max_scans)
+SELECT i.id, $1, i.code, i.target_url, i.title, i.expires_at, i.domain, i.tags, i.rules, i.split, i.max_scans
+FROM jsonb_to_recordset($2::jsonb)
+     AS i(id uuid, code text, target_url text, title text, expires_at timestamptz, domain text, tags text[],
+          rules jsonb, split jsonb, max_scans bigint)
+WHERE NOT EXISTS (SELECT 1 FROM retired_codes r WHERE r.domain = coalesce(i.domain, '') AND r.code = i.code)
+ON CONFLICT DO NOTHING
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
+`
+
+type LinkCreateManyParams struct {
+	WorkspaceID uuid.UUID
+	Items       []byte
+}
+
+// A bulk creation's links in one statement: items is a JSON array of
+// {id, code, target_url, title, expires_at, domain, tags, rules, split,
+// max_scans} (a password is never set in bulk). An item whose
+// code is taken (by a live or deleted link, another item of the batch, or
+// retired with a purged workspace) is skipped rather than failing the
+// statement: the caller reports (or retries) every id not returned.
+func (q *Queries) LinkCreateMany(ctx context.Context, db DBTX, arg LinkCreateManyParams) ([]Link, error) {
+	rows, err := db.Query(ctx, linkCreateMany, arg.WorkspaceID, arg.Items)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Link
+	for rows.Next() {
+		var i Link
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Code,
+			&i.TargetURL,
+			&i.Title,
+			&i.Status,
+			&i.ExpiresAt,
+			&i.ScanCount,
+			&i.LastScannedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.DeletedAt,
+			&i.PreviousTargetUrl,
+			&i.TargetChangedAt,
+			&i.Domain,
+			&i.Tags,
+			&i.Rules,
+			&i.Split,
+			&i.PasswordHash,
+			&i.MaxScans,
+			&i.ScansGranted,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const linkDelete = `-- name: LinkDelete :one
 UPDATE links SET deleted_at = now(), updated_at = now()
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
 `
 
 type LinkDeleteParams struct {
@@ -103,6 +170,7 @@ func (q *Queries) LinkDelete(ctx context.Context, db DBTX, arg LinkDeleteParams)
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Tags,
 		&i.Rules,
 		&i.Split,
 		&i.PasswordHash,
@@ -134,7 +202,7 @@ func (q *Queries) LinkDomainForCreate(ctx context.Context, db DBTX, arg LinkDoma
 }
 
 const linkGetByID = `-- name: LinkGetByID :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 `
 
@@ -162,6 +230,7 @@ func (q *Queries) LinkGetByID(ctx context.Context, db DBTX, arg LinkGetByIDParam
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Tags,
 		&i.Rules,
 		&i.Split,
 		&i.PasswordHash,
@@ -172,7 +241,7 @@ func (q *Queries) LinkGetByID(ctx context.Context, db DBTX, arg LinkGetByIDParam
 }
 
 const linkGetByIDForUpdate = `-- name: LinkGetByIDForUpdate :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 FOR UPDATE
 `
@@ -201,6 +270,7 @@ func (q *Queries) LinkGetByIDForUpdate(ctx context.Context, db DBTX, arg LinkGet
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Tags,
 		&i.Rules,
 		&i.Split,
 		&i.PasswordHash,
@@ -211,7 +281,7 @@ func (q *Queries) LinkGetByIDForUpdate(ctx context.Context, db DBTX, arg LinkGet
 }
 
 const linkListByIDs = `-- name: LinkListByIDs :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted FROM links WHERE id = ANY($1::uuid[])
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links WHERE id = ANY($1::uuid[])
 `
 
 // The links of a scan batch's events (scan.created carries the link).
@@ -240,6 +310,7 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
 			&i.Domain,
+			&i.Tags,
 			&i.Rules,
 			&i.Split,
 			&i.PasswordHash,
@@ -257,7 +328,7 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 }
 
 const linkListByWorkspace = `-- name: LinkListByWorkspace :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($3::uuid IS NULL OR id < $3::uuid)
 ORDER BY id DESC
@@ -297,6 +368,7 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
 			&i.Domain,
+			&i.Tags,
 			&i.Rules,
 			&i.Split,
 			&i.PasswordHash,
@@ -314,7 +386,7 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 }
 
 const linkListByWorkspaceDomain = `-- name: LinkListByWorkspaceDomain :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE workspace_id = $1 AND domain = $2 AND deleted_at IS NULL
   AND ($4::uuid IS NULL OR id < $4::uuid)
 ORDER BY id DESC
@@ -359,6 +431,7 @@ func (q *Queries) LinkListByWorkspaceDomain(ctx context.Context, db DBTX, arg Li
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
 			&i.Domain,
+			&i.Tags,
 			&i.Rules,
 			&i.Split,
 			&i.PasswordHash,
@@ -524,7 +597,7 @@ func (q *Queries) LinkScanBudgetGrant(ctx context.Context, db DBTX, arg LinkScan
 }
 
 const linkSearch = `-- name: LinkSearch :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($2::text IS NULL
        OR (coalesce(title, '') || ' ' || code || ' ' || target_url) ILIKE $2::text)
@@ -584,6 +657,7 @@ func (q *Queries) LinkSearch(ctx context.Context, db DBTX, arg LinkSearchParams)
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
 			&i.Domain,
+			&i.Tags,
 			&i.Rules,
 			&i.Split,
 			&i.PasswordHash,
@@ -632,15 +706,139 @@ func (q *Queries) LinkSearchCount(ctx context.Context, db DBTX, arg LinkSearchCo
 	return count, err
 }
 
+const linkSearchTagged = `-- name: LinkSearchTagged :many
+SELECT l.id, l.workspace_id, l.code, l.target_url, l.title, l.status, l.expires_at, l.scan_count, l.last_scanned_at, l.created_at, l.updated_at, l.deleted_at, l.previous_target_url, l.target_changed_at, l.domain, l.tags, l.rules, l.split, l.password_hash, l.max_scans, l.scans_granted FROM link_tags t JOIN links l ON l.id = t.link_id
+WHERE t.workspace_id = $1 AND t.tag = $2
+  AND l.deleted_at IS NULL
+  AND l.tags @> $3::text[]
+  AND ($4::text IS NULL
+       OR (coalesce(l.title, '') || ' ' || l.code || ' ' || l.target_url) ILIKE $4::text)
+  AND ($5::text IS NULL
+       OR ($5::text = 'active' AND l.status = 'active' AND (l.expires_at IS NULL OR l.expires_at > now()))
+       OR ($5::text = 'paused' AND l.status = 'paused')
+       OR ($5::text = 'expired' AND l.expires_at <= now()))
+  AND ($6::text IS NULL OR l.domain = $6::text)
+  AND ($7::uuid IS NULL OR t.link_id < $7::uuid)
+ORDER BY t.link_id DESC
+LIMIT $8
+`
+
+type LinkSearchTaggedParams struct {
+	WorkspaceID uuid.UUID
+	Tag         string
+	AllTags     []string
+	Pattern     *string
+	State       *string
+	Domain      *string
+	Before      *uuid.UUID
+	Lim         int32
+}
+
+// LinkSearch of the links that have every tag of all_tags, driven by the
+// link_tags index of one of them (tag): an ordered index scan newest
+// first, however many links the workspace has, joined by primary key.
+// link_tags rows carry their link's workspace (the trigger writes them
+// from the link), so the workspace is checked there; checking it on links
+// too lets the planner, before statistics exist, scan the workspace's
+// links once per tag row.
+func (q *Queries) LinkSearchTagged(ctx context.Context, db DBTX, arg LinkSearchTaggedParams) ([]Link, error) {
+	rows, err := db.Query(ctx, linkSearchTagged,
+		arg.WorkspaceID,
+		arg.Tag,
+		arg.AllTags,
+		arg.Pattern,
+		arg.State,
+		arg.Domain,
+		arg.Before,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Link
+	for rows.Next() {
+		var i Link
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Code,
+			&i.TargetURL,
+			&i.Title,
+			&i.Status,
+			&i.ExpiresAt,
+			&i.ScanCount,
+			&i.LastScannedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.DeletedAt,
+			&i.PreviousTargetUrl,
+			&i.TargetChangedAt,
+			&i.Domain,
+			&i.Tags,
+			&i.Rules,
+			&i.Split,
+			&i.PasswordHash,
+			&i.MaxScans,
+			&i.ScansGranted,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const linkSearchTaggedCount = `-- name: LinkSearchTaggedCount :one
+SELECT count(*) FROM link_tags t JOIN links l ON l.id = t.link_id
+WHERE t.workspace_id = $1 AND t.tag = $2
+  AND l.deleted_at IS NULL
+  AND l.tags @> $3::text[]
+  AND ($4::text IS NULL
+       OR (coalesce(l.title, '') || ' ' || l.code || ' ' || l.target_url) ILIKE $4::text)
+  AND ($5::text IS NULL
+       OR ($5::text = 'active' AND l.status = 'active' AND (l.expires_at IS NULL OR l.expires_at > now()))
+       OR ($5::text = 'paused' AND l.status = 'paused')
+       OR ($5::text = 'expired' AND l.expires_at <= now()))
+  AND ($6::text IS NULL OR l.domain = $6::text)
+`
+
+type LinkSearchTaggedCountParams struct {
+	WorkspaceID uuid.UUID
+	Tag         string
+	AllTags     []string
+	Pattern     *string
+	State       *string
+	Domain      *string
+}
+
+// How many links LinkSearchTagged finds in all (every page).
+func (q *Queries) LinkSearchTaggedCount(ctx context.Context, db DBTX, arg LinkSearchTaggedCountParams) (int64, error) {
+	row := db.QueryRow(ctx, linkSearchTaggedCount,
+		arg.WorkspaceID,
+		arg.Tag,
+		arg.AllTags,
+		arg.Pattern,
+		arg.State,
+		arg.Domain,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const linkUpdate = `-- name: LinkUpdate :one
 UPDATE links
-SET target_url = $3, title = $4, status = $5, expires_at = $6, updated_at = now(),
-    rules = $7, split = $8, password_hash = $9,
-    max_scans = $10,
+SET target_url = $3, title = $4, status = $5, expires_at = $6, tags = $7, updated_at = now(),
+    rules = $8, split = $9, password_hash = $10,
+    max_scans = $11,
     previous_target_url = CASE WHEN target_url <> $3 THEN target_url ELSE previous_target_url END,
     target_changed_at = CASE WHEN target_url <> $3 THEN now() ELSE target_changed_at END
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, rules, split, password_hash, max_scans, scans_granted
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
 `
 
 type LinkUpdateParams struct {
@@ -650,6 +848,7 @@ type LinkUpdateParams struct {
 	Title        *string
 	Status       string
 	ExpiresAt    *time.Time
+	Tags         []string
 	Rules        []byte
 	Split        []byte
 	PasswordHash *string
@@ -665,6 +864,7 @@ func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams)
 		arg.Title,
 		arg.Status,
 		arg.ExpiresAt,
+		arg.Tags,
 		arg.Rules,
 		arg.Split,
 		arg.PasswordHash,
@@ -687,6 +887,7 @@ func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams)
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Tags,
 		&i.Rules,
 		&i.Split,
 		&i.PasswordHash,

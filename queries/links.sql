@@ -81,8 +81,8 @@ LIMIT 1;
 -- The Links page: a workspace's live links, newest first, optionally only
 -- those whose title, code or target contains a pattern (ILIKE, served by
 -- links_search_idx; the expression must stay identical to the index's) and
--- of one state (active: redirecting now; paused; expired) and on one
--- custom domain.
+-- of one state (active: redirecting now; paused; expired), on one
+-- custom domain and among some ids (the QR ZIP's repeatable id).
 SELECT * FROM links
 WHERE workspace_id = sqlc.arg(workspace_id) AND deleted_at IS NULL
   AND (sqlc.narg(pattern)::text IS NULL
@@ -92,6 +92,7 @@ WHERE workspace_id = sqlc.arg(workspace_id) AND deleted_at IS NULL
        OR (sqlc.narg(state)::text = 'paused' AND status = 'paused')
        OR (sqlc.narg(state)::text = 'expired' AND expires_at <= now()))
   AND (sqlc.narg(domain)::text IS NULL OR domain = sqlc.narg(domain)::text)
+  AND (sqlc.narg(ids)::uuid[] IS NULL OR id = ANY(sqlc.narg(ids)::uuid[]))
   AND (sqlc.narg(before)::uuid IS NULL OR id < sqlc.narg(before)::uuid)
 ORDER BY id DESC
 LIMIT sqlc.arg(lim);
@@ -106,7 +107,8 @@ WHERE workspace_id = sqlc.arg(workspace_id) AND deleted_at IS NULL
        OR (sqlc.narg(state)::text = 'active' AND status = 'active' AND (expires_at IS NULL OR expires_at > now()))
        OR (sqlc.narg(state)::text = 'paused' AND status = 'paused')
        OR (sqlc.narg(state)::text = 'expired' AND expires_at <= now()))
-  AND (sqlc.narg(domain)::text IS NULL OR domain = sqlc.narg(domain)::text);
+  AND (sqlc.narg(domain)::text IS NULL OR domain = sqlc.narg(domain)::text)
+  AND (sqlc.narg(ids)::uuid[] IS NULL OR id = ANY(sqlc.narg(ids)::uuid[]));
 
 -- name: LinkListByIDs :many
 -- The links of a scan batch's events (scan.created carries the link).

@@ -75,6 +75,9 @@ type Search struct {
 	Term   SearchTerm
 	State  State
 	Domain *hostname.Name // nil: every domain
+	// IDs keeps only these links (nil: every link), for the QR ZIP's
+	// repeatable id; ids of other workspaces simply match nothing.
+	IDs    []uuid.UUID
 	Before *uuid.UUID
 	Limit  int
 	// NoTotal skips counting every match (the API's list has no total).
@@ -100,14 +103,14 @@ func (s *Service) Search(ctx context.Context, ws uuid.UUID, q Search) (SearchRes
 	}
 	db, queries, domain := s.db.Conn(ctx), dbsqlc.New(), domainPtr(q.Domain)
 	rows, err := queries.LinkSearch(ctx, db, dbsqlc.LinkSearchParams{
-		WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain, Before: q.Before, Lim: int32(q.Limit + 1),
+		WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain, Ids: q.IDs, Before: q.Before, Lim: int32(q.Limit + 1),
 	})
 	if err != nil {
 		return SearchResult{}, store.InterpretError(err)
 	}
 	var total int64
 	if !q.NoTotal {
-		total, err = queries.LinkSearchCount(ctx, db, dbsqlc.LinkSearchCountParams{WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain})
+		total, err = queries.LinkSearchCount(ctx, db, dbsqlc.LinkSearchCountParams{WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain, Ids: q.IDs})
 		if err != nil {
 			return SearchResult{}, store.InterpretError(err)
 		}

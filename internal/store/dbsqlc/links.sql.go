@@ -420,9 +420,10 @@ WHERE workspace_id = $1 AND deleted_at IS NULL
        OR ($3::text = 'paused' AND status = 'paused')
        OR ($3::text = 'expired' AND expires_at <= now()))
   AND ($4::text IS NULL OR domain = $4::text)
-  AND ($5::uuid IS NULL OR id < $5::uuid)
+  AND ($5::uuid[] IS NULL OR id = ANY($5::uuid[]))
+  AND ($6::uuid IS NULL OR id < $6::uuid)
 ORDER BY id DESC
-LIMIT $6
+LIMIT $7
 `
 
 type LinkSearchParams struct {
@@ -430,6 +431,7 @@ type LinkSearchParams struct {
 	Pattern     *string
 	State       *string
 	Domain      *string
+	Ids         []uuid.UUID
 	Before      *uuid.UUID
 	Lim         int32
 }
@@ -437,14 +439,15 @@ type LinkSearchParams struct {
 // The Links page: a workspace's live links, newest first, optionally only
 // those whose title, code or target contains a pattern (ILIKE, served by
 // links_search_idx; the expression must stay identical to the index's) and
-// of one state (active: redirecting now; paused; expired) and on one
-// custom domain.
+// of one state (active: redirecting now; paused; expired), on one
+// custom domain and among some ids (the QR ZIP's repeatable id).
 func (q *Queries) LinkSearch(ctx context.Context, db DBTX, arg LinkSearchParams) ([]Link, error) {
 	rows, err := db.Query(ctx, linkSearch,
 		arg.WorkspaceID,
 		arg.Pattern,
 		arg.State,
 		arg.Domain,
+		arg.Ids,
 		arg.Before,
 		arg.Lim,
 	)
@@ -492,6 +495,7 @@ WHERE workspace_id = $1 AND deleted_at IS NULL
        OR ($3::text = 'paused' AND status = 'paused')
        OR ($3::text = 'expired' AND expires_at <= now()))
   AND ($4::text IS NULL OR domain = $4::text)
+  AND ($5::uuid[] IS NULL OR id = ANY($5::uuid[]))
 `
 
 type LinkSearchCountParams struct {
@@ -499,6 +503,7 @@ type LinkSearchCountParams struct {
 	Pattern     *string
 	State       *string
 	Domain      *string
+	Ids         []uuid.UUID
 }
 
 // How many links LinkSearch finds in all (every page).
@@ -508,6 +513,7 @@ func (q *Queries) LinkSearchCount(ctx context.Context, db DBTX, arg LinkSearchCo
 		arg.Pattern,
 		arg.State,
 		arg.Domain,
+		arg.Ids,
 	)
 	var count int64
 	err := row.Scan(&count)

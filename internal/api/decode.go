@@ -26,14 +26,21 @@ const MaxBodyBytes = 64 << 10
 // content type (415), at most 64 KiB (413), well-formed with nothing after
 // the value (400), an object (422). Fields are decoded by the caller.
 func decodeObject(w http.ResponseWriter, r *http.Request) (*fields, error) {
+	return decodeObjectUpTo(w, r, MaxBodyBytes)
+}
+
+// decodeObjectUpTo is decodeObject with another body limit, for the one
+// body the contract lets grow beyond 64 KiB: a QR design carrying a logo
+// (MaxDesignBodyBytes).
+func decodeObjectUpTo(w http.ResponseWriter, r *http.Request, limit int64) (*fields, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" || (params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {
 		return nil, problem.New(problem.UnsupportedMediaType, "send the body as JSON with Content-Type: application/json")
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return nil, problem.New(problem.PayloadTooLarge, fmt.Sprintf("the body must be at most %d bytes", MaxBodyBytes))
+		return nil, problem.New(problem.PayloadTooLarge, fmt.Sprintf("the body must be at most %d bytes", limit))
 	}
 	if err != nil {
 		return nil, problem.New(problem.InvalidRequest, "the request body could not be read")

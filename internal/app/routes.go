@@ -168,6 +168,7 @@ func (a *App) apiV1(reports *analytics.Reports) *api.API {
 		BaseURL:     a.Config.BaseURL.String(),
 		Links:       a.Links,
 		QR:          a.QR,
+		Designs:     a.Designs,
 		Accounts:    a.Accounts,
 		Scans:       scan.NewReader(a.Reads),
 		Analytics:   reports,

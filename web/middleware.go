@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -22,10 +23,20 @@ func (u *UI) protect(next http.Handler) http.Handler {
 	checked := u.csrf.Handler(readForm(next))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+			limit := int64(maxFormBytes)
+			if designPost(r.URL.Path) {
+				limit = maxDesignFormBytes // a logo upload
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
 		}
 		checked.ServeHTTP(w, r)
 	})
+}
+
+// designPost reports whether path takes a QR design form (with a logo
+// file): a link's design or Settings → QR style.
+func designPost(path string) bool {
+	return strings.HasSuffix(path, "/qr/design") || strings.HasSuffix(path, "/settings/qr")
 }
 
 // readForm parses a posted form before the handler runs, so a body that

@@ -79,6 +79,19 @@ func ParseLogoDataURI(uri string) (*Logo, error) {
 	return decodeLogo(raw, mediaType)
 }
 
+// ParseLogo decodes an uploaded logo file (the UI's upload) with the
+// checks of ParseLogoDataURI, its type read from its bytes.
+func ParseLogo(raw []byte) (*Logo, error) {
+	if len(raw) > MaxLogoBytes {
+		return nil, validate.Reject(detailLogoBytes)
+	}
+	_, format, err := image.DecodeConfig(bytes.NewReader(raw))
+	if err != nil || (format != "png" && format != "jpeg") {
+		return nil, validate.Reject(detailLogoKind)
+	}
+	return decodeLogo(raw, "image/"+format)
+}
+
 func decodeLogo(raw []byte, mediaType string) (*Logo, error) {
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
 	if err != nil {

@@ -73,6 +73,7 @@ func Handler(cfg Config) http.Handler {
 		Logger:       sdkLog,
 	})
 	addLinkTools(server, d)
+	addQRDesignTools(server, d)
 	addAnalyticsTools(server, d)
 	addWebhookTools(server, d)
 	addDomainTools(server, d)

@@ -377,7 +377,7 @@ func TestQRZipThousand(t *testing.T) {
 	}
 }
 
-func insertLinks(t *testing.T, f *linksFixture, n int) {
+func insertLinks(t testing.TB, f *linksFixture, n int) {
 	t.Helper()
 	_, err := f.srv.Pool.Exec(context.Background(), `
 		INSERT INTO links (id, workspace_id, code, target_url)

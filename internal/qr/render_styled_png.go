@@ -13,7 +13,7 @@ import (
 )
 
 // renderStyledPNG draws a scene (module styles, logo, frame) into an RGBA
-// canvas of Size pixels across, a whole number of pixels per module so
+// canvas (RGBA, whose fills take the standard library's fast paths) of Size pixels across, a whole number of pixels per module so
 // edges stay crisp. Unlike the plain 1-bit path it holds the picture in
 // memory (4 bytes a pixel: 64 MiB at 4096 px), which the render bound of
 // package qrserve keeps to a few at a time.
@@ -25,14 +25,14 @@ func renderStyledPNG(s scene) ([]byte, error) {
 	scale := s.o.Size / units
 	off := (s.o.Size - units*scale) / 2
 	height := int(s.h)*scale + 2*off
-	c := &canvas{img: image.NewNRGBA(image.Rect(0, 0, s.o.Size, height)), scale: float64(scale), off: float64(off)}
+	c := &canvas{img: image.NewRGBA(image.Rect(0, 0, s.o.Size, height)), scale: float64(scale), off: float64(off)}
 
-	fill(c.img, c.img.Bounds(), opaqueN(s.o.BG))
+	fill(c.img, c.img.Bounds(), opaque(s.o.BG))
 	if s.o.Frame != nil {
-		c.rect(box{0, 0, s.w, s.h}, opaqueN(s.o.Frame.Color))
-		c.rect(s.inner, opaqueN(s.o.BG))
+		c.rect(box{0, 0, s.w, s.h}, opaque(s.o.Frame.Color))
+		c.rect(s.inner, opaque(s.o.BG))
 	}
-	fg := opaqueN(s.o.FG)
+	fg := opaque(s.o.FG)
 	s.shapes(func(sh shape) {
 		switch sh.kind {
 		case shapeSquare:
@@ -47,7 +47,7 @@ func renderStyledPNG(s scene) ([]byte, error) {
 		c.logo(s.logo, s.o.Logo)
 	}
 	if s.o.Frame != nil {
-		if err := c.text(s, opaqueN(s.o.BG)); err != nil {
+		if err := c.text(s, opaque(s.o.BG)); err != nil {
 			return nil, err
 		}
 	}
@@ -62,7 +62,7 @@ func renderStyledPNG(s scene) ([]byte, error) {
 // canvas maps module units to pixels: scale pixels a module, off pixels
 // of leftover border on each side.
 type canvas struct {
-	img        *image.NRGBA
+	img        *image.RGBA
 	scale, off float64
 }
 
@@ -72,15 +72,15 @@ func (c *canvas) pixels(b box) image.Rectangle {
 	return image.Rect(c.px(b.x), c.px(b.y), c.px(b.x+b.w), c.px(b.y+b.h))
 }
 
-func (c *canvas) rect(b box, col color.NRGBA) { fill(c.img, c.pixels(b), col) }
+func (c *canvas) rect(b box, col color.RGBA) { fill(c.img, c.pixels(b), col) }
 
-func fill(img *image.NRGBA, r image.Rectangle, col color.NRGBA) {
+func fill(img *image.RGBA, r image.Rectangle, col color.RGBA) {
 	draw.Draw(img, r, image.NewUniform(col), image.Point{}, draw.Src)
 }
 
 // dot fills the circle inscribed in the module at (x, y), testing each
 // pixel's centre.
-func (c *canvas) dot(x, y float64, col color.NRGBA) {
+func (c *canvas) dot(x, y float64, col color.RGBA) {
 	r := c.pixels(box{x, y, 1, 1})
 	cx, cy := float64(r.Min.X+r.Max.X)/2, float64(r.Min.Y+r.Max.Y)/2
 	rad := float64(r.Dx()) / 2
@@ -88,7 +88,7 @@ func (c *canvas) dot(x, y float64, col color.NRGBA) {
 		for px := r.Min.X; px < r.Max.X; px++ {
 			dx, dy := float64(px)+0.5-cx, float64(py)+0.5-cy
 			if dx*dx+dy*dy <= rad*rad {
-				c.img.SetNRGBA(px, py, col)
+				c.img.SetRGBA(px, py, col)
 			}
 		}
 	}
@@ -96,13 +96,13 @@ func (c *canvas) dot(x, y float64, col color.NRGBA) {
 
 // rounded fills a rectangle whose corners are rounded with radius rad
 // (module units).
-func (c *canvas) rounded(b box, rad float64, col color.NRGBA) {
+func (c *canvas) rounded(b box, rad float64, col color.RGBA) {
 	r := c.pixels(b)
 	rp := rad * c.scale
 	for py := r.Min.Y; py < r.Max.Y; py++ {
 		for px := r.Min.X; px < r.Max.X; px++ {
 			if insideRounded(float64(px)+0.5, float64(py)+0.5, r, rp) {
-				c.img.SetNRGBA(px, py, col)
+				c.img.SetRGBA(px, py, col)
 			}
 		}
 	}
@@ -123,7 +123,7 @@ func (c *canvas) logo(b box, l *Logo) {
 }
 
 // text draws the frame's text, anti-aliased, centred in the band.
-func (c *canvas) text(s scene, col color.NRGBA) error {
+func (c *canvas) text(s scene, col color.RGBA) error {
 	tl, err := s.layoutText()
 	if err != nil {
 		return err
@@ -146,5 +146,3 @@ func (c *canvas) text(s scene, col color.NRGBA) error {
 	return nil
 }
 
-// opaqueN is c as an opaque non-premultiplied colour.
-func opaqueN(c color.RGBA) color.NRGBA { return color.NRGBA{c.R, c.G, c.B, 0xff} }

@@ -145,4 +145,3 @@ func (c *canvas) text(s scene, col color.RGBA) error {
 	d.DrawString(s.o.Frame.Text.String())
 	return nil
 }
-

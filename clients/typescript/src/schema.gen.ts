@@ -701,7 +701,7 @@ export interface components {
             /** @enum {string} */
             object: "qr_design";
             /** @description The link whose own design this is; null for the workspace default and the built-in defaults. */
-            link_id: components["schemas"]["LinkId"] | null;
+            link_id: string | null;
             fg: string;
             bg: string;
             /**
@@ -715,25 +715,26 @@ export interface components {
              * @enum {string}
              */
             modules: "square" | "dots" | "rounded";
-            /** @description The stored logo (the server's PNG, at most 1024 pixels a side), or null. */
-            logo: {
-                width: number;
-                height: number;
-                bytes: number;
-            } | null;
-            /** @description A border in `color` with `text` below the code, or null. */
-            frame: components["schemas"]["QRFrame"] | null;
+            logo: components["schemas"]["QRLogo"];
+            frame: components["schemas"]["QRFrame"];
             /**
              * Format: date-time
              * @description When the design was saved; null for the built-in defaults.
              */
             updated_at: string | null;
         };
+        /** @description The stored logo of a design (the server's PNG, at most 1024 pixels a side), or null. */
+        QRLogo: {
+            width: number;
+            height: number;
+            bytes: number;
+        } | null;
+        /** @description A border in `color` with `text` below the code, or null. */
         QRFrame: {
             /** @description 1–32 printable characters, not only spaces. */
             text: string;
             color: string;
-        };
+        } | null;
         /** @description Every member optional; absent members keep their current value. */
         QRDesignInput: {
             fg?: string;
@@ -1677,13 +1678,7 @@ export interface components {
          */
         IdempotencyKey: string;
     };
-    requestBodies: {
-        QRDesignInput: {
-            content: {
-                "application/json": components["schemas"]["QRDesignInput"];
-            };
-        };
-    };
+    requestBodies: never;
     headers: {
         /**
          * @description Identifies this request in the server's logs; equals `request_id` in
@@ -2172,7 +2167,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["QRDesignInput"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QRDesignInput"];
+            };
+        };
         responses: {
             200: components["responses"]["QRDesignOK"];
             400: components["responses"]["BadRequest"];
@@ -2250,7 +2249,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["QRDesignInput"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QRDesignInput"];
+            };
+        };
         responses: {
             200: components["responses"]["QRDesignOK"];
             400: components["responses"]["BadRequest"];

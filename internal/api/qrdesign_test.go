@@ -305,8 +305,8 @@ func zipFiles(t *testing.T, f *linksFixture, query string) map[string][]byte {
 func TestQRZip(t *testing.T) {
 	t.Parallel()
 	f := newLinksFixture(t)
-	a := f.create(t, `{"target_url":"https://example.com/a","code":"zip-a","title":"print"}`)
-	b := f.create(t, `{"target_url":"https://example.com/b","code":"zip-b","title":"print"}`)
+	a := f.create(t, `{"target_url":"https://example.com/a","code":"zip-a","title":"print","tags":["flyer"]}`)
+	b := f.create(t, `{"target_url":"https://example.com/b","code":"zip-b","title":"print","tags":["flyer","menu"]}`)
 	f.create(t, `{"target_url":"https://example.com/c","code":"zip-c"}`)
 	f.design(t, "/api/v1/links/"+a["id"].(string)+"/qr/design", `{"logo":`+jsonString(dataURI("image/png", redPNG(t, 50, 50)))+`}`, 200)
 
@@ -324,6 +324,12 @@ func TestQRZip(t *testing.T) {
 			t.Errorf("%s: logo in the centre %v", name, centreRed)
 		}
 	}
+	if files := zipFiles(t, f, "?tag=flyer&tag=menu"); len(files) != 1 || files["zip-b.png"] == nil {
+		t.Errorf("tag=flyer&tag=menu: %v", fileNames(files))
+	}
+	if files := zipFiles(t, f, "?tag=flyer&id="+a["id"].(string)); len(files) != 1 || files["zip-a.png"] == nil {
+		t.Errorf("tag and id: %v", fileNames(files))
+	}
 	files = zipFiles(t, f, "?format=svg&id="+a["id"].(string)+"&id="+b["id"].(string))
 	if len(files) != 2 || !bytes.HasPrefix(files["zip-a.svg"], []byte("<svg")) {
 		t.Fatalf("svg files %v", fileNames(files))
@@ -332,7 +338,7 @@ func TestQRZip(t *testing.T) {
 	if got := testkit.DecodeQR(t, rasterisePDF(t, files["zip-b.pdf"])); got != b["short_url"].(string)+"?qr=1" {
 		t.Errorf("zip-b.pdf decodes to %q", got)
 	}
-	for _, q := range []string{"?format=gif", "?size=10", "?id=nope", "?status=gone", "?tag=x", "?q=a&q=b"} {
+	for _, q := range []string{"?format=gif", "?size=10", "?id=nope", "?status=gone", "?tag=" + strings.Repeat("x", 51), "?q=a&q=b", "?shape=dots"} {
 		testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/links/qr.zip"+q, f.token, ""), 422, "validation-failed")
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/auth"
-	"github.com/linkqr/linkqr/internal/hostname"
-	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrzip"
 
@@ -24,33 +22,28 @@ import (
 // MaxZipLinks bounds a QR ZIP (CONTRACT.md 10.5).
 const MaxZipLinks = qrzip.MaxLinks
 
-// parseZipRequest reads the list's filters (q, status, domain), the
-// repeatable id, and format and size.
+// parseZipRequest reads the list's filters (q, status, domain, repeatable
+// tag), the repeatable id, and format and size.
 func parseZipRequest(r *http.Request) (qrzip.Request, error) {
 	q, err := query(r)
 	if err != nil {
 		return qrzip.Request{}, err
 	}
 	var errs validate.Errors
-	checkKnownParams(q, &errs, "q", "status", "domain", "id", "format", "size")
+	checkKnownParams(q, &errs, append([]string{"id", "format", "size"}, linkFilterParams...)...)
 	repeated := url.Values{}
 	for name, vs := range q {
-		if name != "id" {
+		if name != "id" && name != "tag" {
 			repeated[name] = vs
 		}
 	}
 	checkOnce(repeated, &errs)
 	var zr qrzip.Request
-	if q.Has("domain") {
-		h, err := hostname.Parse(q.Get("domain"))
-		errs.Check("/query/domain", err)
-		zr.Search.Domain = &h
+	search, _, err := parseLinkFilter(q)
+	if verrs, ok := err.(validate.Errors); ok {
+		errs = append(errs, verrs...)
 	}
-	term, err := link.ParseSearchTerm(q.Get("q"))
-	errs.Check("/query/q", err)
-	state, err := link.ParseState(q.Get("status"))
-	errs.Check("/query/status", err)
-	zr.Search.Term, zr.Search.State = term, state
+	zr.Search = search
 	zr.Search.IDs = parseZipIDs(q["id"], &errs)
 	opts := url.Values{}
 	for _, name := range []string{"format", "size"} {
@@ -108,7 +101,7 @@ func (a *API) getLinksQRZip(w http.ResponseWriter, r *http.Request) error {
 	var many *qrzip.TooManyError
 	if err := zw.Check(ctx, ws, req); errors.As(err, &many) {
 		var errs validate.Errors
-		errs.Add("/query", many.Error()+": narrow them (q, status, domain, id)")
+		errs.Add("/query", many.Error()+": narrow them (q, status, domain, tag, id)")
 		return errs
 	} else if err != nil {
 		return err

@@ -280,13 +280,17 @@ class Links:
         status: LinkFilter | None = None,
         *,
         domain: str | None = None,
+        tag: Sequence[str] | None = None,
         id: Sequence[str] | None = None,
         format: QRFormat | None = None,
         size: int | None = None,
     ) -> bytes:
         """The QR codes of up to 1,000 links (the list's filters, or ``id``s) as ZIP
         bytes, each in its own design (links:read)."""
-        params = {"q": q, "status": status, "domain": domain, "id": list(id) if id else None, "format": format, "size": size}
+        params = {
+            "q": q, "status": status, "domain": domain, "tag": list(tag) if tag else None,
+            "id": list(id) if id else None, "format": format, "size": size,
+        }
         return self._t.request("GET", "/links/qr.zip", params=params).content
 
     def scans_page(self, id: str, *, limit: int | None = None, cursor: str | None = None) -> Page[Scan]:

@@ -242,11 +242,12 @@ class Links internal constructor(private val t: Transport) {
         q: String? = null,
         status: String? = null,
         domain: String? = null,
+        tag: List<String>? = null,
         id: List<String>? = null,
         format: String? = null,
         size: Int? = null
     ): ByteArray = t.call("GET", "/links/qr.zip", listOf("q" to q, "status" to status, "domain" to domain, "format" to format,
-        "size" to size?.toString()) + (id ?: emptyList()).map { "id" to it }).body()
+        "size" to size?.toString()) + (tag ?: emptyList()).map { "tag" to it } + (id ?: emptyList()).map { "id" to it }).body()
 
     // operation: listLinkScans
     /** Every scan of a link, newest first, lazily (analytics:read). */

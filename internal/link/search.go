@@ -77,7 +77,7 @@ type Search struct {
 	Domain *hostname.Name // nil: every domain
 	// IDs keeps only these links (nil: every link), for the QR ZIP's
 	// repeatable id; ids of other workspaces simply match nothing.
-	IDs    []uuid.UUID
+	IDs []uuid.UUID
 	// Tags keeps only the links that carry every one of them.
 	Tags   []Tag
 	Before *uuid.UUID

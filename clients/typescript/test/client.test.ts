@@ -197,6 +197,7 @@ test("QR designs: a link's own, the workspace default, qr-unreadable, and a ZIP 
   assert.equal((await lq.getQRDesign(link.id)).link_id, null);
   const def = await lq.getDefaultQRDesign();
   assert.equal(def.object, "qr_design");
+});
 
 test("many links in one request, tagged, filtered by tags and exported as CSV", async () => {
   const lq = client();

@@ -74,6 +74,7 @@ func Handler(cfg Config) http.Handler {
 	})
 	addLinkTools(server, d)
 	addTargetingTools(server, d)
+	addQRDesignTools(server, d)
 	addAnalyticsTools(server, d)
 	addWebhookTools(server, d)
 	addDomainTools(server, d)

@@ -169,3 +169,26 @@ def test_unauthorized(base_url: str) -> None:
     assert (e.value.status, e.value.slug) == (401, "unauthorized")
 
 
+
+
+def test_qr_designs(client: Client, marker: str) -> None:
+    link = client.links.create(target_url="https://example.com/design", title=marker)
+    assert client.links.qr_design(link.id).link_id is None, "a new link inherits the workspace default"
+    own = client.links.set_qr_design(link.id, modules="dots", fg="1A237E", frame={"text": "Scan me"})
+    assert (own.link_id, own.modules, own.ecc) == (link.id, "dots", "M")
+    assert own.frame is not None and (own.frame.text, own.frame.color) == ("Scan me", "1A237E")
+    assert b">Scan me</text>" in client.links.qr(link.id, format="svg")
+    assert client.links.qr(link.id, format="pdf").startswith(b"%PDF")
+
+    with pytest.raises(ProblemError) as e:
+        client.links.set_qr_design(link.id, margin=0)
+    assert (e.value.status, e.value.slug) == (422, "qr-unreadable")
+    with pytest.raises(ProblemError) as e:
+        client.links.set_qr_design(link.id, logo="data:image/gif;base64,R0lGODlhAQABAAAAACw=")
+    assert [f.pointer for f in e.value.errors] == ["/logo"]
+    assert client.links.qr_design(link.id) == own, "refused designs change nothing"
+
+    assert client.links.qr_zip(id=[link.id], format="svg").startswith(b"PK")
+    client.links.delete_qr_design(link.id)
+    assert client.links.qr_design(link.id).link_id is None
+    assert client.links.default_qr_design().object == "qr_design"

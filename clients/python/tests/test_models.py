@@ -40,6 +40,7 @@ BODIES: dict[str, Callable[..., Any]] = {
     "WebhookUpdate": linkqr.Webhooks.update,
     "DomainCreate": linkqr.Domains.create,
     "DomainUpdate": linkqr.Domains.update,
+    "QRDesignInput": linkqr.Links.set_qr_design,
 }
 
 # operationId → the method whose keywords carry its query parameters
@@ -52,6 +53,12 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
     "updateLink": linkqr.Links.update,
     "deleteLink": linkqr.Links.delete,
     "getLinkQr": linkqr.Links.qr,
+    "getLinkQrDesign": linkqr.Links.qr_design,
+    "putLinkQrDesign": linkqr.Links.set_qr_design,
+    "deleteLinkQrDesign": linkqr.Links.delete_qr_design,
+    "getQrDesign": linkqr.Links.default_qr_design,
+    "putQrDesign": linkqr.Links.set_default_qr_design,
+    "getLinksQrZip": linkqr.Links.qr_zip,
     "listLinkScans": linkqr.Links.scans_page,
     "getLinkAnalytics": linkqr.Links.analytics,
     "createWebhook": linkqr.Webhooks.create,

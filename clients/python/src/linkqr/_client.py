@@ -19,8 +19,11 @@ from ._models import (
     LinkFilter,
     LinkStatus,
     Page,
+    QRDesign,
     QRErrorCorrection,
     QRFormat,
+    QRLogoFlag,
+    QRModules,
     Scan,
     Webhook,
     WebhookStatus,
@@ -214,10 +217,81 @@ class Links:
         ecc: QRErrorCorrection | None = None,
         fg: str | None = None,
         bg: str | None = None,
+        logo: QRLogoFlag | None = None,
     ) -> bytes:
-        """The link's QR code as PNG (default) or SVG bytes (links:read)."""
-        params = {"format": format, "size": size, "margin": margin, "ecc": ecc, "fg": fg, "bg": bg}
+        """The link's QR code as PNG (default), SVG or PDF bytes, in its QR design
+        (links:read); the options override the design for this image, ``logo="false"``
+        leaves its logo out."""
+        params = {"format": format, "size": size, "margin": margin, "ecc": ecc, "fg": fg, "bg": bg, "logo": logo}
         return self._t.request("GET", f"/links/{_seg(id)}/qr", params=params).content
+
+    def qr_design(self, id: str) -> QRDesign:
+        """The design the link's QR codes are drawn in: its own, else the workspace
+        default (``link_id`` None) (links:read)."""
+        return decode(QRDesign, self._t.request("GET", f"/links/{_seg(id)}/qr/design").json())
+
+    def set_qr_design(
+        self,
+        id: str,
+        *,
+        fg: str | _Unset = UNSET,
+        bg: str | _Unset = UNSET,
+        ecc: QRErrorCorrection | _Unset = UNSET,
+        margin: int | _Unset = UNSET,
+        modules: QRModules | _Unset = UNSET,
+        logo: str | None | _Unset = UNSET,
+        frame: dict[str, str] | None | _Unset = UNSET,
+    ) -> QRDesign:
+        """Gives the link a QR design of its own, laid over its current one (links:write).
+
+        ``logo`` is a ``data:image/png;base64,…`` or ``data:image/jpeg;base64,…`` URI
+        (None removes it); ``frame`` is ``{"text": "Scan me", "color": "1A237E"}`` (None
+        removes it). The server proves the design scans first: ProblemError
+        ``qr-unreadable`` otherwise, and nothing is saved."""
+        body = _design_body(fg=fg, bg=bg, ecc=ecc, margin=margin, modules=modules, logo=logo, frame=frame)
+        return decode(QRDesign, self._t.request("PUT", f"/links/{_seg(id)}/qr/design", json=body).json())
+
+    def delete_qr_design(self, id: str) -> None:
+        """Removes the link's own QR design: it follows the workspace default again (links:write)."""
+        self._t.request("DELETE", f"/links/{_seg(id)}/qr/design")
+
+    def default_qr_design(self) -> QRDesign:
+        """The workspace's default QR design (links:read)."""
+        return decode(QRDesign, self._t.request("GET", "/qr/design").json())
+
+    def set_default_qr_design(
+        self,
+        *,
+        fg: str | _Unset = UNSET,
+        bg: str | _Unset = UNSET,
+        ecc: QRErrorCorrection | _Unset = UNSET,
+        margin: int | _Unset = UNSET,
+        modules: QRModules | _Unset = UNSET,
+        logo: str | None | _Unset = UNSET,
+        frame: dict[str, str] | None | _Unset = UNSET,
+    ) -> QRDesign:
+        """Sets the workspace's default QR design, with the rules of set_qr_design (links:write)."""
+        body = _design_body(fg=fg, bg=bg, ecc=ecc, margin=margin, modules=modules, logo=logo, frame=frame)
+        return decode(QRDesign, self._t.request("PUT", "/qr/design", json=body).json())
+
+    def qr_zip(
+        self,
+        q: str | None = None,
+        status: LinkFilter | None = None,
+        *,
+        domain: str | None = None,
+        tag: Sequence[str] | None = None,
+        id: Sequence[str] | None = None,
+        format: QRFormat | None = None,
+        size: int | None = None,
+    ) -> bytes:
+        """The QR codes of up to 1,000 links (the list's filters, or ``id``s) as ZIP
+        bytes, each in its own design (links:read)."""
+        params = {
+            "q": q, "status": status, "domain": domain, "tag": list(tag) if tag else None,
+            "id": list(id) if id else None, "format": format, "size": size,
+        }
+        return self._t.request("GET", "/links/qr.zip", params=params).content
 
     def scans_page(self, id: str, *, limit: int | None = None, cursor: str | None = None) -> Page[Scan]:
         """One page of a link's scans, newest first (analytics:read)."""
@@ -326,6 +400,11 @@ class Webhooks:
             idempotency_key=idempotency_key,
         )
         return decode(Delivery, r.json())
+
+
+def _design_body(**fields: Any) -> dict[str, Any]:
+    """The PUT body of a design: the fields that are not UNSET."""
+    return {k: v for k, v in fields.items() if not isinstance(v, _Unset)}
 
 
 def _page(cls: type[T], body: Any) -> Page[T]:

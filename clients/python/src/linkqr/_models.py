@@ -22,8 +22,10 @@ EventType = Literal["scan.created", "link.updated", "link.created", "link.delete
 DeliveryEventType = Literal["scan.created", "link.updated", "link.created", "link.deleted", "ping"]
 WebhookStatus = Literal["enabled", "disabled"]
 DeliveryStatus = Literal["pending", "succeeded", "failed"]
-QRFormat = Literal["png", "svg"]
+QRFormat = Literal["png", "svg", "pdf"]
 QRErrorCorrection = Literal["L", "M", "Q", "H"]
+QRModules = Literal["square", "dots", "rounded"]
+QRLogoFlag = Literal["true", "false"]
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,40 @@ class DomainVerification:
     type: Literal["TXT"]
     name: str
     value: str
+
+
+@dataclass(frozen=True)
+class QRLogo:
+    """The stored logo of a QR design: the server's own PNG."""
+
+    width: int
+    height: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class QRFrame:
+    """A QR design's frame: a border in ``color`` with ``text`` below the code."""
+
+    text: str
+    color: str
+
+
+@dataclass(frozen=True)
+class QRDesign:
+    """How a link's QR codes are drawn; ``link_id`` is None for the workspace default
+    (and for a link that inherits it)."""
+
+    object: Literal["qr_design"]
+    link_id: str | None
+    fg: str
+    bg: str
+    ecc: QRErrorCorrection
+    margin: int
+    modules: QRModules
+    logo: QRLogo | None
+    frame: QRFrame | None
+    updated_at: datetime | None
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,29 @@ private fun <T> pages(first: String?, fetch: (String?) -> Page<T>): Sequence<T> 
     }
 }
 
+/** The PUT body of a QR design: the fields given, null for a removed logo or frame. */
+private fun designBody(
+    fg: String?, bg: String?, ecc: String?, margin: Int?, modules: String?, logo: String?,
+    frame: QRFrameInput?, removeLogo: Boolean, removeFrame: Boolean
+): JsonObject {
+    val b = JsonObject()
+    b.put("fg", fg, false)
+    b.put("bg", bg, false)
+    b.put("ecc", ecc, false)
+    if (margin != null) b.addProperty("margin", margin)
+    b.put("modules", modules, false)
+    b.put("logo", logo, removeLogo)
+    if (removeFrame) {
+        b.add("frame", JsonNull.INSTANCE)
+    } else if (frame != null) {
+        val f = JsonObject()
+        f.addProperty("text", frame.text)
+        if (frame.color != null) f.addProperty("color", frame.color)
+        b.add("frame", f)
+    }
+    return b
+}
+
 private fun JsonObject.put(name: String, value: String?, clear: Boolean) {
     if (value != null) addProperty(name, value) else if (clear) add(name, JsonNull.INSTANCE)
 }
@@ -154,9 +177,77 @@ class Links internal constructor(private val t: Transport) {
         margin: Int? = null,
         ecc: String? = null,
         fg: String? = null,
-        bg: String? = null
+        bg: String? = null,
+        logo: String? = null
     ): ByteArray = t.call("GET", "/links/" + enc(id) + "/qr", listOf("format" to format, "size" to size?.toString(),
-        "margin" to margin?.toString(), "ecc" to ecc, "fg" to fg, "bg" to bg)).body()
+        "margin" to margin?.toString(), "ecc" to ecc, "fg" to fg, "bg" to bg, "logo" to logo)).body()
+
+    // operation: getLinkQrDesign
+    /** The design the link's QR codes are drawn in: its own, else the workspace default (linkId null) (links:read). */
+    fun qrDesign(id: String): QRDesign = t.json(QRDesign::class.java, "GET", "/links/" + enc(id) + "/qr/design")
+
+    // operation: putLinkQrDesign
+    /**
+     * Gives the link a QR design of its own, laid over its current one
+     * (links:write); null leaves a field as it is. [logo] is a
+     * data:image/png;base64,… or data:image/jpeg;base64,… URI; [removeLogo] /
+     * [removeFrame] take them away. The server proves the design scans first:
+     * a ProblemException "qr-unreadable" otherwise, and nothing is saved.
+     */
+    @JvmOverloads
+    fun setQrDesign(
+        id: String,
+        fg: String? = null,
+        bg: String? = null,
+        ecc: String? = null,
+        margin: Int? = null,
+        modules: String? = null,
+        logo: String? = null,
+        frame: QRFrameInput? = null,
+        removeLogo: Boolean = false,
+        removeFrame: Boolean = false
+    ): QRDesign = t.json(QRDesign::class.java, "PUT", "/links/" + enc(id) + "/qr/design",
+        body = designBody(fg, bg, ecc, margin, modules, logo, frame, removeLogo, removeFrame))
+
+    // operation: deleteLinkQrDesign
+    /** Removes the link's own QR design: it follows the workspace default again (links:write). */
+    fun deleteQrDesign(id: String) {
+        t.call("DELETE", "/links/" + enc(id) + "/qr/design")
+    }
+
+    // operation: getQrDesign
+    /** The workspace's default QR design (links:read). */
+    fun defaultQrDesign(): QRDesign = t.json(QRDesign::class.java, "GET", "/qr/design")
+
+    // operation: putQrDesign
+    /** Sets the workspace's default QR design, with the rules of [setQrDesign] (links:write). */
+    @JvmOverloads
+    fun setDefaultQrDesign(
+        fg: String? = null,
+        bg: String? = null,
+        ecc: String? = null,
+        margin: Int? = null,
+        modules: String? = null,
+        logo: String? = null,
+        frame: QRFrameInput? = null,
+        removeLogo: Boolean = false,
+        removeFrame: Boolean = false
+    ): QRDesign = t.json(QRDesign::class.java, "PUT", "/qr/design",
+        body = designBody(fg, bg, ecc, margin, modules, logo, frame, removeLogo, removeFrame))
+
+    // operation: getLinksQrZip
+    /** The QR codes of up to 1,000 links (the list's filters, or ids) as ZIP bytes, each in its own design (links:read). */
+    @JvmOverloads
+    fun qrZip(
+        q: String? = null,
+        status: String? = null,
+        domain: String? = null,
+        tag: List<String>? = null,
+        id: List<String>? = null,
+        format: String? = null,
+        size: Int? = null
+    ): ByteArray = t.call("GET", "/links/qr.zip", listOf("q" to q, "status" to status, "domain" to domain, "format" to format,
+        "size" to size?.toString()) + (tag ?: emptyList()).map { "tag" to it } + (id ?: emptyList()).map { "id" to it }).body()
 
     // operation: listLinkScans
     /** Every scan of a link, newest first, lazily (analytics:read). */

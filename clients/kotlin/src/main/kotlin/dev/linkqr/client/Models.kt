@@ -144,6 +144,41 @@ data class Delivery(
     val nextAttemptAt: Instant?
 )
 
+// schema: QRDesign
+/** How a link's QR codes are drawn; [linkId] is null for the workspace default (and a link that inherits it). */
+data class QRDesign(
+    val `object`: String,
+    val linkId: String?,
+    val fg: String,
+    val bg: String,
+    /** "L", "M", "Q" or "H" (always H with a logo). */
+    val ecc: String,
+    val margin: Int,
+    /** "square", "dots" or "rounded". */
+    val modules: String,
+    val logo: QRLogo?,
+    val frame: QRFrame?,
+    val updatedAt: Instant?
+)
+
+// schema: QRLogo
+/** The stored logo of a QR design (the server's own PNG). */
+data class QRLogo(
+    val width: Int,
+    val height: Int,
+    val bytes: Int
+)
+
+// schema: QRFrame
+/** A QR design's frame: a border in [color] with [text] below the code. */
+data class QRFrame(
+    val text: String,
+    val color: String
+)
+
+/** A frame to set: [color] null takes the design's fg. */
+data class QRFrameInput @JvmOverloads constructor(val text: String, val color: String? = null)
+
 // schema: Domain
 /** A custom short domain of the workspace. */
 data class Domain(

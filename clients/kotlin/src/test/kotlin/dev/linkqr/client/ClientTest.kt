@@ -139,6 +139,26 @@ class ClientTest {
     }
 
     @Test
+    fun qrDesigns() {
+        val lq = client()
+        val link = lq.links.create(targetUrl = "https://example.com/design", title = run)
+        assertEquals(null, lq.links.qrDesign(link.id).linkId)
+        val own = lq.links.setQrDesign(link.id, fg = "1A237E", modules = "dots", frame = QRFrameInput("Scan me"))
+        assertEquals(link.id, own.linkId)
+        assertEquals("dots", own.modules)
+        assertEquals(QRFrame("Scan me", "1A237E"), own.frame)
+        assertTrue(String(lq.links.qr(link.id, format = "svg")).contains(">Scan me</text>"))
+        assertEquals("%PDF", String(lq.links.qr(link.id, format = "pdf").copyOfRange(0, 4)))
+        val unreadable = assertThrows(ProblemException::class.java) { lq.links.setQrDesign(link.id, margin = 0) }
+        assertEquals("qr-unreadable", unreadable.slug)
+        assertEquals(own, lq.links.qrDesign(link.id))
+        assertEquals("PK", String(lq.links.qrZip(id = listOf(link.id), format = "svg").copyOfRange(0, 2)))
+        lq.links.deleteQrDesign(link.id)
+        assertEquals(null, lq.links.qrDesign(link.id).linkId)
+        assertEquals("qr_design", lq.links.defaultQrDesign().`object`)
+    }
+
+    @Test
     fun problemsAreTyped() {
         val lq = client()
         val missing = assertThrows(ProblemException::class.java) { lq.links.get("lnk_nope") }

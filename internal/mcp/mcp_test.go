@@ -113,9 +113,9 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s: input schema %s", tool.Name, schema)
 		}
 	}
-	want := []string{"create_link", "create_webhook", "delete_link", "get_link", "get_link_analytics", "get_link_qr",
+	want := []string{"create_link", "create_links", "create_webhook", "delete_link", "get_link", "get_link_analytics", "get_link_qr",
 		"get_workspace", "list_domains", "list_link_scans", "list_links", "list_webhook_deliveries", "list_webhooks", "pause_link",
-		"repoint_link", "resume_link", "search_links"}
+		"repoint_link", "resume_link", "search_links", "update_link"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
@@ -142,6 +142,32 @@ func TestLinkTools(t *testing.T) {
 		t.Errorf("replay made another link: %v vs %v", again["id"], id)
 	}
 	other := ok(t, callTool(t, s, "create_link", map[string]any{"target_url": "https://example.org/other", "code": "other-code"}))
+
+	// Many at once, with tags; then found by tag and re-tagged.
+	bulk := ok(t, callTool(t, s, "create_links", map[string]any{"links": []any{
+		map[string]any{"target_url": "https://example.com/shop/1", "tags": []string{"Shops", "print"}},
+		map[string]any{"target_url": "ftp://example.com/bad"},
+		map[string]any{"target_url": "https://example.com/shop/2", "tags": []string{"shops"}, "title": "Shop 2"},
+	}}))
+	if bulk["object"] != "bulk_result" || bulk["created"] != float64(2) || bulk["failed"] != float64(1) {
+		t.Fatalf("create_links %v", bulk)
+	}
+	shop1 := bulk["data"].([]any)[0].(map[string]any)["link"].(map[string]any)
+	tagged := ok(t, callTool(t, s, "search_links", map[string]any{"tags": []string{"shops", "PRINT"}}))
+	if data := tagged["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != shop1["id"] {
+		t.Errorf("search_links by tags %v", tagged)
+	}
+	updated := ok(t, callTool(t, s, "update_link", map[string]any{"id": shop1["id"], "title": "Shop one", "tags": []string{"menu"}, "expires_at": "2099-01-01T00:00:00Z"}))
+	if updated["title"] != "Shop one" || fmt.Sprint(updated["tags"]) != "[menu]" || updated["expires_at"] != "2099-01-01T00:00:00Z" {
+		t.Errorf("update_link %v", updated)
+	}
+	cleared := ok(t, callTool(t, s, "update_link", map[string]any{"id": shop1["id"], "title": "", "expires_at": ""}))
+	if cleared["title"] != nil || cleared["expires_at"] != nil || fmt.Sprint(cleared["tags"]) != "[menu]" {
+		t.Errorf("update_link clearing %v", cleared)
+	}
+	if res := callTool(t, s, "search_links", map[string]any{}); !res.IsError {
+		t.Errorf("search_links without query or tags must fail: %v", res)
+	}
 
 	got := ok(t, callTool(t, s, "get_link", map[string]any{"id": id}))
 	if got["title"] != "Spring menu" {

@@ -19,6 +19,13 @@ type Schemas = components["schemas"];
 export type Link = Schemas["Link"];
 export type LinkCreate = Schemas["LinkCreate"];
 export type LinkUpdate = Schemas["LinkUpdate"];
+/** The body of POST /links/bulk: 1–1,000 create bodies, each on its own or all-or-nothing (atomic). */
+export type BulkCreate = Schemas["BulkCreate"];
+/** The answer of POST /links/bulk: one entry per item, a created link (201) or a problem (409/422). */
+export type BulkResult = Schemas["BulkResult"];
+export type BulkItem = Schemas["BulkItem"];
+/** A tag of the workspace and how many live links carry it. */
+export type Tag = Schemas["TagObject"];
 export type Scan = Schemas["Scan"];
 /** How a scan reached the short URL: "qr" (through the ?qr=1 its QR codes encode) or "link". */
 export type ScanSource = Schemas["ScanSource"];
@@ -36,6 +43,8 @@ export type DomainUpdate = Schemas["DomainUpdate"];
 export type Workspace = Schemas["Workspace"];
 export type Problem = Schemas["Problem"];
 
+/** The filters of GET /links and GET /links/export: q, status, domain and tag (several tags: links that have all). */
+export type LinkFilter = Omit<NonNullable<operations["listLinks"]["parameters"]["query"]>, "limit" | "cursor">;
 /** Query parameters of GET /links/{id}/qr. */
 export type QROptions = NonNullable<operations["getLinkQr"]["parameters"]["query"]>;
 /** Query parameters of GET /links/{id}/analytics. */
@@ -119,14 +128,41 @@ export class LinkqrClient {
     return ok(await this.raw.GET("/links/{id}", { params: { path: { id } } }));
   }
 
-  /** One page of links, newest first (links:read). */
-  async listLinks(page: PageOptions = {}): Promise<Page<Link>> {
+  /** One page of links, newest first, optionally filtered (links:read). */
+  async listLinks(page: PageOptions & LinkFilter = {}): Promise<Page<Link>> {
     return ok(await this.raw.GET("/links", { params: { query: page } }));
   }
 
-  /** Every link, newest first, fetching pages as the loop goes. */
-  links(page: PageOptions = {}): AsyncIterableIterator<Link> {
-    return iterate(page, (p) => this.listLinks(p));
+  /** Every link (that the filter finds), newest first, fetching pages as the loop goes. */
+  links(page: PageOptions & LinkFilter = {}): AsyncIterableIterator<Link> {
+    const { limit, cursor, ...filter } = page;
+    return iterate({ limit, cursor }, (p) => this.listLinks({ ...filter, ...p }));
+  }
+
+  /**
+   * Create up to 1,000 links in one request (links:write). The result has one entry per
+   * item; with atomic: true a failed item makes the call throw (422) and creates nothing.
+   * Costs one request of the rate limit plus one per 10 items.
+   */
+  async createLinks(body: BulkCreate, opts: PostOptions = {}): Promise<BulkResult> {
+    return ok(await this.raw.POST("/links/bulk", { body, params: { header: idem(opts) } }));
+  }
+
+  /** The links that the filter finds as CSV (links:read), streamed as the server sends it. */
+  async exportLinks(filter: LinkFilter = {}): Promise<ReadableStream<Uint8Array>> {
+    const r = await this.raw.GET("/links/export", { params: { query: filter }, parseAs: "stream" });
+    if (r.error !== undefined || !r.response.ok || r.data == null) throw await toProblemError(r.response, r.error);
+    return r.data as ReadableStream<Uint8Array>;
+  }
+
+  /** One page of the workspace's tags by name, with their link counts (links:read). */
+  async listTags(page: PageOptions = {}): Promise<Page<Tag>> {
+    return ok(await this.raw.GET("/tags", { params: { query: page } }));
+  }
+
+  /** Every tag of the workspace, by name. */
+  tags(page: PageOptions = {}): AsyncIterableIterator<Tag> {
+    return iterate(page, (p) => this.listTags(p));
   }
 
   /** Re-point, pause/resume, retitle or set the expiry of a link (links:write). */

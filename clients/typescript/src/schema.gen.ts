@@ -870,12 +870,11 @@ export interface components {
             /** @description 1 to 1,000 create bodies, each as for `POST /links`. */
             links: components["schemas"]["LinkCreate"][];
             /**
-             * @description `true`: every link is created or none is (a failed item makes the
+             * @description Default `false`. `true`: every link is created or none is (a failed item makes the
              *     whole request `422` with pointers `/links/<index>/<field>`).
              *     `false`: each item succeeds or fails on its own.
-             * @default false
              */
-            atomic: boolean;
+            atomic?: boolean;
         };
         /** @description The outcome of a bulk creation, one entry per item in request order. */
         BulkResult: {

@@ -400,7 +400,7 @@ func LinkPage(v LinkPageView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			templ_7745c5c3_Err = field(fieldSpec{ID: "edit-tags", Name: "tags", Label: "Tags (optional)", Type: "text", Value: v.Edit.Tags,
-				Hint:  "Separated by commas, e.g. print, spring 2027: up to 10, each up to 50 letters, digits, spaces, - _ or . (stored in lowercase).",
+				Hint:  "Separated by commas, e.g. print, spring 2027: up to 10, each up to 50 letters, digits, spaces, “-”, “_” or “.” (stored in lowercase).",
 				Error: asSentence(v.Edit.Errors["/tags"]), TestID: "edit-tags", Attrs: templ.Attributes{"autocomplete": "off", "spellcheck": "false"}}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

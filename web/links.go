@@ -42,11 +42,18 @@ func (u *UI) links(w http.ResponseWriter, r *http.Request) {
 // renderLinks shows the links page with the New link form as given (after
 // a failed create: its values and messages).
 func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, form newLinkForm) {
+	u.renderLinksWith(w, r, status, form, r.URL.Query(), "")
+}
+
+// renderLinksWith shows the links page filtered by q, with the New link
+// form as given and bulkError (why a bulk action did nothing) at the bulk
+// bar.
+func (u *UI) renderLinksWith(w http.ResponseWriter, r *http.Request, status int, form newLinkForm, q url.Values, bulkError string) {
 	ws, _ := workspaceFrom(r.Context())
-	q := r.URL.Query()
 	v := LinksView{
 		ShortBase: u.Config.ShortBaseURL.String(), DefaultHost: u.defaultHost(),
 		Query: q.Get("q"), State: q.Get("status"), Domain: q.Get("domain"), Form: form, FormKey: idempotency.NewFormKey(),
+		BulkError: bulkError,
 	}
 	var errs validate.Errors
 	search, shownDomain, shownTags := parseLinkFilters(q, &errs)

@@ -143,6 +143,9 @@ type LinksView struct {
 	// filter's choices (the first tagChoices; MoreTags when there are more).
 	AllTags  []link.TagCount
 	MoreTags bool
+	// BulkError is why the last bulk action did nothing (no link ticked,
+	// a bad tag), shown at the bulk bar.
+	BulkError string
 }
 
 // LinkRow is one link in the list.

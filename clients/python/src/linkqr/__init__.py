@@ -3,24 +3,30 @@
     from linkqr import Client, ProblemError, construct_event
 """
 
-from ._client import UNSET, Client, Domains, Links, Webhooks
+from ._client import UNSET, Client, Domains, Links, Webhooks, create_body
 from ._decode import DecodeError
 from ._errors import FieldError, LinkqrError, OAuthError, ProblemError, WebhookVerificationError
 from ._models import (
     Analytics,
     AnalyticsBucket,
     AnalyticsCount,
+    BulkItem,
+    BulkResult,
     Delivery,
     Domain,
     DomainVerification,
     Event,
     Link,
+    LinkRule,
+    LinkRuleCondition,
     Page,
     QRDesign,
     QRFrame,
     QRLogo,
     Scan,
     ScanSource,
+    SplitVariant,
+    TagObject,
     Webhook,
     WebhookWithSecret,
     Workspace,
@@ -36,6 +42,8 @@ __all__ = [
     "Analytics",
     "AnalyticsBucket",
     "AnalyticsCount",
+    "BulkItem",
+    "BulkResult",
     "Client",
     "ClientCredentials",
     "DecodeError",
@@ -46,6 +54,8 @@ __all__ = [
     "Event",
     "FieldError",
     "Link",
+    "LinkRule",
+    "LinkRuleCondition",
     "Links",
     "LinkqrError",
     "NetworkError",
@@ -58,11 +68,14 @@ __all__ = [
     "RetryInfo",
     "Scan",
     "ScanSource",
+    "SplitVariant",
+    "TagObject",
     "Webhook",
     "WebhookVerificationError",
     "WebhookWithSecret",
     "Webhooks",
     "Workspace",
     "construct_event",
+    "create_body",
     "sign_payload",
 ]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -36,6 +37,7 @@ func BenchmarkAPIGetLink(b *testing.B) {
 		req := httptest.NewRequest(http.MethodGet, path, nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		req.RemoteAddr = "198.51.100.7:40000"
+		req.Host = strings.TrimPrefix(s.URL, "http://") // the service's host (httptest's example.com is no host of ours)
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
 		return w.Code

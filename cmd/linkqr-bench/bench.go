@@ -215,6 +215,12 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 		}
 	}
 	rep.PeakRSS = sampler.Peak()
+	if !b.opts.BareOnly && !b.opts.RedirectOnly && b.opts.Zips > 0 {
+		// After the peak RSS: the archives' memory has its own figure.
+		if rep.Zip, err = b.zips(ctx, left.url, fx.Tokens[0], left.child.Pid(), redirect(left.url), rep.RedirectLinkqr.Measured.Throughput()/2); err != nil {
+			return nil, err
+		}
+	}
 	if !b.opts.BareOnly && !b.opts.RedirectOnly && b.opts.Scans > 0 {
 		if rep.Analytics, err = b.analytics(ctx, left, fx, rep.RedirectLinkqr.Measured.Throughput()/2); err != nil {
 			return nil, err

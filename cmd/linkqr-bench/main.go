@@ -4,7 +4,7 @@
 // that every redirect it received was recorded as a scan. `make bench` runs
 // it.
 //
-//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 10000] [-custom-domain go.bench.example] [-geo=true] [-redirect-only] [-webhook-events 10000] [-bulk 10000] [-scans 200000] [-strict]
+//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 10000] [-custom-domain go.bench.example] [-geo=true] [-redirect-only] [-webhook-events 10000] [-bulk 10000] [-zips 50] [-scans 200000] [-strict]
 //
 // It starts `linkqr serve` on a fresh embedded PostgreSQL (a temporary
 // LINKQR_DATA_DIR) and a bare baseline server (its own hidden subcommand
@@ -22,6 +22,12 @@
 // The bulk scenario creates -bulk links through POST /api/v1/links/bulk,
 // 1,000 a request, while the redirect runs paced at half its measured
 // capacity, and compares that redirect with the same pace alone.
+//
+// The ZIP scenario gives the workspace a QR design (logo, dots, frame),
+// times one GET /api/v1/links/qr.zip of 1,000 codes alone, then streams
+// -zips such archives at once (each its own links and size, so every code
+// is drawn) beside the paced redirect: the redirect's ratio to the same
+// pace alone, and linkqr's resident memory before and at its peak.
 //
 // Exit status: 0 when there were no errors and no lost scans; 1 otherwise,
 // or on a setup failure; 2 for bad flags. Performance targets missed are
@@ -68,6 +74,7 @@ type options struct {
 	BareOnly      bool
 	Scans         int
 	Bulk          int // links of the bulk scenario (0: skip)
+	Zips          int // QR ZIPs streaming at once in the ZIP scenario (0: skip)
 	Rounds        int
 	KeepPace      time.Duration
 	Topology      bool
@@ -93,6 +100,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Events, "webhook-events", 10000, "events fanned out to the bench's webhook receiver per fan-out run (0: skip the webhook scenario)")
 	fs.BoolVar(&o.Strict, "strict", false, "exit 1 also when a performance target is missed")
 	fs.IntVar(&o.Bulk, "bulk", 10_000, "links the bulk scenario creates through POST /api/v1/links/bulk beside the paced redirect (0: skip the scenario)")
+	fs.IntVar(&o.Zips, "zips", 50, "QR ZIPs of 1,000 designed codes streaming at once beside the paced redirect, after one alone (0: skip the scenario)")
 	fs.IntVar(&o.Scans, "scans", 10_000_000, "scans of the analytics scenario's link (0: skip the scenario)")
 	fs.BoolVar(&o.Topology, "topology", false, "measure only the deploy/ cluster: the redirect through HAProxy with 2 redirect instances and with 1 (needs haproxy, pgbouncer, redis-server)")
 	fs.StringVar(&o.ClusterScript, "cluster-script", "deploy/cluster.sh", "the cluster script -topology runs")
@@ -112,8 +120,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-webhook-events must not be negative")
 	case o.Conns < 1 || o.Links < 1 || o.Keys < 1 || o.Rounds < 1:
 		return o, fmt.Errorf("-conns, -links, -keys and -rounds must be at least 1")
-	case o.Scans < 0 || o.Bulk < 0:
-		return o, fmt.Errorf("-scans and -bulk must not be negative")
+	case o.Scans < 0 || o.Bulk < 0 || o.Zips < 0:
+		return o, fmt.Errorf("-scans, -bulk and -zips must not be negative")
 	}
 	if o.CustomDomain != "" {
 		h, err := hostname.Parse(o.CustomDomain)

@@ -64,6 +64,7 @@ type report struct {
 	Fanout    []fanoutResult
 	KeepPace  *keepPaceResult  // nil: not run
 	Bulk      *bulkResult      // nil: not run (-bulk 0)
+	Zip       *zipResult       // nil: not run (-zips 0)
 	Analytics *analyticsReport // nil: not run (-scans 0)
 	Topology  *topologyReport  // -topology: the only scenario run
 }
@@ -272,6 +273,9 @@ func (r *report) print(w io.Writer) verdict {
 
 	if r.Bulk != nil {
 		r.Bulk.print(w, row, target)
+	}
+	if r.Zip != nil {
+		r.Zip.print(w, row, target)
 	}
 
 	fmt.Fprintln(w)

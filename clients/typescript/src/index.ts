@@ -13,6 +13,7 @@ export type { components, operations, paths };
 export { ProblemError } from "./problem.js";
 export type { FieldError } from "./problem.js";
 export { verifyWebhook, signWebhook } from "./webhook.js";
+export { VERSION } from "./version.gen.js";
 export type { VerifyOptions } from "./webhook.js";
 
 type Schemas = components["schemas"];

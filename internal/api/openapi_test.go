@@ -127,6 +127,7 @@ func TestOpenAPIOperations(t *testing.T) {
 		"POST /webhooks/{id}/rotate-secret":          "rotateWebhookSecret",
 		"GET /webhooks/{id}/deliveries":              "listWebhookDeliveries",
 		"POST /webhooks/{id}/deliveries/{dlv}/retry": "retryWebhookDelivery",
+		"POST /webhooks/{id}/test":                   "testWebhook",
 
 		"POST /domains":             "createDomain",
 		"GET /domains":              "listDomains",

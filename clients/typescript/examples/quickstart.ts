@@ -1,8 +1,17 @@
 // An integrator's first program against linkqr, as an ES module: the packed
 // package is installed into a scratch project and this file is compiled
-// with tsc --strict and run against a live server (typescript_test.go).
+// with tsc --strict and run against a live server (pack_test.go).
 // Run it yourself with LINKQR_BASE_URL and LINKQR_TOKEN set.
-import { LinkqrClient, ProblemError, VERSION, type Link } from "@linkqr/client";
+import {
+  constructEvent,
+  LinkqrClient,
+  ProblemError,
+  signWebhook,
+  VERSION,
+  WebhookVerificationError,
+  type Link,
+  type WebhookEvent,
+} from "@linkqr/client";
 
 const lq = new LinkqrClient({
   baseUrl: process.env.LINKQR_BASE_URL ?? "http://127.0.0.1:8080",
@@ -24,4 +33,14 @@ try {
 } catch (e) {
   if (!(e instanceof ProblemError)) throw e;
   console.log(JSON.stringify({ version: VERSION, code: link.code, listed, refused: e.slug, pointer: e.errors[0]?.pointer }));
+}
+
+// A receiver's side: verify a delivery and narrow it by type.
+const body = JSON.stringify({ id: "evt_1", object: "event", type: "link.deleted", created_at: link.created_at, workspace_id: link.workspace_id, data: { link } });
+const event: WebhookEvent = await constructEvent(body, await signWebhook(body, "whsec_example"), "whsec_example", { tolerance: 300 });
+if (event.type === "link.deleted" && event.data.link.id !== link.id) throw new Error("wrong event");
+try {
+  await constructEvent(body, await signWebhook(body, "whsec_other"), "whsec_example");
+} catch (e) {
+  if (!(e instanceof WebhookVerificationError) || e.reason !== "no-matching-signature") throw e;
 }

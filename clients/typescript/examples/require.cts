@@ -1,5 +1,5 @@
 // The same package from CommonJS (require), compiled with tsc --strict in the
-// scratch project of typescript_test.go.
+// scratch project of pack_test.go.
 import lq = require("@linkqr/client");
 
 async function main(): Promise<void> {

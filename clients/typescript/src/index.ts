@@ -12,7 +12,9 @@ import { toProblemError } from "./problem.js";
 export type { components, operations, paths };
 export { ProblemError } from "./problem.js";
 export type { FieldError } from "./problem.js";
-export { verifyWebhook, signWebhook } from "./webhook.js";
+export { constructEvent, verifyWebhook, signWebhook, WebhookVerificationError } from "./webhook.js";
+export type { ConstructEventOptions, WebhookFailure } from "./webhook.js";
+export type { WebhookEvent, WebhookEventType, WebhookEventOf } from "./event.js";
 export { VERSION } from "./version.gen.js";
 export type { VerifyOptions } from "./webhook.js";
 
@@ -194,6 +196,15 @@ export class LinkqrClient {
   /** A new signing secret, shown once; the old one keeps signing for 24 h (webhooks:write). */
   async rotateWebhookSecret(id: string, opts: PostOptions = {}): Promise<WebhookWithSecret> {
     return ok(await this.raw.POST("/webhooks/{id}/rotate-secret", { params: { path: { id }, header: idem(opts) } }));
+  }
+
+  /**
+   * Send a signed `ping` event to this subscription only, through the normal
+   * delivery path; the answer is its pending delivery, whose event_id is the
+   * ping's id (webhooks:write).
+   */
+  async testWebhook(id: string, opts: PostOptions = {}): Promise<Delivery> {
+    return ok(await this.raw.POST("/webhooks/{id}/test", { params: { path: { id }, header: idem(opts) } }));
   }
 
   async listDeliveries(webhookId: string, page: PageOptions = {}): Promise<Page<Delivery>> {

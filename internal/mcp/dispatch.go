@@ -69,7 +69,9 @@ func (d *dispatcher) do(ctx context.Context, c call) (*response, error) {
 	if body != nil {
 		req, err = http.NewRequestWithContext(ctx, c.method, target, body)
 	} else {
-		req, err = http.NewRequestWithContext(ctx, c.method, target, nil)
+		// http.NoBody, as a server request has: handlers (and the
+		// idempotency middleware) read the body of a POST without one.
+		req, err = http.NewRequestWithContext(ctx, c.method, target, http.NoBody)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mcp: build request: %w", err)

@@ -47,10 +47,10 @@ func (p pageIn) query() url.Values {
 }
 
 type searchIn struct {
-	Query      string `json:"query"`
-	Status     string `json:"status,omitempty"`
-	MaxResults *int   `json:"max_results,omitempty"`
-	Cursor     string `json:"cursor,omitempty"`
+	Query  string `json:"query"`
+	Status string `json:"status,omitempty"`
+	Limit  *int   `json:"limit,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
 }
 
 type qrIn struct {
@@ -84,7 +84,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		Description: "Create a short link (scope links:write). Returns the link object: id (lnk_…), code, short_url (what to share " +
 			"or print as a QR code), target_url, status, domain. Without a code, a random 7-character code is generated. " +
 			"With domain (a verified custom domain of the workspace, see list_domains) the short URL is on that domain. Emits link.created.",
-		Annotations: mutating("Create link", false, false),
+		Annotations: mutating("Create Link", false, false),
 		InputSchema: object([]string{"target_url"}, map[string]*jsonschema.Schema{
 			"target_url":      uri("Where the short link redirects: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 2048),
 			"title":           strLen("Optional human title, at most 200 characters.", 0, 200),
@@ -113,7 +113,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 	sdk.AddTool(s, &sdk.Tool{
 		Name:        "get_link",
 		Description: "Get one link by id (scope links:read): its target_url, short_url, status (active|paused), expires_at, scan_count (human scans) and last_scanned_at.",
-		Annotations: readOnly("Get link"),
+		Annotations: readOnly("Get Link"),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{"id": linkID()}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in linkIDIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodGet, path: linkPath(in.ID)})
@@ -123,7 +123,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		Name: "list_links",
 		Description: "List the workspace's links, newest first (scope links:read). Returns {object:\"list\", data:[link…], has_more, next_cursor}; " +
 			"call again with cursor=next_cursor while has_more is true. To find links by words, use search_links.",
-		Annotations: readOnly("List links"),
+		Annotations: readOnly("List Links"),
 		InputSchema: object(nil, map[string]*jsonschema.Schema{"limit": pageLimit(), "cursor": pageCursor()}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in pageIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodGet, path: "/links", query: in.query()})
@@ -131,35 +131,25 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "search_links",
-		Description: "Find the workspace's links whose code, title or target_url contains the query, case-insensitively, " +
-			"newest first (scope links:read; one API request, GET /links?q=…). Returns {object:\"list\", data:[link…], has_more, next_cursor}; " +
+		Description: "Find the workspace's links whose code, title or target_url contain every word of the query (in any order), case-insensitively, " +
+			"newest first (scope links:read; GET /links?q=…). Returns {object:\"list\", data:[link…], has_more, next_cursor}; " +
 			"call again with the same query and cursor=next_cursor while has_more is true.",
-		Annotations: readOnly("Search links"),
+		Annotations: readOnly("Search Links"),
 		InputSchema: object([]string{"query"}, map[string]*jsonschema.Schema{
-			"query":       strLen("Text to look for in code, title and target_url, e.g. \"menu\" or \"example.com/spring\".", 1, 200),
-			"status":      enum("Only links that are active (redirecting now), paused or expired; all (default) for every link.", "all", "active", "paused", "expired"),
-			"max_results": integer("Matches per answer (1-100). Default: 20.", 1, 100),
-			"cursor":      pageCursor(),
+			"query":  strLen("Text to look for in code, title and target_url, e.g. \"menu\" or \"example.com/spring\".", 1, 200),
+			"status": enum("Only links that are active (redirecting now), paused or expired; all (default) for every link.", "all", "active", "paused", "expired"),
+			"limit":  integer("Matches per answer (1-100). Default: 20.", 1, 100),
+			"cursor": pageCursor(),
 		}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in searchIn) (*sdk.CallToolResult, any, error) {
-		q := url.Values{"q": {in.Query}, "limit": {"20"}}
-		if in.MaxResults != nil {
-			q.Set("limit", strconv.Itoa(*in.MaxResults))
-		}
-		if in.Status != "" {
-			q.Set("status", in.Status)
-		}
-		if in.Cursor != "" {
-			q.Set("cursor", in.Cursor)
-		}
-		return d.run(ctx, call{method: http.MethodGet, path: "/links", query: q})
+		return d.search(ctx, in)
 	})
 
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "repoint_link",
 		Description: "Re-point a link: change where its short_url (and every printed QR code of it) redirects, effective on the next scan " +
 			"(scope links:write). Returns the updated link; emits link.updated with the previous target_url.",
-		Annotations: mutating("Re-point link", false, true),
+		Annotations: mutating("Re-point Link", false, true),
 		InputSchema: object([]string{"id", "target_url"}, map[string]*jsonschema.Schema{
 			"id":         linkID(),
 			"target_url": uri("The new destination: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 2048),
@@ -168,14 +158,14 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		return d.run(ctx, call{method: http.MethodPatch, path: linkPath(in.ID), body: map[string]any{"target_url": in.TargetURL}})
 	})
 
-	for _, st := range []struct{ name, status, desc string }{
-		{"pause_link", "paused", "Pause a link (scope links:write): its short_url answers 410 Gone and scans are not counted until it is resumed. Returns the updated link."},
-		{"resume_link", "active", "Resume a paused link (scope links:write): its short_url redirects again. Returns the updated link."},
+	for _, st := range []struct{ name, status, title, desc string }{
+		{"pause_link", "paused", "Pause Link", "Pause a link (scope links:write): its short_url answers 410 Gone and scans are not counted until it is resumed. Returns the updated link."},
+		{"resume_link", "active", "Resume Link", "Resume a paused link (scope links:write): its short_url redirects again. Returns the updated link."},
 	} {
 		status := st.status
 		sdk.AddTool(s, &sdk.Tool{
 			Name: st.name, Description: st.desc,
-			Annotations: mutating(strings.ReplaceAll(st.name, "_", " "), false, true),
+			Annotations: mutating(st.title, false, true),
 			InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{"id": linkID()}),
 		}, func(ctx context.Context, _ *sdk.CallToolRequest, in linkIDIn) (*sdk.CallToolResult, any, error) {
 			return d.run(ctx, call{method: http.MethodPatch, path: linkPath(in.ID), body: map[string]any{"status": status}})
@@ -186,7 +176,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		Name: "delete_link",
 		Description: "Delete a link for good (scope links:write): its short_url answers 410 Gone from then on and its code can never be used again. " +
 			"To stop a link temporarily, use pause_link instead. Emits link.deleted.",
-		Annotations: mutating("Delete link", true, true),
+		Annotations: mutating("Delete Link", true, true),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{"id": linkID()}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in linkIDIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodDelete, path: linkPath(in.ID)})
@@ -197,7 +187,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		Description: "Get the QR code of a link's short_url as an image (scope links:read): PNG by default, or SVG. " +
 			"It encodes short_url?qr=1, so scans of it are recorded with source qr (the target never sees the parameter). " +
 			"Foreground and background need a contrast of at least 3:1, or the call fails with validation-failed.",
-		Annotations: readOnly("Get QR code"),
+		Annotations: readOnly("Get QR Code"),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{
 			"id":     linkID(),
 			"format": enum("Image format. Default: png.", "png", "svg"),

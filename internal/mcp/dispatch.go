@@ -148,7 +148,8 @@ func (r *response) result() *sdk.CallToolResult {
 		return r.problemResult()
 	}
 	if r.status == http.StatusNoContent || len(r.body) == 0 {
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: `{"status":"done"}`}}}
+		done := json.RawMessage(`{"status":"done"}`)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(done)}}, StructuredContent: done}
 	}
 	return &sdk.CallToolResult{
 		Content:           []sdk.Content{&sdk.TextContent{Text: string(r.body)}},

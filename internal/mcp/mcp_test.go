@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/linkqr/linkqr/internal/apikey"
@@ -663,5 +664,76 @@ func TestSearchLinksPages(t *testing.T) {
 	}
 	if data := ok(t, callTool(t, s, "search_links", map[string]any{"query": "needle", "status": "paused"}))["data"].([]any); len(data) != 0 {
 		t.Errorf("no needle is paused, found %d", len(data))
+	}
+}
+
+// TestOutputSchemas: every JSON tool declares an outputSchema taken from
+// the OpenAPI document's schemas, and real answers (and tool errors)
+// validate against it.
+func TestOutputSchemas(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
+	tn := testkit.NewTenant(t, srv.Pool)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID))
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]*jsonschema.Resolved{}
+	rawSchemas := map[string]string{}
+	for _, tool := range res.Tools {
+		if tool.Name == "get_link_qr" {
+			if tool.OutputSchema != nil {
+				t.Errorf("get_link_qr answers an image, yet has an outputSchema")
+			}
+			continue
+		}
+		raw, _ := json.Marshal(tool.OutputSchema)
+		rawSchemas[tool.Name] = string(raw)
+		var js jsonschema.Schema
+		if err := json.Unmarshal(raw, &js); err != nil || js.Type != "object" {
+			t.Errorf("%s: outputSchema %s (%v)", tool.Name, raw, err)
+			continue
+		}
+		r, err := js.Resolve(nil)
+		if err != nil {
+			t.Errorf("%s: outputSchema does not resolve: %v", tool.Name, err)
+			continue
+		}
+		schemas[tool.Name] = r
+	}
+	if raw := rawSchemas["get_link"]; !strings.Contains(raw, `"short_url"`) || !strings.Contains(raw, `"scan_count"`) {
+		t.Errorf("get_link's outputSchema is not the document's Link: %s", raw)
+	}
+	check := func(name string, args map[string]any) map[string]any {
+		t.Helper()
+		res := callTool(t, s, name, args)
+		var v any
+		raw, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(raw, &v)
+		if err := schemas[name].Validate(v); err != nil {
+			t.Errorf("%s answered %s, which its outputSchema refuses: %v", name, raw, err)
+		}
+		m, _ := v.(map[string]any)
+		return m
+	}
+	link := check("create_link", map[string]any{"target_url": "https://example.com/o", "title": "Out"})
+	check("get_link", map[string]any{"id": link["id"]})
+	check("update_link", map[string]any{"id": link["id"], "title": nil})
+	check("list_links", nil)
+	check("search_links", map[string]any{"query": "example out"})
+	check("get_workspace", nil)
+	check("get_link_analytics", map[string]any{"id": link["id"]})
+	check("list_link_scans", map[string]any{"id": link["id"]})
+	hook := check("create_webhook", map[string]any{"url": "http://127.0.0.1:9/o", "events": []string{"link.deleted"}})
+	check("test_webhook", map[string]any{"webhook_id": hook["id"]})
+	check("list_webhook_deliveries", map[string]any{"webhook_id": hook["id"]})
+	check("rotate_webhook_secret", map[string]any{"webhook_id": hook["id"]})
+	check("list_webhooks", nil)
+	check("list_domains", nil)
+	check("delete_webhook", map[string]any{"webhook_id": hook["id"]})
+	check("delete_link", map[string]any{"id": link["id"]})
+	if p := check("get_link", map[string]any{"id": link["id"]}); p["status"] != float64(404) {
+		t.Errorf("a tool error: %v", p)
 	}
 }

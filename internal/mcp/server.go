@@ -54,6 +54,9 @@ type Config struct {
 	// ResourceMetadataURL returns the RFC 9728 metadata URL to name in the
 	// WWW-Authenticate challenge of a 401, or "" while there is none.
 	ResourceMetadataURL func() string
+	// Document is the OpenAPI document as JSON (api.OpenAPIJSON): the
+	// tools' outputSchemas are its component schemas.
+	Document []byte
 	// MaxResponseBytes bounds one dispatched response (default
 	// DefaultMaxResponseBytes).
 	MaxResponseBytes int
@@ -70,7 +73,12 @@ func Handler(cfg Config) http.Handler {
 	}
 	d := &dispatcher{api: cfg.API, max: cfg.MaxResponseBytes}
 	sdkLog := slog.New(quieter{cfg.Log.Handler(), slog.LevelWarn})
-	byScopes := newServers(func() *sdk.Server { return newServer(d, sdkLog) })
+	outputs := &outputSchemas{doc: cfg.Document}
+	byScopes := newServers(func() *sdk.Server {
+		s := newServer(d, sdkLog)
+		s.AddReceivingMiddleware(withOutputSchemas(outputs))
+		return s
+	})
 	// The bearer middleware has run: the request carries the principal,
 	// whose scopes choose the tools this credential is shown.
 	pick := func(r *http.Request) *sdk.Server {

@@ -1,6 +1,20 @@
 -- name: LinkCreate :one
-INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+RETURNING *;
+
+-- name: LinkCreateMany :many
+-- A bulk creation's links in one statement: items is a JSON array of
+-- {id, code, target_url, title, expires_at, domain, tags}. An item whose
+-- code is taken (by a live or deleted link, another item of the batch, or
+-- retired with a purged workspace) is skipped rather than failing the
+-- statement: the caller reports (or retries) every id not returned.
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags)
+SELECT i.id, sqlc.arg(workspace_id), i.code, i.target_url, i.title, i.expires_at, i.domain, i.tags
+FROM jsonb_to_recordset(sqlc.arg(items)::jsonb)
+     AS i(id uuid, code text, target_url text, title text, expires_at timestamptz, domain text, tags text[])
+WHERE NOT EXISTS (SELECT 1 FROM retired_codes r WHERE r.domain = coalesce(i.domain, '') AND r.code = i.code)
+ON CONFLICT DO NOTHING
 RETURNING *;
 
 -- name: LinkDomainForCreate :one
@@ -40,7 +54,7 @@ LIMIT $3;
 -- name: LinkUpdate :one
 -- A new target keeps the old one (and when it changed) for the link page.
 UPDATE links
-SET target_url = $3, title = $4, status = $5, expires_at = $6, updated_at = now(),
+SET target_url = $3, title = $4, status = $5, expires_at = $6, tags = $7, updated_at = now(),
     previous_target_url = CASE WHEN target_url <> $3 THEN target_url ELSE previous_target_url END,
     target_changed_at = CASE WHEN target_url <> $3 THEN now() ELSE target_changed_at END
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
@@ -111,3 +125,40 @@ WHERE workspace_id = sqlc.arg(workspace_id) AND deleted_at IS NULL
 -- name: LinkListByIDs :many
 -- The links of a scan batch's events (scan.created carries the link).
 SELECT * FROM links WHERE id = ANY(sqlc.arg(ids)::uuid[]);
+
+-- name: LinkSearchTagged :many
+-- LinkSearch of the links that have every tag of all_tags, driven by the
+-- link_tags index of one of them (tag): an ordered index scan newest
+-- first, however many links the workspace has, joined by primary key.
+-- link_tags rows carry their link's workspace (the trigger writes them
+-- from the link), so the workspace is checked there; checking it on links
+-- too lets the planner, before statistics exist, scan the workspace's
+-- links once per tag row.
+SELECT l.* FROM link_tags t JOIN links l ON l.id = t.link_id
+WHERE t.workspace_id = sqlc.arg(workspace_id) AND t.tag = sqlc.arg(tag)
+  AND l.deleted_at IS NULL
+  AND l.tags @> sqlc.arg(all_tags)::text[]
+  AND (sqlc.narg(pattern)::text IS NULL
+       OR (coalesce(l.title, '') || ' ' || l.code || ' ' || l.target_url) ILIKE sqlc.narg(pattern)::text)
+  AND (sqlc.narg(state)::text IS NULL
+       OR (sqlc.narg(state)::text = 'active' AND l.status = 'active' AND (l.expires_at IS NULL OR l.expires_at > now()))
+       OR (sqlc.narg(state)::text = 'paused' AND l.status = 'paused')
+       OR (sqlc.narg(state)::text = 'expired' AND l.expires_at <= now()))
+  AND (sqlc.narg(domain)::text IS NULL OR l.domain = sqlc.narg(domain)::text)
+  AND (sqlc.narg(before)::uuid IS NULL OR t.link_id < sqlc.narg(before)::uuid)
+ORDER BY t.link_id DESC
+LIMIT sqlc.arg(lim);
+
+-- name: LinkSearchTaggedCount :one
+-- How many links LinkSearchTagged finds in all (every page).
+SELECT count(*) FROM link_tags t JOIN links l ON l.id = t.link_id
+WHERE t.workspace_id = sqlc.arg(workspace_id) AND t.tag = sqlc.arg(tag)
+  AND l.deleted_at IS NULL
+  AND l.tags @> sqlc.arg(all_tags)::text[]
+  AND (sqlc.narg(pattern)::text IS NULL
+       OR (coalesce(l.title, '') || ' ' || l.code || ' ' || l.target_url) ILIKE sqlc.narg(pattern)::text)
+  AND (sqlc.narg(state)::text IS NULL
+       OR (sqlc.narg(state)::text = 'active' AND l.status = 'active' AND (l.expires_at IS NULL OR l.expires_at > now()))
+       OR (sqlc.narg(state)::text = 'paused' AND l.status = 'paused')
+       OR (sqlc.narg(state)::text = 'expired' AND l.expires_at <= now()))
+  AND (sqlc.narg(domain)::text IS NULL OR l.domain = sqlc.narg(domain)::text);

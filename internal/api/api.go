@@ -68,7 +68,10 @@ func (a *API) Routes(r chi.Router) {
 		r.Get("/workspace", a.handle(a.getWorkspace))
 
 		r.With(a.scope(scope.LinksWrite), a.Idempotency.Handler).Post("/links", a.handle(a.createLink))
+		r.With(a.scope(scope.LinksWrite), a.Idempotency.HandlerUpTo(MaxBulkBodyBytes)).Post("/links/bulk", a.handle(a.createLinks))
 		r.With(a.scope(scope.LinksRead)).Get("/links", a.handle(a.listLinks))
+		r.With(a.scope(scope.LinksRead)).Get("/links/export", a.handle(a.exportLinks))
+		r.With(a.scope(scope.LinksRead)).Get("/tags", a.handle(a.listTags))
 		r.With(a.scope(scope.LinksRead)).Get("/links/{id}", a.handle(a.getLink))
 		r.With(a.scope(scope.LinksWrite)).Patch("/links/{id}", a.handle(a.updateLink))
 		r.With(a.scope(scope.LinksWrite)).Delete("/links/{id}", a.handle(a.deleteLink))

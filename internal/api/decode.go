@@ -26,14 +26,20 @@ const MaxBodyBytes = 64 << 10
 // content type (415), at most 64 KiB (413), well-formed with nothing after
 // the value (400), an object (422). Fields are decoded by the caller.
 func decodeObject(w http.ResponseWriter, r *http.Request) (*fields, error) {
+	return decodeObjectUpTo(w, r, MaxBodyBytes)
+}
+
+// decodeObjectUpTo is decodeObject for a route that takes bodies of up to
+// limit bytes (a bulk creation).
+func decodeObjectUpTo(w http.ResponseWriter, r *http.Request, limit int64) (*fields, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" || (params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {
 		return nil, problem.New(problem.UnsupportedMediaType, "send the body as JSON with Content-Type: application/json")
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return nil, problem.New(problem.PayloadTooLarge, fmt.Sprintf("the body must be at most %d bytes", MaxBodyBytes))
+		return nil, problem.New(problem.PayloadTooLarge, fmt.Sprintf("the body must be at most %d bytes", limit))
 	}
 	if err != nil {
 		return nil, problem.New(problem.InvalidRequest, "the request body could not be read")
@@ -69,7 +75,13 @@ func decodeObject(w http.ResponseWriter, r *http.Request) (*fields, error) {
 type fields struct {
 	m    map[string]json.RawMessage
 	errs validate.Errors
+	// prefix is the pointer of the object itself: "" for the body, e.g.
+	// "/links/3" for an item of a bulk request.
+	prefix string
 }
+
+// ptr is the JSON pointer of a member of the object.
+func (f *fields) ptr(name string) string { return f.prefix + pointer(name) }
 
 // rejectUnknown adds an error for every member not in allowed.
 func (f *fields) rejectUnknown(allowed ...string) {
@@ -79,7 +91,7 @@ func (f *fields) rejectUnknown(allowed ...string) {
 			ok = ok || a == name
 		}
 		if !ok {
-			f.errs.Add(pointer(name), "is not a known field")
+			f.errs.Add(f.ptr(name), "is not a known field")
 		}
 	}
 }
@@ -94,13 +106,13 @@ func (f *fields) isNull(name string) bool {
 func (f *fields) str(name string, required bool) link.Optional[string] {
 	if !f.has(name) {
 		if required {
-			f.errs.Add(pointer(name), "is required")
+			f.errs.Add(f.ptr(name), "is required")
 		}
 		return link.Optional[string]{}
 	}
 	var s string
 	if f.isNull(name) || json.Unmarshal(f.m[name], &s) != nil {
-		f.errs.Add(pointer(name), "must be a string")
+		f.errs.Add(f.ptr(name), "must be a string")
 		return link.Optional[string]{}
 	}
 	return link.Some(s)
@@ -116,7 +128,7 @@ func (f *fields) nullableStr(name string) link.Optional[*string] {
 	}
 	var s string
 	if json.Unmarshal(f.m[name], &s) != nil {
-		f.errs.Add(pointer(name), "must be a string or null")
+		f.errs.Add(f.ptr(name), "must be a string or null")
 		return link.Optional[*string]{}
 	}
 	return link.Some(&s)
@@ -130,7 +142,7 @@ func (f *fields) nullableTime(name string) link.Optional[*time.Time] {
 	}
 	t, err := time.Parse(time.RFC3339Nano, *s.Value)
 	if err != nil {
-		f.errs.Add(pointer(name), "must be an RFC 3339 timestamp such as 2026-12-31T23:59:59Z, or null")
+		f.errs.Add(f.ptr(name), "must be an RFC 3339 timestamp such as 2026-12-31T23:59:59Z, or null")
 		return link.Optional[*time.Time]{}
 	}
 	return link.Some(&t)
@@ -147,7 +159,7 @@ func parseOptional[S, T any](f *fields, name string, o link.Optional[S], parse f
 		return link.Optional[T]{}
 	}
 	v, err := parse(o.Value)
-	if !f.errs.Check(pointer(name), err) {
+	if !f.errs.Check(f.ptr(name), err) {
 		return link.Optional[T]{}
 	}
 	return link.Some(v)
@@ -159,7 +171,7 @@ func parseNullable[S, T any](f *fields, name string, o link.Optional[*S], parse 
 		return link.Optional[*T]{Set: o.Set}
 	}
 	v, err := parse(*o.Value)
-	if !f.errs.Check(pointer(name), err) {
+	if !f.errs.Check(f.ptr(name), err) {
 		return link.Optional[*T]{}
 	}
 	return link.Some(&v)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -84,13 +86,14 @@ func (a *API) createLink(w http.ResponseWriter, r *http.Request) error {
 // code and target_url may not. A code is checked against the reserved
 // paths only on the default domain, so domain is parsed first.
 func decodeCreate(f *fields, now time.Time) (link.CreateInput, error) {
-	f.rejectUnknown("target_url", "title", "code", "expires_at", "domain")
+	f.rejectUnknown("target_url", "title", "code", "expires_at", "domain", "tags")
 	domain := f.nullableStr("domain")
 	in := link.CreateInput{
 		TargetURL: parseOptional(f, "target_url", f.str("target_url", true), link.ParseTargetURL).Value,
 		Title:     parseNullable(f, "title", f.nullableStr("title"), link.ParseTitle).Value,
 		Domain:    parseNullable(f, "domain", domain, hostname.Parse).Value,
 		ExpiresAt: parseNullable(f, "expires_at", f.nullableTime("expires_at"), expiryAfter(now)).Value,
+		Tags:      f.tags().Value,
 	}
 	onCustomDomain := domain.Value != nil // a malformed domain is reported alone
 	in.Code = parseOptional(f, "code", f.str("code", false), func(s string) (link.Code, error) { return link.ParseCode(s, onCustomDomain) }).Value
@@ -99,53 +102,87 @@ func decodeCreate(f *fields, now time.Time) (link.CreateInput, error) {
 
 // decodeUpdate parses a PATCH body; absent members stay unset.
 func decodeUpdate(f *fields, now time.Time) (link.UpdateInput, error) {
-	f.rejectUnknown("target_url", "title", "status", "expires_at")
+	f.rejectUnknown("target_url", "title", "status", "expires_at", "tags")
 	in := link.UpdateInput{
 		TargetURL: parseOptional(f, "target_url", f.str("target_url", false), link.ParseTargetURL),
 		Title:     parseNullable(f, "title", f.nullableStr("title"), link.ParseTitle),
 		Status:    parseOptional(f, "status", f.str("status", false), link.ParseStatus),
 		ExpiresAt: parseNullable(f, "expires_at", f.nullableTime("expires_at"), expiryAfter(now)),
+		Tags:      f.tags(),
 	}
 	return in, f.errs.Err()
+}
+
+// tags decodes the optional tags member into a link's tag set.
+func (f *fields) tags() link.Optional[link.Tags] {
+	list := f.strList("tags", false)
+	if !list.Set {
+		return link.Optional[link.Tags]{}
+	}
+	before := len(f.errs)
+	tags := link.ParseTags(list.Value, f.ptr("tags"), &f.errs)
+	if len(f.errs) > before {
+		return link.Optional[link.Tags]{}
+	}
+	return link.Some(tags)
 }
 
 func expiryAfter(now time.Time) func(time.Time) (link.Expiry, error) {
 	return func(t time.Time) (link.Expiry, error) { return link.ParseExpiry(t, now) }
 }
 
-// listLinks answers GET /api/v1/links, newest first, optionally only the
-// links on one custom domain (?domain=).
-func (a *API) listLinks(w http.ResponseWriter, r *http.Request) error {
-	pg, err := parsePage(r, "q", "status", "domain")
-	if err != nil {
-		return err
-	}
-	ws := auth.FromContext(r.Context()).WorkspaceID
-	q := r.URL.Query()
-	var (
-		res    link.SearchResult
-		errs   validate.Errors
-		domain *hostname.Name
-	)
+// linkFilterParams are the query parameters of the link filters (the list,
+// the export): a search term, a state, a domain and repeatable tags.
+var linkFilterParams = []string{"q", "status", "domain", "tag"}
+
+// parseLinkFilter reads the link filters of q into a search (without
+// paging); filtered reports whether any was given.
+func parseLinkFilter(q url.Values) (s link.Search, filtered bool, err error) {
+	var errs validate.Errors
 	if q.Has("domain") {
 		h, err := hostname.Parse(q.Get("domain"))
 		errs.Check("/query/domain", err)
-		domain = &h
+		s.Domain = &h
 	}
 	term, termErr := link.ParseSearchTerm(q.Get("q"))
 	errs.Check("/query/q", termErr)
 	state, stateErr := link.ParseState(q.Get("status"))
 	errs.Check("/query/status", stateErr)
-	if err := errs.Err(); err != nil {
+	s.Term, s.State = term, state
+	if tags := q["tag"]; len(tags) > link.MaxTagsPerLink {
+		errs.Add("/query/tag", fmt.Sprintf("must be given at most %d times (a link has at most %d tags)", link.MaxTagsPerLink, link.MaxTagsPerLink))
+	} else {
+		for _, raw := range tags {
+			t, err := link.ParseTag(raw)
+			if errs.Check("/query/tag", err) && !slices.Contains(s.Tags, t) {
+				s.Tags = append(s.Tags, t)
+			}
+		}
+	}
+	return s, q.Has("q") || q.Has("status") || q.Has("domain") || q.Has("tag"), errs.Err()
+}
+
+// listLinks answers GET /api/v1/links, newest first, optionally filtered
+// (parseLinkFilter).
+func (a *API) listLinks(w http.ResponseWriter, r *http.Request) error {
+	pg, err := parsePage(r, linkFilterParams...)
+	if err != nil {
 		return err
 	}
+	ws := auth.FromContext(r.Context()).WorkspaceID
+	search, filtered, err := parseLinkFilter(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	var res link.SearchResult
 	switch {
-	case !q.Has("q") && !q.Has("status") && domain == nil:
+	case !filtered:
 		res.Links, res.HasMore, err = a.Links.List(r.Context(), ws, pg.before, pg.limit)
-	case !q.Has("q") && !q.Has("status"):
-		res.Links, res.HasMore, err = a.Links.ListOnDomain(r.Context(), ws, *domain, pg.before, pg.limit)
+	case search.Domain != nil && !r.URL.Query().Has("q") && !r.URL.Query().Has("status") && len(search.Tags) == 0:
+		res.Links, res.HasMore, err = a.Links.ListOnDomain(r.Context(), ws, *search.Domain, pg.before, pg.limit)
 	default:
-		res, err = a.Links.Search(r.Context(), ws, link.Search{Term: term, State: state, Domain: domain, Before: pg.before, Limit: pg.limit, NoTotal: true})
+		search.Before, search.Limit, search.NoTotal = pg.before, pg.limit, true
+		res, err = a.Links.Search(r.Context(), ws, search)
 	}
 	if err != nil {
 		return err

@@ -116,11 +116,15 @@ func checkKnownParams(q url.Values, errs *validate.Errors, known ...string) {
 	}
 }
 
-// checkOnce adds an error for each parameter given more than once: which
-// of two limits was meant is anyone's guess.
+// repeatableParams may be given more than once: each tag narrows a filter
+// of links, each id adds a link.
+var repeatableParams = map[string]bool{"tag": true, "id": true}
+
+// checkOnce adds an error for each parameter given more than once (but
+// repeatableParams): which of two limits was meant is anyone's guess.
 func checkOnce(q url.Values, errs *validate.Errors) {
 	for _, name := range slices.Sorted(maps.Keys(q)) {
-		if len(q[name]) > 1 {
+		if len(q[name]) > 1 && !repeatableParams[name] {
 			errs.Add("/query/"+escapePointer(name), validate.DetailRepeated)
 		}
 	}

@@ -212,13 +212,13 @@ func emptyBody(w http.ResponseWriter, r *http.Request) error {
 func (f *fields) strList(name string, required bool) link.Optional[[]string] {
 	if !f.has(name) {
 		if required {
-			f.errs.Add(pointer(name), "is required")
+			f.errs.Add(f.ptr(name), "is required")
 		}
 		return link.Optional[[]string]{}
 	}
 	var list []string
 	if f.isNull(name) || json.Unmarshal(f.m[name], &list) != nil {
-		f.errs.Add(pointer(name), "must be an array of strings")
+		f.errs.Add(f.ptr(name), "must be an array of strings")
 		return link.Optional[[]string]{}
 	}
 	return link.Some(list)

@@ -13,6 +13,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -69,4 +70,21 @@ func decode(s string, n int) ([]byte, bool) {
 		return nil, false
 	}
 	return b, true
+}
+
+// EncodeName returns the cursor that continues a list ordered by name
+// (tags) after name.
+func EncodeName(name string) string { return "n" + base64.RawURLEncoding.EncodeToString([]byte(name)) }
+
+// DecodeName returns the name a cursor was made from; ok is false for
+// anything EncodeName could not have produced.
+func DecodeName(s string) (name string, ok bool) {
+	if len(s) < 2 || s[0] != 'n' {
+		return "", false
+	}
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s[1:])
+	if err != nil || !utf8.Valid(b) {
+		return "", false
+	}
+	return string(b), true
 }

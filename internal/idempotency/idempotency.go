@@ -55,8 +55,16 @@ func ValidKey(k string) bool {
 	return true
 }
 
-// Handler wraps next.
-func (m *Middleware) Handler(next http.Handler) http.Handler {
+// Handler wraps next, fingerprinting bodies of up to MaxBody bytes.
+func (m *Middleware) Handler(next http.Handler) http.Handler { return m.HandlerUpTo(MaxBody)(next) }
+
+// HandlerUpTo is Handler for a route that takes bodies of up to maxBody
+// bytes (a bulk creation): the fingerprint must cover the whole body.
+func (m *Middleware) HandlerUpTo(maxBody int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler { return m.handler(next, maxBody) }
+}
+
+func (m *Middleware) handler(next http.Handler, maxBody int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		values := r.Header.Values(KeyHeader)
 		if r.Method != http.MethodPost || len(values) == 0 {
@@ -73,7 +81,7 @@ func (m *Middleware) Handler(next http.Handler) http.Handler {
 			m.Problems.Write(w, r, problem.New(problem.Internal, "an internal error occurred"))
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err != nil {
 			m.Problems.Write(w, r, problem.New(problem.InvalidRequest, "the request body could not be read"))
 			return
@@ -113,11 +121,13 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 // runAndKeep runs next in the key's transaction (r carries it) and stores
 // its answer with the key before sending it, so the change and the answer
 // to replay commit together. A 5xx is sent but not kept: the deferred
-// rollback undoes the change and the client may retry.
+// rollback undoes the change and the client may retry. So is a 429 (a
+// request whose cost is charged by the handler, like a bulk creation):
+// retrying later with the same key must run it, not replay the refusal.
 func (m *Middleware) runAndKeep(w http.ResponseWriter, r *http.Request, next http.Handler, att *attempt) {
 	rec := newRecorder()
 	next.ServeHTTP(rec, r)
-	if rec.status >= 500 {
+	if rec.status >= 500 || rec.status == http.StatusTooManyRequests {
 		rec.writeTo(w)
 		return
 	}

@@ -110,6 +110,7 @@ type CreateInput struct {
 	Code      Code           // zero: generate one
 	ExpiresAt *Expiry        // nil: never
 	Domain    *hostname.Name // nil: the default short base
+	Tags      Tags
 }
 
 // UpdateInput is a parsed PATCH: only set fields change; a set nil Title
@@ -119,4 +120,5 @@ type UpdateInput struct {
 	Title     Optional[*text.Text]
 	Status    Optional[Status]
 	ExpiresAt Optional[*Expiry]
+	Tags      Optional[Tags] // replaces the set
 }

@@ -48,6 +48,7 @@ type Link struct {
 	ShortURL      string // the link's origin, "/", the code (QR codes add QRQuery)
 	TargetURL     TargetURL
 	Title         *text.Text
+	Tags          Tags
 	Status        Status
 	ExpiresAt     *time.Time
 	ScanCount     int64
@@ -150,7 +151,7 @@ func fromRow(r dbsqlc.Link, o Origins) Link {
 	l := Link{
 		ID: r.ID, WorkspaceID: r.WorkspaceID, Code: Code{r.Code}, Domain: domain, ShortURL: o.ShortURL(domain, Code{r.Code}),
 		TargetURL: TargetURL{r.TargetURL}, Status: Status(r.Status), ExpiresAt: r.ExpiresAt,
-		ScanCount: r.ScanCount, LastScannedAt: r.LastScannedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		Tags: storedTags(r.Tags), ScanCount: r.ScanCount, LastScannedAt: r.LastScannedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		PreviousTargetURL: r.PreviousTargetUrl, TargetChangedAt: r.TargetChangedAt,
 	}
 	if r.Title != nil {
@@ -173,6 +174,7 @@ func (l Link) Wire() wire.Link {
 		ShortURL:      l.ShortURL,
 		TargetURL:     l.TargetURL.String(),
 		Title:         text.Ptr(l.Title),
+		Tags:          l.Tags.Strings(),
 		Status:        string(l.Status),
 		ExpiresAt:     wire.TimePtr(l.ExpiresAt),
 		ScanCount:     l.ScanCount,

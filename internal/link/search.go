@@ -75,6 +75,8 @@ type Search struct {
 	Term   SearchTerm
 	State  State
 	Domain *hostname.Name // nil: every domain
+	// Tags keeps only the links that carry every one of them.
+	Tags   []Tag
 	Before *uuid.UUID
 	Limit  int
 	// NoTotal skips counting every match (the API's list has no total).
@@ -98,6 +100,9 @@ func (s *Service) Search(ctx context.Context, ws uuid.UUID, q Search) (SearchRes
 		st := string(q.State)
 		state = &st
 	}
+	if len(q.Tags) > 0 {
+		return s.searchTagged(ctx, ws, q, state)
+	}
 	db, queries, domain := s.db.Conn(ctx), dbsqlc.New(), domainPtr(q.Domain)
 	rows, err := queries.LinkSearch(ctx, db, dbsqlc.LinkSearchParams{
 		WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain, Before: q.Before, Lim: int32(q.Limit + 1),
@@ -108,6 +113,34 @@ func (s *Service) Search(ctx context.Context, ws uuid.UUID, q Search) (SearchRes
 	var total int64
 	if !q.NoTotal {
 		total, err = queries.LinkSearchCount(ctx, db, dbsqlc.LinkSearchCountParams{WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain})
+		if err != nil {
+			return SearchResult{}, store.InterpretError(err)
+		}
+	}
+	out, hasMore := store.Page(rows, q.Limit, s.fromRow)
+	return SearchResult{Links: out, HasMore: hasMore, Total: total}, nil
+}
+
+// searchTagged is Search with tags: it walks the link_tags index of the
+// first tag newest first and keeps the links that carry all of them.
+func (s *Service) searchTagged(ctx context.Context, ws uuid.UUID, q Search, state *string) (SearchResult, error) {
+	all := make([]string, len(q.Tags))
+	for i, t := range q.Tags {
+		all[i] = t.String()
+	}
+	db, queries, domain := s.db.Conn(ctx), dbsqlc.New(), domainPtr(q.Domain)
+	rows, err := queries.LinkSearchTagged(ctx, db, dbsqlc.LinkSearchTaggedParams{
+		WorkspaceID: ws, Tag: all[0], AllTags: all, Pattern: q.Term.pattern(), State: state, Domain: domain,
+		Before: q.Before, Lim: int32(q.Limit + 1),
+	})
+	if err != nil {
+		return SearchResult{}, store.InterpretError(err)
+	}
+	var total int64
+	if !q.NoTotal {
+		total, err = queries.LinkSearchTaggedCount(ctx, db, dbsqlc.LinkSearchTaggedCountParams{
+			WorkspaceID: ws, Tag: all[0], AllTags: all, Pattern: q.Term.pattern(), State: state, Domain: domain,
+		})
 		if err != nil {
 			return SearchResult{}, store.InterpretError(err)
 		}

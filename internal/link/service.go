@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -86,7 +87,7 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in Create
 		}
 		row, err := q.LinkCreate(ctx, tx, dbsqlc.LinkCreateParams{
 			ID: store.NewID(), WorkspaceID: ws, Code: code.String(), TargetURL: in.TargetURL.String(),
-			Title: text.Ptr(in.Title), ExpiresAt: expiryPtr(in.ExpiresAt), Domain: domain,
+			Title: text.Ptr(in.Title), ExpiresAt: expiryPtr(in.ExpiresAt), Domain: domain, Tags: in.Tags.Strings(),
 		})
 		if err != nil {
 			return store.InterpretError(err)
@@ -185,7 +186,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		}
 		row, err := q.LinkUpdate(ctx, tx, dbsqlc.LinkUpdateParams{
 			ID: id, WorkspaceID: ws, TargetURL: next.TargetURL, Title: next.Title,
-			Status: next.Status, ExpiresAt: next.ExpiresAt,
+			Status: next.Status, ExpiresAt: next.ExpiresAt, Tags: next.Tags,
 		})
 		if err != nil {
 			return store.InterpretError(err)
@@ -222,6 +223,10 @@ func applyUpdate(old dbsqlc.Link, in UpdateInput) (dbsqlc.Link, map[string]any) 
 	if expires := expiryPtr(in.ExpiresAt.Value); in.ExpiresAt.Set && !equalTime(expires, old.ExpiresAt) {
 		previous["expires_at"] = wire.TimePtr(old.ExpiresAt)
 		next.ExpiresAt = expires
+	}
+	if in.Tags.Set && !slices.Equal(in.Tags.Value.Strings(), storedTags(old.Tags).Strings()) {
+		previous["tags"] = storedTags(old.Tags).Strings()
+		next.Tags = in.Tags.Value.Strings()
 	}
 	return next, previous
 }

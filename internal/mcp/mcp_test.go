@@ -121,6 +121,7 @@ func TestToolsFollowScopes(t *testing.T) {
 		want   []string
 	}{
 		{[]string{"links:read"}, []string{"get_link", "get_link_qr", "get_workspace", "list_links", "search_links"}},
+		{[]string{"links:write"}, []string{"create_link", "create_links", "delete_link", "get_workspace", "pause_link", "repoint_link", "resume_link", "update_link"}},
 		{[]string{"webhooks:read"}, []string{"get_workspace", "list_webhook_deliveries", "list_webhooks"}},
 		{[]string{"webhooks:write"}, []string{"create_webhook", "delete_webhook", "get_workspace", "rotate_webhook_secret", "test_webhook", "update_webhook"}},
 		{[]string{"domains:write"}, []string{"get_workspace"}},
@@ -164,7 +165,7 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s: input schema %s", tool.Name, schema)
 		}
 	}
-	want := []string{"create_link", "create_webhook", "delete_link", "delete_webhook", "get_link", "get_link_analytics", "get_link_qr",
+	want := []string{"create_link", "create_links", "create_webhook", "delete_link", "delete_webhook", "get_link", "get_link_analytics", "get_link_qr",
 		"get_workspace", "list_domains", "list_link_scans", "list_links", "list_webhook_deliveries", "list_webhooks", "pause_link",
 		"repoint_link", "resume_link", "rotate_webhook_secret", "search_links", "test_webhook", "update_link", "update_webhook"}
 	slices.Sort(names)
@@ -193,6 +194,32 @@ func TestLinkTools(t *testing.T) {
 		t.Errorf("replay made another link: %v vs %v", again["id"], id)
 	}
 	other := ok(t, callTool(t, s, "create_link", map[string]any{"target_url": "https://example.org/other", "code": "other-code"}))
+
+	// Many at once, with tags; then found by tag and re-tagged.
+	bulk := ok(t, callTool(t, s, "create_links", map[string]any{"links": []any{
+		map[string]any{"target_url": "https://example.com/shop/1", "tags": []string{"Shops", "print"}},
+		map[string]any{"target_url": "ftp://example.com/bad"},
+		map[string]any{"target_url": "https://example.com/shop/2", "tags": []string{"shops"}, "title": "Shop 2"},
+	}}))
+	if bulk["object"] != "bulk_result" || bulk["created"] != float64(2) || bulk["failed"] != float64(1) {
+		t.Fatalf("create_links %v", bulk)
+	}
+	shop1 := bulk["data"].([]any)[0].(map[string]any)["link"].(map[string]any)
+	tagged := ok(t, callTool(t, s, "search_links", map[string]any{"tags": []string{"shops", "PRINT"}}))
+	if data := tagged["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != shop1["id"] {
+		t.Errorf("search_links by tags %v", tagged)
+	}
+	updated := ok(t, callTool(t, s, "update_link", map[string]any{"id": shop1["id"], "title": "Shop one", "tags": []string{"menu"}, "expires_at": "2099-01-01T00:00:00Z"}))
+	if updated["title"] != "Shop one" || fmt.Sprint(updated["tags"]) != "[menu]" || updated["expires_at"] != "2099-01-01T00:00:00Z" {
+		t.Errorf("update_link %v", updated)
+	}
+	cleared := ok(t, callTool(t, s, "update_link", map[string]any{"id": shop1["id"], "title": "", "expires_at": ""}))
+	if cleared["title"] != nil || cleared["expires_at"] != nil || fmt.Sprint(cleared["tags"]) != "[menu]" {
+		t.Errorf("update_link clearing %v", cleared)
+	}
+	if res := callTool(t, s, "search_links", map[string]any{}); !res.IsError {
+		t.Errorf("search_links without query or tags must fail: %v", res)
+	}
 
 	got := ok(t, callTool(t, s, "get_link", map[string]any{"id": id}))
 	if got["title"] != "Spring menu" {
@@ -488,7 +515,7 @@ func TestWebhookTools(t *testing.T) {
 	}
 }
 
-// TestUpdateLinkTool: update_link changes title and expiry, null clears
+// TestUpdateLinkTool: update_link changes title and expiry, "" clears
 // them, and fields not given stay.
 func TestUpdateLinkTool(t *testing.T) {
 	t.Parallel()
@@ -500,9 +527,9 @@ func TestUpdateLinkTool(t *testing.T) {
 	if got["title"] != "New" || got["expires_at"] != "2099-01-01T00:00:00Z" || got["target_url"] != "https://example.com/u" {
 		t.Errorf("update_link %v", got)
 	}
-	got = ok(t, callTool(t, s, "update_link", map[string]any{"id": l["id"], "title": nil, "expires_at": nil}))
+	got = ok(t, callTool(t, s, "update_link", map[string]any{"id": l["id"], "title": "", "expires_at": ""}))
 	if got["title"] != nil || got["expires_at"] != nil {
-		t.Errorf("update_link with nulls %v", got)
+		t.Errorf("update_link clearing %v", got)
 	}
 	res := callTool(t, s, "update_link", map[string]any{"id": l["id"], "expires_at": "2001-01-01T00:00:00Z"})
 	if p := structured(t, res); !res.IsError || p["status"] != float64(422) {
@@ -719,7 +746,8 @@ func TestOutputSchemas(t *testing.T) {
 	}
 	link := check("create_link", map[string]any{"target_url": "https://example.com/o", "title": "Out"})
 	check("get_link", map[string]any{"id": link["id"]})
-	check("update_link", map[string]any{"id": link["id"], "title": nil})
+	check("update_link", map[string]any{"id": link["id"], "title": ""})
+	check("create_links", map[string]any{"links": []map[string]any{{"target_url": "https://example.com/b1"}, {"target_url": "ftp://x"}}})
 	check("list_links", nil)
 	check("search_links", map[string]any{"query": "example out"})
 	check("get_workspace", nil)

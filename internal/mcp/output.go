@@ -18,6 +18,7 @@ import (
 var toolOutputs = map[string]string{
 	"get_workspace":           "Workspace",
 	"create_link":             "Link",
+	"create_links":            "BulkResult",
 	"get_link":                "Link",
 	"list_links":              "LinkList",
 	"search_links":            "LinkList",

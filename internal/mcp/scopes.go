@@ -23,6 +23,7 @@ const anyCredential scope.Scope = ""
 var toolScopes = map[string]scope.Scope{
 	"get_workspace":           anyCredential,
 	"create_link":             scope.LinksWrite,
+	"create_links":            scope.LinksWrite,
 	"get_link":                scope.LinksRead,
 	"list_links":              scope.LinksRead,
 	"search_links":            scope.LinksRead,

@@ -48,7 +48,8 @@ func decodeSearchCursor(s string) (searchCursor, error) {
 	return c, nil
 }
 
-// search answers search_links. One word is GET /links?q=word as it is.
+// search answers search_links (tags, when given, go along as tag=…). One
+// word, or none, is GET /links?q=word as it is.
 // Several words must all appear (in any order) in the link's code, title
 // or target URL: the API, which matches one substring, is asked for the
 // longest word, and its pages are filtered by the others here, reading at
@@ -57,7 +58,10 @@ func decodeSearchCursor(s string) (searchCursor, error) {
 func (d *dispatcher) search(ctx context.Context, in searchIn) (*sdk.CallToolResult, any, error) {
 	words := strings.Fields(strings.ToLower(in.Query))
 	if len(words) <= 1 {
-		q := url.Values{"q": {in.Query}, "limit": {"20"}}
+		q := url.Values{"limit": {"20"}, "tag": in.Tags}
+		if in.Query != "" {
+			q.Set("q", in.Query)
+		}
 		if in.Limit != nil {
 			q.Set("limit", strconv.Itoa(*in.Limit))
 		}
@@ -85,7 +89,7 @@ func (d *dispatcher) search(ctx context.Context, in searchIn) (*sdk.CallToolResu
 	}
 	found := []json.RawMessage{}
 	for range searchMaxPages {
-		page, resp, err := d.searchPage(ctx, longest, in.Status, cur.API)
+		page, resp, err := d.searchPage(ctx, longest, in.Tags, in.Status, cur.API)
 		if err != nil {
 			return failure(err), nil, nil
 		}
@@ -122,8 +126,8 @@ type linkPage struct {
 
 // searchPage reads one API page of links containing word; a non-2xx
 // answer comes back as the response, to become the tool's error.
-func (d *dispatcher) searchPage(ctx context.Context, word, status, cursor string) (linkPage, *response, error) {
-	q := url.Values{"q": {word}, "limit": {strconv.Itoa(searchPageSize)}}
+func (d *dispatcher) searchPage(ctx context.Context, word string, tags []string, status, cursor string) (linkPage, *response, error) {
+	q := url.Values{"q": {word}, "limit": {strconv.Itoa(searchPageSize)}, "tag": tags}
 	if status != "" {
 		q.Set("status", status)
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,12 +14,48 @@ import (
 )
 
 type createLinkIn struct {
-	TargetURL      string  `json:"target_url"`
-	Title          *string `json:"title,omitempty"`
-	Code           *string `json:"code,omitempty"`
-	ExpiresAt      *string `json:"expires_at,omitempty"`
-	Domain         *string `json:"domain,omitempty"`
-	IdempotencyKey string  `json:"idempotency_key,omitempty"`
+	TargetURL      string   `json:"target_url"`
+	Title          *string  `json:"title,omitempty"`
+	Code           *string  `json:"code,omitempty"`
+	ExpiresAt      *string  `json:"expires_at,omitempty"`
+	Domain         *string  `json:"domain,omitempty"`
+	Tags           []string `json:"tags,omitempty"`
+	IdempotencyKey string   `json:"idempotency_key,omitempty"`
+}
+
+// body is the create body of the API.
+func (in createLinkIn) body() map[string]any {
+	body := map[string]any{"target_url": in.TargetURL}
+	if in.Title != nil {
+		body["title"] = *in.Title
+	}
+	if in.Code != nil {
+		body["code"] = *in.Code
+	}
+	if in.ExpiresAt != nil {
+		body["expires_at"] = *in.ExpiresAt
+	}
+	if in.Domain != nil {
+		body["domain"] = *in.Domain
+	}
+	if in.Tags != nil {
+		body["tags"] = in.Tags
+	}
+	return body
+}
+
+type createLinksIn struct {
+	Links          []createLinkIn `json:"links"`
+	Atomic         bool           `json:"atomic,omitempty"`
+	IdempotencyKey string         `json:"idempotency_key,omitempty"`
+}
+
+type updateLinkIn struct {
+	ID        string    `json:"id"`
+	TargetURL *string   `json:"target_url,omitempty"`
+	Title     *string   `json:"title,omitempty"`
+	ExpiresAt *string   `json:"expires_at,omitempty"`
+	Tags      *[]string `json:"tags,omitempty"`
 }
 
 type linkIDIn struct {
@@ -47,10 +84,11 @@ func (p pageIn) query() url.Values {
 }
 
 type searchIn struct {
-	Query  string `json:"query"`
-	Status string `json:"status,omitempty"`
-	Limit  *int   `json:"limit,omitempty"`
-	Cursor string `json:"cursor,omitempty"`
+	Query  string   `json:"query,omitempty"`
+	Tags   []string `json:"tags,omitempty"`
+	Status string   `json:"status,omitempty"`
+	Limit  *int     `json:"limit,omitempty"`
+	Cursor string   `json:"cursor,omitempty"`
 }
 
 type qrIn struct {
@@ -85,29 +123,63 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 			"or print as a QR code), target_url, status, domain. Without a code, a random 7-character code is generated. " +
 			"With domain (a verified custom domain of the workspace, see list_domains) the short URL is on that domain. Emits link.created.",
 		Annotations: mutating("Create Link", false, false),
-		InputSchema: object([]string{"target_url"}, map[string]*jsonschema.Schema{
-			"target_url":      uri("Where the short link redirects: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 2048),
-			"title":           strLen("Optional human title, at most 200 characters.", 0, 200),
-			"code":            pattern("Optional custom short code, 3-64 of A-Z a-z 0-9 _ -, case-sensitive; must be unused on its domain and, on the default domain, not a reserved path (api, docs, w, …). Taken → conflict error.", `^[A-Za-z0-9_-]{3,64}$`),
-			"domain":          strLen("Optional hostname of a verified custom domain of the workspace (list_domains) to put the link on, e.g. go.acme.com; omitted: the default short domain.", 1, 1012),
-			"expires_at":      dateTime("Optional RFC 3339 instant in the future after which the short link answers 410 Gone, e.g. 2027-01-31T23:59:59Z."),
+		InputSchema: withIdempotencyKey(linkFields([]string{"target_url"})),
+	}, func(ctx context.Context, _ *sdk.CallToolRequest, in createLinkIn) (*sdk.CallToolResult, any, error) {
+		return d.run(ctx, call{method: http.MethodPost, path: "/links", body: in.body(), idempotencyKey: in.IdempotencyKey})
+	})
+
+	sdk.AddTool(s, &sdk.Tool{
+		Name: "create_links",
+		Description: "Create 1 to 1,000 short links in one call (scope links:write; POST /links/bulk). Each item takes the arguments of " +
+			"create_link. Returns {object:\"bulk_result\", created, failed, data:[{index, status:201, link} | {index, status:409|422, error}]}: " +
+			"with atomic false (default) each item succeeds or fails on its own; with atomic true all are created or none " +
+			"(then a validation error lists /links/<index>/<field>). Emits link.created per created link. Costs 1 request of the rate limit plus 1 per 10 links.",
+		Annotations: mutating("Create Links", false, false),
+		InputSchema: object([]string{"links"}, map[string]*jsonschema.Schema{
+			"links": {
+				Type: "array", Description: "The links to create, 1 to 1,000, each like create_link's arguments (without idempotency_key).",
+				MinItems: ptr(1), MaxItems: ptr(1000), Items: linkFields([]string{"target_url"}),
+			},
+			"atomic":          {Type: "boolean", Description: "true: create all or nothing. Default: false (each item on its own)."},
 			"idempotency_key": idempotencyKey(),
 		}),
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, in createLinkIn) (*sdk.CallToolResult, any, error) {
-		body := map[string]any{"target_url": in.TargetURL}
-		if in.Title != nil {
-			body["title"] = *in.Title
+	}, func(ctx context.Context, _ *sdk.CallToolRequest, in createLinksIn) (*sdk.CallToolResult, any, error) {
+		items := make([]map[string]any, len(in.Links))
+		for i, l := range in.Links {
+			items[i] = l.body()
 		}
-		if in.Code != nil {
-			body["code"] = *in.Code
+		body := map[string]any{"links": items, "atomic": in.Atomic}
+		return d.run(ctx, call{method: http.MethodPost, path: "/links/bulk", body: body, idempotencyKey: in.IdempotencyKey})
+	})
+
+	sdk.AddTool(s, &sdk.Tool{
+		Name: "update_link",
+		Description: "Change a link's target_url, title, expiry or tags (scope links:write); only the arguments given change. " +
+			"tags replaces the whole set ([] removes them all); an empty title removes the title. Returns the updated link; emits link.updated " +
+			"with the previous values of what changed.",
+		Annotations: mutating("Update Link", false, true),
+		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{
+			"id":         linkID(),
+			"target_url": uri("The new destination: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 2048),
+			"title":      strLen("The new title, at most 200 characters; \"\" removes it.", 0, 200),
+			"expires_at": strLen("The new expiry, an RFC 3339 instant in the future (e.g. 2027-01-31T23:59:59Z); \"\" removes it.", 0, 64),
+			"tags":       tagsSchema(),
+		}),
+	}, func(ctx context.Context, _ *sdk.CallToolRequest, in updateLinkIn) (*sdk.CallToolResult, any, error) {
+		body := map[string]any{}
+		if in.TargetURL != nil {
+			body["target_url"] = *in.TargetURL
+		}
+		if in.Title != nil {
+			body["title"] = emptyAsNull(*in.Title)
 		}
 		if in.ExpiresAt != nil {
-			body["expires_at"] = *in.ExpiresAt
+			body["expires_at"] = emptyAsNull(*in.ExpiresAt)
 		}
-		if in.Domain != nil {
-			body["domain"] = *in.Domain
+		if in.Tags != nil {
+			body["tags"] = *in.Tags
 		}
-		return d.run(ctx, call{method: http.MethodPost, path: "/links", body: body, idempotencyKey: in.IdempotencyKey})
+		return d.run(ctx, call{method: http.MethodPatch, path: linkPath(in.ID), body: body})
 	})
 
 	sdk.AddTool(s, &sdk.Tool{
@@ -132,16 +204,21 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "search_links",
 		Description: "Find the workspace's links whose code, title or target_url contain every word of the query (in any order), case-insensitively, " +
-			"newest first (scope links:read; GET /links?q=…). Returns {object:\"list\", data:[link…], has_more, next_cursor}; " +
+			"and/or that carry every one of the given tags, newest first (scope links:read; GET /links?q=…&tag=…). " +
+			"Returns {object:\"list\", data:[link…], has_more, next_cursor}; " +
 			"call again with the same query and cursor=next_cursor while has_more is true.",
 		Annotations: readOnly("Search Links"),
-		InputSchema: object([]string{"query"}, map[string]*jsonschema.Schema{
-			"query":  strLen("Text to look for in code, title and target_url, e.g. \"menu\" or \"example.com/spring\".", 1, 200),
+		InputSchema: object(nil, map[string]*jsonschema.Schema{
+			"query":  strLen("Words to look for in code, title and target_url, e.g. \"menu\" or \"spring example.com\"; every word must match.", 1, 200),
+			"tags":   tagsSchema(),
 			"status": enum("Only links that are active (redirecting now), paused or expired; all (default) for every link.", "all", "active", "paused", "expired"),
 			"limit":  integer("Matches per answer (1-100). Default: 20.", 1, 100),
 			"cursor": pageCursor(),
 		}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in searchIn) (*sdk.CallToolResult, any, error) {
+		if in.Query == "" && len(in.Tags) == 0 {
+			return failure(errors.New("give a query, tags, or both; to list every link, use list_links")), nil, nil
+		}
 		return d.search(ctx, in)
 	})
 
@@ -233,4 +310,39 @@ func (d *dispatcher) qr(ctx context.Context, in qrIn) (*sdk.CallToolResult, any,
 		&sdk.ImageContent{Data: resp.body, MIMEType: mime},
 		&sdk.TextContent{Text: fmt.Sprintf("QR code of link %s (%s, %d bytes); it encodes the link's short_url with ?qr=1.", in.ID, mime, len(resp.body))},
 	}}, nil, nil
+}
+
+// linkFields is the schema of create_link's link arguments.
+func linkFields(required []string) *jsonschema.Schema {
+	return object(required, map[string]*jsonschema.Schema{
+		"target_url": uri("Where the short link redirects: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 2048),
+		"title":      strLen("Optional human title, at most 200 characters.", 0, 200),
+		"code":       pattern("Optional custom short code, 3-64 of A-Z a-z 0-9 _ -, case-sensitive; must be unused on its domain and, on the default domain, not a reserved path (api, docs, w, …). Taken → conflict error.", `^[A-Za-z0-9_-]{3,64}$`),
+		"domain":     strLen("Optional hostname of a verified custom domain of the workspace (list_domains) to put the link on, e.g. go.acme.com; omitted: the default short domain.", 1, 1012),
+		"expires_at": dateTime("Optional RFC 3339 instant in the future after which the short link answers 410 Gone, e.g. 2027-01-31T23:59:59Z."),
+		"tags":       tagsSchema(),
+	})
+}
+
+// withIdempotencyKey adds the idempotency_key argument to an object schema.
+func withIdempotencyKey(s *jsonschema.Schema) *jsonschema.Schema {
+	s.Properties["idempotency_key"] = idempotencyKey()
+	return s
+}
+
+// tagsSchema is a link's tags as a tool argument.
+func tagsSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Type: "array", MaxItems: ptr(10),
+		Description: "Tags: at most 10, each 1-50 letters, digits, spaces, - _ or . (stored lowercase, so Print and print are one tag), e.g. [\"print\", \"spring-2027\"].",
+		Items:       strLen("A tag.", 1, 50),
+	}
+}
+
+// emptyAsNull is "" as JSON null: the tools' way to remove a value.
+func emptyAsNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

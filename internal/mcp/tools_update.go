@@ -38,13 +38,6 @@ func (o optional[T]) put(body map[string]any, name string) {
 	body[name] = *o.value
 }
 
-type updateLinkIn struct {
-	ID        string           `json:"id"`
-	Title     optional[string] `json:"title"`
-	ExpiresAt optional[string] `json:"expires_at"`
-	TargetURL optional[string] `json:"target_url"`
-}
-
 type webhookIDIn struct {
 	WebhookID      string `json:"webhook_id"`
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
@@ -71,26 +64,6 @@ func nullable(s *jsonschema.Schema) *jsonschema.Schema {
 }
 
 func addUpdateTools(s *sdk.Server, d *dispatcher) {
-	sdk.AddTool(s, &sdk.Tool{
-		Name: "update_link",
-		Description: "Change a link's title, expiry or target (scope links:write); only the fields given change, null clears " +
-			"title or expires_at. Returns the updated link; emits link.updated with the previous values of what changed. " +
-			"To pause or resume use pause_link / resume_link.",
-		Annotations: mutating("Update Link", false, true),
-		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{
-			"id":         linkID(),
-			"title":      nullable(strLen("New title, at most 200 characters; null removes it.", 0, 200)),
-			"expires_at": nullable(dateTime("New expiry, an RFC 3339 instant in the future (e.g. 2027-01-31T23:59:59Z); null: never expires.")),
-			"target_url": uri("New destination (like repoint_link): an absolute http or https URL with a host, at most 2048 bytes.", 2048),
-		}),
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, in updateLinkIn) (*sdk.CallToolResult, any, error) {
-		body := map[string]any{}
-		in.Title.put(body, "title")
-		in.ExpiresAt.put(body, "expires_at")
-		in.TargetURL.put(body, "target_url")
-		return d.run(ctx, call{method: http.MethodPatch, path: linkPath(in.ID), body: body})
-	})
-
 	events := &jsonschema.Schema{
 		Type: "array", Description: "Event types to deliver, at least one, no duplicates.", MinItems: ptr(1), UniqueItems: true,
 		Items: enum("An event type.", "link.created", "link.updated", "link.deleted", "scan.created"),

@@ -32,8 +32,8 @@ func Validation(errs validate.Errors) *Problem {
 	return &Problem{Type: ValidationFailed, Detail: errs.Summary(), Errors: errs}
 }
 
-// body is the wire form; field order follows RFC 9457's examples.
-type body struct {
+// Body is the wire form; field order follows RFC 9457's examples.
+type Body struct {
 	Type          string                `json:"type"`
 	Title         string                `json:"title"`
 	Status        int                   `json:"status"`
@@ -57,20 +57,7 @@ func (pw Writer) TypeURL(t Type) string {
 // Write sends p as application/problem+json. Headers that belong to the
 // problem (Allow, WWW-Authenticate, Retry-After) are set by the caller first.
 func (pw Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) {
-	detail := p.Detail
-	if detail == "" {
-		detail = p.Type.Title
-	}
-	b := body{
-		Type:          pw.TypeURL(p.Type),
-		Title:         p.Type.Title,
-		Status:        p.Type.Status,
-		Detail:        detail,
-		Instance:      r.URL.Path,
-		RequestID:     requestid.FromContext(r.Context()),
-		Errors:        p.Errors,
-		RequiredScope: p.RequiredScope,
-	}
+	b := pw.Object(r, p)
 	if b.RequestID == "" {
 		b.RequestID = w.Header().Get(requestid.Header)
 	}
@@ -84,4 +71,23 @@ func (pw Writer) Write(w http.ResponseWriter, r *http.Request, p *Problem) {
 	h.Del("Content-Length")
 	w.WriteHeader(p.Type.Status)
 	_, _ = w.Write(append(buf, '\n'))
+}
+
+// Object is p as the JSON object Write sends, for a response that carries
+// problems inside it (one per item of a bulk creation).
+func (pw Writer) Object(r *http.Request, p *Problem) Body {
+	detail := p.Detail
+	if detail == "" {
+		detail = p.Type.Title
+	}
+	return Body{
+		Type:          pw.TypeURL(p.Type),
+		Title:         p.Type.Title,
+		Status:        p.Type.Status,
+		Detail:        detail,
+		Instance:      r.URL.Path,
+		RequestID:     requestid.FromContext(r.Context()),
+		Errors:        p.Errors,
+		RequiredScope: p.RequiredScope,
+	}
 }

@@ -50,7 +50,12 @@ func NewLocal(now func() time.Time) *Local {
 }
 
 // Allow implements Limiter; it never returns an error.
-func (l *Local) Allow(_ context.Context, key string, perMinute int) (Result, error) {
+func (l *Local) Allow(ctx context.Context, key string, perMinute int) (Result, error) {
+	return l.AllowN(ctx, key, perMinute, 1)
+}
+
+// AllowN implements Limiter; it never returns an error.
+func (l *Local) AllowN(_ context.Context, key string, perMinute, n int) (Result, error) {
 	limit, interval, burst := emission(perMinute)
 	now := l.now().UnixNano()
 	s := &l.shards[maphash.String(l.seed, key)%shards]
@@ -60,7 +65,7 @@ func (l *Local) Allow(_ context.Context, key string, perMinute int) (Result, err
 	if !ok || tat < now {
 		tat = now
 	}
-	newTAT := tat + interval
+	newTAT := tat + interval*int64(max(n, 1))
 	diff := now - (newTAT - burst) // ≥ 0: the request fits in the burst tolerance
 	if diff < 0 {
 		s.mu.Unlock()

@@ -94,3 +94,36 @@ func plural(n int, unit string) string {
 	}
 	return strconv.Itoa(n) + " " + unit + "s"
 }
+
+// Limit is the per-minute budget of r's credential (0 without one).
+func (m *Middleware) Limit(r *http.Request) int {
+	_, perMinute, _ := m.Subject(r)
+	return max(perMinute, 1)
+}
+
+// Charge takes cost more requests from the budget of r's credential, for
+// a request whose price is known only once its body is read (a bulk
+// creation costs one request plus its items). It sets the RateLimit-*
+// headers again and returns nil, or the problem to answer: 429 with
+// Retry-After when the budget cannot cover the cost now (nothing is
+// taken; the headers keep what the request itself left), 503 when the
+// limiter failed. A cost above Limit never fits; the
+// caller refuses it first, saying why.
+func (m *Middleware) Charge(w http.ResponseWriter, r *http.Request, cost int) error {
+	if cost < 1 {
+		return nil
+	}
+	key, perMinute, _ := m.Subject(r)
+	res, err := m.Limiter.AllowN(r.Context(), key, perMinute, cost)
+	if err != nil {
+		return problem.New(problem.Unavailable, "the request could not be processed right now; retry shortly")
+	}
+	if !res.Allowed { // the headers set before the handler still tell what is left
+		retry := RetryAfterSeconds(res.RetryAfter)
+		w.Header().Set(HeaderRetryAfter, strconv.Itoa(retry))
+		return problem.New(problem.RateLimited, "this request costs "+strconv.Itoa(cost)+" more of the rate limit's "+strconv.Itoa(res.Limit)+
+			" requests per minute than are left; retry in "+plural(retry, "second"))
+	}
+	SetHeaders(w.Header(), res)
+	return nil
+}

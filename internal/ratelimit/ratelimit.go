@@ -46,6 +46,9 @@ type Result struct {
 // very next request; the key's recorded usage is kept across the change.
 type Limiter interface {
 	Allow(ctx context.Context, key string, perMinute int) (Result, error)
+	// AllowN is Allow for a request that costs n (>= 1) requests of the
+	// budget at once: all of them fit, or none is taken.
+	AllowN(ctx context.Context, key string, perMinute, n int) (Result, error)
 }
 
 // emission is GCRA's spacing between requests for a limit, in nanoseconds;

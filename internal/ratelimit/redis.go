@@ -132,23 +132,29 @@ func isDown(state uint64) bool { return state%2 == 1 }
 
 // Allow implements Limiter. It returns an error only when ctx ends first.
 func (r *Redis) Allow(ctx context.Context, key string, perMinute int) (Result, error) {
+	return r.AllowN(ctx, key, perMinute, 1)
+}
+
+// AllowN implements Limiter. It returns an error only when ctx ends first.
+func (r *Redis) AllowN(ctx context.Context, key string, perMinute, n int) (Result, error) {
+	n = max(n, 1)
 	state := r.state.Load()
 	if isDown(state) {
 		if r.now().UnixNano() < r.retryAt.Load() || !r.probing.CompareAndSwap(false, true) {
-			return r.local(ctx, key, perMinute)
+			return r.local(ctx, key, perMinute, n)
 		}
 		defer r.probing.Store(false)
 	}
 	limit, _, _ := emission(perMinute)
 	cctx, cancel := context.WithTimeout(ctx, r.timeout)
-	res, err := r.rate.Allow(cctx, keyPrefix+key, redis_rate.PerMinute(limit))
+	res, err := r.rate.AllowN(cctx, keyPrefix+key, redis_rate.PerMinute(limit), n)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err() // the client went away; not Redis's fault
 		}
 		r.failed(state, err)
-		return r.local(ctx, key, perMinute)
+		return r.local(ctx, key, perMinute, n)
 	}
 	if isDown(state) && r.state.CompareAndSwap(state, state+1) {
 		r.log.Info("Redis answers again; rate limits are shared across instances again")
@@ -157,7 +163,7 @@ func (r *Redis) Allow(ctx context.Context, key string, perMinute int) (Result, e
 	// put the reset a few nanoseconds past the period; it never is.
 	out := Result{Limit: limit, Allowed: res.Allowed > 0, Remaining: max(res.Remaining, 0), ResetAfter: min(max(res.ResetAfter, 0), Period)}
 	if out.Allowed {
-		_, _ = r.fallback.Allow(ctx, key, perMinute)
+		_, _ = r.fallback.AllowN(ctx, key, perMinute, n)
 	} else {
 		out.RetryAfter = max(res.RetryAfter, 0)
 	}
@@ -172,9 +178,9 @@ func (r *Redis) Stats() Stats {
 // Close closes the Redis client.
 func (r *Redis) Close() error { return r.client.Close() }
 
-func (r *Redis) local(ctx context.Context, key string, perMinute int) (Result, error) {
+func (r *Redis) local(ctx context.Context, key string, perMinute, n int) (Result, error) {
 	r.fallbacks.Add(1)
-	return r.fallback.Allow(ctx, key, perMinute)
+	return r.fallback.AllowN(ctx, key, perMinute, n)
 }
 
 // failed records a failed call that started in state and schedules the

@@ -31,6 +31,7 @@ type Link struct {
 	ShortURL      string     `json:"short_url"`
 	TargetURL     string     `json:"target_url"`
 	Title         *string    `json:"title"`
+	Tags          []string   `json:"tags"`
 	Status        string     `json:"status"`
 	ExpiresAt     *time.Time `json:"expires_at"`
 	ScanCount     int64      `json:"scan_count"`

@@ -27,6 +27,13 @@ type Schemas = components["schemas"];
 export type Link = Schemas["Link"];
 export type LinkCreate = Schemas["LinkCreate"];
 export type LinkUpdate = Schemas["LinkUpdate"];
+/** The body of POST /links/bulk: 1–1,000 create bodies, each on its own or all-or-nothing (atomic). */
+export type BulkCreate = Schemas["BulkCreate"];
+/** The answer of POST /links/bulk: one entry per item, a created link (201) or a problem (409/422). */
+export type BulkResult = Schemas["BulkResult"];
+export type BulkItem = Schemas["BulkItem"];
+/** A tag of the workspace and how many live links carry it. */
+export type Tag = Schemas["TagObject"];
 export type Scan = Schemas["Scan"];
 /** How a scan reached the short URL: "qr" (through the ?qr=1 its QR codes encode) or "link". */
 export type ScanSource = Schemas["ScanSource"];
@@ -44,6 +51,8 @@ export type DomainUpdate = Schemas["DomainUpdate"];
 export type Workspace = Schemas["Workspace"];
 export type Problem = Schemas["Problem"];
 
+/** The filters of GET /links and GET /links/export: q, status, domain and tag (several tags: links that have all). */
+export type LinkFilter = Omit<NonNullable<operations["listLinks"]["parameters"]["query"]>, "limit" | "cursor">;
 /** Query parameters of GET /links/{id}/qr. */
 export type QROptions = NonNullable<operations["getLinkQr"]["parameters"]["query"]>;
 /** Query parameters of GET /links/{id}/analytics. */
@@ -143,15 +152,42 @@ export class LinkqrClient {
     return ok(await this.raw.GET("/links/{id}", { params: { path: { id } }, ...this.#signal(opts) }));
   }
 
-  /** One page of links, newest first, filtered by q (all words), status, domain, … (links:read). */
+  /** One page of links, newest first, filtered by q, status, domain, tag, … (links:read). */
   async listLinks(opts: ListLinksOptions = {}): Promise<Page<Link>> {
     const { signal, timeoutMs, ...query } = opts;
     return ok(await this.raw.GET("/links", { params: { query }, ...this.#signal({ signal, timeoutMs }) }));
   }
 
-  /** Every link matching the filters, newest first, fetching pages as the loop goes. */
+  /** Every link that the filter finds, newest first, fetching pages as the loop goes. */
   links(opts: ListLinksOptions = {}): AsyncIterableIterator<Link> {
     return iterate(opts, (p) => this.listLinks(p));
+  }
+
+  /**
+   * Create up to 1,000 links in one request (links:write). The result has one entry per
+   * item; with atomic: true a failed item makes the call throw (422) and creates nothing.
+   * Costs one request of the rate limit plus one per 10 items.
+   */
+  async createLinks(body: BulkCreate, opts: PostOptions = {}): Promise<BulkResult> {
+    return ok(await this.raw.POST("/links/bulk", { body, params: { header: idem(opts) }, ...this.#signal(opts) }));
+  }
+
+  /** The links that the filter finds as CSV (links:read), streamed as the server sends it. */
+  async exportLinks(filter: LinkFilter = {}, opts: CallOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    const r = await this.raw.GET("/links/export", { params: { query: filter }, parseAs: "stream", ...this.#signal(opts) });
+    if (r.error !== undefined || !r.response.ok || r.data == null) throw await toProblemError(r.response, r.error);
+    return remember(r.data as ReadableStream<Uint8Array>, r.response);
+  }
+
+  /** One page of the workspace's tags by name, with their link counts (links:read). */
+  async listTags(page: PageOptions = {}): Promise<Page<Tag>> {
+    const { signal, timeoutMs, ...query } = page;
+    return ok(await this.raw.GET("/tags", { params: { query }, ...this.#signal({ signal, timeoutMs }) }));
+  }
+
+  /** Every tag of the workspace, by name. */
+  tags(page: PageOptions = {}): AsyncIterableIterator<Tag> {
+    return iterate(page, (p) => this.listTags(p));
   }
 
   /** Re-point, pause/resume, retitle or set the expiry of a link (links:write). */

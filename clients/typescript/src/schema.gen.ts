@@ -40,9 +40,9 @@ export interface paths {
          * @description **Scope:** `links:read`
          *
          *     Lists the workspace's links, newest first, one page at a time (see
-         *     *Pagination*). Deleted links are not listed. With `q` and/or
-         *     `status`, only the matching links are listed (same order, same
-         *     pages; keep passing `q` and `status` with the cursor).
+         *     *Pagination*). Deleted links are not listed. With `q`, `status`,
+         *     `domain` and/or `tag`, only the matching links are listed (same
+         *     order, same pages; keep passing the filters with the cursor).
          */
         get: operations["listLinks"];
         put?: never;
@@ -63,6 +63,92 @@ export interface paths {
          *     safe.
          */
         post: operations["createLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/links/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many links
+         * @description **Scope:** `links:write`
+         *
+         *     Creates 1 to 1,000 links in one request and one database
+         *     transaction; each item is a `POST /links` body. With
+         *     `"atomic": false` (the default) every item succeeds or fails on its
+         *     own: each `201` in `data` exists, each `409`/`422` created nothing.
+         *     With `"atomic": true` either all are created or none is, and a
+         *     failed item makes the whole answer `422` with pointers
+         *     `/links/<index>/<field>`. Emits one `link.created` per created link.
+         *
+         *     The `Idempotency-Key` covers the whole request: a retry with the same
+         *     key returns the same result and creates nothing new. The request
+         *     costs one request of the rate limit plus one per 10 items (1,000
+         *     links cost 101); bodies may be up to 4 MiB.
+         */
+        post: operations["createLinks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/links/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export links as CSV
+         * @description **Scope:** `links:read`
+         *
+         *     The links that the list's filters find (all of them without a
+         *     filter), newest first, as CSV with a header row: `id`, `code`,
+         *     `domain`, `short_url`, `target_url`, `title`, `tags` (joined by
+         *     `|`), `status`, `expires_at`, `scan_count`, `last_scanned_at`,
+         *     `created_at`, `updated_at`. Streamed as it is read, whatever the
+         *     size. Cells that a spreadsheet would run as a formula (starting with
+         *     `=`, `+`, `-`, `@`, a tab or a carriage return) get a leading `'`.
+         *     The Links page's *Import* reads this file back.
+         */
+        get: operations["exportLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tags
+         * @description **Scope:** `links:read`
+         *
+         *     The workspace's tags by name, each with how many live links carry
+         *     it, one page at a time (see *Pagination*). A tag exists while a link
+         *     carries it.
+         */
+        get: operations["listTags"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -820,6 +906,7 @@ export interface components {
              * @example Spring menu
              */
             title: string | null;
+            tags: components["schemas"]["Tags"];
             /**
              * @description `active` links redirect; `paused` ones answer `410 Gone`. An
              *     `active` link past its `expires_at` also answers `410`.
@@ -875,6 +962,7 @@ export interface components {
              *     returned in UTC.
              */
             expires_at?: string | null;
+            tags?: components["schemas"]["TagsInput"];
         };
         /**
          * @description The fields to change; absent fields stay as they are. Fields not
@@ -894,6 +982,8 @@ export interface components {
              * @description New expiry, in the future; `null` removes it.
              */
             expires_at?: string | null;
+            /** @description The new set of tags, replacing the old one; `[]` removes them all. */
+            tags?: components["schemas"]["TagsInput"];
         };
         /** @description One page of links, newest first. */
         LinkList: {
@@ -904,6 +994,83 @@ export interface components {
             has_more: boolean;
             /** @description Pass as `cursor` to get the next page; `null` on the last page. */
             next_cursor: string | null;
+        };
+        /**
+         * @description A label of links: 1–50 characters of letters, digits, spaces, `-`,
+         *     `_` and `.`, stored lowercase (surrounding spaces are dropped), so
+         *     `Print` and `print` are one tag.
+         * @example spring-2027
+         */
+        Tag: string;
+        /**
+         * @description The link's tags, lowercase and sorted by name; `[]` when none.
+         * @example [
+         *       "print",
+         *       "spring-2027"
+         *     ]
+         */
+        Tags: components["schemas"]["Tag"][];
+        /**
+         * @description Tags for the link (see `Tag`): at most 10 distinct ones after
+         *     lowercasing and trimming (duplicates count once), each refused one
+         *     reported with the pointer `/tags/<index>`.
+         * @example [
+         *       "Print",
+         *       "spring-2027"
+         *     ]
+         */
+        TagsInput: string[];
+        /** @description A tag of the workspace and how many of its live links carry it. */
+        TagObject: {
+            /** @constant */
+            object: "tag";
+            name: components["schemas"]["Tag"];
+            /** Format: int64 */
+            link_count: number;
+        };
+        /** @description One page of tags, by name. */
+        TagList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["TagObject"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description Links to create in one request. Fields not listed here are rejected with `422`. */
+        BulkCreate: {
+            /** @description 1 to 1,000 create bodies, each as for `POST /links`. */
+            links: components["schemas"]["LinkCreate"][];
+            /**
+             * @description Default `false`. `true`: every link is created or none is (a failed item makes the
+             *     whole request `422` with pointers `/links/<index>/<field>`).
+             *     `false`: each item succeeds or fails on its own.
+             */
+            atomic?: boolean;
+        };
+        /** @description The outcome of a bulk creation, one entry per item in request order. */
+        BulkResult: {
+            /** @constant */
+            object: "bulk_result";
+            /** @description How many links were created. */
+            created: number;
+            /** @description How many items failed (and created nothing). */
+            failed: number;
+            data: components["schemas"]["BulkItem"][];
+        };
+        BulkItem: {
+            /** @description The item's position in `links`. */
+            index: number;
+            /** @constant */
+            status: 201;
+            link: components["schemas"]["Link"];
+        } | {
+            /** @description The item's position in `links`. */
+            index: number;
+            /** @enum {integer} */
+            status: 409 | 422;
+            error: components["schemas"]["Problem"];
         };
         /** @description One recorded scan (or click) of a link's short URL. */
         Scan: {
@@ -1394,6 +1561,7 @@ export interface components {
              * @description The old expiry; `null` when there was none.
              */
             expires_at?: string | null;
+            tags?: components["schemas"]["Tags"];
         };
     };
     responses: {
@@ -1498,7 +1666,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `payload-too-large`: the body is larger than 64 KiB. */
+        /** @description `payload-too-large`: the body is larger than 64 KiB (4 MiB for `POST /links/bulk`). */
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1704,6 +1872,33 @@ export interface components {
     };
     parameters: {
         /**
+         * @description Only links whose title, code or target URL contains this text,
+         *     case-insensitively (at most 200 characters; leading and trailing
+         *     spaces are ignored; `%` and `_` match themselves).
+         * @example menu
+         */
+        LinkFilterQ: string;
+        /**
+         * @description Only links that are `active` (redirecting now: active and not
+         *     expired), `paused`, or `expired`; `all` (the default) lists every
+         *     link.
+         */
+        LinkFilterStatus: "all" | "active" | "paused" | "expired";
+        /**
+         * @description Only links on this custom domain (any case; the default domain's
+         *     links have `domain: null` and are not matched).
+         * @example go.acme.com
+         */
+        LinkFilterDomain: string;
+        /**
+         * @description Only links with this tag (any case); repeat it for links that
+         *     have every one of them (`?tag=print&tag=spring-2027`), at most 10.
+         * @example [
+         *       "print"
+         *     ]
+         */
+        LinkFilterTag: string[];
+        /**
          * @description The link's ID (`lnk_…`). An unknown or malformed ID, or the ID of
          *     another workspace's link, is `404`.
          * @example lnk_06gzzspxy9ry5b4nj0v9yx7aq0
@@ -1908,19 +2103,27 @@ export interface operations {
                  *     spaces are ignored; `%` and `_` match themselves).
                  * @example menu
                  */
-                q?: string;
+                q?: components["parameters"]["LinkFilterQ"];
                 /**
                  * @description Only links that are `active` (redirecting now: active and not
                  *     expired), `paused`, or `expired`; `all` (the default) lists every
                  *     link.
                  */
-                status?: "all" | "active" | "paused" | "expired";
+                status?: components["parameters"]["LinkFilterStatus"];
                 /**
                  * @description Only links on this custom domain (any case; the default domain's
                  *     links have `domain: null` and are not matched).
                  * @example go.acme.com
                  */
-                domain?: string;
+                domain?: components["parameters"]["LinkFilterDomain"];
+                /**
+                 * @description Only links with this tag (any case); repeat it for links that
+                 *     have every one of them (`?tag=print&tag=spring-2027`), at most 10.
+                 * @example [
+                 *       "print"
+                 *     ]
+                 */
+                tag?: components["parameters"]["LinkFilterTag"];
             };
             header?: never;
             path?: never;
@@ -1997,6 +2200,158 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createLinks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: within 24 hours, the same key with
+                 *     the same request returns the stored response instead of acting again
+                 *     (see *Idempotency*). 1–255 visible ASCII characters; anything else is
+                 *     `400 invalid-request`.
+                 * @example 5d0c1e7a-9b8f-4c6e-a1d2-3f4e5a6b7c8d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkCreate"];
+            };
+        };
+        responses: {
+            /**
+             * @description Every item's outcome (or, with `Idempotent-Replayed: true`, the
+             *     stored response of an earlier identical request).
+             */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportLinks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only links whose title, code or target URL contains this text,
+                 *     case-insensitively (at most 200 characters; leading and trailing
+                 *     spaces are ignored; `%` and `_` match themselves).
+                 * @example menu
+                 */
+                q?: components["parameters"]["LinkFilterQ"];
+                /**
+                 * @description Only links that are `active` (redirecting now: active and not
+                 *     expired), `paused`, or `expired`; `all` (the default) lists every
+                 *     link.
+                 */
+                status?: components["parameters"]["LinkFilterStatus"];
+                /**
+                 * @description Only links on this custom domain (any case; the default domain's
+                 *     links have `domain: null` and are not matched).
+                 * @example go.acme.com
+                 */
+                domain?: components["parameters"]["LinkFilterDomain"];
+                /**
+                 * @description Only links with this tag (any case); repeat it for links that
+                 *     have every one of them (`?tag=print&tag=spring-2027`), at most 10.
+                 * @example [
+                 *       "print"
+                 *     ]
+                 */
+                tag?: components["parameters"]["LinkFilterTag"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The links as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id,code,domain,short_url,target_url,title,tags,status,expires_at,scan_count,last_scanned_at,created_at,updated_at
+                     *     lnk_06gzzspxy9ryh064n66qj0jnxg,Ab3xY9q,,https://lq.example.com/Ab3xY9q,https://example.com/menu,Spring menu,print|spring-2027,active,,42,2026-11-21T19:58:12.123Z,2026-11-01T09:00:00Z,2026-11-20T16:30:00Z
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description `next_cursor` of the previous page. Opaque; one that does not parse is
+                 *     `400 invalid-request`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of tags. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -167,3 +167,45 @@ test("a POST retried after a 503 reuses its Idempotency-Key, so the server acts 
   assert.equal(same, 1, "one link, not two");
   assert.equal((await lq.getLink(link.id)).title, title);
 });
+
+test("many links in one request, tagged, filtered by tags and exported as CSV", async () => {
+  const lq = client();
+  const tag = `bulk-${run}`.toLowerCase();
+  const links = Array.from({ length: 250 }, (_, i) => ({ target_url: `https://example.com/shop/${i}`, tags: [tag, i % 2 ? "Odd" : "even"] }));
+  links[3] = { target_url: "ftp://example.com/x", tags: [tag, "even"] };
+  const res = await lq.createLinks({ links }, { idempotencyKey: `ts-bulk-${run}` });
+  assert.equal(res.object, "bulk_result");
+  assert.equal(res.created, 249);
+  assert.equal(res.failed, 1);
+  const bad = res.data[3];
+  assert.ok(bad && "error" in bad && bad.status === 422);
+  const good = res.data[1];
+  assert.ok(good && "link" in good);
+  assert.deepEqual(good.link.tags, [tag, "odd"].sort());
+
+  // The same key returns the same result and creates nothing new.
+  const again = await lq.createLinks({ links }, { idempotencyKey: `ts-bulk-${run}` });
+  assert.deepEqual(again, res);
+
+  const odd: Link[] = [];
+  for await (const l of lq.links({ tag: [tag, "ODD"], limit: 50 })) odd.push(l);
+  assert.equal(odd.length, 124); // 125 odd items, one of them (3) refused
+
+  const tags = [];
+  for await (const t of lq.tags()) tags.push(t);
+  assert.equal(tags.find((t) => t.name === tag)?.link_count, 249);
+
+  const stream = await lq.exportLinks({ tag: [tag] });
+  const csv = await new Response(stream).text();
+  const rows = csv.trim().split("\n");
+  assert.equal(rows[0], "id,code,domain,short_url,target_url,title,tags,status,expires_at,scan_count,last_scanned_at,created_at,updated_at");
+  assert.equal(rows.length, 250);
+
+  // All or nothing: the bad item refuses the whole batch.
+  await assert.rejects(lq.createLinks({ links, atomic: true }), (e: unknown) => {
+    assert.ok(e instanceof ProblemError);
+    assert.equal(e.status, 422);
+    assert.ok(e.errors.some((f) => f.pointer === "/links/3/target_url"), JSON.stringify(e.errors));
+    return true;
+  });
+});

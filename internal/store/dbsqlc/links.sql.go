@@ -13,9 +13,9 @@ import (
 )
 
 const linkCreate = `-- name: LinkCreate :one
-INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags
 `
 
 type LinkCreateParams struct {
@@ -26,6 +26,7 @@ type LinkCreateParams struct {
 	Title       *string
 	ExpiresAt   *time.Time
 	Domain      *string
+	Tags        []string
 }
 
 func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams) (Link, error) {
@@ -37,6 +38,7 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		arg.Title,
 		arg.ExpiresAt,
 		arg.Domain,
+		arg.Tags,
 	)
 	var i Link
 	err := row.Scan(
@@ -55,14 +57,72 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Tags,
 	)
 	return i, err
+}
+
+const linkCreateMany = `-- name: LinkCreateMany :many
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags)
+SELECT i.id, $1, i.code, i.target_url, i.title, i.expires_at, i.domain, i.tags
+FROM jsonb_to_recordset($2::jsonb)
+     AS i(id uuid, code text, target_url text, title text, expires_at timestamptz, domain text, tags text[])
+WHERE NOT EXISTS (SELECT 1 FROM retired_codes r WHERE r.domain = coalesce(i.domain, '') AND r.code = i.code)
+ON CONFLICT DO NOTHING
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags
+`
+
+type LinkCreateManyParams struct {
+	WorkspaceID uuid.UUID
+	Items       []byte
+}
+
+// A bulk creation's links in one statement: items is a JSON array of
+// {id, code, target_url, title, expires_at, domain, tags}. An item whose
+// code is taken (by a live or deleted link, another item of the batch, or
+// retired with a purged workspace) is skipped rather than failing the
+// statement: the caller reports (or retries) every id not returned.
+func (q *Queries) LinkCreateMany(ctx context.Context, db DBTX, arg LinkCreateManyParams) ([]Link, error) {
+	rows, err := db.Query(ctx, linkCreateMany, arg.WorkspaceID, arg.Items)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Link
+	for rows.Next() {
+		var i Link
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Code,
+			&i.TargetURL,
+			&i.Title,
+			&i.Status,
+			&i.ExpiresAt,
+			&i.ScanCount,
+			&i.LastScannedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.DeletedAt,
+			&i.PreviousTargetUrl,
+			&i.TargetChangedAt,
+			&i.Domain,
+			&i.Tags,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const linkDelete = `-- name: LinkDelete :one
 UPDATE links SET deleted_at = now(), updated_at = now()
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags
 `
 
 type LinkDeleteParams struct {
@@ -89,6 +149,7 @@ func (q *Queries) LinkDelete(ctx context.Context, db DBTX, arg LinkDeleteParams)
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Tags,
 	)
 	return i, err
 }
@@ -115,7 +176,7 @@ func (q *Queries) LinkDomainForCreate(ctx context.Context, db DBTX, arg LinkDoma
 }
 
 const linkGetByID = `-- name: LinkGetByID :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 `
 
@@ -143,12 +204,13 @@ func (q *Queries) LinkGetByID(ctx context.Context, db DBTX, arg LinkGetByIDParam
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Tags,
 	)
 	return i, err
 }
 
 const linkGetByIDForUpdate = `-- name: LinkGetByIDForUpdate :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 FOR UPDATE
 `
@@ -177,12 +239,13 @@ func (q *Queries) LinkGetByIDForUpdate(ctx context.Context, db DBTX, arg LinkGet
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Tags,
 	)
 	return i, err
 }
 
 const linkListByIDs = `-- name: LinkListByIDs :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links WHERE id = ANY($1::uuid[])
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags FROM links WHERE id = ANY($1::uuid[])
 `
 
 // The links of a scan batch's events (scan.created carries the link).
@@ -211,6 +274,7 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
 			&i.Domain,
+			&i.Tags,
 		); err != nil {
 			return nil, err
 		}
@@ -223,7 +287,7 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 }
 
 const linkListByWorkspace = `-- name: LinkListByWorkspace :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($3::uuid IS NULL OR id < $3::uuid)
 ORDER BY id DESC
@@ -263,6 +327,7 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
 			&i.Domain,
+			&i.Tags,
 		); err != nil {
 			return nil, err
 		}
@@ -275,7 +340,7 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 }
 
 const linkListByWorkspaceDomain = `-- name: LinkListByWorkspaceDomain :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags FROM links
 WHERE workspace_id = $1 AND domain = $2 AND deleted_at IS NULL
   AND ($4::uuid IS NULL OR id < $4::uuid)
 ORDER BY id DESC
@@ -320,6 +385,7 @@ func (q *Queries) LinkListByWorkspaceDomain(ctx context.Context, db DBTX, arg Li
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
 			&i.Domain,
+			&i.Tags,
 		); err != nil {
 			return nil, err
 		}
@@ -411,7 +477,7 @@ func (q *Queries) LinkResolveDomainCode(ctx context.Context, db DBTX, arg LinkRe
 }
 
 const linkSearch = `-- name: LinkSearch :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($2::text IS NULL
        OR (coalesce(title, '') || ' ' || code || ' ' || target_url) ILIKE $2::text)
@@ -471,6 +537,7 @@ func (q *Queries) LinkSearch(ctx context.Context, db DBTX, arg LinkSearchParams)
 			&i.PreviousTargetUrl,
 			&i.TargetChangedAt,
 			&i.Domain,
+			&i.Tags,
 		); err != nil {
 			return nil, err
 		}
@@ -514,13 +581,132 @@ func (q *Queries) LinkSearchCount(ctx context.Context, db DBTX, arg LinkSearchCo
 	return count, err
 }
 
+const linkSearchTagged = `-- name: LinkSearchTagged :many
+SELECT l.id, l.workspace_id, l.code, l.target_url, l.title, l.status, l.expires_at, l.scan_count, l.last_scanned_at, l.created_at, l.updated_at, l.deleted_at, l.previous_target_url, l.target_changed_at, l.domain, l.tags FROM link_tags t JOIN links l ON l.id = t.link_id
+WHERE t.workspace_id = $1 AND t.tag = $2
+  AND l.deleted_at IS NULL
+  AND l.tags @> $3::text[]
+  AND ($4::text IS NULL
+       OR (coalesce(l.title, '') || ' ' || l.code || ' ' || l.target_url) ILIKE $4::text)
+  AND ($5::text IS NULL
+       OR ($5::text = 'active' AND l.status = 'active' AND (l.expires_at IS NULL OR l.expires_at > now()))
+       OR ($5::text = 'paused' AND l.status = 'paused')
+       OR ($5::text = 'expired' AND l.expires_at <= now()))
+  AND ($6::text IS NULL OR l.domain = $6::text)
+  AND ($7::uuid IS NULL OR t.link_id < $7::uuid)
+ORDER BY t.link_id DESC
+LIMIT $8
+`
+
+type LinkSearchTaggedParams struct {
+	WorkspaceID uuid.UUID
+	Tag         string
+	AllTags     []string
+	Pattern     *string
+	State       *string
+	Domain      *string
+	Before      *uuid.UUID
+	Lim         int32
+}
+
+// LinkSearch of the links that have every tag of all_tags, driven by the
+// link_tags index of one of them (tag): an ordered index scan newest
+// first, however many links the workspace has, joined by primary key.
+// link_tags rows carry their link's workspace (the trigger writes them
+// from the link), so the workspace is checked there; checking it on links
+// too lets the planner, before statistics exist, scan the workspace's
+// links once per tag row.
+func (q *Queries) LinkSearchTagged(ctx context.Context, db DBTX, arg LinkSearchTaggedParams) ([]Link, error) {
+	rows, err := db.Query(ctx, linkSearchTagged,
+		arg.WorkspaceID,
+		arg.Tag,
+		arg.AllTags,
+		arg.Pattern,
+		arg.State,
+		arg.Domain,
+		arg.Before,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Link
+	for rows.Next() {
+		var i Link
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Code,
+			&i.TargetURL,
+			&i.Title,
+			&i.Status,
+			&i.ExpiresAt,
+			&i.ScanCount,
+			&i.LastScannedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.DeletedAt,
+			&i.PreviousTargetUrl,
+			&i.TargetChangedAt,
+			&i.Domain,
+			&i.Tags,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const linkSearchTaggedCount = `-- name: LinkSearchTaggedCount :one
+SELECT count(*) FROM link_tags t JOIN links l ON l.id = t.link_id
+WHERE t.workspace_id = $1 AND t.tag = $2
+  AND l.deleted_at IS NULL
+  AND l.tags @> $3::text[]
+  AND ($4::text IS NULL
+       OR (coalesce(l.title, '') || ' ' || l.code || ' ' || l.target_url) ILIKE $4::text)
+  AND ($5::text IS NULL
+       OR ($5::text = 'active' AND l.status = 'active' AND (l.expires_at IS NULL OR l.expires_at > now()))
+       OR ($5::text = 'paused' AND l.status = 'paused')
+       OR ($5::text = 'expired' AND l.expires_at <= now()))
+  AND ($6::text IS NULL OR l.domain = $6::text)
+`
+
+type LinkSearchTaggedCountParams struct {
+	WorkspaceID uuid.UUID
+	Tag         string
+	AllTags     []string
+	Pattern     *string
+	State       *string
+	Domain      *string
+}
+
+// How many links LinkSearchTagged finds in all (every page).
+func (q *Queries) LinkSearchTaggedCount(ctx context.Context, db DBTX, arg LinkSearchTaggedCountParams) (int64, error) {
+	row := db.QueryRow(ctx, linkSearchTaggedCount,
+		arg.WorkspaceID,
+		arg.Tag,
+		arg.AllTags,
+		arg.Pattern,
+		arg.State,
+		arg.Domain,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const linkUpdate = `-- name: LinkUpdate :one
 UPDATE links
-SET target_url = $3, title = $4, status = $5, expires_at = $6, updated_at = now(),
+SET target_url = $3, title = $4, status = $5, expires_at = $6, tags = $7, updated_at = now(),
     previous_target_url = CASE WHEN target_url <> $3 THEN target_url ELSE previous_target_url END,
     target_changed_at = CASE WHEN target_url <> $3 THEN now() ELSE target_changed_at END
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags
 `
 
 type LinkUpdateParams struct {
@@ -530,6 +716,7 @@ type LinkUpdateParams struct {
 	Title       *string
 	Status      string
 	ExpiresAt   *time.Time
+	Tags        []string
 }
 
 // A new target keeps the old one (and when it changed) for the link page.
@@ -541,6 +728,7 @@ func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams)
 		arg.Title,
 		arg.Status,
 		arg.ExpiresAt,
+		arg.Tags,
 	)
 	var i Link
 	err := row.Scan(
@@ -559,6 +747,7 @@ func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams)
 		&i.PreviousTargetUrl,
 		&i.TargetChangedAt,
 		&i.Domain,
+		&i.Tags,
 	)
 	return i, err
 }

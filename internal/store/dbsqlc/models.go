@@ -98,6 +98,13 @@ type Link struct {
 	PreviousTargetUrl *string
 	TargetChangedAt   *time.Time
 	Domain            *string
+	Tags              []string
+}
+
+type LinkTag struct {
+	WorkspaceID uuid.UUID
+	Tag         string
+	LinkID      uuid.UUID
 }
 
 type Membership struct {

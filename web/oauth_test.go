@@ -106,10 +106,17 @@ func TestAuthorizeBadInput(t *testing.T) {
 	}
 
 	// A valid request: sign-in first, then back to the consent page.
+	if login := b.get("/login"); hasTestID(login.body, "signin-app") {
+		t.Errorf("a plain sign-in page names an application: %s", excerpt(login.body))
+	}
 	start := authorizeQuery(c, partnerRedirect, nil)
 	p := b.get(start)
 	if p.status != http.StatusSeeOther || p.location != "/login" {
 		t.Fatalf("not signed in: %d %q", p.status, p.location)
+	}
+	// The sign-in page names the application that asks.
+	if login := b.get("/login"); login.status != 200 || !hasTestID(login.body, "signin-app") || !strings.Contains(login.body, "continue to <strong>Acme Analytics</strong>") {
+		t.Errorf("sign-in page during an authorization request: %d %s", login.status, excerpt(login.body))
 	}
 	p = b.signIn(tn.Email, tn.Password)
 	if p.status != http.StatusSeeOther || p.location != start {

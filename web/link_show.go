@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
@@ -46,12 +47,13 @@ func (u *UI) linkShow(w http.ResponseWriter, r *http.Request) {
 // linkEditForm is the edit form of the link page.
 type linkEditForm struct {
 	TargetURL, Title, Expires string
+	Tags                      string // comma-separated, as typed
 	Errors                    FieldErrors
 }
 
 // editFormOf is the edit form filled in with the link as it is.
 func editFormOf(l link.Link) linkEditForm {
-	f := linkEditForm{TargetURL: l.TargetURL.String(), Errors: FieldErrors{}}
+	f := linkEditForm{TargetURL: l.TargetURL.String(), Tags: strings.Join(l.Tags.Strings(), ", "), Errors: FieldErrors{}}
 	if l.Title != nil {
 		f.Title = l.Title.String()
 	}
@@ -150,7 +152,7 @@ func (u *UI) linkUpdate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := linkEditForm{
-		TargetURL: trimmed(r, "target_url"), Title: trimmed(r, "title"), Expires: trimmed(r, "expires_at"), Errors: FieldErrors{},
+		TargetURL: trimmed(r, "target_url"), Title: trimmed(r, "title"), Expires: trimmed(r, "expires_at"), Tags: trimmed(r, "tags"), Errors: FieldErrors{},
 	}
 	var (
 		errs validate.Errors
@@ -162,6 +164,9 @@ func (u *UI) linkUpdate(w http.ResponseWriter, r *http.Request) {
 	}
 	if title, err := link.TitleRule.ParseOptional(f.Title); errs.Check("/title", err) {
 		in.Title = link.Some(title)
+	}
+	if tags, ok := parseTagsField(f.Tags, &errs); ok {
+		in.Tags = link.Some(tags)
 	}
 	if f.Expires != editFormOf(l).Expires {
 		if f.Expires == "" {
@@ -243,6 +248,29 @@ func (u *UI) linkDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	u.redirectFlash(w, r, "/w/"+ws.ExternalID()+"/links", flashOK,
 		"Deleted "+l.ShortURL+". It now answers “no longer available”, and its code "+l.Code.String()+" will never be used again.")
+}
+
+// parseTagsField reads the tags field: tags separated by commas (empty
+// parts skipped), each through link.ParseTag, at most 10. A refusal is one
+// message at /tags naming the tag ("Tag “a!” may contain only …").
+func parseTagsField(s string, errs *validate.Errors) (link.Tags, bool) {
+	var raw []string
+	for _, part := range strings.Split(s, ",") {
+		if strings.TrimSpace(part) != "" {
+			raw = append(raw, part)
+		}
+	}
+	var tagErrs validate.Errors
+	tags := link.ParseTags(raw, "", &tagErrs)
+	for _, e := range tagErrs {
+		var i int
+		if _, err := fmt.Sscanf(e.Pointer, "/%d", &i); err == nil && i < len(raw) {
+			errs.Add("/tags", fmt.Sprintf("the tag “%s” %s", strings.TrimSpace(raw[i]), e.Detail))
+		} else {
+			errs.Add("/tags", "the tags "+e.Detail)
+		}
+	}
+	return tags, len(tagErrs) == 0
 }
 
 // trimmed is a posted field without surrounding spaces.

@@ -3,13 +3,16 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
@@ -45,21 +48,10 @@ func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, for
 		ShortBase: u.Config.ShortBaseURL.String(), DefaultHost: u.defaultHost(),
 		Query: q.Get("q"), State: q.Get("status"), Domain: q.Get("domain"), Form: form, FormKey: idempotency.NewFormKey(),
 	}
-	search := link.Search{Limit: linksPageSize}
 	var errs validate.Errors
-	term, err := link.ParseSearchTerm(v.Query)
-	errs.Check("/q", err)
-	search.Term = term
-	state, err := link.ParseState(v.State)
-	errs.Check("/status", err)
-	search.State = state
-	if v.Domain != "" {
-		h, err := hostname.Parse(v.Domain)
-		if errs.Check("/domain", err) {
-			search.Domain = &h
-			v.Domain = h.String()
-		}
-	}
+	search, shownDomain, shownTags := parseLinkFilters(q, &errs)
+	search.Limit = linksPageSize
+	v.Domain, v.Tags = shownDomain, shownTags
 	if c := q.Get("before"); c != "" {
 		id, ok := cursor.Decode(c)
 		if !ok {
@@ -70,8 +62,9 @@ func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, for
 	}
 	v.First = search.Before == nil
 	if fe, bad := fieldErrors(errs.Err()); bad {
-		v.SearchError = sentence("The search", fe["/q"]) + sentence("The status", fe["/status"]) + sentence("The domain", fe["/domain"])
-		v.Query, v.State, v.Domain, search = "", "", "", link.Search{Limit: linksPageSize}
+		v.SearchError = sentence("The search", fe["/q"]) + sentence("The status", fe["/status"]) + sentence("The domain", fe["/domain"]) +
+			sentence("The tag filter", fe["/tag"])
+		v.Query, v.State, v.Domain, v.Tags, search = "", "", "", nil, link.Search{Limit: linksPageSize}
 	}
 	res, err := u.Links.Search(r.Context(), ws.ID, search)
 	if err != nil {
@@ -82,18 +75,17 @@ func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, for
 		u.serverError(w, r, err)
 		return
 	}
+	if v.AllTags, v.MoreTags, err = u.Links.ListTags(r.Context(), ws.ID, "", tagChoices); err != nil {
+		u.serverError(w, r, err)
+		return
+	}
 	v.Nav = u.nav(w, r, sectionLinks)
 	v.Total = res.Total
-	v.Filtered = v.Query != "" || v.State != "" || v.Domain != ""
+	v.Filtered = v.Query != "" || v.State != "" || v.Domain != "" || len(v.Tags) > 0
 	for _, l := range res.Links {
 		v.Links = append(v.Links, linkRow(l))
 	}
-	keep := url.Values{}
-	for k, val := range map[string]string{"q": v.Query, "status": v.State, "domain": v.Domain} {
-		if val != "" {
-			keep.Set(k, val)
-		}
-	}
+	keep := v.filterQuery()
 	if res.HasMore {
 		older := url.Values{"before": {cursor.Encode(res.Links[len(res.Links)-1].ID)}}
 		for k, vs := range keep {
@@ -105,6 +97,97 @@ func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, for
 		v.Newest = "?" + keep.Encode()
 	}
 	Render(w, r, status, LinksPage(v))
+}
+
+// parseLinkFilters reads the links page's filters (?q, ?status, ?domain
+// and repeatable ?tag) into a search, collecting refusals under /q,
+// /status, /domain and /tag; domain and tags are as they are shown
+// (normalised).
+func parseLinkFilters(q url.Values, errs *validate.Errors) (search link.Search, domain string, tags []string) {
+	term, err := link.ParseSearchTerm(q.Get("q"))
+	errs.Check("/q", err)
+	search.Term = term
+	state, err := link.ParseState(q.Get("status"))
+	errs.Check("/status", err)
+	search.State = state
+	if d := q.Get("domain"); d != "" {
+		domain = d
+		h, err := hostname.Parse(d)
+		if errs.Check("/domain", err) {
+			search.Domain, domain = &h, h.String()
+		}
+	}
+	search.Tags, tags = parseTagFilter(q["tag"], errs)
+	return search, domain, tags
+}
+
+// tagChoices is how many of the workspace's tags the tag filter offers
+// (by name); more are reached through a link's chips.
+const tagChoices = 200
+
+// parseTagFilter reads the ?tag= filters (empty ones are the select's "any
+// tag"): each a tag, at most link.MaxTagsPerLink, duplicates once.
+func parseTagFilter(raw []string, errs *validate.Errors) (tags []link.Tag, shown []string) {
+	for _, r := range raw {
+		if strings.TrimSpace(r) == "" {
+			continue
+		}
+		t, err := link.ParseTag(r)
+		if !errs.Check("/tag", err) || slices.Contains(tags, t) {
+			continue
+		}
+		if len(tags) == link.MaxTagsPerLink {
+			errs.Add("/tag", fmt.Sprintf("takes at most %d tags", link.MaxTagsPerLink))
+			break
+		}
+		tags, shown = append(tags, t), append(shown, t.String())
+	}
+	return tags, shown
+}
+
+// filterQuery is the page's search and filters as a query string (without
+// the cursor), kept by "Older links", the chips and the export.
+func (v LinksView) filterQuery() url.Values {
+	keep := url.Values{}
+	for k, val := range map[string]string{"q": v.Query, "status": v.State, "domain": v.Domain} {
+		if val != "" {
+			keep.Set(k, val)
+		}
+	}
+	if len(v.Tags) > 0 {
+		keep["tag"] = slices.Clone(v.Tags)
+	}
+	return keep
+}
+
+// tagHref is the links page filtered by the current filters and tag too.
+func (v LinksView) tagHref(tag string) templ.SafeURL {
+	q := v.filterQuery()
+	if !slices.Contains(q["tag"], tag) {
+		q["tag"] = append(q["tag"], tag)
+	}
+	return v.Nav.wsPath("/links?" + q.Encode())
+}
+
+// untagHref is the links page without the tag among its filters.
+func (v LinksView) untagHref(tag string) templ.SafeURL {
+	q := v.filterQuery()
+	q["tag"] = slices.DeleteFunc(slices.Clone(q["tag"]), func(t string) bool { return t == tag })
+	if len(q["tag"]) == 0 {
+		q.Del("tag")
+	}
+	if len(q) == 0 {
+		return v.Nav.wsPath("/links")
+	}
+	return v.Nav.wsPath("/links?" + q.Encode())
+}
+
+// exportHref downloads the CSV of the links the current filters find.
+func (v LinksView) exportHref() templ.SafeURL {
+	if q := v.filterQuery(); len(q) > 0 {
+		return v.Nav.wsPath("/links/export?" + q.Encode())
+	}
+	return v.Nav.wsPath("/links/export")
 }
 
 // defaultHost names the default short domain: the host of
@@ -256,6 +339,7 @@ func linkRow(l link.Link) LinkRow {
 	if l.Title != nil {
 		row.Title = l.Title.String()
 	}
+	row.Tags = l.Tags.Strings()
 	if l.LastScannedAt != nil {
 		row.LastScan = "last " + formatDate(*l.LastScannedAt)
 	}

@@ -2,12 +2,15 @@ package web
 
 import (
 	"errors"
+	"mime"
 	"net"
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -22,10 +25,22 @@ func (u *UI) protect(next http.Handler) http.Handler {
 	checked := u.csrf.Handler(readForm(next))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+			r.Body = http.MaxBytesReader(w, r.Body, bodyLimit(r))
 		}
 		checked.ServeHTTP(w, r)
 	})
+}
+
+// bodyLimit is how large r's body may be: maxFormBytes, except for the
+// upload of a CSV import (a multipart post to /w/{ws}/links/import), which
+// may carry a file of linkcsv.MaxImportBytes.
+func bodyLimit(r *http.Request) int64 {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if r.Method == http.MethodPost && ct == "multipart/form-data" && strings.HasPrefix(r.URL.Path, "/w/") &&
+		strings.HasSuffix(r.URL.Path, "/links/import") && strings.Count(r.URL.Path, "/") == 4 {
+		return linkcsv.MaxImportBytes + 64<<10
+	}
+	return maxFormBytes
 }
 
 // readForm parses a posted form before the handler runs, so a body that

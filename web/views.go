@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/internal/validate"
 )
@@ -65,6 +66,15 @@ func sentence(subject, detail string) string {
 		s += "."
 	}
 	return s
+}
+
+// asSentence is a message ("the tag … must …") as a sentence: capitalised,
+// with a full stop. Empty stays empty.
+func asSentence(s string) string {
+	if s == "" || strings.HasSuffix(s, ".") {
+		return capitalize(s)
+	}
+	return capitalize(s) + "."
 }
 
 // capitalize upper-cases the first letter of a message.
@@ -126,6 +136,12 @@ type LinksView struct {
 	Newest         string   // query string of the first page (keeps the search)
 	Form           newLinkForm
 	FormKey        string // the New link form's one-time key (idempotency.Form)
+	// Tags is the tag filter: links carrying every one of them.
+	Tags []string
+	// AllTags are the workspace's tags with their counts, by name: the
+	// filter's choices (the first tagChoices; MoreTags when there are more).
+	AllTags  []link.TagCount
+	MoreTags bool
 }
 
 // LinkRow is one link in the list.
@@ -134,6 +150,7 @@ type LinkRow struct {
 	Domain                                       string // the custom domain; "": the default short domain
 	Scans, LastScan, CreatedAt, Expires          string
 	Expired                                      bool
+	Tags                                         []string
 }
 
 // APIKeyRow is one key in the list.

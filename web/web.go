@@ -16,6 +16,7 @@ import (
 	"github.com/linkqr/linkqr/internal/export"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/linkimport"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
@@ -39,6 +40,9 @@ type Deps struct {
 	// Sessions keeps browser sessions (server-side, in PostgreSQL).
 	Sessions *session.Store
 	Links    *link.Service
+	// LinkImports keeps CSV imports between the dry run and the
+	// confirmation, and creates their links in a background job.
+	LinkImports *linkimport.Service
 	// QR renders and serves QR images under the process-wide render bound
 	// and cache, shared with the API.
 	QR *qrserve.Server
@@ -135,6 +139,12 @@ func (u *UI) Mount(r chi.Router) {
 				// Links: every member manages them, like an admin.
 				r.Get("/links", u.links)
 				r.With(u.formOnce).Post("/links", u.linksCreate)
+				r.Get("/links/export", u.linksExport)
+				r.Post("/links/bulk", u.linksBulk)
+				r.Get("/links/import", u.linksImportForm)
+				r.Post("/links/import", u.linksImportUpload)
+				r.Get("/links/import/{import}", u.linksImportShow)
+				r.Post("/links/import/{import}/start", u.linksImportStart)
 				r.Get("/links/{link}", u.linkShow)
 				r.Post("/links/{link}", u.linkUpdate)
 				r.Post("/links/{link}/status", u.linkSetStatus)

@@ -209,6 +209,11 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 			rep.KeepPace = &kp
 		}
 	}
+	if !b.opts.BareOnly && !b.opts.RedirectOnly && b.opts.Bulk > 0 {
+		if rep.Bulk, err = b.bulk(ctx, left.url, fx.Tokens[0], redirect(left.url), rep.RedirectLinkqr.Measured.Throughput()/2); err != nil {
+			return nil, err
+		}
+	}
 	rep.PeakRSS = sampler.Peak()
 	if !b.opts.BareOnly && !b.opts.RedirectOnly && b.opts.Scans > 0 {
 		if rep.Analytics, err = b.analytics(ctx, left, fx, rep.RedirectLinkqr.Measured.Throughput()/2); err != nil {

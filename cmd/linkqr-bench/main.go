@@ -4,7 +4,7 @@
 // that every redirect it received was recorded as a scan. `make bench` runs
 // it.
 //
-//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 10000] [-custom-domain go.bench.example] [-geo=true] [-redirect-only] [-webhook-events 10000] [-scans 200000] [-strict]
+//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 10000] [-custom-domain go.bench.example] [-geo=true] [-redirect-only] [-webhook-events 10000] [-bulk 10000] [-scans 200000] [-strict]
 //
 // It starts `linkqr serve` on a fresh embedded PostgreSQL (a temporary
 // LINKQR_DATA_DIR) and a bare baseline server (its own hidden subcommand
@@ -18,6 +18,10 @@
 // event's created_at to its receipt), and with the redirect load running
 // against linkqr at the same time (whose req/s and p99 must still meet the
 // redirect targets, against the bare server measured before).
+//
+// The bulk scenario creates -bulk links through POST /api/v1/links/bulk,
+// 1,000 a request, while the redirect runs paced at half its measured
+// capacity, and compares that redirect with the same pace alone.
 //
 // Exit status: 0 when there were no errors and no lost scans; 1 otherwise,
 // or on a setup failure; 2 for bad flags. Performance targets missed are
@@ -63,6 +67,7 @@ type options struct {
 	Strict        bool
 	BareOnly      bool
 	Scans         int
+	Bulk          int // links of the bulk scenario (0: skip)
 	Rounds        int
 	KeepPace      time.Duration
 	Topology      bool
@@ -87,6 +92,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.VerifyTimeout, "verify-timeout", 15*time.Second, "how long to wait for buffered scans to be counted")
 	fs.IntVar(&o.Events, "webhook-events", 10000, "events fanned out to the bench's webhook receiver per fan-out run (0: skip the webhook scenario)")
 	fs.BoolVar(&o.Strict, "strict", false, "exit 1 also when a performance target is missed")
+	fs.IntVar(&o.Bulk, "bulk", 10_000, "links the bulk scenario creates through POST /api/v1/links/bulk beside the paced redirect (0: skip the scenario)")
 	fs.IntVar(&o.Scans, "scans", 10_000_000, "scans of the analytics scenario's link (0: skip the scenario)")
 	fs.BoolVar(&o.Topology, "topology", false, "measure only the deploy/ cluster: the redirect through HAProxy with 2 redirect instances and with 1 (needs haproxy, pgbouncer, redis-server)")
 	fs.StringVar(&o.ClusterScript, "cluster-script", "deploy/cluster.sh", "the cluster script -topology runs")
@@ -106,8 +112,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-webhook-events must not be negative")
 	case o.Conns < 1 || o.Links < 1 || o.Keys < 1 || o.Rounds < 1:
 		return o, fmt.Errorf("-conns, -links, -keys and -rounds must be at least 1")
-	case o.Scans < 0:
-		return o, fmt.Errorf("-scans must not be negative")
+	case o.Scans < 0 || o.Bulk < 0:
+		return o, fmt.Errorf("-scans and -bulk must not be negative")
 	}
 	if o.CustomDomain != "" {
 		h, err := hostname.Parse(o.CustomDomain)

@@ -63,6 +63,7 @@ type report struct {
 	// Fanout is the webhook scenario: alone, then with the redirect load.
 	Fanout    []fanoutResult
 	KeepPace  *keepPaceResult  // nil: not run
+	Bulk      *bulkResult      // nil: not run (-bulk 0)
 	Analytics *analyticsReport // nil: not run (-scans 0)
 	Topology  *topologyReport  // -topology: the only scenario run
 }
@@ -267,6 +268,10 @@ func (r *report) print(w io.Writer) verdict {
 		}
 		errs := k.Redirect.Errors() + k.Hooks.Errors()
 		target("errors (keeping pace)", fmt.Sprint(errs), "target 0", errs == 0, true)
+	}
+
+	if r.Bulk != nil {
+		r.Bulk.print(w, row, target)
 	}
 
 	fmt.Fprintln(w)

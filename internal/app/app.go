@@ -32,6 +32,7 @@ import (
 	"github.com/linkqr/linkqr/internal/erasure"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/linkimport"
 	"github.com/linkqr/linkqr/internal/mail"
 	"github.com/linkqr/linkqr/internal/metrics"
 	"github.com/linkqr/linkqr/internal/notify"
@@ -94,6 +95,8 @@ type App struct {
 	Certs *certs.Manager
 	// Erasure deletes workspaces and accounts (and purges them in the background).
 	Erasure *erasure.Service
+	// LinkImports keeps the Links page's CSV imports and runs them (a job).
+	LinkImports *linkimport.Service
 	// Mail queues e-mail (disabled without LINKQR_SMTP_URL).
 	Mail *mail.Outbox
 	// Retention deletes what is past its age (periodic jobs, worker role).
@@ -393,6 +396,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		a.listener.Heard(ctx, link.ChangedChannel, code, time.Now().Add(-time.Second))
 	}
 	a.Erasure = erasure.NewService(a.DB)
+	a.LinkImports = linkimport.New(a.DB, a.Links)
 	a.Erasure.Revoked = func(r erasure.Revoked) {
 		a.Keys.Invalidate(r.KeyIDs...)
 		a.OAuth.Invalidate(r.OAuth...)

@@ -13,6 +13,7 @@ import (
 	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/erasure"
 	"github.com/linkqr/linkqr/internal/idempotency"
+	"github.com/linkqr/linkqr/internal/linkimport"
 	"github.com/linkqr/linkqr/internal/mail"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/retention"
@@ -44,6 +45,7 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &retention.Worker{Purger: a.Retention})
 	river.AddWorker(workers, &domain.RecheckWorker{Service: a.Domains})
 	river.AddWorker(workers, &erasure.PurgeWorker{Service: a.Erasure})
+	river.AddWorker(workers, &linkimport.Worker{Service: a.LinkImports})
 	queues := map[string]river.QueueConfig{
 		river.QueueDefault: {MaxWorkers: 10},
 		// River fetches a queue at most once per FetchCooldown, taking at
@@ -75,6 +77,7 @@ func (a *App) newJobs() (*river.Client[pgx.Tx], error) {
 	}
 	a.Webhooks.UseJobs(client)
 	a.Erasure.UseJobs(client)
+	a.LinkImports.UseJobs(client)
 	if a.Mail.Enabled() {
 		a.Mail.UseJobs(client)
 		a.Accounts.UseMail(func(ctx context.Context, tx pgx.Tx, n account.Notice) error {

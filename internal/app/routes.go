@@ -206,6 +206,7 @@ func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 		Log:         a.Log,
 		Accounts:    a.Accounts,
 		Erasure:     a.Erasure,
+		LinkImports: a.LinkImports,
 		Export:      export.New(a.DB),
 		Keys:        a.Keys,
 		ClientIP:    clientip.Resolver{Trusted: a.Config.TrustedProxies},

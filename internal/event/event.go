@@ -107,22 +107,25 @@ func (r *Recorder) RecordMany(ctx context.Context, tx pgx.Tx, events []New) ([]u
 	if len(events) == 0 {
 		return nil, nil
 	}
-	q := dbsqlc.New()
 	now := time.Now().UTC()
 	ids := make([]uuid.UUID, len(events))
 	recorded := make([]Recorded, len(events))
+	p := dbsqlc.EventCreateManyParams{
+		Ids: ids, WorkspaceIds: make([]uuid.UUID, len(events)), Types: make([]string, len(events)),
+		Data: make([]string, len(events)), CreatedAt: now,
+	}
 	for i, e := range events {
 		raw, err := json.Marshal(e.Data)
 		if err != nil {
 			return nil, fmt.Errorf("encode %s event: %w", e.Type, err)
 		}
 		ids[i] = store.NewID()
-		if err := q.EventCreate(ctx, tx, dbsqlc.EventCreateParams{
-			ID: ids[i], WorkspaceID: e.WorkspaceID, Type: string(e.Type), Data: raw, CreatedAt: now,
-		}); err != nil {
-			return nil, store.InterpretError(err)
-		}
+		p.WorkspaceIds[i], p.Types[i], p.Data[i] = e.WorkspaceID, string(e.Type), string(raw)
 		recorded[i] = Recorded{ID: ids[i], WorkspaceID: e.WorkspaceID, Type: e.Type}
+	}
+	// One statement however many: a bulk creation records a thousand.
+	if err := dbsqlc.New().EventCreateMany(ctx, tx, p); err != nil {
+		return nil, store.InterpretError(err)
 	}
 	if r != nil && r.Fanout != nil {
 		if err := r.Fanout(ctx, tx, recorded); err != nil {

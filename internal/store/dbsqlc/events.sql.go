@@ -12,24 +12,27 @@ import (
 	"github.com/google/uuid"
 )
 
-const eventCreate = `-- name: EventCreate :exec
+const eventCreateMany = `-- name: EventCreateMany :exec
 INSERT INTO events (id, workspace_id, type, data, created_at)
-VALUES ($1, $2, $3, $4, $5)
+SELECT unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::text[]),
+       unnest($4::text[])::jsonb, $5
 `
 
-type EventCreateParams struct {
-	ID          uuid.UUID
-	WorkspaceID uuid.UUID
-	Type        string
-	Data        []byte
-	CreatedAt   time.Time
+type EventCreateManyParams struct {
+	Ids          []uuid.UUID
+	WorkspaceIds []uuid.UUID
+	Types        []string
+	Data         []string
+	CreatedAt    time.Time
 }
 
-func (q *Queries) EventCreate(ctx context.Context, db DBTX, arg EventCreateParams) error {
-	_, err := db.Exec(ctx, eventCreate,
-		arg.ID,
-		arg.WorkspaceID,
-		arg.Type,
+// Many events in one statement (a bulk creation's link.created): the
+// arrays are parallel, one element per event.
+func (q *Queries) EventCreateMany(ctx context.Context, db DBTX, arg EventCreateManyParams) error {
+	_, err := db.Exec(ctx, eventCreateMany,
+		arg.Ids,
+		arg.WorkspaceIds,
+		arg.Types,
 		arg.Data,
 		arg.CreatedAt,
 	)

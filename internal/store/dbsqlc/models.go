@@ -101,6 +101,31 @@ type Link struct {
 	Tags              []string
 }
 
+type LinkImport struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	UserID      uuid.UUID
+	FileName    string
+	Content     []byte
+	KeepCodes   bool
+	RowCount    int32
+	State       string
+	Processed   int32
+	Created     int32
+	Error       *string
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+	FinishedAt  *time.Time
+}
+
+type LinkImportRow struct {
+	ImportID  uuid.UUID
+	RowNumber int32
+	Outcome   string
+	Message   string
+	LinkID    *uuid.UUID
+}
+
 type LinkTag struct {
 	WorkspaceID uuid.UUID
 	Tag         string

@@ -1,0 +1,178 @@
+// Package linkimport keeps the CSV imports of the Links page (docs/ui.md):
+// the uploaded file between its dry run and its confirmation, the dry run
+// itself (every row's outcome, nothing created), and the River job that
+// then creates the valid rows 1,000 at a time through link.Service's bulk
+// creation, recording each row's outcome and the progress as it goes.
+package linkimport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+)
+
+// ChunkRows is how many file rows one step of the job handles: its valid
+// rows go to link.Service.CreateMany in one call (at most link.MaxBulkItems).
+const ChunkRows = link.MaxBulkItems
+
+// Keep is how long an upload and its results are kept.
+const Keep = 24 * time.Hour
+
+// The states of an import.
+const (
+	StateUploaded = "uploaded" // dry run shown; nothing created
+	StateQueued   = "queued"   // confirmed; the job creates the links
+	StateDone     = "done"
+	StateFailed   = "failed"
+)
+
+// Outcome is what happens (dry run) or happened (after the job) to a row.
+type Outcome string
+
+// The outcomes of a row.
+const (
+	Created        Outcome = "created" // dry run: will be created
+	Invalid        Outcome = "invalid"
+	CodeTaken      Outcome = "code_taken"
+	DomainUnusable Outcome = "domain_unusable"
+)
+
+// ErrNotFound is an import that is not this person's in this workspace,
+// or that expired.
+var ErrNotFound = errors.New("no such import")
+
+// JobInserter enqueues the import job in the confirming transaction
+// (River's client).
+type JobInserter interface {
+	InsertTx(ctx context.Context, tx pgx.Tx, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+}
+
+// Service stores imports and runs them.
+type Service struct {
+	db    *store.DB
+	links *link.Service
+	jobs  JobInserter
+}
+
+// New returns the import service.
+func New(db *store.DB, links *link.Service) *Service { return &Service{db: db, links: links} }
+
+// UseJobs sets the River client the confirmation enqueues the job with.
+func (s *Service) UseJobs(j JobInserter) { s.jobs = j }
+
+// Import is an uploaded file and how far its import got.
+type Import struct {
+	ID                    uuid.UUID
+	FileName              string
+	KeepCodes             bool
+	Rows, Processed, Made int
+	State                 string
+	Error                 string
+	CreatedAt, ExpiresAt  time.Time
+	FinishedAt            *time.Time
+}
+
+// Save keeps an uploaded file (already parsed by the caller into rows
+// rows) for ws and user, and clears every expired import.
+func (s *Service) Save(ctx context.Context, ws, user uuid.UUID, name string, content []byte, keepCodes bool, rows int) (uuid.UUID, error) {
+	id := store.NewID()
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		q := dbsqlc.New()
+		if err := q.LinkImportPurgeExpired(ctx, tx); err != nil {
+			return err
+		}
+		return q.LinkImportCreate(ctx, tx, dbsqlc.LinkImportCreateParams{
+			ID: id, WorkspaceID: ws, UserID: user, FileName: name, Content: content, KeepCodes: keepCodes, RowCount: int32(rows),
+		})
+	})
+	return id, store.InterpretError(err)
+}
+
+// Get is an import of ws uploaded by user (ErrNotFound otherwise).
+func (s *Service) Get(ctx context.Context, ws, user, id uuid.UUID) (Import, error) {
+	r, err := dbsqlc.New().LinkImportGet(ctx, s.db.Conn(ctx), dbsqlc.LinkImportGetParams{ID: id, WorkspaceID: ws, UserID: user})
+	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+		return Import{}, ErrNotFound
+	} else if err != nil {
+		return Import{}, err
+	}
+	imp := Import{
+		ID: r.ID, FileName: r.FileName, KeepCodes: r.KeepCodes, Rows: int(r.RowCount), Processed: int(r.Processed), Made: int(r.Created),
+		State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, FinishedAt: r.FinishedAt,
+	}
+	if r.Error != nil {
+		imp.Error = *r.Error
+	}
+	return imp, nil
+}
+
+// content is an import's file.
+func (s *Service) content(ctx context.Context, ws, id uuid.UUID) ([]byte, error) {
+	b, err := dbsqlc.New().LinkImportContent(ctx, s.db.Conn(ctx), dbsqlc.LinkImportContentParams{ID: id, WorkspaceID: ws})
+	return b, store.InterpretError(err)
+}
+
+// Start confirms an uploaded import and queues its job, once: a second
+// confirmation (a double click) changes nothing. ErrNotFound when it is
+// not this person's import.
+func (s *Service) Start(ctx context.Context, ws, user, id uuid.UUID) error {
+	if _, err := s.Get(ctx, ws, user, id); err != nil {
+		return err
+	}
+	return s.db.InTx(ctx, func(tx pgx.Tx) error {
+		_, err := dbsqlc.New().LinkImportQueue(ctx, tx, dbsqlc.LinkImportQueueParams{ID: id, WorkspaceID: ws, UserID: user})
+		if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+			return nil // already started
+		} else if err != nil {
+			return err
+		}
+		if s.jobs == nil {
+			return errors.New("linkimport: no job client")
+		}
+		if _, err := s.jobs.InsertTx(ctx, tx, Args{ID: id}, nil); err != nil {
+			return fmt.Errorf("enqueue the import: %w", err)
+		}
+		return nil
+	})
+}
+
+// ResultRow is one row's outcome after the import ran.
+type ResultRow struct {
+	Number  int
+	Outcome Outcome
+	Message string
+	LinkID  *uuid.UUID
+}
+
+// Results is a page of an import's outcomes (problems first, then by
+// row) and the count of each outcome.
+func (s *Service) Results(ctx context.Context, id uuid.UUID, offset, limit int) ([]ResultRow, map[Outcome]int, error) {
+	q, db := dbsqlc.New(), s.db.Conn(ctx)
+	rows, err := q.LinkImportRows(ctx, db, dbsqlc.LinkImportRowsParams{ImportID: id, Off: int32(offset), Lim: int32(limit)})
+	if err != nil {
+		return nil, nil, store.InterpretError(err)
+	}
+	counts, err := q.LinkImportCounts(ctx, db, id)
+	if err != nil {
+		return nil, nil, store.InterpretError(err)
+	}
+	out := make([]ResultRow, len(rows))
+	for i, r := range rows {
+		out[i] = ResultRow{Number: int(r.RowNumber), Outcome: Outcome(r.Outcome), Message: r.Message, LinkID: r.LinkID}
+	}
+	byOutcome := map[Outcome]int{}
+	for _, c := range counts {
+		byOutcome[Outcome(c.Outcome)] = int(c.N)
+	}
+	return out, byOutcome, nil
+}

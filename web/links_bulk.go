@@ -1,0 +1,176 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// maxBulkSelection bounds one bulk action: a page shows 50 links.
+const maxBulkSelection = 200
+
+// bulkOutcome counts what a bulk action did, for its message.
+type bulkOutcome struct {
+	done, unchanged int
+	missing         []string // ids not found in this workspace (deleted, or another's)
+	full            []string // links that already have 10 tags
+}
+
+// linksBulk applies the bulk bar's action (tag, untag, pause, resume,
+// delete) to the ticked links, each through the same link.Service call as
+// the link page (so each records its event), and goes back to the list as
+// it was filtered with a message saying what happened. Ids that are not
+// links of this workspace change nothing and are named in the message.
+// Deleting asks first (confirmFirst), with or without JavaScript.
+func (u *UI) linksBulk(w http.ResponseWriter, r *http.Request) {
+	ws, _ := workspaceFrom(r.Context())
+	back := "/w/" + ws.ExternalID() + "/links"
+	if q, err := url.ParseQuery(r.PostFormValue("back")); err == nil && len(q) > 0 {
+		back += "?" + q.Encode()
+	}
+	ids := slices.Compact(slices.Sorted(slices.Values(r.PostForm["id"])))
+	action := r.PostFormValue("action")
+	var tag link.Tag
+	switch {
+	case len(ids) == 0:
+		u.redirectFlash(w, r, back, flashError, "Select at least one link (tick the boxes in the first column), then apply the action.")
+		return
+	case len(ids) > maxBulkSelection:
+		u.redirectFlash(w, r, back, flashError, fmt.Sprintf("Select at most %d links at a time.", maxBulkSelection))
+		return
+	case !slices.Contains([]string{"tag", "untag", "pause", "resume", "delete"}, action):
+		u.redirectFlash(w, r, back, flashError, "Choose what to do with the selected links: add or remove a tag, pause, resume or delete.")
+		return
+	case action == "tag" || action == "untag":
+		t, err := link.ParseTag(r.PostFormValue("tag"))
+		if err != nil {
+			u.redirectFlash(w, r, back, flashError, sentence("The tag", err.Error()))
+			return
+		}
+		tag = t
+	case action == "delete" && !u.confirmFirst(w, r, sectionLinks, ConfirmView{
+		Title: "Delete " + plural(int64(len(ids)), "link", "links") + "?",
+		Message: "Their short URLs and QR codes will answer “no longer available” for good, and their codes will never be used again. " +
+			"Their scans stay in the workspace's overview.",
+		Button: "Delete " + plural(int64(len(ids)), "link", "links"), Back: back,
+	}):
+		return
+	}
+	var out bulkOutcome
+	for _, raw := range ids {
+		if err := u.bulkApply(r, action, tag, raw, &out); err != nil {
+			u.serverError(w, r, err)
+			return
+		}
+	}
+	kind := flashOK
+	if len(out.missing) > 0 || len(out.full) > 0 {
+		kind = flashError
+	}
+	u.redirectFlash(w, r, back, kind, out.message(action, tag))
+}
+
+// bulkApply applies action to the link with the wire id raw.
+func (u *UI) bulkApply(r *http.Request, action string, tag link.Tag, raw string, out *bulkOutcome) error {
+	ws, _ := workspaceFrom(r.Context())
+	ctx := r.Context()
+	id, ok := store.ParseID(store.PrefixLink, raw)
+	if !ok {
+		out.missing = append(out.missing, raw)
+		return nil
+	}
+	l, err := u.Links.Get(ctx, ws.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		out.missing = append(out.missing, raw)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	var in link.UpdateInput
+	switch action {
+	case "delete":
+		err = u.Links.Delete(ctx, ws.ID, id)
+		return out.count(raw, err, true)
+	case "pause":
+		in.Status = link.Some(link.StatusPaused)
+	case "resume":
+		in.Status = link.Some(link.StatusActive)
+	case "tag", "untag":
+		tags, ok := retagged(l.Tags, tag, action == "tag")
+		if !ok {
+			out.full = append(out.full, linkRow(l).Code)
+			return nil
+		}
+		in.Tags = link.Some(tags)
+	}
+	updated, err := u.Links.Update(ctx, ws.ID, id, in)
+	return out.count(raw, err, err == nil && !updated.UpdatedAt.Equal(l.UpdatedAt))
+}
+
+// count records one link's result: done, unchanged, or gone meanwhile.
+func (o *bulkOutcome) count(raw string, err error, changed bool) error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		o.missing = append(o.missing, raw)
+	case err != nil:
+		return err
+	case changed:
+		o.done++
+	default:
+		o.unchanged++
+	}
+	return nil
+}
+
+// retagged is tags with tag added (or removed); false when adding would
+// make more than link.MaxTagsPerLink.
+func retagged(tags link.Tags, tag link.Tag, add bool) (link.Tags, bool) {
+	list := slices.Clone(tags.Strings())
+	if add && !slices.Contains(list, tag.String()) {
+		list = append(list, tag.String())
+	}
+	if !add {
+		list = slices.DeleteFunc(list, func(t string) bool { return t == tag.String() })
+	}
+	var errs validate.Errors
+	out := link.ParseTags(list, "/tags", &errs)
+	return out, len(errs) == 0
+}
+
+// message says what a bulk action did.
+func (o bulkOutcome) message(action string, tag link.Tag) string {
+	n := int64(o.done)
+	var msg string
+	switch action {
+	case "tag":
+		msg = "Tagged " + plural(n, "link", "links") + " “" + tag.String() + "”."
+	case "untag":
+		msg = "Removed the tag “" + tag.String() + "” from " + plural(n, "link", "links") + "."
+	case "pause":
+		msg = "Paused " + plural(n, "link", "links") + ": their short URLs answer “This link is paused” until resumed."
+	case "resume":
+		msg = "Resumed " + plural(n, "link", "links") + "."
+	case "delete":
+		msg = "Deleted " + plural(n, "link", "links") + "; their codes will never be used again."
+	}
+	if o.unchanged > 0 {
+		msg += " " + plural(int64(o.unchanged), "link was", "links were") + " already so."
+	}
+	if len(o.full) > 0 {
+		msg += fmt.Sprintf(" %s already %s %d tags, the most a link can have: %s.", plural(int64(len(o.full)), "link", "links"),
+			map[bool]string{true: "has", false: "have"}[len(o.full) == 1], link.MaxTagsPerLink, strings.Join(o.full, ", "))
+	}
+	if len(o.missing) > 0 {
+		msg += " " + plural(int64(len(o.missing)), "selected link was", "selected links were") +
+			" not found in this workspace (deleted meanwhile, or not a link of this workspace) and nothing was done to " +
+			map[bool]string{true: "it", false: "them"}[len(o.missing) == 1] + ": " + strings.Join(o.missing, ", ") + "."
+	}
+	return msg
+}

@@ -1,18 +1,21 @@
 -- name: LinkCreate :one
-INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags,
+                   rules, split, password_hash, max_scans)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, sqlc.narg(rules), sqlc.narg(split), sqlc.narg(password_hash), sqlc.narg(max_scans))
 RETURNING *;
 
 -- name: LinkCreateMany :many
 -- A bulk creation's links in one statement: items is a JSON array of
--- {id, code, target_url, title, expires_at, domain, tags}. An item whose
+-- {id, code, target_url, title, expires_at, domain, tags, rules, split,
+-- max_scans} (a password is never set in bulk). An item whose
 -- code is taken (by a live or deleted link, another item of the batch, or
 -- retired with a purged workspace) is skipped rather than failing the
 -- statement: the caller reports (or retries) every id not returned.
-INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags)
-SELECT i.id, sqlc.arg(workspace_id), i.code, i.target_url, i.title, i.expires_at, i.domain, i.tags
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags, rules, split, max_scans)
+SELECT i.id, sqlc.arg(workspace_id), i.code, i.target_url, i.title, i.expires_at, i.domain, i.tags, i.rules, i.split, i.max_scans
 FROM jsonb_to_recordset(sqlc.arg(items)::jsonb)
-     AS i(id uuid, code text, target_url text, title text, expires_at timestamptz, domain text, tags text[])
+     AS i(id uuid, code text, target_url text, title text, expires_at timestamptz, domain text, tags text[],
+          rules jsonb, split jsonb, max_scans bigint)
 WHERE NOT EXISTS (SELECT 1 FROM retired_codes r WHERE r.domain = coalesce(i.domain, '') AND r.code = i.code)
 ON CONFLICT DO NOTHING
 RETURNING *;
@@ -55,6 +58,8 @@ LIMIT $3;
 -- A new target keeps the old one (and when it changed) for the link page.
 UPDATE links
 SET target_url = $3, title = $4, status = $5, expires_at = $6, tags = $7, updated_at = now(),
+    rules = sqlc.narg(rules), split = sqlc.narg(split), password_hash = sqlc.narg(password_hash),
+    max_scans = sqlc.narg(max_scans),
     previous_target_url = CASE WHEN target_url <> $3 THEN target_url ELSE previous_target_url END,
     target_changed_at = CASE WHEN target_url <> $3 THEN now() ELSE target_changed_at END
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
@@ -70,24 +75,26 @@ RETURNING *;
 -- the default domain. A link of a deleted workspace, or a code retired
 -- when its workspace was purged, is gone (410) like a deleted link.
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
-       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone
+       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
+       l.rules, l.split, l.password_hash, l.max_scans
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.code = $1 AND l.domain IS NULL
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint
 FROM retired_codes WHERE domain = '' AND code = $1
 LIMIT 1;
 
 -- name: LinkResolveDomainCode :one
 -- LinkResolveCode for a code on a custom domain.
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
-       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone
+       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
+       l.rules, l.split, l.password_hash, l.max_scans
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.domain = sqlc.arg(domain)::text AND l.code = sqlc.arg(code)::text
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint
 FROM retired_codes WHERE domain = sqlc.arg(domain)::text AND code = sqlc.arg(code)::text
 LIMIT 1;
 
@@ -125,6 +132,22 @@ WHERE workspace_id = sqlc.arg(workspace_id) AND deleted_at IS NULL
 -- name: LinkListByIDs :many
 -- The links of a scan batch's events (scan.created carries the link).
 SELECT * FROM links WHERE id = ANY(sqlc.arg(ids)::uuid[]);
+
+-- name: LinkScanBudgetForUpdate :one
+-- A redirect instance reserves a block of a limited link's scan budget
+-- (internal/redirect/budget.go) in one transaction: this locks the row,
+-- so concurrent grants of all instances are ordered and add up to at most
+-- max_scans, then LinkScanBudgetGrant records the block.
+SELECT max_scans, scans_granted FROM links WHERE id = $1 FOR UPDATE;
+
+-- name: LinkScanBudgetGrant :exec
+UPDATE links SET scans_granted = scans_granted + sqlc.arg(n)::bigint WHERE id = sqlc.arg(id);
+
+-- name: LinkReturnScans :exec
+-- An instance gives back the unused part of its blocks (shutdown, or
+-- another instance ran out), so other instances may serve it.
+UPDATE links SET scans_granted = GREATEST(scans_granted - sqlc.arg(unused)::bigint, 0)
+WHERE id = sqlc.arg(id);
 
 -- name: LinkSearchTagged :many
 -- LinkSearch of the links that have every tag of all_tags, driven by the

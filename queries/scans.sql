@@ -3,7 +3,7 @@
 -- of the previous page: read backwards along scans_link_time_idx, the index
 -- the reports and the export read too (one index less for every scan to
 -- write, db/migrations/00021_scans_listed_by_time.sql).
-SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot, country, source
+SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot, country, source, variant
 FROM scans
 WHERE link_id = sqlc.arg(link_id) AND workspace_id = sqlc.arg(workspace_id)
   AND (sqlc.narg(before_id)::uuid IS NULL OR (occurred_at, id) < (sqlc.arg(before_time)::timestamptz, sqlc.narg(before_id)::uuid))
@@ -14,7 +14,7 @@ LIMIT sqlc.arg(lim);
 -- A link's scans in [from, to), oldest first, in pages after the last
 -- (occurred_at, id) of the previous page (scans_link_time_idx): the raw
 -- scans CSV export streams these.
-SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot, country, source
+SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot, country, source, variant
 FROM scans
 WHERE link_id = sqlc.arg(link_id) AND workspace_id = sqlc.arg(workspace_id)
   AND occurred_at >= sqlc.arg(from_time) AND occurred_at < sqlc.arg(to_time)
@@ -75,11 +75,11 @@ SELECT COALESCE((
 -- of one visitor, link, hour and key are one row.
 SELECT link_id, workspace_id,
        (date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
-       bot, device, os, browser, referrer_host, country, source, visitor_hash,
+       bot, device, os, browser, referrer_host, country, source, variant, visitor_hash,
        count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
 FROM scans
 WHERE xid >= (@from_xid::bigint)::text::xid8 AND xid < (@upto_xid::bigint)::text::xid8
-GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, country, source, visitor_hash;
+GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, country, source, variant, visitor_hash;
 
 -- name: ScanFoldAdvance :exec
 -- Moves the watermark past a folded chunk, in the chunk's transaction;

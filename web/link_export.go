@@ -88,7 +88,7 @@ func (u *UI) linkScansCSV(w http.ResponseWriter, r *http.Request) {
 	csvHeaders(w, l, "scans", c.Range)
 	flusher, _ := w.(http.Flusher)
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "country", "source"})
+	_ = cw.Write([]string{"id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "country", "source", "variant"})
 	for {
 		for _, s := range page {
 			ref := ""
@@ -96,7 +96,7 @@ func (u *UI) linkScansCSV(w http.ResponseWriter, r *http.Request) {
 				ref = *s.ReferrerHost
 			}
 			wire := s.Wire()
-			_ = cw.Write([]string{wire.ID, wire.OccurredAt.Format(time.RFC3339Nano), csvCell(ref), csvCell(s.Device), csvCell(s.OS), csvCell(s.Browser), strconv.FormatBool(s.Bot), s.Country.String(), string(s.Source)})
+			_ = cw.Write([]string{wire.ID, wire.OccurredAt.Format(time.RFC3339Nano), csvCell(ref), csvCell(s.Device), csvCell(s.OS), csvCell(s.Browser), strconv.FormatBool(s.Bot), s.Country.String(), string(s.Source), s.Variant})
 		}
 		cw.Flush()
 		if flusher != nil {

@@ -370,7 +370,7 @@ func TestLinkExportsCSV(t *testing.T) {
 	}
 	scans := b.get(path + "/scans.csv?range=24h")
 	recs, err = csv.NewReader(strings.NewReader(scans.body)).ReadAll()
-	if err != nil || scans.status != 200 || len(recs) != 4 || strings.Join(recs[0], ",") != "id,occurred_at,referrer_host,device,os,browser,bot,country,source" {
+	if err != nil || scans.status != 200 || len(recs) != 4 || strings.Join(recs[0], ",") != "id,occurred_at,referrer_host,device,os,browser,bot,country,source,variant" {
 		t.Fatalf("scans CSV (%v): %d %q", err, scans.status, scans.body)
 	}
 	// Oldest first; a value that looks like a formula is defused.

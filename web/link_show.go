@@ -65,9 +65,15 @@ func editFormOf(l link.Link) linkEditForm {
 
 // renderLink shows the link page with the edit form as given.
 func (u *UI) renderLink(w http.ResponseWriter, r *http.Request, status int, l link.Link, edit linkEditForm) {
+	u.renderLinkWith(w, r, status, l, edit, destinationsFormOf(l))
+}
+
+// renderLinkWith is renderLink with the Destinations card as given.
+func (u *UI) renderLinkWith(w http.ResponseWriter, r *http.Request, status int, l link.Link, edit linkEditForm, dest destinationsForm) {
 	ws, _ := workspaceFrom(r.Context())
 	q := r.URL.Query()
-	v := LinkPageView{Link: linkRow(l), DefaultHost: u.defaultHost(), Edit: edit, Paused: l.Status == link.StatusPaused}
+	v := LinkPageView{Link: linkRow(l), DefaultHost: u.defaultHost(), Edit: edit, Paused: l.Status == link.StatusPaused,
+		Dest: dest, TestAs: testAs(q, l)}
 	if l.PreviousTargetURL != nil && l.TargetChangedAt != nil {
 		v.PreviousTarget, v.TargetChanged = *l.PreviousTargetURL, formatTime(*l.TargetChangedAt)
 	}

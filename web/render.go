@@ -37,8 +37,22 @@ func RedirectPages() redirect.Pages {
 			"Its owner has paused this link for now. It may work again later; try again another time."),
 		Unavailable: StatusPage(http.StatusServiceUnavailable, "Temporarily unavailable",
 			"This link cannot be opened right now. Please try again in a moment."),
+		Limit: StatusPage(http.StatusGone, "This link has reached its scan limit",
+			"It was set to work a limited number of times, and it has. Its owner may raise the limit."),
+		Password: func(w http.ResponseWriter, r *http.Request, f redirect.PasswordForm) {
+			w.Header().Set("Cache-Control", "private, no-store")
+			w.Header().Set("Content-Security-Policy", passwordPageCSP)
+			Render(w, r, f.Status, LinkPasswordPage(f.Error))
+		},
 	}
 }
+
+// passwordPageCSP is the pages' policy, except that the form may lead
+// anywhere: the right password answers a 302 to the link's destination,
+// which a browser checks against form-action like the form's own URL. The
+// page has no script and shows nothing of the link.
+const passwordPageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; " +
+	"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self' https: http:; frame-ancestors 'none'"
 
 // Render writes a component as an HTML response with the given status.
 func Render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {

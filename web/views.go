@@ -275,6 +275,8 @@ type LinkPageView struct {
 	ScansCSV       string
 	QR             qrDesign
 	QRHidden       []HiddenField // the designer's state, kept by the range picker
+	Dest           destinationsForm
+	TestAs         TestAsView
 }
 
 // ReportView is the analytics of the chosen range.

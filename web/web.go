@@ -148,6 +148,7 @@ func (u *UI) Mount(r chi.Router) {
 				r.Get("/links/{link}", u.linkShow)
 				r.Post("/links/{link}", u.linkUpdate)
 				r.Post("/links/{link}/status", u.linkSetStatus)
+				r.Post("/links/{link}/destinations", u.linkDestinations)
 				r.Get("/links/{link}/delete", u.linkDeleteConfirm)
 				r.Post("/links/{link}/delete", u.linkDelete)
 				r.Get("/links/{link}/analytics.csv", u.linkSeriesCSV)

@@ -154,6 +154,17 @@ type Report struct {
 	// adds up to Total.
 	Countries []KeyCount `json:"countries"`
 	Sources   []KeyCount `json:"sources"`
+	// Variants lists every destination that served scans ("rule:<n>",
+	// "split:<n>", "(default)"), adding up to Total; only links with rules
+	// or a split show it (nil: left out, see WithoutVariants).
+	Variants *[]KeyCount `json:"variants,omitempty"`
+}
+
+// WithoutVariants is the report of a link without rules or a split:
+// CONTRACT.md section 10.4 shows variants only for links that have them.
+func (r Report) WithoutVariants() Report {
+	r.Variants = nil
+	return r
 }
 
 // Bucket is one point of the series. The first bucket starts at the
@@ -239,6 +250,10 @@ func (r Report) clone() Report {
 	r.Series = slices.Clone(r.Series)
 	r.Devices, r.OS, r.Browsers, r.Referrers = slices.Clone(r.Devices), slices.Clone(r.OS), slices.Clone(r.Browsers), slices.Clone(r.Referrers)
 	r.Countries, r.Sources = slices.Clone(r.Countries), slices.Clone(r.Sources)
+	if r.Variants != nil {
+		v := slices.Clone(*r.Variants)
+		r.Variants = &v
+	}
 	return r
 }
 
@@ -478,6 +493,8 @@ func compute(ctx context.Context, db dbsqlc.DBTX, state dbsqlc.ScanFoldStateRow,
 	}
 	rep.Devices, rep.OS, rep.Browsers, rep.Referrers = []KeyCount{}, []KeyCount{}, []KeyCount{}, []KeyCount{}
 	rep.Countries, rep.Sources = []KeyCount{}, []KeyCount{}
+	variants := []KeyCount{}
+	rep.Variants = &variants
 	for _, k := range keys {
 		kc := KeyCount{Key: k.Key, Scans: k.Scans}
 		switch k.Dim {
@@ -493,6 +510,8 @@ func compute(ctx context.Context, db dbsqlc.DBTX, state dbsqlc.ScanFoldStateRow,
 			rep.Countries = append(rep.Countries, kc)
 		case "s":
 			rep.Sources = append(rep.Sources, kc)
+		case "v":
+			variants = append(variants, kc)
 		}
 	}
 	return rep, nil

@@ -66,6 +66,8 @@ func reference(t *testing.T, pool *pgxpool.Pool, ws, link uuid.UUID, r analytics
 		b := byStart[start]
 		rep.Series = append(rep.Series, analytics.Bucket{Start: start, Scans: b.Scans, Unique: b.Unique})
 	}
+	var variantCounts []analytics.KeyCount
+	rep.Variants = &variantCounts
 	for _, d := range []struct {
 		expr  string
 		into  *[]analytics.KeyCount
@@ -75,6 +77,7 @@ func reference(t *testing.T, pool *pgxpool.Pool, ws, link uuid.UUID, r analytics
 		{"COALESCE(referrer_host, '(direct)')::text", &rep.Referrers, 50},
 		{"COALESCE(country, '(unknown)')::text", &rep.Countries, 1000}, // every country
 		{"source", &rep.Sources, 50},
+		{"COALESCE(variant, '(default)')::text", &variantCounts, 1000}, // every variant
 	} {
 		rows, err := pool.Query(ctx, fmt.Sprintf(refBreakdown, d.expr, d.limit), args...)
 		if err != nil {
@@ -94,6 +97,10 @@ func reference(t *testing.T, pool *pgxpool.Pool, ws, link uuid.UUID, r analytics
 	}
 	return rep
 }
+
+// variants are the destinations that served the scans ("": the link's
+// target_url).
+var variants = []string{"", "", "rule:0", "rule:1", "split:0", "split:1"}
 
 var userAgents = []string{
 	"Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
@@ -148,6 +155,7 @@ func recordRandomScans(t *testing.T, rnd *rand.Rand, db *store.DB, links [][2]uu
 			ClientIP:  netip.AddrFrom4([4]byte{192, 0, 2, byte(visitor)}),
 			Country:   countries[rnd.IntN(len(countries))],
 			QR:        rnd.IntN(3) == 0,
+			Variant:   variants[rnd.IntN(len(variants))],
 		}
 		if err := rec.Record(context.Background(), hit); err != nil {
 			t.Fatal(err)
@@ -241,8 +249,8 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: link %s %s..%s by %s:\n got  %+v\n want %+v", name, l[1], r.From.Format(time.RFC3339Nano), r.To.Format(time.RFC3339Nano), r.Interval, got, want)
 		}
-		if c, s := sum(got.Countries), sum(got.Sources); c != got.Total || s != got.Total {
-			t.Errorf("%s: countries add up to %d and sources to %d, total %d", name, c, s, got.Total)
+		if c, s, v := sum(got.Countries), sum(got.Sources), sum(*got.Variants); c != got.Total || s != got.Total || v != got.Total {
+			t.Errorf("%s: countries add up to %d, sources to %d and variants to %d, total %d", name, c, s, v, got.Total)
 		}
 	}
 	check("everything", links[0], analytics.Range{From: start.Add(-time.Hour), To: start.Add(span + time.Hour), Interval: analytics.Week})

@@ -25,10 +25,16 @@ func (a *API) getAnalytics(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ws := auth.FromContext(r.Context()).WorkspaceID
-	if _, err := a.Links.Get(r.Context(), ws, id); err != nil {
+	l, err := a.Links.Get(r.Context(), ws, id)
+	if err != nil {
 		return err
 	}
-	body, err := a.Analytics.Encoded(r.Context(), ws, id, rng, func(rep analytics.Report) ([]byte, error) { return json.Marshal(rep) })
+	body, err := a.Analytics.Encoded(r.Context(), ws, id, rng, func(rep analytics.Report) ([]byte, error) {
+		if l.Rules == nil && l.Split == nil {
+			rep = rep.WithoutVariants()
+		}
+		return json.Marshal(rep)
+	})
 	if err != nil {
 		return err
 	}

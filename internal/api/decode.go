@@ -134,6 +134,24 @@ func (f *fields) nullableStr(name string) link.Optional[*string] {
 	return link.Some(&s)
 }
 
+// nullableNumber decodes a JSON number-or-null member as written.
+func (f *fields) nullableNumber(name string) link.Optional[*json.Number] {
+	if !f.has(name) {
+		return link.Optional[*json.Number]{}
+	}
+	if f.isNull(name) {
+		return link.Some[*json.Number](nil)
+	}
+	dec := json.NewDecoder(bytes.NewReader(f.m[name]))
+	dec.UseNumber()
+	var n json.Number // a JSON string of digits would decode too: refused first
+	if bytes.HasPrefix(bytes.TrimSpace(f.m[name]), []byte(`"`)) || dec.Decode(&n) != nil {
+		f.errs.Add(f.ptr(name), "must be a number or null")
+		return link.Optional[*json.Number]{}
+	}
+	return link.Some(&n)
+}
+
 // nullableTime decodes an RFC 3339 timestamp-or-null member.
 func (f *fields) nullableTime(name string) link.Optional[*time.Time] {
 	s := f.nullableStr(name)
@@ -146,6 +164,22 @@ func (f *fields) nullableTime(name string) link.Optional[*time.Time] {
 		return link.Optional[*time.Time]{}
 	}
 	return link.Some(&t)
+}
+
+// nullableJSON decodes a member of any JSON type, numbers as json.Number:
+// Set false when absent, a nil Value for null.
+func (f *fields) nullableJSON(name string) link.Optional[any] {
+	if !f.has(name) {
+		return link.Optional[any]{}
+	}
+	dec := json.NewDecoder(bytes.NewReader(f.m[name]))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil { // the body was checked as JSON already
+		f.errs.Add(f.ptr(name), "is not valid JSON")
+		return link.Optional[any]{}
+	}
+	return link.Some(v)
 }
 
 // The parse helpers below hand a decoded member to a domain value type's

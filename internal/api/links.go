@@ -86,7 +86,7 @@ func (a *API) createLink(w http.ResponseWriter, r *http.Request) error {
 // code and target_url may not. A code is checked against the reserved
 // paths only on the default domain, so domain is parsed first.
 func decodeCreate(f *fields, now time.Time) (link.CreateInput, error) {
-	f.rejectUnknown("target_url", "title", "code", "expires_at", "domain", "tags")
+	f.rejectUnknown("target_url", "title", "code", "expires_at", "domain", "rules", "split", "password", "max_scans", "tags")
 	domain := f.nullableStr("domain")
 	in := link.CreateInput{
 		TargetURL: parseOptional(f, "target_url", f.str("target_url", true), link.ParseTargetURL).Value,
@@ -97,19 +97,43 @@ func decodeCreate(f *fields, now time.Time) (link.CreateInput, error) {
 	}
 	onCustomDomain := domain.Value != nil // a malformed domain is reported alone
 	in.Code = parseOptional(f, "code", f.str("code", false), func(s string) (link.Code, error) { return link.ParseCode(s, onCustomDomain) }).Value
+	t := decodeTargeting(f)
+	in.Rules, in.Split, in.Password, in.MaxScans = t.Rules.Value, t.Split.Value, t.Password.Value, t.MaxScans.Value
 	return in, f.errs.Err()
+}
+
+// decodeTargeting parses rules, split, password and max_scans
+// (CONTRACT.md section 10.3), each nullable; absent ones stay unset.
+func decodeTargeting(f *fields) link.UpdateInput {
+	var in link.UpdateInput
+	if v := f.nullableJSON("rules"); v.Set {
+		in.Rules.Set = v.Value == nil
+		if v.Value != nil {
+			rules, ok := link.ParseRules(v.Value, f.ptr("rules"), &f.errs)
+			in.Rules = link.Optional[[]link.Rule]{Set: ok, Value: rules}
+		}
+	}
+	if v := f.nullableJSON("split"); v.Set {
+		in.Split.Set = v.Value == nil
+		if v.Value != nil {
+			split, ok := link.ParseSplit(v.Value, f.ptr("split"), &f.errs)
+			in.Split = link.Optional[[]link.Variant]{Set: ok, Value: split}
+		}
+	}
+	in.Password = parseNullable(f, "password", f.nullableStr("password"), link.ParsePassword)
+	in.MaxScans = parseNullable(f, "max_scans", f.nullableNumber("max_scans"), link.ParseMaxScans)
+	return in
 }
 
 // decodeUpdate parses a PATCH body; absent members stay unset.
 func decodeUpdate(f *fields, now time.Time) (link.UpdateInput, error) {
-	f.rejectUnknown("target_url", "title", "status", "expires_at", "tags")
-	in := link.UpdateInput{
-		TargetURL: parseOptional(f, "target_url", f.str("target_url", false), link.ParseTargetURL),
-		Title:     parseNullable(f, "title", f.nullableStr("title"), link.ParseTitle),
-		Status:    parseOptional(f, "status", f.str("status", false), link.ParseStatus),
-		ExpiresAt: parseNullable(f, "expires_at", f.nullableTime("expires_at"), expiryAfter(now)),
-		Tags:      f.tags(),
-	}
+	f.rejectUnknown("target_url", "title", "status", "expires_at", "rules", "split", "password", "max_scans", "tags")
+	in := decodeTargeting(f)
+	in.TargetURL = parseOptional(f, "target_url", f.str("target_url", false), link.ParseTargetURL)
+	in.Title = parseNullable(f, "title", f.nullableStr("title"), link.ParseTitle)
+	in.Status = parseOptional(f, "status", f.str("status", false), link.ParseStatus)
+	in.ExpiresAt = parseNullable(f, "expires_at", f.nullableTime("expires_at"), expiryAfter(now))
+	in.Tags = f.tags()
 	return in, f.errs.Err()
 }
 

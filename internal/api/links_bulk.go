@@ -142,6 +142,10 @@ func decodeBulk(f *fields, now time.Time) (items []link.CreateInput, atomic bool
 		}
 		item := &fields{m: m, prefix: prefix}
 		in, err := decodeCreate(item, now)
+		if in.Password != nil { // argon2id per item would hold a batch for minutes
+			item.errs.Add(item.ptr("password"), "cannot be set in a bulk creation; set it afterwards with PATCH /api/v1/links/{id}")
+			err = item.errs.Err()
+		}
 		if err != nil {
 			itemErrs[i] = item.errs
 			continue

@@ -329,3 +329,31 @@ func TestTags(t *testing.T) {
 }
 
 var _ = http.StatusOK
+
+// TestBulkCreateWithTargeting: bulk items take rules, split and max_scans
+// (stored like a single create's), a bad rule fails its item with the
+// item's pointer, and a password is refused in bulk (set it with PATCH).
+func TestBulkCreateWithTargeting(t *testing.T) {
+	t.Parallel()
+	f := newLinksFixture(t)
+	res := testkit.JSON(t, f.srv.Do(t, "POST", "/api/v1/links/bulk", f.token, `{"links":[
+		{"target_url":"https://example.com","rules":[{"if":{"os":["iOS"]},"target_url":"https://example.com/ios"}],
+		 "split":[{"target_url":"https://example.com/a","weight":30},{"target_url":"https://example.com/b","weight":70}],"max_scans":10},
+		{"target_url":"https://example.com","rules":[{"if":{"country":["de"]},"target_url":"https://example.com/de"}]},
+		{"target_url":"https://example.com","password":"pw"}]}`), 200)
+	data := res["data"].([]any)
+	first := data[0].(map[string]any)["link"].(map[string]any)
+	if r, _ := first["rules"].([]any); len(r) != 1 || first["max_scans"] != float64(10) || len(first["split"].([]any)) != 2 {
+		t.Errorf("created %v", first)
+	}
+	got := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+first["id"].(string), f.token, ""), 200)
+	if r, _ := got["rules"].([]any); len(r) != 1 || got["max_scans"] != float64(10) {
+		t.Errorf("stored %v", got)
+	}
+	for i, want := range []string{"/links/1/rules/0/if/country/0", "/links/2/password"} {
+		item := data[i+1].(map[string]any)
+		if item["status"] != float64(422) || !strings.Contains(fmt.Sprint(item["error"]), want) {
+			t.Errorf("item %d: %v, want an error at %s", i+1, item, want)
+		}
+	}
+}

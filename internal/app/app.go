@@ -81,6 +81,9 @@ type App struct {
 	Accounts  *account.Service
 	Links     *link.Service
 	Redirects *redirect.Handler
+	// visitorHasher is the scans' daily visitor hash, shared by the
+	// recorder and the redirect (a split's variant follows it).
+	visitorHasher *analytics.VisitorHasher
 	// Folder adds recorded scans to the analytics rollups and scan_count.
 	Folder *scan.Folder
 	// Priority tells deliveries and analytics when the redirect is busy.
@@ -375,6 +378,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	a.Redirects = redirect.New(redirect.Options{
 		Resolver: resolver, Sites: a.Domains, DefaultOrigins: []string{cfg.ShortBaseURL.String(), cfg.BaseURL.String()},
 		Recorder: a.Scans, Pages: web.RedirectPages(), ClientIP: clientIPs.Of, Country: countries.Country, DB: a.Database, Log: log,
+		Hasher: a.visitorHasher, PasswordKey: config.DeriveKey(cfg.SecretKey, "link-password-cookie"),
+		SecureCookies: cfg.ShortBaseURL.Scheme == "https",
 	})
 	a.Domains.Changed = a.Redirects.DomainChanged
 	if cfg.TLS.Enabled() {
@@ -435,6 +440,7 @@ func (a *App) newScanRecorder() (*scan.Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.visitorHasher = hasher // the redirect's splits use the scans' visitor hash
 	rec := scan.NewRecorder(scan.Options{
 		DB: a.ScanDB, Log: a.Log, Hasher: hasher, Origins: a.origins(),
 		Subscriptions: a.Webhooks, Events: a.events,
@@ -596,6 +602,10 @@ func (a *App) StopWorkers() {
 	defer cancel()
 	if err := a.Scans.Close(ctx); err != nil {
 		a.Log.Error("scan buffer not drained", "err", err)
+	}
+	// Scan limits: this instance's unused blocks go back for the others.
+	if err := a.Redirects.Close(ctx); err != nil {
+		a.Log.Warn("unused scan budget not given back; those scans of limited links are lost", "err", err)
 	}
 	if a.Config.Roles.Worker() {
 		if _, err := a.Folder.Fold(ctx); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -35,6 +36,7 @@ func BenchmarkRedirect(b *testing.B) {
 		req := httptest.NewRequest(http.MethodGet, path, nil)
 		req.Header.Set("User-Agent", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36")
 		req.RemoteAddr = "198.51.100.7:40000"
+		req.Host = strings.TrimPrefix(s.URL, "http://") // the default short domain (httptest's example.com is no host of ours)
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
 		return w.Code

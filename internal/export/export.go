@@ -62,7 +62,7 @@ var jsonFiles = []jsonFile{
 		   FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 ORDER BY m.created_at`},
 	{"links.jsonl", []idCol{{"id", store.PrefixLink}},
 		`SELECT id, code, domain, target_url, title, status, expires_at, scan_count, last_scanned_at,
-		          created_at, updated_at, deleted_at
+		          created_at, updated_at, deleted_at, rules, split, password_hash IS NOT NULL AS password_protected, max_scans
 		   FROM links WHERE workspace_id = $1 ORDER BY id`},
 	{"domains.jsonl", []idCol{{"id", store.PrefixDomain}},
 		`SELECT id, hostname, status, root_url, not_found_url, verified_at, record_missing_since, created_at, updated_at
@@ -86,7 +86,7 @@ var jsonFiles = []jsonFile{
 // scanColumns: every scan of the workspace's links (through the links'
 // index), without the visitor hash (a keyed pseudonym with no meaning
 // outside this installation).
-const scanColumns = `SELECT s.id, s.link_id, s.occurred_at, s.referrer_host, s.device, s.os, s.browser, s.bot, s.country, s.source
+const scanColumns = `SELECT s.id, s.link_id, s.occurred_at, s.referrer_host, s.device, s.os, s.browser, s.bot, s.country, s.source, s.variant
 	FROM links l JOIN scans s ON s.link_id = l.id WHERE l.workspace_id = $1`
 
 // csvFile selects text columns; those named in ids are UUIDs written as
@@ -104,9 +104,9 @@ var csvFiles = []csvFile{
 		`SELECT id::text, code, domain, target_url, title, status, ` + ts("expires_at") + `, scan_count::text, ` +
 			ts("created_at") + `, ` + ts("updated_at") + `, ` + ts("deleted_at") + `
 		 FROM links WHERE workspace_id = $1 ORDER BY id`},
-	{"scans.csv", []string{"id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "country", "source"},
+	{"scans.csv", []string{"id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "country", "source", "variant"},
 		map[int]store.Prefix{0: store.PrefixScan, 1: store.PrefixLink},
-		`SELECT id::text, link_id::text, ` + ts("occurred_at") + `, referrer_host, device, os, browser, bot::text, country, source
+		`SELECT id::text, link_id::text, ` + ts("occurred_at") + `, referrer_host, device, os, browser, bot::text, country, source, variant
 		 FROM (` + scanColumns + `) x`},
 }
 

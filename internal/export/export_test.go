@@ -54,7 +54,7 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 	if !strings.Contains(files["members.jsonl"], a.Email) || !strings.Contains(files["workspace.jsonl"], a.WorkspaceExternalID()) {
 		t.Errorf("members or workspace missing:\n%s\n%s", files["members.jsonl"], files["workspace.jsonl"])
 	}
-	if !strings.HasPrefix(files["scans.csv"], "id,link_id,occurred_at,referrer_host,device,os,browser,bot,country,source\n") ||
+	if !strings.HasPrefix(files["scans.csv"], "id,link_id,occurred_at,referrer_host,device,os,browser,bot,country,source,variant\n") ||
 		!strings.Contains(files["scans.jsonl"], `"country": null`) || !strings.Contains(files["scans.jsonl"], `"source": "link"`) {
 		t.Errorf("scans without their country and source:\n%s\n%s", files["scans.csv"], files["scans.jsonl"])
 	}

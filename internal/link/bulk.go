@@ -32,13 +32,16 @@ type BulkResult struct {
 
 // bulkRow is one item as LinkCreateMany reads it (jsonb_to_recordset).
 type bulkRow struct {
-	ID        uuid.UUID  `json:"id"`
-	Code      string     `json:"code"`
-	TargetURL string     `json:"target_url"`
-	Title     *string    `json:"title"`
-	ExpiresAt *time.Time `json:"expires_at"`
-	Domain    *string    `json:"domain"`
-	Tags      []string   `json:"tags"`
+	ID        uuid.UUID       `json:"id"`
+	Code      string          `json:"code"`
+	TargetURL string          `json:"target_url"`
+	Title     *string         `json:"title"`
+	ExpiresAt *time.Time      `json:"expires_at"`
+	Domain    *string         `json:"domain"`
+	Tags      []string        `json:"tags"`
+	Rules     json.RawMessage `json:"rules"`
+	Split     json.RawMessage `json:"split"`
+	MaxScans  *int64          `json:"max_scans"`
 }
 
 // CreateMany creates many links in one transaction and records one
@@ -138,6 +141,7 @@ func bulkRowOf(in CreateInput) bulkRow {
 	return bulkRow{
 		ID: store.NewID(), Code: code.String(), TargetURL: in.TargetURL.String(), Title: text.Ptr(in.Title),
 		ExpiresAt: expiryPtr(in.ExpiresAt), Domain: domainPtr(in.Domain), Tags: in.Tags.Strings(),
+		Rules: rulesJSON(in.Rules), Split: splitJSON(in.Split), MaxScans: in.MaxScans,
 	}
 }
 

@@ -110,6 +110,10 @@ type CreateInput struct {
 	Code      Code           // zero: generate one
 	ExpiresAt *Expiry        // nil: never
 	Domain    *hostname.Name // nil: the default short base
+	Rules     []Rule         // nil: none
+	Split     []Variant      // nil: none
+	Password  *Password      // nil: none
+	MaxScans  *int64         // nil: no limit
 	Tags      Tags
 }
 
@@ -120,5 +124,9 @@ type UpdateInput struct {
 	Title     Optional[*text.Text]
 	Status    Optional[Status]
 	ExpiresAt Optional[*Expiry]
-	Tags      Optional[Tags] // replaces the set
+	Rules     Optional[[]Rule]    // a set nil clears
+	Split     Optional[[]Variant] // a set nil clears
+	Password  Optional[*Password] // a set nil removes the password
+	MaxScans  Optional[*int64]    // a set nil removes the limit
+	Tags      Optional[Tags]      // replaces the set
 }

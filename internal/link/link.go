@@ -60,6 +60,12 @@ type Link struct {
 	// Shown on the link page; not part of the contract's link object.
 	PreviousTargetURL *string
 	TargetChangedAt   *time.Time
+	// Targeting (CONTRACT.md section 10.3): nil lists, an empty hash and
+	// a nil MaxScans mean none.
+	Rules        []Rule
+	Split        []Variant
+	PasswordHash string
+	MaxScans     *int64
 }
 
 // QRQuery is the query QR codes add to the short URL, so that the
@@ -153,6 +159,10 @@ func fromRow(r dbsqlc.Link, o Origins) Link {
 		TargetURL: TargetURL{r.TargetURL}, Status: Status(r.Status), ExpiresAt: r.ExpiresAt,
 		Tags: storedTags(r.Tags), ScanCount: r.ScanCount, LastScannedAt: r.LastScannedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		PreviousTargetURL: r.PreviousTargetUrl, TargetChangedAt: r.TargetChangedAt,
+		Rules: storedRules(r.Rules), Split: storedSplit(r.Split), MaxScans: r.MaxScans,
+	}
+	if r.PasswordHash != nil {
+		l.PasswordHash = *r.PasswordHash
 	}
 	if r.Title != nil {
 		t := text.Stored(*r.Title)
@@ -166,21 +176,25 @@ func fromRow(r dbsqlc.Link, o Origins) Link {
 // wire). IDs are formatted ("lnk_…", "ws_…") and times rendered in UTC here.
 func (l Link) Wire() wire.Link {
 	return wire.Link{
-		Object:        "link",
-		ID:            wire.LinkID(l.ID),
-		WorkspaceID:   wire.WorkspaceID(l.WorkspaceID),
-		Code:          l.Code.String(),
-		Domain:        domainPtr(l.Domain),
-		ShortURL:      l.ShortURL,
-		TargetURL:     l.TargetURL.String(),
-		Title:         text.Ptr(l.Title),
-		Tags:          l.Tags.Strings(),
-		Status:        string(l.Status),
-		ExpiresAt:     wire.TimePtr(l.ExpiresAt),
-		ScanCount:     l.ScanCount,
-		LastScannedAt: wire.TimePtr(l.LastScannedAt),
-		CreatedAt:     wire.Time(l.CreatedAt),
-		UpdatedAt:     wire.Time(l.UpdatedAt),
+		Object:            "link",
+		ID:                wire.LinkID(l.ID),
+		WorkspaceID:       wire.WorkspaceID(l.WorkspaceID),
+		Code:              l.Code.String(),
+		Domain:            domainPtr(l.Domain),
+		ShortURL:          l.ShortURL,
+		TargetURL:         l.TargetURL.String(),
+		Title:             text.Ptr(l.Title),
+		Tags:              l.Tags.Strings(),
+		Status:            string(l.Status),
+		ExpiresAt:         wire.TimePtr(l.ExpiresAt),
+		ScanCount:         l.ScanCount,
+		LastScannedAt:     wire.TimePtr(l.LastScannedAt),
+		CreatedAt:         wire.Time(l.CreatedAt),
+		UpdatedAt:         wire.Time(l.UpdatedAt),
+		Rules:             RulesWire(l.Rules),
+		Split:             SplitWire(l.Split),
+		PasswordProtected: l.PasswordHash != "",
+		MaxScans:          l.MaxScans,
 	}
 }
 
@@ -201,7 +215,8 @@ func expiryPtr(e *Expiry) *time.Time {
 	return &t
 }
 
-// Target is everything the redirect needs to answer for one code.
+// Target is everything the redirect needs to answer for one code,
+// targeting included, so that no scan reads the database.
 type Target struct {
 	LinkID      uuid.UUID
 	WorkspaceID uuid.UUID
@@ -209,4 +224,11 @@ type Target struct {
 	Status      Status
 	ExpiresAt   *time.Time
 	Deleted     bool
+	// Rules, Split: compiled for the redirect (nil: none).
+	Rules []Rule
+	Split []Variant
+	// PasswordHash is the argon2id hash of the link's password ("": none).
+	PasswordHash string
+	// MaxScans is the scan limit (0: none).
+	MaxScans int64
 }

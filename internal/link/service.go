@@ -2,8 +2,10 @@ package link
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/hostname"
+	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/text"
@@ -74,7 +77,11 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Lin
 
 func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in CreateInput) (Link, error) {
 	var res Link
-	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+	hash, err := hashPassword(ctx, in.Password)
+	if err != nil {
+		return Link{}, err
+	}
+	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
 		domain := domainPtr(in.Domain)
 		if domain != nil {
@@ -88,6 +95,7 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in Create
 		row, err := q.LinkCreate(ctx, tx, dbsqlc.LinkCreateParams{
 			ID: store.NewID(), WorkspaceID: ws, Code: code.String(), TargetURL: in.TargetURL.String(),
 			Title: text.Ptr(in.Title), ExpiresAt: expiryPtr(in.ExpiresAt), Domain: domain, Tags: in.Tags.Strings(),
+			Rules: rulesJSON(in.Rules), Split: splitJSON(in.Split), PasswordHash: hash, MaxScans: in.MaxScans,
 		})
 		if err != nil {
 			return store.InterpretError(err)
@@ -120,10 +128,18 @@ func (s *Service) Resolve(ctx context.Context, k Key) (Target, error) {
 }
 
 func targetOf(r dbsqlc.LinkResolveCodeRow) Target {
-	return Target{
+	t := Target{
 		LinkID: r.ID, WorkspaceID: r.WorkspaceID, URL: r.TargetURL,
 		Status: Status(r.Status), ExpiresAt: r.ExpiresAt, Deleted: r.Gone,
+		Rules: storedRules(r.Rules), Split: storedSplit(r.Split),
 	}
+	if r.PasswordHash != nil {
+		t.PasswordHash = *r.PasswordHash
+	}
+	if r.MaxScans != nil {
+		t.MaxScans = *r.MaxScans
+	}
+	return t
 }
 
 // Get returns a live link of the workspace, or store.ErrNotFound.
@@ -173,6 +189,13 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		res     Link
 		changed string
 	)
+	var hash *string
+	if in.Password.Set {
+		var err error
+		if hash, err = hashPassword(ctx, in.Password.Value); err != nil {
+			return Link{}, err
+		}
+	}
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
 		old, err := q.LinkGetByIDForUpdate(ctx, tx, dbsqlc.LinkGetByIDForUpdateParams{ID: id, WorkspaceID: ws})
@@ -180,6 +203,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 			return store.InterpretError(err)
 		}
 		next, previous := applyUpdate(old, in)
+		applyTargeting(&next, old, in, hash, previous)
 		if len(previous) == 0 {
 			res = fromRow(old, s.origins)
 			return nil
@@ -187,6 +211,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		row, err := q.LinkUpdate(ctx, tx, dbsqlc.LinkUpdateParams{
 			ID: id, WorkspaceID: ws, TargetURL: next.TargetURL, Title: next.Title,
 			Status: next.Status, ExpiresAt: next.ExpiresAt, Tags: next.Tags,
+			Rules: next.Rules, Split: next.Split, PasswordHash: next.PasswordHash, MaxScans: next.MaxScans,
 		})
 		if err != nil {
 			return store.InterpretError(err)
@@ -229,6 +254,65 @@ func applyUpdate(old dbsqlc.Link, in UpdateInput) (dbsqlc.Link, map[string]any) 
 		next.Tags = in.Tags.Value.Strings()
 	}
 	return next, previous
+}
+
+// applyTargeting is applyUpdate for the targeting fields; hash is the
+// new password's hash (nil: none). A new password always counts as a
+// change (hashes of one password differ); previous_attributes shows only
+// whether there was one.
+func applyTargeting(next *dbsqlc.Link, old dbsqlc.Link, in UpdateInput, hash *string, previous map[string]any) {
+	if in.Rules.Set {
+		if r := rulesJSON(in.Rules.Value); !jsonEqual(r, old.Rules) {
+			previous["rules"] = RulesWire(storedRules(old.Rules))
+			next.Rules = r
+		}
+	}
+	if in.Split.Set {
+		if sp := splitJSON(in.Split.Value); !jsonEqual(sp, old.Split) {
+			previous["split"] = SplitWire(storedSplit(old.Split))
+			next.Split = sp
+		}
+	}
+	if in.Password.Set && (hash != nil || old.PasswordHash != nil) {
+		previous["password_protected"] = old.PasswordHash != nil
+		next.PasswordHash = hash
+	}
+	if in.MaxScans.Set && !equalInt(in.MaxScans.Value, old.MaxScans) {
+		previous["max_scans"] = old.MaxScans
+		next.MaxScans = in.MaxScans.Value
+	}
+}
+
+// hashPassword hashes a new password through the process-wide argon2id
+// limiter (secrethash.ErrBusy when it is full); nil stays nil.
+func hashPassword(ctx context.Context, p *Password) (*string, error) {
+	if p == nil {
+		return nil, nil
+	}
+	h, err := secrethash.Hash(ctx, p.String())
+	if err != nil {
+		return nil, err
+	}
+	return &h, nil
+}
+
+// jsonEqual compares two stored JSON values by meaning (nil is NULL).
+func jsonEqual(a, b []byte) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func equalInt(a, b *int64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // Delete retires a link: it stops redirecting (410) and its code is never
@@ -289,4 +373,44 @@ func equalTime(a, b *time.Time) bool {
 		return a == b
 	}
 	return a.Equal(*b)
+}
+
+// BudgetChannel carries the id of a limited link whose budget an instance
+// found used up, so every other instance gives back the unused scans of
+// its blocks (internal/redirect/budget.go).
+const BudgetChannel = "linkqr_link_budget"
+
+// GrantScans reserves a block of a limited link's scan budget for one
+// redirect instance: block(remaining) scans at most, never past max_scans,
+// under the row's lock, so that the grants of every instance add up to at
+// most max_scans. 0: nothing left (then BudgetChannel is notified, so that
+// other instances give back what they hold), or no limit.
+func (s *Service) GrantScans(ctx context.Context, id uuid.UUID, block func(remaining int64) int64) (int64, error) {
+	var n int64
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		q := dbsqlc.New()
+		row, err := q.LinkScanBudgetForUpdate(ctx, tx, id)
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		if row.MaxScans == nil {
+			return nil
+		}
+		remaining := *row.MaxScans - row.ScansGranted
+		if remaining <= 0 {
+			return store.Notify(ctx, tx, BudgetChannel, id.String())
+		}
+		n = min(remaining, max(1, block(remaining)))
+		return store.InterpretError(q.LinkScanBudgetGrant(ctx, tx, dbsqlc.LinkScanBudgetGrantParams{N: n, ID: id}))
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// ReturnScans gives back n unused scans of a link's earlier grants.
+func (s *Service) ReturnScans(ctx context.Context, id uuid.UUID, n int64) error {
+	err := dbsqlc.New().LinkReturnScans(ctx, s.db.Conn(ctx), dbsqlc.LinkReturnScansParams{Unused: n, ID: id})
+	return store.InterpretError(err)
 }

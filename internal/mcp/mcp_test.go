@@ -167,7 +167,7 @@ func TestListTools(t *testing.T) {
 	}
 	want := []string{"create_link", "create_links", "create_webhook", "delete_link", "delete_webhook", "get_link", "get_link_analytics", "get_link_qr",
 		"get_workspace", "list_domains", "list_link_scans", "list_links", "list_webhook_deliveries", "list_webhooks", "pause_link",
-		"repoint_link", "resume_link", "rotate_webhook_secret", "search_links", "test_webhook", "update_link", "update_webhook"}
+		"repoint_link", "resume_link", "rotate_webhook_secret", "search_links", "set_link_destinations", "test_webhook", "update_link", "update_webhook"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
@@ -235,6 +235,24 @@ func TestLinkTools(t *testing.T) {
 	}
 	if data := ok(t, callTool(t, s, "search_links", map[string]any{"query": "other-co"}))["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != other["id"] {
 		t.Errorf("search by code %v", data)
+	}
+
+	// Destinations: rules and a limit set, a password set then removed;
+	// a bad country is refused with its pointer.
+	dest := ok(t, callTool(t, s, "set_link_destinations", map[string]any{"id": id,
+		"rules":    []any{map[string]any{"if": map[string]any{"os": []any{"Android"}}, "target_url": "https://example.com/android"}},
+		"password": "pw", "max_scans": 1000}))
+	if r, _ := dest["rules"].([]any); len(r) != 1 || dest["password_protected"] != true || dest["max_scans"] != float64(1000) {
+		t.Errorf("set_link_destinations %v", dest)
+	}
+	dest = ok(t, callTool(t, s, "set_link_destinations", map[string]any{"id": id, "rules": nil, "password": nil, "max_scans": nil}))
+	if dest["rules"] != nil || dest["password_protected"] != false || dest["max_scans"] != nil {
+		t.Errorf("set_link_destinations with nulls %v", dest)
+	}
+	if res := callTool(t, s, "set_link_destinations", map[string]any{"id": id,
+		"rules": []any{map[string]any{"if": map[string]any{"country": []any{"Germany"}}, "target_url": "https://example.com/de"}}}); !res.IsError ||
+		!strings.Contains(text(res), "/rules/0/if/country/0") {
+		t.Errorf("a bad country: %s", text(res))
 	}
 
 	// Re-point: the very next redirect goes to the new target.

@@ -24,6 +24,7 @@ var toolOutputs = map[string]string{
 	"search_links":            "LinkList",
 	"repoint_link":            "Link",
 	"update_link":             "Link",
+	"set_link_destinations":   "Link",
 	"pause_link":              "Link",
 	"resume_link":             "Link",
 	"delete_link":             doneSchema,

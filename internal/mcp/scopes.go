@@ -29,6 +29,7 @@ var toolScopes = map[string]scope.Scope{
 	"search_links":            scope.LinksRead,
 	"repoint_link":            scope.LinksWrite,
 	"update_link":             scope.LinksWrite,
+	"set_link_destinations":   scope.LinksWrite,
 	"pause_link":              scope.LinksWrite,
 	"resume_link":             scope.LinksWrite,
 	"delete_link":             scope.LinksWrite,

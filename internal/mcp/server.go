@@ -111,6 +111,7 @@ func newServer(d *dispatcher, log *slog.Logger) *sdk.Server {
 		Logger:       log,
 	})
 	addLinkTools(server, d)
+	addTargetingTools(server, d)
 	addUpdateTools(server, d)
 	addAnalyticsTools(server, d)
 	addWebhookTools(server, d)

@@ -57,11 +57,6 @@ func webhookID() *jsonschema.Schema {
 	return pattern(`The webhook's id, "whk_" followed by 26 characters, as returned by create_webhook or list_webhooks.`, `^whk_[0-9a-z]{26}$`)
 }
 
-func nullable(s *jsonschema.Schema) *jsonschema.Schema {
-	s.Types = []string{s.Type, "null"}
-	s.Type = ""
-	return s
-}
 
 func addUpdateTools(s *sdk.Server, d *dispatcher) {
 	events := &jsonschema.Schema{

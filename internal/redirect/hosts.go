@@ -102,8 +102,10 @@ func (h *Handler) CustomDomains(serveCodes bool, anyHost ...string) func(http.Ha
 				h.pages.NotFound(w, r)
 			case passes(anyHost, r.URL.Path, false): // the 404 page's stylesheet
 				next.ServeHTTP(w, r)
-			case !serveCodes || (r.Method != http.MethodGet && r.Method != http.MethodHead):
+			case !serveCodes || (r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost):
 				h.pages.NotFound(w, r)
+			case r.Method == http.MethodPost && (r.URL.Path == "/" || strings.Count(r.URL.Path, "/") != 1):
+				h.pages.NotFound(w, r) // only a password form posts, to its code
 			case r.URL.Path == "/" && site.RootURL != nil:
 				found(w, *site.RootURL)
 			case r.URL.Path == "/" || strings.Count(r.URL.Path, "/") != 1:

@@ -17,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/geo"
@@ -44,6 +45,12 @@ type Pages struct {
 	// Unavailable: the lookup or the scan hand-off failed (503; the
 	// handler has set Retry-After).
 	Unavailable http.HandlerFunc
+	// Limit answers a link that reached its max_scans (410, "This link
+	// has reached its scan limit"). nil: Gone.
+	Limit http.HandlerFunc
+	// Password writes a password-protected link's form page, which posts
+	// the password back to the same URL. nil: such links answer Gone.
+	Password func(w http.ResponseWriter, r *http.Request, f PasswordForm)
 }
 
 // Handler answers GET and HEAD /{code}, and everything on custom domains.
@@ -57,6 +64,11 @@ type Handler struct {
 	country  func(*http.Request, netip.Addr) geo.Country
 	log      *slog.Logger
 	now      func() time.Time
+	hasher   *analytics.VisitorHasher
+	budgets  *budgets
+	pass     *passwords
+	secure   bool
+	sameSite *http.CrossOriginProtection
 	// Load, when set, is told of every request, so work that yields to
 	// the redirect knows when it is busy (internal/priority).
 	Load interface{ Hit() }
@@ -79,14 +91,43 @@ type Options struct {
 	// uncached code fails at once and cached ones keep being served.
 	DB  *dbhealth.Monitor
 	Log *slog.Logger
+	// Hasher is the scans' visitor hasher: a split sends a visitor to the
+	// same variant all day by it (nil: every visitor gets the first).
+	Hasher *analytics.VisitorHasher
+	// Budgets grants blocks of limited links' scan budgets (nil: the
+	// Resolver, when it is a BudgetStore; else limits are not enforced).
+	Budgets BudgetStore
+	// PasswordKey signs the cookies of password-protected links (32
+	// bytes, from the secret key); SecureCookies marks them Secure (the
+	// short base is https).
+	PasswordKey   []byte
+	SecureCookies bool
 }
 
 // New returns the redirect handler.
 func New(o Options) *Handler {
-	return &Handler{
+	if o.Budgets == nil {
+		o.Budgets, _ = o.Resolver.(BudgetStore)
+	}
+	h := &Handler{
 		cache: newCache(o.Resolver, o.DB), sites: newSites(o.Sites, o.DB), hosts: newHosts(o.DefaultOrigins),
 		pages: o.Pages, recorder: o.Recorder, clientIP: o.ClientIP, country: o.Country, log: o.Log, now: time.Now,
+		hasher: o.Hasher, pass: newPasswords(o.PasswordKey), secure: o.SecureCookies, sameSite: http.NewCrossOriginProtection(),
 	}
+	if o.Budgets != nil {
+		h.budgets = newBudgets(o.Budgets)
+	}
+	return h
+}
+
+// Close gives back the unused scans of this instance's blocks of limited
+// links' budgets, so that other instances may serve them (called on
+// shutdown, before the pools close).
+func (h *Handler) Close(ctx context.Context) error {
+	if h.budgets == nil {
+		return nil
+	}
+	return h.budgets.releaseAll(ctx)
 }
 
 // Subscribe keeps the cache coherent with changes made by any instance;
@@ -100,6 +141,24 @@ func (h *Handler) Subscribe(l *notify.Listener) {
 		}
 	}})
 	l.Subscribe(domain.ChangedChannel, notify.Handler{Notify: h.DomainChanged, Reset: h.sites.reset})
+	l.Subscribe(link.BudgetChannel, notify.Handler{Notify: h.budgetEmpty})
+}
+
+// budgetEmpty: another instance found a link's budget used up; this one
+// gives back what it holds of it, in the background (the listener must
+// not wait for the database).
+func (h *Handler) budgetEmpty(payload string) {
+	id, err := uuid.Parse(payload)
+	if err != nil || h.budgets == nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), LookupTimeout)
+		defer cancel()
+		if err := h.budgets.release(ctx, id); err != nil {
+			h.log.Warn("scan budget not given back", "link", id, "err", err)
+		}
+	}()
 }
 
 // WorkspaceDeleted drops the workspace's codes from this instance's cache
@@ -134,6 +193,7 @@ func (h *Handler) Servable(ctx context.Context, host string) (bool, error) {
 func (h *Handler) Mount(r chi.Router) {
 	r.Get("/{code}", h.serve)
 	r.Head("/{code}", h.serve)
+	r.Post("/{code}", h.serve) // a password form's answer
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
@@ -169,7 +229,7 @@ func (h *Handler) serveCode(w http.ResponseWriter, r *http.Request, host, raw st
 	}
 	now := h.now()
 	switch {
-	case t == nil && site != nil && site.NotFoundURL != nil:
+	case t == nil && site != nil && site.NotFoundURL != nil && r.Method != http.MethodPost:
 		found(w, *site.NotFoundURL)
 		return
 	case t == nil:
@@ -183,26 +243,79 @@ func (h *Handler) serveCode(w http.ResponseWriter, r *http.Request, host, raw st
 		h.pages.Gone(w, r)
 		return
 	}
-	// The scan is queued before the 302 is written: a redirect is never
-	// answered without its scan being accepted.
-	if r.Method == http.MethodGet && h.recorder != nil {
-		ip := h.clientIP(r)
+	h.answer(w, r, raw, t, now)
+}
+
+// answer redirects to t's destination for this visitor, behind its scan
+// limit and password. The scan is queued before the 302 is written: a
+// redirect is never answered without its scan being accepted.
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, raw string, t *link.Target, now time.Time) {
+	switch {
+	case r.Method == http.MethodPost && t.PasswordHash == "":
+		h.pages.NotFound(w, r) // only a password form posts to a short URL
+		return
+	case t.MaxScans > 0 && h.budgets != nil && h.budgets.spent(t):
+		h.limitReached(w, r)
+		return
+	}
+	ip := h.clientIP(r)
+	if t.PasswordHash != "" && !h.unlocked(w, r, t, raw, ip) {
+		return
+	}
+	var v Visitor
+	url, variant := t.URL, ""
+	if needsVisitor(t) || t.MaxScans > 0 {
+		v.Client = analytics.Classify(r.UserAgent())
+	}
+	if needsVisitor(t) {
+		if h.country != nil {
+			v.Country = h.country(r, ip)
+		}
+		if len(t.Split) > 0 && h.hasher != nil {
+			v.Hash = h.hasher.Hash(ip, r.UserAgent(), now)
+		}
+		url, variant = Choose(t, &v)
+	}
+	counted := r.Method != http.MethodHead
+	if counted && t.MaxScans > 0 && h.budgets != nil && !v.Client.Bot {
+		ok, err := h.budgets.take(r.Context(), t)
+		if err != nil {
+			h.log.Log(r.Context(), logLevel(err), "scan budget not granted", "link", t.LinkID, "err", err)
+			h.unavailable(w, r)
+			return
+		}
+		if !ok {
+			h.limitReached(w, r)
+			return
+		}
+	}
+	if counted && h.recorder != nil {
 		// The target never sees the visitor's query, so QR codes' qr=1 goes
 		// no further than the scan's source.
 		hit := scan.Hit{
 			LinkID: t.LinkID, WorkspaceID: t.WorkspaceID, At: now,
 			UserAgent: r.UserAgent(), Referer: r.Referer(), ClientIP: ip, QR: link.FromQR(r.URL.RawQuery),
+			Country: v.Country, Variant: variant, VisitorHash: v.Hash, Hashed: len(t.Split) > 0 && h.hasher != nil,
 		}
-		if h.country != nil {
+		if h.country != nil && !needsVisitor(t) {
 			hit.Country = h.country(r, ip)
 		}
 		if err := h.recorder.Record(r.Context(), hit); err != nil {
-			h.log.Warn("scan not accepted; redirect refused", "code", code.String(), "err", err)
+			h.log.Warn("scan not accepted; redirect refused", "code", raw, "err", err)
 			h.unavailable(w, r)
 			return
 		}
 	}
-	found(w, t.URL)
+	found(w, url)
+}
+
+// limitReached answers the 410 of a link past its max_scans.
+func (h *Handler) limitReached(w http.ResponseWriter, r *http.Request) {
+	if h.pages.Limit != nil {
+		h.pages.Limit(w, r)
+		return
+	}
+	h.pages.Gone(w, r)
 }
 
 // found answers 302 to url, never cached: the next request may go

@@ -9,7 +9,7 @@ import (
 // scanColumns are the columns the writer fills, in the order
 // appendCopyRows encodes them; xid takes its default, the writing
 // transaction's id, which the fold's watermark is made of.
-var scanColumns = []string{"id", "workspace_id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "visitor_hash", "country", "source"}
+var scanColumns = []string{"id", "workspace_id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "visitor_hash", "country", "source", "variant"}
 
 // copyScansSQL is the COPY the writer sends its batch with.
 var copyScansSQL = "COPY scans (" + strings.Join(scanColumns, ", ") + ") FROM STDIN WITH (FORMAT binary)"
@@ -59,6 +59,11 @@ func appendCopyRows(buf []byte, rows []row) []byte {
 			buf = binary.BigEndian.AppendUint32(buf, 0xFFFFFFFF) // NULL
 		}
 		buf = appendTextField(buf, string(SourceOf(x.hit.QR)))
+		if x.hit.Variant == "" {
+			buf = binary.BigEndian.AppendUint32(buf, 0xFFFFFFFF) // NULL
+		} else {
+			buf = appendTextField(buf, x.hit.Variant)
+		}
 	}
 	return binary.BigEndian.AppendUint16(buf, 0xFFFF) // the trailer
 }

@@ -30,6 +30,7 @@ const (
 	dimReferrer = "r"
 	dimCountry  = "c"
 	dimSource   = "s"
+	dimVariant  = "v"
 	// dimLink is the workspace overview's breakdown by link (key: the
 	// link's uuid), beside its countries and sources.
 	dimLink = "l"
@@ -37,6 +38,10 @@ const (
 
 // DirectReferrer is the breakdown key of scans without a referrer.
 const DirectReferrer = "(direct)"
+
+// DefaultVariant is the breakdown key of scans served by their link's own
+// target_url (variant NULL).
+const DefaultVariant = "(default)"
 
 // UnknownCountry is the breakdown key of scans whose country could not be
 // told (geo.Unknown).
@@ -189,7 +194,11 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []dbsqlc.ScanFoldTakeRow) (Fo
 		if x.Country != nil {
 			country = *x.Country
 		}
-		for _, d := range [...][2]string{{dimDevice, x.Device}, {dimOS, x.OS}, {dimBrowser, x.Browser}, {dimReferrer, referrer}, {dimCountry, country}, {dimSource, x.Source}} {
+		variant := DefaultVariant
+		if x.Variant != nil {
+			variant = *x.Variant
+		}
+		for _, d := range [...][2]string{{dimDevice, x.Device}, {dimOS, x.OS}, {dimBrowser, x.Browser}, {dimReferrer, referrer}, {dimCountry, country}, {dimSource, x.Source}, {dimVariant, variant}} {
 			hourly[keyKey{link, hour.Unix(), d[0], d[1]}] += n
 			daily[keyKey{link, day.Unix(), d[0], d[1]}] += n
 		}

@@ -30,6 +30,9 @@ type Scan struct {
 	Bot          bool
 	Country      geo.Country // geo.Unknown: could not be told
 	Source       Source
+	// Variant is the destination that served the scan: "" (the link's
+	// target_url), "rule:<n>" or "split:<n>".
+	Variant string
 }
 
 // Source is how a scan reached the short URL: through a QR code, whose
@@ -60,8 +63,15 @@ func (s Scan) Wire() wire.Scan {
 	return wire.Scan{
 		Object: "scan", ID: wire.ScanID(s.ID), LinkID: wire.LinkID(s.LinkID), OccurredAt: wire.Time(s.OccurredAt),
 		ReferrerHost: s.ReferrerHost, Device: s.Device, OS: s.OS, Browser: s.Browser, Bot: s.Bot,
-		Country: s.Country.Ptr(), Source: string(s.Source),
+		Country: s.Country.Ptr(), Source: string(s.Source), Variant: variantPtr(s.Variant),
 	}
+}
+
+func variantPtr(v string) *string {
+	if v == "" {
+		return nil
+	}
+	return &v
 }
 
 // Reader reads recorded scans.
@@ -84,7 +94,7 @@ func (s *Reader) List(ctx context.Context, ws, linkID uuid.UUID, before *cursor.
 		return nil, false, store.InterpretError(err)
 	}
 	out, hasMore := store.Page(rows, limit, func(r dbsqlc.ScanListByLinkRow) Scan {
-		return stored(r.ID, r.LinkID, r.OccurredAt, r.ReferrerHost, r.Device, r.OS, r.Browser, r.Bot, r.Country, r.Source)
+		return stored(r.ID, r.LinkID, r.OccurredAt, r.ReferrerHost, r.Device, r.OS, r.Browser, r.Bot, r.Country, r.Source, r.Variant)
 	})
 	return out, hasMore, nil
 }
@@ -110,14 +120,17 @@ func (s *Reader) InRange(ctx context.Context, ws, linkID uuid.UUID, from, to tim
 		return nil, false, store.InterpretError(err)
 	}
 	out, hasMore := store.Page(rows, limit, func(r dbsqlc.ScanListByLinkRangeRow) Scan {
-		return stored(r.ID, r.LinkID, r.OccurredAt, r.ReferrerHost, r.Device, r.OS, r.Browser, r.Bot, r.Country, r.Source)
+		return stored(r.ID, r.LinkID, r.OccurredAt, r.ReferrerHost, r.Device, r.OS, r.Browser, r.Bot, r.Country, r.Source, r.Variant)
 	})
 	return out, hasMore, nil
 }
 
 // stored is a scan as a row of the scans table holds it.
-func stored(id, linkID uuid.UUID, at time.Time, referrer *string, device, os, browser string, bot bool, country *string, source string) Scan {
+func stored(id, linkID uuid.UUID, at time.Time, referrer *string, device, os, browser string, bot bool, country *string, source string, variant *string) Scan {
 	s := Scan{ID: id, LinkID: linkID, OccurredAt: at, ReferrerHost: referrer, Device: device, OS: os, Browser: browser, Bot: bot, Source: Source(source)}
+	if variant != nil {
+		s.Variant = *variant
+	}
 	if country != nil {
 		s.Country, _ = geo.ParseCountry(*country)
 	}

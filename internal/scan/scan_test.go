@@ -234,7 +234,7 @@ func TestRecorderWritesEventsForSubscribedWorkspacesOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc, l := data["scan"], data["link"]
-	if keys := strings.Join(slices.Sorted(maps.Keys(sc)), ","); keys != "bot,browser,country,device,id,link_id,object,occurred_at,os,referrer_host,source" {
+	if keys := strings.Join(slices.Sorted(maps.Keys(sc)), ","); keys != "bot,browser,country,device,id,link_id,object,occurred_at,os,referrer_host,source,variant" {
 		t.Errorf("scan object keys %s", keys)
 	}
 	if sc["country"] != "DE" || sc["source"] != "qr" {

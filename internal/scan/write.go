@@ -32,7 +32,11 @@ func (r *Recorder) write(ctx context.Context, batch []Hit) (human, bots int, err
 	rows := make([]row, len(batch))
 	for i, h := range batch {
 		rows[i] = row{id: h.ID, hit: h, client: analytics.Classify(h.UserAgent), referrer: analytics.ReferrerHost(h.Referer)}
-		rows[i].visitorHash = r.opts.Hasher.Hash(h.ClientIP, h.UserAgent, h.At)
+		if h.Hashed {
+			rows[i].visitorHash = h.VisitorHash
+		} else {
+			rows[i].visitorHash = r.opts.Hasher.Hash(h.ClientIP, h.UserAgent, h.At)
+		}
 		if rows[i].client.Bot {
 			bots++
 		}
@@ -99,7 +103,7 @@ func (r *Recorder) recordEvents(ctx context.Context, tx pgx.Tx, rows []row) erro
 		// PostgreSQL keeps microseconds (appendCopyRows): the event says
 		// what the scans list will say.
 		s := Scan{ID: x.id, LinkID: x.hit.LinkID, OccurredAt: x.hit.At.Truncate(time.Microsecond), ReferrerHost: x.referrer, Device: x.client.Device, OS: x.client.OS, Browser: x.client.Browser,
-			Country: x.hit.Country, Source: SourceOf(x.hit.QR)}
+			Country: x.hit.Country, Source: SourceOf(x.hit.QR), Variant: x.hit.Variant}
 		events = append(events, event.New{WorkspaceID: x.hit.WorkspaceID, Type: event.ScanCreated, Data: map[string]any{"scan": s.Wire(), "link": links[x.hit.LinkID].Wire()}})
 	}
 	_, err = r.opts.Events.RecordMany(ctx, tx, events)

@@ -38,6 +38,32 @@ type Link struct {
 	LastScannedAt *time.Time `json:"last_scanned_at"`
 	CreatedAt     time.Time  `json:"created_at"`
 	UpdatedAt     time.Time  `json:"updated_at"`
+	// Targeting (CONTRACT.md section 10.3); the password itself is never
+	// shown, only whether there is one.
+	Rules             []Rule    `json:"rules"`
+	Split             []Variant `json:"split"`
+	PasswordProtected bool      `json:"password_protected"`
+	MaxScans          *int64    `json:"max_scans"`
+}
+
+// Rule is one targeting rule of a link: visitors matching If go to
+// TargetURL.
+type Rule struct {
+	If        RuleIf `json:"if"`
+	TargetURL string `json:"target_url"`
+}
+
+// RuleIf is a rule's condition; absent lists are not checked.
+type RuleIf struct {
+	Device  []string `json:"device,omitempty"`
+	OS      []string `json:"os,omitempty"`
+	Country []string `json:"country,omitempty"`
+}
+
+// Variant is one arm of a link's A/B split.
+type Variant struct {
+	TargetURL string `json:"target_url"`
+	Weight    int    `json:"weight"`
 }
 
 // Scan is the scan object of CONTRACT.md section 6.4.
@@ -53,6 +79,9 @@ type Scan struct {
 	Bot          bool      `json:"bot"`
 	Country      *string   `json:"country"` // ISO 3166-1 alpha-2; null when unknown
 	Source       string    `json:"source"`  // "qr" or "link"
+	// Variant is which destination served the scan: null (the link's
+	// target_url), "rule:<n>" or "split:<n>" (0-based).
+	Variant *string `json:"variant"`
 }
 
 // LinkID, WorkspaceID and ScanID format domain uuids as the contract's

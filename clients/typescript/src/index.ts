@@ -27,6 +27,10 @@ type Schemas = components["schemas"];
 export type Link = Schemas["Link"];
 export type LinkCreate = Schemas["LinkCreate"];
 export type LinkUpdate = Schemas["LinkUpdate"];
+/** A targeting rule: visitors matching every condition of `if` go to its target_url (first match wins). */
+export type LinkRule = Schemas["LinkRule"];
+/** An A/B split: 2-5 variants whose weights add up to 100; a visitor keeps one variant all day. */
+export type LinkSplit = NonNullable<Schemas["LinkSplit"]>;
 /** The body of POST /links/bulk: 1–1,000 create bodies, each on its own or all-or-nothing (atomic). */
 export type BulkCreate = Schemas["BulkCreate"];
 /** The answer of POST /links/bulk: one entry per item, a created link (201) or a problem (409/422). */
@@ -38,7 +42,7 @@ export type Scan = Schemas["Scan"];
 /** How a scan reached the short URL: "qr" (through the ?qr=1 its QR codes encode) or "link". */
 export type ScanSource = Schemas["ScanSource"];
 export type Analytics = Schemas["Analytics"];
-/** One entry of an analytics breakdown (devices, os, browsers, referrers, countries, sources). */
+/** One entry of an analytics breakdown (devices, os, browsers, referrers, countries, sources, variants). */
 export type AnalyticsCount = Schemas["AnalyticsCount"];
 export type Webhook = Schemas["Webhook"];
 export type WebhookWithSecret = Schemas["WebhookWithSecret"];

@@ -930,7 +930,103 @@ export interface components {
             last_scanned_at: string | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+            rules: components["schemas"]["LinkRules"];
+            split: components["schemas"]["LinkSplit"];
+            /**
+             * @description Whether the link asks for a password before it redirects (the
+             *     password itself is write-only and never shown).
+             */
+            password_protected: boolean;
+            max_scans: components["schemas"]["MaxScans"];
         };
+        /**
+         * @description Targeting rules, in order: at the redirect the first rule whose
+         *     every condition matches the visitor wins and its `target_url` is
+         *     used; when none matches, the `split` (if any), else the link's own
+         *     `target_url`, applies. Values are those scans record. `null`: none.
+         *     A bad rule is `422` with the exact place, e.g. `/rules/2/if/country/0`.
+         * @example [
+         *       {
+         *         "if": {
+         *           "os": [
+         *             "iOS"
+         *           ]
+         *         },
+         *         "target_url": "https://apps.apple.com/app/id1"
+         *       },
+         *       {
+         *         "if": {
+         *           "os": [
+         *             "Android"
+         *           ]
+         *         },
+         *         "target_url": "https://play.google.com/store/apps/details?id=x"
+         *       },
+         *       {
+         *         "if": {
+         *           "device": [
+         *             "mobile"
+         *           ],
+         *           "country": [
+         *             "DE",
+         *             "AT"
+         *           ]
+         *         },
+         *         "target_url": "https://example.com/de"
+         *       }
+         *     ]
+         */
+        LinkRules: components["schemas"]["LinkRule"][] | null;
+        LinkRule: {
+            if: components["schemas"]["LinkRuleCondition"];
+            target_url: components["schemas"]["TargetUrl"];
+        };
+        /**
+         * @description What a visitor must match: each list given must contain the
+         *     visitor's value (device class, OS, country). At least one list;
+         *     lists are not empty.
+         */
+        LinkRuleCondition: {
+            device?: components["schemas"]["Device"][];
+            os?: ("Android" | "BlackBerry" | "ChromeOS" | "FreeBSD" | "HarmonyOS" | "Linux" | "Windows" | "Windows Phone" | "iOS" | "macOS" | "Other")[];
+            country?: string[];
+        };
+        /**
+         * @description An A/B split of the visitors no rule matched: 2 to 5 variants with
+         *     whole-number weights of 1-100 that add up to 100. A visitor (the
+         *     scan's daily visitor hash) sees the same variant all day. `null`:
+         *     none.
+         * @example [
+         *       {
+         *         "target_url": "https://example.com/a",
+         *         "weight": 50
+         *       },
+         *       {
+         *         "target_url": "https://example.com/b",
+         *         "weight": 50
+         *       }
+         *     ]
+         */
+        LinkSplit: {
+            target_url: components["schemas"]["TargetUrl"];
+            weight: number;
+        }[] | null;
+        /**
+         * Format: int64
+         * @description After this many human scans the link answers `410` ("This link has
+         *     reached its scan limit"); exact across every instance. `null`: no
+         *     limit.
+         */
+        MaxScans: number | null;
+        /**
+         * @description A password visitors must type before the redirect (a form page
+         *     answered `200`; the right password gives a cookie for that link for
+         *     24 hours; wrong guesses are throttled per IP address and link; bots
+         *     and link previews never pass). At most 128 bytes, no control
+         *     characters. Stored only as an argon2id hash, never shown; `null`
+         *     removes it.
+         */
+        LinkPassword: string | null;
         /** @description A new link. Fields not listed here are rejected with `422`. */
         LinkCreate: {
             target_url: components["schemas"]["TargetUrl"];
@@ -962,6 +1058,10 @@ export interface components {
              *     returned in UTC.
              */
             expires_at?: string | null;
+            rules?: components["schemas"]["LinkRules"];
+            split?: components["schemas"]["LinkSplit"];
+            password?: components["schemas"]["LinkPassword"];
+            max_scans?: components["schemas"]["MaxScans"];
             tags?: components["schemas"]["TagsInput"];
         };
         /**
@@ -982,6 +1082,10 @@ export interface components {
              * @description New expiry, in the future; `null` removes it.
              */
             expires_at?: string | null;
+            rules?: components["schemas"]["LinkRules"];
+            split?: components["schemas"]["LinkSplit"];
+            password?: components["schemas"]["LinkPassword"];
+            max_scans?: components["schemas"]["MaxScans"];
             /** @description The new set of tags, replacing the old one; `[]` removes them all. */
             tags?: components["schemas"]["TagsInput"];
         };
@@ -1107,6 +1211,13 @@ export interface components {
              */
             country: string | null;
             source: components["schemas"]["ScanSource"];
+            /**
+             * @description Which destination served the scan: `rule:<n>` (the link's rule
+             *     at index n, from 0), `split:<n>` (the split's variant at index
+             *     n), or `null` (the link's own `target_url`).
+             * @example rule:0
+             */
+            variant: string | null;
         };
         /**
          * @description How the short URL was reached: `qr` when it was opened with the
@@ -1161,6 +1272,8 @@ export interface components {
             countries: components["schemas"]["AnalyticsCount"][];
             /** @description Human scans by source, most first: `qr` (opened from a QR code) and `link` (any other way); the entries add up to `total`. */
             sources: components["schemas"]["AnalyticsCount"][];
+            /** @description Present for links with `rules` or a `split`: human scans by the destination that served them (`rule:<n>`, `split:<n>`, and `(default)` for the link's own `target_url`), most first; every variant is listed, so the entries add up to `total`. */
+            variants?: components["schemas"]["AnalyticsCount"][];
         };
         /** @description One time bucket of the series. */
         AnalyticsBucket: {

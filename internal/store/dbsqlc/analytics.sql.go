@@ -171,28 +171,29 @@ WITH k AS (
       AND ((kh.hour >= $6 AND kh.hour < $7) OR (kh.hour >= $8 AND kh.hour < $9))
     UNION ALL
     SELECT d.dim, d.key, s.n FROM (
-      -- Counted per combination first: six rows per combination, not per scan.
-      SELECT raw.device, raw.os, raw.browser, raw.referrer_host, raw.country, raw.source, count(*) AS n FROM (
-        SELECT e1.device, e1.os, e1.browser, e1.referrer_host, e1.country, e1.source FROM scans e1
+      -- Counted per combination first: seven rows per combination, not per scan.
+      SELECT raw.device, raw.os, raw.browser, raw.referrer_host, raw.country, raw.source, raw.variant, count(*) AS n FROM (
+        SELECT e1.device, e1.os, e1.browser, e1.referrer_host, e1.country, e1.source, e1.variant FROM scans e1
         WHERE e1.link_id = $2 AND e1.workspace_id = $3 AND NOT e1.bot AND e1.occurred_at >= $10 AND e1.occurred_at < $11
           AND (e1.link_id, e1.occurred_at) >= ($2, $10)
           AND (e1.xid IS NULL OR e1.xid < ($12::bigint)::text::xid8)
         UNION ALL
-        SELECT e2.device, e2.os, e2.browser, e2.referrer_host, e2.country, e2.source FROM scans e2
+        SELECT e2.device, e2.os, e2.browser, e2.referrer_host, e2.country, e2.source, e2.variant FROM scans e2
         WHERE e2.link_id = $2 AND e2.workspace_id = $3 AND NOT e2.bot AND e2.occurred_at >= $13 AND e2.occurred_at < $14
           AND (e2.link_id, e2.occurred_at) >= ($2, $13)
           AND (e2.xid IS NULL OR e2.xid < ($12::bigint)::text::xid8)
-      ) raw GROUP BY 1, 2, 3, 4, 5, 6
+      ) raw GROUP BY 1, 2, 3, 4, 5, 6, 7
     ) s
     CROSS JOIN LATERAL (VALUES ('d', s.device), ('o', s.os), ('b', s.browser), ('r', COALESCE(s.referrer_host, '(direct)')),
-                               ('c', COALESCE(s.country, '(unknown)')), ('s', s.source)) AS d(dim, key)
+                               ('c', COALESCE(s.country, '(unknown)')), ('s', s.source),
+                               ('v', COALESCE(s.variant, '(default)'))) AS d(dim, key)
 )
 SELECT r.dim::text AS dim, r.key::text AS key, r.scans::bigint AS scans
 FROM (
     SELECT t.dim, t.key, t.scans, row_number() OVER (PARTITION BY t.dim ORDER BY t.scans DESC, t.key) AS rnk
     FROM (SELECT dim, key, sum(scans)::bigint AS scans FROM k GROUP BY dim, key) t
 ) r
-WHERE r.rnk <= $1::bigint OR r.dim = 'c'
+WHERE r.rnk <= $1::bigint OR r.dim IN ('c', 'v')
 ORDER BY r.dim, r.rnk
 `
 
@@ -222,8 +223,8 @@ type AnalyticsKeysRow struct {
 // The top keys of each breakdown (every country): whole days from the daily rollup, the
 // remaining whole hours from the hourly one, partial hours from raw scans;
 // ranked as the raw-scan queries did (scans descending, then key).
-// Countries are listed whole (a few hundred at most), so that they add up
-// to the total like the sources do.
+// Countries and variants are listed whole (a few hundred and 26 at most),
+// so that they add up to the total like the sources do.
 func (q *Queries) AnalyticsKeys(ctx context.Context, db DBTX, arg AnalyticsKeysParams) ([]AnalyticsKeysRow, error) {
 	rows, err := db.Query(ctx, analyticsKeys,
 		arg.MaxKeys,

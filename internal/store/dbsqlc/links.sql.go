@@ -13,20 +13,25 @@ import (
 )
 
 const linkCreate = `-- name: LinkCreate :one
-INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags,
+                   rules, split, password_hash, max_scans)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
 `
 
 type LinkCreateParams struct {
-	ID          uuid.UUID
-	WorkspaceID uuid.UUID
-	Code        string
-	TargetURL   string
-	Title       *string
-	ExpiresAt   *time.Time
-	Domain      *string
-	Tags        []string
+	ID           uuid.UUID
+	WorkspaceID  uuid.UUID
+	Code         string
+	TargetURL    string
+	Title        *string
+	ExpiresAt    *time.Time
+	Domain       *string
+	Tags         []string
+	Rules        []byte
+	Split        []byte
+	PasswordHash *string
+	MaxScans     *int64
 }
 
 func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams) (Link, error) {
@@ -39,6 +44,10 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		arg.ExpiresAt,
 		arg.Domain,
 		arg.Tags,
+		arg.Rules,
+		arg.Split,
+		arg.PasswordHash,
+		arg.MaxScans,
 	)
 	var i Link
 	err := row.Scan(
@@ -58,18 +67,24 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		&i.TargetChangedAt,
 		&i.Domain,
 		&i.Tags,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
+		&i.ScansGranted,
 	)
 	return i, err
 }
 
 const linkCreateMany = `-- name: LinkCreateMany :many
-INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags)
-SELECT i.id, $1, i.code, i.target_url, i.title, i.expires_at, i.domain, i.tags
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags, rules, split, max_scans)
+SELECT i.id, $1, i.code, i.target_url, i.title, i.expires_at, i.domain, i.tags, i.rules, i.split, i.max_scans
 FROM jsonb_to_recordset($2::jsonb)
-     AS i(id uuid, code text, target_url text, title text, expires_at timestamptz, domain text, tags text[])
+     AS i(id uuid, code text, target_url text, title text, expires_at timestamptz, domain text, tags text[],
+          rules jsonb, split jsonb, max_scans bigint)
 WHERE NOT EXISTS (SELECT 1 FROM retired_codes r WHERE r.domain = coalesce(i.domain, '') AND r.code = i.code)
 ON CONFLICT DO NOTHING
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
 `
 
 type LinkCreateManyParams struct {
@@ -78,7 +93,8 @@ type LinkCreateManyParams struct {
 }
 
 // A bulk creation's links in one statement: items is a JSON array of
-// {id, code, target_url, title, expires_at, domain, tags}. An item whose
+// {id, code, target_url, title, expires_at, domain, tags, rules, split,
+// max_scans} (a password is never set in bulk). An item whose
 // code is taken (by a live or deleted link, another item of the batch, or
 // retired with a purged workspace) is skipped rather than failing the
 // statement: the caller reports (or retries) every id not returned.
@@ -108,6 +124,11 @@ func (q *Queries) LinkCreateMany(ctx context.Context, db DBTX, arg LinkCreateMan
 			&i.TargetChangedAt,
 			&i.Domain,
 			&i.Tags,
+			&i.Rules,
+			&i.Split,
+			&i.PasswordHash,
+			&i.MaxScans,
+			&i.ScansGranted,
 		); err != nil {
 			return nil, err
 		}
@@ -122,7 +143,7 @@ func (q *Queries) LinkCreateMany(ctx context.Context, db DBTX, arg LinkCreateMan
 const linkDelete = `-- name: LinkDelete :one
 UPDATE links SET deleted_at = now(), updated_at = now()
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
 `
 
 type LinkDeleteParams struct {
@@ -150,6 +171,11 @@ func (q *Queries) LinkDelete(ctx context.Context, db DBTX, arg LinkDeleteParams)
 		&i.TargetChangedAt,
 		&i.Domain,
 		&i.Tags,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
+		&i.ScansGranted,
 	)
 	return i, err
 }
@@ -176,7 +202,7 @@ func (q *Queries) LinkDomainForCreate(ctx context.Context, db DBTX, arg LinkDoma
 }
 
 const linkGetByID = `-- name: LinkGetByID :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 `
 
@@ -205,12 +231,17 @@ func (q *Queries) LinkGetByID(ctx context.Context, db DBTX, arg LinkGetByIDParam
 		&i.TargetChangedAt,
 		&i.Domain,
 		&i.Tags,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
+		&i.ScansGranted,
 	)
 	return i, err
 }
 
 const linkGetByIDForUpdate = `-- name: LinkGetByIDForUpdate :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 FOR UPDATE
 `
@@ -240,12 +271,17 @@ func (q *Queries) LinkGetByIDForUpdate(ctx context.Context, db DBTX, arg LinkGet
 		&i.TargetChangedAt,
 		&i.Domain,
 		&i.Tags,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
+		&i.ScansGranted,
 	)
 	return i, err
 }
 
 const linkListByIDs = `-- name: LinkListByIDs :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags FROM links WHERE id = ANY($1::uuid[])
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links WHERE id = ANY($1::uuid[])
 `
 
 // The links of a scan batch's events (scan.created carries the link).
@@ -275,6 +311,11 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 			&i.TargetChangedAt,
 			&i.Domain,
 			&i.Tags,
+			&i.Rules,
+			&i.Split,
+			&i.PasswordHash,
+			&i.MaxScans,
+			&i.ScansGranted,
 		); err != nil {
 			return nil, err
 		}
@@ -287,7 +328,7 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 }
 
 const linkListByWorkspace = `-- name: LinkListByWorkspace :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($3::uuid IS NULL OR id < $3::uuid)
 ORDER BY id DESC
@@ -328,6 +369,11 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 			&i.TargetChangedAt,
 			&i.Domain,
 			&i.Tags,
+			&i.Rules,
+			&i.Split,
+			&i.PasswordHash,
+			&i.MaxScans,
+			&i.ScansGranted,
 		); err != nil {
 			return nil, err
 		}
@@ -340,7 +386,7 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 }
 
 const linkListByWorkspaceDomain = `-- name: LinkListByWorkspaceDomain :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE workspace_id = $1 AND domain = $2 AND deleted_at IS NULL
   AND ($4::uuid IS NULL OR id < $4::uuid)
 ORDER BY id DESC
@@ -386,6 +432,11 @@ func (q *Queries) LinkListByWorkspaceDomain(ctx context.Context, db DBTX, arg Li
 			&i.TargetChangedAt,
 			&i.Domain,
 			&i.Tags,
+			&i.Rules,
+			&i.Split,
+			&i.PasswordHash,
+			&i.MaxScans,
+			&i.ScansGranted,
 		); err != nil {
 			return nil, err
 		}
@@ -399,23 +450,28 @@ func (q *Queries) LinkListByWorkspaceDomain(ctx context.Context, db DBTX, arg Li
 
 const linkResolveCode = `-- name: LinkResolveCode :one
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
-       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone
+       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
+       l.rules, l.split, l.password_hash, l.max_scans
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.code = $1 AND l.domain IS NULL
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint
 FROM retired_codes WHERE domain = '' AND code = $1
 LIMIT 1
 `
 
 type LinkResolveCodeRow struct {
-	ID          uuid.UUID
-	WorkspaceID uuid.UUID
-	TargetURL   string
-	Status      string
-	ExpiresAt   *time.Time
-	Gone        bool
+	ID           uuid.UUID
+	WorkspaceID  uuid.UUID
+	TargetURL    string
+	Status       string
+	ExpiresAt    *time.Time
+	Gone         bool
+	Rules        []byte
+	Split        []byte
+	PasswordHash *string
+	MaxScans     *int64
 }
 
 // The redirect's cache miss: everything needed to answer GET /{code} on
@@ -431,18 +487,23 @@ func (q *Queries) LinkResolveCode(ctx context.Context, db DBTX, code string) (Li
 		&i.Status,
 		&i.ExpiresAt,
 		&i.Gone,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
 	)
 	return i, err
 }
 
 const linkResolveDomainCode = `-- name: LinkResolveDomainCode :one
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
-       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone
+       (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
+       l.rules, l.split, l.password_hash, l.max_scans
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.domain = $1::text AND l.code = $2::text
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint
 FROM retired_codes WHERE domain = $1::text AND code = $2::text
 LIMIT 1
 `
@@ -453,12 +514,16 @@ type LinkResolveDomainCodeParams struct {
 }
 
 type LinkResolveDomainCodeRow struct {
-	ID          uuid.UUID
-	WorkspaceID uuid.UUID
-	TargetURL   string
-	Status      string
-	ExpiresAt   *time.Time
-	Gone        bool
+	ID           uuid.UUID
+	WorkspaceID  uuid.UUID
+	TargetURL    string
+	Status       string
+	ExpiresAt    *time.Time
+	Gone         bool
+	Rules        []byte
+	Split        []byte
+	PasswordHash *string
+	MaxScans     *int64
 }
 
 // LinkResolveCode for a code on a custom domain.
@@ -472,12 +537,67 @@ func (q *Queries) LinkResolveDomainCode(ctx context.Context, db DBTX, arg LinkRe
 		&i.Status,
 		&i.ExpiresAt,
 		&i.Gone,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
 	)
 	return i, err
 }
 
+const linkReturnScans = `-- name: LinkReturnScans :exec
+UPDATE links SET scans_granted = GREATEST(scans_granted - $1::bigint, 0)
+WHERE id = $2
+`
+
+type LinkReturnScansParams struct {
+	Unused int64
+	ID     uuid.UUID
+}
+
+// An instance gives back the unused part of its blocks (shutdown, or
+// another instance ran out), so other instances may serve it.
+func (q *Queries) LinkReturnScans(ctx context.Context, db DBTX, arg LinkReturnScansParams) error {
+	_, err := db.Exec(ctx, linkReturnScans, arg.Unused, arg.ID)
+	return err
+}
+
+const linkScanBudgetForUpdate = `-- name: LinkScanBudgetForUpdate :one
+SELECT max_scans, scans_granted FROM links WHERE id = $1 FOR UPDATE
+`
+
+type LinkScanBudgetForUpdateRow struct {
+	MaxScans     *int64
+	ScansGranted int64
+}
+
+// A redirect instance reserves a block of a limited link's scan budget
+// (internal/redirect/budget.go) in one transaction: this locks the row,
+// so concurrent grants of all instances are ordered and add up to at most
+// max_scans, then LinkScanBudgetGrant records the block.
+func (q *Queries) LinkScanBudgetForUpdate(ctx context.Context, db DBTX, id uuid.UUID) (LinkScanBudgetForUpdateRow, error) {
+	row := db.QueryRow(ctx, linkScanBudgetForUpdate, id)
+	var i LinkScanBudgetForUpdateRow
+	err := row.Scan(&i.MaxScans, &i.ScansGranted)
+	return i, err
+}
+
+const linkScanBudgetGrant = `-- name: LinkScanBudgetGrant :exec
+UPDATE links SET scans_granted = scans_granted + $1::bigint WHERE id = $2
+`
+
+type LinkScanBudgetGrantParams struct {
+	N  int64
+	ID uuid.UUID
+}
+
+func (q *Queries) LinkScanBudgetGrant(ctx context.Context, db DBTX, arg LinkScanBudgetGrantParams) error {
+	_, err := db.Exec(ctx, linkScanBudgetGrant, arg.N, arg.ID)
+	return err
+}
+
 const linkSearch = `-- name: LinkSearch :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($2::text IS NULL
        OR (coalesce(title, '') || ' ' || code || ' ' || target_url) ILIKE $2::text)
@@ -538,6 +658,11 @@ func (q *Queries) LinkSearch(ctx context.Context, db DBTX, arg LinkSearchParams)
 			&i.TargetChangedAt,
 			&i.Domain,
 			&i.Tags,
+			&i.Rules,
+			&i.Split,
+			&i.PasswordHash,
+			&i.MaxScans,
+			&i.ScansGranted,
 		); err != nil {
 			return nil, err
 		}
@@ -582,7 +707,7 @@ func (q *Queries) LinkSearchCount(ctx context.Context, db DBTX, arg LinkSearchCo
 }
 
 const linkSearchTagged = `-- name: LinkSearchTagged :many
-SELECT l.id, l.workspace_id, l.code, l.target_url, l.title, l.status, l.expires_at, l.scan_count, l.last_scanned_at, l.created_at, l.updated_at, l.deleted_at, l.previous_target_url, l.target_changed_at, l.domain, l.tags FROM link_tags t JOIN links l ON l.id = t.link_id
+SELECT l.id, l.workspace_id, l.code, l.target_url, l.title, l.status, l.expires_at, l.scan_count, l.last_scanned_at, l.created_at, l.updated_at, l.deleted_at, l.previous_target_url, l.target_changed_at, l.domain, l.tags, l.rules, l.split, l.password_hash, l.max_scans, l.scans_granted FROM link_tags t JOIN links l ON l.id = t.link_id
 WHERE t.workspace_id = $1 AND t.tag = $2
   AND l.deleted_at IS NULL
   AND l.tags @> $3::text[]
@@ -651,6 +776,11 @@ func (q *Queries) LinkSearchTagged(ctx context.Context, db DBTX, arg LinkSearchT
 			&i.TargetChangedAt,
 			&i.Domain,
 			&i.Tags,
+			&i.Rules,
+			&i.Split,
+			&i.PasswordHash,
+			&i.MaxScans,
+			&i.ScansGranted,
 		); err != nil {
 			return nil, err
 		}
@@ -703,20 +833,26 @@ func (q *Queries) LinkSearchTaggedCount(ctx context.Context, db DBTX, arg LinkSe
 const linkUpdate = `-- name: LinkUpdate :one
 UPDATE links
 SET target_url = $3, title = $4, status = $5, expires_at = $6, tags = $7, updated_at = now(),
+    rules = $8, split = $9, password_hash = $10,
+    max_scans = $11,
     previous_target_url = CASE WHEN target_url <> $3 THEN target_url ELSE previous_target_url END,
     target_changed_at = CASE WHEN target_url <> $3 THEN now() ELSE target_changed_at END
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
 `
 
 type LinkUpdateParams struct {
-	ID          uuid.UUID
-	WorkspaceID uuid.UUID
-	TargetURL   string
-	Title       *string
-	Status      string
-	ExpiresAt   *time.Time
-	Tags        []string
+	ID           uuid.UUID
+	WorkspaceID  uuid.UUID
+	TargetURL    string
+	Title        *string
+	Status       string
+	ExpiresAt    *time.Time
+	Tags         []string
+	Rules        []byte
+	Split        []byte
+	PasswordHash *string
+	MaxScans     *int64
 }
 
 // A new target keeps the old one (and when it changed) for the link page.
@@ -729,6 +865,10 @@ func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams)
 		arg.Status,
 		arg.ExpiresAt,
 		arg.Tags,
+		arg.Rules,
+		arg.Split,
+		arg.PasswordHash,
+		arg.MaxScans,
 	)
 	var i Link
 	err := row.Scan(
@@ -748,6 +888,11 @@ func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams)
 		&i.TargetChangedAt,
 		&i.Domain,
 		&i.Tags,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
+		&i.ScansGranted,
 	)
 	return i, err
 }

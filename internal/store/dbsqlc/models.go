@@ -99,6 +99,11 @@ type Link struct {
 	TargetChangedAt   *time.Time
 	Domain            *string
 	Tags              []string
+	Rules             []byte
+	Split             []byte
+	PasswordHash      *string
+	MaxScans          *int64
+	ScansGranted      int64
 }
 
 type LinkImport struct {
@@ -230,6 +235,7 @@ type Scan struct {
 	Xid          interface{}
 	Country      *string
 	Source       string
+	Variant      *string
 }
 
 type ScanFoldState struct {

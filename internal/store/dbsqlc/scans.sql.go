@@ -130,11 +130,11 @@ func (q *Queries) ScanFoldState(ctx context.Context, db DBTX) (ScanFoldStateRow,
 const scanFoldTake = `-- name: ScanFoldTake :many
 SELECT link_id, workspace_id,
        (date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
-       bot, device, os, browser, referrer_host, country, source, visitor_hash,
+       bot, device, os, browser, referrer_host, country, source, variant, visitor_hash,
        count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
 FROM scans
 WHERE xid >= ($1::bigint)::text::xid8 AND xid < ($2::bigint)::text::xid8
-GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, country, source, visitor_hash
+GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, country, source, variant, visitor_hash
 `
 
 type ScanFoldTakeParams struct {
@@ -153,6 +153,7 @@ type ScanFoldTakeRow struct {
 	ReferrerHost *string
 	Country      *string
 	Source       string
+	Variant      *string
 	VisitorHash  []byte
 	Scans        int64
 	LastAt       time.Time
@@ -180,6 +181,7 @@ func (q *Queries) ScanFoldTake(ctx context.Context, db DBTX, arg ScanFoldTakePar
 			&i.ReferrerHost,
 			&i.Country,
 			&i.Source,
+			&i.Variant,
 			&i.VisitorHash,
 			&i.Scans,
 			&i.LastAt,
@@ -227,7 +229,7 @@ func (q *Queries) ScanFoldVersion(ctx context.Context, db DBTX) (int64, error) {
 }
 
 const scanListByLink = `-- name: ScanListByLink :many
-SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot, country, source
+SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot, country, source, variant
 FROM scans
 WHERE link_id = $1 AND workspace_id = $2
   AND ($3::uuid IS NULL OR (occurred_at, id) < ($4::timestamptz, $3::uuid))
@@ -254,6 +256,7 @@ type ScanListByLinkRow struct {
 	Bot          bool
 	Country      *string
 	Source       string
+	Variant      *string
 }
 
 // A link's scans, newest first, in pages before the last (occurred_at, id)
@@ -286,6 +289,7 @@ func (q *Queries) ScanListByLink(ctx context.Context, db DBTX, arg ScanListByLin
 			&i.Bot,
 			&i.Country,
 			&i.Source,
+			&i.Variant,
 		); err != nil {
 			return nil, err
 		}
@@ -298,7 +302,7 @@ func (q *Queries) ScanListByLink(ctx context.Context, db DBTX, arg ScanListByLin
 }
 
 const scanListByLinkRange = `-- name: ScanListByLinkRange :many
-SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot, country, source
+SELECT id, link_id, occurred_at, referrer_host, device, os, browser, bot, country, source, variant
 FROM scans
 WHERE link_id = $1 AND workspace_id = $2
   AND occurred_at >= $3 AND occurred_at < $4
@@ -328,6 +332,7 @@ type ScanListByLinkRangeRow struct {
 	Bot          bool
 	Country      *string
 	Source       string
+	Variant      *string
 }
 
 // A link's scans in [from, to), oldest first, in pages after the last
@@ -361,6 +366,7 @@ func (q *Queries) ScanListByLinkRange(ctx context.Context, db DBTX, arg ScanList
 			&i.Bot,
 			&i.Country,
 			&i.Source,
+			&i.Variant,
 		); err != nil {
 			return nil, err
 		}

@@ -57,7 +57,6 @@ func webhookID() *jsonschema.Schema {
 	return pattern(`The webhook's id, "whk_" followed by 26 characters, as returned by create_webhook or list_webhooks.`, `^whk_[0-9a-z]{26}$`)
 }
 
-
 func addUpdateTools(s *sdk.Server, d *dispatcher) {
 	events := &jsonschema.Schema{
 		Type: "array", Description: "Event types to deliver, at least one, no duplicates.", MinItems: ptr(1), UniqueItems: true,

@@ -121,7 +121,7 @@ func TestToolsFollowScopes(t *testing.T) {
 		want   []string
 	}{
 		{[]string{"links:read"}, []string{"get_link", "get_link_qr", "get_workspace", "list_links", "search_links"}},
-		{[]string{"links:write"}, []string{"create_link", "create_links", "delete_link", "get_workspace", "pause_link", "repoint_link", "resume_link", "update_link"}},
+		{[]string{"links:write"}, []string{"create_link", "create_links", "delete_link", "get_workspace", "pause_link", "repoint_link", "resume_link", "set_link_destinations", "update_link"}},
 		{[]string{"webhooks:read"}, []string{"get_workspace", "list_webhook_deliveries", "list_webhooks"}},
 		{[]string{"webhooks:write"}, []string{"create_webhook", "delete_webhook", "get_workspace", "rotate_webhook_secret", "test_webhook", "update_webhook"}},
 		{[]string{"domains:write"}, []string{"get_workspace"}},

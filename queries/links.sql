@@ -102,8 +102,8 @@ LIMIT 1;
 -- The Links page: a workspace's live links, newest first, optionally only
 -- those whose title, code or target contains a pattern (ILIKE, served by
 -- links_search_idx; the expression must stay identical to the index's) and
--- of one state (active: redirecting now; paused; expired) and on one
--- custom domain.
+-- of one state (active: redirecting now; paused; expired), on one
+-- custom domain and among some ids (the QR ZIP's repeatable id).
 SELECT * FROM links
 WHERE workspace_id = sqlc.arg(workspace_id) AND deleted_at IS NULL
   AND (sqlc.narg(pattern)::text IS NULL
@@ -113,6 +113,7 @@ WHERE workspace_id = sqlc.arg(workspace_id) AND deleted_at IS NULL
        OR (sqlc.narg(state)::text = 'paused' AND status = 'paused')
        OR (sqlc.narg(state)::text = 'expired' AND expires_at <= now()))
   AND (sqlc.narg(domain)::text IS NULL OR domain = sqlc.narg(domain)::text)
+  AND (sqlc.narg(ids)::uuid[] IS NULL OR id = ANY(sqlc.narg(ids)::uuid[]))
   AND (sqlc.narg(before)::uuid IS NULL OR id < sqlc.narg(before)::uuid)
 ORDER BY id DESC
 LIMIT sqlc.arg(lim);
@@ -127,7 +128,8 @@ WHERE workspace_id = sqlc.arg(workspace_id) AND deleted_at IS NULL
        OR (sqlc.narg(state)::text = 'active' AND status = 'active' AND (expires_at IS NULL OR expires_at > now()))
        OR (sqlc.narg(state)::text = 'paused' AND status = 'paused')
        OR (sqlc.narg(state)::text = 'expired' AND expires_at <= now()))
-  AND (sqlc.narg(domain)::text IS NULL OR domain = sqlc.narg(domain)::text);
+  AND (sqlc.narg(domain)::text IS NULL OR domain = sqlc.narg(domain)::text)
+  AND (sqlc.narg(ids)::uuid[] IS NULL OR id = ANY(sqlc.narg(ids)::uuid[]));
 
 -- name: LinkListByIDs :many
 -- The links of a scan batch's events (scan.created carries the link).
@@ -168,6 +170,7 @@ WHERE t.workspace_id = sqlc.arg(workspace_id) AND t.tag = sqlc.arg(tag)
        OR (sqlc.narg(state)::text = 'paused' AND l.status = 'paused')
        OR (sqlc.narg(state)::text = 'expired' AND l.expires_at <= now()))
   AND (sqlc.narg(domain)::text IS NULL OR l.domain = sqlc.narg(domain)::text)
+  AND (sqlc.narg(ids)::uuid[] IS NULL OR l.id = ANY(sqlc.narg(ids)::uuid[]))
   AND (sqlc.narg(before)::uuid IS NULL OR t.link_id < sqlc.narg(before)::uuid)
 ORDER BY t.link_id DESC
 LIMIT sqlc.arg(lim);
@@ -184,4 +187,5 @@ WHERE t.workspace_id = sqlc.arg(workspace_id) AND t.tag = sqlc.arg(tag)
        OR (sqlc.narg(state)::text = 'active' AND l.status = 'active' AND (l.expires_at IS NULL OR l.expires_at > now()))
        OR (sqlc.narg(state)::text = 'paused' AND l.status = 'paused')
        OR (sqlc.narg(state)::text = 'expired' AND l.expires_at <= now()))
-  AND (sqlc.narg(domain)::text IS NULL OR l.domain = sqlc.narg(domain)::text);
+  AND (sqlc.narg(domain)::text IS NULL OR l.domain = sqlc.narg(domain)::text)
+  AND (sqlc.narg(ids)::uuid[] IS NULL OR l.id = ANY(sqlc.narg(ids)::uuid[]));

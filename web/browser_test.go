@@ -134,6 +134,11 @@ func saveShot(t *testing.T, ctx context.Context, name string) {
 		return
 	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil && strings.Contains(err.Error(), "too large") {
+		// Chromium captures at most 16,384 px of height (the API
+		// reference on a phone is taller): keep the first screen.
+		png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	}
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkqr/linkqr/internal/apikey"
-	"github.com/linkqr/linkqr/internal/qr"
+	"github.com/linkqr/linkqr/internal/qrdesign"
 )
 
 // The parsers of the forms' own fields, fuzzed (the fields that reach a
@@ -55,14 +55,15 @@ func FuzzParseRangeChoice(f *testing.F) {
 }
 
 // FuzzParseQRDesign: options the designer passes on to the images parse
-// again with the API's own parser.
+// again with the image route's parser (the API's, plus the designer's
+// modules, frame and nologo).
 func FuzzParseQRDesign(f *testing.F) {
 	f.Add("512", "4", "M", "#000000", "#ffffff")
 	f.Add("64", "0", "H", "1a237e", "FFFFFF")
 	f.Add("99999999999999999999", "-1", "\x00", "#fff", "\xff\xfe")
 	f.Add("1e3", "1.5", "Q", "#777777", "#888888")
 	f.Fuzz(func(t *testing.T, size, margin, ecc, fg, bg string) {
-		d := parseQRDesign(url.Values{"size": {size}, "margin": {margin}, "ecc": {ecc}, "fg": {fg}, "bg": {bg}})
+		d := parseQRDesign(url.Values{"size": {size}, "margin": {margin}, "ecc": {ecc}, "fg": {fg}, "bg": {bg}}, qrdesign.Defaults())
 		if d.Query == "" {
 			if len(d.Errors) == 0 {
 				t.Fatalf("%q %q %q %q %q: no image and no message", size, margin, ecc, fg, bg)
@@ -73,8 +74,8 @@ func FuzzParseQRDesign(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := qr.ParseOptions(q); err != nil {
-			t.Fatalf("%s: the API refuses what the designer accepted: %v", d.Query, err)
+		if _, err := previewOptions(q, qrdesign.Defaults()); err != nil {
+			t.Fatalf("%s: the image route refuses what the designer accepted: %v", d.Query, err)
 		}
 	})
 }

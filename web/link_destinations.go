@@ -229,13 +229,13 @@ func (u *UI) linkDestinations(w http.ResponseWriter, r *http.Request) {
 	}
 	f := destinationsFormFrom(r, l)
 	if f.edit(r.PostFormValue("action")) {
-		u.renderLinkWith(w, r, http.StatusOK, l, editFormOf(l), f)
+		u.renderLinkWith(w, r, http.StatusOK, l, editFormOf(l), f, nil)
 		return
 	}
 	in, err := f.input()
 	if err != nil {
 		f.place(err)
-		u.renderLinkWith(w, r, http.StatusUnprocessableEntity, l, editFormOf(l), f)
+		u.renderLinkWith(w, r, http.StatusUnprocessableEntity, l, editFormOf(l), f, nil)
 		return
 	}
 	updated, err := u.Links.Update(r.Context(), ws.ID, l.ID, in)

@@ -405,7 +405,7 @@ func TestLinkPageRangeAndQRDesignerErrors(t *testing.T) {
 	}
 	// The designer's options reach the image URLs, and the range picker keeps them.
 	p = b.get(path + "?fg=000080&ecc=Q&size=1024&range=30d")
-	if !strings.Contains(p.body, "qr.png?bg=ffffff&amp;ecc=Q&amp;fg=000080&amp;margin=4&amp;size=1024&amp;download=1") ||
+	if !strings.Contains(p.body, "qr.png?bg=ffffff&amp;ecc=Q&amp;fg=000080&amp;frame=&amp;margin=4&amp;modules=square&amp;size=1024&amp;download=1") ||
 		!strings.Contains(p.body, `<input type="hidden" name="fg" value="000080">`) || !strings.Contains(p.body, `<input type="hidden" name="range" value="30d">`) {
 		t.Errorf("designer state not kept: %s", excerpt(p.body))
 	}

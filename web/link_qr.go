@@ -3,21 +3,30 @@ package web
 import (
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/linkqr/linkqr/internal/qr"
+	"github.com/linkqr/linkqr/internal/qrdesign"
+	"github.com/linkqr/linkqr/internal/validate"
 )
 
-// qrDesign is the QR designer of the link page: the API's QR options
-// (size, margin, ecc, fg, bg) read from the page's query, checked by the
-// same parser as GET /api/v1/links/{id}/qr (so the contrast rule is the
-// API's), and the image URLs they give.
+// qrDesign is the QR designer of the link page (and of Settings → QR
+// style): the design's fields (colours, ecc, margin, module style, frame
+// text, logo) and the preview's size, read from the page's query over the
+// saved design, checked by the same parser as GET /api/v1/links/{id}/qr
+// (so the contrast rule is the API's), and the image URLs they give.
 type qrDesign struct {
 	Size, Margin, ECC string
 	FG, BG            string // "#rrggbb", as <input type="color"> sends and shows them
+	Modules           string // square, dots, rounded
+	Frame             string // the frame's text; "" for none
+	HasLogo           bool   // the saved design has a logo
+	NoLogo            bool   // the preview leaves it out (the "remove logo" box)
+	Own               bool   // the link has a design of its own (not the workspace's)
 	Errors            FieldErrors
 	Contrast          string // "12.6:1"; "" when a colour is malformed
 	ContrastOK        bool
@@ -25,47 +34,121 @@ type qrDesign struct {
 }
 
 // qrParams are the designer's query parameters.
-var qrParams = []string{"size", "margin", "ecc", "fg", "bg"}
+var qrParams = []string{"size", "margin", "ecc", "fg", "bg", "modules", "frame", "nologo"}
 
-// parseQRDesign reads the designer's fields from q (defaults for absent
-// ones) and validates them with qr.ParseOptions.
-func parseQRDesign(q url.Values) qrDesign {
-	d := qrDesign{Size: strconv.Itoa(qr.DefaultSize), Margin: strconv.Itoa(qr.DefaultMargin), ECC: string(qr.ECCMedium), FG: "#000000", BG: "#ffffff", Errors: FieldErrors{}}
+// parseQRDesign reads the designer's fields from q over the saved design
+// d and validates them with qr.ParseOptions.
+func parseQRDesign(q url.Values, d qrdesign.Design) qrDesign {
+	v := qrDesign{
+		Size: strconv.Itoa(qr.DefaultSize), Margin: strconv.Itoa(d.Margin), ECC: string(d.ECC),
+		FG: "#" + strings.ToLower(qr.HexColour(d.FG)), BG: "#" + strings.ToLower(qr.HexColour(d.BG)),
+		Modules: string(d.Modules), HasLogo: d.Logo != nil, Own: d.LinkID != nil, Errors: FieldErrors{},
+	}
+	if d.Frame != nil {
+		v.Frame = d.Frame.Text.String()
+	}
 	get := func(name string, into *string) {
 		if v := strings.TrimSpace(q.Get(name)); v != "" {
 			*into = v
 		}
 	}
-	get("size", &d.Size)
-	get("margin", &d.Margin)
-	get("ecc", &d.ECC)
-	get("fg", &d.FG)
-	get("bg", &d.BG)
-	d.FG, d.BG = hashColour(d.FG), hashColour(d.BG)
+	get("size", &v.Size)
+	get("margin", &v.Margin)
+	get("ecc", &v.ECC)
+	get("fg", &v.FG)
+	get("bg", &v.BG)
+	get("modules", &v.Modules)
+	if q.Has("frame") {
+		v.Frame = strings.TrimSpace(q.Get("frame"))
+	}
+	v.NoLogo = q.Get("nologo") == "1"
+	v.FG, v.BG = hashColour(v.FG), hashColour(v.BG)
 	opts := url.Values{
-		"size": {d.Size}, "margin": {d.Margin}, "ecc": {d.ECC},
-		"fg": {strings.TrimPrefix(d.FG, "#")}, "bg": {strings.TrimPrefix(d.BG, "#")},
+		"size": {v.Size}, "margin": {v.Margin}, "ecc": {v.ECC},
+		"fg": {strings.TrimPrefix(v.FG, "#")}, "bg": {strings.TrimPrefix(v.BG, "#")},
 	}
 	o, err := qr.ParseOptions(opts)
 	if fe, ok := fieldErrors(err); ok {
 		for pointer, msg := range fe {
-			d.Errors[strings.TrimPrefix(pointer, "/query/")] = msg
+			v.Errors[strings.TrimPrefix(pointer, "/query/")] = msg
 		}
 	}
-	fg, okFG := parseColour(d.FG)
-	bg, okBG := parseColour(d.BG)
+	if _, merr := qr.ParseModuleStyle(v.Modules); merr != nil {
+		v.Errors["modules"], err = "must be one of square, dots, rounded", merr
+	}
+	if v.Frame != "" {
+		if _, ferr := qr.ParseFrameText(v.Frame); ferr != nil {
+			v.Errors["frame"], err = "must be 1 to 32 printable characters", ferr
+		}
+	}
+	fg, okFG := parseColour(v.FG)
+	bg, okBG := parseColour(v.BG)
 	if okFG && okBG {
 		ratio := qr.ContrastRatio(fg, bg)
-		d.Contrast = strconv.FormatFloat(math.Floor(ratio*100)/100, 'f', -1, 64) + ":1"
-		d.ContrastOK = ratio >= qr.MinContrast
+		v.Contrast = strconv.FormatFloat(math.Floor(ratio*100)/100, 'f', -1, 64) + ":1"
+		v.ContrastOK = ratio >= qr.MinContrast
 	}
 	if err == nil {
-		d.Query = url.Values{
+		pq := url.Values{
 			"size": {strconv.Itoa(o.Size)}, "margin": {strconv.Itoa(o.Margin)}, "ecc": {string(o.ECC)},
-			"fg": {hexOf(o.FG)}, "bg": {hexOf(o.BG)},
-		}.Encode()
+			"fg": {hexOf(o.FG)}, "bg": {hexOf(o.BG)}, "modules": {v.Modules}, "frame": {v.Frame},
+		}
+		if v.NoLogo {
+			pq.Set("nologo", "1")
+		}
+		v.Query = pq.Encode()
 	}
-	return d
+	return v
+}
+
+// previewOptions are a preview's options: the saved design d with the
+// query's 6.3 parameters laid over it, and the designer's own
+// parameters (modules, frame text, nologo) applied; the frame takes fg.
+func previewOptions(q url.Values, d qrdesign.Design) (qr.Options, error) {
+	q = maps.Clone(q)
+	var errs validate.Errors
+	o := d.Options()
+	if vs, ok := q["modules"]; ok {
+		m, err := qr.ParseModuleStyle(vs[0])
+		if errs.Check("/query/modules", err) {
+			o.Modules = m
+		}
+	}
+	frame, hasFrame := q["frame"]
+	if q.Get("nologo") == "1" {
+		q.Set("logo", "false")
+	}
+	for _, name := range []string{"modules", "frame", "nologo"} {
+		delete(q, name)
+	}
+	pq, err := qr.ParseQuery(q)
+	if verrs, ok := err.(validate.Errors); ok {
+		errs = append(errs, verrs...)
+	}
+	if err := errs.Err(); err != nil {
+		return qr.Options{}, err
+	}
+	var frameOf *qr.Frame
+	if hasFrame {
+		o.Frame = nil
+		if t := strings.TrimSpace(frame[0]); t != "" {
+			text, err := qr.ParseFrameText(t)
+			if err != nil {
+				errs.Add("/query/frame", "must be 1 to 32 printable characters")
+				return qr.Options{}, errs.Err()
+			}
+			frameOf = &qr.Frame{Text: text}
+		}
+	}
+	o, err = pq.Apply(o)
+	if err != nil {
+		return qr.Options{}, err
+	}
+	if frameOf != nil {
+		frameOf.Color = o.FG
+		o.Frame = frameOf
+	}
+	return o, nil
 }
 
 // hidden is the designer's state as query parameters for the other forms

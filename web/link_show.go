@@ -65,11 +65,13 @@ func editFormOf(l link.Link) linkEditForm {
 
 // renderLink shows the link page with the edit form as given.
 func (u *UI) renderLink(w http.ResponseWriter, r *http.Request, status int, l link.Link, edit linkEditForm) {
-	u.renderLinkWith(w, r, status, l, edit, destinationsFormOf(l))
+	u.renderLinkWith(w, r, status, l, edit, destinationsFormOf(l), nil)
 }
 
-// renderLinkWith is renderLink with the Destinations card as given.
-func (u *UI) renderLinkWith(w http.ResponseWriter, r *http.Request, status int, l link.Link, edit linkEditForm, dest destinationsForm) {
+// renderLinkWith is renderLink with the Destinations card and the QR
+// designer as given (after a refused save: its values and messages); a nil
+// designer reads it from the query over the link's design.
+func (u *UI) renderLinkWith(w http.ResponseWriter, r *http.Request, status int, l link.Link, edit linkEditForm, dest destinationsForm, designer *qrDesign) {
 	ws, _ := workspaceFrom(r.Context())
 	q := r.URL.Query()
 	v := LinkPageView{Link: linkRow(l), DefaultHost: u.defaultHost(), Edit: edit, Paused: l.Status == link.StatusPaused,
@@ -78,7 +80,17 @@ func (u *UI) renderLinkWith(w http.ResponseWriter, r *http.Request, status int, 
 		v.PreviousTarget, v.TargetChanged = *l.PreviousTargetURL, formatTime(*l.TargetChangedAt)
 	}
 	v.Range = parseRangeChoice(q, time.Now())
-	v.QR, v.QRHidden = parseQRDesign(q), qrHidden(q)
+	if designer != nil {
+		v.QR = *designer
+	} else {
+		d, err := u.Designs.ForLink(r.Context(), ws.ID, l)
+		if err != nil {
+			u.serverError(w, r, err)
+			return
+		}
+		v.QR = parseQRDesign(q, d)
+	}
+	v.QRHidden = qrHidden(q)
 	v.Path = linkPath(ws, l.ID, "")
 	rep, err := u.Analytics.Compute(r.Context(), ws.ID, l.ID, v.Range.Range)
 	var busy *analytics.BusyError

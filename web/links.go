@@ -42,11 +42,18 @@ func (u *UI) links(w http.ResponseWriter, r *http.Request) {
 // renderLinks shows the links page with the New link form as given (after
 // a failed create: its values and messages).
 func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, form newLinkForm) {
+	u.renderLinksWith(w, r, status, form, r.URL.Query(), "")
+}
+
+// renderLinksWith shows the links page filtered by q, with the New link
+// form as given and bulkError (why a bulk action did nothing) at the bulk
+// bar.
+func (u *UI) renderLinksWith(w http.ResponseWriter, r *http.Request, status int, form newLinkForm, q url.Values, bulkError string) {
 	ws, _ := workspaceFrom(r.Context())
-	q := r.URL.Query()
 	v := LinksView{
 		ShortBase: u.Config.ShortBaseURL.String(), DefaultHost: u.defaultHost(),
 		Query: q.Get("q"), State: q.Get("status"), Domain: q.Get("domain"), Form: form, FormKey: idempotency.NewFormKey(),
+		BulkError: bulkError,
 	}
 	var errs validate.Errors
 	search, shownDomain, shownTags := parseLinkFilters(q, &errs)
@@ -86,6 +93,10 @@ func (u *UI) renderLinks(w http.ResponseWriter, r *http.Request, status int, for
 		v.Links = append(v.Links, linkRow(l))
 	}
 	keep := v.filterQuery()
+	v.QRZip = "/w/" + ws.ExternalID() + "/links/qr.zip"
+	if len(keep) > 0 {
+		v.QRZip += "?" + keep.Encode()
+	}
 	if res.HasMore {
 		older := url.Values{"before": {cursor.Encode(res.Links[len(res.Links)-1].ID)}}
 		for k, vs := range keep {
@@ -350,9 +361,10 @@ func linkRow(l link.Link) LinkRow {
 	return row
 }
 
-// linkQR serves a link's QR code to signed-in members: /w/{ws}/links/{id}/qr.png
-// or qr.svg, with the API's options (size, margin, ecc, fg, bg) and
-// ?download=1 for an attachment. Conditional requests, caching, the render
+// linkQR serves a link's QR code to signed-in members: /w/{ws}/links/{id}/qr.png,
+// qr.svg or qr.pdf, in the link's design with the API's options (size,
+// margin, ecc, fg, bg) and the designer's (modules, frame, nologo) laid
+// over it, and ?download=1 for an attachment. Conditional requests, caching, the render
 // bound and the headers are the QR server's, shared with the API.
 func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -370,7 +382,11 @@ func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
 		download := q.Get("download") == "1"
 		q.Del("download")
 		q.Set("format", string(format))
-		opts, err := qr.ParseOptions(q)
+		d, err := u.Designs.ForLink(r.Context(), ws.ID, l)
+		if u.failed(w, r, err) {
+			return
+		}
+		opts, err := previewOptions(q, d)
 		if err != nil {
 			u.errorPage(w, r, http.StatusUnprocessableEntity, "Invalid QR code options", err.Error())
 			return

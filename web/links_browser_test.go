@@ -504,7 +504,7 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 		{"members", ws + "/settings/members"}, {"webhooks", ws + "/settings/webhooks"}, {"webhook-new", ws + "/settings/webhooks/new"},
 		{"webhook", hookPath}, {"webhook-edit", hookPath + "/edit"}, {"webhook-delete", hookPath + "/delete"},
 		{"workspace-new", "/w/new"}, {"invitations", "/w/invitations"}, {"signed-in-problems", "/problems"}, {"signed-in-not-found", ws + "/links/lnk_nope"},
-		{"docs", "/docs"}, {"account", "/account"}, {"workspace", ws + "/settings/workspace"},
+		{"docs", "/docs"}, {"account", "/account"}, {"workspace", ws + "/settings/workspace"}, {"qr-style", ws + "/settings/qr"},
 		{"invitation-other-address", strings.TrimPrefix(inv.Link, srv.URL)}, {"webhook-delivery", deliveryPath},
 	}
 	for _, pg := range pages {

@@ -26,32 +26,40 @@ type bulkOutcome struct {
 // linksBulk applies the bulk bar's action (tag, untag, pause, resume,
 // delete) to the ticked links, each through the same link.Service call as
 // the link page (so each records its event), and goes back to the list as
-// it was filtered with a message saying what happened. Ids that are not
+// it was filtered with a message saying what happened. Nothing to do (no
+// link ticked, a bad tag) is a 422 of the list with the reason at the bar. Ids that are not
 // links of this workspace change nothing and are named in the message.
 // Deleting asks first (confirmFirst), with or without JavaScript.
 func (u *UI) linksBulk(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
 	back := "/w/" + ws.ExternalID() + "/links"
-	if q, err := url.ParseQuery(r.PostFormValue("back")); err == nil && len(q) > 0 {
-		back += "?" + q.Encode()
+	filters, err := url.ParseQuery(r.PostFormValue("back"))
+	if err != nil {
+		filters = url.Values{}
+	}
+	if len(filters) > 0 {
+		back += "?" + filters.Encode()
+	}
+	refuse := func(msg string) {
+		u.renderLinksWith(w, r, http.StatusUnprocessableEntity, newLinkForm{Errors: FieldErrors{}}, filters, msg)
 	}
 	ids := slices.Compact(slices.Sorted(slices.Values(r.PostForm["id"])))
 	action := r.PostFormValue("action")
 	var tag link.Tag
 	switch {
 	case len(ids) == 0:
-		u.redirectFlash(w, r, back, flashError, "Select at least one link (tick the boxes in the first column), then apply the action.")
+		refuse("Select at least one link (tick the boxes in the first column), then apply the action.")
 		return
 	case len(ids) > maxBulkSelection:
-		u.redirectFlash(w, r, back, flashError, fmt.Sprintf("Select at most %d links at a time.", maxBulkSelection))
+		refuse(fmt.Sprintf("Select at most %d links at a time.", maxBulkSelection))
 		return
 	case !slices.Contains([]string{"tag", "untag", "pause", "resume", "delete"}, action):
-		u.redirectFlash(w, r, back, flashError, "Choose what to do with the selected links: add or remove a tag, pause, resume or delete.")
+		refuse("Choose what to do with the selected links: add or remove a tag, pause, resume or delete.")
 		return
 	case action == "tag" || action == "untag":
 		t, err := link.ParseTag(r.PostFormValue("tag"))
 		if err != nil {
-			u.redirectFlash(w, r, back, flashError, sentence("The tag", err.Error()))
+			refuse(sentence("The tag", err.Error()))
 			return
 		}
 		tag = t
@@ -165,12 +173,34 @@ func (o bulkOutcome) message(action string, tag link.Tag) string {
 	}
 	if len(o.full) > 0 {
 		msg += fmt.Sprintf(" %s already %s %d tags, the most a link can have: %s.", plural(int64(len(o.full)), "link", "links"),
-			map[bool]string{true: "has", false: "have"}[len(o.full) == 1], link.MaxTagsPerLink, strings.Join(o.full, ", "))
+			map[bool]string{true: "has", false: "have"}[len(o.full) == 1], link.MaxTagsPerLink, listed(o.full))
 	}
 	if len(o.missing) > 0 {
 		msg += " " + plural(int64(len(o.missing)), "selected link was", "selected links were") +
 			" not found in this workspace (deleted meanwhile, or not a link of this workspace) and nothing was done to " +
-			map[bool]string{true: "it", false: "them"}[len(o.missing) == 1] + ": " + strings.Join(o.missing, ", ") + "."
+			map[bool]string{true: "it", false: "them"}[len(o.missing) == 1] + ": " + listed(o.missing) + "."
 	}
 	return msg
+}
+
+// listedMax is how many names a bulk message lists; the rest are counted.
+const listedMax = 5
+
+// listed names up to listedMax values, each cut to 40 characters (an id
+// posted by hand can be anything), and counts the others.
+func listed(values []string) string {
+	shown := make([]string, 0, listedMax)
+	for _, v := range values[:min(len(values), listedMax)] {
+		if r := []rune(strings.ToValidUTF8(v, "?")); len(r) > 40 {
+			v = string(r[:40]) + "…"
+		} else {
+			v = string(r)
+		}
+		shown = append(shown, v)
+	}
+	s := strings.Join(shown, ", ")
+	if len(values) > listedMax {
+		s += fmt.Sprintf(" and %d more", len(values)-listedMax)
+	}
+	return s
 }

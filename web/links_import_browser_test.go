@@ -63,6 +63,18 @@ func TestBrowserImportFilterExport(t *testing.T) {
 		t.Errorf("%s links to created links", n)
 	}
 	p.look("import-result")
+	resultURL, _ := chromedp.Run(ctx, chromedp.Location())
+	p.submit(css("import-link"), "link-page")
+	if n := p.eval(`String(document.querySelectorAll('[data-testid="tag-chip"]').length)`); n == "0" {
+		t.Error("no tag chips on the link page")
+	}
+	p.run(chromedp.SetValue(css("edit-tags"), "print, sh@p"))
+	p.submit(css("edit-submit"), "edit-tags-error")
+	if got := p.text("edit-tags-error"); !strings.HasPrefix(got, "The tag “sh@p” may contain only") {
+		t.Errorf("tags error: %q", got)
+	}
+	p.look("link-tags-error")
+	p.run(chromedp.Navigate(resultURL), chromedp.WaitVisible(css("import-result")))
 
 	p.submit(css("import-to-links"), "links-table")
 	if n := p.eval(`String(document.querySelectorAll('[data-testid="link-row"]').length)`); n != "3" {

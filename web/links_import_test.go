@@ -225,8 +225,8 @@ func TestLinksBulkActionsAndTags(t *testing.T) {
 	if list := b.get("/w/" + ws + "/links?tag=print"); strings.Count(list.body, `data-testid="link-row"`) != 1 {
 		t.Error("untag did not remove the tag")
 	}
-	if p := b.post(bulk, url.Values{"action": {"tag"}, "tag": {"no!"}, "id": {ids[0]}}); !strings.Contains(b.get(p.location).body, "The tag may contain only") {
-		t.Error("a bad tag is not reported")
+	if p := b.post(bulk, url.Values{"action": {"tag"}, "tag": {"no!"}, "id": {ids[0]}}); p.status != 422 || !strings.Contains(textOf(t, p.body, "bulk-error"), "The tag may contain only") {
+		t.Errorf("a bad tag is not reported: %d", p.status)
 	}
 	b.post(bulk, url.Values{"action": {"pause"}, "id": {ids[0], ids[2]}})
 	if list := b.get("/w/" + ws + "/links?status=paused"); strings.Count(list.body, `data-testid="link-row"`) != 2 {
@@ -242,9 +242,12 @@ func TestLinksBulkActionsAndTags(t *testing.T) {
 	if linkCount(t, srv, tn) != 2 || linkCount(t, srv, other) != 1 || !strings.Contains(b.get(p.location).body, "Deleted 1 link") {
 		t.Errorf("delete: %d here, %d there", linkCount(t, srv, tn), linkCount(t, srv, other))
 	}
-	for _, f := range []url.Values{{"action": {"tag"}}, {"action": {"explode"}, "id": {ids[0]}}} {
-		if p := b.post(bulk, f); p.status != http.StatusSeeOther {
-			t.Errorf("bulk %v: %d", f, p.status)
+	for f, want := range map[string]url.Values{
+		"Select at least one link": {"action": {"tag"}, "tag": {"x"}},
+		"Choose what to do":        {"action": {"explode"}, "id": {ids[0]}},
+	} {
+		if p := b.post(bulk, want); p.status != 422 || !strings.Contains(textOf(t, p.body, "bulk-error"), f) {
+			t.Errorf("bulk %v: %d", want, p.status)
 		}
 	}
 	// The link page edits the tags; a bad one is a message at the field.

@@ -40,7 +40,16 @@ func bodyLimit(r *http.Request) int64 {
 		strings.HasSuffix(r.URL.Path, "/links/import") && strings.Count(r.URL.Path, "/") == 4 {
 		return linkcsv.MaxImportBytes + 64<<10
 	}
+	if designPost(r.URL.Path) {
+		return maxDesignFormBytes // a logo upload
+	}
 	return maxFormBytes
+}
+
+// designPost reports whether path takes a QR design form (with a logo
+// file): a link's design or Settings → QR style.
+func designPost(path string) bool {
+	return strings.HasSuffix(path, "/qr/design") || strings.HasSuffix(path, "/settings/qr")
 }
 
 // readForm parses a posted form before the handler runs, so a body that

@@ -119,11 +119,13 @@ type WorkspaceNewView struct {
 
 // LinksView is the links page of a workspace.
 type LinksView struct {
-	Nav            NavModel
-	ShortBase      string
-	DefaultHost    string // the host of the default short domain
-	Links          []LinkRow
-	Total          int64    // links matching the search, on every page
+	Nav         NavModel
+	ShortBase   string
+	DefaultHost string // the host of the default short domain
+	Links       []LinkRow
+	Total       int64 // links matching the search, on every page
+	// QRZip downloads the QR codes of the links matching the search.
+	QRZip          string
 	Query          string   // the search term, as typed
 	State          string   // the status filter: "", active, paused, expired
 	Domain         string   // the domain filter: "" (every domain) or a hostname
@@ -142,6 +144,9 @@ type LinksView struct {
 	// filter's choices (the first tagChoices; MoreTags when there are more).
 	AllTags  []link.TagCount
 	MoreTags bool
+	// BulkError is why the last bulk action did nothing (no link ticked,
+	// a bad tag), shown at the bulk bar.
+	BulkError string
 }
 
 // LinkRow is one link in the list.

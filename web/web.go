@@ -19,7 +19,9 @@ import (
 	"github.com/linkqr/linkqr/internal/linkimport"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/qr"
+	"github.com/linkqr/linkqr/internal/qrdesign"
 	"github.com/linkqr/linkqr/internal/qrserve"
+	"github.com/linkqr/linkqr/internal/qrzip"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/internal/webhook"
@@ -46,6 +48,11 @@ type Deps struct {
 	// QR renders and serves QR images under the process-wide render bound
 	// and cache, shared with the API.
 	QR *qrserve.Server
+	// Designs holds the QR designs (the link page's designer, Settings →
+	// QR style).
+	Designs *qrdesign.Service
+	// Zip streams the QR codes of the links page's filter as a ZIP.
+	Zip *qrzip.Writer
 	// Webhooks manages webhook subscriptions (Settings → Webhooks).
 	Webhooks *webhook.Service
 	// Domains manages custom domains (Settings → Domains).
@@ -155,6 +162,13 @@ func (u *UI) Mount(r chi.Router) {
 				r.Get("/links/{link}/scans.csv", u.linkScansCSV)
 				r.Get("/links/{link}/qr.png", u.linkQR(qr.FormatPNG))
 				r.Get("/links/{link}/qr.svg", u.linkQR(qr.FormatSVG))
+				r.Get("/links/{link}/qr.pdf", u.linkQR(qr.FormatPDF))
+				r.Post("/links/{link}/qr/design", u.linkQRDesignSave)
+				r.Post("/links/{link}/qr/design/reset", u.linkQRDesignReset)
+				r.Get("/links/qr.zip", u.linksQRZip)
+				r.Get("/settings/qr", u.qrStyle)
+				r.Get("/settings/qr/preview.svg", u.qrStylePreview)
+				r.Post("/settings/qr", u.qrStyleSave)
 				// The overview of every link's scans: every member.
 				r.Get("/overview", u.overview)
 				r.Get("/settings", u.settingsHome)

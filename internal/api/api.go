@@ -21,6 +21,7 @@ import (
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/qrdesign"
 	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/ratelimit"
 	"github.com/linkqr/linkqr/internal/requestid"
@@ -47,6 +48,8 @@ type API struct {
 	// QR renders and serves QR images under the process-wide render bound
 	// and cache, shared with the UI.
 	QR *qrserve.Server
+	// Designs holds the links' and workspaces' QR designs.
+	Designs *qrdesign.Service
 	// Webhooks manages the workspace's webhook subscriptions.
 	Webhooks *webhook.Service
 	// Domains manages the workspace's custom domains.
@@ -75,7 +78,13 @@ func (a *API) Routes(r chi.Router) {
 		r.With(a.scope(scope.LinksRead)).Get("/links/{id}", a.handle(a.getLink))
 		r.With(a.scope(scope.LinksWrite)).Patch("/links/{id}", a.handle(a.updateLink))
 		r.With(a.scope(scope.LinksWrite)).Delete("/links/{id}", a.handle(a.deleteLink))
+		r.With(a.scope(scope.LinksRead)).Get("/links/qr.zip", a.handle(a.getLinksQRZip))
 		r.With(a.scope(scope.LinksRead)).Get("/links/{id}/qr", a.handle(a.getLinkQR))
+		r.With(a.scope(scope.LinksRead)).Get("/links/{id}/qr/design", a.handle(a.getLinkQRDesign))
+		r.With(a.scope(scope.LinksWrite)).Put("/links/{id}/qr/design", a.handle(a.putLinkQRDesign))
+		r.With(a.scope(scope.LinksWrite)).Delete("/links/{id}/qr/design", a.handle(a.deleteLinkQRDesign))
+		r.With(a.scope(scope.LinksRead)).Get("/qr/design", a.handle(a.getQRDesign))
+		r.With(a.scope(scope.LinksWrite)).Put("/qr/design", a.handle(a.putQRDesign))
 		r.With(a.scope(scope.AnalyticsRead)).Get("/links/{id}/scans", a.handle(a.listScans))
 		r.With(a.scope(scope.AnalyticsRead)).Get("/links/{id}/analytics", a.handle(a.getAnalytics))
 

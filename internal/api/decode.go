@@ -30,7 +30,8 @@ func decodeObject(w http.ResponseWriter, r *http.Request) (*fields, error) {
 }
 
 // decodeObjectUpTo is decodeObject for a route that takes bodies of up to
-// limit bytes (a bulk creation).
+// limit bytes: a bulk creation, or a QR design carrying a logo
+// (MaxDesignBodyBytes).
 func decodeObjectUpTo(w http.ResponseWriter, r *http.Request, limit int64) (*fields, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" || (params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {

@@ -11,10 +11,12 @@ import (
 	"github.com/linkqr/linkqr/internal/store"
 )
 
-// getLinkQR answers GET /api/v1/links/{id}/qr: a PNG or SVG that encodes
-// exactly the link's short_url. Options are checked before the link is
-// loaded; conditional requests, caching, the render bound and the headers
-// are the QR server's, shared with the UI's image routes.
+// getLinkQR answers GET /api/v1/links/{id}/qr: a PNG, SVG or PDF that
+// encodes exactly the link's QR text, in the link's design (its own, else
+// the workspace default, else the 6.3 defaults) with the query's
+// parameters laid over it for this request. The query is checked before
+// the link is loaded; conditional requests, caching, the render bound and
+// the headers are the QR server's, shared with the UI's image routes.
 func (a *API) getLinkQR(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, store.PrefixLink)
 	if err != nil {
@@ -24,11 +26,20 @@ func (a *API) getLinkQR(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	opts, err := qr.ParseOptions(q)
+	pq, err := qr.ParseQuery(q)
 	if err != nil {
 		return err
 	}
-	l, err := a.Links.Get(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id)
+	ws := auth.FromContext(r.Context()).WorkspaceID
+	l, err := a.Links.Get(r.Context(), ws, id)
+	if err != nil {
+		return err
+	}
+	d, err := a.Designs.ForLink(r.Context(), ws, l)
+	if err != nil {
+		return err
+	}
+	opts, err := pq.Apply(d.Options())
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/linkqr/linkqr/internal/pgembed"
 	"github.com/linkqr/linkqr/internal/priority"
 	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/qrdesign"
 	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/ratelimit"
 	"github.com/linkqr/linkqr/internal/redirect"
@@ -90,6 +91,9 @@ type App struct {
 	Priority *priority.Governor
 	Scans    *scan.Recorder
 	QR       *qrserve.Server // one render bound and cache for API and UI
+	// Designs are the links' and workspaces' QR designs; their saves
+	// render under QR's bound.
+	Designs  *qrdesign.Service
 	Webhooks *webhook.Service
 	Domains  *domain.Service
 	OAuth    *oauth.Service
@@ -364,6 +368,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	}
 	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
 	a.Links = link.NewService(a.DB, a.origins())
+	a.Designs = qrdesign.NewService(a.DB, a.Config.ShortBaseURL.String()+"/"+qrdesign.SampleCode+"?"+link.QRQuery)
+	a.Designs.Reserve = a.QR.Reserve
 	a.Domains = domain.NewService(domain.Options{
 		DB: a.DB, Resolver: domain.NewResolver(cfg.DNSResolver),
 		ReservedHosts: []string{cfg.BaseURL.Hostname(), cfg.ShortBaseURL.Hostname()},

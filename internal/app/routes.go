@@ -19,6 +19,7 @@ import (
 	"github.com/linkqr/linkqr/internal/export"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/qrzip"
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/session"
@@ -168,6 +169,7 @@ func (a *App) apiV1(reports *analytics.Reports) *api.API {
 		BaseURL:     a.Config.BaseURL.String(),
 		Links:       a.Links,
 		QR:          a.QR,
+		Designs:     a.Designs,
 		Accounts:    a.Accounts,
 		Scans:       scan.NewReader(a.Reads),
 		Analytics:   reports,
@@ -202,6 +204,8 @@ func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 		OAuth:       a.OAuth,
 		Links:       a.Links,
 		QR:          a.QR,
+		Designs:     a.Designs,
+		Zip:         &qrzip.Writer{Links: a.Links, Designs: a.Designs, QR: a.QR},
 		Config:      a.Config,
 		Log:         a.Log,
 		Accounts:    a.Accounts,

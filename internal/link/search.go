@@ -75,6 +75,9 @@ type Search struct {
 	Term   SearchTerm
 	State  State
 	Domain *hostname.Name // nil: every domain
+	// IDs keeps only these links (nil: every link), for the QR ZIP's
+	// repeatable id; ids of other workspaces simply match nothing.
+	IDs []uuid.UUID
 	// Tags keeps only the links that carry every one of them.
 	Tags   []Tag
 	Before *uuid.UUID
@@ -105,14 +108,14 @@ func (s *Service) Search(ctx context.Context, ws uuid.UUID, q Search) (SearchRes
 	}
 	db, queries, domain := s.db.Conn(ctx), dbsqlc.New(), domainPtr(q.Domain)
 	rows, err := queries.LinkSearch(ctx, db, dbsqlc.LinkSearchParams{
-		WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain, Before: q.Before, Lim: int32(q.Limit + 1),
+		WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain, Ids: q.IDs, Before: q.Before, Lim: int32(q.Limit + 1),
 	})
 	if err != nil {
 		return SearchResult{}, store.InterpretError(err)
 	}
 	var total int64
 	if !q.NoTotal {
-		total, err = queries.LinkSearchCount(ctx, db, dbsqlc.LinkSearchCountParams{WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain})
+		total, err = queries.LinkSearchCount(ctx, db, dbsqlc.LinkSearchCountParams{WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain, Ids: q.IDs})
 		if err != nil {
 			return SearchResult{}, store.InterpretError(err)
 		}
@@ -130,7 +133,7 @@ func (s *Service) searchTagged(ctx context.Context, ws uuid.UUID, q Search, stat
 	}
 	db, queries, domain := s.db.Conn(ctx), dbsqlc.New(), domainPtr(q.Domain)
 	rows, err := queries.LinkSearchTagged(ctx, db, dbsqlc.LinkSearchTaggedParams{
-		WorkspaceID: ws, Tag: all[0], AllTags: all, Pattern: q.Term.pattern(), State: state, Domain: domain,
+		WorkspaceID: ws, Tag: all[0], AllTags: all, Pattern: q.Term.pattern(), State: state, Domain: domain, Ids: q.IDs,
 		Before: q.Before, Lim: int32(q.Limit + 1),
 	})
 	if err != nil {
@@ -139,7 +142,7 @@ func (s *Service) searchTagged(ctx context.Context, ws uuid.UUID, q Search, stat
 	var total int64
 	if !q.NoTotal {
 		total, err = queries.LinkSearchTaggedCount(ctx, db, dbsqlc.LinkSearchTaggedCountParams{
-			WorkspaceID: ws, Tag: all[0], AllTags: all, Pattern: q.Term.pattern(), State: state, Domain: domain,
+			WorkspaceID: ws, Tag: all[0], AllTags: all, Pattern: q.Term.pattern(), State: state, Domain: domain, Ids: q.IDs,
 		})
 		if err != nil {
 			return SearchResult{}, store.InterpretError(err)

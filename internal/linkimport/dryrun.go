@@ -53,7 +53,7 @@ func (s *Service) DryRun(ctx context.Context, ws uuid.UUID, imp Import) (Plan, e
 	plan := Plan{Rows: make([]PlannedRow, len(rows)), Counts: map[Outcome]int{}}
 	firstRow := map[codeKey]int{}
 	for i, r := range rows {
-		p := PlannedRow{Number: r.Number, Outcome: Created}
+		p := PlannedRow{Number: r.Number, Outcome: Created, Message: r.Input.TargetURL.String()}
 		switch {
 		case !r.Valid():
 			p.Outcome, p.Message = Invalid, r.Message()

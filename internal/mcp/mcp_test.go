@@ -120,8 +120,8 @@ func TestToolsFollowScopes(t *testing.T) {
 		scopes []string
 		want   []string
 	}{
-		{[]string{"links:read"}, []string{"get_link", "get_link_qr", "get_workspace", "list_links", "search_links"}},
-		{[]string{"links:write"}, []string{"create_link", "create_links", "delete_link", "get_workspace", "pause_link", "repoint_link", "resume_link", "set_link_destinations", "update_link"}},
+		{[]string{"links:read"}, []string{"get_link", "get_link_qr", "get_qr_design", "get_workspace", "list_links", "search_links"}},
+		{[]string{"links:write"}, []string{"create_link", "create_links", "delete_link", "delete_link_qr_design", "get_workspace", "pause_link", "repoint_link", "resume_link", "set_link_destinations", "set_qr_design", "update_link"}},
 		{[]string{"webhooks:read"}, []string{"get_workspace", "list_webhook_deliveries", "list_webhooks"}},
 		{[]string{"webhooks:write"}, []string{"create_webhook", "delete_webhook", "get_workspace", "rotate_webhook_secret", "test_webhook", "update_webhook"}},
 		{[]string{"domains:write"}, []string{"get_workspace"}},
@@ -165,9 +165,9 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s: input schema %s", tool.Name, schema)
 		}
 	}
-	want := []string{"create_link", "create_links", "create_webhook", "delete_link", "delete_webhook", "get_link", "get_link_analytics", "get_link_qr",
-		"get_workspace", "list_domains", "list_link_scans", "list_links", "list_webhook_deliveries", "list_webhooks", "pause_link",
-		"repoint_link", "resume_link", "rotate_webhook_secret", "search_links", "set_link_destinations", "test_webhook", "update_link", "update_webhook"}
+	want := []string{"create_link", "create_links", "create_webhook", "delete_link", "delete_link_qr_design", "delete_webhook", "get_link", "get_link_analytics", "get_link_qr",
+		"get_qr_design", "get_workspace", "list_domains", "list_link_scans", "list_links", "list_webhook_deliveries", "list_webhooks", "pause_link",
+		"repoint_link", "resume_link", "rotate_webhook_secret", "search_links", "set_link_destinations", "set_qr_design", "test_webhook", "update_link", "update_webhook"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
@@ -309,6 +309,29 @@ func TestLinkTools(t *testing.T) {
 	}
 	if got, want := testkit.DecodeQR(t, decoded), created["short_url"].(string)+"?qr=1"; got != want {
 		t.Errorf("QR encodes %q, want %q", got, want)
+	}
+
+	// QR design: set dots and a frame, the image follows, the design reads back.
+	if d := ok(t, callTool(t, s, "set_qr_design", map[string]any{"link_id": id, "modules": "dots", "frame_text": "Scan me", "fg": "1A237E"})); d["modules"] != "dots" || d["link_id"] != id {
+		t.Errorf("set_qr_design: %v", d)
+	}
+	if d := ok(t, callTool(t, s, "get_qr_design", map[string]any{"link_id": id})); fmt.Sprint(d["frame"]) != "map[color:1A237E text:Scan me]" {
+		t.Errorf("get_qr_design: %v", d)
+	}
+	if d := ok(t, callTool(t, s, "get_qr_design", map[string]any{})); d["link_id"] != nil || d["modules"] != "square" {
+		t.Errorf("workspace default: %v", d)
+	}
+	unreadable := callTool(t, s, "set_qr_design", map[string]any{"link_id": id, "margin": 0})
+	if !unreadable.IsError || !strings.Contains(text(unreadable), "qr-unreadable") {
+		t.Errorf("unreadable design: %s", text(unreadable))
+	}
+	designed := callTool(t, s, "get_link_qr", map[string]any{"id": id, "format": "svg"})
+	if svg, isImg := designed.Content[0].(*sdk.ImageContent); !isImg || !strings.Contains(string(svg.Data), ">Scan me</text>") {
+		t.Errorf("designed QR %s", text(designed))
+	}
+	ok(t, callTool(t, s, "delete_link_qr_design", map[string]any{"id": id}))
+	if d := ok(t, callTool(t, s, "get_qr_design", map[string]any{"link_id": id})); d["link_id"] != nil {
+		t.Errorf("after delete_link_qr_design: %v", d)
 	}
 
 	if st := ok(t, callTool(t, s, "pause_link", map[string]any{"id": id}))["status"]; st != "paused" {

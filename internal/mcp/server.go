@@ -113,6 +113,7 @@ func newServer(d *dispatcher, log *slog.Logger) *sdk.Server {
 	addLinkTools(server, d)
 	addTargetingTools(server, d)
 	addUpdateTools(server, d)
+	addQRDesignTools(server, d)
 	addAnalyticsTools(server, d)
 	addWebhookTools(server, d)
 	addDomainTools(server, d)

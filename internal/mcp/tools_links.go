@@ -99,6 +99,7 @@ type qrIn struct {
 	ECC    *string `json:"ecc,omitempty"`
 	FG     *string `json:"fg,omitempty"`
 	BG     *string `json:"bg,omitempty"`
+	Logo   *bool   `json:"logo,omitempty"`
 }
 
 func linkPath(id string, rest ...string) string {
@@ -261,7 +262,8 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "get_link_qr",
-		Description: "Get the QR code of a link's short_url as an image (scope links:read): PNG by default, or SVG. " +
+		Description: "Get the QR code of a link's short_url as an image (scope links:read): PNG by default, or SVG, in the link's " +
+			"QR design (see get_qr_design); the options below override the design for this image, logo=false leaves its logo out. " +
 			"It encodes short_url?qr=1, so scans of it are recorded with source qr (the target never sees the parameter). " +
 			"Foreground and background need a contrast of at least 3:1, or the call fails with validation-failed.",
 		Annotations: readOnly("Get QR Code"),
@@ -273,6 +275,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 			"ecc":    enum("Error correction level: L (7%), M (15%), Q (25%), H (30%). Default: M.", "L", "M", "Q", "H"),
 			"fg":     pattern("Foreground colour as RRGGBB hex, no #. Default: 000000.", `^[0-9A-Fa-f]{6}$`),
 			"bg":     pattern("Background colour as RRGGBB hex, no #. Default: FFFFFF.", `^[0-9A-Fa-f]{6}$`),
+			"logo":   {Type: "boolean", Description: "false leaves the design's logo out. Default: true."},
 		}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in qrIn) (*sdk.CallToolResult, any, error) {
 		return d.qr(ctx, in)
@@ -298,6 +301,9 @@ func (d *dispatcher) qr(ctx context.Context, in qrIn) (*sdk.CallToolResult, any,
 	set("ecc", in.ECC)
 	set("fg", in.FG)
 	set("bg", in.BG)
+	if in.Logo != nil {
+		q.Set("logo", strconv.FormatBool(*in.Logo))
+	}
 	resp, err := d.do(ctx, call{method: http.MethodGet, path: linkPath(in.ID, "/qr"), query: q})
 	if err != nil {
 		return failure(err), nil, nil

@@ -28,6 +28,7 @@ var (
 	UnsupportedMediaType = Type{"unsupported-media-type", http.StatusUnsupportedMediaType, "Unsupported media type", "Request bodies must be JSON, sent with Content-Type: application/json."}
 	ValidationFailed     = Type{"validation-failed", http.StatusUnprocessableEntity, "Validation failed", "One or more fields or query parameters are invalid; errors[] names each with a JSON pointer and a reason."}
 	DomainNotVerified    = Type{"domain-not-verified", http.StatusUnprocessableEntity, "Domain not verified", "The DNS TXT record that proves control of the domain was not found: detail says what the lookup saw instead. Create the record named in the domain's verification object with its value, wait for DNS to publish it, and verify again."}
+	QRUnreadable         = Type{"qr-unreadable", http.StatusUnprocessableEntity, "QR code unreadable", "The QR design was rendered at 512 px and a QR decoder could not read the link's text back from it, so it was not saved: a printed code in this design would not scan. Raise the contrast, the margin or the error correction, choose square modules, or leave the logo or the frame out, and try again."}
 	IdempotencyKeyReused = Type{"idempotency-key-reused", http.StatusUnprocessableEntity, "Idempotency key reused", "The Idempotency-Key was already used for a different request (method, path or body). Use a new key for a new request."}
 	RateLimited          = Type{"rate-limited", http.StatusTooManyRequests, "Rate limited", "The credential's rate limit is exhausted; Retry-After says how many seconds to wait."}
 	Internal             = Type{"internal", http.StatusInternalServerError, "Internal server error", "Something went wrong on our side. Nothing was changed; the request may be retried. Quote request_id when contacting support."}
@@ -38,7 +39,7 @@ var (
 var Catalog = []Type{
 	InvalidRequest, Unauthorized, InsufficientScope, IPNotAllowed, NotFound,
 	MethodNotAllowed, Conflict, IdempotencyKeyInUse, PayloadTooLarge,
-	UnsupportedMediaType, ValidationFailed, DomainNotVerified, IdempotencyKeyReused, RateLimited,
+	UnsupportedMediaType, ValidationFailed, DomainNotVerified, QRUnreadable, IdempotencyKeyReused, RateLimited,
 	Internal, Unavailable,
 }
 

@@ -41,9 +41,23 @@ func checkContrast(fg, bg color.RGBA) (validate.FieldError, bool) {
 	if r >= MinContrast {
 		return validate.FieldError{}, true
 	}
+	return validate.FieldError{Pointer: "/query/fg", Detail: contrastDetail("bg", r)}, false
+}
+
+// contrastDetail is the refusal of a ratio r against the colour named
+// other. The measured ratio is rounded down to two decimals.
+func contrastDetail(other string, r float64) string {
 	shown := strconv.FormatFloat(math.Floor(r*100)/100, 'f', -1, 64)
-	return validate.FieldError{
-		Pointer: "/query/fg",
-		Detail:  "contrast with bg is " + shown + ":1; at least 3:1 is needed for the code to scan",
-	}, false
+	return "contrast with " + other + " is " + shown + ":1; at least 3:1 is needed for the code to scan"
+}
+
+// ContrastDetail is the sentence refusing a pair below MinContrast, for
+// callers that check colours under their own pointers (a design's /fg,
+// /frame/color); ok is false when the pair is below MinContrast.
+func ContrastDetail(a, b color.RGBA, other string) (detail string, ok bool) {
+	r := ContrastRatio(a, b)
+	if r >= MinContrast {
+		return "", true
+	}
+	return contrastDetail(other, r), false
 }

@@ -10,19 +10,27 @@ import (
 // suits print, where the code must stay sharp at any size.
 type Format string
 
-// The formats of the contract (format=png|svg).
+// The formats of the contract (format=png|svg|pdf). PDF is one vector
+// page for print (CONTRACT.md 10.5).
 const (
 	FormatPNG Format = "png"
 	FormatSVG Format = "svg"
+	FormatPDF Format = "pdf"
 )
 
 // ContentType is the media type a handler must send with the rendered bytes.
 func (f Format) ContentType() string {
-	if f == FormatSVG {
+	switch f {
+	case FormatSVG:
 		return "image/svg+xml"
+	case FormatPDF:
+		return "application/pdf"
 	}
 	return "image/png"
 }
+
+// valid reports whether f is one of the formats.
+func (f Format) valid() bool { return f == FormatPNG || f == FormatSVG || f == FormatPDF }
 
 // ECC is the QR error-correction level. Higher levels survive more damage
 // (a logo on top, a scratched print) at the cost of a denser symbol.
@@ -66,31 +74,41 @@ type Options struct {
 	// Alpha is ignored: codes are always opaque, because a transparent
 	// background makes the contrast unknowable.
 	FG, BG color.RGBA
+	// Modules is the data modules' style; "" is square (CONTRACT.md 10.5).
+	Modules ModuleStyle
+	// Logo, when set, is drawn centred on a BG pad and forces ECC H.
+	Logo *Logo
+	// Frame, when set, borders the code and carries a text below it.
+	Frame *Frame
 }
 
 // DefaultOptions returns the contract's defaults: a 512 px black-on-white PNG,
-// margin 4, ECC M. Handlers start from it so an empty query renders sensibly.
+// margin 4, ECC M, square modules, no logo, no frame. Handlers start from it so an empty query renders sensibly.
 func DefaultOptions() Options {
 	return Options{
-		Format: FormatPNG,
-		Size:   DefaultSize,
-		Margin: DefaultMargin,
-		ECC:    ECCMedium,
-		FG:     color.RGBA{0, 0, 0, 0xff},
-		BG:     color.RGBA{0xff, 0xff, 0xff, 0xff},
+		Format:  FormatPNG,
+		Size:    DefaultSize,
+		Margin:  DefaultMargin,
+		ECC:     ECCMedium,
+		FG:      color.RGBA{0, 0, 0, 0xff},
+		BG:      color.RGBA{0xff, 0xff, 0xff, 0xff},
+		Modules: ModulesSquare,
 	}
 }
 
 // Field error details, shared by ParseOptions and Validate so the client sees
 // the same sentence whichever path caught the problem.
 const (
-	detailFormat  = "must be one of png, svg"
-	detailSize    = "must be an integer from 64 to 4096"
-	detailMargin  = "must be an integer from 0 to 16"
-	detailECC     = "must be one of L, M, Q, H"
-	detailColour  = "must be a 6-digit hex colour like 1A2B3C"
-	detailUnknown = "is not a known parameter"
-	detailRepeat  = "must be given at most once"
+	detailFormat    = "must be one of png, svg, pdf"
+	detailModules   = "must be one of square, dots, rounded"
+	detailFrameText = "must be 1 to 32 printable characters, not only spaces"
+	detailLogoFlag  = "must be true or false"
+	detailSize      = "must be an integer from 64 to 4096"
+	detailMargin    = "must be an integer from 0 to 16"
+	detailECC       = "must be one of L, M, Q, H"
+	detailColour    = "must be a 6-digit hex colour like 1A2B3C"
+	detailUnknown   = "is not a known parameter"
+	detailRepeat    = "must be given at most once"
 )
 
 // Validate reports every out-of-range field of o, with the same pointers and
@@ -98,7 +116,7 @@ const (
 // cannot bypass the contract's limits.
 func (o Options) Validate() error {
 	var errs validate.Errors
-	if o.Format != FormatPNG && o.Format != FormatSVG {
+	if !o.Format.valid() {
 		errs.Add("/query/format", detailFormat)
 	}
 	if o.Size < MinSize || o.Size > MaxSize {
@@ -113,5 +131,6 @@ func (o Options) Validate() error {
 	if fe, ok := checkContrast(o.FG, o.BG); !ok {
 		errs = append(errs, fe)
 	}
+	o.validateDesign(&errs)
 	return errs.Err()
 }

@@ -33,7 +33,7 @@ func TestParseOptionsValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Options{Format: FormatSVG, Size: 64, Margin: 0, ECC: ECCHigh, FG: rgb("1A237E"), BG: rgb("FFF8E1")}
+	want := Options{Format: FormatSVG, Size: 64, Margin: 0, ECC: ECCHigh, FG: rgb("1A237E"), BG: rgb("FFF8E1"), Modules: ModulesSquare}
 	if o != want {
 		t.Fatalf("got %+v, want %+v", o, want)
 	}

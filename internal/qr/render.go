@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"hash"
 	"strconv"
 
 	"github.com/linkqr/linkqr/internal/validate"
@@ -59,9 +60,14 @@ func Render(content string, o Options) ([]byte, string, error) {
 	if err := o.Validate(); err != nil {
 		return nil, "", err
 	}
+	o = o.withDesignRules()
 	m, err := encode(content, o.ECC)
 	if err != nil {
 		return nil, "", err
+	}
+	if o.Format == FormatPDF || o.styled() {
+		b, err := renderScene(layout(m, o))
+		return b, o.Format.ContentType(), err
 	}
 	if o.Format == FormatSVG {
 		return renderSVG(m, o), o.Format.ContentType(), nil
@@ -71,6 +77,36 @@ func Render(content string, o Options) ([]byte, string, error) {
 		return nil, "", err
 	}
 	return b, o.Format.ContentType(), nil
+}
+
+// renderScene draws a styled scene (or any PDF) in o.Format.
+func renderScene(s scene) ([]byte, error) {
+	switch s.o.Format {
+	case FormatPDF:
+		return renderPDF(s)
+	case FormatSVG:
+		return renderStyledSVG(s)
+	}
+	return renderStyledPNG(s)
+}
+
+// hashDesign adds the design's fields to an ETag's hash. Plain options
+// add nothing, so their ETags are those of the 6.3 renderer.
+func hashDesign(h hash.Hash, o Options) {
+	b := make([]byte, 0, 96)
+	b = append(b, 1)
+	b = append(b, o.Modules...)
+	b = append(b, 0)
+	if o.Logo != nil {
+		b = append(b, 'L')
+		b = append(b, o.Logo.sum[:]...)
+	}
+	if o.Frame != nil {
+		b = append(b, 'F', o.Frame.Color.R, o.Frame.Color.G, o.Frame.Color.B)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(o.Frame.Text.s)))
+		b = append(b, o.Frame.Text.s...)
+	}
+	h.Write(b)
 }
 
 // ETag returns a strong, quoted entity tag for Render(content, o) without
@@ -90,6 +126,9 @@ func ETag(content string, o Options) string {
 	b = append(b, 0, o.FG.R, o.FG.G, o.FG.B, o.BG.R, o.BG.G, o.BG.B)
 	b = binary.BigEndian.AppendUint64(b, uint64(len(content)))
 	h.Write(b)
+	if o = o.withDesignRules(); o.styled() {
+		hashDesign(h, o)
+	}
 	h.Write([]byte(content))
 	var sum [sha256.Size]byte
 	return `"qr` + strconv.Itoa(RendererVersion) + "-" + hex.EncodeToString(h.Sum(sum[:0])[:16]) + `"`

@@ -43,7 +43,7 @@ const (
 func link(mod func(string) string) string {
 	s := `{"object":"link","id":"` + linkID + `","workspace_id":"` + wsID + `","code":"Ab3xY9q",` +
 		`"domain":null,"short_url":"http://127.0.0.1:9/Ab3xY9q","target_url":"https://example.com/menu","title":null,` +
-		`"status":"active","expires_at":null,"scan_count":0,"last_scanned_at":null,` +
+		`"status":"active","expires_at":null,"scan_count":0,"last_scanned_at":null,"tags":[],"rules":null,"split":null,"password_protected":false,"max_scans":null,` +
 		`"created_at":"2026-11-21T20:00:00Z","updated_at":"2026-11-21T20:00:00.123456Z"}`
 	if mod != nil {
 		s = mod(s)

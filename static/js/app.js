@@ -51,8 +51,9 @@ document.addEventListener("focusin", (event) => {
 });
 
 // QR designer: the preview, the downloads and the contrast line follow the
-// form as it changes (the same /qr renderer; "Update preview" does the
-// same without JavaScript).
+// form as it changes — colours, margin, error correction, module style,
+// frame text, removing the logo (the same /qr renderer; "Update preview"
+// does the same without JavaScript). A new logo shows once saved.
 (() => {
   const form = document.querySelector("form[data-qr-form]");
   const img = document.querySelector("img[data-qr-preview]");
@@ -75,13 +76,16 @@ document.addEventListener("focusin", (event) => {
     note.classList.toggle("error", !ok);
     note.textContent = `Contrast ${r}:1. ` + (ok ? "Scanners need a dark code on a light background with a contrast of at least 3:1; lower pairs are refused."
       : "Too low: scanners need at least 3:1. Choose a darker foreground or a lighter background.");
-    const size = String(f.get("size")), margin = String(f.get("margin"));
-    if (!ok || !inRange(size, 64, 4096) || !inRange(margin, 0, 16)) {
+    const size = f.has("size") ? String(f.get("size")) : "512", margin = String(f.get("margin"));
+    const frame = String(f.get("frame") || "").trim();
+    if (!ok || !inRange(size, 64, 4096) || !inRange(margin, 0, 16) || [...frame].length > 32) {
       img.style.opacity = "0.25";
       downloads.forEach((a) => a.setAttribute("aria-disabled", "true"));
       return;
     }
-    const q = new URLSearchParams({ size, margin, ecc: String(f.get("ecc")), fg: fg.slice(1).toLowerCase(), bg: bg.slice(1).toLowerCase() });
+    const q = new URLSearchParams({ size, margin, ecc: String(f.get("ecc")), fg: fg.slice(1).toLowerCase(), bg: bg.slice(1).toLowerCase(),
+      modules: String(f.get("modules") || "square"), frame });
+    if (f.get("nologo") === "1") q.set("nologo", "1");
     img.style.opacity = "";
     img.src = img.dataset.qrPreview + q;
     downloads.forEach((a) => { a.href = a.dataset.qrDownload + q + "&download=1"; a.removeAttribute("aria-disabled"); });

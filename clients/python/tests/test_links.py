@@ -9,7 +9,17 @@ import httpx
 import pytest
 from conftest import eventually
 
-from linkqr import Analytics, AnalyticsCount, Client, ProblemError, RetryInfo
+from linkqr import (
+    Analytics,
+    AnalyticsCount,
+    Client,
+    LinkRule,
+    LinkRuleCondition,
+    ProblemError,
+    RetryInfo,
+    SplitVariant,
+    create_body,
+)
 
 
 def test_workspace(client: Client) -> None:
@@ -169,3 +179,73 @@ def test_unauthorized(base_url: str) -> None:
     assert (e.value.status, e.value.slug) == (401, "unauthorized")
 
 
+
+
+def test_qr_designs(client: Client, marker: str) -> None:
+    link = client.links.create(target_url="https://example.com/design", title=marker)
+    assert client.links.qr_design(link.id).link_id is None, "a new link inherits the workspace default"
+    own = client.links.set_qr_design(link.id, modules="dots", fg="1A237E", frame={"text": "Scan me"})
+    assert (own.link_id, own.modules, own.ecc) == (link.id, "dots", "M")
+    assert own.frame is not None and (own.frame.text, own.frame.color) == ("Scan me", "1A237E")
+    assert b">Scan me</text>" in client.links.qr(link.id, format="svg")
+    assert client.links.qr(link.id, format="pdf").startswith(b"%PDF")
+
+    with pytest.raises(ProblemError) as e:
+        client.links.set_qr_design(link.id, margin=0)
+    assert (e.value.status, e.value.slug) == (422, "qr-unreadable")
+    with pytest.raises(ProblemError) as e:
+        client.links.set_qr_design(link.id, logo="data:image/gif;base64,R0lGODlhAQABAAAAACw=")
+    assert [f.pointer for f in e.value.errors] == ["/logo"]
+    assert client.links.qr_design(link.id) == own, "refused designs change nothing"
+
+    assert client.links.qr_zip(id=[link.id], format="svg").startswith(b"PK")
+    client.links.delete_qr_design(link.id)
+    assert client.links.qr_design(link.id).link_id is None
+    assert client.links.default_qr_design().object == "qr_design"
+
+
+def test_create_many_tags_and_export(client: Client, marker: str) -> None:
+    tag = f"t-{marker}".lower()[:50]
+    result = client.links.create_many(
+        [
+            create_body("https://example.com/bulk/1", title=marker, tags=[tag.upper(), "bulk"]),
+            create_body(
+                "https://example.com/bulk/2",
+                title=marker,
+                tags=[tag],
+                rules=[LinkRule(LinkRuleCondition(os=["iOS"]), "https://example.com/bulk/ios")],
+                split=[SplitVariant("https://example.com/bulk/a", 50), SplitVariant("https://example.com/bulk/b", 50)],
+                max_scans=5,
+            ),
+            {"target_url": "not a url", "title": marker},
+        ]
+    )
+    assert (result.object, result.created, result.failed) == ("bulk_result", 2, 1), [
+        (i.status, i.error) for i in result.data
+    ]
+    assert [i.index for i in result.data] == [0, 1, 2]
+    first, second, bad = result.data
+    assert first.status == 201 and first.link is not None and first.link.tags == sorted(["bulk", tag])
+    assert second.link is not None and not second.link.password_protected and second.link.max_scans == 5
+    assert second.link.rules == [LinkRule(LinkRuleCondition(os=["iOS"]), "https://example.com/bulk/ios")]
+    assert second.link.split is not None and [v.weight for v in second.link.split] == [50, 50]
+    assert bad.status == 422 and bad.link is None and bad.problem is not None
+    assert any(e.pointer.startswith("/links/2/target_url") for e in bad.problem.errors)
+
+    tags = {t.name: t.link_count for t in client.links.tags(limit=1)}
+    assert tags[tag] == 2
+
+    assert {link.id for link in client.links.list(tag=[tag])} == {first.link.id, second.link.id}
+    csv_text = client.links.export(tag=[tag, "bulk"])
+    rows = csv_text.strip().splitlines()
+    assert rows[0].startswith("id,code,domain,short_url,target_url,title,tags,")
+    assert len(rows) == 2 and rows[1].startswith(first.link.id + ",")
+
+    # A password cannot be set in a bulk creation: afterwards, with update.
+    assert client.links.update(second.link.id, password="open sesame").password_protected
+    updated = client.links.update(second.link.id, tags=[], rules=None, split=None, password=None, max_scans=None)
+    assert (updated.tags, updated.rules, updated.split, updated.password_protected, updated.max_scans) == (
+        [], None, None, False, None
+    )
+    for link in (first.link, second.link):
+        client.links.delete(link.id)

@@ -142,6 +142,7 @@ def test_scan_created_event_has_country_and_source() -> None:
         "bot": False,
         "country": "DE",
         "source": "qr",
+        "variant": "rule:0",
     }
     payload = json.dumps(
         {
@@ -156,3 +157,4 @@ def test_scan_created_event_has_country_and_source() -> None:
     event = construct_event(payload, sign_payload(payload, "whsec_test", 1_700_000_000), "whsec_test", now=1_700_000_000)
     assert event.scan is not None
     assert (event.scan.country, event.scan.source, event.scan.referrer_host) == ("DE", "qr", None)
+    assert event.scan.variant == "rule:0"

@@ -54,11 +54,17 @@ export type DomainCreate = Schemas["DomainCreate"];
 export type DomainUpdate = Schemas["DomainUpdate"];
 export type Workspace = Schemas["Workspace"];
 export type Problem = Schemas["Problem"];
+/** How a link's QR codes are drawn: colours, ecc, margin, module style, logo, frame. */
+export type QRDesign = Schemas["QRDesign"];
+/** A design to save: every field optional (unchanged when absent); logo and frame take null to remove them. */
+export type QRDesignInput = Schemas["QRDesignInput"];
 
 /** The filters of GET /links and GET /links/export: q, status, domain and tag (several tags: links that have all). */
 export type LinkFilter = Omit<NonNullable<operations["listLinks"]["parameters"]["query"]>, "limit" | "cursor">;
 /** Query parameters of GET /links/{id}/qr. */
 export type QROptions = NonNullable<operations["getLinkQr"]["parameters"]["query"]>;
+/** Query parameters of GET /links/qr.zip: the list's filters, repeatable id, format and size. */
+export type QRZipOptions = NonNullable<operations["getLinksQrZip"]["parameters"]["query"]>;
 /** Query parameters of GET /links/{id}/analytics. */
 export type AnalyticsOptions = NonNullable<operations["getLinkAnalytics"]["parameters"]["query"]>;
 /** Query parameters of GET /links: paging and every filter the document lists (q, status, domain, …). */
@@ -204,10 +210,50 @@ export class LinkqrClient {
     return done(await this.raw.DELETE("/links/{id}", { params: { path: { id } }, ...this.#signal(opts) }));
   }
 
-  /** The link's QR code as PNG or SVG bytes: it encodes short_url + "?qr=1", so its scans are source "qr" (links:read). */
+  /**
+   * The link's QR code as PNG, SVG or PDF bytes, in its QR design: it encodes short_url + "?qr=1", so its scans are
+   * source "qr" (links:read). The options override the design for this image; logo: "false" leaves the logo out.
+   */
   async qr(id: string, opts: QROptions & CallOptions = {}): Promise<Uint8Array> {
     const { signal, timeoutMs, ...query } = opts;
     const r = await this.raw.GET("/links/{id}/qr", { params: { path: { id }, query }, parseAs: "arrayBuffer", ...this.#signal({ signal, timeoutMs }) });
+    if (r.error !== undefined || !r.response.ok) throw await toProblemError(r.response, r.error);
+    return remember(new Uint8Array(r.data as ArrayBuffer), r.response);
+  }
+
+  /** The design a link's QR codes are drawn in: its own, else the workspace default (link_id null) (links:read). */
+  async getQRDesign(linkId: string, opts: CallOptions = {}): Promise<QRDesign> {
+    return ok(await this.raw.GET("/links/{id}/qr/design", { params: { path: { id: linkId } }, ...this.#signal(opts) }));
+  }
+
+  /**
+   * Give a link a QR design of its own, laid over its current one (links:write). The server renders and decodes it
+   * first: a design that does not scan is a ProblemError "qr-unreadable", and nothing is saved. A logo is a
+   * data:image/png;base64,… or data:image/jpeg;base64,… URI (at most 256 KiB) and forces ecc H.
+   */
+  async setQRDesign(linkId: string, design: QRDesignInput, opts: CallOptions = {}): Promise<QRDesign> {
+    return ok(await this.raw.PUT("/links/{id}/qr/design", { params: { path: { id: linkId } }, body: design, ...this.#signal(opts) }));
+  }
+
+  /** Remove a link's own QR design: it follows the workspace default again (links:write). */
+  async deleteQRDesign(linkId: string, opts: CallOptions = {}): Promise<ResponseInfo> {
+    return done(await this.raw.DELETE("/links/{id}/qr/design", { params: { path: { id: linkId } }, ...this.#signal(opts) }));
+  }
+
+  /** The workspace's default QR design, used by every link without one of its own (links:read). */
+  async getDefaultQRDesign(opts: CallOptions = {}): Promise<QRDesign> {
+    return ok(await this.raw.GET("/qr/design", { ...this.#signal(opts) }));
+  }
+
+  /** Set the workspace's default QR design, with the rules of setQRDesign (links:write). */
+  async setDefaultQRDesign(design: QRDesignInput, opts: CallOptions = {}): Promise<QRDesign> {
+    return ok(await this.raw.PUT("/qr/design", { body: design, ...this.#signal(opts) }));
+  }
+
+  /** The QR codes of up to 1,000 links (the list's filters, or ids) as ZIP bytes, each in its own design (links:read). */
+  async qrZip(opts: QRZipOptions & CallOptions = {}): Promise<Uint8Array> {
+    const { signal, timeoutMs, ...query } = opts;
+    const r = await this.raw.GET("/links/qr.zip", { params: { query }, parseAs: "arrayBuffer", ...this.#signal({ signal, timeoutMs }) });
     if (r.error !== undefined || !r.response.ok) throw await toProblemError(r.response, r.error);
     return remember(new Uint8Array(r.data as ArrayBuffer), r.response);
   }

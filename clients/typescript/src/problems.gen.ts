@@ -13,6 +13,7 @@ export const PROBLEM_SLUGS = [
   "unsupported-media-type",
   "validation-failed",
   "domain-not-verified",
+  "qr-unreadable",
   "idempotency-key-reused",
   "rate-limited",
   "internal",

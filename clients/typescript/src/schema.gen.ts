@@ -235,6 +235,13 @@ export interface paths {
          *     scan, and so is a PNG `size` too small to draw one pixel per module
          *     (`/query/size`).
          *
+         *     The code is drawn in the link's QR design (its own, else the
+         *     workspace default, else the defaults below); the parameters override
+         *     the design for this one request, and `logo=false` leaves its logo
+         *     out. A design with a frame is taller than wide (the text band below
+         *     the code). `format=pdf` is one page, 100 mm wide, with every module
+         *     a vector shape, for print. The `ETag` changes when the design does.
+         *
          *     The image for a given link and parameters never changes: send the
          *     `ETag` back in `If-None-Match` to get `304 Not Modified`.
          *
@@ -244,6 +251,130 @@ export interface paths {
          *     (by anyone) are served from a cache and never wait; `304` never does.
          */
         get: operations["getLinkQr"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/links/{id}/qr/design": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The link's ID (`lnk_…`). An unknown or malformed ID, or the ID of
+                 *     another workspace's link, is `404`.
+                 * @example lnk_06gzzspxy9ry5b4nj0v9yx7aq0
+                 */
+                id: components["parameters"]["LinkIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the QR design of a link
+         * @description **Scope:** `links:read`
+         *
+         *     The design the link's QR codes are drawn in: its own (`link_id` is
+         *     the link's id), else the workspace default, else the built-in
+         *     defaults (then `link_id` is `null`, and `updated_at` is `null` for
+         *     the built-in defaults).
+         */
+        get: operations["getLinkQrDesign"];
+        /**
+         * Set the QR design of a link
+         * @description **Scope:** `links:write`
+         *
+         *     Gives the link a design of its own. Every member is optional: the
+         *     body is laid over the link's current design (its own, or the one it
+         *     inherits), so `{"modules": "dots"}` changes only the module style;
+         *     `logo` and `frame` take `null` to remove them. A logo is a
+         *     `data:image/png;base64,…` or `data:image/jpeg;base64,…` URI of at
+         *     most 256 KiB and 2048 × 2048 pixels; the server decodes it, scales
+         *     it down to at most 1024 pixels a side and stores its own PNG
+         *     (`logo` in the answer describes that PNG). Anything else — SVG,
+         *     GIF, WebP, bad base64, bytes that do not decode, larger images —
+         *     is `422` at `/logo`. A design with a logo always uses `ecc` `H`.
+         *
+         *     Before saving, the design is rendered at 512 px and decoded with a
+         *     QR decoder; a design that does not decode to the link's QR text is
+         *     `422 qr-unreadable`. Contrast below 3:1 between `fg` and `bg`
+         *     (`/fg`) or between `frame.color` and `bg` (`/frame/color`) is
+         *     refused. A refused body changes nothing. The body may be up to
+         *     384 KiB (a logo in base64).
+         */
+        put: operations["putLinkQrDesign"];
+        post?: never;
+        /**
+         * Remove the QR design of a link
+         * @description **Scope:** `links:write`
+         *
+         *     Removes the link's own design: its codes follow the workspace
+         *     default again. Removing a design the link does not have is fine.
+         */
+        delete: operations["deleteLinkQrDesign"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/qr/design": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the workspace's default QR design
+         * @description **Scope:** `links:read`
+         *
+         *     The design of every link without one of its own (`link_id` is
+         *     `null`); the built-in defaults (`updated_at` `null`) until one is set.
+         */
+        get: operations["getQrDesign"];
+        /**
+         * Set the workspace's default QR design
+         * @description **Scope:** `links:write`
+         *
+         *     Sets the design of every link without one of its own, with the rules
+         *     of `PUT /links/{id}/qr/design` (members laid over the current
+         *     default, logo and frame checks, contrast, `422 qr-unreadable`). The
+         *     design is proven with a short URL of a generated code on the default
+         *     short base.
+         */
+        put: operations["putQrDesign"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/links/qr.zip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the QR codes of many links as a ZIP
+         * @description **Scope:** `links:read`
+         *
+         *     A ZIP archive with one file per link that the filters select (those
+         *     of `GET /links`: `q`, `status`, `domain`, `tag`, plus any number of `id`),
+         *     each link in its own design, named `<code>.<ext>` (or
+         *     `<domain>_<code>.<ext>` on a custom domain). At most 1,000 links:
+         *     more is `422` naming the count. The archive is streamed as it is
+         *     written; each code is rendered under the server's QR render bound,
+         *     and a `size` too small for a code draws that one at the smallest size
+         *     that holds it. An error after the first bytes ends the response
+         *     abruptly, so a partial archive never looks complete.
+         */
+        get: operations["getLinksQrZip"];
         put?: never;
         post?: never;
         delete?: never;
@@ -824,6 +955,62 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description How a link's QR codes are drawn (CONTRACT.md 10.5). */
+        QRDesign: {
+            /** @enum {string} */
+            object: "qr_design";
+            /** @description The link whose own design this is; null for the workspace default and the built-in defaults. */
+            link_id: string | null;
+            fg: string;
+            bg: string;
+            /**
+             * @description Always H with a logo.
+             * @enum {string}
+             */
+            ecc: "L" | "M" | "Q" | "H";
+            margin: number;
+            /**
+             * @description The data modules' shape; the three finder patterns are always solid squares.
+             * @enum {string}
+             */
+            modules: "square" | "dots" | "rounded";
+            logo: components["schemas"]["QRLogo"];
+            frame: components["schemas"]["QRFrame"];
+            /**
+             * Format: date-time
+             * @description When the design was saved; null for the built-in defaults.
+             */
+            updated_at: string | null;
+        };
+        /** @description The stored logo of a design (the server's PNG, at most 1024 pixels a side), or null. */
+        QRLogo: {
+            width: number;
+            height: number;
+            bytes: number;
+        } | null;
+        /** @description A border in `color` with `text` below the code, or null. */
+        QRFrame: {
+            /** @description 1–32 printable characters, not only spaces. */
+            text: string;
+            color: string;
+        } | null;
+        /** @description Every member optional; absent members keep their current value. */
+        QRDesignInput: {
+            fg?: string;
+            bg?: string;
+            /** @enum {string} */
+            ecc?: "L" | "M" | "Q" | "H";
+            margin?: number;
+            /** @enum {string} */
+            modules?: "square" | "dots" | "rounded";
+            /** @description A `data:image/png;base64,…` or `data:image/jpeg;base64,…` URI (at most 256 KiB decoded, 2048 × 2048 pixels), or null to remove the logo. */
+            logo?: string | null;
+            /** @description The frame, or null to remove it; `color` defaults to `fg`. */
+            frame?: {
+                text: string;
+                color?: string;
+            } | null;
+        };
         /**
          * @description A workspace ID.
          * @example ws_06gzzspxy9rx1cvj5mryq7mtgm
@@ -1678,6 +1865,38 @@ export interface components {
         };
     };
     responses: {
+        /** @description The design. */
+        QRDesignOK: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["QRDesign"];
+            };
+        };
+        /**
+         * @description `validation-failed`: a member of the body is invalid (`errors[]`
+         *     names each with a JSON pointer: `/logo`, `/frame/text`, `/fg`, …),
+         *     including a contrast below 3:1; or `qr-unreadable`: rendered at
+         *     512 px, the design does not decode to the code's text. Nothing was
+         *     saved.
+         */
+        QRDesignRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description `invalid-request`: malformed JSON, a body that is not valid UTF-8,
          *     data after the JSON value, a cursor that does not parse, a malformed
@@ -2160,7 +2379,7 @@ export interface components {
          */
         "Cache-Control-QR": string;
         /**
-         * @description `inline; filename="<code>.png"` (or `.svg`).
+         * @description `inline; filename="<code>.png"` (or `.svg`, `.pdf`).
          * @example inline; filename="Ab3xY9q.png"
          */
         "Content-Disposition-QR": string;
@@ -2595,8 +2814,8 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Image format. */
-                format?: "png" | "svg";
-                /** @description Edge of the PNG image in pixels. For SVG it only sets the `width` and `height` attributes. */
+                format?: "png" | "svg" | "pdf";
+                /** @description Width of the PNG image in pixels. For SVG it only sets the `width` and `height` attributes; PDF pages are 100 mm wide. */
                 size?: number;
                 /** @description Quiet zone around the code, in modules. The QR standard asks for 4. */
                 margin?: number;
@@ -2612,6 +2831,8 @@ export interface operations {
                  * @example FFFFFF
                  */
                 bg?: string;
+                /** @description `false` leaves the design's logo out of this image. */
+                logo?: "true" | "false";
             };
             header?: {
                 /**
@@ -2647,6 +2868,7 @@ export interface operations {
                 content: {
                     "image/png": string;
                     "image/svg+xml": string;
+                    "application/pdf": string;
                 };
             };
             /** @description The copy named in `If-None-Match` is current; no body. */
@@ -2666,6 +2888,198 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RenderingBusy"];
+        };
+    };
+    getLinkQrDesign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The link's ID (`lnk_…`). An unknown or malformed ID, or the ID of
+                 *     another workspace's link, is `404`.
+                 * @example lnk_06gzzspxy9ry5b4nj0v9yx7aq0
+                 */
+                id: components["parameters"]["LinkIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["QRDesignOK"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putLinkQrDesign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The link's ID (`lnk_…`). An unknown or malformed ID, or the ID of
+                 *     another workspace's link, is `404`.
+                 * @example lnk_06gzzspxy9ry5b4nj0v9yx7aq0
+                 */
+                id: components["parameters"]["LinkIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QRDesignInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["QRDesignOK"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["QRDesignRefused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RenderingBusy"];
+        };
+    };
+    deleteLinkQrDesign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The link's ID (`lnk_…`). An unknown or malformed ID, or the ID of
+                 *     another workspace's link, is `404`.
+                 * @example lnk_06gzzspxy9ry5b4nj0v9yx7aq0
+                 */
+                id: components["parameters"]["LinkIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getQrDesign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["QRDesignOK"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putQrDesign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QRDesignInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["QRDesignOK"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["QRDesignRefused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["RenderingBusy"];
+        };
+    };
+    getLinksQrZip: {
+        parameters: {
+            query?: {
+                /** @description Format of every file. */
+                format?: "png" | "svg" | "pdf";
+                /** @description Edge of each PNG in pixels. */
+                size?: number;
+                /** @description Only links whose title, code or target URL contains this text (case-insensitive), as in `GET /links`. */
+                q?: string;
+                /** @description Only links in this state, as in `GET /links`. */
+                status?: "all" | "active" | "paused" | "expired";
+                /**
+                 * @description Only links on this custom domain.
+                 * @example go.acme.com
+                 */
+                domain?: string;
+                /** @description Only links with this tag (repeat for links with every one of them), as in `GET /links`. */
+                tag?: string[];
+                /** @description Only these links (repeat the parameter, at most 1,000); ids of other workspaces match nothing. */
+                id?: components["schemas"]["LinkId"][];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive, streamed. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="qr-codes-<format>.zip"`. */
+                    "Content-Disposition": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -168,6 +168,37 @@ test("a POST retried after a 503 reuses its Idempotency-Key, so the server acts 
   assert.equal((await lq.getLink(link.id)).title, title);
 });
 
+test("QR designs: a link's own, the workspace default, qr-unreadable, and a ZIP of codes", async () => {
+  const lq = client();
+  const link = await lq.createLink({ target_url: "https://example.com/design", title: `design ${run}` });
+  const inherited = await lq.getQRDesign(link.id);
+  assert.equal(inherited.link_id, null);
+
+  const own = await lq.setQRDesign(link.id, { modules: "dots", fg: "1A237E", frame: { text: "Scan me" } });
+  assert.equal(own.link_id, link.id);
+  assert.equal(own.modules, "dots");
+  assert.deepEqual(own.frame, { text: "Scan me", color: "1A237E" });
+  const svg = new TextDecoder().decode(await lq.qr(link.id, { format: "svg" }));
+  assert.ok(svg.includes(">Scan me</text>"), "the SVG carries the frame's text");
+  const pdf = await lq.qr(link.id, { format: "pdf" });
+  assert.equal(new TextDecoder().decode(pdf.slice(0, 4)), "%PDF");
+
+  await assert.rejects(lq.setQRDesign(link.id, { margin: 0 }), (e: unknown) => {
+    assert.ok(e instanceof ProblemError);
+    assert.equal(e.slug, "qr-unreadable");
+    return true;
+  });
+  assert.equal((await lq.getQRDesign(link.id)).margin, 4, "a refused design changes nothing");
+
+  const zip = await lq.qrZip({ id: [link.id], format: "svg" });
+  assert.equal(new TextDecoder().decode(zip.slice(0, 2)), "PK");
+
+  await lq.deleteQRDesign(link.id);
+  assert.equal((await lq.getQRDesign(link.id)).link_id, null);
+  const def = await lq.getDefaultQRDesign();
+  assert.equal(def.object, "qr_design");
+});
+
 test("many links in one request, tagged, filtered by tags and exported as CSV", async () => {
   const lq = client();
   const tag = `bulk-${run}`.toLowerCase();

@@ -606,9 +606,10 @@ WHERE workspace_id = $1 AND deleted_at IS NULL
        OR ($3::text = 'paused' AND status = 'paused')
        OR ($3::text = 'expired' AND expires_at <= now()))
   AND ($4::text IS NULL OR domain = $4::text)
-  AND ($5::uuid IS NULL OR id < $5::uuid)
+  AND ($5::uuid[] IS NULL OR id = ANY($5::uuid[]))
+  AND ($6::uuid IS NULL OR id < $6::uuid)
 ORDER BY id DESC
-LIMIT $6
+LIMIT $7
 `
 
 type LinkSearchParams struct {
@@ -616,6 +617,7 @@ type LinkSearchParams struct {
 	Pattern     *string
 	State       *string
 	Domain      *string
+	Ids         []uuid.UUID
 	Before      *uuid.UUID
 	Lim         int32
 }
@@ -623,14 +625,15 @@ type LinkSearchParams struct {
 // The Links page: a workspace's live links, newest first, optionally only
 // those whose title, code or target contains a pattern (ILIKE, served by
 // links_search_idx; the expression must stay identical to the index's) and
-// of one state (active: redirecting now; paused; expired) and on one
-// custom domain.
+// of one state (active: redirecting now; paused; expired), on one
+// custom domain and among some ids (the QR ZIP's repeatable id).
 func (q *Queries) LinkSearch(ctx context.Context, db DBTX, arg LinkSearchParams) ([]Link, error) {
 	rows, err := db.Query(ctx, linkSearch,
 		arg.WorkspaceID,
 		arg.Pattern,
 		arg.State,
 		arg.Domain,
+		arg.Ids,
 		arg.Before,
 		arg.Lim,
 	)
@@ -684,6 +687,7 @@ WHERE workspace_id = $1 AND deleted_at IS NULL
        OR ($3::text = 'paused' AND status = 'paused')
        OR ($3::text = 'expired' AND expires_at <= now()))
   AND ($4::text IS NULL OR domain = $4::text)
+  AND ($5::uuid[] IS NULL OR id = ANY($5::uuid[]))
 `
 
 type LinkSearchCountParams struct {
@@ -691,6 +695,7 @@ type LinkSearchCountParams struct {
 	Pattern     *string
 	State       *string
 	Domain      *string
+	Ids         []uuid.UUID
 }
 
 // How many links LinkSearch finds in all (every page).
@@ -700,6 +705,7 @@ func (q *Queries) LinkSearchCount(ctx context.Context, db DBTX, arg LinkSearchCo
 		arg.Pattern,
 		arg.State,
 		arg.Domain,
+		arg.Ids,
 	)
 	var count int64
 	err := row.Scan(&count)
@@ -718,9 +724,10 @@ WHERE t.workspace_id = $1 AND t.tag = $2
        OR ($5::text = 'paused' AND l.status = 'paused')
        OR ($5::text = 'expired' AND l.expires_at <= now()))
   AND ($6::text IS NULL OR l.domain = $6::text)
-  AND ($7::uuid IS NULL OR t.link_id < $7::uuid)
+  AND ($7::uuid[] IS NULL OR l.id = ANY($7::uuid[]))
+  AND ($8::uuid IS NULL OR t.link_id < $8::uuid)
 ORDER BY t.link_id DESC
-LIMIT $8
+LIMIT $9
 `
 
 type LinkSearchTaggedParams struct {
@@ -730,6 +737,7 @@ type LinkSearchTaggedParams struct {
 	Pattern     *string
 	State       *string
 	Domain      *string
+	Ids         []uuid.UUID
 	Before      *uuid.UUID
 	Lim         int32
 }
@@ -749,6 +757,7 @@ func (q *Queries) LinkSearchTagged(ctx context.Context, db DBTX, arg LinkSearchT
 		arg.Pattern,
 		arg.State,
 		arg.Domain,
+		arg.Ids,
 		arg.Before,
 		arg.Lim,
 	)
@@ -804,6 +813,7 @@ WHERE t.workspace_id = $1 AND t.tag = $2
        OR ($5::text = 'paused' AND l.status = 'paused')
        OR ($5::text = 'expired' AND l.expires_at <= now()))
   AND ($6::text IS NULL OR l.domain = $6::text)
+  AND ($7::uuid[] IS NULL OR l.id = ANY($7::uuid[]))
 `
 
 type LinkSearchTaggedCountParams struct {
@@ -813,6 +823,7 @@ type LinkSearchTaggedCountParams struct {
 	Pattern     *string
 	State       *string
 	Domain      *string
+	Ids         []uuid.UUID
 }
 
 // How many links LinkSearchTagged finds in all (every page).
@@ -824,6 +835,7 @@ func (q *Queries) LinkSearchTaggedCount(ctx context.Context, db DBTX, arg LinkSe
 		arg.Pattern,
 		arg.State,
 		arg.Domain,
+		arg.Ids,
 	)
 	var count int64
 	err := row.Scan(&count)

@@ -215,6 +215,22 @@ type PasswordResetRequest struct {
 	RequestedAt time.Time
 }
 
+type QrDesign struct {
+	WorkspaceID uuid.UUID
+	LinkID      *uuid.UUID
+	Fg          string
+	Bg          string
+	Ecc         string
+	Margin      int32
+	Modules     string
+	LogoPng     []byte
+	LogoWidth   *int32
+	LogoHeight  *int32
+	FrameText   *string
+	FrameColor  *string
+	UpdatedAt   time.Time
+}
+
 type RetiredCode struct {
 	Code      string
 	RetiredAt time.Time

@@ -4,24 +4,31 @@ from __future__ import annotations
 
 import enum
 from datetime import datetime
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 import httpx
 
-from ._decode import decode, format_timestamp
+from ._decode import decode, encode, format_timestamp
 from ._models import (
     Analytics,
+    BulkResult,
     Delivery,
     Domain,
     EventType,
     Interval,
     Link,
     LinkFilter,
+    LinkRule,
     LinkStatus,
     Page,
+    QRDesign,
     QRErrorCorrection,
     QRFormat,
+    QRLogoFlag,
+    QRModules,
     Scan,
+    SplitVariant,
+    TagObject,
     Webhook,
     WebhookStatus,
     WebhookWithSecret,
@@ -131,20 +138,63 @@ class Links:
         code: str | None = None,
         expires_at: datetime | str | None = None,
         domain: str | None = None,
+        tags: Sequence[str] | None = None,
+        rules: Sequence[LinkRule | Mapping[str, Any]] | None = None,
+        split: Sequence[SplitVariant | Mapping[str, Any]] | None = None,
+        password: str | None = None,
+        max_scans: int | None = None,
     ) -> Link:
         """Creates a link (links:write); ``code`` asks for a custom short code,
-        ``domain`` puts it on a verified custom domain of the workspace."""
-        body: dict[str, Any] = {"target_url": target_url}
-        if title is not None:
-            body["title"] = title
-        if code is not None:
-            body["code"] = code
-        if expires_at is not None:
-            body["expires_at"] = _ts(expires_at)
-        if domain is not None:
-            body["domain"] = domain
+        ``domain`` puts it on a verified custom domain of the workspace.
+
+        ``tags`` label it; ``rules`` (LinkRule, first match wins) and ``split``
+        (2-5 SplitVariant weights adding up to 100) choose other destinations;
+        ``password`` asks visitors for it; ``max_scans`` ends it after that many scans."""
+        body = create_body(
+            target_url, title=title, code=code, expires_at=expires_at, domain=domain,
+            tags=tags, rules=rules, split=split, password=password, max_scans=max_scans,
+        )
         r = self._t.request("POST", "/links", json=body, idempotency_key=idempotency_key)
         return decode(Link, r.json())
+
+    def create_many(
+        self,
+        links: Sequence[Mapping[str, Any]],
+        *,
+        atomic: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> BulkResult:
+        """Creates 1 to 1,000 links in one request (links:write); each item is a
+        create body (``linkqr.create_body(...)`` builds one; ``password`` is refused
+        here, set it afterwards with ``update``). Without ``atomic``
+        each item succeeds or fails on its own (see ``BulkResult.data``); with
+        ``atomic=True`` all are created or none (ProblemError 422)."""
+        body: dict[str, Any] = {"links": [encode(dict(x)) for x in links]}
+        if atomic is not None:
+            body["atomic"] = atomic
+        r = self._t.request("POST", "/links/bulk", json=body, idempotency_key=idempotency_key)
+        return decode(BulkResult, r.json())
+
+    def export(
+        self,
+        q: str | None = None,
+        status: LinkFilter | None = None,
+        *,
+        domain: str | None = None,
+        tag: Sequence[str] | None = None,
+    ) -> str:
+        """The links the list's filters find, newest first, as CSV text with a header row (links:read)."""
+        params = {"q": q, "status": status, "domain": domain, "tag": list(tag) if tag else None}
+        return self._t.request("GET", "/links/export", params=params).text
+
+    def tags_page(self, *, limit: int | None = None, cursor: str | None = None) -> Page[TagObject]:
+        """One page of the workspace's tags, by name, with their live links' count (links:read)."""
+        params = {"limit": limit, "cursor": cursor}
+        return _page(TagObject, self._t.request("GET", "/tags", params=params).json())
+
+    def tags(self, *, limit: int | None = None) -> Iterator[TagObject]:
+        """Every tag of the workspace, by name (links:read)."""
+        return _iterate(lambda c: self.tags_page(limit=limit, cursor=c))
 
     def get(self, id: str) -> Link:
         """One link (links:read)."""
@@ -158,10 +208,17 @@ class Links:
         title: str | None | _Unset = UNSET,
         status: LinkStatus | _Unset = UNSET,
         expires_at: datetime | str | None | _Unset = UNSET,
+        tags: Sequence[str] | _Unset = UNSET,
+        rules: Sequence[LinkRule | Mapping[str, Any]] | None | _Unset = UNSET,
+        split: Sequence[SplitVariant | Mapping[str, Any]] | None | _Unset = UNSET,
+        password: str | None | _Unset = UNSET,
+        max_scans: int | None | _Unset = UNSET,
     ) -> Link:
-        """Re-points, retitles, pauses/resumes or sets the expiry of a link (links:write).
+        """Re-points, retitles, pauses/resumes, retags, retargets or sets the expiry of a link (links:write).
 
-        Fields left out stay as they are; ``title=None`` / ``expires_at=None`` clear them.
+        Fields left out stay as they are; ``title=None`` / ``expires_at=None`` /
+        ``rules=None`` / ``split=None`` / ``password=None`` / ``max_scans=None``
+        clear them; ``tags`` replaces the set (``[]`` removes every tag).
         """
         body: dict[str, Any] = {}
         if not isinstance(target_url, _Unset):
@@ -172,6 +229,16 @@ class Links:
             body["status"] = status
         if not isinstance(expires_at, _Unset):
             body["expires_at"] = None if expires_at is None else _ts(expires_at)
+        if not isinstance(tags, _Unset):
+            body["tags"] = list(tags)
+        if not isinstance(rules, _Unset):
+            body["rules"] = None if rules is None else encode(list(rules))
+        if not isinstance(split, _Unset):
+            body["split"] = None if split is None else encode(list(split))
+        if not isinstance(password, _Unset):
+            body["password"] = password
+        if not isinstance(max_scans, _Unset):
+            body["max_scans"] = max_scans
         return decode(Link, self._t.request("PATCH", f"/links/{_seg(id)}", json=body).json())
 
     def delete(self, id: str) -> None:
@@ -184,11 +251,16 @@ class Links:
         q: str | None = None,
         status: LinkFilter | None = None,
         domain: str | None = None,
+        tag: Sequence[str] | None = None,
         limit: int | None = None,
         cursor: str | None = None,
     ) -> Page[Link]:
-        """One page of links, newest first (links:read); ``domain``: only those on that custom domain."""
-        params = {"q": q, "status": status, "domain": domain, "limit": limit, "cursor": cursor}
+        """One page of links, newest first (links:read); ``domain``: only those on that
+        custom domain; ``tag``: only those with every one of these tags."""
+        params = {
+            "q": q, "status": status, "domain": domain, "tag": list(tag) if tag else None,
+            "limit": limit, "cursor": cursor,
+        }
         return _page(Link, self._t.request("GET", "/links", params=params).json())
 
     def list(
@@ -197,12 +269,15 @@ class Links:
         status: LinkFilter | None = None,
         *,
         domain: str | None = None,
+        tag: Sequence[str] | None = None,
         limit: int | None = None,
     ) -> Iterator[Link]:
         """Every link matching ``q`` (text in title, code or target),
-        ``status`` and ``domain``, newest first, fetching pages (of ``limit``)
-        as the loop goes."""
-        return _iterate(lambda c: self.list_page(q=q, status=status, domain=domain, limit=limit, cursor=c))
+        ``status``, ``domain`` and every ``tag``, newest first, fetching pages
+        (of ``limit``) as the loop goes."""
+        return _iterate(
+            lambda c: self.list_page(q=q, status=status, domain=domain, tag=tag, limit=limit, cursor=c)
+        )
 
     def qr(
         self,
@@ -214,10 +289,81 @@ class Links:
         ecc: QRErrorCorrection | None = None,
         fg: str | None = None,
         bg: str | None = None,
+        logo: QRLogoFlag | None = None,
     ) -> bytes:
-        """The link's QR code as PNG (default) or SVG bytes (links:read)."""
-        params = {"format": format, "size": size, "margin": margin, "ecc": ecc, "fg": fg, "bg": bg}
+        """The link's QR code as PNG (default), SVG or PDF bytes, in its QR design
+        (links:read); the options override the design for this image, ``logo="false"``
+        leaves its logo out."""
+        params = {"format": format, "size": size, "margin": margin, "ecc": ecc, "fg": fg, "bg": bg, "logo": logo}
         return self._t.request("GET", f"/links/{_seg(id)}/qr", params=params).content
+
+    def qr_design(self, id: str) -> QRDesign:
+        """The design the link's QR codes are drawn in: its own, else the workspace
+        default (``link_id`` None) (links:read)."""
+        return decode(QRDesign, self._t.request("GET", f"/links/{_seg(id)}/qr/design").json())
+
+    def set_qr_design(
+        self,
+        id: str,
+        *,
+        fg: str | _Unset = UNSET,
+        bg: str | _Unset = UNSET,
+        ecc: QRErrorCorrection | _Unset = UNSET,
+        margin: int | _Unset = UNSET,
+        modules: QRModules | _Unset = UNSET,
+        logo: str | None | _Unset = UNSET,
+        frame: dict[str, str] | None | _Unset = UNSET,
+    ) -> QRDesign:
+        """Gives the link a QR design of its own, laid over its current one (links:write).
+
+        ``logo`` is a ``data:image/png;base64,…`` or ``data:image/jpeg;base64,…`` URI
+        (None removes it); ``frame`` is ``{"text": "Scan me", "color": "1A237E"}`` (None
+        removes it). The server proves the design scans first: ProblemError
+        ``qr-unreadable`` otherwise, and nothing is saved."""
+        body = _design_body(fg=fg, bg=bg, ecc=ecc, margin=margin, modules=modules, logo=logo, frame=frame)
+        return decode(QRDesign, self._t.request("PUT", f"/links/{_seg(id)}/qr/design", json=body).json())
+
+    def delete_qr_design(self, id: str) -> None:
+        """Removes the link's own QR design: it follows the workspace default again (links:write)."""
+        self._t.request("DELETE", f"/links/{_seg(id)}/qr/design")
+
+    def default_qr_design(self) -> QRDesign:
+        """The workspace's default QR design (links:read)."""
+        return decode(QRDesign, self._t.request("GET", "/qr/design").json())
+
+    def set_default_qr_design(
+        self,
+        *,
+        fg: str | _Unset = UNSET,
+        bg: str | _Unset = UNSET,
+        ecc: QRErrorCorrection | _Unset = UNSET,
+        margin: int | _Unset = UNSET,
+        modules: QRModules | _Unset = UNSET,
+        logo: str | None | _Unset = UNSET,
+        frame: dict[str, str] | None | _Unset = UNSET,
+    ) -> QRDesign:
+        """Sets the workspace's default QR design, with the rules of set_qr_design (links:write)."""
+        body = _design_body(fg=fg, bg=bg, ecc=ecc, margin=margin, modules=modules, logo=logo, frame=frame)
+        return decode(QRDesign, self._t.request("PUT", "/qr/design", json=body).json())
+
+    def qr_zip(
+        self,
+        q: str | None = None,
+        status: LinkFilter | None = None,
+        *,
+        domain: str | None = None,
+        tag: Sequence[str] | None = None,
+        id: Sequence[str] | None = None,
+        format: QRFormat | None = None,
+        size: int | None = None,
+    ) -> bytes:
+        """The QR codes of up to 1,000 links (the list's filters, or ``id``s) as ZIP
+        bytes, each in its own design (links:read)."""
+        params = {
+            "q": q, "status": status, "domain": domain, "tag": list(tag) if tag else None,
+            "id": list(id) if id else None, "format": format, "size": size,
+        }
+        return self._t.request("GET", "/links/qr.zip", params=params).content
 
     def scans_page(self, id: str, *, limit: int | None = None, cursor: str | None = None) -> Page[Scan]:
         """One page of a link's scans, newest first (analytics:read)."""
@@ -326,6 +472,47 @@ class Webhooks:
             idempotency_key=idempotency_key,
         )
         return decode(Delivery, r.json())
+
+
+def create_body(
+    target_url: str,
+    *,
+    title: str | None = None,
+    code: str | None = None,
+    expires_at: datetime | str | None = None,
+    domain: str | None = None,
+    tags: Sequence[str] | None = None,
+    rules: Sequence[LinkRule | Mapping[str, Any]] | None = None,
+    split: Sequence[SplitVariant | Mapping[str, Any]] | None = None,
+    password: str | None = None,
+    max_scans: int | None = None,
+) -> dict[str, Any]:
+    """A link's create body, for ``Links.create_many`` (None leaves a field out)."""
+    body: dict[str, Any] = {"target_url": target_url}
+    if title is not None:
+        body["title"] = title
+    if code is not None:
+        body["code"] = code
+    if expires_at is not None:
+        body["expires_at"] = _ts(expires_at)
+    if domain is not None:
+        body["domain"] = domain
+    if tags is not None:
+        body["tags"] = list(tags)
+    if rules is not None:
+        body["rules"] = encode(list(rules))
+    if split is not None:
+        body["split"] = encode(list(split))
+    if password is not None:
+        body["password"] = password
+    if max_scans is not None:
+        body["max_scans"] = max_scans
+    return body
+
+
+def _design_body(**fields: Any) -> dict[str, Any]:
+    """The PUT body of a design: the fields that are not UNSET."""
+    return {k: v for k, v in fields.items() if not isinstance(v, _Unset)}
 
 
 def _page(cls: type[T], body: Any) -> Page[T]:

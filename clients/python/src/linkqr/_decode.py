@@ -17,7 +17,7 @@ from ._errors import LinkqrError
 T = TypeVar("T")
 
 # Python keywords renamed in the models: the JSON name → the field name.
-_RENAMED = {"from": "from_"}
+_RENAMED = {"from": "from_", "if": "if_"}
 _FIELD_TO_JSON = {v: k for k, v in _RENAMED.items()}
 
 _TIMESTAMP = re.compile(
@@ -54,6 +54,28 @@ def format_timestamp(dt: datetime) -> str:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     return dt.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def encode(v: Any) -> Any:
+    """A JSON value of a model (or of plain values holding models): fields by
+    their JSON names, timestamps in RFC 3339, defaulted fields left at their
+    empty default left out."""
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(v):
+            x = getattr(v, f.name)
+            has_default = f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+            if has_default and x in (None, []):
+                continue
+            out[json_name(f.name)] = encode(x)
+        return out
+    if isinstance(v, datetime):
+        return format_timestamp(v)
+    if isinstance(v, dict):
+        return {k: encode(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [encode(x) for x in v]
+    return v
 
 
 def decode(cls: type[T], value: Any) -> T:
@@ -113,6 +135,9 @@ def _object(cls: type, v: Any, where: str) -> Any:
     for f in dataclasses.fields(cls):
         name = json_name(f.name)
         if name not in v:
+            # Fields the document does not require have a default in the model.
+            if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
+                continue
             raise DecodeError(f"{where}: field {name!r} is missing")
         kwargs[f.name] = _value(hints[f.name], v[name], f"{where}.{name}")
     # Fields the models do not know (a newer server) are ignored.

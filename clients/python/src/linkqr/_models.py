@@ -6,9 +6,11 @@ Nullable fields are ``X | None``; timestamps are timezone-aware ``datetime``s in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar
+
+from ._errors import ProblemError
 
 Scope = Literal[
     "links:read", "links:write", "analytics:read", "webhooks:read", "webhooks:write", "domains:read", "domains:write"
@@ -22,8 +24,39 @@ EventType = Literal["scan.created", "link.updated", "link.created", "link.delete
 DeliveryEventType = Literal["scan.created", "link.updated", "link.created", "link.deleted", "ping"]
 WebhookStatus = Literal["enabled", "disabled"]
 DeliveryStatus = Literal["pending", "succeeded", "failed"]
-QRFormat = Literal["png", "svg"]
+QRFormat = Literal["png", "svg", "pdf"]
 QRErrorCorrection = Literal["L", "M", "Q", "H"]
+QRModules = Literal["square", "dots", "rounded"]
+QRLogoFlag = Literal["true", "false"]
+RuleOS = Literal[
+    "Android", "BlackBerry", "ChromeOS", "FreeBSD", "HarmonyOS", "Linux", "Windows", "Windows Phone", "iOS", "macOS", "Other"
+]
+
+
+@dataclass(frozen=True)
+class LinkRuleCondition:
+    """What a visitor must match: each list given (not empty) must contain the
+    visitor's value; an empty list is a condition left out."""
+
+    device: list[Device] = field(default_factory=list)
+    os: list[RuleOS] = field(default_factory=list)
+    country: list[str] = field(default_factory=list)  # ISO 3166-1 alpha-2, in capitals
+
+
+@dataclass(frozen=True)
+class LinkRule:
+    """A targeting rule: the first whose condition ``if_`` matches sends the visitor to ``target_url``."""
+
+    if_: LinkRuleCondition
+    target_url: str
+
+
+@dataclass(frozen=True)
+class SplitVariant:
+    """One variant of an A/B split: ``weight`` (1-100) of the visitors no rule matched."""
+
+    target_url: str
+    weight: int
 
 
 @dataclass(frozen=True)
@@ -48,12 +81,17 @@ class Link:
     short_url: str
     target_url: str
     title: str | None
+    tags: list[str]  # lowercase, sorted by name
     status: LinkStatus
     expires_at: datetime | None
     scan_count: int
     last_scanned_at: datetime | None
     created_at: datetime
     updated_at: datetime
+    rules: list[LinkRule] | None
+    split: list[SplitVariant] | None
+    password_protected: bool
+    max_scans: int | None
 
 
 @dataclass(frozen=True)
@@ -71,6 +109,7 @@ class Scan:
     bot: bool
     country: str | None  # ISO 3166-1 alpha-2 ("DE"); None when it could not be told
     source: ScanSource  # "qr": opened through the ?qr=1 the link's QR codes encode; else "link"
+    variant: str | None  # "rule:<n>", "split:<n>", or None for the link's own target_url
 
 
 @dataclass(frozen=True)
@@ -110,6 +149,9 @@ class Analytics:
     referrers: list[AnalyticsCount]
     countries: list[AnalyticsCount]  # every country, "(unknown)" for scans without one; adds up to total
     sources: list[AnalyticsCount]  # "qr" and "link"; adds up to total
+    # Links with rules or a split: scans by destination ("rule:<n>", "split:<n>",
+    # "(default)"); adds up to total. Empty (absent from the answer) otherwise.
+    variants: list[AnalyticsCount] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -144,6 +186,40 @@ class DomainVerification:
     type: Literal["TXT"]
     name: str
     value: str
+
+
+@dataclass(frozen=True)
+class QRLogo:
+    """The stored logo of a QR design: the server's own PNG."""
+
+    width: int
+    height: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class QRFrame:
+    """A QR design's frame: a border in ``color`` with ``text`` below the code."""
+
+    text: str
+    color: str
+
+
+@dataclass(frozen=True)
+class QRDesign:
+    """How a link's QR codes are drawn; ``link_id`` is None for the workspace default
+    (and for a link that inherits it)."""
+
+    object: Literal["qr_design"]
+    link_id: str | None
+    fg: str
+    bg: str
+    ecc: QRErrorCorrection
+    margin: int
+    modules: QRModules
+    logo: QRLogo | None
+    frame: QRFrame | None
+    updated_at: datetime | None
 
 
 @dataclass(frozen=True)
@@ -212,6 +288,41 @@ class Event:
     def previous_attributes(self) -> dict[str, Any]:
         v = self.data.get("previous_attributes")
         return dict(v) if isinstance(v, dict) else {}
+
+
+@dataclass(frozen=True)
+class TagObject:
+    """A tag of the workspace and how many of its live links carry it."""
+
+    object: Literal["tag"]
+    name: str
+    link_count: int
+
+
+@dataclass(frozen=True)
+class BulkItem:
+    """The outcome of one item of a bulk creation: ``status`` 201 with ``link``,
+    or 409/422 with ``error`` (a problem document; see ``problem``)."""
+
+    index: int
+    status: int
+    link: Link | None = None
+    error: dict[str, Any] | None = None
+
+    @property
+    def problem(self) -> ProblemError | None:
+        """``error`` as a ProblemError, or None for a created link."""
+        return None if self.error is None else ProblemError(self.status, self.error)
+
+
+@dataclass(frozen=True)
+class BulkResult:
+    """The outcome of a bulk creation, one item per link in request order."""
+
+    object: Literal["bulk_result"]
+    created: int
+    failed: int
+    data: list[BulkItem]
 
 
 T = TypeVar("T")

@@ -57,9 +57,41 @@ private fun <T> pages(first: String?, fetch: (String?) -> Page<T>): Sequence<T> 
     }
 }
 
+/** The PUT body of a QR design: the fields given, null for a removed logo or frame. */
+private fun designBody(
+    fg: String?, bg: String?, ecc: String?, margin: Int?, modules: String?, logo: String?,
+    frame: QRFrameInput?, removeLogo: Boolean, removeFrame: Boolean
+): JsonObject {
+    val b = JsonObject()
+    b.put("fg", fg, false)
+    b.put("bg", bg, false)
+    b.put("ecc", ecc, false)
+    if (margin != null) b.addProperty("margin", margin)
+    b.put("modules", modules, false)
+    b.put("logo", logo, removeLogo)
+    if (removeFrame) {
+        b.add("frame", JsonNull.INSTANCE)
+    } else if (frame != null) {
+        val f = JsonObject()
+        f.addProperty("text", frame.text)
+        if (frame.color != null) f.addProperty("color", frame.color)
+        b.add("frame", f)
+    }
+    return b
+}
+
 private fun JsonObject.put(name: String, value: String?, clear: Boolean) {
     if (value != null) addProperty(name, value) else if (clear) add(name, JsonNull.INSTANCE)
 }
+
+/** putJson adds value as JSON (snake_case fields), or null when cleared, else nothing. */
+private fun JsonObject.putJson(name: String, value: Any?, clear: Boolean) {
+    if (value != null) add(name, Json.gson.toJsonTree(value)) else if (clear) add(name, JsonNull.INSTANCE)
+}
+
+/** The query of the list's filters (tag repeated: links carrying every one). */
+private fun linkFilters(q: String?, status: String?, domain: String?, tag: List<String>?): List<Pair<String, String?>> =
+    listOf("q" to q, "status" to status, "domain" to domain) + (tag ?: emptyList()).map { "tag" to it }
 
 /** Links: create, list, get, re-point, delete; QR codes, scans and analytics of one. */
 class Links internal constructor(private val t: Transport) {
@@ -69,6 +101,9 @@ class Links internal constructor(private val t: Transport) {
      * return the first one's link instead of a second one; default: a fresh
      * key, reused by the client's own retries. [domain] puts it on a
      * verified custom domain of the workspace (null: the default one).
+     * [tags] label it; [rules] send matching scans (device, os, country)
+     * elsewhere, [split] shares the others out by weight; [password] makes
+     * it ask for one; [maxScans] stops it after that many human scans.
      */
     @JvmOverloads
     fun create(
@@ -77,7 +112,12 @@ class Links internal constructor(private val t: Transport) {
         code: String? = null,
         expiresAt: Instant? = null,
         idempotencyKey: String? = null,
-        domain: String? = null
+        domain: String? = null,
+        tags: List<String>? = null,
+        rules: List<LinkRule>? = null,
+        split: List<SplitVariant>? = null,
+        password: String? = null,
+        maxScans: Long? = null
     ): Link {
         val b = JsonObject()
         b.addProperty("target_url", targetUrl)
@@ -85,8 +125,49 @@ class Links internal constructor(private val t: Transport) {
         b.put("code", code, false)
         b.put("expires_at", expiresAt?.toString(), false)
         b.put("domain", domain, false)
+        b.putJson("tags", tags, false)
+        b.putJson("rules", rules, false)
+        b.putJson("split", split, false)
+        b.put("password", password, false)
+        b.putJson("max_scans", maxScans, false)
         return t.json(Link::class.java, "POST", "/links", body = b, idempotencyKey = idempotencyKey)
     }
+
+    // operation: createLinks
+    /**
+     * Creates 1 to 1,000 links in one request (links:write). Without
+     * [atomic] each item succeeds or fails on its own (see each
+     * [BulkItem]); with atomic = true all are created or none, and a failed
+     * item throws a ProblemException. [idempotencyKey] covers the whole request.
+     */
+    @JvmOverloads
+    fun createMany(links: List<LinkInput>, atomic: Boolean? = null, idempotencyKey: String? = null): BulkResult {
+        val b = JsonObject()
+        b.add("links", Json.gson.toJsonTree(links))
+        if (atomic != null) b.addProperty("atomic", atomic)
+        return t.json(BulkResult::class.java, "POST", "/links/bulk", body = b, idempotencyKey = idempotencyKey)
+    }
+
+    // operation: exportLinks
+    /**
+     * The links the list's filters find (all without one), newest first, as
+     * CSV text with a header row (links:read); [tag] repeated keeps links
+     * carrying every one.
+     */
+    @JvmOverloads
+    fun export(q: String? = null, status: String? = null, domain: String? = null, tag: List<String>? = null): String =
+        String(t.call("GET", "/links/export", linkFilters(q, status, domain, tag)).body(), Charsets.UTF_8)
+
+    // operation: listTags
+    /** Every tag of the workspace by name, with its link count, lazily (links:read). */
+    @JvmOverloads
+    fun tags(limit: Int? = null, cursor: String? = null): Sequence<Tag> = pages(cursor) { c -> tagsPage(limit, c) }
+
+    // operation: listTags
+    /** One page of tags. */
+    @JvmOverloads
+    fun tagsPage(limit: Int? = null, cursor: String? = null): Page<Tag> =
+        t.json(pageOf(Tag::class.java), "GET", "/tags", listOf("limit" to limit?.toString(), "cursor" to cursor))
 
     // operation: getLink
     fun get(id: String): Link = t.json(Link::class.java, "GET", "/links/" + enc(id))
@@ -96,24 +177,30 @@ class Links internal constructor(private val t: Transport) {
      * Every link, newest first, as a lazy Sequence that fetches the next page
      * when the previous one is used up (links:read). [q] matches title, code
      * or target; [status] is "all", "active", "paused" or "expired";
-     * [domain] keeps the links on that custom domain.
+     * [domain] keeps the links on that custom domain; [tag] the links
+     * carrying every tag given.
      */
     @JvmOverloads
-    fun list(q: String? = null, status: String? = null, limit: Int? = null, cursor: String? = null, domain: String? = null): Sequence<Link> =
-        pages(cursor) { c -> listPage(q, status, limit, c, domain) }
+    fun list(q: String? = null, status: String? = null, limit: Int? = null, cursor: String? = null, domain: String? = null,
+             tag: List<String>? = null): Sequence<Link> =
+        pages(cursor) { c -> listPage(q, status, limit, c, domain, tag) }
 
     // operation: listLinks
     /** One page of links. */
     @JvmOverloads
-    fun listPage(q: String? = null, status: String? = null, limit: Int? = null, cursor: String? = null, domain: String? = null): Page<Link> =
+    fun listPage(q: String? = null, status: String? = null, limit: Int? = null, cursor: String? = null, domain: String? = null,
+                 tag: List<String>? = null): Page<Link> =
         t.json(pageOf(Link::class.java), "GET", "/links",
-            listOf("limit" to limit?.toString(), "cursor" to cursor, "q" to q, "status" to status, "domain" to domain))
+            listOf("limit" to limit?.toString(), "cursor" to cursor) + linkFilters(q, status, domain, tag))
 
     // operation: updateLink
     /**
      * Changes a link (links:write): a new [targetUrl] re-points it from the
      * next scan on; [status] "paused" or "active"; null leaves a field as it
      * is, and [clearTitle] / [clearExpiresAt] remove the title or expiry.
+     * [tags] replaces the link's tags (an empty list removes them all);
+     * [rules], [split], [password] and [maxScans] replace those, and the
+     * matching clear flags remove them.
      */
     @JvmOverloads
     fun update(
@@ -123,13 +210,27 @@ class Links internal constructor(private val t: Transport) {
         status: String? = null,
         expiresAt: Instant? = null,
         clearTitle: Boolean = false,
-        clearExpiresAt: Boolean = false
+        clearExpiresAt: Boolean = false,
+        tags: List<String>? = null,
+        rules: List<LinkRule>? = null,
+        split: List<SplitVariant>? = null,
+        password: String? = null,
+        maxScans: Long? = null,
+        clearRules: Boolean = false,
+        clearSplit: Boolean = false,
+        clearPassword: Boolean = false,
+        clearMaxScans: Boolean = false
     ): Link {
         val b = JsonObject()
         b.put("target_url", targetUrl, false)
         b.put("title", title, clearTitle)
         b.put("status", status, false)
         b.put("expires_at", expiresAt?.toString(), clearExpiresAt)
+        b.putJson("tags", tags, false)
+        b.putJson("rules", rules, clearRules)
+        b.putJson("split", split, clearSplit)
+        b.put("password", password, clearPassword)
+        b.putJson("max_scans", maxScans, clearMaxScans)
         return t.json(Link::class.java, "PATCH", "/links/" + enc(id), body = b)
     }
 
@@ -154,9 +255,77 @@ class Links internal constructor(private val t: Transport) {
         margin: Int? = null,
         ecc: String? = null,
         fg: String? = null,
-        bg: String? = null
+        bg: String? = null,
+        logo: String? = null
     ): ByteArray = t.call("GET", "/links/" + enc(id) + "/qr", listOf("format" to format, "size" to size?.toString(),
-        "margin" to margin?.toString(), "ecc" to ecc, "fg" to fg, "bg" to bg)).body()
+        "margin" to margin?.toString(), "ecc" to ecc, "fg" to fg, "bg" to bg, "logo" to logo)).body()
+
+    // operation: getLinkQrDesign
+    /** The design the link's QR codes are drawn in: its own, else the workspace default (linkId null) (links:read). */
+    fun qrDesign(id: String): QRDesign = t.json(QRDesign::class.java, "GET", "/links/" + enc(id) + "/qr/design")
+
+    // operation: putLinkQrDesign
+    /**
+     * Gives the link a QR design of its own, laid over its current one
+     * (links:write); null leaves a field as it is. [logo] is a
+     * data:image/png;base64,… or data:image/jpeg;base64,… URI; [removeLogo] /
+     * [removeFrame] take them away. The server proves the design scans first:
+     * a ProblemException "qr-unreadable" otherwise, and nothing is saved.
+     */
+    @JvmOverloads
+    fun setQrDesign(
+        id: String,
+        fg: String? = null,
+        bg: String? = null,
+        ecc: String? = null,
+        margin: Int? = null,
+        modules: String? = null,
+        logo: String? = null,
+        frame: QRFrameInput? = null,
+        removeLogo: Boolean = false,
+        removeFrame: Boolean = false
+    ): QRDesign = t.json(QRDesign::class.java, "PUT", "/links/" + enc(id) + "/qr/design",
+        body = designBody(fg, bg, ecc, margin, modules, logo, frame, removeLogo, removeFrame))
+
+    // operation: deleteLinkQrDesign
+    /** Removes the link's own QR design: it follows the workspace default again (links:write). */
+    fun deleteQrDesign(id: String) {
+        t.call("DELETE", "/links/" + enc(id) + "/qr/design")
+    }
+
+    // operation: getQrDesign
+    /** The workspace's default QR design (links:read). */
+    fun defaultQrDesign(): QRDesign = t.json(QRDesign::class.java, "GET", "/qr/design")
+
+    // operation: putQrDesign
+    /** Sets the workspace's default QR design, with the rules of [setQrDesign] (links:write). */
+    @JvmOverloads
+    fun setDefaultQrDesign(
+        fg: String? = null,
+        bg: String? = null,
+        ecc: String? = null,
+        margin: Int? = null,
+        modules: String? = null,
+        logo: String? = null,
+        frame: QRFrameInput? = null,
+        removeLogo: Boolean = false,
+        removeFrame: Boolean = false
+    ): QRDesign = t.json(QRDesign::class.java, "PUT", "/qr/design",
+        body = designBody(fg, bg, ecc, margin, modules, logo, frame, removeLogo, removeFrame))
+
+    // operation: getLinksQrZip
+    /** The QR codes of up to 1,000 links (the list's filters, or ids) as ZIP bytes, each in its own design (links:read). */
+    @JvmOverloads
+    fun qrZip(
+        q: String? = null,
+        status: String? = null,
+        domain: String? = null,
+        tag: List<String>? = null,
+        id: List<String>? = null,
+        format: String? = null,
+        size: Int? = null
+    ): ByteArray = t.call("GET", "/links/qr.zip", listOf("q" to q, "status" to status, "domain" to domain, "format" to format,
+        "size" to size?.toString()) + (tag ?: emptyList()).map { "tag" to it } + (id ?: emptyList()).map { "id" to it }).body()
 
     // operation: listLinkScans
     /** Every scan of a link, newest first, lazily (analytics:read). */

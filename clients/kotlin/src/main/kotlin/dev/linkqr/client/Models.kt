@@ -28,14 +28,93 @@ data class Link(
     val shortUrl: String,
     val targetUrl: String,
     val title: String?,
+    /** The link's tags (at most 10), by name. */
+    val tags: List<String>,
     /** "active" or "paused". */
     val status: String,
     val expiresAt: Instant?,
     val scanCount: Long,
     val lastScannedAt: Instant?,
     val createdAt: Instant,
-    val updatedAt: Instant
+    val updatedAt: Instant,
+    /** Targeting rules, the first that matches a scan wins; null: none. */
+    val rules: List<LinkRule>?,
+    /** An A/B split of the scans no rule took (2 to 5 variants); null: none. */
+    val split: List<SplitVariant>?,
+    /** Whether the link asks for a password before it redirects (the password is never shown). */
+    val passwordProtected: Boolean,
+    /** The link stops redirecting after this many human scans; null: no limit. */
+    val maxScans: Long?
 )
+
+// schema: LinkRule
+/** A targeting rule: scans that match [if] go to [targetUrl]. */
+data class LinkRule(
+    val `if`: LinkRuleCondition,
+    val targetUrl: String
+)
+
+// schema: LinkRuleCondition
+/** What a rule matches: every given list must contain the scan's value (at least one list). */
+data class LinkRuleCondition @JvmOverloads constructor(
+    /** Device classes: "mobile", "tablet", "desktop", "bot", "other". */
+    val device: List<String>? = null,
+    /** Operating system families ("iOS", "Android", …). */
+    val os: List<String>? = null,
+    /** ISO 3166-1 alpha-2 countries ("DE"). */
+    val country: List<String>? = null
+)
+
+/** One variant of a link's A/B split: [weight] (1 to 100) parts of the scans go to [targetUrl]. */
+data class SplitVariant(
+    val targetUrl: String,
+    val weight: Int
+)
+
+// schema: TagObject
+/** A tag of the workspace and how many live links carry it. */
+data class Tag(
+    val `object`: String,
+    val name: String,
+    val linkCount: Long
+)
+
+/**
+ * One link to create with [Links.createMany]: the fields of [Links.create]
+ * (null leaves one out).
+ */
+data class LinkInput @JvmOverloads constructor(
+    val targetUrl: String,
+    val title: String? = null,
+    val code: String? = null,
+    val expiresAt: Instant? = null,
+    val domain: String? = null,
+    val tags: List<String>? = null,
+    val rules: List<LinkRule>? = null,
+    val split: List<SplitVariant>? = null,
+    val password: String? = null,
+    val maxScans: Long? = null
+)
+
+/** The outcome of a bulk creation: [created] and [failed] counts, and each item's outcome by index. */
+data class BulkResult(
+    val `object`: String,
+    val created: Int,
+    val failed: Int,
+    val data: List<BulkItem>
+)
+
+/** One item of a bulk creation: status 201 with [link], or 409/422 with [error] (a problem document). */
+data class BulkItem(
+    /** The item's index in the request's links. */
+    val index: Int,
+    val status: Int,
+    val link: Link?,
+    val error: com.google.gson.JsonObject?
+) {
+    /** The item's error as a ProblemException (slug, errors, …); null for a created link. */
+    fun problem(): ProblemException? = error?.let { ProblemException.fromJson(status, it) }
+}
 
 // schema: Scan
 /** One recorded scan (or click) of a link's short URL. */
@@ -53,7 +132,9 @@ data class Scan(
     /** The visitor's country, ISO 3166-1 alpha-2 ("DE"); null when it could not be told. */
     val country: String?,
     /** "qr" (opened through the ?qr=1 that the link's QR codes encode) or "link". */
-    val source: String
+    val source: String,
+    /** The destination that served it: "rule:<n>", "split:<n>", or null for the link's own targetUrl. */
+    val variant: String?
 )
 
 // schema: Analytics
@@ -77,7 +158,9 @@ data class Analytics(
     /** Every country (key "(unknown)" for scans without one); adds up to [total]. */
     val countries: List<AnalyticsCount>,
     /** Keys "qr" and "link"; adds up to [total]. */
-    val sources: List<AnalyticsCount>
+    val sources: List<AnalyticsCount>,
+    /** For links with rules or a split: keys "rule:<n>", "split:<n>" and "(default)"; adds up to [total]. */
+    val variants: List<AnalyticsCount>?
 )
 
 // schema: AnalyticsBucket
@@ -144,6 +227,41 @@ data class Delivery(
     val nextAttemptAt: Instant?
 )
 
+// schema: QRDesign
+/** How a link's QR codes are drawn; [linkId] is null for the workspace default (and a link that inherits it). */
+data class QRDesign(
+    val `object`: String,
+    val linkId: String?,
+    val fg: String,
+    val bg: String,
+    /** "L", "M", "Q" or "H" (always H with a logo). */
+    val ecc: String,
+    val margin: Int,
+    /** "square", "dots" or "rounded". */
+    val modules: String,
+    val logo: QRLogo?,
+    val frame: QRFrame?,
+    val updatedAt: Instant?
+)
+
+// schema: QRLogo
+/** The stored logo of a QR design (the server's own PNG). */
+data class QRLogo(
+    val width: Int,
+    val height: Int,
+    val bytes: Int
+)
+
+// schema: QRFrame
+/** A QR design's frame: a border in [color] with [text] below the code. */
+data class QRFrame(
+    val text: String,
+    val color: String
+)
+
+/** A frame to set: [color] null takes the design's fg. */
+data class QRFrameInput @JvmOverloads constructor(val text: String, val color: String? = null)
+
 // schema: Domain
 /** A custom short domain of the workspace. */
 data class Domain(
@@ -169,7 +287,7 @@ data class DomainVerification(
     val value: String
 )
 
-// schema: LinkList, ScanList, WebhookList, DeliveryList, DomainList
+// schema: LinkList, ScanList, WebhookList, DeliveryList, DomainList, TagList
 /** One page of a list, newest first; pass nextCursor as cursor for the next one. */
 data class Page<T>(
     val `object`: String,

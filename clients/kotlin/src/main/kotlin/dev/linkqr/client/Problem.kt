@@ -79,5 +79,14 @@ class ProblemException(
             return ProblemException(status, p.type, p.title ?: "HTTP $status", p.detail ?: p.title ?: "HTTP $status",
                 p.instance, p.requestId ?: requestIdHeader, p.errors ?: emptyList(), p.requiredScope, retryAfter, json)
         }
+
+        @Suppress("USELESS_ELVIS")
+        /** fromJson builds the exception of a problem document carried inside an answer (a bulk item's error). */
+        fun fromJson(status: Int, json: JsonObject): ProblemException {
+            val p = Json.gson.fromJson(json, ProblemBody::class.java)
+            return ProblemException(p.status ?: status, p.type ?: "about:blank", p.title ?: "HTTP $status",
+                p.detail ?: p.title ?: "HTTP $status", p.instance, p.requestId, p.errors ?: emptyList(),
+                p.requiredScope, null, json)
+        }
     }
 }

@@ -81,6 +81,68 @@ class ClientTest {
     }
 
     @Test
+    fun tagsBulkAndExport() {
+        val lq = client()
+        val tag = "tag-$run"
+        val one = lq.links.create(targetUrl = "https://example.com/t1", title = "tags $run", tags = listOf(tag))
+        assertEquals(listOf(tag), one.tags)
+        val bulk = lq.links.createMany(listOf(
+            LinkInput("https://example.com/t2", title = "tags $run", tags = listOf(tag)),
+            LinkInput("https://example.com/t3", code = one.code)))
+        assertEquals("bulk_result", bulk.`object`)
+        assertEquals(1, bulk.created)
+        assertEquals(1, bulk.failed)
+        assertEquals(201, bulk.data[0].status)
+        assertEquals(listOf(tag), bulk.data[0].link!!.tags)
+        assertEquals(409, bulk.data[1].status)
+        assertEquals(null, bulk.data[1].link)
+        assertEquals(409, bulk.data[1].problem()!!.status)
+
+        assertEquals(setOf(one.id, bulk.data[0].link!!.id), lq.links.list(tag = listOf(tag)).map { it.id }.toSet())
+        val found = lq.links.tags(limit = 100).first { it.name == tag }
+        assertEquals("tag", found.`object`)
+        assertEquals(2L, found.linkCount)
+        val csv = lq.links.export(tag = listOf(tag))
+        assertTrue(csv.startsWith("id,code,domain,short_url,target_url,"), csv)
+        assertEquals(3, csv.trim().lines().size, csv)
+        assertTrue(csv.contains(one.code), csv)
+
+        assertEquals(emptyList<String>(), lq.links.update(one.id, tags = emptyList()).tags)
+    }
+
+    @Test
+    fun targetingRulesSplitPasswordAndScanLimit() {
+        val lq = client()
+        val link = lq.links.create(targetUrl = "https://example.com/default", title = "rules $run",
+            rules = listOf(LinkRule(LinkRuleCondition(device = listOf("mobile")), "https://example.com/mobile")),
+            split = listOf(SplitVariant("https://example.com/a", 50), SplitVariant("https://example.com/b", 50)),
+            maxScans = 100)
+        assertEquals("https://example.com/mobile", link.rules!![0].targetUrl)
+        assertEquals(listOf("mobile"), link.rules!![0].`if`.device)
+        assertEquals(null, link.rules!![0].`if`.os)
+        assertEquals(2, link.split!!.size)
+        assertEquals(100L, link.maxScans)
+        assertEquals(false, link.passwordProtected)
+
+        val http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build()
+        val res = http.send(HttpRequest.newBuilder(URI.create(link.shortUrl))
+            .header("User-Agent", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1")
+            .build(), HttpResponse.BodyHandlers.discarding())
+        assertEquals("https://example.com/mobile", res.headers().firstValue("Location").orElse(null))
+        val scan = eventually("the scan in the list") { lq.links.scans(link.id).firstOrNull() }
+        assertEquals("rule:0", scan.variant)
+        val stats = eventually("the scan in analytics") { lq.links.analytics(link.id).takeIf { it.total >= 1 } }
+        assertEquals("rule:0", stats.variants!!.first().key)
+
+        val locked = lq.links.update(link.id, password = "open sesame", clearRules = true, clearSplit = true, clearMaxScans = true)
+        assertEquals(true, locked.passwordProtected)
+        assertEquals(null, locked.rules)
+        assertEquals(null, locked.split)
+        assertEquals(null, locked.maxScans)
+        assertEquals(false, lq.links.update(link.id, clearPassword = true).passwordProtected)
+    }
+
+    @Test
     fun repointScanAndReadAnalytics() {
         val lq = client()
         val link = lq.links.create(targetUrl = "https://example.com/spring", title = "repoint $run")
@@ -136,6 +198,26 @@ class ClientTest {
         }
         assertEquals(listOf(AnalyticsCount("(unknown)", 2)), stats.countries)
         assertEquals(listOf(AnalyticsCount("link", 1), AnalyticsCount("qr", 1)), stats.sources)
+    }
+
+    @Test
+    fun qrDesigns() {
+        val lq = client()
+        val link = lq.links.create(targetUrl = "https://example.com/design", title = run)
+        assertEquals(null, lq.links.qrDesign(link.id).linkId)
+        val own = lq.links.setQrDesign(link.id, fg = "1A237E", modules = "dots", frame = QRFrameInput("Scan me"))
+        assertEquals(link.id, own.linkId)
+        assertEquals("dots", own.modules)
+        assertEquals(QRFrame("Scan me", "1A237E"), own.frame)
+        assertTrue(String(lq.links.qr(link.id, format = "svg")).contains(">Scan me</text>"))
+        assertEquals("%PDF", String(lq.links.qr(link.id, format = "pdf").copyOfRange(0, 4)))
+        val unreadable = assertThrows(ProblemException::class.java) { lq.links.setQrDesign(link.id, margin = 0) }
+        assertEquals("qr-unreadable", unreadable.slug)
+        assertEquals(own, lq.links.qrDesign(link.id))
+        assertEquals("PK", String(lq.links.qrZip(id = listOf(link.id), format = "svg").copyOfRange(0, 2)))
+        lq.links.deleteQrDesign(link.id)
+        assertEquals(null, lq.links.qrDesign(link.id).linkId)
+        assertEquals("qr_design", lq.links.defaultQrDesign().`object`)
     }
 
     @Test

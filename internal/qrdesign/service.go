@@ -1,0 +1,195 @@
+package qrdesign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/qr"
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+)
+
+// ErrUnreadable means the design's code does not decode to its content;
+// nothing was saved (the API's 422 qr-unreadable).
+var ErrUnreadable = qr.ErrUnreadable
+
+// SampleCode is the code a workspace default is proven with: a generated
+// code's length on the default short base, the common case.
+const SampleCode = "Ab3xY9q"
+
+// Service reads and saves designs.
+type Service struct {
+	db *store.DB
+	// Reserve takes a slot of the process's QR render bound for the
+	// render-and-decode of a save (qrserve.Server.Reserve), so saves
+	// share the renders' CPU budget; nil runs unbounded (tests).
+	Reserve func(ctx context.Context) (release func(), err error)
+	// Sample is the QR text a workspace default is proven with (a short
+	// URL with a generated-length code and ?qr=1).
+	Sample string
+}
+
+// NewService returns a Service; sample is what a workspace default must
+// scan as (see Sample).
+func NewService(db *store.DB, sample string) *Service {
+	return &Service{db: db, Sample: sample}
+}
+
+// ForLink is the design a link's codes use: its own, else its workspace's
+// default, else Defaults. l was loaded from ws, so it is ws's.
+func (s *Service) ForLink(ctx context.Context, ws uuid.UUID, l link.Link) (Design, error) {
+	row, err := dbsqlc.New().QRDesignGetLink(ctx, s.db.Conn(ctx), dbsqlc.QRDesignGetLinkParams{WorkspaceID: ws, LinkID: &l.ID})
+	if err == nil {
+		return fromRow(row)
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return Design{}, store.InterpretError(err)
+	}
+	return s.Default(ctx, ws)
+}
+
+// Default is the workspace's default design, else Defaults.
+func (s *Service) Default(ctx context.Context, ws uuid.UUID) (Design, error) {
+	row, err := dbsqlc.New().QRDesignGetDefault(ctx, s.db.Conn(ctx), ws)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Defaults(), nil
+	}
+	if err != nil {
+		return Design{}, store.InterpretError(err)
+	}
+	return fromRow(row)
+}
+
+// PutLink merges u over the link's current design (its own, else the
+// one it inherits), proves the result scans as the link's QR text and
+// saves it as the link's own. Contrast failures are validate.Errors,
+// an unreadable result ErrUnreadable; either way nothing is saved.
+func (s *Service) PutLink(ctx context.Context, ws uuid.UUID, l link.Link, u Update) (Design, error) {
+	cur, err := s.ForLink(ctx, ws, l)
+	if err != nil {
+		return Design{}, err
+	}
+	next := cur.apply(u)
+	if err := s.prove(ctx, next, l.QRContent()); err != nil {
+		return Design{}, err
+	}
+	p := params(ws, next)
+	row, err := dbsqlc.New().QRDesignUpsertLink(ctx, s.db.Conn(ctx), dbsqlc.QRDesignUpsertLinkParams{
+		WorkspaceID: ws, LinkID: &l.ID, Fg: p.Fg, Bg: p.Bg, Ecc: p.Ecc, Margin: p.Margin, Modules: p.Modules,
+		LogoPng: p.LogoPng, LogoWidth: p.LogoWidth, LogoHeight: p.LogoHeight, FrameText: p.FrameText, FrameColor: p.FrameColor,
+	})
+	if err != nil {
+		return Design{}, store.InterpretError(err)
+	}
+	return fromRow(row)
+}
+
+// PutDefault merges u over the workspace default, proves it scans (with
+// Sample as the text) and saves it.
+func (s *Service) PutDefault(ctx context.Context, ws uuid.UUID, u Update) (Design, error) {
+	cur, err := s.Default(ctx, ws)
+	if err != nil {
+		return Design{}, err
+	}
+	next := cur.apply(u)
+	if err := s.prove(ctx, next, s.Sample); err != nil {
+		return Design{}, err
+	}
+	row, err := dbsqlc.New().QRDesignUpsertDefault(ctx, s.db.Conn(ctx), params(ws, next))
+	if err != nil {
+		return Design{}, store.InterpretError(err)
+	}
+	return fromRow(row)
+}
+
+// DeleteLink removes the link's own design: its codes follow the
+// workspace default again. Deleting a design that does not exist is fine.
+func (s *Service) DeleteLink(ctx context.Context, ws uuid.UUID, l link.Link) error {
+	_, err := dbsqlc.New().QRDesignDeleteLink(ctx, s.db.Conn(ctx), dbsqlc.QRDesignDeleteLinkParams{WorkspaceID: ws, LinkID: &l.ID})
+	return store.InterpretError(err)
+}
+
+// ForLinks returns the designs of a batch of links of ws (the QR ZIP),
+// each its own or the workspace default (def, looked up by the caller
+// once with Default).
+func (s *Service) ForLinks(ctx context.Context, ws uuid.UUID, ids []uuid.UUID, def Design) (map[uuid.UUID]Design, error) {
+	rows, err := dbsqlc.New().QRDesignListLinks(ctx, s.db.Conn(ctx), dbsqlc.QRDesignListLinksParams{WorkspaceID: ws, LinkIds: ids})
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	out := make(map[uuid.UUID]Design, len(ids))
+	for _, id := range ids {
+		out[id] = def
+	}
+	for _, r := range rows {
+		d, err := fromRow(r)
+		if err != nil {
+			return nil, err
+		}
+		out[*r.LinkID] = d
+	}
+	return out, nil
+}
+
+// prove checks the contrast rules, then renders and decodes the design
+// within a render slot.
+func (s *Service) prove(ctx context.Context, d Design, content string) error {
+	if err := d.check(); err != nil {
+		return err
+	}
+	if s.Reserve != nil {
+		release, err := s.Reserve(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	return qr.Verify(content, d.Options())
+}
+
+func params(ws uuid.UUID, d Design) dbsqlc.QRDesignUpsertDefaultParams {
+	p := dbsqlc.QRDesignUpsertDefaultParams{
+		WorkspaceID: ws, Fg: qr.HexColour(d.FG), Bg: qr.HexColour(d.BG), Ecc: string(d.ECC),
+		Margin: int32(d.Margin), Modules: string(d.Modules),
+	}
+	if d.Logo != nil {
+		w, h := int32(d.Logo.Width()), int32(d.Logo.Height())
+		p.LogoPng, p.LogoWidth, p.LogoHeight = d.Logo.PNG(), &w, &h
+	}
+	if d.Frame != nil {
+		t, c := d.Frame.Text.String(), qr.HexColour(d.Frame.Color)
+		p.FrameText, p.FrameColor = &t, &c
+	}
+	return p
+}
+
+// fromRow reads a stored design; its values were parsed on write.
+func fromRow(r dbsqlc.QrDesign) (Design, error) {
+	fg, err1 := qr.ParseColour(r.Fg)
+	bg, err2 := qr.ParseColour(r.Bg)
+	if err := errors.Join(err1, err2); err != nil {
+		return Design{}, fmt.Errorf("qrdesign: stored colours: %w", err)
+	}
+	at := r.UpdatedAt
+	d := Design{LinkID: r.LinkID, FG: fg, BG: bg, ECC: qr.ECC(r.Ecc), Margin: int(r.Margin), Modules: qr.ModuleStyle(r.Modules), UpdatedAt: &at}
+	if r.LogoPng != nil {
+		l, err := qr.StoredLogo(r.LogoPng)
+		if err != nil {
+			return Design{}, err
+		}
+		d.Logo = l
+	}
+	if r.FrameText != nil && r.FrameColor != nil {
+		c, err := qr.ParseColour(*r.FrameColor)
+		if err != nil {
+			return Design{}, fmt.Errorf("qrdesign: stored frame colour: %w", err)
+		}
+		d.Frame = &qr.Frame{Text: qr.StoredFrameText(*r.FrameText), Color: c}
+	}
+	return d, nil
+}

@@ -59,7 +59,7 @@ check-ts:
 
 ## check-generated: fail when committed generated code differs from the generators' output,
 ## or the TypeScript client does not compile with tsc --strict
-GENERATED := internal/store/dbsqlc 'web/*_templ.go' $(TS_DIR)/src/schema.gen.ts
+GENERATED := internal/store/dbsqlc 'web/*_templ.go' $(TS_DIR)/src/schema.gen.ts $(TS_DIR)/src/version.gen.ts $(TS_DIR)/src/problems.gen.ts $(TS_DIR)/package.json
 check-generated: generate check-ts
 	@git diff --exit-code -- $(GENERATED) || (echo "generated code is stale: run make generate and commit"; exit 1)
 	@test -z "$$(git status --porcelain -- $(GENERATED))" || (git status --short -- $(GENERATED); echo "generated files are untracked: run make generate and commit"; exit 1)

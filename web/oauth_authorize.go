@@ -99,9 +99,9 @@ func (u *UI) parseAuthorize(w http.ResponseWriter, r *http.Request, vals url.Val
 		return fail("invalid_request", "code_challenge must be the base64url SHA-256 of the code_verifier")
 	}
 	req.challenge = vals.Get("code_challenge")
-	scopes, ok := oauth.ParseScopeParam(vals.Get("scope"), c.Scopes)
-	if !ok || len(scopes) == 0 {
-		return fail("invalid_scope", "scope must be a subset of the application's scopes")
+	scopes, ok := oauth.IntersectScopes(vals.Get("scope"), c.Scopes)
+	if !ok {
+		return fail("invalid_scope", "scope names none of the application's scopes: "+strings.Join(scope.Strings(c.Scopes), " "))
 	}
 	req.scopes = scopes
 	return req, true

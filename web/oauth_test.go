@@ -93,7 +93,7 @@ func TestAuthorizeBadInput(t *testing.T) {
 		"no PKCE method":        {func(q url.Values) { q.Del("code_challenge_method") }, "invalid_request"},
 		"malformed challenge":   {func(q url.Values) { q.Set("code_challenge", "short") }, "invalid_request"},
 		"token response type":   {func(q url.Values) { q.Set("response_type", "token") }, "unsupported_response_type"},
-		"scope beyond client's": {func(q url.Values) { q.Set("scope", "links:read links:write") }, "invalid_scope"},
+		"scope beyond client's": {func(q url.Values) { q.Set("scope", "links:write domains:read") }, "invalid_scope"},
 		"unknown scope":         {func(q url.Values) { q.Set("scope", "everything") }, "invalid_scope"},
 		"repeated scope":        {func(q url.Values) { q.Add("scope", "links:read") }, "invalid_request"},
 	} {
@@ -106,10 +106,17 @@ func TestAuthorizeBadInput(t *testing.T) {
 	}
 
 	// A valid request: sign-in first, then back to the consent page.
+	if login := b.get("/login"); hasTestID(login.body, "signin-app") {
+		t.Errorf("a plain sign-in page names an application: %s", excerpt(login.body))
+	}
 	start := authorizeQuery(c, partnerRedirect, nil)
 	p := b.get(start)
 	if p.status != http.StatusSeeOther || p.location != "/login" {
 		t.Fatalf("not signed in: %d %q", p.status, p.location)
+	}
+	// The sign-in page names the application that asks.
+	if login := b.get("/login"); login.status != 200 || !hasTestID(login.body, "signin-app") || !strings.Contains(login.body, "continue to <strong>Acme Analytics</strong>") {
+		t.Errorf("sign-in page during an authorization request: %d %s", login.status, excerpt(login.body))
 	}
 	p = b.signIn(tn.Email, tn.Password)
 	if p.status != http.StatusSeeOther || p.location != start {
@@ -118,6 +125,16 @@ func TestAuthorizeBadInput(t *testing.T) {
 	p = b.get(start)
 	if p.status != 200 || !hasTestID(p.body, "consent-page") || !strings.Contains(p.body, "Acme Analytics") || !strings.Contains(p.body, "read links and QR codes") {
 		t.Fatalf("consent page: %d %s", p.status, excerpt(p.body))
+	}
+	// A client asking for more than it may have (as MCP clients ask for
+	// every advertised scope) is offered the intersection, not refused.
+	wide := b.get(authorizeQuery(c, partnerRedirect, func(q url.Values) {
+		q.Set("scope", "links:read links:write analytics:read domains:write everything")
+	}))
+	if wide.status != 200 || !hasTestID(wide.body, "consent-page") || !strings.Contains(wide.body, "read links and QR codes") ||
+		!strings.Contains(wide.body, "read scans and analytics") || strings.Contains(wide.body, "create, re-point and delete links") ||
+		!strings.Contains(wide.body, `value="links:read analytics:read"`) {
+		t.Errorf("a wider scope request: %d %s", wide.status, excerpt(wide.body))
 	}
 	if csp := p.header.Get("Content-Security-Policy"); !strings.Contains(csp, "form-action 'self' https://partner.example;") || !strings.Contains(csp, "frame-ancestors 'none'") {
 		t.Errorf("consent CSP %q", csp)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -44,8 +45,25 @@ func (u *UI) signInForm(w http.ResponseWriter, r *http.Request) {
 		if v.Email = session.PopLoginEmail(sess); v.Email != "" {
 			_ = u.Sessions.Save(r, w, sess)
 		}
+		v.App = u.authorizingApp(r, session.PeekNext(sess))
 	}
 	Render(w, r, http.StatusOK, SignInPage(v))
+}
+
+// authorizingApp names the application whose authorization request sent
+// the user to sign in (next is that request, /oauth/authorize?client_id=…,
+// already checked by parseAuthorize), so the page says who is asking; ""
+// for any other return path or an unknown client.
+func (u *UI) authorizingApp(r *http.Request, next string) string {
+	n, err := url.Parse(next)
+	if err != nil || n.Path != "/oauth/authorize" || n.Host != "" {
+		return ""
+	}
+	c, err := u.OAuth.ClientByExternalID(r.Context(), n.Query().Get("client_id"))
+	if err != nil {
+		return ""
+	}
+	return c.Name
 }
 
 // signIn checks the credentials (throttled per address and IP, per IP, and

@@ -96,6 +96,7 @@ func formatTime(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 U
 type SignInView struct {
 	Nav    NavModel
 	Email  string
+	App    string // the application of the authorization request that asked for sign-in, if any
 	Error  string // one message for every failure, or the throttle notice
 	Notice string // e.g. after signing out
 }

@@ -96,6 +96,7 @@ func (a *API) Routes(r chi.Router) {
 		r.With(a.scope(scope.WebhooksWrite), a.Idempotency.Handler).Post("/webhooks/{id}/rotate-secret", a.handle(a.rotateWebhookSecret))
 		r.With(a.scope(scope.WebhooksRead)).Get("/webhooks/{id}/deliveries", a.handle(a.listDeliveries))
 		r.With(a.scope(scope.WebhooksWrite), a.Idempotency.Handler).Post("/webhooks/{id}/deliveries/{dlv}/retry", a.handle(a.retryDelivery))
+		r.With(a.scope(scope.WebhooksWrite), a.Idempotency.Handler).Post("/webhooks/{id}/test", a.handle(a.testWebhook))
 
 		r.With(a.scope(scope.DomainsWrite), a.Idempotency.Handler).Post("/domains", a.handle(a.createDomain))
 		r.With(a.scope(scope.DomainsRead)).Get("/domains", a.handle(a.listDomains))

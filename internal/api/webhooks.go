@@ -172,6 +172,27 @@ func (a *API) retryDelivery(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusAccepted, d.Wire())
 }
 
+// testWebhook answers POST /api/v1/webhooks/{id}/test: a signed ping to
+// this subscription only, through the normal delivery path (the same one
+// as Settings → Webhooks → Send test event), answered with its delivery.
+func (a *API) testWebhook(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, store.PrefixWebhook)
+	if err != nil {
+		return err
+	}
+	if err := noQuery(r); err != nil {
+		return err
+	}
+	if err := emptyBody(w, r); err != nil {
+		return err
+	}
+	d, err := a.Webhooks.SendTest(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusAccepted, d.Wire())
+}
+
 // emptyBody accepts the body of an action that takes no input: none at
 // all, or an empty JSON object (what many clients send by default).
 func emptyBody(w http.ResponseWriter, r *http.Request) error {

@@ -13,11 +13,13 @@ import (
 	"github.com/linkqr/linkqr/web"
 )
 
-// docsRoutes serves the OpenAPI document (/openapi.json, /openapi.yaml) and
-// its rendering for browsers (/docs).
+// docsRoutes serves the OpenAPI document (/openapi.json, /openapi.yaml),
+// with this server's absolute URLs (api.ServedDocument), and its rendering
+// for browsers (/docs).
 func (a *App) docsRoutes(r chi.Router, ui *web.UI) {
-	r.Get("/openapi.json", serveDocument("application/json", api.OpenAPIJSON()))
-	r.Get("/openapi.yaml", serveDocument("application/yaml", api.OpenAPIYAML()))
+	yamlDoc, jsonDoc := api.ServedDocument(a.Config.BaseURL.String())
+	r.Get("/openapi.json", serveDocument("application/json", jsonDoc))
+	r.Get("/openapi.yaml", serveDocument("application/yaml", yamlDoc))
 	r.Get("/docs", serveDocsPage(ui))
 }
 

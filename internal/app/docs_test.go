@@ -17,20 +17,54 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/linkqr/linkqr/internal/api"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
+// TestServedDocumentIsAbsolute: the served document names this server by
+// its absolute URL (LINKQR_BASE_URL + /api/v1), with absolute OAuth
+// endpoints and examples on this origin, so that tools loading it by URL
+// (Prism, mock servers, generators) call the right place; it still loads,
+// and keeps the license and contact.
+func TestServedDocumentIsAbsolute(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	for _, path := range []string{"/openapi.json", "/openapi.yaml"} {
+		resp := testkit.Get(t, srv.URL+path, nil)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		doc, err := openapi3.NewLoader().LoadFromData(body)
+		if err != nil {
+			t.Fatalf("%s does not load: %v", path, err)
+		}
+		if len(doc.Servers) != 1 || doc.Servers[0].URL != srv.URL+"/api/v1" {
+			t.Errorf("%s: servers %+v, want %s/api/v1", path, doc.Servers, srv.URL)
+		}
+		flows := doc.Components.SecuritySchemes["oauth2"].Value.Flows
+		if flows.ClientCredentials.TokenURL != srv.URL+"/oauth/token" || flows.AuthorizationCode.AuthorizationURL != srv.URL+"/oauth/authorize" {
+			t.Errorf("%s: OAuth URLs %q, %q", path, flows.ClientCredentials.TokenURL, flows.AuthorizationCode.AuthorizationURL)
+		}
+		if bytes.Contains(body, []byte("linkqr.example.com")) {
+			t.Errorf("%s still names linkqr.example.com", path)
+		}
+		if doc.Info.License == nil || doc.Info.License.URL != srv.URL+"/docs#section/Terms-of-use" || doc.Info.Contact == nil || doc.Info.Contact.URL != srv.URL+"/docs" {
+			t.Errorf("%s: license %+v, contact %+v", path, doc.Info.License, doc.Info.Contact)
+		}
+	}
+}
+
 func TestOpenAPIDocumentIsServed(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
+	servedYAML, servedJSON := api.ServedDocument(srv.URL)
 	for path, want := range map[string]struct {
 		contentType string
 		body        []byte
 	}{
-		"/openapi.json": {"application/json", api.OpenAPIJSON()},
-		"/openapi.yaml": {"application/yaml", api.OpenAPIYAML()},
+		"/openapi.json": {"application/json", servedJSON},
+		"/openapi.yaml": {"application/yaml", servedYAML},
 	} {
 		resp := testkit.Get(t, srv.URL+path, nil)
 		body, _ := io.ReadAll(resp.Body)

@@ -24,6 +24,7 @@ func (a *App) mcpRoutes(r *chi.Mux, v1 *api.API) {
 	server := mcp.Handler(mcp.Config{
 		API:          http.HandlerFunc(a.dispatchInProcess),
 		Authenticate: v1.Auth.Middleware,
+		Document:     api.OpenAPIJSON(),
 		ResourceMetadataURL: func() string {
 			return strings.TrimSuffix(a.Config.BaseURL.String(), "/") + "/.well-known/oauth-protected-resource/mcp"
 		},

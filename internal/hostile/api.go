@@ -92,6 +92,11 @@ func operations(doc map[string]any) ([]operation, string, error) {
 			base, _ = s["url"].(string)
 		}
 	}
+	// The served document names the server absolutely (LINKQR_BASE_URL +
+	// /api/v1); its path is what the requests go to on this host.
+	if u, err := url.Parse(base); err == nil && u.IsAbs() {
+		base = u.Path
+	}
 	if !strings.HasPrefix(base, "/") {
 		return nil, "", fmt.Errorf("hostile: the document's server %q is not a path on this host", base)
 	}

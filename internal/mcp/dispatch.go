@@ -69,7 +69,9 @@ func (d *dispatcher) do(ctx context.Context, c call) (*response, error) {
 	if body != nil {
 		req, err = http.NewRequestWithContext(ctx, c.method, target, body)
 	} else {
-		req, err = http.NewRequestWithContext(ctx, c.method, target, nil)
+		// http.NoBody, as a server request has: handlers (and the
+		// idempotency middleware) read the body of a POST without one.
+		req, err = http.NewRequestWithContext(ctx, c.method, target, http.NoBody)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mcp: build request: %w", err)
@@ -146,7 +148,8 @@ func (r *response) result() *sdk.CallToolResult {
 		return r.problemResult()
 	}
 	if r.status == http.StatusNoContent || len(r.body) == 0 {
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: `{"status":"done"}`}}}
+		done := json.RawMessage(`{"status":"done"}`)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(done)}}, StructuredContent: done}
 	}
 	return &sdk.CallToolResult{
 		Content:           []sdk.Content{&sdk.TextContent{Text: string(r.body)}},

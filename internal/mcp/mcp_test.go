@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/mcp"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
@@ -93,11 +95,9 @@ func text(res *sdk.CallToolResult) string {
 	return b.String()
 }
 
-func TestListTools(t *testing.T) {
-	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
+// toolNames lists the tools a session is shown, sorted.
+func toolNames(t *testing.T, s *sdk.ClientSession) []string {
+	t.Helper()
 	res, err := s.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +105,58 @@ func TestListTools(t *testing.T) {
 	var names []string
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// TestToolsFollowScopes: a credential is shown only the tools its scopes
+// allow (get_workspace always); every tool has a scope entry.
+func TestToolsFollowScopes(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	for _, c := range []struct {
+		scopes []string
+		want   []string
+	}{
+		{[]string{"links:read"}, []string{"get_link", "get_link_qr", "get_qr_design", "get_workspace", "list_links", "search_links"}},
+		{[]string{"links:write"}, []string{"create_link", "create_links", "delete_link", "delete_link_qr_design", "get_workspace", "pause_link", "repoint_link", "resume_link", "set_link_destinations", "set_qr_design", "update_link"}},
+		{[]string{"webhooks:read"}, []string{"get_workspace", "list_webhook_deliveries", "list_webhooks"}},
+		{[]string{"webhooks:write"}, []string{"create_webhook", "delete_webhook", "get_workspace", "rotate_webhook_secret", "test_webhook", "update_webhook"}},
+		{[]string{"domains:write"}, []string{"get_workspace"}},
+	} {
+		got := toolNames(t, connect(t, srv, srv.APIKey(t, tn.WorkspaceID, c.scopes...)))
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%v: tools %v, want %v", c.scopes, got, c.want)
+		}
+	}
+	all := toolNames(t, connect(t, srv, srv.APIKey(t, tn.WorkspaceID)))
+	for _, name := range all {
+		if _, ok := mcp.ToolScope(name); !ok {
+			t.Errorf("%s has no scope entry", name)
+		}
+	}
+}
+
+func TestListTools(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID))
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if title := tool.Annotations.Title; !titleCase(title) {
+			t.Errorf("%s: annotation title %q is not in Title Case", tool.Name, title)
+		}
+		if schema, _ := json.Marshal(tool.InputSchema); strings.Contains(string(schema), "max_results") {
+			t.Errorf("%s: page size is limit everywhere", tool.Name)
+		}
 		if len(tool.Description) < 40 {
 			t.Errorf("%s: description too thin: %q", tool.Name, tool.Description)
 		}
@@ -113,9 +165,9 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s: input schema %s", tool.Name, schema)
 		}
 	}
-	want := []string{"create_link", "create_links", "create_webhook", "delete_link", "delete_link_qr_design", "get_link", "get_link_analytics", "get_link_qr",
+	want := []string{"create_link", "create_links", "create_webhook", "delete_link", "delete_link_qr_design", "delete_webhook", "get_link", "get_link_analytics", "get_link_qr",
 		"get_qr_design", "get_workspace", "list_domains", "list_link_scans", "list_links", "list_webhook_deliveries", "list_webhooks", "pause_link",
-		"repoint_link", "resume_link", "search_links", "set_link_destinations", "set_qr_design", "update_link"}
+		"repoint_link", "resume_link", "rotate_webhook_secret", "search_links", "set_link_destinations", "set_qr_design", "test_webhook", "update_link", "update_webhook"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
@@ -301,23 +353,21 @@ func TestProblemsBecomeToolErrors(t *testing.T) {
 	tn := testkit.NewTenant(t, srv.Pool)
 	readOnly := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
 
-	res := callTool(t, readOnly, "create_link", map[string]any{"target_url": "https://example.com/x"})
-	p := structured(t, res)
-	if !res.IsError || p["status"] != float64(403) || p["required_scope"] != "links:write" ||
-		!strings.HasSuffix(p["type"].(string), "/problems/insufficient-scope") || !strings.Contains(text(res), "links:write") {
-		t.Errorf("missing scope: isError=%v %v", res.IsError, text(res))
+	// A tool the credential's scopes do not allow is not offered at all.
+	if _, err := readOnly.CallTool(context.Background(), &sdk.CallToolParams{Name: "create_link", Arguments: map[string]any{"target_url": "https://example.com/x"}}); err == nil ||
+		!strings.Contains(err.Error(), `unknown tool "create_link"`) {
+		t.Errorf("create_link with links:read: %v", err)
 	}
 	if data := ok(t, callTool(t, readOnly, "list_links", nil))["data"].([]any); len(data) != 0 {
 		t.Errorf("a refused create made a link: %v", data)
 	}
-	res = callTool(t, readOnly, "get_link_analytics", map[string]any{"id": "lnk_0000000000000000000000000a"})
-	if p := structured(t, res); !res.IsError || p["required_scope"] != "analytics:read" {
-		t.Errorf("analytics without scope: %s", text(res))
+	if names := toolNames(t, readOnly); slices.Contains(names, "get_link_analytics") {
+		t.Errorf("analytics offered without analytics:read: %v", names)
 	}
 
 	writer := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read", "links:write"))
-	res = callTool(t, writer, "create_link", map[string]any{"target_url": "https://user:pw@example.com/x"})
-	p = structured(t, res)
+	res := callTool(t, writer, "create_link", map[string]any{"target_url": "https://user:pw@example.com/x"})
+	p := structured(t, res)
 	errs, _ := p["errors"].([]any)
 	if !res.IsError || p["status"] != float64(422) || len(errs) != 1 || errs[0].(map[string]any)["pointer"] != "/target_url" ||
 		!strings.Contains(text(res), "/target_url") {
@@ -481,10 +531,104 @@ func TestWebhookTools(t *testing.T) {
 	}
 
 	links := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
-	res = callTool(t, links, "list_webhooks", nil)
-	if p := structured(t, res); !res.IsError || p["required_scope"] != "webhooks:read" {
-		t.Errorf("list_webhooks without scope: %s", text(res))
+	if names := toolNames(t, links); slices.Contains(names, "list_webhooks") {
+		t.Errorf("a links:read key is shown %v", names)
 	}
+
+	// Change, test, rotate and delete it.
+	up := ok(t, callTool(t, s, "update_webhook", map[string]any{"webhook_id": wh["id"], "description": nil, "events": []string{"link.deleted", "link.created"}}))
+	if up["description"] != nil || fmt.Sprint(up["events"]) != "[link.deleted link.created]" || up["url"] != "http://127.0.0.1:9/hook" {
+		t.Errorf("update_webhook %v", up)
+	}
+	ping := ok(t, callTool(t, s, "test_webhook", map[string]any{"webhook_id": wh["id"]}))
+	if ping["object"] != "delivery" || ping["event_type"] != "ping" {
+		t.Errorf("test_webhook %v", ping)
+	}
+	rot := ok(t, callTool(t, s, "rotate_webhook_secret", map[string]any{"webhook_id": wh["id"]}))
+	if sec, _ := rot["secret"].(string); !strings.HasPrefix(sec, "whsec_") || sec == wh["secret"] {
+		t.Errorf("rotate_webhook_secret %v", rot)
+	}
+	if res := callTool(t, s, "delete_webhook", map[string]any{"webhook_id": wh["id"]}); res.IsError {
+		t.Errorf("delete_webhook %s", text(res))
+	}
+	if res := callTool(t, s, "update_webhook", map[string]any{"webhook_id": wh["id"], "status": "enabled"}); !res.IsError || structured(t, res)["status"] != float64(404) {
+		t.Errorf("update after delete: %s", text(res))
+	}
+}
+
+// TestUpdateLinkTool: update_link changes title and expiry, "" clears
+// them, and fields not given stay.
+func TestUpdateLinkTool(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID))
+	l := ok(t, callTool(t, s, "create_link", map[string]any{"target_url": "https://example.com/u", "title": "Old"}))
+	got := ok(t, callTool(t, s, "update_link", map[string]any{"id": l["id"], "title": "New", "expires_at": "2099-01-01T00:00:00Z"}))
+	if got["title"] != "New" || got["expires_at"] != "2099-01-01T00:00:00Z" || got["target_url"] != "https://example.com/u" {
+		t.Errorf("update_link %v", got)
+	}
+	got = ok(t, callTool(t, s, "update_link", map[string]any{"id": l["id"], "title": "", "expires_at": ""}))
+	if got["title"] != nil || got["expires_at"] != nil {
+		t.Errorf("update_link clearing %v", got)
+	}
+	res := callTool(t, s, "update_link", map[string]any{"id": l["id"], "expires_at": "2001-01-01T00:00:00Z"})
+	if p := structured(t, res); !res.IsError || p["status"] != float64(422) {
+		t.Errorf("an expiry in the past: %s", text(res))
+	}
+}
+
+// TestSearchAllWords: every word of the query must match, in any order
+// and across title, code and target; pages continue with next_cursor.
+func TestSearchAllWords(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID))
+	a := ok(t, callTool(t, s, "create_link", map[string]any{"target_url": "https://example.com/sdk", "title": "Launch page"}))
+	b := ok(t, callTool(t, s, "create_link", map[string]any{"target_url": "https://example.com/sdk-docs", "title": "SDK launch"}))
+	ok(t, callTool(t, s, "create_link", map[string]any{"target_url": "https://example.com/other", "title": "Launch party"}))
+	ids := func(res map[string]any) []string {
+		var out []string
+		for _, l := range res["data"].([]any) {
+			out = append(out, l.(map[string]any)["id"].(string))
+		}
+		return out
+	}
+	for q, want := range map[string][]string{
+		"launch page sdk": {a["id"].(string)},
+		"sdk launch":      {b["id"].(string), a["id"].(string)},
+		"LAUNCH  SDK":     {b["id"].(string), a["id"].(string)},
+		"sdk nothing":     nil,
+	} {
+		if got := ids(ok(t, callTool(t, s, "search_links", map[string]any{"query": q}))); !slices.Equal(got, want) {
+			t.Errorf("%q found %v, want %v", q, got, want)
+		}
+	}
+	first := ok(t, callTool(t, s, "search_links", map[string]any{"query": "sdk launch", "limit": 1}))
+	if got := ids(first); len(got) != 1 || got[0] != b["id"] || first["has_more"] != true {
+		t.Fatalf("first page %v", first)
+	}
+	second := ok(t, callTool(t, s, "search_links", map[string]any{"query": "sdk launch", "limit": 1, "cursor": first["next_cursor"]}))
+	if got := ids(second); len(got) != 1 || got[0] != a["id"] {
+		t.Errorf("second page %v", second)
+	}
+	if res := callTool(t, s, "search_links", map[string]any{"query": "sdk launch", "cursor": "nonsense"}); !res.IsError {
+		t.Errorf("a foreign cursor: %s", text(res))
+	}
+}
+
+// titleCase reports whether every word but short joining ones starts upper case.
+func titleCase(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, w := range strings.Fields(s) {
+		if w[0] >= 'a' && w[0] <= 'z' && !slices.Contains([]string{"a", "of", "to", "and", "or"}, w) {
+			return false
+		}
+	}
+	return true
 }
 
 func TestDomainTools(t *testing.T) {
@@ -513,9 +657,8 @@ func TestDomainTools(t *testing.T) {
 	if created["domain"] != "go.verified.example" || created["short_url"] != "https://go.verified.example/docs" {
 		t.Errorf("create_link on a verified domain: %v", created)
 	}
-	res = callTool(t, connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read", "links:write")), "list_domains", nil)
-	if p := structured(t, res); !res.IsError || p["required_scope"] != "domains:read" {
-		t.Errorf("list_domains without scope: %s", text(res))
+	if names := toolNames(t, connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read", "links:write"))); slices.Contains(names, "list_domains") {
+		t.Errorf("list_domains without domains:read: %v", names)
 	}
 }
 
@@ -561,8 +704,8 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	}
 	js := connect(t, srv, tok.AccessToken)
 	ok(t, callTool(t, js, "list_links", nil))
-	if res := callTool(t, js, "list_webhooks", nil); !res.IsError {
-		t.Errorf("a links:read token listed webhooks: %s", text(res))
+	if names := toolNames(t, js); slices.Contains(names, "list_webhooks") {
+		t.Errorf("a links:read token is offered list_webhooks: %v", names)
 	}
 }
 
@@ -578,16 +721,88 @@ func TestSearchLinksPages(t *testing.T) {
 	}
 	testkit.Link(t, srv.Pool, &testkit.LinkOpts{WorkspaceID: tn.WorkspaceID, Code: "needle-newest", TargetURL: "https://example.org/needle-2"})
 	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read"))
-	first := ok(t, callTool(t, s, "search_links", map[string]any{"query": "NEEDLE", "max_results": 1}))
+	first := ok(t, callTool(t, s, "search_links", map[string]any{"query": "NEEDLE", "limit": 1}))
 	data := first["data"].([]any)
 	if len(data) != 1 || data[0].(map[string]any)["code"] != "needle-newest" || first["has_more"] != true {
 		t.Fatalf("first page of one: %v", first)
 	}
-	second := ok(t, callTool(t, s, "search_links", map[string]any{"query": "NEEDLE", "max_results": 1, "cursor": first["next_cursor"]}))
+	second := ok(t, callTool(t, s, "search_links", map[string]any{"query": "NEEDLE", "limit": 1, "cursor": first["next_cursor"]}))
 	if data := second["data"].([]any); len(data) != 1 || data[0].(map[string]any)["code"] != "needle-oldest" || second["has_more"] != false {
 		t.Errorf("second page: %v", second)
 	}
 	if data := ok(t, callTool(t, s, "search_links", map[string]any{"query": "needle", "status": "paused"}))["data"].([]any); len(data) != 0 {
 		t.Errorf("no needle is paused, found %d", len(data))
+	}
+}
+
+// TestOutputSchemas: every JSON tool declares an outputSchema taken from
+// the OpenAPI document's schemas, and real answers (and tool errors)
+// validate against it.
+func TestOutputSchemas(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
+	tn := testkit.NewTenant(t, srv.Pool)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID))
+	res, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]*jsonschema.Resolved{}
+	rawSchemas := map[string]string{}
+	for _, tool := range res.Tools {
+		if tool.Name == "get_link_qr" {
+			if tool.OutputSchema != nil {
+				t.Errorf("get_link_qr answers an image, yet has an outputSchema")
+			}
+			continue
+		}
+		raw, _ := json.Marshal(tool.OutputSchema)
+		rawSchemas[tool.Name] = string(raw)
+		var js jsonschema.Schema
+		if err := json.Unmarshal(raw, &js); err != nil || js.Type != "object" {
+			t.Errorf("%s: outputSchema %s (%v)", tool.Name, raw, err)
+			continue
+		}
+		r, err := js.Resolve(nil)
+		if err != nil {
+			t.Errorf("%s: outputSchema does not resolve: %v", tool.Name, err)
+			continue
+		}
+		schemas[tool.Name] = r
+	}
+	if raw := rawSchemas["get_link"]; !strings.Contains(raw, `"short_url"`) || !strings.Contains(raw, `"scan_count"`) {
+		t.Errorf("get_link's outputSchema is not the document's Link: %s", raw)
+	}
+	check := func(name string, args map[string]any) map[string]any {
+		t.Helper()
+		res := callTool(t, s, name, args)
+		var v any
+		raw, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(raw, &v)
+		if err := schemas[name].Validate(v); err != nil {
+			t.Errorf("%s answered %s, which its outputSchema refuses: %v", name, raw, err)
+		}
+		m, _ := v.(map[string]any)
+		return m
+	}
+	link := check("create_link", map[string]any{"target_url": "https://example.com/o", "title": "Out"})
+	check("get_link", map[string]any{"id": link["id"]})
+	check("update_link", map[string]any{"id": link["id"], "title": ""})
+	check("create_links", map[string]any{"links": []map[string]any{{"target_url": "https://example.com/b1"}, {"target_url": "ftp://x"}}})
+	check("list_links", nil)
+	check("search_links", map[string]any{"query": "example out"})
+	check("get_workspace", nil)
+	check("get_link_analytics", map[string]any{"id": link["id"]})
+	check("list_link_scans", map[string]any{"id": link["id"]})
+	hook := check("create_webhook", map[string]any{"url": "http://127.0.0.1:9/o", "events": []string{"link.deleted"}})
+	check("test_webhook", map[string]any{"webhook_id": hook["id"]})
+	check("list_webhook_deliveries", map[string]any{"webhook_id": hook["id"]})
+	check("rotate_webhook_secret", map[string]any{"webhook_id": hook["id"]})
+	check("list_webhooks", nil)
+	check("list_domains", nil)
+	check("delete_webhook", map[string]any{"webhook_id": hook["id"]})
+	check("delete_link", map[string]any{"id": link["id"]})
+	if p := check("get_link", map[string]any{"id": link["id"]}); p["status"] != float64(404) {
+		t.Errorf("a tool error: %v", p)
 	}
 }

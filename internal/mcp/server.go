@@ -26,7 +26,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/requestid"
+	"github.com/linkqr/linkqr/internal/scope"
 )
 
 // Version is reported to clients in the initialize handshake.
@@ -52,6 +54,9 @@ type Config struct {
 	// ResourceMetadataURL returns the RFC 9728 metadata URL to name in the
 	// WWW-Authenticate challenge of a 401, or "" while there is none.
 	ResourceMetadataURL func() string
+	// Document is the OpenAPI document as JSON (api.OpenAPIJSON): the
+	// tools' outputSchemas are its component schemas.
+	Document []byte
 	// MaxResponseBytes bounds one dispatched response (default
 	// DefaultMaxResponseBytes).
 	MaxResponseBytes int
@@ -68,17 +73,22 @@ func Handler(cfg Config) http.Handler {
 	}
 	d := &dispatcher{api: cfg.API, max: cfg.MaxResponseBytes}
 	sdkLog := slog.New(quieter{cfg.Log.Handler(), slog.LevelWarn})
-	server := sdk.NewServer(&sdk.Implementation{Name: "linkqr", Title: "linkqr", Version: Version}, &sdk.ServerOptions{
-		Instructions: instructions,
-		Logger:       sdkLog,
+	outputs := &outputSchemas{doc: cfg.Document}
+	byScopes := newServers(func() *sdk.Server {
+		s := newServer(d, sdkLog)
+		s.AddReceivingMiddleware(withOutputSchemas(outputs))
+		return s
 	})
-	addLinkTools(server, d)
-	addTargetingTools(server, d)
-	addQRDesignTools(server, d)
-	addAnalyticsTools(server, d)
-	addWebhookTools(server, d)
-	addDomainTools(server, d)
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{
+	// The bearer middleware has run: the request carries the principal,
+	// whose scopes choose the tools this credential is shown.
+	pick := func(r *http.Request) *sdk.Server {
+		var have []scope.Scope
+		if p := auth.FromContext(r.Context()); p != nil {
+			have = p.Scopes
+		}
+		return byScopes.forScopes(have)
+	}
+	h := sdk.NewStreamableHTTPHandler(pick, &sdk.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
 		Logger:              sdkLog,
@@ -93,10 +103,27 @@ func Handler(cfg Config) http.Handler {
 	return withResourceMetadata(cfg.ResourceMetadataURL, cfg.Authenticate, remember(h))
 }
 
+// newServer is an MCP server with every tool; servers.forScopes removes
+// those a credential cannot call.
+func newServer(d *dispatcher, log *slog.Logger) *sdk.Server {
+	server := sdk.NewServer(&sdk.Implementation{Name: "linkqr", Title: "linkqr", Version: Version}, &sdk.ServerOptions{
+		Instructions: instructions,
+		Logger:       log,
+	})
+	addLinkTools(server, d)
+	addTargetingTools(server, d)
+	addUpdateTools(server, d)
+	addQRDesignTools(server, d)
+	addAnalyticsTools(server, d)
+	addWebhookTools(server, d)
+	addDomainTools(server, d)
+	return server
+}
+
 const instructions = `linkqr manages dynamic short links and their QR codes in one workspace (the one the bearer credential belongs to).
 A link has a short code and a short_url that is printed as a QR code; re-pointing changes where the short_url redirects without reprinting.
 IDs are opaque strings: links "lnk_…", webhooks "whk_…", deliveries "dlv_…". Lists are newest first and paged: pass next_cursor back as cursor while has_more is true.
-Every tool needs a scope on the credential (named in its description); a tool error of type insufficient-scope names the missing one in required_scope.
+Every tool needs a scope on the credential (named in its description); only the tools this credential's scopes allow are listed.
 Tool errors are RFC 9457 problem documents: read "detail" and, for validation-failed, "errors" (JSON pointers to the offending fields).`
 
 // origin is what a tool call copies from the HTTP request that carried it.

@@ -14,7 +14,7 @@ func addDomainTools(s *sdk.Server, d *dispatcher) {
 		Description: "List the workspace's custom short domains, newest first (scope domains:read): hostname, status " +
 			"(pending|verified), the DNS TXT record that verifies it (verification.name and .value), root_url and " +
 			"not_found_url. Paged like list_links.",
-		Annotations: readOnly("List domains"),
+		Annotations: readOnly("List Domains"),
 		InputSchema: object(nil, map[string]*jsonschema.Schema{"limit": pageLimit(), "cursor": pageCursor()}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in pageIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodGet, path: "/domains", query: in.query()})

@@ -84,11 +84,11 @@ func (p pageIn) query() url.Values {
 }
 
 type searchIn struct {
-	Query      string   `json:"query,omitempty"`
-	Tags       []string `json:"tags,omitempty"`
-	Status     string   `json:"status,omitempty"`
-	MaxResults *int     `json:"max_results,omitempty"`
-	Cursor     string   `json:"cursor,omitempty"`
+	Query  string   `json:"query,omitempty"`
+	Tags   []string `json:"tags,omitempty"`
+	Status string   `json:"status,omitempty"`
+	Limit  *int     `json:"limit,omitempty"`
+	Cursor string   `json:"cursor,omitempty"`
 }
 
 type qrIn struct {
@@ -123,7 +123,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		Description: "Create a short link (scope links:write). Returns the link object: id (lnk_…), code, short_url (what to share " +
 			"or print as a QR code), target_url, status, domain. Without a code, a random 7-character code is generated. " +
 			"With domain (a verified custom domain of the workspace, see list_domains) the short URL is on that domain. Emits link.created.",
-		Annotations: mutating("Create link", false, false),
+		Annotations: mutating("Create Link", false, false),
 		InputSchema: withIdempotencyKey(linkFields([]string{"target_url"})),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in createLinkIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodPost, path: "/links", body: in.body(), idempotencyKey: in.IdempotencyKey})
@@ -135,7 +135,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 			"create_link. Returns {object:\"bulk_result\", created, failed, data:[{index, status:201, link} | {index, status:409|422, error}]}: " +
 			"with atomic false (default) each item succeeds or fails on its own; with atomic true all are created or none " +
 			"(then a validation error lists /links/<index>/<field>). Emits link.created per created link. Costs 1 request of the rate limit plus 1 per 10 links.",
-		Annotations: mutating("Create links", false, false),
+		Annotations: mutating("Create Links", false, false),
 		InputSchema: object([]string{"links"}, map[string]*jsonschema.Schema{
 			"links": {
 				Type: "array", Description: "The links to create, 1 to 1,000, each like create_link's arguments (without idempotency_key).",
@@ -158,7 +158,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		Description: "Change a link's target_url, title, expiry or tags (scope links:write); only the arguments given change. " +
 			"tags replaces the whole set ([] removes them all); an empty title removes the title. Returns the updated link; emits link.updated " +
 			"with the previous values of what changed.",
-		Annotations: mutating("Update link", false, true),
+		Annotations: mutating("Update Link", false, true),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{
 			"id":         linkID(),
 			"target_url": uri("The new destination: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 2048),
@@ -186,7 +186,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 	sdk.AddTool(s, &sdk.Tool{
 		Name:        "get_link",
 		Description: "Get one link by id (scope links:read): its target_url, short_url, status (active|paused), expires_at, scan_count (human scans) and last_scanned_at.",
-		Annotations: readOnly("Get link"),
+		Annotations: readOnly("Get Link"),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{"id": linkID()}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in linkIDIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodGet, path: linkPath(in.ID)})
@@ -196,7 +196,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		Name: "list_links",
 		Description: "List the workspace's links, newest first (scope links:read). Returns {object:\"list\", data:[link…], has_more, next_cursor}; " +
 			"call again with cursor=next_cursor while has_more is true. To find links by words, use search_links.",
-		Annotations: readOnly("List links"),
+		Annotations: readOnly("List Links"),
 		InputSchema: object(nil, map[string]*jsonschema.Schema{"limit": pageLimit(), "cursor": pageCursor()}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in pageIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodGet, path: "/links", query: in.query()})
@@ -204,43 +204,30 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "search_links",
-		Description: "Find the workspace's links whose code, title or target_url contains the query, case-insensitively, " +
-			"and/or that carry every one of the given tags, newest first (scope links:read; one API request, GET /links?q=…&tag=…). " +
+		Description: "Find the workspace's links whose code, title or target_url contain every word of the query (in any order), case-insensitively, " +
+			"and/or that carry every one of the given tags, newest first (scope links:read; GET /links?q=…&tag=…). " +
 			"Returns {object:\"list\", data:[link…], has_more, next_cursor}; " +
 			"call again with the same query and cursor=next_cursor while has_more is true.",
-		Annotations: readOnly("Search links"),
+		Annotations: readOnly("Search Links"),
 		InputSchema: object(nil, map[string]*jsonschema.Schema{
-			"query":       strLen("Text to look for in code, title and target_url, e.g. \"menu\" or \"example.com/spring\".", 1, 200),
-			"tags":        tagsSchema(),
-			"status":      enum("Only links that are active (redirecting now), paused or expired; all (default) for every link.", "all", "active", "paused", "expired"),
-			"max_results": integer("Matches per answer (1-100). Default: 20.", 1, 100),
-			"cursor":      pageCursor(),
+			"query":  strLen("Words to look for in code, title and target_url, e.g. \"menu\" or \"spring example.com\"; every word must match.", 1, 200),
+			"tags":   tagsSchema(),
+			"status": enum("Only links that are active (redirecting now), paused or expired; all (default) for every link.", "all", "active", "paused", "expired"),
+			"limit":  integer("Matches per answer (1-100). Default: 20.", 1, 100),
+			"cursor": pageCursor(),
 		}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in searchIn) (*sdk.CallToolResult, any, error) {
 		if in.Query == "" && len(in.Tags) == 0 {
 			return failure(errors.New("give a query, tags, or both; to list every link, use list_links")), nil, nil
 		}
-		q := url.Values{"limit": {"20"}, "tag": in.Tags}
-		if in.Query != "" {
-			q.Set("q", in.Query)
-		}
-		if in.MaxResults != nil {
-			q.Set("limit", strconv.Itoa(*in.MaxResults))
-		}
-		if in.Status != "" {
-			q.Set("status", in.Status)
-		}
-		if in.Cursor != "" {
-			q.Set("cursor", in.Cursor)
-		}
-		return d.run(ctx, call{method: http.MethodGet, path: "/links", query: q})
+		return d.search(ctx, in)
 	})
 
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "repoint_link",
 		Description: "Re-point a link: change where its short_url (and every printed QR code of it) redirects, effective on the next scan " +
 			"(scope links:write). Returns the updated link; emits link.updated with the previous target_url.",
-		Annotations: mutating("Re-point link", false, true),
+		Annotations: mutating("Re-point Link", false, true),
 		InputSchema: object([]string{"id", "target_url"}, map[string]*jsonschema.Schema{
 			"id":         linkID(),
 			"target_url": uri("The new destination: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 2048),
@@ -249,14 +236,14 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		return d.run(ctx, call{method: http.MethodPatch, path: linkPath(in.ID), body: map[string]any{"target_url": in.TargetURL}})
 	})
 
-	for _, st := range []struct{ name, status, desc string }{
-		{"pause_link", "paused", "Pause a link (scope links:write): its short_url answers 410 Gone and scans are not counted until it is resumed. Returns the updated link."},
-		{"resume_link", "active", "Resume a paused link (scope links:write): its short_url redirects again. Returns the updated link."},
+	for _, st := range []struct{ name, status, title, desc string }{
+		{"pause_link", "paused", "Pause Link", "Pause a link (scope links:write): its short_url answers 410 Gone and scans are not counted until it is resumed. Returns the updated link."},
+		{"resume_link", "active", "Resume Link", "Resume a paused link (scope links:write): its short_url redirects again. Returns the updated link."},
 	} {
 		status := st.status
 		sdk.AddTool(s, &sdk.Tool{
 			Name: st.name, Description: st.desc,
-			Annotations: mutating(strings.ReplaceAll(st.name, "_", " "), false, true),
+			Annotations: mutating(st.title, false, true),
 			InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{"id": linkID()}),
 		}, func(ctx context.Context, _ *sdk.CallToolRequest, in linkIDIn) (*sdk.CallToolResult, any, error) {
 			return d.run(ctx, call{method: http.MethodPatch, path: linkPath(in.ID), body: map[string]any{"status": status}})
@@ -267,7 +254,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		Name: "delete_link",
 		Description: "Delete a link for good (scope links:write): its short_url answers 410 Gone from then on and its code can never be used again. " +
 			"To stop a link temporarily, use pause_link instead. Emits link.deleted.",
-		Annotations: mutating("Delete link", true, true),
+		Annotations: mutating("Delete Link", true, true),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{"id": linkID()}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in linkIDIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodDelete, path: linkPath(in.ID)})
@@ -279,7 +266,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 			"QR design (see get_qr_design); the options below override the design for this image, logo=false leaves its logo out. " +
 			"It encodes short_url?qr=1, so scans of it are recorded with source qr (the target never sees the parameter). " +
 			"Foreground and background need a contrast of at least 3:1, or the call fails with validation-failed.",
-		Annotations: readOnly("Get QR code"),
+		Annotations: readOnly("Get QR Code"),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{
 			"id":     linkID(),
 			"format": enum("Image format. Default: png.", "png", "svg"),

@@ -37,7 +37,7 @@ func addAnalyticsTools(s *sdk.Server, d *dispatcher) {
 	sdk.AddTool(s, &sdk.Tool{
 		Name:        "get_workspace",
 		Description: "The workspace this credential acts in (id, name) and the scopes it holds; any valid credential may call it. Use it to see which tools will work.",
-		Annotations: readOnly("Get workspace"),
+		Annotations: readOnly("Get Workspace"),
 		InputSchema: object(nil, map[string]*jsonschema.Schema{}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodGet, path: "/workspace"})
@@ -49,7 +49,7 @@ func addAnalyticsTools(s *sdk.Server, d *dispatcher) {
 			"bot scans, a zero-filled time series of {start, scans, unique} per bucket, and breakdowns by device, os, browser, " +
 			"referrer host, country (ISO 3166-1 alpha-2, \"(unknown)\" when not known; every country listed) and source " +
 			"(\"qr\": scanned from a QR code, \"link\": the short URL opened otherwise) ([{key, scans}], largest first; countries and sources each add up to total). Range defaults to the last 30 days by day; buckets are UTC, weeks start Monday.",
-		Annotations: readOnly("Get link analytics"),
+		Annotations: readOnly("Get Link Analytics"),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{
 			"id":       linkID(),
 			"from":     dateTime("Start of the range, inclusive, RFC 3339 (e.g. 2026-11-01T00:00:00Z). Default: 30 days before to."),
@@ -70,7 +70,7 @@ func addAnalyticsTools(s *sdk.Server, d *dispatcher) {
 		Name: "list_link_scans",
 		Description: "Recent scans of one link, newest first (scope analytics:read): each {id, occurred_at, referrer_host, device, os, browser, bot}. " +
 			"Raw IP addresses are never stored. Paged like list_links.",
-		Annotations: readOnly("List recent scans"),
+		Annotations: readOnly("List Recent Scans"),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{"id": linkID(), "limit": pageLimit(), "cursor": pageCursor()}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in scansIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodGet, path: linkPath(in.ID, "/scans"), query: in.query()})
@@ -81,7 +81,7 @@ func addWebhookTools(s *sdk.Server, d *dispatcher) {
 	sdk.AddTool(s, &sdk.Tool{
 		Name:        "list_webhooks",
 		Description: "List the workspace's webhook subscriptions, newest first (scope webhooks:read): url, events, status (enabled|disabled), description. Secrets are never listed. Paged like list_links.",
-		Annotations: readOnly("List webhooks"),
+		Annotations: readOnly("List Webhooks"),
 		InputSchema: object(nil, map[string]*jsonschema.Schema{"limit": pageLimit(), "cursor": pageCursor()}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in pageIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodGet, path: "/webhooks", query: in.query()})
@@ -96,7 +96,7 @@ func addWebhookTools(s *sdk.Server, d *dispatcher) {
 		Description: "Subscribe a URL to events (scope webhooks:write). linkqr POSTs each event as signed JSON " +
 			"(Service-Signature: t=<unix>,v1=<HMAC-SHA256 hex of \"<t>.<body>\">). The response holds the signing secret " +
 			"(whsec_…) — shown only this once; tell the user to store it.",
-		Annotations: mutating("Create webhook", false, false),
+		Annotations: mutating("Create Webhook", false, false),
 		InputSchema: object([]string{"url", "events"}, map[string]*jsonschema.Schema{
 			"url":             uri("The receiver: an absolute https URL on a public address, no user:password@, at most 2048 bytes.", 2048),
 			"events":          events,
@@ -115,7 +115,7 @@ func addWebhookTools(s *sdk.Server, d *dispatcher) {
 		Name: "list_webhook_deliveries",
 		Description: "Delivery attempts of one webhook, newest first (scope webhooks:read): event_type, attempt, status " +
 			"(pending|succeeded|failed), response_status, error, duration_ms, next_attempt_at. Paged like list_links.",
-		Annotations: readOnly("List webhook deliveries"),
+		Annotations: readOnly("List Webhook Deliveries"),
 		InputSchema: object([]string{"webhook_id"}, map[string]*jsonschema.Schema{
 			"webhook_id": pattern(`The webhook's id, "whk_" followed by 26 characters.`, `^whk_[0-9a-z]{26}$`),
 			"limit":      pageLimit(), "cursor": pageCursor(),

@@ -68,7 +68,7 @@ func addQRDesignTools(s *sdk.Server, d *dispatcher) {
 		Description: "Get a QR design (scope links:read): with link_id, the design that link's QR codes are drawn in (its own, or — link_id " +
 			"null in the answer — the workspace default it inherits); without, the workspace default. Fields: fg, bg, ecc, margin, " +
 			"modules (square|dots|rounded), logo ({width,height,bytes} or null), frame ({text,color} or null).",
-		Annotations: readOnly("Get QR design"),
+		Annotations: readOnly("Get QR Design"),
 		InputSchema: object(nil, map[string]*jsonschema.Schema{"link_id": linkIDOptional()}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in qrDesignGetIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodGet, path: designPath(in.LinkID)})
@@ -80,7 +80,7 @@ func addQRDesignTools(s *sdk.Server, d *dispatcher) {
 			"every link without its own. Only the fields given change. The server renders the design and decodes it before saving: " +
 			"a design that does not scan fails with qr-unreadable, contrast below 3:1 (fg/bg, frame_color/bg) with validation-failed, " +
 			"and nothing is saved. A logo forces ecc H.",
-		Annotations: mutating("Set QR design", false, true),
+		Annotations: mutating("Set QR Design", false, true),
 		InputSchema: object(nil, map[string]*jsonschema.Schema{
 			"link_id":      linkIDOptional(),
 			"fg":           pattern("Colour of the dark modules, RRGGBB hex without #.", `^[0-9A-Fa-f]{6}$`),
@@ -101,7 +101,7 @@ func addQRDesignTools(s *sdk.Server, d *dispatcher) {
 	sdk.AddTool(s, &sdk.Tool{
 		Name:        "delete_link_qr_design",
 		Description: "Remove a link's own QR design (scope links:write): its codes follow the workspace default again.",
-		Annotations: mutating("Remove link QR design", true, true),
+		Annotations: mutating("Remove Link QR Design", true, true),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{"id": linkID()}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in linkIDIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodDelete, path: linkPath(in.ID, "/qr/design")})

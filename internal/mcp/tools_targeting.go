@@ -66,7 +66,7 @@ func addTargetingTools(s *sdk.Server, d *dispatcher) {
 		Description: "Set where a link sends each visitor (scope links:write): rules by device, OS and country, an A/B split, a password " +
 			"and a scan limit. Fields left out stay as they are; null removes one. Returns the updated link (password_protected shows " +
 			"whether there is a password); scans record the destination that served them as variant (rule:<n>, split:<n>).",
-		Annotations: mutating("Set link destinations", false, true),
+		Annotations: mutating("Set Link Destinations", false, true),
 		InputSchema: object([]string{"id"}, targetingSchemas()),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in destinationsIn) (*sdk.CallToolResult, any, error) {
 		body := map[string]any{}

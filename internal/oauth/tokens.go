@@ -143,6 +143,31 @@ func ParseScopeParam(raw string, allowed []scope.Scope) ([]scope.Scope, bool) {
 	return out, true
 }
 
+// IntersectScopes is the scope of an authorization request: the requested
+// scopes the client may have (unknown names and scopes beyond the client's
+// are left out, as RFC 6749 section 3.3 lets a server grant less than
+// asked), in display order; all of the client's when none is requested.
+// Standard clients (the MCP SDKs among them) ask for every scope the
+// server advertises; refusing them all would leave such a client unable to
+// sign in. ok is false when nothing requested is grantable.
+func IntersectScopes(raw string, allowed []scope.Scope) ([]scope.Scope, bool) {
+	fields := strings.Fields(raw)
+	if len(fields) == 0 {
+		return allowed, len(allowed) > 0
+	}
+	want := map[scope.Scope]bool{}
+	for _, f := range fields {
+		want[scope.Scope(f)] = true
+	}
+	var out []scope.Scope
+	for _, sc := range scope.All {
+		if want[sc] && scope.Has(allowed, sc) {
+			out = append(out, sc)
+		}
+	}
+	return out, len(out) > 0
+}
+
 func joinScopes(ss []scope.Scope) string { return strings.Join(scope.Strings(ss), " ") }
 
 // issue signs an access token.

@@ -112,6 +112,12 @@ func SetWorkspace(s *sessions.Session, id uuid.UUID) bool {
 // SetNext remembers where to go after signing in.
 func SetNext(s *sessions.Session, path string) { s.Values[keyNext] = path }
 
+// PeekNext returns the page to go to after signing in, keeping it.
+func PeekNext(s *sessions.Session) string {
+	v, _ := s.Values[keyNext].(string)
+	return v
+}
+
 // PopNext returns and forgets the page to go to after signing in.
 func PopNext(s *sessions.Session) string {
 	v, _ := s.Values[keyNext].(string)

@@ -84,6 +84,15 @@ def test_delivery_verified_and_tampering_refused(client: Client, receiver: Recei
         retried = client.webhooks.retry_delivery(hook.id, deliveries[0].id)
         assert retried.event_id == deliveries[0].event_id and retried.attempt > deliveries[0].attempt
 
+        # A test event goes to this endpoint through the normal delivery path, signed like the rest.
+        queued = client.webhooks.test(hook.id)
+        assert queued.event_type == "ping" and queued.webhook_id == hook.id
+        ping = eventually(
+            "the ping",
+            lambda: next(((b, s) for b, s in receiver.received if json.loads(b).get("type") == "ping"), None),
+        )
+        assert construct_event(ping[0], ping[1], hook.secret).id == queued.event_id
+
         # After a rotation both secrets sign, the new one first.
         rotated = client.webhooks.rotate_secret(hook.id)
         assert rotated.secret != hook.secret

@@ -8,11 +8,19 @@ import createClient, { type Client } from "openapi-fetch";
 
 import type { components, operations, paths } from "./schema.gen.js";
 import { toProblemError } from "./problem.js";
+import { responseInfo, retryingFetch, type ResponseInfo, type RetryInfo } from "./transport.js";
 
 export type { components, operations, paths };
 export { ProblemError } from "./problem.js";
 export type { FieldError } from "./problem.js";
-export { verifyWebhook, signWebhook } from "./webhook.js";
+export { constructEvent, verifyWebhook, signWebhook, WebhookVerificationError } from "./webhook.js";
+export type { ConstructEventOptions, WebhookFailure } from "./webhook.js";
+export type { WebhookEvent, WebhookEventType, WebhookEventOf } from "./event.js";
+export { VERSION } from "./version.gen.js";
+export { PROBLEM_SLUGS } from "./problems.gen.js";
+export type { ProblemSlug } from "./problems.gen.js";
+export { ConnectionError, TimeoutError } from "./transport.js";
+export type { RateLimitInfo, ResponseInfo, RetryInfo } from "./transport.js";
 export type { VerifyOptions } from "./webhook.js";
 
 type Schemas = components["schemas"];
@@ -59,15 +67,8 @@ export type QROptions = NonNullable<operations["getLinkQr"]["parameters"]["query
 export type QRZipOptions = NonNullable<operations["getLinksQrZip"]["parameters"]["query"]>;
 /** Query parameters of GET /links/{id}/analytics. */
 export type AnalyticsOptions = NonNullable<operations["getLinkAnalytics"]["parameters"]["query"]>;
-
-/** A retry the client is about to make, for logging. */
-export interface RetryInfo {
-  attempt: number; // 1 for the first retry
-  status: number;
-  delayMs: number;
-  method: string;
-  url: string;
-}
+/** Query parameters of GET /links: paging and every filter the document lists (q, status, domain, …). */
+export type ListLinksQuery = NonNullable<operations["listLinks"]["parameters"]["query"]>;
 
 export interface ClientOptions {
   /** The service's origin, e.g. "https://linkqr.example.com" (LINKQR_BASE_URL); "/api/v1" is added. */
@@ -82,21 +83,34 @@ export interface ClientOptions {
   onRetry?: (info: RetryInfo) => void;
   /** fetch to use (default globalThis.fetch). */
   fetch?: (input: Request) => Promise<Response>;
+  /** Default timeout of each call in ms, its retries and waits included (default 60 000); 0: none. */
+  timeoutMs?: number;
+}
+
+/** Options every call takes. */
+export interface CallOptions {
+  /** Stops the call (and its retries) when it fires; the call rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** This call's timeout in ms, retries and waits included (default: the client's timeoutMs); 0: none. A timeout rejects with TimeoutError. */
+  timeoutMs?: number;
 }
 
 /** Options of every POST. */
-export interface PostOptions {
+export interface PostOptions extends CallOptions {
   /** Idempotency-Key: 1–255 visible ASCII characters. Default: a fresh UUID, reused by the client's own retries. */
   idempotencyKey?: string;
 }
 
 /** Paging options of list calls and iterators. */
-export interface PageOptions {
+export interface PageOptions extends CallOptions {
   /** Items per page, 1–100 (default 20). */
   limit?: number;
   /** Start after this cursor (a next_cursor of an earlier page). */
   cursor?: string;
 }
+
+/** Options of listLinks and links(): the query of GET /links and the call's options. */
+export type ListLinksOptions = ListLinksQuery & CallOptions;
 
 /** One page of a list. */
 export interface Page<T> {
@@ -113,8 +127,10 @@ export type RawClient = Client<paths, `${string}/${string}`>;
 export class LinkqrClient {
   /** The underlying openapi-fetch client (auth, Idempotency-Key and retries included). */
   readonly raw: RawClient;
+  readonly #timeoutMs: number;
 
   constructor(opts: ClientOptions) {
+    this.#timeoutMs = opts.timeoutMs ?? 60_000;
     this.raw = createClient<paths>({
       baseUrl: opts.baseUrl.replace(/\/+$/, "") + "/api/v1",
       fetch: retryingFetch(opts),
@@ -122,31 +138,39 @@ export class LinkqrClient {
     });
   }
 
+  /** The signal of one call: its own signal and its timeout, whichever fires first. */
+  #signal(opts: CallOptions): { signal?: AbortSignal } {
+    const ms = opts.timeoutMs ?? this.#timeoutMs;
+    const signals = [opts.signal, ms > 0 ? AbortSignal.timeout(ms) : undefined].filter((x): x is AbortSignal => x !== undefined);
+    if (signals.length === 0) return {};
+    return { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) };
+  }
+
   /** The credential's workspace and scopes (any valid credential). */
-  async workspace(): Promise<Workspace> {
-    return ok(await this.raw.GET("/workspace"));
+  async workspace(opts: CallOptions = {}): Promise<Workspace> {
+    return ok(await this.raw.GET("/workspace", { ...this.#signal(opts) }));
   }
 
   // Links.
 
   /** Create a link (links:write). */
   async createLink(body: LinkCreate, opts: PostOptions = {}): Promise<Link> {
-    return ok(await this.raw.POST("/links", { body, params: { header: idem(opts) } }));
+    return ok(await this.raw.POST("/links", { body, params: { header: idem(opts) }, ...this.#signal(opts) }));
   }
 
-  async getLink(id: string): Promise<Link> {
-    return ok(await this.raw.GET("/links/{id}", { params: { path: { id } } }));
+  async getLink(id: string, opts: CallOptions = {}): Promise<Link> {
+    return ok(await this.raw.GET("/links/{id}", { params: { path: { id } }, ...this.#signal(opts) }));
   }
 
-  /** One page of links, newest first, optionally filtered (links:read). */
-  async listLinks(page: PageOptions & LinkFilter = {}): Promise<Page<Link>> {
-    return ok(await this.raw.GET("/links", { params: { query: page } }));
+  /** One page of links, newest first, filtered by q, status, domain, tag, … (links:read). */
+  async listLinks(opts: ListLinksOptions = {}): Promise<Page<Link>> {
+    const { signal, timeoutMs, ...query } = opts;
+    return ok(await this.raw.GET("/links", { params: { query }, ...this.#signal({ signal, timeoutMs }) }));
   }
 
-  /** Every link (that the filter finds), newest first, fetching pages as the loop goes. */
-  links(page: PageOptions & LinkFilter = {}): AsyncIterableIterator<Link> {
-    const { limit, cursor, ...filter } = page;
-    return iterate({ limit, cursor }, (p) => this.listLinks({ ...filter, ...p }));
+  /** Every link that the filter finds, newest first, fetching pages as the loop goes. */
+  links(opts: ListLinksOptions = {}): AsyncIterableIterator<Link> {
+    return iterate(opts, (p) => this.listLinks(p));
   }
 
   /**
@@ -155,19 +179,20 @@ export class LinkqrClient {
    * Costs one request of the rate limit plus one per 10 items.
    */
   async createLinks(body: BulkCreate, opts: PostOptions = {}): Promise<BulkResult> {
-    return ok(await this.raw.POST("/links/bulk", { body, params: { header: idem(opts) } }));
+    return ok(await this.raw.POST("/links/bulk", { body, params: { header: idem(opts) }, ...this.#signal(opts) }));
   }
 
   /** The links that the filter finds as CSV (links:read), streamed as the server sends it. */
-  async exportLinks(filter: LinkFilter = {}): Promise<ReadableStream<Uint8Array>> {
-    const r = await this.raw.GET("/links/export", { params: { query: filter }, parseAs: "stream" });
+  async exportLinks(filter: LinkFilter = {}, opts: CallOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    const r = await this.raw.GET("/links/export", { params: { query: filter }, parseAs: "stream", ...this.#signal(opts) });
     if (r.error !== undefined || !r.response.ok || r.data == null) throw await toProblemError(r.response, r.error);
-    return r.data as ReadableStream<Uint8Array>;
+    return remember(r.data as ReadableStream<Uint8Array>, r.response);
   }
 
   /** One page of the workspace's tags by name, with their link counts (links:read). */
   async listTags(page: PageOptions = {}): Promise<Page<Tag>> {
-    return ok(await this.raw.GET("/tags", { params: { query: page } }));
+    const { signal, timeoutMs, ...query } = page;
+    return ok(await this.raw.GET("/tags", { params: { query }, ...this.#signal({ signal, timeoutMs }) }));
   }
 
   /** Every tag of the workspace, by name. */
@@ -176,29 +201,29 @@ export class LinkqrClient {
   }
 
   /** Re-point, pause/resume, retitle or set the expiry of a link (links:write). */
-  async updateLink(id: string, body: LinkUpdate): Promise<Link> {
-    return ok(await this.raw.PATCH("/links/{id}", { params: { path: { id } }, body }));
+  async updateLink(id: string, body: LinkUpdate, opts: CallOptions = {}): Promise<Link> {
+    return ok(await this.raw.PATCH("/links/{id}", { params: { path: { id } }, body, ...this.#signal(opts) }));
   }
 
   /** Delete a link for good; its code is never reused (links:write). */
-  async deleteLink(id: string): Promise<void> {
-    const r = await this.raw.DELETE("/links/{id}", { params: { path: { id } } });
-    if (r.error !== undefined || !r.response.ok) throw await toProblemError(r.response, r.error);
+  async deleteLink(id: string, opts: CallOptions = {}): Promise<ResponseInfo> {
+    return done(await this.raw.DELETE("/links/{id}", { params: { path: { id } }, ...this.#signal(opts) }));
   }
 
   /**
    * The link's QR code as PNG, SVG or PDF bytes, in its QR design: it encodes short_url + "?qr=1", so its scans are
    * source "qr" (links:read). The options override the design for this image; logo: "false" leaves the logo out.
    */
-  async qr(id: string, opts: QROptions = {}): Promise<Uint8Array> {
-    const r = await this.raw.GET("/links/{id}/qr", { params: { path: { id }, query: opts }, parseAs: "arrayBuffer" });
+  async qr(id: string, opts: QROptions & CallOptions = {}): Promise<Uint8Array> {
+    const { signal, timeoutMs, ...query } = opts;
+    const r = await this.raw.GET("/links/{id}/qr", { params: { path: { id }, query }, parseAs: "arrayBuffer", ...this.#signal({ signal, timeoutMs }) });
     if (r.error !== undefined || !r.response.ok) throw await toProblemError(r.response, r.error);
-    return new Uint8Array(r.data as ArrayBuffer);
+    return remember(new Uint8Array(r.data as ArrayBuffer), r.response);
   }
 
   /** The design a link's QR codes are drawn in: its own, else the workspace default (link_id null) (links:read). */
-  async getQRDesign(linkId: string): Promise<QRDesign> {
-    return ok(await this.raw.GET("/links/{id}/qr/design", { params: { path: { id: linkId } } }));
+  async getQRDesign(linkId: string, opts: CallOptions = {}): Promise<QRDesign> {
+    return ok(await this.raw.GET("/links/{id}/qr/design", { params: { path: { id: linkId } }, ...this.#signal(opts) }));
   }
 
   /**
@@ -206,41 +231,43 @@ export class LinkqrClient {
    * first: a design that does not scan is a ProblemError "qr-unreadable", and nothing is saved. A logo is a
    * data:image/png;base64,… or data:image/jpeg;base64,… URI (at most 256 KiB) and forces ecc H.
    */
-  async setQRDesign(linkId: string, design: QRDesignInput): Promise<QRDesign> {
-    return ok(await this.raw.PUT("/links/{id}/qr/design", { params: { path: { id: linkId } }, body: design }));
+  async setQRDesign(linkId: string, design: QRDesignInput, opts: CallOptions = {}): Promise<QRDesign> {
+    return ok(await this.raw.PUT("/links/{id}/qr/design", { params: { path: { id: linkId } }, body: design, ...this.#signal(opts) }));
   }
 
   /** Remove a link's own QR design: it follows the workspace default again (links:write). */
-  async deleteQRDesign(linkId: string): Promise<void> {
-    const r = await this.raw.DELETE("/links/{id}/qr/design", { params: { path: { id: linkId } } });
-    if (r.error !== undefined || !r.response.ok) throw await toProblemError(r.response, r.error);
+  async deleteQRDesign(linkId: string, opts: CallOptions = {}): Promise<ResponseInfo> {
+    return done(await this.raw.DELETE("/links/{id}/qr/design", { params: { path: { id: linkId } }, ...this.#signal(opts) }));
   }
 
   /** The workspace's default QR design, used by every link without one of its own (links:read). */
-  async getDefaultQRDesign(): Promise<QRDesign> {
-    return ok(await this.raw.GET("/qr/design", {}));
+  async getDefaultQRDesign(opts: CallOptions = {}): Promise<QRDesign> {
+    return ok(await this.raw.GET("/qr/design", { ...this.#signal(opts) }));
   }
 
   /** Set the workspace's default QR design, with the rules of setQRDesign (links:write). */
-  async setDefaultQRDesign(design: QRDesignInput): Promise<QRDesign> {
-    return ok(await this.raw.PUT("/qr/design", { body: design }));
+  async setDefaultQRDesign(design: QRDesignInput, opts: CallOptions = {}): Promise<QRDesign> {
+    return ok(await this.raw.PUT("/qr/design", { body: design, ...this.#signal(opts) }));
   }
 
   /** The QR codes of up to 1,000 links (the list's filters, or ids) as ZIP bytes, each in its own design (links:read). */
-  async qrZip(opts: QRZipOptions = {}): Promise<Uint8Array> {
-    const r = await this.raw.GET("/links/qr.zip", { params: { query: opts }, parseAs: "arrayBuffer" });
+  async qrZip(opts: QRZipOptions & CallOptions = {}): Promise<Uint8Array> {
+    const { signal, timeoutMs, ...query } = opts;
+    const r = await this.raw.GET("/links/qr.zip", { params: { query }, parseAs: "arrayBuffer", ...this.#signal({ signal, timeoutMs }) });
     if (r.error !== undefined || !r.response.ok) throw await toProblemError(r.response, r.error);
-    return new Uint8Array(r.data as ArrayBuffer);
+    return remember(new Uint8Array(r.data as ArrayBuffer), r.response);
   }
 
   /** Totals, uniques, series and breakdowns (devices, os, browsers, referrers, countries, sources) of a link's scans (analytics:read). */
-  async analytics(id: string, opts: AnalyticsOptions = {}): Promise<Analytics> {
-    return ok(await this.raw.GET("/links/{id}/analytics", { params: { path: { id }, query: opts } }));
+  async analytics(id: string, opts: AnalyticsOptions & CallOptions = {}): Promise<Analytics> {
+    const { signal, timeoutMs, ...query } = opts;
+    return ok(await this.raw.GET("/links/{id}/analytics", { params: { path: { id }, query }, ...this.#signal({ signal, timeoutMs }) }));
   }
 
   /** One page of a link's scans, newest first, each with its country (or null) and source (analytics:read). */
   async listScans(id: string, page: PageOptions = {}): Promise<Page<Scan>> {
-    return ok(await this.raw.GET("/links/{id}/scans", { params: { path: { id }, query: page } }));
+    const { signal, timeoutMs, ...query } = page;
+    return ok(await this.raw.GET("/links/{id}/scans", { params: { path: { id }, query }, ...this.#signal({ signal, timeoutMs }) }));
   }
 
   /** Every scan of a link, newest first. */
@@ -252,37 +279,47 @@ export class LinkqrClient {
 
   /** Subscribe a URL; the response's secret is shown only here (webhooks:write). */
   async createWebhook(body: WebhookCreate, opts: PostOptions = {}): Promise<WebhookWithSecret> {
-    return ok(await this.raw.POST("/webhooks", { body, params: { header: idem(opts) } }));
+    return ok(await this.raw.POST("/webhooks", { body, params: { header: idem(opts) }, ...this.#signal(opts) }));
   }
 
-  async getWebhook(id: string): Promise<Webhook> {
-    return ok(await this.raw.GET("/webhooks/{id}", { params: { path: { id } } }));
+  async getWebhook(id: string, opts: CallOptions = {}): Promise<Webhook> {
+    return ok(await this.raw.GET("/webhooks/{id}", { params: { path: { id } }, ...this.#signal(opts) }));
   }
 
   async listWebhooks(page: PageOptions = {}): Promise<Page<Webhook>> {
-    return ok(await this.raw.GET("/webhooks", { params: { query: page } }));
+    const { signal, timeoutMs, ...query } = page;
+    return ok(await this.raw.GET("/webhooks", { params: { query }, ...this.#signal({ signal, timeoutMs }) }));
   }
 
   webhooks(page: PageOptions = {}): AsyncIterableIterator<Webhook> {
     return iterate(page, (p) => this.listWebhooks(p));
   }
 
-  async updateWebhook(id: string, body: WebhookUpdate): Promise<Webhook> {
-    return ok(await this.raw.PATCH("/webhooks/{id}", { params: { path: { id } }, body }));
+  async updateWebhook(id: string, body: WebhookUpdate, opts: CallOptions = {}): Promise<Webhook> {
+    return ok(await this.raw.PATCH("/webhooks/{id}", { params: { path: { id } }, body, ...this.#signal(opts) }));
   }
 
-  async deleteWebhook(id: string): Promise<void> {
-    const r = await this.raw.DELETE("/webhooks/{id}", { params: { path: { id } } });
-    if (r.error !== undefined || !r.response.ok) throw await toProblemError(r.response, r.error);
+  async deleteWebhook(id: string, opts: CallOptions = {}): Promise<ResponseInfo> {
+    return done(await this.raw.DELETE("/webhooks/{id}", { params: { path: { id } }, ...this.#signal(opts) }));
   }
 
   /** A new signing secret, shown once; the old one keeps signing for 24 h (webhooks:write). */
   async rotateWebhookSecret(id: string, opts: PostOptions = {}): Promise<WebhookWithSecret> {
-    return ok(await this.raw.POST("/webhooks/{id}/rotate-secret", { params: { path: { id }, header: idem(opts) } }));
+    return ok(await this.raw.POST("/webhooks/{id}/rotate-secret", { params: { path: { id }, header: idem(opts) }, ...this.#signal(opts) }));
+  }
+
+  /**
+   * Send a signed `ping` event to this subscription only, through the normal
+   * delivery path; the answer is its pending delivery, whose event_id is the
+   * ping's id (webhooks:write).
+   */
+  async testWebhook(id: string, opts: PostOptions = {}): Promise<Delivery> {
+    return ok(await this.raw.POST("/webhooks/{id}/test", { params: { path: { id }, header: idem(opts) }, ...this.#signal(opts) }));
   }
 
   async listDeliveries(webhookId: string, page: PageOptions = {}): Promise<Page<Delivery>> {
-    return ok(await this.raw.GET("/webhooks/{id}/deliveries", { params: { path: { id: webhookId }, query: page } }));
+    const { signal, timeoutMs, ...query } = page;
+    return ok(await this.raw.GET("/webhooks/{id}/deliveries", { params: { path: { id: webhookId }, query }, ...this.#signal({ signal, timeoutMs }) }));
   }
 
   deliveries(webhookId: string, page: PageOptions = {}): AsyncIterableIterator<Delivery> {
@@ -294,6 +331,7 @@ export class LinkqrClient {
     return ok(
       await this.raw.POST("/webhooks/{id}/deliveries/{dlv}/retry", {
         params: { path: { id: webhookId, dlv: deliveryId }, header: idem(opts) },
+        ...this.#signal(opts),
       }),
     );
   }
@@ -302,40 +340,58 @@ export class LinkqrClient {
 
   /** Add a custom domain, pending until its verification TXT record is seen (domains:write). */
   async createDomain(body: DomainCreate, opts: PostOptions = {}): Promise<Domain> {
-    return ok(await this.raw.POST("/domains", { body, params: { header: idem(opts) } }));
+    return ok(await this.raw.POST("/domains", { body, params: { header: idem(opts) }, ...this.#signal(opts) }));
   }
 
-  async getDomain(id: string): Promise<Domain> {
-    return ok(await this.raw.GET("/domains/{id}", { params: { path: { id } } }));
+  async getDomain(id: string, opts: CallOptions = {}): Promise<Domain> {
+    return ok(await this.raw.GET("/domains/{id}", { params: { path: { id } }, ...this.#signal(opts) }));
   }
 
   async listDomains(page: PageOptions = {}): Promise<Page<Domain>> {
-    return ok(await this.raw.GET("/domains", { params: { query: page } }));
+    const { signal, timeoutMs, ...query } = page;
+    return ok(await this.raw.GET("/domains", { params: { query }, ...this.#signal({ signal, timeoutMs }) }));
   }
 
   domains(page: PageOptions = {}): AsyncIterableIterator<Domain> {
     return iterate(page, (p) => this.listDomains(p));
   }
 
-  async updateDomain(id: string, body: DomainUpdate): Promise<Domain> {
-    return ok(await this.raw.PATCH("/domains/{id}", { params: { path: { id } }, body }));
+  async updateDomain(id: string, body: DomainUpdate, opts: CallOptions = {}): Promise<Domain> {
+    return ok(await this.raw.PATCH("/domains/{id}", { params: { path: { id } }, body, ...this.#signal(opts) }));
   }
 
   /** Look the TXT record up now; a ProblemError domain-not-verified says what was found (domains:write). */
   async verifyDomain(id: string, opts: PostOptions = {}): Promise<Domain> {
-    return ok(await this.raw.POST("/domains/{id}/verify", { params: { path: { id }, header: idem(opts) } }));
+    return ok(await this.raw.POST("/domains/{id}/verify", { params: { path: { id }, header: idem(opts) }, ...this.#signal(opts) }));
   }
 
   /** Remove a domain; conflict while links use it (domains:write). */
-  async deleteDomain(id: string): Promise<void> {
-    const r = await this.raw.DELETE("/domains/{id}", { params: { path: { id } } });
-    if (r.error !== undefined || !r.response.ok) throw await toProblemError(r.response, r.error);
+  async deleteDomain(id: string, opts: CallOptions = {}): Promise<ResponseInfo> {
+    return done(await this.raw.DELETE("/domains/{id}", { params: { path: { id } }, ...this.#signal(opts) }));
   }
 }
 
 /** Shorthand for new LinkqrClient(opts). */
 export function createLinkqrClient(opts: ClientOptions): LinkqrClient {
   return new LinkqrClient(opts);
+}
+
+const responses = new WeakMap<object, ResponseInfo>();
+
+/**
+ * responseOf returns what the response that produced a helper's result said
+ * besides its body — status, X-Request-Id, Idempotent-Replayed and the
+ * RateLimit-* headers — e.g. responseOf(await lq.createLink(…)).rateLimit.
+ * Every object a LinkqrClient helper returns has one (pages: the page
+ * object); undefined for anything else. The result's JSON is unchanged.
+ */
+export function responseOf(result: object): ResponseInfo | undefined {
+  return responses.get(result);
+}
+
+function remember<T extends object>(data: T, res: Response): T {
+  responses.set(data, responseInfo(res));
+  return data;
 }
 
 function idem(opts: PostOptions): { "Idempotency-Key"?: string } {
@@ -345,63 +401,21 @@ function idem(opts: PostOptions): { "Idempotency-Key"?: string } {
 /** ok returns the data of a successful openapi-fetch result, else throws its ProblemError. */
 async function ok<T>(r: { data?: T; error?: unknown; response: Response }): Promise<T> {
   if (r.error !== undefined || !r.response.ok || r.data === undefined) throw await toProblemError(r.response, r.error);
-  return r.data;
+  return typeof r.data === "object" && r.data !== null ? remember(r.data, r.response) : r.data;
 }
 
-async function* iterate<T>(start: PageOptions, fetchPage: (p: PageOptions) => Promise<Page<T>>): AsyncIterableIterator<T> {
-  let page: PageOptions = { ...start };
+/** done checks a result without a body (204), returning its response's metadata. */
+async function done(r: { error?: unknown; response: Response }): Promise<ResponseInfo> {
+  if (r.error !== undefined || !r.response.ok) throw await toProblemError(r.response, r.error);
+  return responseInfo(r.response);
+}
+
+async function* iterate<T, O extends { cursor?: string }>(start: O, fetchPage: (p: O) => Promise<Page<T>>): AsyncIterableIterator<T> {
+  let page: O = { ...start };
   for (;;) {
     const p = await fetchPage(page);
     yield* p.data;
     if (!p.has_more || p.next_cursor === null) return;
     page = { ...page, cursor: p.next_cursor };
   }
-}
-
-/**
- * retryingFetch sends a request, adding an Idempotency-Key to every POST that
- * has none, and repeats it (the same key, so the server acts at most once)
- * after 429, 503 or 409 idempotency-key-in-use, waiting Retry-After seconds —
- * or an exponential backoff when there is none — up to maxRetryDelayMs a wait
- * and maxRetries times.
- */
-function retryingFetch(opts: ClientOptions): (input: Request) => Promise<Response> {
-  const base = opts.fetch ?? ((r: Request) => globalThis.fetch(r));
-  const maxRetries = opts.maxRetries ?? 3;
-  const maxDelay = opts.maxRetryDelayMs ?? 30_000;
-  return async (input: Request): Promise<Response> => {
-    if (input.method === "POST" && !input.headers.has("Idempotency-Key")) {
-      input.headers.set("Idempotency-Key", globalThis.crypto.randomUUID());
-    }
-    for (let attempt = 0; ; attempt++) {
-      const res = await base(input.clone());
-      if (attempt >= maxRetries || !(await retryable(res))) return res;
-      const delayMs = retryDelay(res, attempt);
-      if (delayMs > maxDelay) return res;
-      await res.body?.cancel();
-      opts.onRetry?.({ attempt: attempt + 1, status: res.status, delayMs, method: input.method, url: input.url });
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-    }
-  };
-}
-
-async function retryable(res: Response): Promise<boolean> {
-  if (res.status === 429 || res.status === 503) return true;
-  if (res.status !== 409) return false;
-  try {
-    const p = (await res.clone().json()) as { type?: unknown };
-    return typeof p.type === "string" && p.type.endsWith("/idempotency-key-in-use");
-  } catch {
-    return false;
-  }
-}
-
-function retryDelay(res: Response, attempt: number): number {
-  const ra = res.headers.get("Retry-After");
-  if (ra !== null) {
-    if (/^\d+$/.test(ra.trim())) return Number(ra.trim()) * 1000;
-    const at = Date.parse(ra);
-    if (!Number.isNaN(at)) return Math.max(0, at - Date.now());
-  }
-  return Math.min(250 * 2 ** attempt, 8_000);
 }

@@ -1,3 +1,5 @@
+import type { ProblemSlug } from "./problems.gen.js";
+
 /** One field's refusal in a validation-failed problem. */
 export interface FieldError {
   /** JSON pointer to the field, e.g. "/target_url" or "/query/limit". */
@@ -13,7 +15,8 @@ export interface FieldError {
  */
 export class ProblemError extends Error {
   readonly type: string;
-  readonly slug: string;
+  /** The problem type's stable name; a server newer than this client may send one not in ProblemSlug yet. */
+  readonly slug: ProblemSlug;
   readonly title: string;
   readonly status: number;
   readonly detail: string;
@@ -34,7 +37,7 @@ export class ProblemError extends Error {
     super(`${title} (${status}): ${detail}`);
     this.name = "ProblemError";
     this.type = str("type") ?? "about:blank";
-    this.slug = this.type.split("/").pop() ?? this.type;
+    this.slug = (this.type.split("/").pop() ?? this.type) as ProblemSlug;
     this.title = title;
     this.status = typeof body["status"] === "number" ? (body["status"] as number) : status;
     this.detail = detail;

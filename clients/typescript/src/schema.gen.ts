@@ -656,6 +656,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The subscription's ID (`whk_…`). An unknown or malformed ID, or the ID
+                 *     of another workspace's subscription, is `404`.
+                 * @example whk_06gzzspz3cz1dtb2n3v0b8kf1r
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description **Scope:** `webhooks:write`
+         *
+         *     Sends a `ping` event (see the `ping` webhook) to this subscription
+         *     only, now, through the normal delivery path: signed with its
+         *     secret(s) exactly like every other event, recorded in its delivery
+         *     log, attempted once (no automatic retries; retry the delivery, or
+         *     send another test). The answer is the delivery, `pending` until it
+         *     has been sent (then `succeeded` or `failed` in the delivery list);
+         *     its `event_id` is the ping's `id`. A disabled subscription is
+         *     `409 conflict`: re-enable it first. Takes no body (or `{}`).
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/domains": {
         parameters: {
             query?: never;
@@ -779,7 +815,144 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "link.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * link.created: a link was created
+         * @description A link was created (by the API, the UI, a bulk import or an MCP tool).
+         *     `data.link` is the new link.
+         *
+         *     linkqr POSTs it to every enabled subscription whose `events` list
+         *     `link.created`. Verify `Service-Signature` over the raw body before
+         *     parsing it, answer any `2xx` within 10 s, and de-duplicate by `id`:
+         *     delivery is at-least-once, without ordering.
+         */
+        post: operations["onLinkCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "link.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * link.updated: a link was changed
+         * @description A PATCH changed at least one value of a link. `data.link` is the link
+         *     after the change; `data.previous_attributes` holds the old values of
+         *     exactly the fields whose value changed (never `updated_at`). A PATCH
+         *     that changes nothing sends nothing.
+         *
+         *     linkqr POSTs it to every enabled subscription whose `events` list
+         *     `link.updated`. Verify `Service-Signature` over the raw body before
+         *     parsing it, answer any `2xx` within 10 s, and de-duplicate by `id`:
+         *     delivery is at-least-once, without ordering.
+         */
+        post: operations["onLinkUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "link.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * link.deleted: a link was deleted
+         * @description A link was deleted; its short URL answers `410 Gone` from now on and its
+         *     code is never reused. `data.link` is the link as it was.
+         *
+         *     linkqr POSTs it to every enabled subscription whose `events` list
+         *     `link.deleted`. Verify `Service-Signature` over the raw body before
+         *     parsing it, answer any `2xx` within 10 s, and de-duplicate by `id`:
+         *     delivery is at-least-once, without ordering.
+         */
+        post: operations["onLinkDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "scan.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * scan.created: a human scanned a link
+         * @description A human opened a short URL (directly or through its QR code).
+         *     `data.scan` is the scan, `data.link` the link as of the scan. Bot scans
+         *     send no event.
+         *
+         *     linkqr POSTs it to every enabled subscription whose `events` list
+         *     `scan.created`. Verify `Service-Signature` over the raw body before
+         *     parsing it, answer any `2xx` within 10 s, and de-duplicate by `id`:
+         *     delivery is at-least-once, without ordering.
+         */
+        post: operations["onScanCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ping: a test event
+         * @description Sent only to the one subscription it tests, when someone asks for it
+         *     (`POST /webhooks/{id}/test`, or *Send test event* in Settings →
+         *     Webhooks), through the same signed delivery path as every other event,
+         *     attempted once. Not subscribable: never listed in `events`.
+         *     `data.webhook` is the subscription (without its secret).
+         *
+         *     linkqr POSTs it to the one subscription tested. Verify `Service-
+         *     Signature` over the raw body before parsing it, answer any `2xx` within
+         *     10 s, and de-duplicate by `id`: delivery is at-least-once, without
+         *     ordering.
+         */
+        post: operations["onPing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description How a link's QR codes are drawn (CONTRACT.md 10.5). */
@@ -1593,6 +1766,103 @@ export interface components {
              */
             detail: string;
         };
+        /** @description The body of a `link.created` delivery. */
+        LinkCreatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "link.created";
+            created_at: components["schemas"]["Timestamp"];
+            workspace_id: components["schemas"]["WorkspaceId"];
+            /** @description What happened. */
+            data: {
+                link: components["schemas"]["Link"];
+            };
+        };
+        /** @description The body of a `link.updated` delivery. */
+        LinkUpdatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "link.updated";
+            created_at: components["schemas"]["Timestamp"];
+            workspace_id: components["schemas"]["WorkspaceId"];
+            /** @description What happened. */
+            data: {
+                link: components["schemas"]["Link"];
+                previous_attributes: components["schemas"]["LinkPreviousAttributes"];
+            };
+        };
+        /** @description The body of a `link.deleted` delivery: the link as it was. */
+        LinkDeletedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "link.deleted";
+            created_at: components["schemas"]["Timestamp"];
+            workspace_id: components["schemas"]["WorkspaceId"];
+            /** @description What happened. */
+            data: {
+                link: components["schemas"]["Link"];
+            };
+        };
+        /** @description The body of a `scan.created` delivery (human scans only). */
+        ScanCreatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "scan.created";
+            created_at: components["schemas"]["Timestamp"];
+            workspace_id: components["schemas"]["WorkspaceId"];
+            /** @description What happened. */
+            data: {
+                scan: components["schemas"]["Scan"];
+                link: components["schemas"]["Link"];
+            };
+        };
+        /** @description The body of a test delivery (`ping`). */
+        PingEvent: {
+            id: components["schemas"]["EventId"];
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "ping";
+            created_at: components["schemas"]["Timestamp"];
+            workspace_id: components["schemas"]["WorkspaceId"];
+            /** @description What happened. */
+            data: {
+                webhook: components["schemas"]["Webhook"];
+            };
+        };
+        /**
+         * @description The values before a `link.updated` change, of exactly the fields whose
+         *     value changed (at least one; never `updated_at`), under their names in
+         *     the link. Fields a PATCH can change that are not listed here appear
+         *     the same way, with the link's schema for that field.
+         * @example {
+         *       "target_url": "https://example.com/spring-menu"
+         *     }
+         */
+        LinkPreviousAttributes: {
+            target_url?: components["schemas"]["TargetUrl"];
+            /** @description The old title; `null` when there was none. */
+            title?: string | null;
+            /**
+             * @description The old status.
+             * @enum {string}
+             */
+            status?: "active" | "paused";
+            /**
+             * Format: date-time
+             * @description The old expiry; `null` when there was none.
+             */
+            expires_at?: string | null;
+            tags?: components["schemas"]["Tags"];
+        };
     };
     responses: {
         /** @description The design. */
@@ -1917,6 +2187,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description Any `2xx` answered within 10 seconds acknowledges the delivery; the
+         *     body is ignored (its first 1 KiB is kept in the delivery log).
+         *     Anything else — another status, a redirect (never followed), a
+         *     timeout, a refused connection — fails this attempt, and the event is
+         *     tried again later (a `ping` is not). Answer `400` to a delivery whose
+         *     signature does not verify.
+         */
+        WebhookAnswer: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
     parameters: {
         /**
@@ -1984,6 +2268,23 @@ export interface components {
          * @example 5d0c1e7a-9b8f-4c6e-a1d2-3f4e5a6b7c8d
          */
         IdempotencyKey: string;
+        /**
+         * @description `t=<unix seconds>,v1=<hex>`: `<hex>` is the lowercase hex
+         *     HMAC-SHA256 of `<t>.<raw body>` keyed with the subscription's secret
+         *     (the whole `whsec_…` string). During the 24 hours after a secret
+         *     rotation a second `v1=` follows, made with the old secret; accept
+         *     the delivery when any `v1` matches. Reject a `t` more than 300 s
+         *     from your clock, so that a captured delivery cannot be replayed.
+         * @example t=1795636800,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+         */
+        ServiceSignature: string;
+        /** @description The event's `id`, also in the body; the key to de-duplicate by. */
+        ServiceEventId: components["schemas"]["EventId"];
+        /**
+         * @description This delivery's attempt number, from 1 (a retry, automatic or manual, counts up).
+         * @example 1
+         */
+        ServiceDeliveryAttempt: number;
     };
     requestBodies: never;
     headers: {
@@ -3266,6 +3567,63 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: within 24 hours, the same key with
+                 *     the same request returns the stored response instead of acting again
+                 *     (see *Idempotency*). 1–255 visible ASCII characters; anything else is
+                 *     `400 invalid-request`.
+                 * @example 5d0c1e7a-9b8f-4c6e-a1d2-3f4e5a6b7c8d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The subscription's ID (`whk_…`). An unknown or malformed ID, or the ID
+                 *     of another workspace's subscription, is `404`.
+                 * @example whk_06gzzspz3cz1dtb2n3v0b8kf1r
+                 */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        /** @description None, or an empty JSON object. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The test delivery, queued. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listDomains: {
         parameters: {
             query?: {
@@ -3531,6 +3889,176 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    onLinkCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`: `<hex>` is the lowercase hex
+                 *     HMAC-SHA256 of `<t>.<raw body>` keyed with the subscription's secret
+                 *     (the whole `whsec_…` string). During the 24 hours after a secret
+                 *     rotation a second `v1=` follows, made with the old secret; accept
+                 *     the delivery when any `v1` matches. Reject a `t` more than 300 s
+                 *     from your clock, so that a captured delivery cannot be replayed.
+                 * @example t=1795636800,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /** @description The event's `id`, also in the body; the key to de-duplicate by. */
+                "Service-Event-Id": components["parameters"]["ServiceEventId"];
+                /**
+                 * @description This delivery's attempt number, from 1 (a retry, automatic or manual, counts up).
+                 * @example 1
+                 */
+                "Service-Delivery-Attempt": components["parameters"]["ServiceDeliveryAttempt"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkCreatedEvent"];
+            };
+        };
+        responses: {
+            default: components["responses"]["WebhookAnswer"];
+        };
+    };
+    onLinkUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`: `<hex>` is the lowercase hex
+                 *     HMAC-SHA256 of `<t>.<raw body>` keyed with the subscription's secret
+                 *     (the whole `whsec_…` string). During the 24 hours after a secret
+                 *     rotation a second `v1=` follows, made with the old secret; accept
+                 *     the delivery when any `v1` matches. Reject a `t` more than 300 s
+                 *     from your clock, so that a captured delivery cannot be replayed.
+                 * @example t=1795636800,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /** @description The event's `id`, also in the body; the key to de-duplicate by. */
+                "Service-Event-Id": components["parameters"]["ServiceEventId"];
+                /**
+                 * @description This delivery's attempt number, from 1 (a retry, automatic or manual, counts up).
+                 * @example 1
+                 */
+                "Service-Delivery-Attempt": components["parameters"]["ServiceDeliveryAttempt"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkUpdatedEvent"];
+            };
+        };
+        responses: {
+            default: components["responses"]["WebhookAnswer"];
+        };
+    };
+    onLinkDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`: `<hex>` is the lowercase hex
+                 *     HMAC-SHA256 of `<t>.<raw body>` keyed with the subscription's secret
+                 *     (the whole `whsec_…` string). During the 24 hours after a secret
+                 *     rotation a second `v1=` follows, made with the old secret; accept
+                 *     the delivery when any `v1` matches. Reject a `t` more than 300 s
+                 *     from your clock, so that a captured delivery cannot be replayed.
+                 * @example t=1795636800,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /** @description The event's `id`, also in the body; the key to de-duplicate by. */
+                "Service-Event-Id": components["parameters"]["ServiceEventId"];
+                /**
+                 * @description This delivery's attempt number, from 1 (a retry, automatic or manual, counts up).
+                 * @example 1
+                 */
+                "Service-Delivery-Attempt": components["parameters"]["ServiceDeliveryAttempt"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkDeletedEvent"];
+            };
+        };
+        responses: {
+            default: components["responses"]["WebhookAnswer"];
+        };
+    };
+    onScanCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`: `<hex>` is the lowercase hex
+                 *     HMAC-SHA256 of `<t>.<raw body>` keyed with the subscription's secret
+                 *     (the whole `whsec_…` string). During the 24 hours after a secret
+                 *     rotation a second `v1=` follows, made with the old secret; accept
+                 *     the delivery when any `v1` matches. Reject a `t` more than 300 s
+                 *     from your clock, so that a captured delivery cannot be replayed.
+                 * @example t=1795636800,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /** @description The event's `id`, also in the body; the key to de-duplicate by. */
+                "Service-Event-Id": components["parameters"]["ServiceEventId"];
+                /**
+                 * @description This delivery's attempt number, from 1 (a retry, automatic or manual, counts up).
+                 * @example 1
+                 */
+                "Service-Delivery-Attempt": components["parameters"]["ServiceDeliveryAttempt"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScanCreatedEvent"];
+            };
+        };
+        responses: {
+            default: components["responses"]["WebhookAnswer"];
+        };
+    };
+    onPing: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`: `<hex>` is the lowercase hex
+                 *     HMAC-SHA256 of `<t>.<raw body>` keyed with the subscription's secret
+                 *     (the whole `whsec_…` string). During the 24 hours after a secret
+                 *     rotation a second `v1=` follows, made with the old secret; accept
+                 *     the delivery when any `v1` matches. Reject a `t` more than 300 s
+                 *     from your clock, so that a captured delivery cannot be replayed.
+                 * @example t=1795636800,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /** @description The event's `id`, also in the body; the key to de-duplicate by. */
+                "Service-Event-Id": components["parameters"]["ServiceEventId"];
+                /**
+                 * @description This delivery's attempt number, from 1 (a retry, automatic or manual, counts up).
+                 * @example 1
+                 */
+                "Service-Delivery-Attempt": components["parameters"]["ServiceDeliveryAttempt"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PingEvent"];
+            };
+        };
+        responses: {
+            default: components["responses"]["WebhookAnswer"];
         };
     };
 }

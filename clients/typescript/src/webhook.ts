@@ -1,6 +1,8 @@
 // Webhook signature verification with WebCrypto (Node 20+, browsers, Deno,
 // workers): crypto.subtle.verify compares HMACs in constant time.
+import type { WebhookEvent } from "./event.js";
 
+/** Options of verifyWebhook (see ConstructEventOptions). */
 export interface VerifyOptions {
   /** Reject signatures whose t is further than this from now, in seconds (default 300). */
   toleranceSec?: number;
@@ -10,14 +12,69 @@ export interface VerifyOptions {
 
 const encoder = new TextEncoder();
 
+/** Why a delivery was refused by constructEvent. */
+export type WebhookFailure =
+  /** No Service-Signature, or one that is not "t=<unix>,v1=<64 hex>[,v1=…]"; or no secret. */
+  | "bad-format"
+  /** No v1 entry is the HMAC of "<t>.<body>" under the secret: another secret, or a changed body. */
+  | "no-matching-signature"
+  /** t is more than the tolerance before now: an old delivery replayed, or a slow clock here. */
+  | "too-old"
+  /** t is more than the tolerance after now: a clock ahead at the sender, or behind here. */
+  | "too-new"
+  /** The signature verifies but the body is not an event (JSON object with a string type). */
+  | "bad-payload";
+
+/** WebhookVerificationError is thrown by constructEvent; reason says why. Answer such deliveries 400. */
+export class WebhookVerificationError extends Error {
+  readonly reason: WebhookFailure;
+  constructor(reason: WebhookFailure, message: string) {
+    super(`webhook refused (${reason}): ${message}`);
+    this.name = "WebhookVerificationError";
+    this.reason = reason;
+  }
+}
+
+/** Options of constructEvent. */
+export interface ConstructEventOptions {
+  /** Reject signatures whose t is further than this from now, in seconds (default 300). */
+  tolerance?: number;
+  /** The current time in Unix seconds (default: the clock), for tests. */
+  now?: number;
+}
+
 /**
- * verifyWebhook reports whether a delivery is genuine: header is the
- * Service-Signature value ("t=<unix>,v1=<hex>[,v1=<hex>]", as a string or
- * Node's header array), rawBody the body
- * exactly as received (not re-serialised JSON), secret the subscription's
- * whsec_… secret. Any v1 entry may match — during the 24 h after a secret
- * rotation linkqr signs with the new and the old secret — and t must be
- * within toleranceSec of now, so a captured delivery cannot be replayed later.
+ * constructEvent verifies a delivery and returns its event, typed by its
+ * `type` (a discriminated union generated from the document's webhooks):
+ * header is the Service-Signature value (a string or Node's header array),
+ * rawBody the body exactly as received (not re-serialised JSON), secret the
+ * subscription's whsec_… secret. Any v1 entry may match — during the 24 h
+ * after a secret rotation linkqr signs with the new and the old secret —
+ * and t must be within tolerance of now, so a captured delivery cannot be
+ * replayed later. Anything else throws a WebhookVerificationError saying why.
+ */
+export async function constructEvent(
+  rawBody: string | Uint8Array,
+  header: string | string[] | null | undefined,
+  secret: string,
+  opts: ConstructEventOptions = {},
+): Promise<WebhookEvent> {
+  await check(rawBody, header, secret, opts.tolerance ?? 300, opts.now);
+  let event: unknown;
+  try {
+    event = JSON.parse(typeof rawBody === "string" ? rawBody : new TextDecoder().decode(rawBody));
+  } catch (e) {
+    throw new WebhookVerificationError("bad-payload", `the body is not JSON: ${String(e)}`);
+  }
+  if (typeof event !== "object" || event === null || typeof (event as { type?: unknown }).type !== "string") {
+    throw new WebhookVerificationError("bad-payload", "the body is not an event object with a type");
+  }
+  return event as WebhookEvent;
+}
+
+/**
+ * verifyWebhook reports whether a delivery is genuine, as constructEvent
+ * decides, without parsing the body or saying why: prefer constructEvent.
  */
 export async function verifyWebhook(
   rawBody: string | Uint8Array,
@@ -25,12 +82,30 @@ export async function verifyWebhook(
   secret: string,
   opts: VerifyOptions = {},
 ): Promise<boolean> {
+  try {
+    await check(rawBody, header, secret, opts.toleranceSec ?? 300, opts.now);
+    return true;
+  } catch (e) {
+    if (e instanceof WebhookVerificationError) return false;
+    throw e;
+  }
+}
+
+/** check throws a WebhookVerificationError unless the signature is genuine and fresh. */
+async function check(
+  rawBody: string | Uint8Array,
+  header: string | string[] | null | undefined,
+  secret: string,
+  toleranceSec: number,
+  nowSec: number | undefined,
+): Promise<void> {
   if (Array.isArray(header)) header = header.join(","); // Node's IncomingHttpHeaders
-  if (!header || !secret) return false;
+  if (!secret) throw new WebhookVerificationError("bad-format", "no secret given");
+  if (!header) throw new WebhookVerificationError("bad-format", "no Service-Signature header");
   const parsed = parseSignature(header);
-  if (parsed === undefined || parsed.v1.length === 0) return false;
-  const now = opts.now ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - parsed.t) > (opts.toleranceSec ?? 300)) return false;
+  if (parsed === undefined || parsed.v1.length === 0) {
+    throw new WebhookVerificationError("bad-format", 'Service-Signature is not "t=<unix seconds>,v1=<hex>"');
+  }
   const key = await hmacKey(secret, ["verify"]);
   const message = signedPayload(parsed.tRaw, rawBody);
   let valid = false;
@@ -39,7 +114,10 @@ export async function verifyWebhook(
     // Check every entry, so the time taken does not say which one matched.
     if (bytes !== undefined && (await globalThis.crypto.subtle.verify("HMAC", key, bytes, message))) valid = true;
   }
-  return valid;
+  if (!valid) throw new WebhookVerificationError("no-matching-signature", "no v1 signature matches this body under this secret");
+  const now = nowSec ?? Math.floor(Date.now() / 1000);
+  if (now - parsed.t > toleranceSec) throw new WebhookVerificationError("too-old", `signed ${now - parsed.t} s ago, more than the tolerance of ${toleranceSec} s`);
+  if (parsed.t - now > toleranceSec) throw new WebhookVerificationError("too-new", `signed ${parsed.t - now} s in the future, more than the tolerance of ${toleranceSec} s`);
 }
 
 /** signWebhook computes a Service-Signature header value, as linkqr sends it (for tests of receivers). */

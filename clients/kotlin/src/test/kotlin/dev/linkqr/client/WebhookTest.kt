@@ -83,6 +83,12 @@ class WebhookTest {
                 assertTrue(deliveries.size >= 2, deliveries.toString())
                 val retried = lq.webhooks.retryDelivery(hook.id, deliveries.first().id)
                 assertEquals(deliveries.first().eventId, retried.eventId)
+
+                // A test event goes to this endpoint through the normal delivery path, signed like the rest.
+                val queued = lq.webhooks.test(hook.id)
+                assertEquals("ping", queued.eventType)
+                val ping = waitFor(received, "\"type\":\"ping\"")
+                assertEquals(queued.eventId, Webhooks.constructEvent(ping.body, ping.signature, hook.secret).id)
             } finally {
                 lq.webhooks.delete(hook.id)
             }

@@ -105,6 +105,21 @@ func (d *dispatcher) do(ctx context.Context, c call) (*response, error) {
 	return &response{status: rec.status, header: rec.header, body: rec.buf.Bytes()}, nil
 }
 
+// doStreamed is do for an API response streamed as it is written (the QR
+// ZIP): when it outgrows the recorder the handler aborts the response with
+// http.ErrAbortHandler, which here means errTooLarge, not a crash.
+func (d *dispatcher) doStreamed(ctx context.Context, c call) (resp *response, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r != http.ErrAbortHandler {
+				panic(r)
+			}
+			resp, err = nil, errTooLarge
+		}
+	}()
+	return d.do(ctx, c)
+}
+
 // recorder is an in-memory, bounded http.ResponseWriter.
 type recorder struct {
 	header   http.Header

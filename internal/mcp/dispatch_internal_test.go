@@ -35,6 +35,36 @@ func TestDispatchBoundsTheResponse(t *testing.T) {
 	}
 }
 
+// A streamed response (the QR ZIP) that outgrows the bound aborts its
+// handler with http.ErrAbortHandler: the call fails as too large, and any
+// other panic still propagates.
+func TestDispatchStreamedTooLarge(t *testing.T) {
+	t.Parallel()
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/zip")
+		for range 100 {
+			if _, err := w.Write(make([]byte, 1024)); err != nil {
+				if r.URL.Path == "/api/v1/other" {
+					panic("boom")
+				}
+				panic(http.ErrAbortHandler)
+			}
+		}
+	})
+	d := &dispatcher{api: api, max: 10 * 1024}
+	ctx := context.WithValue(context.Background(), originKey{}, origin{header: http.Header{"Authorization": {"Bearer t"}}})
+	if _, err := d.doStreamed(ctx, call{method: http.MethodGet, path: "/links/qr.zip"}); !errors.Is(err, errTooLarge) {
+		t.Fatalf("streamed: %v", err)
+	}
+	defer func() {
+		if r := recover(); r != "boom" {
+			t.Errorf("another panic: recovered %v", r)
+		}
+	}()
+	_, _ = d.doStreamed(ctx, call{method: http.MethodGet, path: "/other"})
+	t.Error("another panic was swallowed")
+}
+
 // The dispatched request carries the caller's credential and address, the
 // /mcp request's id, and an Idempotency-Key on POST only.
 func TestDispatchCopiesTheCaller(t *testing.T) {

@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -120,7 +121,7 @@ func TestToolsFollowScopes(t *testing.T) {
 		scopes []string
 		want   []string
 	}{
-		{[]string{"links:read"}, []string{"get_link", "get_link_qr", "get_qr_design", "get_workspace", "list_links", "search_links"}},
+		{[]string{"links:read"}, []string{"get_link", "get_link_qr", "get_links_qr_zip", "get_qr_design", "get_workspace", "list_links", "search_links"}},
 		{[]string{"links:write"}, []string{"create_link", "create_links", "delete_link", "delete_link_qr_design", "get_workspace", "pause_link", "repoint_link", "resume_link", "set_link_destinations", "set_qr_design", "update_link"}},
 		{[]string{"webhooks:read"}, []string{"get_workspace", "list_webhook_deliveries", "list_webhooks"}},
 		{[]string{"webhooks:write"}, []string{"create_webhook", "delete_webhook", "get_workspace", "rotate_webhook_secret", "test_webhook", "update_webhook"}},
@@ -165,7 +166,7 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s: input schema %s", tool.Name, schema)
 		}
 	}
-	want := []string{"create_link", "create_links", "create_webhook", "delete_link", "delete_link_qr_design", "delete_webhook", "get_link", "get_link_analytics", "get_link_qr",
+	want := []string{"create_link", "create_links", "create_webhook", "delete_link", "delete_link_qr_design", "delete_webhook", "get_link", "get_link_analytics", "get_link_qr", "get_links_qr_zip",
 		"get_qr_design", "get_workspace", "list_domains", "list_link_scans", "list_links", "list_webhook_deliveries", "list_webhooks", "pause_link",
 		"repoint_link", "resume_link", "rotate_webhook_secret", "search_links", "set_link_destinations", "set_qr_design", "test_webhook", "update_link", "update_webhook"}
 	slices.Sort(names)
@@ -328,6 +329,34 @@ func TestLinkTools(t *testing.T) {
 	designed := callTool(t, s, "get_link_qr", map[string]any{"id": id, "format": "svg"})
 	if svg, isImg := designed.Content[0].(*sdk.ImageContent); !isImg || !strings.Contains(string(svg.Data), ">Scan me</text>") {
 		t.Errorf("designed QR %s", text(designed))
+	}
+	pdf := callTool(t, s, "get_link_qr", map[string]any{"id": id, "format": "pdf"})
+	if res, isRes := pdf.Content[0].(*sdk.EmbeddedResource); !isRes || res.Resource.MIMEType != "application/pdf" || !bytes.HasPrefix(res.Resource.Blob, []byte("%PDF-")) {
+		t.Errorf("PDF QR %#v", pdf.Content[0])
+	}
+	// The ZIP of chosen links: one file per link, named after its code, that decodes to its short URL.
+	zipped := callTool(t, s, "get_links_qr_zip", map[string]any{"ids": []string{id}, "size": 256})
+	res, isRes := zipped.Content[0].(*sdk.EmbeddedResource)
+	if zipped.IsError || !isRes || res.Resource.MIMEType != "application/zip" {
+		t.Fatalf("QR ZIP %s", text(zipped))
+	}
+	zr, err := zip.NewReader(bytes.NewReader(res.Resource.Blob), int64(len(res.Resource.Blob)))
+	if err != nil || len(zr.File) != 1 || zr.File[0].Name != created["code"].(string)+".png" {
+		t.Fatalf("QR ZIP files %v (%v)", zr, err)
+	}
+	f, err := zr.File[0].Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	zipped0, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := testkit.DecodeQR(t, zipped0), created["short_url"].(string)+"?qr=1"; got != want {
+		t.Errorf("the ZIP's code encodes %q, want %q", got, want)
+	}
+	if bad := callTool(t, s, "get_links_qr_zip", map[string]any{"status": "expired", "format": "gif"}); !bad.IsError {
+		t.Errorf("ZIP of a bad format: %s", text(bad))
 	}
 	ok(t, callTool(t, s, "delete_link_qr_design", map[string]any{"id": id}))
 	if d := ok(t, callTool(t, s, "get_qr_design", map[string]any{"link_id": id})); d["link_id"] != nil {
@@ -750,9 +779,9 @@ func TestOutputSchemas(t *testing.T) {
 	schemas := map[string]*jsonschema.Resolved{}
 	rawSchemas := map[string]string{}
 	for _, tool := range res.Tools {
-		if tool.Name == "get_link_qr" {
+		if tool.Name == "get_link_qr" || tool.Name == "get_links_qr_zip" {
 			if tool.OutputSchema != nil {
-				t.Errorf("get_link_qr answers an image, yet has an outputSchema")
+				t.Errorf("%s answers a file, yet has an outputSchema", tool.Name)
 			}
 			continue
 		}

@@ -37,6 +37,7 @@ var toolScopes = map[string]scope.Scope{
 	"get_qr_design":           scope.LinksRead,
 	"set_qr_design":           scope.LinksWrite,
 	"delete_link_qr_design":   scope.LinksWrite,
+	"get_links_qr_zip":        scope.LinksRead,
 	"get_link_analytics":      scope.AnalyticsRead,
 	"list_link_scans":         scope.AnalyticsRead,
 	"list_webhooks":           scope.WebhooksRead,

@@ -114,6 +114,7 @@ func newServer(d *dispatcher, log *slog.Logger) *sdk.Server {
 	addTargetingTools(server, d)
 	addUpdateTools(server, d)
 	addQRDesignTools(server, d)
+	addQRZipTool(server, d)
 	addAnalyticsTools(server, d)
 	addWebhookTools(server, d)
 	addDomainTools(server, d)

@@ -262,14 +262,14 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "get_link_qr",
-		Description: "Get the QR code of a link's short_url as an image (scope links:read): PNG by default, or SVG, in the link's " +
+		Description: "Get the QR code of a link's short_url (scope links:read): a PNG image by default, or SVG, or a one-page vector PDF for print (an embedded resource), in the link's " +
 			"QR design (see get_qr_design); the options below override the design for this image, logo=false leaves its logo out. " +
 			"It encodes short_url?qr=1, so scans of it are recorded with source qr (the target never sees the parameter). " +
 			"Foreground and background need a contrast of at least 3:1, or the call fails with validation-failed.",
 		Annotations: readOnly("Get QR Code"),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{
 			"id":     linkID(),
-			"format": enum("Image format. Default: png.", "png", "svg"),
+			"format": enum("File format: png or svg (image content), pdf (an embedded application/pdf resource). Default: png.", "png", "svg", "pdf"),
 			"size":   integer("PNG width and height in pixels (64-4096); ignored for SVG. Default: 512.", 64, 4096),
 			"margin": integer("Quiet zone around the code, in modules (0-16). Default: 4.", 0, 16),
 			"ecc":    enum("Error correction level: L (7%), M (15%), Q (25%), H (30%). Default: M.", "L", "M", "Q", "H"),
@@ -312,8 +312,13 @@ func (d *dispatcher) qr(ctx context.Context, in qrIn) (*sdk.CallToolResult, any,
 		return resp.problemResult(), nil, nil
 	}
 	mime := resp.header.Get("Content-Type")
+	var file sdk.Content = &sdk.ImageContent{Data: resp.body, MIMEType: mime}
+	if !strings.HasPrefix(mime, "image/") {
+		// A PDF is no image content: clients get it as a file.
+		file = &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "linkqr:///links/" + url.PathEscape(in.ID) + "/qr.pdf", MIMEType: mime, Blob: resp.body}}
+	}
 	return &sdk.CallToolResult{Content: []sdk.Content{
-		&sdk.ImageContent{Data: resp.body, MIMEType: mime},
+		file,
 		&sdk.TextContent{Text: fmt.Sprintf("QR code of link %s (%s, %d bytes); it encodes the link's short_url with ?qr=1.", in.ID, mime, len(resp.body))},
 	}}, nil, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/store"
 )
 
@@ -62,8 +63,15 @@ var jsonFiles = []jsonFile{
 		   FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 ORDER BY m.created_at`},
 	{"links.jsonl", []idCol{{"id", store.PrefixLink}},
 		`SELECT id, code, domain, target_url, title, status, expires_at, scan_count, last_scanned_at,
-		          created_at, updated_at, deleted_at, rules, split, password_hash IS NOT NULL AS password_protected, max_scans
+		          created_at, updated_at, deleted_at, tags, rules, split, password_hash IS NOT NULL AS password_protected, max_scans
 		   FROM links WHERE workspace_id = $1 ORDER BY id`},
+	// The workspace default (link_id null) and each link's own design; a
+	// logo as the data URI the API takes, so a design can be put back.
+	{"qr_designs.jsonl", []idCol{{"link_id", store.PrefixLink}},
+		`SELECT link_id, fg, bg, ecc, margin, modules,
+		          'data:image/png;base64,' || translate(encode(logo_png, 'base64'), E'\n', '') AS logo,
+		          frame_text, frame_color, updated_at
+		   FROM qr_designs WHERE workspace_id = $1 ORDER BY link_id NULLS FIRST`},
 	{"domains.jsonl", []idCol{{"id", store.PrefixDomain}},
 		`SELECT id, hostname, status, root_url, not_found_url, verified_at, record_missing_since, created_at, updated_at
 		   FROM domains WHERE workspace_id = $1 ORDER BY id`},
@@ -99,10 +107,10 @@ type csvFile struct {
 }
 
 var csvFiles = []csvFile{
-	{"links.csv", []string{"id", "code", "domain", "target_url", "title", "status", "expires_at", "scan_count", "created_at", "updated_at", "deleted_at"},
+	{"links.csv", []string{"id", "code", "domain", "target_url", "title", "status", "expires_at", "scan_count", "created_at", "updated_at", "deleted_at", "tags"},
 		map[int]store.Prefix{0: store.PrefixLink},
 		`SELECT id::text, code, domain, target_url, title, status, ` + ts("expires_at") + `, scan_count::text, ` +
-			ts("created_at") + `, ` + ts("updated_at") + `, ` + ts("deleted_at") + `
+			ts("created_at") + `, ` + ts("updated_at") + `, ` + ts("deleted_at") + `, array_to_string(tags, '` + linkcsv.TagSeparator + `')
 		 FROM links WHERE workspace_id = $1 ORDER BY id`},
 	{"scans.csv", []string{"id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "country", "source", "variant"},
 		map[int]store.Prefix{0: store.PrefixScan, 1: store.PrefixLink},

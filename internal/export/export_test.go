@@ -4,7 +4,12 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
 	"io"
 	"strings"
 	"testing"
@@ -20,6 +25,12 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
 	a, b := testkit.SeedWorkspace(t, srv), testkit.SeedWorkspace(t, srv)
+	// A workspace default design and a link's own with a logo, in a and b.
+	for _, w := range []testkit.Seeded{a, b} {
+		testkit.JSON(t, srv.Do(t, "PUT", "/api/v1/qr/design", w.Key, `{"modules":"dots"}`), 200)
+		testkit.JSON(t, srv.Do(t, "PUT", "/api/v1/links/"+w.LinkIDs[0]+"/qr/design", w.Key, `{"logo":"`+logoURI(t)+`","frame":{"text":"Scan me"}}`), 200)
+		testkit.JSON(t, srv.Do(t, "PATCH", "/api/v1/links/"+w.LinkIDs[0], w.Key, `{"tags":["print","spring 27"]}`), 200)
+	}
 	var buf bytes.Buffer
 	sum, err := export.New(srv.App.DB).Workspace(context.Background(), a.WorkspaceID, &buf)
 	if err != nil {
@@ -27,7 +38,7 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 	}
 	files := unzip(t, buf.Bytes())
 	want := map[string]int64{"workspace.jsonl": 1, "members.jsonl": 1, "links.jsonl": 4, "links.csv": 4, "domains.jsonl": 1,
-		"webhooks.jsonl": 1, "api_keys.jsonl": 1, "oauth_clients.jsonl": 1, "events.jsonl": 1, "scans.jsonl": 6, "scans.csv": 6}
+		"webhooks.jsonl": 1, "api_keys.jsonl": 1, "oauth_clients.jsonl": 1, "events.jsonl": 2, "scans.jsonl": 6, "scans.csv": 6, "qr_designs.jsonl": 2}
 	for name, n := range want {
 		lines := strings.Count(files[name], "\n")
 		if strings.HasSuffix(name, ".csv") {
@@ -58,6 +69,15 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 		!strings.Contains(files["scans.jsonl"], `"country": null`) || !strings.Contains(files["scans.jsonl"], `"source": "link"`) {
 		t.Errorf("scans without their country and source:\n%s\n%s", files["scans.csv"], files["scans.jsonl"])
 	}
+	designs := strings.Split(strings.TrimSpace(files["qr_designs.jsonl"]), "\n")
+	if len(designs) != 2 || !strings.HasPrefix(designs[0], `{"link_id":null,`) || !strings.Contains(designs[0], `"modules": "dots"`) ||
+		!strings.HasPrefix(designs[1], `{"link_id":"`+a.LinkIDs[0]+`",`) || !strings.Contains(designs[1], `"logo": "data:image/png;base64,iVBOR`) ||
+		!strings.Contains(designs[1], `"frame_text": "Scan me"`) {
+		t.Errorf("QR designs:\n%s", files["qr_designs.jsonl"])
+	}
+	if !strings.Contains(files["links.csv"], ",print|spring 27\n") || !strings.Contains(files["links.jsonl"], `"tags": ["print", "spring 27"]`) {
+		t.Errorf("tags missing:\n%s\n%s", files["links.csv"], files["links.jsonl"])
+	}
 	if !strings.Contains(files["links.csv"], "'=formula") {
 		t.Errorf("a formula-like title is not neutralised in links.csv:\n%s", files["links.csv"])
 	}
@@ -71,6 +91,17 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 			t.Errorf("the export holds %q", secret)
 		}
 	}
+}
+
+// logoURI is a 32 px red square as the data URI a design takes.
+func logoURI(t *testing.T) string {
+	img := image.NewNRGBA(image.Rect(0, 0, 32, 32))
+	draw.Draw(img, img.Bounds(), image.NewUniform(color.RGBA{0xE5, 0x39, 0x35, 0xff}), image.Point{}, draw.Src)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())
 }
 
 func unzip(t *testing.T, b []byte) map[string]string {

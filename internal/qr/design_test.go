@@ -235,6 +235,30 @@ func TestRenderIsDeterministic(t *testing.T) {
 	}
 }
 
+// The logo scaled for one size is kept for the next render of that size:
+// a render after one at another size, and one from the kept scaling, are
+// byte for byte what a fresh logo gives.
+func TestScaledLogoIsReused(t *testing.T) {
+	o := designed(ModulesDots, testLogo(t), true)
+	fresh := mustRender(t, shortURL, o)
+	kept := o.Logo.scaled.Load()
+	if kept == nil {
+		t.Fatal("the scaled logo was not kept")
+	}
+	if again := mustRender(t, shortURL, o); !bytes.Equal(again, fresh) || o.Logo.scaled.Load() != kept {
+		t.Fatal("a second render at the same size scaled again or drew another picture")
+	}
+	o.Size = 700
+	mustRender(t, shortURL, o)
+	if o.Logo.scaled.Load() == kept {
+		t.Fatal("another size drew the logo kept for 512 px")
+	}
+	o.Size = 512
+	if back := mustRender(t, shortURL, o); !bytes.Equal(back, fresh) {
+		t.Fatal("back at 512 px the code differs from the first render")
+	}
+}
+
 func TestParseLogoRefusals(t *testing.T) {
 	pngB64 := base64.StdEncoding.EncodeToString(testLogoPNG(t, 10, 10))
 	huge := base64.StdEncoding.EncodeToString(testLogoPNG(t, 2049, 4))

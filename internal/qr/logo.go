@@ -10,6 +10,7 @@ import (
 	_ "image/jpeg" // logos may be uploaded as JPEG
 	"image/png"
 	"strings"
+	"sync/atomic"
 
 	xdraw "golang.org/x/image/draw"
 
@@ -33,6 +34,22 @@ type Logo struct {
 	png  []byte
 	sum  [sha256.Size]byte
 	w, h int
+	// scaled is the logo at the size it was last drawn: the codes of one
+	// design (a ZIP of a workspace's links) draw it at one size again and
+	// again, and scaling it was a tenth of a designed render.
+	scaled atomic.Pointer[image.RGBA]
+}
+
+// at returns the logo scaled to w×h pixels, from the last draw when it
+// had that size. The image is shared: do not modify it.
+func (l *Logo) at(w, h int) *image.RGBA {
+	if s := l.scaled.Load(); s != nil && s.Bounds().Dx() == w && s.Bounds().Dy() == h {
+		return s
+	}
+	s := image.NewRGBA(image.Rect(0, 0, w, h))
+	xdraw.CatmullRom.Scale(s, s.Bounds(), l.img, l.img.Bounds(), xdraw.Src, nil)
+	l.scaled.Store(s)
+	return s
 }
 
 // Refusals of a logo, each reported at /logo.

@@ -17,6 +17,15 @@ var pngEncoder = png.Encoder{
 	BufferPool:       &encoderPool{},
 }
 
+// styledPNGEncoder encodes the RGBA canvas of a designed code. Default
+// compression spent half of a designed render in deflate; BestSpeed keeps
+// the same pixels (PNG is lossless) in about a third of the time, for a
+// file some 10 to 20 % larger.
+var styledPNGEncoder = png.Encoder{
+	CompressionLevel: png.BestSpeed,
+	BufferPool:       &encoderPool{},
+}
+
 type encoderPool struct{ p sync.Pool }
 
 func (e *encoderPool) Get() *png.EncoderBuffer {

@@ -6,7 +6,6 @@ import (
 	"image/color"
 	"image/draw"
 
-	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
@@ -53,7 +52,7 @@ func renderStyledPNG(s scene) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	buf.Grow(4096)
-	if err := pngEncoder.Encode(&buf, c.img); err != nil {
+	if err := styledPNGEncoder.Encode(&buf, c.img); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -116,10 +115,10 @@ func insideRounded(x, y float64, r image.Rectangle, rad float64) bool {
 	return dx*dx+dy*dy <= rad*rad
 }
 
-// logo scales the logo into its box and composites it over the pad.
+// logo composites the logo, scaled to its box, over the pad.
 func (c *canvas) logo(b box, l *Logo) {
 	dst := c.pixels(b)
-	xdraw.CatmullRom.Scale(c.img, dst, l.img, l.img.Bounds(), xdraw.Over, nil)
+	draw.Draw(c.img, dst, l.at(dst.Dx(), dst.Dy()), image.Point{}, draw.Over)
 }
 
 // text draws the frame's text, anti-aliased, centred in the band.

@@ -47,6 +47,10 @@ const CacheControl = "private, max-age=3600"
 type Server struct {
 	limit *limiter
 	cache *cache
+	// bulk is the lane of RenderBulk: a place per render slot, so work
+	// done in bulk holds at most that many places among the slots and
+	// queue that single images wait in.
+	bulk chan struct{}
 
 	mu      sync.Mutex
 	flights map[string]*flight // by ETag: renders in progress
@@ -75,6 +79,7 @@ func New(c Config) *Server {
 		c.CacheBytes = DefaultCacheBytes
 	}
 	return &Server{
+		bulk:    make(chan struct{}, c.Renders),
 		limit:   newLimiter(c.Renders, c.Waiting, c.MaxWait, c.MaxWait),
 		cache:   newCache(c.CacheBytes),
 		flights: map[string]*flight{},
@@ -129,6 +134,30 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, img Image) error 
 // HTTP request directly. The slice is shared: do not modify it.
 func (s *Server) Render(ctx context.Context, content string, o qr.Options) ([]byte, error) {
 	return s.render(ctx, qr.ETag(content, o), content, o)
+}
+
+// RenderBulk is Render for an image among many (a code of a ZIP): it
+// waits its turn in a lane of its own, first come first served, for as
+// long as ctx allows. Fifty archives streaming at once thereby take at
+// most one place a render slot between them, instead of filling the queue
+// that single images (an API call, a page of the UI) wait in and making
+// those busy; and they take turns, none starved. Cached images skip the
+// lane. A *BusyError is still possible when single images fill the queue.
+func (s *Server) RenderBulk(ctx context.Context, content string, o qr.Options) ([]byte, error) {
+	etag := qr.ETag(content, o)
+	s.mu.Lock()
+	b, ok := s.cache.get(etag)
+	s.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	select {
+	case s.bulk <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-s.bulk }()
+	return s.render(ctx, etag, content, o)
 }
 
 // Reserve takes one render slot exactly as a render does (queueing, MaxWait,

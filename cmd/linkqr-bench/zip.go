@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -51,11 +52,16 @@ type zipResult struct {
 	Files  int64 // codes received across the archives while it ran
 	Bytes  int64
 	Failed int // archives that ended in an error or a status other than 200
-	RSS    rssGrowth
-	Rate   float64 // paced redirect rate
-	Alone  phase
-	During phase
-	Err    error
+	// Singles are single uncached QR codes asked one after another while
+	// the archives stream, as an integrator's GET …/qr would be: how many,
+	// how many were refused (503), and their slowest answer.
+	Singles, SinglesBusy int
+	SingleSlowest        time.Duration
+	RSS                  rssGrowth
+	Rate                 float64 // paced redirect rate
+	Alone                phase
+	During               phase
+	Err                  error
 }
 
 // rssGrowth is linkqr's resident memory before a part and its peak during
@@ -131,10 +137,13 @@ func (b *bench) zips(ctx context.Context, base, token string, pid int, redirect 
 				}
 			})
 		}
+		var singles sync.WaitGroup
+		singles.Go(func() { res.Singles, res.SinglesBusy, res.SingleSlowest = singleCodes(streams, client, base, token) })
 		var err error
 		res.During, err = b.loadPaced(ctx, fmt.Sprintf("redirect linkqr, beside %d QR ZIPs", res.Concurrent), redirect, rate, b.opts.Duration)
 		stop()
 		wg.Wait()
+		singles.Wait()
 		return err
 	})
 	if err != nil {
@@ -143,6 +152,63 @@ func (b *bench) zips(ctx context.Context, base, token string, pid int, redirect 
 	res.Files, res.Bytes, res.Failed, res.Err = files.Load(), sent.Load(), int(failed.Load()), firstErr
 	b.progress("      zip: %d archives streamed %d codes (%.1f MiB) beside the redirect; RSS %v", res.Concurrent, res.Files, mib(uint64(res.Bytes)), res.RSS)
 	return res, nil
+}
+
+// singleCodes asks for one uncached QR code (a new size each time) of a
+// link of the first group every 100 ms until ctx ends, and counts the
+// answers, the 503s among them, and the slowest.
+func singleCodes(ctx context.Context, client *http.Client, base, token string) (n, busy int, slowest time.Duration) {
+	id, err := firstLinkID(ctx, client, base, token)
+	if err != nil {
+		return 0, 0, 0
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for size := 300; ; size++ {
+		select {
+		case <-ctx.Done():
+			return n, busy, slowest
+		case <-tick.C:
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/links/"+id+"/qr?size="+strconv.Itoa(size), nil)
+		if err != nil {
+			return n, busy, slowest
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		start := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			continue // ctx ended mid-request
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		n++
+		slowest = max(slowest, time.Since(start))
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			busy++
+		}
+	}
+}
+
+// firstLinkID is the id of a link of the first ZIP group.
+func firstLinkID(ctx context.Context, client *http.Client, base, token string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/links?limit=1&tag=batch-"+strconv.Itoa(zipFirst(0)/bulkBatch), nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var page struct {
+		Data []struct{ ID string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || len(page.Data) == 0 {
+		return "", fmt.Errorf("GET /api/v1/links: %d, %v", resp.StatusCode, err)
+	}
+	return page.Data[0].ID, nil
 }
 
 // zipFirst is the number of the first link of group g: bulkRequest tags a
@@ -328,6 +394,8 @@ func (r *zipResult) print(w io.Writer, row func(string, *phase), target func(nam
 	target("ratio beside/alone", fmt.Sprintf("%.3f", rr), fmt.Sprintf("target ≥ %.2f", 1-targetZipRedirect), rr >= 1-targetZipRedirect, false)
 	p99a, p99d := r.Alone.Measured.Latency.Percentile(0.99), r.During.Measured.Latency.Percentile(0.99)
 	target("p99 beside ZIPs", ms(p99d)+" (alone "+ms(p99a)+")", "target ≤ "+ms(targetP99), p99d <= targetP99, false)
+	target("single codes beside", fmt.Sprintf("%d of %d refused (503), slowest %v", r.SinglesBusy, r.Singles, r.SingleSlowest.Round(time.Millisecond)),
+		"target 0 refused", r.Singles > 0 && r.SinglesBusy == 0, false)
 	target("RSS beside ZIPs", r.RSS.String(), fmt.Sprintf("target ≤ +%d MiB", targetZipRSS>>20), r.RSS.growth() <= targetZipRSS, false)
 	target("archives whole", fmt.Sprintf("%d of %d failed", r.Failed, r.Concurrent), "target 0", r.Failed == 0 && r.Err == nil, true)
 	if r.Err != nil {

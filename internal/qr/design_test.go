@@ -259,6 +259,19 @@ func TestScaledLogoIsReused(t *testing.T) {
 	}
 }
 
+// A canvas's pixels are reused by the next render of its size: nothing of
+// a code with a logo and a frame shows in a plain dotted one drawn after it.
+func TestPooledCanvasKeepsNothing(t *testing.T) {
+	plain := designed(ModulesDots, nil, false)
+	first := mustRender(t, shortURL, plain)
+	busy := designed(ModulesRounded, testLogo(t), true)
+	busy.Size = plain.Size
+	mustRender(t, shortURL, busy)
+	if after := mustRender(t, shortURL, plain); !bytes.Equal(after, first) {
+		t.Fatal("a plain code drawn after a designed one differs from the same code drawn first")
+	}
+}
+
 func TestParseLogoRefusals(t *testing.T) {
 	pngB64 := base64.StdEncoding.EncodeToString(testLogoPNG(t, 10, 10))
 	huge := base64.StdEncoding.EncodeToString(testLogoPNG(t, 2049, 4))

@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"sync"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/opentype"
@@ -24,7 +25,8 @@ func renderStyledPNG(s scene) ([]byte, error) {
 	scale := s.o.Size / units
 	off := (s.o.Size - units*scale) / 2
 	height := int(s.h)*scale + 2*off
-	c := &canvas{img: image.NewRGBA(image.Rect(0, 0, s.o.Size, height)), scale: float64(scale), off: float64(off)}
+	c := &canvas{img: newCanvasImage(s.o.Size, height), scale: float64(scale), off: float64(off)}
+	defer releaseCanvasImage(c.img)
 
 	fill(c.img, c.img.Bounds(), opaque(s.o.BG))
 	if s.o.Frame != nil {
@@ -56,6 +58,36 @@ func renderStyledPNG(s scene) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// canvasPool keeps the pixels of finished canvases up to pooledCanvasBytes
+// for the next designed render: a ZIP draws a thousand codes of one size,
+// and a fresh 1.2 MiB canvas for each (at 512 px) was most of what a render
+// allocated, so the garbage collector ran for the renders several times a
+// second, beside the redirect. Larger canvases (4,096 px: 64 MiB) are rare
+// and not kept.
+var canvasPool sync.Pool
+
+const pooledCanvasBytes = 8 << 20
+
+// newCanvasImage is image.NewRGBA(w×h) on pooled pixels when one fits.
+// Its pixels are not cleared: the render fills the whole canvas first.
+func newCanvasImage(w, h int) *image.RGBA {
+	n := 4 * w * h
+	if n <= pooledCanvasBytes {
+		if p, ok := canvasPool.Get().(*[]byte); ok && cap(*p) >= n {
+			return &image.RGBA{Pix: (*p)[:n], Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}
+		}
+	}
+	return image.NewRGBA(image.Rect(0, 0, w, h))
+}
+
+// releaseCanvasImage hands a finished canvas's pixels back to the pool.
+func releaseCanvasImage(img *image.RGBA) {
+	if cap(img.Pix) <= pooledCanvasBytes {
+		p := img.Pix[:cap(img.Pix)]
+		canvasPool.Put(&p)
+	}
 }
 
 // canvas maps module units to pixels: scale pixels a module, off pixels

@@ -239,3 +239,21 @@ func TestAuthorizedApps(t *testing.T) {
 func asRetrieveError(err error, target **oauth2.RetrieveError) bool {
 	return err != nil && errors.As(err, target)
 }
+
+// TestAuthorizedAppsWithoutWorkspace: a user who belongs to no workspace
+// still has the page, with only its own entry in the settings navigation
+// (no workspace links that would lead nowhere).
+func TestAuthorizedAppsWithoutWorkspace(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	b := newBrowser(t, srv)
+	b.mustSignIn(tn.Email, tn.Password)
+	if _, err := srv.Pool.Exec(context.Background(), `DELETE FROM memberships WHERE user_id = $1`, tn.UserID); err != nil {
+		t.Fatal(err)
+	}
+	p := b.get("/settings/apps")
+	if p.status != 200 || !hasTestID(p.body, "apps-empty") || !hasTestID(p.body, "nav-apps") || hasTestID(p.body, "nav-workspace") || strings.Contains(p.body, `href="/w//`) {
+		t.Fatalf("without a workspace: %d %s", p.status, excerpt(p.body))
+	}
+}

@@ -38,6 +38,10 @@ func TestBrowserAuthorizedApps(t *testing.T) {
 
 	got := make(chan url.Values, 1)
 	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/callback" { // the browser also asks for /favicon.ico
+			http.NotFound(w, r)
+			return
+		}
 		select {
 		case got <- r.URL.Query():
 		default:

@@ -283,7 +283,7 @@ func ConsentPage(v ConsentView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, " keeps this access until it gives it up (revokes its token) or you leave the workspace.</p><div class=\"actions\"><button type=\"submit\" name=\"decision\" value=\"allow\" data-testid=\"consent-allow\">Allow</button> <button type=\"submit\" name=\"decision\" value=\"deny\" class=\"button secondary\" data-testid=\"consent-deny\">Deny</button></div></form></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, " keeps this access until you revoke it in Settings → Authorized apps, it gives it up, or you leave the workspace.</p><div class=\"actions\"><button type=\"submit\" name=\"decision\" value=\"allow\" data-testid=\"consent-allow\">Allow</button> <button type=\"submit\" name=\"decision\" value=\"deny\" class=\"button secondary\" data-testid=\"consent-deny\">Deny</button></div></form></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -134,6 +134,8 @@ func (u *UI) Mount(r chi.Router) {
 			r.Post(accountPath+"/sessions/revoke-others", u.accountRevokeOthers)
 			r.Post(accountPath+"/sessions/{ref}/revoke", u.accountRevokeSession)
 			r.Post(accountPath+"/delete", u.accountDelete)
+			r.Get(appsPath, u.appsList)
+			r.Post(appsPath+"/{grant}/revoke", u.appsRevoke)
 			r.Get("/w/new", u.workspaceNewForm)
 			r.Post("/w", u.workspaceCreate)
 			r.Post("/w/switch", u.workspaceSwitch)

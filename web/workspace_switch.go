@@ -21,6 +21,10 @@ func (u *UI) workspaceSwitch(w http.ResponseWriter, r *http.Request) {
 	}
 	rest := "/links"
 	switch r.PostFormValue("section") {
+	case sectionApps:
+		// Every workspace's apps are on the one page: stay there.
+		http.Redirect(w, r, appsPath, http.StatusSeeOther)
+		return
 	case sectionOverview:
 		rest = "/overview"
 	case sectionAPIKeys:

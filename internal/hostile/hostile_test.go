@@ -47,7 +47,7 @@ func TestHostile(t *testing.T) {
 			// The irreversible forms: the walk must reach them (a wrong
 			// name or password is all it can send; the account is the
 			// last admin of a workspace with a member, so it stays).
-			Require: []string{"/w/{id}/settings/workspace/delete", "/account/delete"},
+			Require: []string{"/w/{id}/settings/workspace/delete", "/account/delete", "/settings/apps/{id}/revoke"},
 		}, rep)
 		if err != nil {
 			t.Fatal(err)
@@ -147,6 +147,19 @@ func setUp(t *testing.T) env {
 		t.Fatal(err)
 	}
 	if _, err := srv.App.Accounts.AcceptInvitation(ctx, member.UserID, inv.ID); err != nil {
+		t.Fatal(err)
+	}
+	// A partner app the tenant authorized, for Settings → Authorized apps
+	// (the grant written as the code's redemption writes it).
+	partner, _, err := srv.App.OAuth.CreateClient(ctx, oauth.CreateInput{
+		GrantType: oauth.GrantAuthorizationCode, Name: "Partner", Scopes: []string{"links:read"},
+		RedirectURIs: []string{"https://partner.example/cb"}, Public: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Pool.Exec(ctx, `INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes) VALUES ($1, $2, $3, $4, '{links:read}')`,
+		store.NewID(), partner.ID, tn.WorkspaceID, tn.UserID); err != nil {
 		t.Fatal(err)
 	}
 	// And an invitation to the tenant, which puts /w/invitations in the nav.

@@ -83,6 +83,7 @@ type Service struct {
 	keys        *keyring
 	clients     *epochcache.Cache[uuid.UUID, *Client]
 	grants      *epochcache.Cache[uuid.UUID, bool] // grant id → revoked
+	touched     grantToucher                       // when access tokens last recorded a grant's use
 	// verified remembers tokens whose signature and claims were checked,
 	// by HMAC-SHA256 of the token under a per-process key, so a token's
 	// next requests skip the ECDSA verification (until it expires, or its

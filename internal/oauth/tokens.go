@@ -437,6 +437,9 @@ func (s *Service) Refresh(ctx context.Context, a ClientAuth, refresh, scopeParam
 		if err := q.OAuthRefreshRotate(ctx, tx, row.TokenHash); err != nil {
 			return store.InterpretError(err)
 		}
+		if err := touchGrantTx(ctx, tx, row.GrantID); err != nil {
+			return err
+		}
 		tok, err = s.issueWithRefresh(ctx, tx, c, g)
 		return err
 	})

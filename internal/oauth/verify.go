@@ -129,6 +129,7 @@ func (s *Service) VerifyAccessToken(ctx context.Context, token string) (Access, 
 		if revoked {
 			return Access{}, ErrInvalidToken
 		}
+		s.touchGrantAsync(gid)
 		acc.CredentialID = c.ExternalID() + ":" + cl.WorkspaceID
 	default:
 		return Access{}, ErrInvalidToken

@@ -24,6 +24,9 @@ const (
 	PrefixDomain      Prefix = "dom"
 	// PrefixInvitation names workspace invitations, which only the UI shows.
 	PrefixInvitation Prefix = "inv"
+	// PrefixOAuthGrant names a user's consent to a partner app, which only
+	// Settings → Authorized apps shows.
+	PrefixOAuthGrant Prefix = "grt"
 )
 
 // idEncoding is lower-case base32 without padding: 26 characters for a

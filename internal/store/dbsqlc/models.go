@@ -180,6 +180,7 @@ type OauthGrant struct {
 	Scopes      []string
 	CreatedAt   time.Time
 	RevokedAt   *time.Time
+	LastUsedAt  *time.Time
 }
 
 type OauthRefreshToken struct {

@@ -287,7 +287,7 @@ func (q *Queries) OAuthCodeRedeem(ctx context.Context, db DBTX, arg OAuthCodeRed
 const oAuthGrantCreate = `-- name: OAuthGrantCreate :one
 INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes)
 VALUES ($1, $2, $3, $4, $5)
-RETURNING id, client_id, workspace_id, user_id, scopes, created_at, revoked_at
+RETURNING id, client_id, workspace_id, user_id, scopes, created_at, revoked_at, last_used_at
 `
 
 type OAuthGrantCreateParams struct {
@@ -315,12 +315,13 @@ func (q *Queries) OAuthGrantCreate(ctx context.Context, db DBTX, arg OAuthGrantC
 		&i.Scopes,
 		&i.CreatedAt,
 		&i.RevokedAt,
+		&i.LastUsedAt,
 	)
 	return i, err
 }
 
 const oAuthGrantGet = `-- name: OAuthGrantGet :one
-SELECT id, client_id, workspace_id, user_id, scopes, created_at, revoked_at FROM oauth_grants WHERE id = $1
+SELECT id, client_id, workspace_id, user_id, scopes, created_at, revoked_at, last_used_at FROM oauth_grants WHERE id = $1
 `
 
 func (q *Queries) OAuthGrantGet(ctx context.Context, db DBTX, id uuid.UUID) (OauthGrant, error) {
@@ -334,6 +335,7 @@ func (q *Queries) OAuthGrantGet(ctx context.Context, db DBTX, id uuid.UUID) (Oau
 		&i.Scopes,
 		&i.CreatedAt,
 		&i.RevokedAt,
+		&i.LastUsedAt,
 	)
 	return i, err
 }

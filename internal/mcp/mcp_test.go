@@ -698,7 +698,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := srv.App.OAuth.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "")
+	tok, err := srv.App.OAuth.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func FuzzVerifyAccessToken(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	tok, err := svc.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "")
+	tok, err := svc.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "", nil)
 	if err != nil {
 		f.Fatal(err)
 	}

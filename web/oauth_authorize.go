@@ -82,7 +82,16 @@ func (u *UI) parseAuthorize(w http.ResponseWriter, r *http.Request, vals url.Val
 	}
 	req := &authzRequest{client: c, redirectURI: ru, state: vals.Get("state")}
 	fail := func(code, desc string) (*authzRequest, bool) {
-		http.Redirect(w, r, authorizeRedirect(ru, url.Values{"error": {code}, "error_description": {desc}}, req.state), http.StatusSeeOther)
+		back := authorizeRedirect(ru, url.Values{"error": {code}, "error_description": {desc}}, req.state)
+		if c.Dynamic {
+			// Anyone can register any redirect URI: redirecting at once would
+			// make linkqr an open redirector (RFC 9700 section 4.11.2), so
+			// the user sees the error and follows the link back themselves.
+			w.Header().Set("Cache-Control", "no-store")
+			Render(w, r, http.StatusBadRequest, AuthorizeErrorPage(u.nav(w, r, ""), c.Name, desc, back, redirectHost(ru)))
+			return nil, false
+		}
+		http.Redirect(w, r, back, http.StatusSeeOther)
 		return nil, false
 	}
 	for _, p := range authorizeParams {

@@ -3,9 +3,11 @@ package oauth_test
 import (
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -178,43 +180,67 @@ func TestRegisterRateLimit(t *testing.T) {
 }
 
 // TestAuthorizeRefusesUnknownResource: an authorization request naming a
-// resource this server does not protect goes back with invalid_target
-// (RFC 8707), before any sign-in.
+// resource this server does not protect is refused with invalid_target
+// (RFC 8707), before any sign-in: an operator's partner is redirected
+// back; a self-registered client's user sees the error and a link back,
+// since anyone can register any redirect URI (no open redirector).
 func TestAuthorizeRefusesUnknownResource(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_OAUTH_REGISTRATION_RATE_LIMIT", "1000"))
-	r := register(t, srv, "application/json", `{"redirect_uris":["http://127.0.0.1:5555/cb"]}`)
+	const cb = "http://127.0.0.1:5555/cb"
+	dcr := register(t, srv, "application/json", `{"redirect_uris":["`+cb+`"]}`).body["client_id"].(string)
+	op, _ := partner(t, srv, true, cb, "links:read")
 	_, challenge := pkce()
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	for name, c := range map[string]struct {
-		resources []string
-		want      string // error, or "" for the sign-in page
-	}{
-		"other host":   {[]string{"https://evil.example/mcp"}, "invalid_target"},
-		"other path":   {[]string{srv.URL + "/api/v2"}, "invalid_target"},
-		"two":          {[]string{srv.URL + "/mcp", srv.URL + "/api/v1"}, "invalid_target"},
-		"mcp":          {[]string{srv.URL + "/mcp"}, ""},
-		"mcp, slash":   {[]string{srv.URL + "/mcp/"}, ""},
-		"api":          {[]string{srv.URL + "/api/v1"}, ""},
-		"none (api)":   {nil, ""},
-		"the base URL": {[]string{srv.URL}, ""},
-	} {
-		q := url.Values{"response_type": {"code"}, "client_id": {r.body["client_id"].(string)}, "redirect_uri": {"http://127.0.0.1:5555/cb"},
-			"state": {"s1"}, "code_challenge": {challenge}, "code_challenge_method": {"S256"}, "resource": c.resources}
+	get := func(clientID string, resources []string) (*http.Response, string) {
+		q := url.Values{"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {cb},
+			"state": {"s1"}, "code_challenge": {challenge}, "code_challenge_method": {"S256"}, "resource": resources}
 		resp, err := noFollow.Get(srv.URL + "/oauth/authorize?" + q.Encode())
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		loc, _ := url.Parse(resp.Header.Get("Location"))
-		if c.want == "" {
-			if resp.StatusCode != http.StatusSeeOther || loc.Path != "/login" {
-				t.Errorf("%s: %d %s, want the sign-in page", name, resp.StatusCode, loc)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	backLink := regexp.MustCompile(`data-testid="authorize-error-back"`)
+	hrefs := regexp.MustCompile(`<a href="([^"]+)" data-testid="authorize-error-back"`)
+	for name, c := range map[string]struct {
+		resources []string
+		bad       bool
+	}{
+		"other host":   {[]string{"https://evil.example/mcp"}, true},
+		"other path":   {[]string{srv.URL + "/api/v2"}, true},
+		"two":          {[]string{srv.URL + "/mcp", srv.URL + "/api/v1"}, true},
+		"mcp":          {[]string{srv.URL + "/mcp"}, false},
+		"mcp, slash":   {[]string{srv.URL + "/mcp/"}, false},
+		"api":          {[]string{srv.URL + "/api/v1"}, false},
+		"none (api)":   {nil, false},
+		"the base URL": {[]string{srv.URL}, false},
+	} {
+		for _, clientID := range []string{dcr, op.ExternalID()} {
+			resp, body := get(clientID, c.resources)
+			loc, _ := url.Parse(resp.Header.Get("Location"))
+			switch {
+			case !c.bad:
+				if resp.StatusCode != http.StatusSeeOther || loc.Path != "/login" {
+					t.Errorf("%s (%s): %d %s, want the sign-in page", name, clientID, resp.StatusCode, loc)
+				}
+			case clientID == op.ExternalID():
+				if resp.StatusCode != http.StatusSeeOther || loc.Host != "127.0.0.1:5555" || loc.Query().Get("error") != "invalid_target" || loc.Query().Get("state") != "s1" {
+					t.Errorf("%s (partner): %d %s, want a redirect with invalid_target", name, resp.StatusCode, loc)
+				}
+			default:
+				m := hrefs.FindStringSubmatch(body)
+				var back *url.URL
+				if m != nil {
+					back, _ = url.Parse(html.UnescapeString(m[1]))
+				}
+				if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Location") != "" || !backLink.MatchString(body) || back == nil ||
+					back.Host != "127.0.0.1:5555" || back.Query().Get("error") != "invalid_target" || back.Query().Get("state") != "s1" {
+					t.Errorf("%s (self-registered): %d %q, want a 400 page linking back with invalid_target: %s", name, resp.StatusCode, resp.Header.Get("Location"), body)
+				}
 			}
-			continue
-		}
-		if resp.StatusCode != http.StatusSeeOther || loc.Host != "127.0.0.1:5555" || loc.Query().Get("error") != c.want || loc.Query().Get("state") != "s1" {
-			t.Errorf("%s: %d %s, want %s", name, resp.StatusCode, loc, c.want)
 		}
 	}
 }

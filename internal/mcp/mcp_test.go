@@ -670,8 +670,9 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	srv := testkit.StartServer(t)
 	testkit.JSON(t, testkit.Get(t, srv.URL+"/.well-known/oauth-authorization-server", nil), http.StatusOK)
 	for p, resource := range map[string]string{
-		"/.well-known/oauth-protected-resource":     srv.URL,
-		"/.well-known/oauth-protected-resource/mcp": srv.URL + "/mcp",
+		"/.well-known/oauth-protected-resource":        srv.URL,
+		"/.well-known/oauth-protected-resource/mcp":    srv.URL + "/mcp",
+		"/.well-known/oauth-protected-resource/api/v1": srv.URL + "/api/v1",
 	} {
 		doc := testkit.JSON(t, testkit.Get(t, srv.URL+p, nil), http.StatusOK)
 		servers, _ := doc["authorization_servers"].([]any)

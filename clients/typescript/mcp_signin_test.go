@@ -116,6 +116,10 @@ func consent(t *testing.T, srv *testkit.Server, tn testkit.Tenant, authorize str
 	if resp.status != http.StatusSeeOther || resp.location != "/login" {
 		t.Fatalf("authorize, signed out: %d %q", resp.status, resp.location)
 	}
+	if login := browse(t, b, http.MethodGet, srv.URL+"/login", nil, srv.URL); login.status != http.StatusOK ||
+		!strings.Contains(login.body, "linkqr e2e MCP client (self-registered; its name is unverified)") {
+		t.Errorf("sign-in page: %d %s", login.status, login.body)
+	}
 	resp = browse(t, b, http.MethodPost, srv.URL+"/login", url.Values{"email": {tn.Email}, "password": {tn.Password}}, srv.URL)
 	if resp.status != http.StatusSeeOther || !strings.HasPrefix(resp.location, "/oauth/authorize?") {
 		t.Fatalf("sign in: %d %q", resp.status, resp.location)

@@ -10,6 +10,12 @@ ALTER TABLE oauth_clients ADD COLUMN dynamic boolean NOT NULL DEFAULT false;
 ALTER TABLE oauth_clients ADD CONSTRAINT oauth_clients_dynamic_public
     CHECK (NOT dynamic OR (grant_type = 'authorization_code' AND secret_hash IS NULL));
 
+-- Retention deletes self-registered clients nobody consented to (oldest
+-- first, internal/retention); a grant's client is looked up by id there
+-- and when a client is deleted (ON DELETE CASCADE).
+CREATE INDEX oauth_clients_dynamic_idx ON oauth_clients (created_at) WHERE dynamic;
+CREATE INDEX oauth_grants_client_idx ON oauth_grants (client_id);
+
 -- resource is the RFC 8707 resource the authorization request named, so
 -- the audience of the grant's access tokens: 'mcp' for LINKQR_BASE_URL/mcp;
 -- NULL for the API (LINKQR_BASE_URL/api/v1), as before resources existed.
@@ -18,6 +24,8 @@ ALTER TABLE oauth_codes ADD COLUMN resource text CHECK (resource IN ('mcp'));
 ALTER TABLE oauth_grants ADD COLUMN resource text CHECK (resource IN ('mcp'));
 
 -- +goose Down
+DROP INDEX oauth_grants_client_idx;
+DROP INDEX oauth_clients_dynamic_idx;
 ALTER TABLE oauth_grants DROP COLUMN resource;
 ALTER TABLE oauth_codes DROP COLUMN resource;
 ALTER TABLE oauth_clients DROP CONSTRAINT oauth_clients_dynamic_public;

@@ -1,6 +1,6 @@
 -- name: OAuthClientCreate :one
-INSERT INTO oauth_clients (id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+INSERT INTO oauth_clients (id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, dynamic)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 RETURNING *;
 
 -- name: OAuthClientGet :one
@@ -20,8 +20,8 @@ WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL
 RETURNING id;
 
 -- name: OAuthGrantCreate :one
-INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes, resource)
+VALUES ($1, $2, $3, $4, $5, $6)
 RETURNING *;
 
 -- name: OAuthGrantGet :one
@@ -31,8 +31,8 @@ SELECT * FROM oauth_grants WHERE id = $1;
 UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL;
 
 -- name: OAuthCodeCreate :exec
-INSERT INTO oauth_codes (code_hash, client_id, workspace_id, user_id, redirect_uri, scopes, code_challenge, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8);
+INSERT INTO oauth_codes (code_hash, client_id, workspace_id, user_id, redirect_uri, scopes, code_challenge, expires_at, resource)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9);
 
 -- name: OAuthCodeGetForUpdate :one
 SELECT * FROM oauth_codes WHERE code_hash = $1 FOR UPDATE;
@@ -45,7 +45,7 @@ INSERT INTO oauth_refresh_tokens (token_hash, grant_id, expires_at) VALUES ($1, 
 
 -- name: OAuthRefreshGetForUpdate :one
 SELECT t.token_hash, t.grant_id, t.expires_at, t.rotated_at,
-       g.client_id, g.workspace_id, g.user_id, g.scopes, g.revoked_at AS grant_revoked_at
+       g.client_id, g.workspace_id, g.user_id, g.scopes, g.revoked_at AS grant_revoked_at, g.resource
 FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id
 WHERE t.token_hash = $1
 FOR UPDATE OF t;
@@ -101,3 +101,12 @@ RETURNING id;
 UPDATE oauth_grants SET revoked_at = now()
 WHERE workspace_id = $1 AND revoked_at IS NULL
 RETURNING id;
+
+-- name: OAuthClientListAll :many
+-- Operator listing (`linkqr admin oauth-client list`): every client, newest
+-- first, revoked ones only when asked for, with its active grant count.
+SELECT c.*, (SELECT count(*) FROM oauth_grants g WHERE g.client_id = c.id AND g.revoked_at IS NULL)::bigint AS active_grants
+FROM oauth_clients c
+WHERE (sqlc.arg(include_revoked)::boolean OR c.revoked_at IS NULL)
+  AND (NOT sqlc.arg(dynamic_only)::boolean OR c.dynamic)
+ORDER BY c.id DESC;

@@ -3,7 +3,7 @@
 -- they still belong to, with the app's and the workspace's names. Grants of
 -- a revoked app are left out: nothing can use them any more.
 SELECT g.id, g.client_id, g.workspace_id, g.scopes, g.created_at, g.last_used_at,
-       c.name AS client_name, w.name AS workspace_name
+       c.name AS client_name, c.dynamic AS client_dynamic, w.name AS workspace_name
 FROM oauth_grants g
 JOIN oauth_clients c ON c.id = g.client_id
 JOIN workspaces w ON w.id = g.workspace_id

@@ -85,3 +85,14 @@ DELETE FROM scans WHERE (occurred_at, id) IN (
 
 -- name: RetentionWorkspaceSetScanMonths :execrows
 UPDATE workspaces SET scan_retention_months = sqlc.narg(months)::integer WHERE id = sqlc.arg(id)::uuid;
+
+-- name: RetentionOAuthDynamicClientsUnused :many
+-- Self-registered clients (RFC 7591, open to anyone) that no user ever
+-- consented to, registered before @before: abandoned registrations must
+-- not pile up. Their codes go with them (ON DELETE CASCADE).
+DELETE FROM oauth_clients WHERE id IN (
+    SELECT c.id FROM oauth_clients c
+    WHERE c.dynamic AND c.created_at < sqlc.arg(before)::timestamptz
+      AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.id)
+    ORDER BY c.created_at LIMIT sqlc.arg(lim)::integer)
+RETURNING id;

@@ -25,12 +25,14 @@ type AppsView struct {
 
 // AppRow is one grant the viewer gave a partner app.
 type AppRow struct {
-	ID        string // "grt_…"
-	Name      string
-	Workspace string
-	Scopes    []ScopeText
-	Granted   string
-	LastUsed  string // "" when not recorded
+	ID   string // "grt_…"
+	Name string
+	// SelfRegistered marks an app whose name nobody checked (RFC 7591).
+	SelfRegistered bool
+	Workspace      string
+	Scopes         []ScopeText
+	Granted        string
+	LastUsed       string // "" when not recorded
 }
 
 // appsList lists the apps the viewer authorized, in every workspace.
@@ -43,7 +45,7 @@ func (u *UI) appsList(w http.ResponseWriter, r *http.Request) {
 	}
 	rows := make([]AppRow, len(grants))
 	for i, g := range grants {
-		rows[i] = AppRow{ID: g.ExternalID(), Name: g.ClientName, Workspace: g.WorkspaceName, Granted: formatDate(g.CreatedAt), LastUsed: lastUsed(g.LastUsedAt)}
+		rows[i] = AppRow{ID: g.ExternalID(), Name: g.ClientName, SelfRegistered: g.SelfRegistered, Workspace: g.WorkspaceName, Granted: formatDate(g.CreatedAt), LastUsed: lastUsed(g.LastUsedAt)}
 		for _, sc := range g.Scopes {
 			rows[i].Scopes = append(rows[i].Scopes, ScopeText{Name: string(sc), Text: capitalize(scope.Describe(sc))})
 		}

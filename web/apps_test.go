@@ -128,6 +128,19 @@ func TestAuthorizedApps(t *testing.T) {
 		strings.Contains(p.body, "Create, re-point") || !strings.Contains(textOf(t, p.body, "app-last-used"), "UTC") {
 		t.Errorf("alice's row: %s", excerpt(p.body))
 	}
+	// An operator's partner is not marked; a self-registered app (RFC 7591) is.
+	if hasTestID(p.body, "app-self-registered") {
+		t.Errorf("an operator's partner is marked self-registered: %s", excerpt(p.body))
+	}
+	if _, err := srv.Pool.Exec(context.Background(), `UPDATE oauth_clients SET dynamic = true WHERE id = $1`, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if marked := ba.get("/settings/apps"); !hasTestID(marked.body, "app-self-registered") {
+		t.Errorf("a self-registered app is not marked unverified: %s", excerpt(marked.body))
+	}
+	if _, err := srv.Pool.Exec(context.Background(), `UPDATE oauth_clients SET dynamic = false WHERE id = $1`, c.ID); err != nil {
+		t.Fatal(err)
+	}
 	bobPage := bb.get("/settings/apps")
 	bobIDs := grantIDs(bobPage.body)
 	if len(bobIDs) != 1 || bobIDs[0] == aliceGrant {

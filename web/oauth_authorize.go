@@ -25,6 +25,12 @@ type ConsentView struct {
 	CodeChallenge string
 	Workspaces    []WorkspaceChoice
 	Selected      string
+	// Resource is the RFC 8707 resource the tokens will be for (the API's
+	// or the MCP server's URL), carried through the form.
+	Resource string
+	// SelfRegistered: the application registered itself (RFC 7591), so
+	// its name is its own claim; the page says so.
+	SelfRegistered bool
 }
 
 // ScopeText is a scope and what it allows, in words.
@@ -38,6 +44,7 @@ type authzRequest struct {
 	state       string
 	scopes      []scope.Scope
 	challenge   string
+	resource    oauth.Resource
 }
 
 // authorizeParams are the request's parameters; each may appear once.
@@ -75,7 +82,16 @@ func (u *UI) parseAuthorize(w http.ResponseWriter, r *http.Request, vals url.Val
 	}
 	req := &authzRequest{client: c, redirectURI: ru, state: vals.Get("state")}
 	fail := func(code, desc string) (*authzRequest, bool) {
-		http.Redirect(w, r, authorizeRedirect(ru, url.Values{"error": {code}, "error_description": {desc}}, req.state), http.StatusSeeOther)
+		back := authorizeRedirect(ru, url.Values{"error": {code}, "error_description": {desc}}, req.state)
+		if c.Dynamic {
+			// Anyone can register any redirect URI: redirecting at once would
+			// make linkqr an open redirector (RFC 9700 section 4.11.2), so
+			// the user sees the error and follows the link back themselves.
+			w.Header().Set("Cache-Control", "no-store")
+			Render(w, r, http.StatusBadRequest, AuthorizeErrorPage(u.nav(w, r, ""), c.Name, desc, back, redirectHost(ru)))
+			return nil, false
+		}
+		http.Redirect(w, r, back, http.StatusSeeOther)
 		return nil, false
 	}
 	for _, p := range authorizeParams {
@@ -104,6 +120,11 @@ func (u *UI) parseAuthorize(w http.ResponseWriter, r *http.Request, vals url.Val
 		return fail("invalid_scope", "scope names none of the application's scopes: "+strings.Join(scope.Strings(c.Scopes), " "))
 	}
 	req.scopes = scopes
+	res, rerr := u.OAuth.ParseResource(vals["resource"])
+	if rerr != nil {
+		return fail(rerr.Code, rerr.Description)
+	}
+	req.resource = res
 	return req, true
 }
 
@@ -163,6 +184,7 @@ func (u *UI) authorize(w http.ResponseWriter, r *http.Request) {
 		Nav: nav, ClientID: req.client.ExternalID(), ClientName: req.client.Name, RedirectURI: req.redirectURI,
 		RedirectHost: redirectHost(req.redirectURI), Scope: strings.Join(scope.Strings(req.scopes), " "),
 		State: r.URL.Query().Get("state"), CodeChallenge: req.challenge, Workspaces: nav.Workspaces, Selected: selected,
+		Resource: u.OAuth.ResourceAudience(req.resource), SelfRegistered: req.client.Dynamic,
 	}
 	for _, s := range req.scopes {
 		view.Scopes = append(view.Scopes, ScopeText{Name: string(s), Text: scope.Describe(s)})
@@ -222,7 +244,7 @@ func (u *UI) authorizeDecision(w http.ResponseWriter, r *http.Request) {
 	}
 	code, err := u.OAuth.IssueCode(r.Context(), oauth.CodeRequest{
 		Client: req.client, UserID: v.User.ID, WorkspaceID: wsID, RedirectURI: req.redirectURI,
-		Scopes: req.scopes, CodeChallenge: req.challenge,
+		Scopes: req.scopes, CodeChallenge: req.challenge, Resource: req.resource,
 	})
 	if err != nil {
 		u.serverError(w, r, err)

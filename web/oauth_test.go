@@ -126,6 +126,9 @@ func TestAuthorizeBadInput(t *testing.T) {
 	if p.status != 200 || !hasTestID(p.body, "consent-page") || !strings.Contains(p.body, "Acme Analytics") || !strings.Contains(p.body, "read links and QR codes") {
 		t.Fatalf("consent page: %d %s", p.status, excerpt(p.body))
 	}
+	if hasTestID(p.body, "consent-self-registered") {
+		t.Errorf("an operator's partner is called self-registered: %s", excerpt(p.body))
+	}
 	// A client asking for more than it may have (as MCP clients ask for
 	// every advertised scope) is offered the intersection, not refused.
 	wide := b.get(authorizeQuery(c, partnerRedirect, func(q url.Values) {

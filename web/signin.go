@@ -63,6 +63,9 @@ func (u *UI) authorizingApp(r *http.Request, next string) string {
 	if err != nil {
 		return ""
 	}
+	if c.Dynamic { // anyone may register any name: say so on linkqr's own page
+		return c.Name + " (self-registered; its name is unverified)"
+	}
 	return c.Name
 }
 

@@ -39,8 +39,11 @@ func admin(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 		if len(args) >= 2 && args[1] == "revoke" {
 			return exitCode(stderr, "admin oauth-client revoke", adminOAuthClientRevoke(ctx, cfg, log, args[2:], stdout, stderr))
 		}
+		if len(args) >= 2 && args[1] == "list" {
+			return exitCode(stderr, "admin oauth-client list", adminOAuthClientList(ctx, cfg, log, args[2:], stdout, stderr))
+		}
 		if len(args) < 2 || args[1] != "create" {
-			fmt.Fprintf(stderr, "linkqr admin oauth-client: expected \"create\" or \"revoke\"\n\n%s", usage)
+			fmt.Fprintf(stderr, "linkqr admin oauth-client: expected \"create\", \"list\" or \"revoke\"\n\n%s", usage)
 			return 2
 		}
 		return exitCode(stderr, "admin oauth-client create", adminOAuthClientCreate(ctx, cfg, log, args[2:], stdout, stderr))

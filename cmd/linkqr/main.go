@@ -45,6 +45,9 @@ commands:
   admin oauth-client create --grant authorization_code --name N --redirect-uri U [--public] --scopes a,b [--init]
       onboard a partner (authorization code + PKCE; users pick the workspace at consent; --redirect-uri repeatable,
       exact match; --public: no secret); prints {"client_id","client_secret"} (client_secret null when public)
+  admin oauth-client list [--dynamic] [--revoked] [--init]
+      every OAuth client, one JSON object a line, newest first, with its origin (dynamic_registration: registered
+      itself at /oauth/register; workspace; operator), redirect URIs, scopes and active grants
   admin oauth-client revoke --client cli_… [--init]
       revoke any OAuth client (a partner, say): its secret and tokens stop working on every instance; prints {"client_id","status"}
   admin user reset-link --email E [--init]

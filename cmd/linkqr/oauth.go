@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -104,4 +105,48 @@ func adminOAuthClientRevoke(ctx context.Context, cfg *config.Config, log *slog.L
 		}
 		return json.NewEncoder(stdout).Encode(map[string]string{"client_id": *client, "status": "revoked"})
 	})
+}
+
+// adminOAuthClientList prints every OAuth client, one JSON object a line,
+// newest first, with its origin (dynamic_registration, workspace,
+// operator): the operator's view of self-registered clients, to revoke.
+func adminOAuthClientList(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("admin oauth-client list", "[--dynamic] [--revoked] [--init]", stderr)
+	dynamic := fs.Bool("dynamic", false, "only clients that registered themselves (RFC 7591)")
+	revoked := fs.Bool("revoked", false, "include revoked clients")
+	init := initFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
+		svc, err := oauth.NewService(oauth.Options{DB: store.NewDB(db.pool), Log: log, KeyEncryptionKey: config.DeriveKey(cfg.SecretKey, "oauth-signing-keys")})
+		if err != nil {
+			return err
+		}
+		clients, err := svc.ListAllClients(ctx, *revoked, *dynamic)
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(stdout)
+		for _, c := range clients {
+			if err := enc.Encode(clientListing(c)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// clientListing is one line of `admin oauth-client list`.
+func clientListing(c oauth.Listing) map[string]any {
+	var ws *string
+	if c.WorkspaceID != nil {
+		id := store.FormatID(store.PrefixWorkspace, *c.WorkspaceID)
+		ws = &id
+	}
+	return map[string]any{
+		"client_id": c.ExternalID(), "name": c.Name, "origin": c.Origin(), "grant": c.GrantType,
+		"public": c.Public, "workspace_id": ws, "redirect_uris": c.RedirectURIs, "scopes": scope.Strings(c.Scopes),
+		"created_at": c.CreatedAt.UTC().Format(time.RFC3339), "revoked": c.Revoked, "active_grants": c.ActiveGrants,
+	}
 }

@@ -111,3 +111,66 @@ func TestAdminOAuthClientCreate(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminOAuthClientList: a client that registered itself at
+// /oauth/register is listed with its origin, revoked by the operator, and
+// then listed only with --revoked.
+func TestAdminOAuthClientList(t *testing.T) {
+	requirePostgres(t)
+	dataDir := t.TempDir()
+	s := startServe(t, dataDir)
+	env := baseEnv(dataDir, freeAddr(t))
+	resp, err := http.Post(s.url+"/oauth/register", "application/json",
+		strings.NewReader(`{"client_name":"Desk Assistant","redirect_uris":["http://127.0.0.1:7777/cb"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reg map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&reg)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("register: %d %v", resp.StatusCode, reg)
+	}
+	code, out, errOut := runCmd(t, env, "admin", "oauth-client", "create", "--grant", "authorization_code",
+		"--name", "Partner", "--redirect-uri", "https://partner.example/cb", "--public", "--scopes", "links:read")
+	if code != 0 {
+		t.Fatalf("create partner: exit %d, %s", code, errOut)
+	}
+	list := func(args ...string) []map[string]any {
+		t.Helper()
+		code, out, errOut := runCmd(t, env, append([]string{"admin", "oauth-client", "list"}, args...)...)
+		if code != 0 {
+			t.Fatalf("list %v: exit %d, %s", args, code, errOut)
+		}
+		var rows []map[string]any
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if line == "" {
+				continue
+			}
+			var row map[string]any
+			if err := json.Unmarshal([]byte(line), &row); err != nil {
+				t.Fatalf("list line %q: %v", line, err)
+			}
+			rows = append(rows, row)
+		}
+		return rows
+	}
+	all := list()
+	if len(all) != 2 || all[0]["origin"] != "operator" || all[1]["origin"] != "dynamic_registration" || all[1]["name"] != "Desk Assistant" ||
+		all[1]["public"] != true || all[1]["client_id"] != reg["client_id"] || all[1]["active_grants"] != float64(0) {
+		t.Fatalf("list: %v (create printed %s)", all, out)
+	}
+	if dyn := list("--dynamic"); len(dyn) != 1 || dyn[0]["client_id"] != reg["client_id"] {
+		t.Errorf("list --dynamic: %v", dyn)
+	}
+	code, _, errOut = runCmd(t, env, "admin", "oauth-client", "revoke", "--client", reg["client_id"].(string))
+	if code != 0 {
+		t.Fatalf("revoke: exit %d, %s", code, errOut)
+	}
+	if dyn := list("--dynamic"); len(dyn) != 0 {
+		t.Errorf("a revoked client is still listed: %v", dyn)
+	}
+	if dyn := list("--dynamic", "--revoked"); len(dyn) != 1 || dyn[0]["revoked"] != true {
+		t.Errorf("list --dynamic --revoked: %v", dyn)
+	}
+}

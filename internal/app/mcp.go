@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/api"
+	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/mcp"
 	"github.com/linkqr/linkqr/internal/scope"
 )
@@ -22,8 +23,10 @@ import (
 // other GET or HEAD is the redirect's.
 func (a *App) mcpRoutes(r *chi.Mux, v1 *api.API) {
 	server := mcp.Handler(mcp.Config{
-		API:          http.HandlerFunc(a.dispatchInProcess),
-		Authenticate: v1.Auth.Middleware,
+		API: http.HandlerFunc(a.dispatchInProcess),
+		// Tokens for the MCP resource (aud …/mcp) are accepted here and in
+		// the API requests the tools dispatch, nowhere else.
+		Authenticate: func(next http.Handler) http.Handler { return auth.ForMCP(v1.Auth.Middleware(next)) },
 		Document:     api.OpenAPIJSON(),
 		ResourceMetadataURL: func() string {
 			return strings.TrimSuffix(a.Config.BaseURL.String(), "/") + "/.well-known/oauth-protected-resource/mcp"
@@ -42,6 +45,7 @@ func (a *App) mcpRoutes(r *chi.Mux, v1 *api.API) {
 	r.Head("/mcp", func(w http.ResponseWriter, req *http.Request) { a.mcpCode(r, w, req) })
 	r.Get("/.well-known/oauth-protected-resource", a.protectedResource(""))
 	r.Get("/.well-known/oauth-protected-resource/mcp", a.protectedResource("/mcp"))
+	r.Get("/.well-known/oauth-protected-resource/api/v1", a.protectedResource("/api/v1"))
 }
 
 // mcpCode answers a GET or HEAD of /mcp that is not MCP's: the short link

@@ -7,9 +7,11 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/problem"
+	"github.com/linkqr/linkqr/internal/ratelimit"
 )
 
 // newOAuth builds the authorization server and makes sure a signing key
@@ -33,7 +35,8 @@ func (a *App) newOAuth(ctx context.Context) error {
 }
 
 // oauthRoutes mounts the endpoints of CONTRACT.md section 8 that are not
-// pages: the token and revocation endpoints and the discovery documents.
+// pages: the token, revocation and registration endpoints and the
+// discovery documents.
 // Other methods on them get a 405 problem; /oauth/authorize is a page (web).
 func (a *App) oauthRoutes(r chi.Router) {
 	h := &oauth.Handlers{Service: a.OAuth}
@@ -41,7 +44,8 @@ func (a *App) oauthRoutes(r chi.Router) {
 	r.Get("/.well-known/jwks.json", h.JWKS)
 	r.Post("/oauth/token", h.Token)
 	r.Post("/oauth/revoke", h.Revoke)
-	for _, p := range []string{"/oauth/token", "/oauth/revoke"} {
+	r.With(a.registrationLimit().Handler).Post("/oauth/register", h.Register)
+	for _, p := range []string{"/oauth/token", "/oauth/revoke", "/oauth/register"} {
 		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 			r.Method(m, p, a.oauthMethodNotAllowed("POST"))
 		}
@@ -58,4 +62,15 @@ func (a *App) oauthMethodNotAllowed(allow string) http.HandlerFunc {
 		w.Header().Set("Allow", allow)
 		a.problems.Write(w, r, problem.New(problem.MethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path+"; allowed: "+allow))
 	}
+}
+
+// registrationLimit bounds dynamic client registration, which needs no
+// credential, per client address (LINKQR_OAUTH_REGISTRATION_RATE_LIMIT a
+// minute): 429 rate-limited with Retry-After beyond it.
+func (a *App) registrationLimit() *ratelimit.Middleware {
+	ips := clientip.Resolver{Trusted: a.Config.TrustedProxies}
+	return &ratelimit.Middleware{Limiter: a.RateLimiter, Problems: a.problems, Log: a.Log,
+		Subject: func(r *http.Request) (string, int, bool) {
+			return "oauth-register:" + ips.Of(r).String(), a.Config.OAuthRegistrationRate, true
+		}}
 }

@@ -103,11 +103,34 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 	})
 }
 
+type mcpKey struct{}
+
+// ForMCP marks the requests of the MCP endpoint, and so the API requests
+// its tools dispatch in-process (their context descends from the /mcp
+// request's), as acting for the MCP resource: the only place an access
+// token whose audience is LINKQR_BASE_URL/mcp (RFC 8707) is accepted. An
+// outside request to /api/v1 cannot carry the mark, so such a token is
+// refused there. API tokens (audience /api/v1) stay valid on /mcp, as
+// before resource indicators existed.
+func ForMCP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), mcpKey{}, true)))
+	})
+}
+
+func forMCP(ctx context.Context) bool {
+	v, _ := ctx.Value(mcpKey{}).(bool)
+	return v
+}
+
 func (a *Authenticator) principal(ctx context.Context, token string) (*Principal, error) {
 	if a.OAuth != nil && oauth.LooksLikeJWT(token) {
 		acc, err := a.OAuth.VerifyAccessToken(ctx, token)
 		if err != nil {
 			return nil, err
+		}
+		if acc.Resource == oauth.ResourceMCP && !forMCP(ctx) {
+			return nil, oauth.ErrInvalidToken // an MCP token, outside MCP
 		}
 		return &Principal{
 			WorkspaceID: acc.WorkspaceID, Scopes: acc.Scopes, CredentialID: acc.CredentialID,

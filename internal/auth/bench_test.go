@@ -39,7 +39,7 @@ func BenchmarkAuthJWT(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tok, err := srv.App.OAuth.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "")
+	tok, err := srv.App.OAuth.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func BenchmarkAuthJWTFirstSight(b *testing.B) {
 	a := &auth.Authenticator{Keys: srv.App.Keys, OAuth: srv.App.OAuth, Problems: problem.Writer{BaseURL: srv.URL}, ClientIP: clientip.Resolver{}, Log: testkit.Logger(b)}
 	ok := 0
 	h := a.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { ok++ }))
-	tok, err := srv.App.OAuth.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "")
+	tok, err := srv.App.OAuth.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "", nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -61,6 +61,10 @@ type Config struct {
 	// allowed meanwhile.
 	SaturationLatency     time.Duration
 	SaturatedDeliveryPace int
+	// OAuthRegistrationRate (LINKQR_OAUTH_REGISTRATION_RATE_LIMIT) is how
+	// many clients one address may register a minute at POST
+	// /oauth/register (RFC 7591), which needs no credential.
+	OAuthRegistrationRate int
 	// DatabaseDirectURL (LINKQR_DATABASE_DIRECT_URL) reaches the primary
 	// without PgBouncer: LISTEN, River and migrations need a session of
 	// their own, which transaction pooling cannot give. Empty: DatabaseURL.
@@ -220,6 +224,14 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 			return nil, &Error{"LINKQR_SATURATED_DELIVERY_PACE", v, "must be a whole number of attempts a second from 1 to 100000"}
 		}
 		c.SaturatedDeliveryPace = n
+	}
+	c.OAuthRegistrationRate = 10
+	if v := getenv("LINKQR_OAUTH_REGISTRATION_RATE_LIMIT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100_000 {
+			return nil, &Error{"LINKQR_OAUTH_REGISTRATION_RATE_LIMIT", v, "must be a whole number of registrations a minute from 1 to 100000"}
+		}
+		c.OAuthRegistrationRate = n
 	}
 	if c.Retention, err = loadRetention(getenv); err != nil {
 		return nil, err

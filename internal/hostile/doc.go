@@ -11,6 +11,9 @@
 //     HTML, posted the way a browser does (same origin, session cookie);
 //   - MCP: every argument of every tool that tools/list describes, plus
 //     broken JSON-RPC messages.
+//   - OAuth dynamic client registration (POST /oauth/register, open to
+//     anyone): every client metadata member and redirect URI, plus broken
+//     bodies.
 //
 // Each request changes one value of an otherwise valid request (a valid
 // body built from the schema, real IDs of the workspace, the form as the

@@ -68,6 +68,12 @@ func TestHostile(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	t.Run("OAuth registration", func(t *testing.T) {
+		err := hostile.WalkRegistration(ctx, t, hostile.Registration{URL: env.srv.URL + "/oauth/register", Client: http.DefaultClient}, rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
 	rep.Close(t)
 	t.Logf("hostile: %s in %s", rep.Summary(), time.Since(started).Round(100*time.Millisecond))
 	env.alive(t)
@@ -88,7 +94,8 @@ func setUp(t *testing.T) env {
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	t.Cleanup(receiver.Close)
 	dnsSrv := testkit.StartDNS(t) // domain verification asks it, never the network
-	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"), testkit.WithEnv("LINKQR_DNS_RESOLVER", dnsSrv.Addr))
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"), testkit.WithEnv("LINKQR_DNS_RESOLVER", dnsSrv.Addr),
+		testkit.WithEnv("LINKQR_OAUTH_REGISTRATION_RATE_LIMIT", "100000"))
 	tn := testkit.NewTenant(t, srv.Pool)
 	// Every scope there is (a new one included), and the highest limit:
 	// thousands of requests in seconds, and no 403 or 429 may hide a 500.

@@ -699,8 +699,9 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	srv := testkit.StartServer(t)
 	testkit.JSON(t, testkit.Get(t, srv.URL+"/.well-known/oauth-authorization-server", nil), http.StatusOK)
 	for p, resource := range map[string]string{
-		"/.well-known/oauth-protected-resource":     srv.URL,
-		"/.well-known/oauth-protected-resource/mcp": srv.URL + "/mcp",
+		"/.well-known/oauth-protected-resource":        srv.URL,
+		"/.well-known/oauth-protected-resource/mcp":    srv.URL + "/mcp",
+		"/.well-known/oauth-protected-resource/api/v1": srv.URL + "/api/v1",
 	} {
 		doc := testkit.JSON(t, testkit.Get(t, srv.URL+p, nil), http.StatusOK)
 		servers, _ := doc["authorization_servers"].([]any)
@@ -727,7 +728,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := srv.App.OAuth.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "")
+	tok, err := srv.App.OAuth.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

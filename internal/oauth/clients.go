@@ -42,6 +42,9 @@ type Client struct {
 	IPAllowlist        []netip.Prefix
 	CreatedAt          time.Time
 	Revoked            bool
+	// Dynamic marks a client that registered itself (RFC 7591, POST
+	// /oauth/register): public, and its name is unverified.
+	Dynamic bool
 
 	secretHash string
 }
@@ -250,7 +253,7 @@ func clientFromRow(r dbsqlc.OauthClient) *Client {
 	c := &Client{
 		ID: r.ID, WorkspaceID: r.WorkspaceID, CreatedBy: r.CreatedBy, Name: r.Name, GrantType: r.GrantType,
 		Public: r.SecretHash == nil, RedirectURIs: r.RedirectUris, RateLimitPerMinute: int(r.RateLimitPerMinute),
-		CreatedAt: r.CreatedAt, Revoked: r.RevokedAt != nil,
+		CreatedAt: r.CreatedAt, Revoked: r.RevokedAt != nil, Dynamic: r.Dynamic,
 	}
 	if r.SecretHash != nil {
 		c.secretHash = *r.SecretHash
@@ -335,4 +338,48 @@ func (s *Service) RevokeAnyClient(ctx context.Context, clientID uuid.UUID) error
 		_, err := dbsqlc.New().OAuthClientRevokeAny(ctx, tx, clientID)
 		return err
 	})
+}
+
+// Listing is a client as the operator sees it: with where it came from
+// and how many users' grants it holds.
+type Listing struct {
+	*Client
+	ActiveGrants int64
+}
+
+// Origins of a client in the operator's listing.
+const (
+	OriginDynamic   = "dynamic_registration" // registered itself at /oauth/register
+	OriginWorkspace = "workspace"            // a workspace's client-credentials client
+	OriginOperator  = "operator"             // a partner created with `linkqr admin oauth-client create`
+)
+
+// Origin says how the client came to exist.
+func (c *Client) Origin() string {
+	switch {
+	case c.Dynamic:
+		return OriginDynamic
+	case c.WorkspaceID != nil:
+		return OriginWorkspace
+	}
+	return OriginOperator
+}
+
+// ListAllClients is the operator's listing (`linkqr admin oauth-client
+// list`): every client, newest first; revoked ones too when
+// includeRevoked, only self-registered ones when dynamicOnly.
+func (s *Service) ListAllClients(ctx context.Context, includeRevoked, dynamicOnly bool) ([]Listing, error) {
+	rows, err := dbsqlc.New().OAuthClientListAll(ctx, s.db.Conn(ctx), dbsqlc.OAuthClientListAllParams{IncludeRevoked: includeRevoked, DynamicOnly: dynamicOnly})
+	if err != nil {
+		return nil, store.InterpretError(err)
+	}
+	out := make([]Listing, len(rows))
+	for i, r := range rows {
+		out[i] = Listing{Client: clientFromRow(dbsqlc.OauthClient{
+			ID: r.ID, WorkspaceID: r.WorkspaceID, CreatedBy: r.CreatedBy, Name: r.Name, GrantType: r.GrantType,
+			SecretHash: r.SecretHash, RedirectUris: r.RedirectUris, Scopes: r.Scopes, RateLimitPerMinute: r.RateLimitPerMinute,
+			IPAllowlist: r.IPAllowlist, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt, Dynamic: r.Dynamic,
+		}), ActiveGrants: r.ActiveGrants}
+	}
+	return out, nil
 }

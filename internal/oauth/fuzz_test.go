@@ -3,12 +3,14 @@ package oauth_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/linkqr/linkqr/internal/oauth"
+	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
@@ -31,7 +33,7 @@ func FuzzVerifyAccessToken(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	tok, err := svc.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "")
+	tok, err := svc.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "", nil)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -70,6 +72,53 @@ func FuzzValidateRedirectURI(f *testing.F) {
 		if err != nil || !utf8.ValidString(raw) || strings.ContainsRune(raw, 0) || !u.IsAbs() || u.Host == "" || u.User != nil ||
 			strings.Contains(raw, "#") || (u.Scheme != "https" && u.Scheme != "http") {
 			t.Fatalf("accepted %q", raw)
+		}
+	})
+}
+
+// FuzzRegister: no client metadata is a server error (an error that is not
+// an RFC 7591 *oauth.Error would be a 500), and what registers is a public,
+// self-registered authorization-code client with valid redirect URIs and
+// known scopes.
+func FuzzRegister(f *testing.F) {
+	pool := testkit.DB(f)
+	ctx := context.Background()
+	svc, err := oauth.NewService(oauth.Options{DB: store.NewDB(pool), Log: testkit.Logger(f), Issuer: "https://issuer.test", KeyEncryptionKey: bytes.Repeat([]byte{1}, 32)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{
+		`{"redirect_uris":["http://127.0.0.1:1/cb"]}`,
+		`{"redirect_uris":["https://a.example/cb"],"client_name":"A","scope":"links:read x","grant_types":["authorization_code","refresh_token"],"response_types":["code"],"token_endpoint_auth_method":"none"}`,
+		`{"redirect_uris":["https://a.example/\u0000"]}`, `{"redirect_uris":["https://a.example/cb"],"client_name":"a\u0000b"}`,
+		`{"redirect_uris":["https://a.example/cb"],"client_name":"\ud800"}`, `{"redirect_uris":[null]}`, `{"redirect_uris":null}`,
+		`{"redirect_uris":["https://a.example/cb"],"scope":"\u0000"}`, `{"redirect_uris":["https://a.example/cb"],"grant_types":[null]}`,
+		`{}`, `[]`, `null`, `"x"`, ``, `{"redirect_uris":["https://a.example/cb"],"redirect_uris":[]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		reg, err := svc.Register(ctx, body)
+		if err != nil {
+			var oe *oauth.Error
+			if !errors.As(err, &oe) || oe.Status >= 500 {
+				t.Fatalf("%q: %v", body, err)
+			}
+			return
+		}
+		c, err := svc.ClientByExternalID(ctx, reg.ClientID)
+		if err != nil || !c.Dynamic || !c.Public || c.WorkspaceID != nil || c.GrantType != oauth.GrantAuthorizationCode || len(c.Scopes) == 0 {
+			t.Fatalf("%q registered %+v (%v)", body, c, err)
+		}
+		for _, u := range c.RedirectURIs {
+			if oauth.ValidateRedirectURI(u) != nil {
+				t.Fatalf("%q registered redirect URI %q", body, u)
+			}
+		}
+		for _, sc := range c.Scopes {
+			if !scope.Has(scope.All, sc) {
+				t.Fatalf("%q registered scope %q", body, sc)
+			}
 		}
 	})
 }

@@ -17,12 +17,15 @@ import (
 // Grant is a consent a user gave a partner app in one of their workspaces,
 // as Settings → Authorized apps shows it to that user.
 type Grant struct {
-	ID            uuid.UUID
-	ClientName    string
-	WorkspaceID   uuid.UUID
-	WorkspaceName string
-	Scopes        []scope.Scope
-	CreatedAt     time.Time
+	ID         uuid.UUID
+	ClientName string
+	// SelfRegistered: the app registered itself (RFC 7591), so its name
+	// is its own unverified claim.
+	SelfRegistered bool
+	WorkspaceID    uuid.UUID
+	WorkspaceName  string
+	Scopes         []scope.Scope
+	CreatedAt      time.Time
 	// LastUsedAt is the last redemption, refresh or (within a minute)
 	// access-token use; nil for a grant older than its tracking.
 	LastUsedAt *time.Time
@@ -41,7 +44,7 @@ func (s *Service) GrantsOfUser(ctx context.Context, userID uuid.UUID) ([]Grant, 
 	out := make([]Grant, len(rows))
 	for i, r := range rows {
 		out[i] = Grant{
-			ID: r.ID, ClientName: r.ClientName, WorkspaceID: r.WorkspaceID, WorkspaceName: r.WorkspaceName,
+			ID: r.ID, ClientName: r.ClientName, SelfRegistered: r.ClientDynamic, WorkspaceID: r.WorkspaceID, WorkspaceName: r.WorkspaceName,
 			CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt,
 		}
 		for _, sc := range r.Scopes {

@@ -3,6 +3,8 @@ package oauth
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -31,6 +33,7 @@ func (h *Handlers) Metadata(w http.ResponseWriter, _ *http.Request) {
 		"authorization_endpoint":                     iss + "/oauth/authorize",
 		"token_endpoint":                             iss + "/oauth/token",
 		"revocation_endpoint":                        iss + "/oauth/revoke",
+		"registration_endpoint":                      iss + "/oauth/register",
 		"jwks_uri":                                   iss + "/.well-known/jwks.json",
 		"scopes_supported":                           scope.Strings(scope.All),
 		"response_types_supported":                   []string{"code"},
@@ -67,11 +70,11 @@ func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) {
 	var err error
 	switch gt := form.Get("grant_type"); gt {
 	case GrantClientCredentials:
-		tok, err = h.Service.ClientCredentials(ctx, auth, form.Get("scope"))
+		tok, err = h.Service.ClientCredentials(ctx, auth, form.Get("scope"), form["resource"])
 	case GrantAuthorizationCode:
-		tok, err = h.Service.AuthorizationCode(ctx, auth, form.Get("code"), form.Get("redirect_uri"), form.Get("code_verifier"))
+		tok, err = h.Service.AuthorizationCode(ctx, auth, form.Get("code"), form.Get("redirect_uri"), form.Get("code_verifier"), form["resource"])
 	case GrantRefreshToken:
-		tok, err = h.Service.Refresh(ctx, auth, form.Get("refresh_token"), form.Get("scope"))
+		tok, err = h.Service.Refresh(ctx, auth, form.Get("refresh_token"), form.Get("scope"), form["resource"])
 	case "":
 		err = errInvalidRequest("grant_type is required")
 	default:
@@ -82,6 +85,35 @@ func (h *Handlers) Token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, tok)
+}
+
+// Register is POST /oauth/register (RFC 7591): a JSON body of client
+// metadata, at most MaxRegistrationBytes; 201 with the registration, or
+// 400 invalid_client_metadata / invalid_redirect_uri. The caller
+// rate-limits it per client address.
+func (h *Handlers) Register(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Pragma", "no-cache")
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		h.writeError(w, ClientAuth{}, errInvalidMetadata("the body must be application/json client metadata"))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRegistrationBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			h.writeError(w, ClientAuth{}, &Error{"invalid_client_metadata", fmt.Sprintf("the body must be at most %d bytes", MaxRegistrationBytes), http.StatusRequestEntityTooLarge})
+			return
+		}
+		h.writeError(w, ClientAuth{}, errInvalidMetadata("the body could not be read"))
+		return
+	}
+	reg, err := h.Service.Register(r.Context(), body)
+	if err != nil {
+		h.fail(w, r, ClientAuth{}, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, reg)
 }
 
 // Revoke is POST /oauth/revoke (RFC 7009): 200 for any token, known or not.

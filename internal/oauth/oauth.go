@@ -118,7 +118,8 @@ func NewService(o Options) (*Service, error) {
 // Issuer is the "iss" of every token and the metadata's issuer.
 func (s *Service) Issuer() string { return s.issuer }
 
-// Audience is the "aud" of every access token: the API's base URL.
+// Audience is the "aud" of API access tokens (the default resource): the
+// API's base URL.
 func (s *Service) Audience() string { return s.audience }
 
 // Subscribe connects the caches to revocations and key changes made by any
@@ -154,4 +155,7 @@ type Access struct {
 	CredentialID       string
 	RateLimitPerMinute int
 	IPAllowlist        []netip.Prefix
+	// Resource is the token's audience (RFC 8707): the API, or the MCP
+	// server. The bearer middleware decides where each is accepted.
+	Resource Resource
 }

@@ -78,7 +78,7 @@ func TestSigningKeyRotationUnderAControlledClock(t *testing.T) {
 	}
 	issue := func() string {
 		t.Helper()
-		tok, err := svc.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "")
+		tok, err := svc.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -170,11 +170,11 @@ func IntersectScopes(raw string, allowed []scope.Scope) ([]scope.Scope, bool) {
 
 func joinScopes(ss []scope.Scope) string { return strings.Join(scope.Strings(ss), " ") }
 
-// issue signs an access token.
-func (s *Service) issue(subject string, c *Client, workspaceID uuid.UUID, scopes []scope.Scope, grantID *uuid.UUID) (Token, error) {
+// issue signs an access token for resource (its audience).
+func (s *Service) issue(subject string, c *Client, workspaceID uuid.UUID, scopes []scope.Scope, grantID *uuid.UUID, res Resource) (Token, error) {
 	now := s.now()
 	cl := claims{
-		Issuer: s.issuer, Subject: subject, Audience: s.audience,
+		Issuer: s.issuer, Subject: subject, Audience: s.ResourceAudience(res),
 		Expiry: now.Add(AccessTokenTTL).Unix(), IssuedAt: now.Unix(), ID: rand.Text(),
 		ClientID: c.ExternalID(), Scope: joinScopes(scopes),
 		WorkspaceID: store.FormatID(store.PrefixWorkspace, workspaceID),
@@ -189,11 +189,16 @@ func (s *Service) issue(subject string, c *Client, workspaceID uuid.UUID, scopes
 	return Token{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int(AccessTokenTTL.Seconds()), Scope: cl.Scope}, nil
 }
 
-// ClientCredentials is grant_type=client_credentials.
-func (s *Service) ClientCredentials(ctx context.Context, a ClientAuth, scopeParam string) (Token, error) {
+// ClientCredentials is grant_type=client_credentials; resource (RFC 8707)
+// chooses the token's audience, the API by default.
+func (s *Service) ClientCredentials(ctx context.Context, a ClientAuth, scopeParam string, resource []string) (Token, error) {
 	c, err := s.authenticate(ctx, a)
 	if err != nil {
 		return Token{}, err
+	}
+	res, rerr := s.ParseResource(resource)
+	if rerr != nil {
+		return Token{}, rerr
 	}
 	if c.GrantType != GrantClientCredentials {
 		return Token{}, errUnauthorizedClient("this client may not use the client_credentials grant")
@@ -202,7 +207,7 @@ func (s *Service) ClientCredentials(ctx context.Context, a ClientAuth, scopePara
 	if !ok {
 		return Token{}, errInvalidScope("scope must be a subset of the client's scopes: " + joinScopes(c.Scopes))
 	}
-	return s.issue(c.ExternalID(), c, *c.WorkspaceID, scopes, nil)
+	return s.issue(c.ExternalID(), c, *c.WorkspaceID, scopes, nil, res)
 }
 
 // hashSecret is the stored form of codes and refresh tokens: 256 random
@@ -227,6 +232,9 @@ type CodeRequest struct {
 	RedirectURI   string
 	Scopes        []scope.Scope
 	CodeChallenge string // S256
+	// Resource is the authorization request's RFC 8707 resource: the
+	// audience of every token of the grant the code becomes.
+	Resource Resource
 }
 
 // IssueCode stores a single-use code valid for CodeTTL. The caller has
@@ -236,7 +244,7 @@ func (s *Service) IssueCode(ctx context.Context, r CodeRequest) (string, error) 
 	err := dbsqlc.New().OAuthCodeCreate(ctx, s.db.Conn(ctx), dbsqlc.OAuthCodeCreateParams{
 		CodeHash: hashSecret(code), ClientID: r.Client.ID, WorkspaceID: r.WorkspaceID, UserID: r.UserID,
 		RedirectUri: r.RedirectURI, Scopes: scope.Strings(r.Scopes), CodeChallenge: r.CodeChallenge,
-		ExpiresAt: s.now().Add(CodeTTL),
+		ExpiresAt: s.now().Add(CodeTTL), Resource: r.Resource.stored(),
 	})
 	if err != nil {
 		return "", store.InterpretError(err)
@@ -267,8 +275,9 @@ func validVerifier(v string) bool {
 
 // AuthorizationCode is grant_type=authorization_code. A code is redeemed
 // once; presenting it again revokes the grant the first use created (and so
-// its refresh and access tokens).
-func (s *Service) AuthorizationCode(ctx context.Context, a ClientAuth, code, redirectURI, verifier string) (Token, error) {
+// its refresh and access tokens). resource, when sent, must name the
+// authorization request's resource (RFC 8707), else invalid_target.
+func (s *Service) AuthorizationCode(ctx context.Context, a ClientAuth, code, redirectURI, verifier string, resource []string) (Token, error) {
 	if code == "" || redirectURI == "" {
 		return Token{}, errInvalidRequest("code and redirect_uri are required")
 	}
@@ -281,6 +290,10 @@ func (s *Service) AuthorizationCode(ctx context.Context, a ClientAuth, code, red
 	}
 	if c.GrantType != GrantAuthorizationCode {
 		return Token{}, errUnauthorizedClient("this client may not use the authorization_code grant")
+	}
+	res, rerr := s.ParseResource(resource)
+	if rerr != nil {
+		return Token{}, rerr
 	}
 	var tok Token
 	var fail *Error
@@ -322,8 +335,13 @@ func (s *Service) AuthorizationCode(ctx context.Context, a ClientAuth, code, red
 			fail = errInvalidGrant("code_verifier does not match the code_challenge")
 			return nil
 		}
+		if len(resource) > 0 && res != resourceFromStored(row.Resource) {
+			fail = errInvalidTarget("resource differs from the authorization request's: " + s.ResourceAudience(resourceFromStored(row.Resource)))
+			return nil
+		}
 		g, err := q.OAuthGrantCreate(ctx, tx, dbsqlc.OAuthGrantCreateParams{
 			ID: store.NewID(), ClientID: c.ID, WorkspaceID: row.WorkspaceID, UserID: row.UserID, Scopes: row.Scopes,
+			Resource: row.Resource,
 		})
 		if err != nil {
 			return store.InterpretError(err)
@@ -353,7 +371,7 @@ func (s *Service) issueWithRefresh(ctx context.Context, tx pgx.Tx, c *Client, g 
 	for i, sc := range g.Scopes {
 		scopes[i] = scope.Scope(sc)
 	}
-	tok, err := s.issue(store.FormatID(store.PrefixUser, g.UserID), c, g.WorkspaceID, scopes, &g.ID)
+	tok, err := s.issue(store.FormatID(store.PrefixUser, g.UserID), c, g.WorkspaceID, scopes, &g.ID, resourceFromStored(g.Resource))
 	if err != nil {
 		return Token{}, err
 	}
@@ -377,7 +395,8 @@ func (s *Service) revokeGrantTx(ctx context.Context, tx pgx.Tx, id uuid.UUID) er
 // Refresh is grant_type=refresh_token: the token is exchanged for a new
 // one (rotation). Presenting an already exchanged token revokes the whole
 // family, since either the client or an attacker holds a stolen copy.
-func (s *Service) Refresh(ctx context.Context, a ClientAuth, refresh, scopeParam string) (Token, error) {
+// resource, when sent, must name the grant's resource (RFC 8707).
+func (s *Service) Refresh(ctx context.Context, a ClientAuth, refresh, scopeParam string, resource []string) (Token, error) {
 	if refresh == "" {
 		return Token{}, errInvalidRequest("refresh_token is required")
 	}
@@ -387,6 +406,10 @@ func (s *Service) Refresh(ctx context.Context, a ClientAuth, refresh, scopeParam
 	}
 	if c.GrantType != GrantAuthorizationCode {
 		return Token{}, errUnauthorizedClient("this client may not use the refresh_token grant")
+	}
+	res, rerr := s.ParseResource(resource)
+	if rerr != nil {
+		return Token{}, rerr
 	}
 	var tok Token
 	var fail *Error
@@ -421,7 +444,11 @@ func (s *Service) Refresh(ctx context.Context, a ClientAuth, refresh, scopeParam
 			fail = errInvalidGrant("the refresh token is unknown, expired or revoked")
 			return nil
 		}
-		g := dbsqlc.OauthGrant{ID: row.GrantID, ClientID: row.ClientID, WorkspaceID: row.WorkspaceID, UserID: row.UserID, Scopes: row.Scopes}
+		if len(resource) > 0 && res != resourceFromStored(row.Resource) {
+			fail = errInvalidTarget("resource differs from the grant's: " + s.ResourceAudience(resourceFromStored(row.Resource)))
+			return nil
+		}
+		g := dbsqlc.OauthGrant{ID: row.GrantID, ClientID: row.ClientID, WorkspaceID: row.WorkspaceID, UserID: row.UserID, Scopes: row.Scopes, Resource: row.Resource}
 		if strings.TrimSpace(scopeParam) != "" {
 			granted := make([]scope.Scope, len(row.Scopes))
 			for i, sc := range row.Scopes {

@@ -53,7 +53,7 @@ func (s *Service) parseAccessToken(ctx context.Context, token string) (*claims, 
 		return nil, ErrInvalidToken
 	}
 	cl.kid = k.kid
-	if cl.Issuer != s.issuer || cl.Audience != s.audience || cl.Expiry <= now.Unix() ||
+	if _, ok := s.resourceOfAudience(cl.Audience); cl.Issuer != s.issuer || !ok || cl.Expiry <= now.Unix() ||
 		cl.IssuedAt > now.Add(clockSkew).Unix() || cl.ID == "" || cl.ClientID == "" {
 		return nil, ErrInvalidToken
 	}
@@ -110,7 +110,8 @@ func (s *Service) VerifyAccessToken(ctx context.Context, token string) (Access, 
 	if c.Revoked {
 		return Access{}, ErrInvalidToken
 	}
-	acc := Access{ClientID: c.ID, WorkspaceID: wsID, RateLimitPerMinute: c.RateLimitPerMinute, IPAllowlist: c.IPAllowlist}
+	res, _ := s.resourceOfAudience(cl.Audience) // checked when parsed
+	acc := Access{ClientID: c.ID, WorkspaceID: wsID, RateLimitPerMinute: c.RateLimitPerMinute, IPAllowlist: c.IPAllowlist, Resource: res}
 	switch c.GrantType {
 	case GrantClientCredentials:
 		if c.WorkspaceID == nil || *c.WorkspaceID != wsID || cl.GrantID != "" {

@@ -4,7 +4,11 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/oauth"
+	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
@@ -17,8 +21,14 @@ const (
 	passwordResetGrace = 24 * time.Hour
 )
 
+// UnusedDynamicClientAge is how long a self-registered OAuth client (RFC
+// 7591) that no user ever consented to is kept: a client that signs in
+// registers and gets consent within minutes.
+const UnusedDynamicClientAge = 30 * 24 * time.Hour
+
 // credentials deletes expired sessions, OAuth codes and refresh tokens,
-// password reset links, and the throttling counters older than the longest
+// unused self-registered OAuth clients, password reset links, and the
+// throttling counters older than the longest
 // window that reads them (account.SignInWindow and friends): a counter
 // row outside its window no longer counts.
 func (r *run) credentials(ctx context.Context) error {
@@ -50,6 +60,7 @@ func (r *run) credentials(ctx context.Context) error {
 		{"signup_attempts", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
 			return q.RetentionSignupAttemptsBefore(ctx, db, dbsqlc.RetentionSignupAttemptsBeforeParams{Before: now.Add(-account.SignUpWindow), Lim: lim})
 		}},
+		{"oauth_clients", r.unusedDynamicClients},
 	} {
 		err := r.batches(ctx, t.table, r.budget(), func(ctx context.Context, lim int32) (int64, error) {
 			return t.del(ctx, r.p.DB.Conn(ctx), lim)
@@ -68,4 +79,28 @@ func (r *run) invitations(ctx context.Context) error {
 	return r.batches(ctx, "invitations", r.budget(), func(ctx context.Context, lim int32) (int64, error) {
 		return dbsqlc.New().RetentionInvitationsClosedBefore(ctx, r.p.DB.Conn(ctx), dbsqlc.RetentionInvitationsClosedBeforeParams{Before: before, Lim: lim})
 	})
+}
+
+// unusedDynamicClients deletes a batch of self-registered clients nobody
+// consented to within UnusedDynamicClientAge, and tells every instance to
+// drop them from its client cache (in the same transaction), so a cached
+// copy cannot lead to a consent for a client that no longer exists.
+func (r *run) unusedDynamicClients(ctx context.Context, _ dbsqlc.DBTX, lim int32) (int64, error) {
+	var n int64
+	err := r.p.DB.InTx(ctx, func(tx pgx.Tx) error {
+		ids, err := dbsqlc.New().RetentionOAuthDynamicClientsUnused(ctx, tx, dbsqlc.RetentionOAuthDynamicClientsUnusedParams{
+			Before: r.now.Add(-UnusedDynamicClientAge), Lim: lim,
+		})
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if err := store.Notify(ctx, tx, oauth.RevokedChannel, "c:"+id.String()); err != nil {
+				return err
+			}
+		}
+		n = int64(len(ids))
+		return nil
+	})
+	return n, err
 }

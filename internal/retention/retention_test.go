@@ -313,3 +313,38 @@ func TestWebhooksPurgeDeliveriesThenUnneededEvents(t *testing.T) {
 		t.Errorf("deliveries left: %d, want 3 (retried's recent one, the pending one, young's)", n)
 	}
 }
+
+// TestUnusedSelfRegisteredClientsPurged: a self-registered OAuth client
+// that nobody consented to for 30 days goes (with its codes); one with a
+// grant (even revoked), a younger one and an operator's client stay.
+func TestUnusedSelfRegisteredClientsPurged(t *testing.T) {
+	t.Parallel()
+	p, pool, now := setup(t)
+	tn := testkit.NewTenant(t, pool)
+	old := now.Add(-retention.UnusedDynamicClientAge - time.Minute)
+	young := now.Add(-retention.UnusedDynamicClientAge + time.Minute)
+	client := func(dynamic bool, created time.Time) uuid.UUID {
+		id := store.NewID()
+		exec(t, pool, `INSERT INTO oauth_clients (id, name, grant_type, scopes, redirect_uris, dynamic, created_at)
+			VALUES ($1, 'app', 'authorization_code', '{links:read}', '{http://127.0.0.1/cb}', $2, $3)`, id, dynamic, created)
+		return id
+	}
+	abandoned, used, revokedGrant, recent, operator := client(true, old), client(true, old), client(true, old), client(true, young), client(false, old)
+	exec(t, pool, `INSERT INTO oauth_codes (code_hash, client_id, workspace_id, user_id, redirect_uri, scopes, code_challenge, expires_at)
+		VALUES (sha256('c'::bytea), $1, $2, $3, 'http://127.0.0.1/cb', '{links:read}', 'x', $4)`, abandoned, tn.WorkspaceID, tn.UserID, now.Add(time.Minute))
+	exec(t, pool, `INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes) VALUES ($1, $2, $3, $4, '{links:read}')`, store.NewID(), used, tn.WorkspaceID, tn.UserID)
+	exec(t, pool, `INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes, revoked_at) VALUES ($1, $2, $3, $4, '{links:read}', $5)`,
+		store.NewID(), revokedGrant, tn.WorkspaceID, tn.UserID, old)
+
+	if got := run(t, p, retention.JobCredentials); got["oauth_clients"] != 1 {
+		t.Errorf("deleted %d clients, want 1", got["oauth_clients"])
+	}
+	for id, want := range map[uuid.UUID]int64{abandoned: 0, used: 1, revokedGrant: 1, recent: 1, operator: 1} {
+		if n := count(t, pool, `SELECT count(*) FROM oauth_clients WHERE id = $1`, id); n != want {
+			t.Errorf("client %s: %d rows, want %d", id, n, want)
+		}
+	}
+	if n := count(t, pool, `SELECT count(*) FROM oauth_codes WHERE client_id = $1`, abandoned); n != 0 {
+		t.Errorf("the deleted client's code is left")
+	}
+}

@@ -157,6 +157,7 @@ type OauthClient struct {
 	IPAllowlist        []string
 	CreatedAt          time.Time
 	RevokedAt          *time.Time
+	Dynamic            bool
 }
 
 type OauthCode struct {
@@ -170,6 +171,7 @@ type OauthCode struct {
 	ExpiresAt     time.Time
 	UsedAt        *time.Time
 	GrantID       *uuid.UUID
+	Resource      *string
 }
 
 type OauthGrant struct {
@@ -180,6 +182,7 @@ type OauthGrant struct {
 	Scopes      []string
 	CreatedAt   time.Time
 	RevokedAt   *time.Time
+	Resource    *string
 	LastUsedAt  *time.Time
 }
 

@@ -13,9 +13,9 @@ import (
 )
 
 const oAuthClientCreate = `-- name: OAuthClientCreate :one
-INSERT INTO oauth_clients (id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-RETURNING id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at
+INSERT INTO oauth_clients (id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, dynamic)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+RETURNING id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at, dynamic
 `
 
 type OAuthClientCreateParams struct {
@@ -29,6 +29,7 @@ type OAuthClientCreateParams struct {
 	Scopes             []string
 	RateLimitPerMinute int32
 	IPAllowlist        []string
+	Dynamic            bool
 }
 
 func (q *Queries) OAuthClientCreate(ctx context.Context, db DBTX, arg OAuthClientCreateParams) (OauthClient, error) {
@@ -43,6 +44,7 @@ func (q *Queries) OAuthClientCreate(ctx context.Context, db DBTX, arg OAuthClien
 		arg.Scopes,
 		arg.RateLimitPerMinute,
 		arg.IPAllowlist,
+		arg.Dynamic,
 	)
 	var i OauthClient
 	err := row.Scan(
@@ -58,12 +60,13 @@ func (q *Queries) OAuthClientCreate(ctx context.Context, db DBTX, arg OAuthClien
 		&i.IPAllowlist,
 		&i.CreatedAt,
 		&i.RevokedAt,
+		&i.Dynamic,
 	)
 	return i, err
 }
 
 const oAuthClientGet = `-- name: OAuthClientGet :one
-SELECT id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at FROM oauth_clients WHERE id = $1
+SELECT id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at, dynamic FROM oauth_clients WHERE id = $1
 `
 
 // Token endpoint and token verification: revoked clients included, so the
@@ -84,12 +87,80 @@ func (q *Queries) OAuthClientGet(ctx context.Context, db DBTX, id uuid.UUID) (Oa
 		&i.IPAllowlist,
 		&i.CreatedAt,
 		&i.RevokedAt,
+		&i.Dynamic,
 	)
 	return i, err
 }
 
+const oAuthClientListAll = `-- name: OAuthClientListAll :many
+SELECT c.id, c.workspace_id, c.created_by, c.name, c.grant_type, c.secret_hash, c.redirect_uris, c.scopes, c.rate_limit_per_minute, c.ip_allowlist, c.created_at, c.revoked_at, c.dynamic, (SELECT count(*) FROM oauth_grants g WHERE g.client_id = c.id AND g.revoked_at IS NULL)::bigint AS active_grants
+FROM oauth_clients c
+WHERE ($1::boolean OR c.revoked_at IS NULL)
+  AND (NOT $2::boolean OR c.dynamic)
+ORDER BY c.id DESC
+`
+
+type OAuthClientListAllParams struct {
+	IncludeRevoked bool
+	DynamicOnly    bool
+}
+
+type OAuthClientListAllRow struct {
+	ID                 uuid.UUID
+	WorkspaceID        *uuid.UUID
+	CreatedBy          *uuid.UUID
+	Name               string
+	GrantType          string
+	SecretHash         *string
+	RedirectUris       []string
+	Scopes             []string
+	RateLimitPerMinute int32
+	IPAllowlist        []string
+	CreatedAt          time.Time
+	RevokedAt          *time.Time
+	Dynamic            bool
+	ActiveGrants       int64
+}
+
+// Operator listing (`linkqr admin oauth-client list`): every client, newest
+// first, revoked ones only when asked for, with its active grant count.
+func (q *Queries) OAuthClientListAll(ctx context.Context, db DBTX, arg OAuthClientListAllParams) ([]OAuthClientListAllRow, error) {
+	rows, err := db.Query(ctx, oAuthClientListAll, arg.IncludeRevoked, arg.DynamicOnly)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []OAuthClientListAllRow
+	for rows.Next() {
+		var i OAuthClientListAllRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.CreatedBy,
+			&i.Name,
+			&i.GrantType,
+			&i.SecretHash,
+			&i.RedirectUris,
+			&i.Scopes,
+			&i.RateLimitPerMinute,
+			&i.IPAllowlist,
+			&i.CreatedAt,
+			&i.RevokedAt,
+			&i.Dynamic,
+			&i.ActiveGrants,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const oAuthClientListByWorkspace = `-- name: OAuthClientListByWorkspace :many
-SELECT id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at FROM oauth_clients
+SELECT id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at, dynamic FROM oauth_clients
 WHERE workspace_id = $1 AND revoked_at IS NULL
 ORDER BY id DESC
 `
@@ -116,6 +187,7 @@ func (q *Queries) OAuthClientListByWorkspace(ctx context.Context, db DBTX, works
 			&i.IPAllowlist,
 			&i.CreatedAt,
 			&i.RevokedAt,
+			&i.Dynamic,
 		); err != nil {
 			return nil, err
 		}
@@ -219,8 +291,8 @@ func (q *Queries) OAuthClientRevokeAny(ctx context.Context, db DBTX, id uuid.UUI
 }
 
 const oAuthCodeCreate = `-- name: OAuthCodeCreate :exec
-INSERT INTO oauth_codes (code_hash, client_id, workspace_id, user_id, redirect_uri, scopes, code_challenge, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+INSERT INTO oauth_codes (code_hash, client_id, workspace_id, user_id, redirect_uri, scopes, code_challenge, expires_at, resource)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 `
 
 type OAuthCodeCreateParams struct {
@@ -232,6 +304,7 @@ type OAuthCodeCreateParams struct {
 	Scopes        []string
 	CodeChallenge string
 	ExpiresAt     time.Time
+	Resource      *string
 }
 
 func (q *Queries) OAuthCodeCreate(ctx context.Context, db DBTX, arg OAuthCodeCreateParams) error {
@@ -244,12 +317,13 @@ func (q *Queries) OAuthCodeCreate(ctx context.Context, db DBTX, arg OAuthCodeCre
 		arg.Scopes,
 		arg.CodeChallenge,
 		arg.ExpiresAt,
+		arg.Resource,
 	)
 	return err
 }
 
 const oAuthCodeGetForUpdate = `-- name: OAuthCodeGetForUpdate :one
-SELECT code_hash, client_id, workspace_id, user_id, redirect_uri, scopes, code_challenge, expires_at, used_at, grant_id FROM oauth_codes WHERE code_hash = $1 FOR UPDATE
+SELECT code_hash, client_id, workspace_id, user_id, redirect_uri, scopes, code_challenge, expires_at, used_at, grant_id, resource FROM oauth_codes WHERE code_hash = $1 FOR UPDATE
 `
 
 func (q *Queries) OAuthCodeGetForUpdate(ctx context.Context, db DBTX, codeHash []byte) (OauthCode, error) {
@@ -266,6 +340,7 @@ func (q *Queries) OAuthCodeGetForUpdate(ctx context.Context, db DBTX, codeHash [
 		&i.ExpiresAt,
 		&i.UsedAt,
 		&i.GrantID,
+		&i.Resource,
 	)
 	return i, err
 }
@@ -285,9 +360,9 @@ func (q *Queries) OAuthCodeRedeem(ctx context.Context, db DBTX, arg OAuthCodeRed
 }
 
 const oAuthGrantCreate = `-- name: OAuthGrantCreate :one
-INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes)
-VALUES ($1, $2, $3, $4, $5)
-RETURNING id, client_id, workspace_id, user_id, scopes, created_at, revoked_at, last_used_at
+INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes, resource)
+VALUES ($1, $2, $3, $4, $5, $6)
+RETURNING id, client_id, workspace_id, user_id, scopes, created_at, revoked_at, resource, last_used_at
 `
 
 type OAuthGrantCreateParams struct {
@@ -296,6 +371,7 @@ type OAuthGrantCreateParams struct {
 	WorkspaceID uuid.UUID
 	UserID      uuid.UUID
 	Scopes      []string
+	Resource    *string
 }
 
 func (q *Queries) OAuthGrantCreate(ctx context.Context, db DBTX, arg OAuthGrantCreateParams) (OauthGrant, error) {
@@ -305,6 +381,7 @@ func (q *Queries) OAuthGrantCreate(ctx context.Context, db DBTX, arg OAuthGrantC
 		arg.WorkspaceID,
 		arg.UserID,
 		arg.Scopes,
+		arg.Resource,
 	)
 	var i OauthGrant
 	err := row.Scan(
@@ -315,13 +392,14 @@ func (q *Queries) OAuthGrantCreate(ctx context.Context, db DBTX, arg OAuthGrantC
 		&i.Scopes,
 		&i.CreatedAt,
 		&i.RevokedAt,
+		&i.Resource,
 		&i.LastUsedAt,
 	)
 	return i, err
 }
 
 const oAuthGrantGet = `-- name: OAuthGrantGet :one
-SELECT id, client_id, workspace_id, user_id, scopes, created_at, revoked_at, last_used_at FROM oauth_grants WHERE id = $1
+SELECT id, client_id, workspace_id, user_id, scopes, created_at, revoked_at, resource, last_used_at FROM oauth_grants WHERE id = $1
 `
 
 func (q *Queries) OAuthGrantGet(ctx context.Context, db DBTX, id uuid.UUID) (OauthGrant, error) {
@@ -335,6 +413,7 @@ func (q *Queries) OAuthGrantGet(ctx context.Context, db DBTX, id uuid.UUID) (Oau
 		&i.Scopes,
 		&i.CreatedAt,
 		&i.RevokedAt,
+		&i.Resource,
 		&i.LastUsedAt,
 	)
 	return i, err
@@ -441,7 +520,7 @@ func (q *Queries) OAuthRefreshCreate(ctx context.Context, db DBTX, arg OAuthRefr
 
 const oAuthRefreshGetForUpdate = `-- name: OAuthRefreshGetForUpdate :one
 SELECT t.token_hash, t.grant_id, t.expires_at, t.rotated_at,
-       g.client_id, g.workspace_id, g.user_id, g.scopes, g.revoked_at AS grant_revoked_at
+       g.client_id, g.workspace_id, g.user_id, g.scopes, g.revoked_at AS grant_revoked_at, g.resource
 FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id
 WHERE t.token_hash = $1
 FOR UPDATE OF t
@@ -457,6 +536,7 @@ type OAuthRefreshGetForUpdateRow struct {
 	UserID         uuid.UUID
 	Scopes         []string
 	GrantRevokedAt *time.Time
+	Resource       *string
 }
 
 func (q *Queries) OAuthRefreshGetForUpdate(ctx context.Context, db DBTX, tokenHash []byte) (OAuthRefreshGetForUpdateRow, error) {
@@ -472,6 +552,7 @@ func (q *Queries) OAuthRefreshGetForUpdate(ctx context.Context, db DBTX, tokenHa
 		&i.UserID,
 		&i.Scopes,
 		&i.GrantRevokedAt,
+		&i.Resource,
 	)
 	return i, err
 }

@@ -14,7 +14,7 @@ import (
 
 const oAuthGrantListByUser = `-- name: OAuthGrantListByUser :many
 SELECT g.id, g.client_id, g.workspace_id, g.scopes, g.created_at, g.last_used_at,
-       c.name AS client_name, w.name AS workspace_name
+       c.name AS client_name, c.dynamic AS client_dynamic, w.name AS workspace_name
 FROM oauth_grants g
 JOIN oauth_clients c ON c.id = g.client_id
 JOIN workspaces w ON w.id = g.workspace_id
@@ -31,6 +31,7 @@ type OAuthGrantListByUserRow struct {
 	CreatedAt     time.Time
 	LastUsedAt    *time.Time
 	ClientName    string
+	ClientDynamic bool
 	WorkspaceName string
 }
 
@@ -54,6 +55,7 @@ func (q *Queries) OAuthGrantListByUser(ctx context.Context, db DBTX, userID uuid
 			&i.CreatedAt,
 			&i.LastUsedAt,
 			&i.ClientName,
+			&i.ClientDynamic,
 			&i.WorkspaceName,
 		); err != nil {
 			return nil, err

@@ -52,6 +52,43 @@ func (q *Queries) RetentionOAuthCodesExpired(ctx context.Context, db DBTX, arg R
 	return result.RowsAffected(), nil
 }
 
+const retentionOAuthDynamicClientsUnused = `-- name: RetentionOAuthDynamicClientsUnused :many
+DELETE FROM oauth_clients WHERE id IN (
+    SELECT c.id FROM oauth_clients c
+    WHERE c.dynamic AND c.created_at < $1::timestamptz
+      AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.id)
+    ORDER BY c.created_at LIMIT $2::integer)
+RETURNING id
+`
+
+type RetentionOAuthDynamicClientsUnusedParams struct {
+	Before time.Time
+	Lim    int32
+}
+
+// Self-registered clients (RFC 7591, open to anyone) that no user ever
+// consented to, registered before @before: abandoned registrations must
+// not pile up. Their codes go with them (ON DELETE CASCADE).
+func (q *Queries) RetentionOAuthDynamicClientsUnused(ctx context.Context, db DBTX, arg RetentionOAuthDynamicClientsUnusedParams) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, retentionOAuthDynamicClientsUnused, arg.Before, arg.Lim)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const retentionOAuthRefreshTokensExpired = `-- name: RetentionOAuthRefreshTokensExpired :execrows
 DELETE FROM oauth_refresh_tokens WHERE token_hash IN (
     SELECT token_hash FROM oauth_refresh_tokens WHERE expires_at <= $1::timestamptz

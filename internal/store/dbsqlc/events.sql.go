@@ -61,6 +61,57 @@ func (q *Queries) EventGetByID(ctx context.Context, db DBTX, arg EventGetByIDPar
 	return i, err
 }
 
+const eventListAfter = `-- name: EventListAfter :many
+SELECT id, workspace_id, type, data, created_at FROM events
+WHERE workspace_id = $1 AND type = ANY($2::text[])
+  AND id > $3::uuid AND created_at <= $4
+ORDER BY id
+LIMIT $5
+`
+
+type EventListAfterParams struct {
+	WorkspaceID uuid.UUID
+	Types       []string
+	AfterID     uuid.UUID
+	SettledAt   time.Time
+	Lim         int32
+}
+
+// A workspace's events of the given types after an event id, oldest first,
+// recorded at or before settled_at: reading forward skips no event whose
+// transaction committed within the settle window (internal/event/list.go).
+func (q *Queries) EventListAfter(ctx context.Context, db DBTX, arg EventListAfterParams) ([]Event, error) {
+	rows, err := db.Query(ctx, eventListAfter,
+		arg.WorkspaceID,
+		arg.Types,
+		arg.AfterID,
+		arg.SettledAt,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Event
+	for rows.Next() {
+		var i Event
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Type,
+			&i.Data,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const eventListByWorkspace = `-- name: EventListByWorkspace :many
 SELECT id, workspace_id, type, data, created_at FROM events WHERE workspace_id = $1 ORDER BY id DESC LIMIT $2
 `
@@ -72,6 +123,54 @@ type EventListByWorkspaceParams struct {
 
 func (q *Queries) EventListByWorkspace(ctx context.Context, db DBTX, arg EventListByWorkspaceParams) ([]Event, error) {
 	rows, err := db.Query(ctx, eventListByWorkspace, arg.WorkspaceID, arg.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Event
+	for rows.Next() {
+		var i Event
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Type,
+			&i.Data,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const eventListPage = `-- name: EventListPage :many
+SELECT id, workspace_id, type, data, created_at FROM events
+WHERE workspace_id = $1 AND type = ANY($2::text[])
+  AND ($3::uuid IS NULL OR id < $3::uuid)
+ORDER BY id DESC
+LIMIT $4
+`
+
+type EventListPageParams struct {
+	WorkspaceID uuid.UUID
+	Types       []string
+	BeforeID    *uuid.UUID
+	Lim         int32
+}
+
+// A workspace's events of the given types, newest first, in pages before
+// the last id of the previous page (events_workspace_idx).
+func (q *Queries) EventListPage(ctx context.Context, db DBTX, arg EventListPageParams) ([]Event, error) {
+	rows, err := db.Query(ctx, eventListPage,
+		arg.WorkspaceID,
+		arg.Types,
+		arg.BeforeID,
+		arg.Lim,
+	)
 	if err != nil {
 		return nil, err
 	}

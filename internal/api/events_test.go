@@ -1,0 +1,173 @@
+package api_test
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/linkqr/linkqr/internal/testkit"
+)
+
+// eventIDs returns the ids and types of a page of events.
+func eventIDs(page map[string]any) (ids, types []string) {
+	for _, e := range page["data"].([]any) {
+		ev := e.(map[string]any)
+		ids = append(ids, ev["id"].(string))
+		types = append(types, ev["type"].(string))
+	}
+	return ids, types
+}
+
+// TestEventsListPaging: GET /events lists the workspace's events newest
+// first in cursor pages, filters by types, and leaves out ping.
+func TestEventsListPaging(t *testing.T) {
+	t.Parallel()
+	f := newHooksFixture(t)
+	var links []string
+	for range 3 {
+		links = append(links, f.create(t, `{"target_url":"https://example.com/p"}`)["id"].(string))
+	}
+	testkit.JSON(t, f.srv.Do(t, "PATCH", "/api/v1/links/"+links[0], f.token, `{"title":"Changed"}`), 200)
+	hook := f.createHook(t, `{"url":"`+publicHook+`","events":["link.created"]}`)
+	testkit.JSON(t, f.srv.Do(t, "POST", "/api/v1/webhooks/"+hook["id"].(string)+"/test", f.token, ""), 202)
+
+	var all, types []string
+	path := "/api/v1/events?limit=3"
+	for pages := 0; ; pages++ {
+		page := testkit.JSON(t, f.srv.Do(t, "GET", path, f.token, ""), 200)
+		ids, ts := eventIDs(page)
+		all, types = append(all, ids...), append(types, ts...)
+		if page["has_more"] != true {
+			if page["next_cursor"] != nil || pages != 1 {
+				t.Fatalf("last page %v after %d pages", page, pages)
+			}
+			break
+		}
+		path = "/api/v1/events?limit=3&cursor=" + url.QueryEscape(page["next_cursor"].(string))
+	}
+	if want := []string{"link.updated", "link.created", "link.created", "link.created"}; !slices.Equal(types, want) {
+		t.Fatalf("types %v, want %v (no ping)", types, want)
+	}
+	if !slices.IsSortedFunc(all, func(a, b string) int { return -compareIDs(a, b) }) {
+		t.Errorf("not newest first: %v", all)
+	}
+	page := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?types=link.updated,scan.created", f.token, ""), 200)
+	if ids, ts := eventIDs(page); len(ids) != 1 || ts[0] != "link.updated" || ids[0] != all[0] {
+		t.Errorf("types filter: %v %v", ids, ts)
+	}
+}
+
+func compareIDs(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// TestEventsReadForward: after=evt_… lists the later events oldest first
+// (next_cursor null), continuing with after=<last id>; wait answers as soon
+// as an event arrives, and with an empty page when none does.
+func TestEventsReadForward(t *testing.T) {
+	t.Parallel()
+	f := newHooksFixture(t)
+	for range 4 {
+		f.create(t, `{"target_url":"https://example.com/f"}`)
+	}
+	newest := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events", f.token, ""), 200)
+	all, _ := eventIDs(newest)
+	slices.Reverse(all) // oldest first
+
+	// The events settle for 2 s before forward reading returns them; wait
+	// answers as soon as they have.
+	page := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?limit=2&wait=20&after="+all[0], f.token, ""), 200)
+	got, _ := eventIDs(page)
+	if !slices.Equal(got, all[1:3]) || page["has_more"] != true || page["next_cursor"] != nil {
+		t.Fatalf("forward page %v, want %v with has_more", page, all[1:3])
+	}
+	page = testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?limit=2&after="+got[1], f.token, ""), 200)
+	if rest, _ := eventIDs(page); !slices.Equal(rest, all[3:]) || page["has_more"] != false {
+		t.Fatalf("second forward page %v, want %v", page, all[3:])
+	}
+	empty := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?wait=1&after="+all[3], f.token, ""), 200)
+	if len(empty["data"].([]any)) != 0 || empty["has_more"] != false {
+		t.Errorf("nothing new: %v", empty)
+	}
+
+	// A long poll of 25 s answers once a link is created, long before then.
+	type answer struct {
+		resp *http.Response
+	}
+	done := make(chan answer, 1)
+	go func() {
+		done <- answer{f.srv.Do(t, "GET", "/api/v1/events?wait=25&types=link.created&after="+all[3], f.token, "")}
+	}()
+	created := f.create(t, `{"target_url":"https://example.com/new"}`)
+	select {
+	case a := <-done:
+		page := testkit.JSON(t, a.resp, 200)
+		data := page["data"].([]any)
+		if len(data) != 1 || data[0].(map[string]any)["data"].(map[string]any)["link"].(map[string]any)["id"] != created["id"] {
+			t.Fatalf("long poll answered %v", page)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the 25 s long poll did not answer within 20 s of the event")
+	}
+}
+
+// TestEventsIsolationAndScope: another workspace's events never show,
+// whatever the position; the list needs webhooks:read.
+func TestEventsIsolationAndScope(t *testing.T) {
+	t.Parallel()
+	f := newHooksFixture(t)
+	f.create(t, `{"target_url":"https://example.com/mine"}`)
+	mine := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events", f.token, ""), 200)
+	ids, _ := eventIDs(mine)
+	if len(ids) != 1 {
+		t.Fatalf("events %v", mine)
+	}
+	theirs := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events", f.otherTk, ""), 200)
+	if len(theirs["data"].([]any)) != 0 {
+		t.Errorf("the other workspace sees %v", theirs)
+	}
+	before := "evt_00000000000000000000000000"
+	if fwd := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?wait=3&after="+before, f.otherTk, ""), 200); len(fwd["data"].([]any)) != 0 {
+		t.Errorf("the other workspace reads forward %v", fwd)
+	}
+
+	testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/events", f.srv.APIKey(t, f.tenant.WorkspaceID, "links:read", "webhooks:write"), ""), 403, "insufficient-scope")
+	testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events", f.srv.APIKey(t, f.tenant.WorkspaceID, "webhooks:read"), ""), 200)
+	testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/events", "", ""), 401, "unauthorized")
+}
+
+// TestEventsRefusesBadQueries: every malformed parameter is a precise 422
+// (a bad cursor a 400).
+func TestEventsRefusesBadQueries(t *testing.T) {
+	t.Parallel()
+	f := newHooksFixture(t)
+	id := "evt_06gzzsq08t3bj5s5kz2h1x9q4c"
+	for q, pointer := range map[string]string{
+		"types=link.created,nope":              "/query/types",
+		"types=":                               "/query/types",
+		"types=ping":                           "/query/types",
+		"wait=26":                              "/query/wait",
+		"wait=-1":                              "/query/wait",
+		"wait=01":                              "/query/wait",
+		"after=lnk_06gzzspxy9ry5b4nj0v9yx7aq0": "/query/after",
+		"after=" + id + "&cursor=AZrP_vBXdN2MaQkXLQ2mQA": "/query/after",
+		"wait=5&cursor=AZrP_vBXdN2MaQkXLQ2mQA":           "/query/wait",
+		"limit=101":                                      "/query/limit",
+		"after=" + id + "&after=" + id:                   "/query/after",
+	} {
+		p := testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/events?"+q, f.token, ""), 422, "validation-failed")
+		errs, _ := p["errors"].([]any)
+		if len(errs) != 1 || errs[0].(map[string]any)["pointer"] != pointer {
+			t.Errorf("%s: errors %v, want one at %s", q, errs, pointer)
+		}
+	}
+	testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/events?cursor=nope", f.token, ""), 400, "invalid-request")
+}

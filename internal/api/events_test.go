@@ -1,9 +1,11 @@
 package api_test
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,4 +172,44 @@ func TestEventsRefusesBadQueries(t *testing.T) {
 		}
 	}
 	testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/events?cursor=nope", f.token, ""), 400, "invalid-request")
+}
+
+// TestEventsFiftyWaitersShareThePool: 50 long polls at once on a server
+// whose pool has 8 connections hold none between their checks: a link
+// created meanwhile (which needs a connection) is created at once, and
+// every poll answers with its event rather than an empty page at the end
+// of its wait.
+func TestEventsFiftyWaitersShareThePool(t *testing.T) {
+	t.Parallel()
+	f := newHooksFixture(t)
+	f.create(t, `{"target_url":"https://example.com/start"}`)
+	ids, _ := eventIDs(testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?limit=1", f.token, ""), 200))
+	const waiters = 50
+	type answer struct {
+		status int
+		body   []byte
+		err    error
+	}
+	answers := make(chan answer, waiters)
+	for range waiters {
+		go func() {
+			req, _ := http.NewRequest("GET", f.srv.URL+"/api/v1/events?wait=25&after="+ids[0], nil)
+			req.Header.Set("Authorization", "Bearer "+f.token)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				answers <- answer{err: err}
+				return
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			answers <- answer{resp.StatusCode, b, err}
+		}()
+	}
+	created := f.create(t, `{"target_url":"https://example.com/during"}`)
+	for range waiters {
+		a := <-answers
+		if a.err != nil || a.status != 200 || !strings.Contains(string(a.body), created["id"].(string)) {
+			t.Fatalf("a long poll answered %d %v %.300s", a.status, a.err, a.body)
+		}
+	}
 }

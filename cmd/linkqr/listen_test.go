@@ -52,6 +52,11 @@ func TestListenUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, errOut.String(), c.want)
 		}
 	}
+	var out, errOut syncBuffer
+	if code := run(context.Background(), []string{"listen", "-h"}, &out, &errOut); code != 0 ||
+		!strings.HasPrefix(errOut.String(), "usage: linkqr listen --forward-to URL") || !strings.Contains(errOut.String(), "-api-key") {
+		t.Errorf("listen -h: exit %d, stderr %q", code, errOut.String())
+	}
 }
 
 // TestListenCommand: `linkqr listen` against a server forwards the events

@@ -17,10 +17,11 @@ import (
 // no server configuration, only its flags and LINKQR_BASE_URL /
 // LINKQR_API_KEY.
 func listenCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("listen", "--forward-to URL [--events a,b] [--api-url URL] [--api-key KEY]", stderr)
+	fs := newFlagSet("listen", "--forward-to URL [--events a,b] [--after evt_…] [--api-url URL] [--api-key KEY]", stderr)
 	apiURL := fs.String("api-url", envOr("LINKQR_BASE_URL", "http://localhost:8080"), "the linkqr server (default $LINKQR_BASE_URL or http://localhost:8080)")
 	apiKey := fs.String("api-key", "", "an API key with webhooks:read (default $LINKQR_API_KEY; prefer the variable: flags show in ps)")
 	forwardTo := fs.String("forward-to", "", "the local URL each event is POSTed to, e.g. http://localhost:3000/hook")
+	after := fs.String("after", "", "start after this event (evt_…; a stopped session prints its last) instead of now")
 	events := fs.String("events", "", "comma-separated event types to forward (default all: "+strings.Join(typeNames(), ",")+")")
 	if err := parseFlags(fs, args, "forward-to"); err != nil {
 		return err
@@ -50,7 +51,7 @@ func listenCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return listen.Run(ctx, listen.Config{
-		APIURL: *apiURL, APIKey: key, ForwardTo: *forwardTo, Types: types,
+		APIURL: *apiURL, APIKey: key, ForwardTo: *forwardTo, Types: types, After: *after,
 		Secret: listen.NewSecret(), Out: stdout, Log: stderr,
 	})
 }

@@ -62,10 +62,11 @@ commands:
   admin scan-retention --workspace ws_… --months N|default [--init]
       set how many whole months of raw scans the workspace keeps (1-1200; default: LINKQR_SCAN_RETENTION_MONTHS);
       prints {"workspace_id","scan_retention_months","default"}
-  listen --forward-to URL [--events a,b] [--api-url URL] [--api-key KEY]
+  listen --forward-to URL [--events a,b] [--after evt_…] [--api-url URL] [--api-key KEY]
       for development: stream a workspace's events from a linkqr server (--api-url, default $LINKQR_BASE_URL or
       http://localhost:8080; an API key with webhooks:read in --api-key or $LINKQR_API_KEY) to a local URL, signed
-      like real deliveries with a secret printed at start; one line per event; Ctrl-C stops
+      like real deliveries with a secret printed at start; one line per event; Ctrl-C stops and prints the
+      --after that resumes from the last event forwarded
   help
       show this text (also -h, --help, admin help)
 

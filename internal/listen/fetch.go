@@ -19,9 +19,12 @@ import (
 // defaultWait is the long poll's wait: the API's maximum.
 const defaultWait = 25
 
-// start returns the position to read forward from: the newest event's id,
-// of any type, or Start when the workspace has none yet.
+// start returns the position to read forward from: cfg.After, else the
+// newest event's id, of any type, or Start when the workspace has none yet.
 func (l *listener) start(ctx context.Context) (string, error) {
+	if l.cfg.After != "" {
+		return l.cfg.After, nil
+	}
 	page, err := l.get(ctx, url.Values{"limit": {"1"}}, 0)
 	if err != nil || len(page) == 0 {
 		return Start, err

@@ -42,6 +42,9 @@ type Config struct {
 	// Client sends the API requests and the forwarded ones (nil: one that
 	// follows no redirect; each request gets its own timeout).
 	Client *http.Client
+	// After, when set, is where to start instead of now: the last event a
+	// previous session forwarded (it printed it when it stopped), or Start.
+	After string
 	// Wait is the long poll's wait in seconds (0: 25).
 	Wait int
 	// Backoff is the first pause after a failure, doubled up to MaxBackoff
@@ -60,8 +63,8 @@ func NewSecret() string {
 // revoked key, a missing scope): Run stops with it.
 var ErrFatal = errors.New("the server refused")
 
-// Run forwards events from now on until ctx ends (Ctrl-C), then returns
-// nil. Network errors, 429 and 5xx answers of the server and an
+// Run forwards events from now on (or from cfg.After) until ctx ends
+// (Ctrl-C), then prints where to resume and returns nil. Network errors, 429 and 5xx answers of the server and an
 // unreachable receiver are retried with backoff, from the last event
 // forwarded, so a restart of the server loses nothing; an event counts as
 // forwarded once the receiver answered it with any status (the status is
@@ -87,11 +90,11 @@ func Run(ctx context.Context, cfg Config) error {
 	for {
 		page, err := l.next(ctx, after)
 		if err != nil {
-			return quiet(ctx, err)
+			return l.stopped(ctx, after, err)
 		}
 		for _, ev := range page {
 			if err := l.forward(ctx, ev); err != nil {
-				return quiet(ctx, err)
+				return l.stopped(ctx, after, err)
 			}
 			after = ev.ID
 		}
@@ -104,6 +107,13 @@ func quiet(ctx context.Context, err error) error {
 		return nil
 	}
 	return err
+}
+
+// stopped ends a session that was ready, saying where a next one can
+// resume (--after) so that no event is missed between the two.
+func (l *listener) stopped(ctx context.Context, after string, err error) error {
+	fmt.Fprintf(l.cfg.Out, "Stopped. To forward what comes next from here: --after %s\n", after)
+	return quiet(ctx, err)
 }
 
 // listener is one session's state.

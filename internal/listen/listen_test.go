@@ -60,25 +60,30 @@ func receive(ch chan got) http.Handler {
 type session struct {
 	srv          *testkit.Server
 	writer       string // a key that creates links
+	before       string // the link created before the session
 	out, log     *buffer
 	cancel       func()
 	done         chan error
+	stopped      bool
 	secretFromUI string
 }
 
 // start runs listen.Run with cfg's APIURL (default srv.URL), ForwardTo and
 // a webhooks:read key, and waits until it is ready.
-func start(t *testing.T, srv *testkit.Server, apiURL, forwardTo string) *session {
+func start(t *testing.T, srv *testkit.Server, apiURL, forwardTo string, opts ...func(*listen.Config)) *session {
 	t.Helper()
 	tn := testkit.NewTenant(t, srv.Pool)
 	s := &session{srv: srv, writer: srv.APIKey(t, tn.WorkspaceID, "links:write"), out: &buffer{}, log: &buffer{}, done: make(chan error, 1)}
 	// An event from before the session: never forwarded.
-	s.createLink(t, "https://example.com/before")
+	s.before = s.createLink(t, "https://example.com/before")
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	cfg := listen.Config{
 		APIURL: apiURL, APIKey: srv.APIKey(t, tn.WorkspaceID, "webhooks:read"), ForwardTo: forwardTo,
 		Secret: listen.NewSecret(), Out: s.out, Log: s.log, Backoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
+	}
+	for _, o := range opts {
+		o(&cfg)
 	}
 	go func() { s.done <- listen.Run(ctx, cfg) }()
 	t.Cleanup(func() { s.stop(t) })
@@ -95,12 +100,15 @@ func start(t *testing.T, srv *testkit.Server, apiURL, forwardTo string) *session
 func (s *session) stop(t *testing.T) {
 	t.Helper()
 	s.cancel()
+	if s.stopped {
+		return
+	}
+	s.stopped = true
 	select {
-	case err, ok := <-s.done:
-		if ok && err != nil {
+	case err := <-s.done:
+		if err != nil {
 			t.Errorf("Run after Ctrl-C: %v", err)
 		}
-		close(s.done)
 	case <-time.After(10 * time.Second):
 		t.Error("Run did not stop within 10 s of Ctrl-C")
 	}
@@ -113,14 +121,15 @@ func (s *session) createLink(t *testing.T, target string) string {
 
 // expect waits for the next forwarded request, checks it is a signed
 // link.created of link (signature verified with the printed secret) and
-// that a line was printed for it.
-func (s *session) expect(t *testing.T, ch chan got, link string) {
+// that a line was printed for it; it returns the event's id.
+func (s *session) expect(t *testing.T, ch chan got, link string) string {
 	t.Helper()
 	var r got
 	select {
 	case r = <-ch:
 	case <-time.After(30 * time.Second):
 		t.Fatalf("no event forwarded within 30 s; out %q log %q", s.out.String(), s.log.String())
+		return ""
 	}
 	if err := webhook.Verify(r.body, r.header.Get(webhook.HeaderSignature), s.secretFromUI, webhook.DefaultTolerance, time.Now()); err != nil {
 		t.Errorf("signature with the printed secret: %v", err)
@@ -143,6 +152,7 @@ func (s *session) expect(t *testing.T, ch chan got, link string) {
 	testkit.Eventually(t, 5*time.Second, func() bool {
 		return regexp.MustCompile(`link\.created +` + ev.ID + `  -> 204 No Content\n`).MatchString(s.out.String())
 	}, "the event's line")
+	return ev.ID
 }
 
 // TestListenForwardsSigned: events from the start on reach the receiver
@@ -232,5 +242,22 @@ func TestListenStopsOnRefusal(t *testing.T) {
 	}
 	if strings.Contains(out.String()+log.String()+err.Error(), key) {
 		t.Error("the API key was printed")
+	}
+}
+
+// TestListenResumesAfter: --after starts from an event instead of now (here
+// the start of everything, so the event from before the session comes
+// too), and a stopped session prints the --after that resumes it.
+func TestListenResumesAfter(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	ch := make(chan got, 10)
+	rcv := httptest.NewServer(receive(ch))
+	t.Cleanup(rcv.Close)
+	s := start(t, srv, srv.URL, rcv.URL, func(c *listen.Config) { c.After = listen.Start })
+	id := s.expect(t, ch, s.before)
+	s.stop(t)
+	if want := "Stopped. To forward what comes next from here: --after " + id + "\n"; !strings.HasSuffix(s.out.String(), want) {
+		t.Errorf("output ends %q, want %q", s.out.String(), want)
 	}
 }

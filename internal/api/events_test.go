@@ -85,8 +85,12 @@ func TestEventsReadForward(t *testing.T) {
 	slices.Reverse(all) // oldest first
 
 	// The events settle for 2 s before forward reading returns them; wait
-	// answers as soon as they have.
-	page := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?limit=2&wait=20&after="+all[0], f.token, ""), 200)
+	// answers as soon as the first has, so poll until all three have.
+	testkit.Eventually(t, 30*time.Second, func() bool {
+		ids, _ := eventIDs(testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?wait=5&after="+all[0], f.token, ""), 200))
+		return len(ids) == 3
+	}, "the three later events to settle")
+	page := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?limit=2&after="+all[0], f.token, ""), 200)
 	got, _ := eventIDs(page)
 	if !slices.Equal(got, all[1:3]) || page["has_more"] != true || page["next_cursor"] != nil {
 		t.Fatalf("forward page %v, want %v with has_more", page, all[1:3])

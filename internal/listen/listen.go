@@ -64,12 +64,13 @@ func NewSecret() string {
 var ErrFatal = errors.New("the server refused")
 
 // Run forwards events from now on (or from cfg.After) until ctx ends
-// (Ctrl-C), then prints where to resume and returns nil. Network errors, 429 and 5xx answers of the server and an
-// unreachable receiver are retried with backoff, from the last event
-// forwarded, so a restart of the server loses nothing; an event counts as
-// forwarded once the receiver answered it with any status (the status is
-// printed; the developer decides), so a failing receiver cannot stall
-// the stream. Only a refusal (401, 403, 4xx) stops Run early.
+// (Ctrl-C), then prints where to resume and returns nil. Network errors,
+// 429 and 5xx answers of the server and an unreachable receiver are
+// retried with backoff, from the last event forwarded, so a restart of the
+// server loses nothing; an event counts as forwarded once the receiver
+// answered it with any status (the status is printed; the developer
+// decides), so a failing receiver cannot stall the stream. Only a refusal
+// (401, 403, another 4xx) stops Run early.
 func Run(ctx context.Context, cfg Config) error {
 	l := &listener{cfg: cfg, client: cfg.Client}
 	if l.client == nil {

@@ -46,8 +46,8 @@ func (l *listener) next(ctx context.Context, after string) ([]item, error) {
 }
 
 // get asks GET /api/v1/events until it answers: network errors, 429 and
-// 5xx are retried with backoff (a restarting server); any other refusal
-// is returned, wrapping ErrFatal.
+// 5xx are retried with backoff (a restarting server), honouring a
+// Retry-After; any other refusal is returned, wrapping ErrFatal.
 func (l *listener) get(ctx context.Context, q url.Values, wait time.Duration) ([]item, error) {
 	for n := 0; ; n++ {
 		page, err := l.getOnce(ctx, q, wait)
@@ -55,7 +55,9 @@ func (l *listener) get(ctx context.Context, q url.Values, wait time.Duration) ([
 			return page, err
 		}
 		fmt.Fprintf(l.cfg.Log, "linkqr listen: %v; retrying\n", err)
-		if err := l.pause(ctx, n); err != nil {
+		var busy *busyError
+		_ = errors.As(err, &busy)
+		if err := l.pause(ctx, n, busy.wait()); err != nil {
 			return nil, err
 		}
 	}
@@ -86,9 +88,30 @@ func (l *listener) getOnce(ctx context.Context, q url.Values, wait time.Duration
 	case resp.StatusCode == http.StatusOK:
 		return decodePage(body)
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return nil, fmt.Errorf("the server answered %d (%s)", resp.StatusCode, problemDetail(body))
+		secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+		return nil, &busyError{status: resp.StatusCode, detail: problemDetail(body), retryAfter: time.Duration(max(0, min(secs, 300))) * time.Second}
 	}
 	return nil, fmt.Errorf("%w: %d (%s)", ErrFatal, resp.StatusCode, problemDetail(body))
+}
+
+// busyError is a 429 or 5xx answer: retried, no sooner than its
+// Retry-After (at most 5 minutes).
+type busyError struct {
+	status     int
+	detail     string
+	retryAfter time.Duration
+}
+
+func (e *busyError) Error() string {
+	return fmt.Sprintf("the server answered %d (%s)", e.status, e.detail)
+}
+
+// wait is the Retry-After to honour (0 for a nil error).
+func (e *busyError) wait() time.Duration {
+	if e == nil {
+		return 0
+	}
+	return e.retryAfter
 }
 
 // problemDetail is the detail (or title) of a problem document, for the
@@ -132,7 +155,7 @@ func (l *listener) forward(ctx context.Context, ev item) error {
 			return ctx.Err()
 		}
 		fmt.Fprintf(l.cfg.Log, "linkqr listen: %s %s: receiver unreachable: %v; retrying\n", ev.Type, ev.ID, unwrapURL(err))
-		if err := l.pause(ctx, n); err != nil {
+		if err := l.pause(ctx, n, 0); err != nil {
 			return err
 		}
 	}

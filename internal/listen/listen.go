@@ -131,8 +131,9 @@ type item struct {
 	Body []byte
 }
 
-// pause sleeps the n-th backoff (n from 0), or returns ctx's error.
-func (l *listener) pause(ctx context.Context, n int) error {
+// pause sleeps the n-th backoff (n from 0), at least atLeast (a
+// Retry-After), or returns ctx's error.
+func (l *listener) pause(ctx context.Context, n int, atLeast time.Duration) error {
 	d, top := l.cfg.Backoff, l.cfg.MaxBackoff
 	if d <= 0 {
 		d = time.Second
@@ -146,7 +147,7 @@ func (l *listener) pause(ctx context.Context, n int) error {
 			break
 		}
 	}
-	t := time.NewTimer(d)
+	t := time.NewTimer(max(d, atLeast))
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

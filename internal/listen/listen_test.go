@@ -199,19 +199,28 @@ func TestListenWaitsForReceiver(t *testing.T) {
 }
 
 // TestListenSurvivesServerRestart: while the server is unreachable (its
-// connections cut, new ones refused), listen retries; an event recorded
-// meanwhile is forwarded once the server is back.
+// connections cut, then 503 with Retry-After as a proxy answers for a
+// restarting backend), listen retries; an event recorded meanwhile is
+// forwarded once the server is back.
 func TestListenSurvivesServerRestart(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
 	target, _ := url.Parse(srv.URL)
 	var down atomic.Bool
+	var refused atomic.Int32
 	rp := httputil.NewSingleHostReverseProxy(target)
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if down.Load() {
+		if !down.Load() {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		if refused.Add(1) == 1 {
 			panic(http.ErrAbortHandler) // the connection drops, as when the process dies
 		}
-		rp.ServeHTTP(w, r)
+		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"title":"Service unavailable","detail":"restarting"}`))
 	}))
 	t.Cleanup(front.Close)
 	ch := make(chan got, 10)
@@ -221,7 +230,9 @@ func TestListenSurvivesServerRestart(t *testing.T) {
 
 	down.Store(true)
 	front.CloseClientConnections() // the long poll in flight is cut
-	testkit.Eventually(t, 30*time.Second, func() bool { return strings.Contains(s.log.String(), "retrying") }, "a failed poll")
+	testkit.Eventually(t, 30*time.Second, func() bool {
+		return strings.Contains(s.log.String(), "server unreachable") && strings.Contains(s.log.String(), "the server answered 503 (restarting); retrying")
+	}, "a dropped poll, then a 503")
 	link := s.createLink(t, "https://example.com/while-down")
 	down.Store(false)
 	s.expect(t, ch, link)

@@ -29,3 +29,25 @@ WHERE workspace_id = sqlc.arg(workspace_id) AND type = ANY(sqlc.arg(types)::text
   AND id > sqlc.arg(after_id)::uuid AND created_at <= sqlc.arg(settled_at)
 ORDER BY id
 LIMIT sqlc.arg(lim);
+
+-- name: EventScanPage :many
+-- The ids and types of up to lim events before before_id, newest first:
+-- the window a type-filtered page picks from, so a rare type in a busy
+-- workspace costs a bounded read per page (internal/event/list.go).
+SELECT id, type FROM events
+WHERE workspace_id = sqlc.arg(workspace_id)
+  AND (sqlc.narg(before_id)::uuid IS NULL OR id < sqlc.narg(before_id)::uuid)
+ORDER BY id DESC
+LIMIT sqlc.arg(lim);
+
+-- name: EventScanAfter :many
+-- EventScanPage forward: up to lim settled events after after_id, oldest
+-- first.
+SELECT id, type FROM events
+WHERE workspace_id = sqlc.arg(workspace_id) AND id > sqlc.arg(after_id)::uuid AND created_at <= sqlc.arg(settled_at)
+ORDER BY id
+LIMIT sqlc.arg(lim);
+
+-- name: EventListByIDs :many
+-- The events a type-filtered page picked, in no particular order.
+SELECT * FROM events WHERE workspace_id = sqlc.arg(workspace_id) AND id = ANY(sqlc.arg(ids)::uuid[]);

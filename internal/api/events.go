@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/cursor"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -18,8 +19,9 @@ import (
 
 // listEvents answers GET /api/v1/events: the workspace's events newest
 // first (cursor paging), or with after=evt_… oldest first from just after
-// that event, so `linkqr listen` can read forward without gaps; wait=N
-// holds an empty page up to N seconds until an event appears.
+// that event, continuing with after=next_cursor, so `linkqr listen` can
+// read forward without gaps; wait=N holds an empty page up to N seconds
+// until an event appears.
 func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 	pg, err := parsePage(r, "after", "types", "wait")
 	if err != nil {
@@ -29,22 +31,25 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	events, hasMore, err := a.Events.List(r.Context(), auth.FromContext(r.Context()).WorkspaceID, q)
+	p, err := a.Events.List(r.Context(), auth.FromContext(r.Context()).WorkspaceID, q)
 	if err != nil {
 		return err
 	}
-	l := newList(events, hasMore, func(e event.Envelope) event.Envelope { return e }, envelopeID)
-	if q.After != nil {
-		// Forward reading continues with after=<the last id>, not a cursor.
-		l.NextCursor = nil
+	l := listJSON[event.Envelope]{Object: "list", Data: p.Events, HasMore: p.More}
+	if l.Data == nil {
+		l.Data = []event.Envelope{}
+	}
+	switch {
+	case q.After != nil:
+		// Reading forward continues with after=next_cursor, always given:
+		// the last event examined, which a filtered page may have skipped.
+		next := store.FormatID(store.PrefixEvent, p.Next)
+		l.NextCursor = &next
+	case p.More:
+		next := cursor.Encode(p.Next)
+		l.NextCursor = &next
 	}
 	return writeJSON(w, http.StatusOK, l)
-}
-
-// envelopeID is the uuid behind an envelope's evt_ id (which List built).
-func envelopeID(e event.Envelope) uuid.UUID {
-	id, _ := store.ParseID(store.PrefixEvent, e.ID)
-	return id
 }
 
 // parseEventQuery reads after, types and wait (limit and cursor are in pg).

@@ -92,15 +92,15 @@ func TestEventsReadForward(t *testing.T) {
 	}, "the three later events to settle")
 	page := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?limit=2&after="+all[0], f.token, ""), 200)
 	got, _ := eventIDs(page)
-	if !slices.Equal(got, all[1:3]) || page["has_more"] != true || page["next_cursor"] != nil {
-		t.Fatalf("forward page %v, want %v with has_more", page, all[1:3])
+	if !slices.Equal(got, all[1:3]) || page["has_more"] != true || page["next_cursor"] != got[1] {
+		t.Fatalf("forward page %v, want %v with has_more, next_cursor the last", page, all[1:3])
 	}
 	page = testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?limit=2&after="+got[1], f.token, ""), 200)
-	if rest, _ := eventIDs(page); !slices.Equal(rest, all[3:]) || page["has_more"] != false {
+	if rest, _ := eventIDs(page); !slices.Equal(rest, all[3:]) || page["has_more"] != false || page["next_cursor"] != all[3] {
 		t.Fatalf("second forward page %v, want %v", page, all[3:])
 	}
 	empty := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?wait=1&after="+all[3], f.token, ""), 200)
-	if len(empty["data"].([]any)) != 0 || empty["has_more"] != false {
+	if len(empty["data"].([]any)) != 0 || empty["has_more"] != false || empty["next_cursor"] != all[3] {
 		t.Errorf("nothing new: %v", empty)
 	}
 
@@ -215,5 +215,57 @@ func TestEventsFiftyWaitersShareThePool(t *testing.T) {
 		if a.err != nil || a.status != 200 || !strings.Contains(string(a.body), created["id"].(string)) {
 			t.Fatalf("a long poll answered %d %v %.300s", a.status, a.err, a.body)
 		}
+	}
+}
+
+// TestEventsTypeFilterReadsABoundedWindow: a type filter examines at most
+// 1,000 events per page, so a rare type among many others answers a page
+// with has_more and the next_cursor to continue from (forward: the `after`
+// of the next request) rather than reading them all.
+func TestEventsTypeFilterReadsABoundedWindow(t *testing.T) {
+	t.Parallel()
+	f := newHooksFixture(t)
+	id := f.create(t, `{"target_url":"https://example.com/rare"}`)["id"].(string)
+	testkit.JSON(t, f.srv.Do(t, "PATCH", "/api/v1/links/"+id, f.token, `{"title":"the rare event"}`), 200)
+	items := make([]string, 1000)
+	for i := range items {
+		items[i] = `{"target_url":"https://example.com/many"}`
+	}
+	testkit.JSON(t, f.srv.Do(t, "POST", "/api/v1/links/bulk", f.token, `{"links":[`+strings.Join(items, ",")+`]}`), 200)
+
+	// Newest first: the window of the 1,000 newest holds no link.updated.
+	page := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?types=link.updated", f.token, ""), 200)
+	if len(page["data"].([]any)) != 0 || page["has_more"] != true || page["next_cursor"] == nil {
+		t.Fatalf("first filtered page %.300v", page)
+	}
+	page = testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?types=link.updated&cursor="+url.QueryEscape(page["next_cursor"].(string)), f.token, ""), 200)
+	if _, ts := eventIDs(page); len(ts) != 1 || page["has_more"] != false {
+		t.Fatalf("second filtered page %.300v", page)
+	}
+
+	// Forward from the start, types=link.created: the first window holds
+	// the first event (link.created) and the link.updated; once every
+	// event has settled, following next_cursor reads all 1,001 in windows.
+	newest, _ := eventIDs(testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?limit=2", f.token, ""), 200))
+	testkit.Eventually(t, 30*time.Second, func() bool {
+		ids, _ := eventIDs(testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?after="+newest[1], f.token, ""), 200))
+		return len(ids) == 1 && ids[0] == newest[0]
+	}, "the newest event, and so every one, to settle")
+	after, created, pages := "evt_00000000000000000000000000", 0, 0
+	for ; pages < 20; pages++ {
+		p := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?limit=100&types=link.created&after="+after, f.token, ""), 200)
+		ids, _ := eventIDs(p)
+		created += len(ids)
+		after = p["next_cursor"].(string)
+		if p["has_more"] != true {
+			break
+		}
+	}
+	if created != 1001 {
+		t.Errorf("read %d link.created forward in %d pages, want 1001", created, pages+1)
+	}
+	fwd := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/events?types=link.updated&after=evt_00000000000000000000000000", f.token, ""), 200)
+	if _, ts := eventIDs(fwd); len(ts) != 1 || ts[0] != "link.updated" {
+		t.Errorf("forward link.updated: %.300v", fwd)
 	}
 }

@@ -2,6 +2,7 @@ package event
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -61,22 +62,37 @@ type Reader struct {
 	Stopping func() bool
 }
 
-// List returns one page of the workspace's events and whether more
-// follow. With q.Wait, an empty page is re-checked every Recheck until an
-// event appears, the wait ends, ctx ends or the server stops; only one
-// query at a time holds a connection, for the length of that query.
-func (r *Reader) List(ctx context.Context, ws uuid.UUID, q Query) ([]Envelope, bool, error) {
+// Page is one page of events and where the next one starts.
+type Page struct {
+	Events []Envelope
+	// More reports that more events may follow (a type-filtered page can
+	// end early, even empty, with More set: continue from Next).
+	More bool
+	// Next is the position after this page: the last event it examined
+	// (the query's After when it examined none). A newest-first listing
+	// continues before it; a forward one after it.
+	Next uuid.UUID
+}
+
+// List returns one page of the workspace's events. With q.Wait, a page
+// with nothing to report is re-checked every Recheck until an event
+// appears, the wait ends, ctx ends or the server stops; only one query at
+// a time holds a connection, for the length of that query.
+func (r *Reader) List(ctx context.Context, ws uuid.UUID, q Query) (Page, error) {
 	deadline := time.Now().Add(q.Wait)
 	for {
-		page, more, err := r.page(ctx, ws, q)
-		if err != nil || len(page) > 0 || !time.Now().Before(deadline) || r.stopping() {
-			return page, more, err
+		p, err := r.page(ctx, ws, q)
+		if err != nil || len(p.Events) > 0 || p.More || !time.Now().Before(deadline) || r.stopping() {
+			return p, err
+		}
+		if q.After != nil {
+			q.After = &p.Next // what was examined need not be again
 		}
 		t := time.NewTimer(min(r.recheck(), time.Until(deadline)))
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, false, ctx.Err()
+			return Page{}, ctx.Err()
 		case <-t.C:
 		}
 	}
@@ -98,16 +114,17 @@ func (r *Reader) settle() time.Duration {
 	return DefaultSettle
 }
 
-// page runs the query once: limit+1 rows tell whether more follow.
-func (r *Reader) page(ctx context.Context, ws uuid.UUID, q Query) ([]Envelope, bool, error) {
-	types := make([]string, 0, len(Types))
-	for _, t := range q.Types {
-		types = append(types, string(t))
+// page runs the query once. Without a type filter it reads limit+1 rows
+// along events_workspace_idx; with one, it picks from a window of at most
+// scanWindow rows (ids and types only) and then reads the rows picked, so
+// a rare type among many others never makes one request read them all.
+func (r *Reader) page(ctx context.Context, ws uuid.UUID, q Query) (Page, error) {
+	if filters(q.Types) {
+		return r.filtered(ctx, ws, q)
 	}
-	if len(q.Types) == 0 {
-		for _, t := range Types {
-			types = append(types, string(t))
-		}
+	types := make([]string, len(Types))
+	for i, t := range Types {
+		types[i] = string(t)
 	}
 	var (
 		rows []dbsqlc.Event
@@ -124,15 +141,99 @@ func (r *Reader) page(ctx context.Context, ws uuid.UUID, q Query) ([]Envelope, b
 		})
 	}
 	if err != nil {
-		return nil, false, store.InterpretError(err)
+		return Page{}, store.InterpretError(err)
 	}
-	more := len(rows) > q.Limit
-	if more {
+	p := Page{More: len(rows) > q.Limit}
+	if p.More {
 		rows = rows[:q.Limit]
 	}
+	p.Events, p.Next = envelopes(rows), start(q)
+	if len(rows) > 0 {
+		p.Next = rows[len(rows)-1].ID
+	}
+	return p, nil
+}
+
+// scanWindow bounds the events a type-filtered page examines.
+const scanWindow = 1000
+
+// filters reports whether types leaves out some of Types.
+func filters(types []Type) bool {
+	return len(types) > 0 && len(types) < len(Types)
+}
+
+// start is the position a query starts from.
+func start(q Query) uuid.UUID {
+	if q.After != nil {
+		return *q.After
+	}
+	return uuid.UUID{}
+}
+
+// scanned is an examined event: its id and type.
+type scanned struct {
+	id  uuid.UUID
+	typ string
+}
+
+// filtered is page with a type filter (see page).
+func (r *Reader) filtered(ctx context.Context, ws uuid.UUID, q Query) (Page, error) {
+	window, err := r.scan(ctx, ws, q)
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{Next: start(q), More: len(window) == scanWindow}
+	var picked []uuid.UUID
+	for _, e := range window {
+		if !slices.Contains(q.Types, Type(e.typ)) {
+			p.Next = e.id
+			continue
+		}
+		if len(picked) == q.Limit {
+			p.More = true
+			break
+		}
+		picked, p.Next = append(picked, e.id), e.id
+	}
+	if len(picked) == 0 {
+		return p, nil
+	}
+	rows, err := dbsqlc.New().EventListByIDs(ctx, r.DB.Conn(ctx), dbsqlc.EventListByIDsParams{WorkspaceID: ws, Ids: picked})
+	if err != nil {
+		return Page{}, store.InterpretError(err)
+	}
+	slices.SortFunc(rows, func(a, b dbsqlc.Event) int {
+		return slices.Index(picked, a.ID) - slices.Index(picked, b.ID)
+	})
+	p.Events = envelopes(rows)
+	return p, nil
+}
+
+// scan reads the window of a filtered page, in the page's order.
+func (r *Reader) scan(ctx context.Context, ws uuid.UUID, q Query) ([]scanned, error) {
+	var out []scanned
+	if q.After != nil {
+		rows, err := dbsqlc.New().EventScanAfter(ctx, r.DB.Conn(ctx), dbsqlc.EventScanAfterParams{
+			WorkspaceID: ws, AfterID: *q.After, SettledAt: time.Now().Add(-r.settle()), Lim: scanWindow,
+		})
+		for _, row := range rows {
+			out = append(out, scanned{row.ID, row.Type})
+		}
+		return out, store.InterpretError(err)
+	}
+	rows, err := dbsqlc.New().EventScanPage(ctx, r.DB.Conn(ctx), dbsqlc.EventScanPageParams{
+		WorkspaceID: ws, BeforeID: q.Before, Lim: scanWindow,
+	})
+	for _, row := range rows {
+		out = append(out, scanned{row.ID, row.Type})
+	}
+	return out, store.InterpretError(err)
+}
+
+func envelopes(rows []dbsqlc.Event) []Envelope {
 	out := make([]Envelope, len(rows))
 	for i, row := range rows {
 		out[i] = EnvelopeOf(row.ID, row.WorkspaceID, Type(row.Type), row.CreatedAt, row.Data)
 	}
-	return out, more, nil
+	return out
 }

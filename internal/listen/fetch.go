@@ -25,15 +25,15 @@ func (l *listener) start(ctx context.Context) (string, error) {
 	if l.cfg.After != "" {
 		return l.cfg.After, nil
 	}
-	page, err := l.get(ctx, url.Values{"limit": {"1"}}, 0)
-	if err != nil || len(page) == 0 {
+	p, err := l.get(ctx, url.Values{"limit": {"1"}}, 0)
+	if err != nil || len(p.items) == 0 {
 		return Start, err
 	}
-	return page[0].ID, nil
+	return p.items[0].ID, nil
 }
 
 // next long-polls for the events after the position, oldest first.
-func (l *listener) next(ctx context.Context, after string) ([]item, error) {
+func (l *listener) next(ctx context.Context, after string) (page, error) {
 	wait := l.cfg.Wait
 	if wait <= 0 {
 		wait = defaultWait
@@ -48,50 +48,50 @@ func (l *listener) next(ctx context.Context, after string) ([]item, error) {
 // get asks GET /api/v1/events until it answers: network errors, 429 and
 // 5xx are retried with backoff (a restarting server), honouring a
 // Retry-After; any other refusal is returned, wrapping ErrFatal.
-func (l *listener) get(ctx context.Context, q url.Values, wait time.Duration) ([]item, error) {
+func (l *listener) get(ctx context.Context, q url.Values, wait time.Duration) (page, error) {
 	for n := 0; ; n++ {
-		page, err := l.getOnce(ctx, q, wait)
+		p, err := l.getOnce(ctx, q, wait)
 		if err == nil || errors.Is(err, ErrFatal) || ctx.Err() != nil {
-			return page, err
+			return p, err
 		}
 		fmt.Fprintf(l.cfg.Log, "linkqr listen: %v; retrying\n", err)
 		var busy *busyError
 		_ = errors.As(err, &busy)
 		if err := l.pause(ctx, n, busy.wait()); err != nil {
-			return nil, err
+			return page{}, err
 		}
 	}
 }
 
 // getOnce sends one request; the long poll gets its wait and 15 s more
 // before it counts as lost (a server that vanished without closing).
-func (l *listener) getOnce(ctx context.Context, q url.Values, wait time.Duration) ([]item, error) {
+func (l *listener) getOnce(ctx context.Context, q url.Values, wait time.Duration) (page, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait+15*time.Second)
 	defer cancel()
 	target := strings.TrimRight(l.cfg.APIURL, "/") + "/api/v1/events?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --api-url: %v", ErrFatal, err)
+		return page{}, fmt.Errorf("%w: --api-url: %v", ErrFatal, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+l.cfg.APIKey)
 	req.Header.Set("Accept", "application/json")
 	resp, err := l.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("server unreachable: %v", unwrapURL(err))
+		return page{}, fmt.Errorf("server unreachable: %v", unwrapURL(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return nil, fmt.Errorf("reading the server's answer: %v", err)
+		return page{}, fmt.Errorf("reading the server's answer: %v", err)
 	}
 	switch {
 	case resp.StatusCode == http.StatusOK:
 		return decodePage(body)
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 		secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-		return nil, &busyError{status: resp.StatusCode, detail: problemDetail(body), retryAfter: time.Duration(max(0, min(secs, 300))) * time.Second}
+		return page{}, &busyError{status: resp.StatusCode, detail: problemDetail(body), retryAfter: time.Duration(max(0, min(secs, 300))) * time.Second}
 	}
-	return nil, fmt.Errorf("%w: %d (%s)", ErrFatal, resp.StatusCode, problemDetail(body))
+	return page{}, fmt.Errorf("%w: %d (%s)", ErrFatal, resp.StatusCode, problemDetail(body))
 }
 
 // busyError is a 429 or 5xx answer: retried, no sooner than its

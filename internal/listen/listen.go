@@ -89,15 +89,18 @@ func Run(ctx context.Context, cfg Config) error {
 	// Ready: every event from here on is forwarded.
 	fmt.Fprintf(cfg.Out, "Ready. Forwarding %s to %s (Ctrl-C to stop)\n", types, cfg.ForwardTo)
 	for {
-		page, err := l.next(ctx, after)
+		p, err := l.next(ctx, after)
 		if err != nil {
 			return l.stopped(ctx, after, err)
 		}
-		for _, ev := range page {
+		for _, ev := range p.items {
 			if err := l.forward(ctx, ev); err != nil {
 				return l.stopped(ctx, after, err)
 			}
 			after = ev.ID
+		}
+		if p.next != "" {
+			after = p.next // past the other types it examined too
 		}
 	}
 }
@@ -157,24 +160,36 @@ func (l *listener) pause(ctx context.Context, n int, atLeast time.Duration) erro
 	}
 }
 
+// page is a list answer: its events, and (reading forward) the position
+// to continue after, which a type-filtered page may have moved past
+// events of other types.
+type page struct {
+	items []item
+	next  string
+}
+
 // decodePage splits a list answer into its events.
-func decodePage(body []byte) ([]item, error) {
-	var page struct {
-		Data []json.RawMessage `json:"data"`
+func decodePage(body []byte) (page, error) {
+	var raw struct {
+		Data       []json.RawMessage `json:"data"`
+		NextCursor *string           `json:"next_cursor"`
 	}
-	if err := json.Unmarshal(body, &page); err != nil {
-		return nil, fmt.Errorf("the server's answer is not an event list: %w", err)
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return page{}, fmt.Errorf("the server's answer is not an event list: %w", err)
 	}
-	out := make([]item, len(page.Data))
-	for i, raw := range page.Data {
+	p := page{items: make([]item, len(raw.Data))}
+	if raw.NextCursor != nil {
+		p.next = *raw.NextCursor
+	}
+	for i, ev := range raw.Data {
 		var head struct {
 			ID   string `json:"id"`
 			Type string `json:"type"`
 		}
-		if err := json.Unmarshal(raw, &head); err != nil || head.ID == "" {
-			return nil, fmt.Errorf("the server's answer holds an event without an id")
+		if err := json.Unmarshal(ev, &head); err != nil || head.ID == "" {
+			return page{}, fmt.Errorf("the server's answer holds an event without an id")
 		}
-		out[i] = item{ID: head.ID, Type: head.Type, Body: raw}
+		p.items[i] = item{ID: head.ID, Type: head.Type, Body: ev}
 	}
-	return out, nil
+	return p, nil
 }

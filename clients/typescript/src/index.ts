@@ -344,8 +344,8 @@ export class LinkqrClient {
 
   /**
    * One page of the workspace's events (webhooks:read): newest first with
-   * cursor, or oldest first after an event id (`after`, continue with the
-   * page's last id). `wait` (seconds, up to 25) long-polls while the page
+   * cursor, or oldest first after an event id (`after`; continue with
+   * after = the page's next_cursor, always an event id there). `wait` (seconds, up to 25) long-polls while the page
    * would be empty; `types` narrows it. What `linkqr listen` reads.
    */
   async listEvents(opts: ListEventsOptions = {}): Promise<Page<Event>> {
@@ -443,15 +443,14 @@ async function done(r: { error?: unknown; response: Response }): Promise<Respons
   return responseInfo(r.response);
 }
 
-/** Reads forward from opts.after: each page continues after the last event of the one before. */
+/** Reads forward from opts.after: each page continues after the next_cursor (an event id) of the one before. */
 async function* forward(start: ListEventsOptions, fetchPage: (p: ListEventsOptions) => Promise<Page<Event>>): AsyncIterableIterator<Event> {
   let page: ListEventsOptions = { ...start };
   for (;;) {
     const p = await fetchPage(page);
     yield* p.data;
-    const last = p.data[p.data.length - 1];
-    if (!p.has_more || last === undefined) return;
-    page = { ...page, after: last.id };
+    if (!p.has_more || p.next_cursor === null) return;
+    page = { ...page, after: p.next_cursor };
   }
 }
 

@@ -714,17 +714,21 @@ export interface paths {
          *     - **Newest first** (the default), one page at a time with `cursor`
          *       (see *Pagination*).
          *     - **Forward**, with `after=evt_…`: the events after that one, oldest
-         *       first; continue with `after` set to the last event of the page
-         *       (`next_cursor` is always `null`; `has_more` says whether more are
-         *       ready). Forward reading returns only events recorded at least 2 s
-         *       ago, so an event whose transaction commits a moment after a newer
-         *       one's is never skipped.
+         *       first; continue with `after` set to the page's `next_cursor` (an
+         *       event id, always given: the last event the page examined; `has_more`
+         *       says whether more are ready). Forward reading returns only events
+         *       recorded at least 2 s ago, so an event whose transaction commits a
+         *       moment after a newer one's is not skipped.
+         *
+         *     With `types`, a page examines at most 1,000 events, so among many
+         *     events of other types it may hold fewer than `limit`, or none, with
+         *     `has_more: true`: keep following `next_cursor`.
          *
          *     `wait=N` (1–25 s) turns a request whose page would be empty into a
          *     long poll: it answers as soon as a matching event is there (within
          *     about half a second), or with an empty page after `N` seconds. Start
          *     a listener with `GET /events?limit=1` for the newest event's id, then
-         *     loop on `GET /events?after=<id>&wait=25`.
+         *     loop on `GET /events?after=<next_cursor>&wait=25`.
          */
         get: operations["listEvents"];
         put?: never;
@@ -1627,11 +1631,16 @@ export interface components {
             /** @constant */
             object: "list";
             data: components["schemas"]["Event"][];
-            /** @description Whether another page follows (forward reading, whether more events are ready). */
+            /**
+             * @description Whether another page follows (reading forward: whether more
+             *     events are ready). A page filtered by `types` may be short, even
+             *     empty, with `has_more: true`.
+             */
             has_more: boolean;
             /**
-             * @description Pass as `cursor` to get the next older page; `null` on the last
-             *     page, and always when reading forward (continue with `after`).
+             * @description Newest first: pass as `cursor` to get the next older page; `null`
+             *     on the last page. Reading forward: the event id to pass as
+             *     `after` next, always given (the last event the page examined).
              */
             next_cursor: string | null;
         };

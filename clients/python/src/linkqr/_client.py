@@ -481,7 +481,8 @@ class Webhooks:
         cursor: str | None = None,
     ) -> Page[Event]:
         """One page of the workspace's events (webhooks:read): newest first with ``cursor``,
-        or oldest first after the event id ``after`` (continue with the page's last id);
+        or oldest first after the event id ``after`` (continue with ``after`` = the
+        page's ``next_cursor``, always an event id there);
         ``types`` narrows it; ``wait`` (seconds, up to 25) long-polls while it would be
         empty (keep the client's timeout above it). What ``linkqr listen`` reads."""
         params = {

@@ -427,7 +427,7 @@ class WebhookSubscriptions internal constructor(private val t: Transport) {
     // operation: listEvents
     /**
      * One page of the workspace's events (webhooks:read): newest first with [cursor], or
-     * oldest first after the event id [after] (continue with the page's last id); [types]
+     * oldest first after the event id [after] (continue with after = the page's nextCursor); [types]
      * narrows it; [wait] (seconds, up to 25) long-polls while it would be empty. What
      * `linkqr listen` reads.
      */

@@ -1,6 +1,7 @@
 // Command linkqr is the whole service in one binary: `serve` (the default)
-// runs the HTTP server, `migrate` brings the schema up to date, and `admin …`
-// holds the operator commands. This file only wires; the logic lives in
+// runs the HTTP server, `migrate` brings the schema up to date, `admin …`
+// holds the operator commands, and `listen` forwards a server's events to a
+// developer's local endpoint. This file only wires; the logic lives in
 // internal/.
 package main
 
@@ -64,6 +65,11 @@ commands:
   admin scan-retention --workspace ws_… --months N|default [--init]
       set how many whole months of raw scans the workspace keeps (1-1200; default: LINKQR_SCAN_RETENTION_MONTHS);
       prints {"workspace_id","scan_retention_months","default"}
+  listen --forward-to URL [--events a,b] [--after evt_…] [--api-url URL] [--api-key KEY]
+      for development: stream a workspace's events from a linkqr server (--api-url, default $LINKQR_BASE_URL or
+      http://localhost:8080; an API key with webhooks:read in --api-key or $LINKQR_API_KEY) to a local URL, signed
+      like real deliveries with a secret printed at start; one line per event; Ctrl-C stops and prints the
+      --after that resumes from the last event forwarded
   help
       show this text (also -h, --help, admin help)
 
@@ -86,6 +92,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case isHelp(cmd) || cmd == "admin" && len(args) > 0 && isHelp(args[0]):
 		fmt.Fprint(stdout, usage)
 		return 0
+	case cmd == "listen":
+		// A client of a server: no server configuration to read.
+		return exitCode(stderr, "listen", listenCmd(ctx, args, stdout, stderr))
 	case cmd != "serve" && cmd != "migrate" && cmd != "admin":
 		// Before the configuration: a typo is answered even when the
 		// environment is broken.

@@ -156,7 +156,8 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		"admin user reset-link --email E [--init]",
 		"admin workspace export --workspace ws_… --output FILE|- [--init]",
 		"admin workspace delete --workspace ws_… [--init]",
-		"admin analytics rebuild [--link lnk_…] [--init]", "help"}
+		"admin analytics rebuild [--link lnk_…] [--init]",
+		"listen --forward-to URL [--events a,b] [--after evt_…] [--api-url URL] [--api-key KEY]", "help"}
 	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"admin", "help"}, {"admin", "--help"}} {
 		code, out, errOut := runCmd(t, env, args...)
 		if code != 0 || errOut != "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/domain"
+	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
@@ -54,6 +55,8 @@ type API struct {
 	Webhooks *webhook.Service
 	// Domains manages the workspace's custom domains.
 	Domains *domain.Service
+	// Events lists the workspace's events (GET /events, `linkqr listen`).
+	Events *event.Reader
 	// Database says whether PostgreSQL is reachable (nil: always), so
 	// requests fail at once during an outage (requireDatabase).
 	Database *dbhealth.Monitor
@@ -97,6 +100,7 @@ func (a *API) Routes(r chi.Router) {
 		r.With(a.scope(scope.WebhooksRead)).Get("/webhooks/{id}/deliveries", a.handle(a.listDeliveries))
 		r.With(a.scope(scope.WebhooksWrite), a.Idempotency.Handler).Post("/webhooks/{id}/deliveries/{dlv}/retry", a.handle(a.retryDelivery))
 		r.With(a.scope(scope.WebhooksWrite), a.Idempotency.Handler).Post("/webhooks/{id}/test", a.handle(a.testWebhook))
+		r.With(a.scope(scope.WebhooksRead)).Get("/events", a.handle(a.listEvents))
 
 		r.With(a.scope(scope.DomainsWrite), a.Idempotency.Handler).Post("/domains", a.handle(a.createDomain))
 		r.With(a.scope(scope.DomainsRead)).Get("/domains", a.handle(a.listDomains))

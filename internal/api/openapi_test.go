@@ -137,6 +137,7 @@ func TestOpenAPIOperations(t *testing.T) {
 		"GET /webhooks/{id}/deliveries":              "listWebhookDeliveries",
 		"POST /webhooks/{id}/deliveries/{dlv}/retry": "retryWebhookDelivery",
 		"POST /webhooks/{id}/test":                   "testWebhook",
+		"GET /events":                                "listEvents",
 
 		"POST /domains":             "createDomain",
 		"GET /domains":              "listDomains",

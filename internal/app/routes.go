@@ -16,6 +16,7 @@ import (
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/export"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/problem"
@@ -176,6 +177,7 @@ func (a *App) apiV1(reports *analytics.Reports) *api.API {
 		RateLimit:   a.rateLimit(),
 		Webhooks:    a.Webhooks,
 		Domains:     a.Domains,
+		Events:      &event.Reader{DB: a.DB, Stopping: a.draining.Load},
 		Database:    a.Database,
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Auth: &auth.Authenticator{

@@ -77,6 +77,8 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
     "testWebhook": linkqr.Webhooks.test,
     "listWebhookDeliveries": linkqr.Webhooks.deliveries_page,
     "retryWebhookDelivery": linkqr.Webhooks.retry_delivery,
+    "listEvents": linkqr.Webhooks.events_page,
+    "testWebhook": linkqr.Webhooks.send_test,
     "createDomain": linkqr.Domains.create,
     "listDomains": linkqr.Domains.list_page,
     "getDomain": linkqr.Domains.get,

@@ -49,6 +49,8 @@ export type WebhookWithSecret = Schemas["WebhookWithSecret"];
 export type WebhookCreate = Schemas["WebhookCreate"];
 export type WebhookUpdate = Schemas["WebhookUpdate"];
 export type Delivery = Schemas["Delivery"];
+/** An event as GET /events lists it: the very body a webhook delivery POSTs (link.*, scan.created). */
+export type Event = Schemas["Event"];
 export type Domain = Schemas["Domain"];
 export type DomainCreate = Schemas["DomainCreate"];
 export type DomainUpdate = Schemas["DomainUpdate"];
@@ -67,6 +69,10 @@ export type QROptions = NonNullable<operations["getLinkQr"]["parameters"]["query
 export type QRZipOptions = NonNullable<operations["getLinksQrZip"]["parameters"]["query"]>;
 /** Query parameters of GET /links/{id}/analytics. */
 export type AnalyticsOptions = NonNullable<operations["getLinkAnalytics"]["parameters"]["query"]>;
+/** Query parameters of GET /events: limit, cursor, after (read forward), types and wait (long poll, 0–25 s). */
+export type ListEventsQuery = NonNullable<operations["listEvents"]["parameters"]["query"]>;
+/** Options of listEvents: the query of GET /events and the call's options. */
+export type ListEventsOptions = ListEventsQuery & CallOptions;
 /** Query parameters of GET /links: paging and every filter the document lists (q, status, domain, …). */
 export type ListLinksQuery = NonNullable<operations["listLinks"]["parameters"]["query"]>;
 
@@ -336,6 +342,33 @@ export class LinkqrClient {
     );
   }
 
+  /**
+   * One page of the workspace's events (webhooks:read): newest first with
+   * cursor, or oldest first after an event id (`after`; continue with
+   * after = the page's next_cursor, always an event id there). `wait` (seconds, up to 25) long-polls while the page
+   * would be empty; `types` narrows it. What `linkqr listen` reads.
+   */
+  async listEvents(opts: ListEventsOptions = {}): Promise<Page<Event>> {
+    const { signal, timeoutMs, ...query } = opts;
+    const wait = (query.wait ?? 0) * 1000;
+    // A long poll must outlast its wait: the timeout counts from after it.
+    const ms = timeoutMs === undefined ? undefined : timeoutMs === 0 ? 0 : timeoutMs + wait;
+    return ok(
+      await this.raw.GET("/events", {
+        params: { query },
+        // types is one comma-separated parameter (style: form, explode: false).
+        querySerializer: { array: { style: "form", explode: false } },
+        ...this.#signal({ signal, timeoutMs: ms }),
+      }),
+    );
+  }
+
+  /** Every event, newest first (or, with `after`, oldest first up to now), fetching pages as the loop goes. */
+  events(opts: ListEventsOptions = {}): AsyncIterableIterator<Event> {
+    if (opts.after !== undefined) return forward(opts, (p) => this.listEvents(p));
+    return iterate(opts, (p) => this.listEvents(p));
+  }
+
   // Domains.
 
   /** Add a custom domain, pending until its verification TXT record is seen (domains:write). */
@@ -408,6 +441,17 @@ async function ok<T>(r: { data?: T; error?: unknown; response: Response }): Prom
 async function done(r: { error?: unknown; response: Response }): Promise<ResponseInfo> {
   if (r.error !== undefined || !r.response.ok) throw await toProblemError(r.response, r.error);
   return responseInfo(r.response);
+}
+
+/** Reads forward from opts.after: each page continues after the next_cursor (an event id) of the one before. */
+async function* forward(start: ListEventsOptions, fetchPage: (p: ListEventsOptions) => Promise<Page<Event>>): AsyncIterableIterator<Event> {
+  let page: ListEventsOptions = { ...start };
+  for (;;) {
+    const p = await fetchPage(page);
+    yield* p.data;
+    if (!p.has_more || p.next_cursor === null) return;
+    page = { ...page, after: p.next_cursor };
+  }
 }
 
 async function* iterate<T, O extends { cursor?: string }>(start: O, fetchPage: (p: O) => Promise<Page<T>>): AsyncIterableIterator<T> {

@@ -692,6 +692,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's events
+         * @description **Scope:** `webhooks:read`
+         *
+         *     The workspace's events (`link.created`, `link.updated`,
+         *     `link.deleted`, `scan.created`), with the very bodies a webhook
+         *     delivery POSTs. `ping` test events, sent to one subscription only,
+         *     are not listed. This is how `linkqr listen --forward-to` streams
+         *     events to a developer's machine, which a webhook cannot reach.
+         *
+         *     Two ways to read:
+         *
+         *     - **Newest first** (the default), one page at a time with `cursor`
+         *       (see *Pagination*).
+         *     - **Forward**, with `after=evt_…`: the events after that one, oldest
+         *       first; continue with `after` set to the page's `next_cursor` (an
+         *       event id, always given: the last event the page examined; `has_more`
+         *       says whether more are ready). Forward reading returns only events
+         *       recorded at least 2 s ago, so an event whose transaction commits a
+         *       moment after a newer one's is not skipped.
+         *
+         *     With `types`, a page examines at most 1,000 events, so among many
+         *     events of other types it may hold fewer than `limit`, or none, with
+         *     `has_more: true`: keep following `next_cursor`.
+         *
+         *     `wait=N` (1–25 s) turns a request whose page would be empty into a
+         *     long poll: it answers as soon as a matching event is there (within
+         *     about half a second), or with an empty page after `N` seconds. Start
+         *     a listener with `GET /events?limit=1` for the newest event's id, then
+         *     loop on `GET /events?after=<next_cursor>&wait=25`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/domains": {
         parameters: {
             query?: never;
@@ -1574,6 +1621,29 @@ export interface components {
              */
             status?: "enabled" | "disabled";
         };
+        /** @description An event, exactly as a webhook delivery's body; `type` tells which. */
+        Event: components["schemas"]["LinkCreatedEvent"] | components["schemas"]["LinkUpdatedEvent"] | components["schemas"]["LinkDeletedEvent"] | components["schemas"]["ScanCreatedEvent"];
+        /**
+         * @description One page of events: newest first, or oldest first when read forward
+         *     with `after`.
+         */
+        EventList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Event"][];
+            /**
+             * @description Whether another page follows (reading forward: whether more
+             *     events are ready). A page filtered by `types` may be short, even
+             *     empty, with `has_more: true`.
+             */
+            has_more: boolean;
+            /**
+             * @description Newest first: pass as `cursor` to get the next older page; `null`
+             *     on the last page. Reading forward: the event id to pass as
+             *     `after` next, always given (the last event the page examined).
+             */
+            next_cursor: string | null;
+        };
         /** @description One page of webhook subscriptions, newest first. */
         WebhookList: {
             /** @constant */
@@ -1771,7 +1841,10 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @constant */
             object: "event";
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "link.created";
             created_at: components["schemas"]["Timestamp"];
             workspace_id: components["schemas"]["WorkspaceId"];
@@ -1785,7 +1858,10 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @constant */
             object: "event";
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "link.updated";
             created_at: components["schemas"]["Timestamp"];
             workspace_id: components["schemas"]["WorkspaceId"];
@@ -1800,7 +1876,10 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @constant */
             object: "event";
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "link.deleted";
             created_at: components["schemas"]["Timestamp"];
             workspace_id: components["schemas"]["WorkspaceId"];
@@ -1814,7 +1893,10 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @constant */
             object: "event";
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "scan.created";
             created_at: components["schemas"]["Timestamp"];
             workspace_id: components["schemas"]["WorkspaceId"];
@@ -2253,6 +2335,26 @@ export interface components {
          * @example dlv_06gzzsq0hc4w2aq9hm2jprnzk4
          */
         DeliveryIdPath: string;
+        /**
+         * @description Read forward: the events after this event (`evt_…`), oldest first.
+         *     Not with `cursor`. Any event id is a position (one of another
+         *     workspace reveals nothing); `evt_00000000000000000000000000`, the id
+         *     of no event, reads from the first.
+         */
+        EventAfter: components["schemas"]["EventId"];
+        /**
+         * @description Only events of these types, comma-separated (default: all).
+         * @example [
+         *       "link.created",
+         *       "scan.created"
+         *     ]
+         */
+        EventTypes: components["schemas"]["EventType"][];
+        /**
+         * @description Seconds to wait, when the page would be empty, for a matching event
+         *     to appear (0–25; default 0: answer at once). Not with `cursor`.
+         */
+        EventWait: number;
         /** @description Page size. */
         Limit: number;
         /**
@@ -3619,6 +3721,65 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description `next_cursor` of the previous page. Opaque; one that does not parse is
+                 *     `400 invalid-request`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Read forward: the events after this event (`evt_…`), oldest first.
+                 *     Not with `cursor`. Any event id is a position (one of another
+                 *     workspace reveals nothing); `evt_00000000000000000000000000`, the id
+                 *     of no event, reads from the first.
+                 */
+                after?: components["parameters"]["EventAfter"];
+                /**
+                 * @description Only events of these types, comma-separated (default: all).
+                 * @example [
+                 *       "link.created",
+                 *       "scan.created"
+                 *     ]
+                 */
+                types?: components["parameters"]["EventTypes"];
+                /**
+                 * @description Seconds to wait, when the page would be empty, for a matching event
+                 *     to appear (0–25; default 0: answer at once). Not with `cursor`.
+                 */
+                wait?: components["parameters"]["EventWait"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

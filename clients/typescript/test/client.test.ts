@@ -240,3 +240,28 @@ test("many links in one request, tagged, filtered by tags and exported as CSV", 
     return true;
   });
 });
+
+test("events: newest first, and read forward after an event with types and a long poll", async () => {
+  const lq = client();
+  const [start] = (await lq.listEvents({ limit: 1 })).data;
+  const link = await lq.createLink({ target_url: "https://example.com/events", title: `events ${run}` });
+  await lq.updateLink(link.id, { title: `events changed ${run}` });
+
+  const created = await lq.listEvents({ types: ["link.created"], limit: 100 });
+  assert.ok(created.data.some((e) => e.type === "link.created" && e.data.link.id === link.id), "link.created listed");
+
+  // Forward from the event before ours: several types travel as one
+  // comma-separated parameter; wait long-polls until the events settle.
+  const after = start?.id ?? "evt_00000000000000000000000000";
+  const updated = await eventually("the link.updated read forward", async () => {
+    const page = await lq.listEvents({ after, types: ["link.updated", "link.deleted"], wait: 5, limit: 100 });
+    assert.match(page.next_cursor ?? "", /^evt_/, "forward pages continue after next_cursor");
+    for (const e of page.data) assert.equal(e.type, "link.updated");
+    return page.data.find((e) => e.type === "link.updated" && e.data.link.id === link.id);
+  });
+  assert.equal(updated.type === "link.updated" && updated.data.previous_attributes.title, `events ${run}`);
+
+  const seen: string[] = [];
+  for await (const e of lq.events({ after, types: ["link.created"], limit: 2 })) seen.push(e.id);
+  assert.deepEqual([...seen].sort(), seen, "oldest first");
+});

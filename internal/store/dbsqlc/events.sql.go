@@ -61,6 +61,93 @@ func (q *Queries) EventGetByID(ctx context.Context, db DBTX, arg EventGetByIDPar
 	return i, err
 }
 
+const eventListAfter = `-- name: EventListAfter :many
+SELECT id, workspace_id, type, data, created_at FROM events
+WHERE workspace_id = $1 AND type = ANY($2::text[])
+  AND id > $3::uuid AND created_at <= $4
+ORDER BY id
+LIMIT $5
+`
+
+type EventListAfterParams struct {
+	WorkspaceID uuid.UUID
+	Types       []string
+	AfterID     uuid.UUID
+	SettledAt   time.Time
+	Lim         int32
+}
+
+// A workspace's events of the given types after an event id, oldest first,
+// recorded at or before settled_at: reading forward skips no event whose
+// transaction committed within the settle window (internal/event/list.go).
+func (q *Queries) EventListAfter(ctx context.Context, db DBTX, arg EventListAfterParams) ([]Event, error) {
+	rows, err := db.Query(ctx, eventListAfter,
+		arg.WorkspaceID,
+		arg.Types,
+		arg.AfterID,
+		arg.SettledAt,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Event
+	for rows.Next() {
+		var i Event
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Type,
+			&i.Data,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const eventListByIDs = `-- name: EventListByIDs :many
+SELECT id, workspace_id, type, data, created_at FROM events WHERE workspace_id = $1 AND id = ANY($2::uuid[])
+`
+
+type EventListByIDsParams struct {
+	WorkspaceID uuid.UUID
+	Ids         []uuid.UUID
+}
+
+// The events a type-filtered page picked, in no particular order.
+func (q *Queries) EventListByIDs(ctx context.Context, db DBTX, arg EventListByIDsParams) ([]Event, error) {
+	rows, err := db.Query(ctx, eventListByIDs, arg.WorkspaceID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Event
+	for rows.Next() {
+		var i Event
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Type,
+			&i.Data,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const eventListByWorkspace = `-- name: EventListByWorkspace :many
 SELECT id, workspace_id, type, data, created_at FROM events WHERE workspace_id = $1 ORDER BY id DESC LIMIT $2
 `
@@ -86,6 +173,142 @@ func (q *Queries) EventListByWorkspace(ctx context.Context, db DBTX, arg EventLi
 			&i.Data,
 			&i.CreatedAt,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const eventListPage = `-- name: EventListPage :many
+SELECT id, workspace_id, type, data, created_at FROM events
+WHERE workspace_id = $1 AND type = ANY($2::text[])
+  AND ($3::uuid IS NULL OR id < $3::uuid)
+ORDER BY id DESC
+LIMIT $4
+`
+
+type EventListPageParams struct {
+	WorkspaceID uuid.UUID
+	Types       []string
+	BeforeID    *uuid.UUID
+	Lim         int32
+}
+
+// A workspace's events of the given types, newest first, in pages before
+// the last id of the previous page (events_workspace_idx).
+func (q *Queries) EventListPage(ctx context.Context, db DBTX, arg EventListPageParams) ([]Event, error) {
+	rows, err := db.Query(ctx, eventListPage,
+		arg.WorkspaceID,
+		arg.Types,
+		arg.BeforeID,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Event
+	for rows.Next() {
+		var i Event
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.Type,
+			&i.Data,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const eventScanAfter = `-- name: EventScanAfter :many
+SELECT id, type FROM events
+WHERE workspace_id = $1 AND id > $2::uuid AND created_at <= $3
+ORDER BY id
+LIMIT $4
+`
+
+type EventScanAfterParams struct {
+	WorkspaceID uuid.UUID
+	AfterID     uuid.UUID
+	SettledAt   time.Time
+	Lim         int32
+}
+
+type EventScanAfterRow struct {
+	ID   uuid.UUID
+	Type string
+}
+
+// EventScanPage forward: up to lim settled events after after_id, oldest
+// first.
+func (q *Queries) EventScanAfter(ctx context.Context, db DBTX, arg EventScanAfterParams) ([]EventScanAfterRow, error) {
+	rows, err := db.Query(ctx, eventScanAfter,
+		arg.WorkspaceID,
+		arg.AfterID,
+		arg.SettledAt,
+		arg.Lim,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []EventScanAfterRow
+	for rows.Next() {
+		var i EventScanAfterRow
+		if err := rows.Scan(&i.ID, &i.Type); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const eventScanPage = `-- name: EventScanPage :many
+SELECT id, type FROM events
+WHERE workspace_id = $1
+  AND ($2::uuid IS NULL OR id < $2::uuid)
+ORDER BY id DESC
+LIMIT $3
+`
+
+type EventScanPageParams struct {
+	WorkspaceID uuid.UUID
+	BeforeID    *uuid.UUID
+	Lim         int32
+}
+
+type EventScanPageRow struct {
+	ID   uuid.UUID
+	Type string
+}
+
+// The ids and types of up to lim events before before_id, newest first:
+// the window a type-filtered page picks from, so a rare type in a busy
+// workspace costs a bounded read per page (internal/event/list.go).
+func (q *Queries) EventScanPage(ctx context.Context, db DBTX, arg EventScanPageParams) ([]EventScanPageRow, error) {
+	rows, err := db.Query(ctx, eventScanPage, arg.WorkspaceID, arg.BeforeID, arg.Lim)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []EventScanPageRow
+	for rows.Next() {
+		var i EventScanPageRow
+		if err := rows.Scan(&i.ID, &i.Type); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -14,6 +14,7 @@ from ._models import (
     BulkResult,
     Delivery,
     Domain,
+    Event,
     EventType,
     Interval,
     Link,
@@ -469,6 +470,36 @@ class Webhooks:
     def deliveries(self, id: str, *, limit: int | None = None) -> Iterator[Delivery]:
         """Every delivery attempt of a subscription, newest first (webhooks:read)."""
         return _iterate(lambda c: self.deliveries_page(id, limit=limit, cursor=c))
+
+    def send_test(self, id: str, idempotency_key: str | None = None) -> Delivery:
+        """Sends a signed ping event to this subscription only (webhooks:write); returns its
+        pending delivery, whose ``event_id`` is the ping's id."""
+        r = self._t.request("POST", f"/webhooks/{_seg(id)}/test", idempotency_key=idempotency_key)
+        return decode(Delivery, r.json())
+
+    def events_page(
+        self,
+        *,
+        after: str | None = None,
+        types: Sequence[EventType] | None = None,
+        wait: int | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> Page[Event]:
+        """One page of the workspace's events (webhooks:read): newest first with ``cursor``,
+        or oldest first after the event id ``after`` (continue with ``after`` = the
+        page's ``next_cursor``, always an event id there);
+        ``types`` narrows it; ``wait`` (seconds, up to 25) long-polls while it would be
+        empty (keep the client's timeout above it). What ``linkqr listen`` reads."""
+        params = {
+            "after": after, "types": ",".join(types) if types else None, "wait": wait,
+            "limit": limit, "cursor": cursor,
+        }
+        return _page(Event, self._t.request("GET", "/events", params=params).json())
+
+    def events(self, *, types: Sequence[EventType] | None = None, limit: int | None = None) -> Iterator[Event]:
+        """Every event of the workspace, newest first (webhooks:read)."""
+        return _iterate(lambda c: self.events_page(types=types, limit=limit, cursor=c))
 
     def retry_delivery(self, id: str, delivery_id: str, idempotency_key: str | None = None) -> Delivery:
         """Sends a delivery's event once more, now (webhooks:write); returns the new attempt."""

@@ -424,6 +424,36 @@ class WebhookSubscriptions internal constructor(private val t: Transport) {
         t.json(pageOf(Delivery::class.java), "GET", "/webhooks/" + enc(id) + "/deliveries",
             listOf("limit" to limit?.toString(), "cursor" to cursor))
 
+    // operation: testWebhook
+    /** Sends a signed ping event to this subscription only; the answer is its pending delivery (webhooks:write). */
+    @JvmOverloads
+    fun sendTest(id: String, idempotencyKey: String? = null): Delivery =
+        t.json(Delivery::class.java, "POST", "/webhooks/" + enc(id) + "/test", idempotencyKey = idempotencyKey)
+
+    // operation: listEvents
+    /**
+     * One page of the workspace's events (webhooks:read): newest first with [cursor], or
+     * oldest first after the event id [after] (continue with after = the page's nextCursor); [types]
+     * narrows it; [wait] (seconds, up to 25) long-polls while it would be empty. What
+     * `linkqr listen` reads.
+     */
+    @JvmOverloads
+    fun eventsPage(
+        limit: Int? = null,
+        cursor: String? = null,
+        after: String? = null,
+        types: List<String>? = null,
+        wait: Int? = null
+    ): Page<Event> =
+        t.json(pageOf(Event::class.java), "GET", "/events",
+            listOf("limit" to limit?.toString(), "cursor" to cursor, "after" to after,
+                "types" to types?.joinToString(","), "wait" to wait?.toString()))
+
+    /** Every event of the workspace, newest first, lazily (webhooks:read). */
+    @JvmOverloads
+    fun events(limit: Int? = null, types: List<String>? = null): Sequence<Event> =
+        pages(null) { c -> eventsPage(limit, c, types = types) }
+
     // operation: retryWebhookDelivery
     /** Sends a delivery's event once more, now; the answer is the new attempt (webhooks:write). */
     @JvmOverloads

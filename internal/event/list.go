@@ -1,0 +1,239 @@
+package event
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+)
+
+// MaxWait bounds a long poll (GET /api/v1/events?wait=): below the
+// 30-second idle timeouts of common proxies, and far below the server's
+// write timeout.
+const MaxWait = 25 * time.Second
+
+// DefaultSettle is how old an event must be before a forward read (After)
+// returns it. Event ids are UUIDv7, drawn when the event is recorded, but
+// its transaction commits a moment later; a transaction that drew an
+// earlier id can therefore become visible after a later one. A reader that
+// moved its position past the later id would skip the earlier event
+// forever. Returning only events recorded at least DefaultSettle ago makes
+// that impossible for every transaction that commits within DefaultSettle
+// of recording its events (the ones that record events are short: a link
+// change, a scan batch).
+const DefaultSettle = 2 * time.Second
+
+// DefaultRecheck is how often a long poll re-runs its query while nothing
+// has arrived. Between checks the request holds no database connection.
+const DefaultRecheck = 500 * time.Millisecond
+
+// Query is a parsed request for a page of a workspace's events.
+type Query struct {
+	// Types narrows the page to these types (default: every type of Types;
+	// ping, sent to one subscription only, is never listed).
+	Types []Type
+	// Before continues a newest-first listing after the previous page's
+	// last event (nil: from the newest).
+	Before *uuid.UUID
+	// After reads forward, oldest first, from just after this event id
+	// (settled events only, see DefaultSettle). It excludes Before.
+	After *uuid.UUID
+	// Limit is the page size.
+	Limit int
+	// Wait, when positive, makes an empty page wait up to this long for a
+	// matching event to appear before answering.
+	Wait time.Duration
+}
+
+// Reader lists a workspace's events for GET /api/v1/events.
+type Reader struct {
+	DB *store.DB
+	// Settle overrides DefaultSettle (0: the default).
+	Settle time.Duration
+	// Recheck overrides DefaultRecheck (0: the default).
+	Recheck time.Duration
+	// Stopping, when it reports true, ends long polls at their next
+	// re-check with whatever they have (an empty page), so a draining
+	// server does not hold requests for MaxWait. Nil: never.
+	Stopping func() bool
+}
+
+// Page is one page of events and where the next one starts.
+type Page struct {
+	Events []Envelope
+	// More reports that more events may follow (a type-filtered page can
+	// end early, even empty, with More set: continue from Next).
+	More bool
+	// Next is the position after this page: the last event it examined
+	// (the query's After when it examined none). A newest-first listing
+	// continues before it; a forward one after it.
+	Next uuid.UUID
+}
+
+// List returns one page of the workspace's events. With q.Wait, a page
+// with nothing to report is re-checked every Recheck until an event
+// appears, the wait ends, ctx ends or the server stops; only one query at
+// a time holds a connection, for the length of that query.
+func (r *Reader) List(ctx context.Context, ws uuid.UUID, q Query) (Page, error) {
+	deadline := time.Now().Add(q.Wait)
+	for {
+		p, err := r.page(ctx, ws, q)
+		if err != nil || len(p.Events) > 0 || p.More || !time.Now().Before(deadline) || r.stopping() {
+			return p, err
+		}
+		if q.After != nil {
+			q.After = &p.Next // what was examined need not be again
+		}
+		t := time.NewTimer(min(r.recheck(), time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return Page{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func (r *Reader) stopping() bool { return r.Stopping != nil && r.Stopping() }
+
+func (r *Reader) recheck() time.Duration {
+	if r.Recheck > 0 {
+		return r.Recheck
+	}
+	return DefaultRecheck
+}
+
+func (r *Reader) settle() time.Duration {
+	if r.Settle > 0 {
+		return r.Settle
+	}
+	return DefaultSettle
+}
+
+// page runs the query once. Without a type filter it reads limit+1 rows
+// along events_workspace_idx; with one, it picks from a window of at most
+// scanWindow rows (ids and types only) and then reads the rows picked, so
+// a rare type among many others never makes one request read them all.
+func (r *Reader) page(ctx context.Context, ws uuid.UUID, q Query) (Page, error) {
+	if filters(q.Types) {
+		return r.filtered(ctx, ws, q)
+	}
+	types := make([]string, len(Types))
+	for i, t := range Types {
+		types[i] = string(t)
+	}
+	var (
+		rows []dbsqlc.Event
+		err  error
+	)
+	if q.After != nil {
+		rows, err = dbsqlc.New().EventListAfter(ctx, r.DB.Conn(ctx), dbsqlc.EventListAfterParams{
+			WorkspaceID: ws, Types: types, AfterID: *q.After,
+			SettledAt: time.Now().Add(-r.settle()), Lim: int32(q.Limit + 1),
+		})
+	} else {
+		rows, err = dbsqlc.New().EventListPage(ctx, r.DB.Conn(ctx), dbsqlc.EventListPageParams{
+			WorkspaceID: ws, Types: types, BeforeID: q.Before, Lim: int32(q.Limit + 1),
+		})
+	}
+	if err != nil {
+		return Page{}, store.InterpretError(err)
+	}
+	p := Page{More: len(rows) > q.Limit}
+	if p.More {
+		rows = rows[:q.Limit]
+	}
+	p.Events, p.Next = envelopes(rows), start(q)
+	if len(rows) > 0 {
+		p.Next = rows[len(rows)-1].ID
+	}
+	return p, nil
+}
+
+// scanWindow bounds the events a type-filtered page examines.
+const scanWindow = 1000
+
+// filters reports whether types leaves out some of Types.
+func filters(types []Type) bool {
+	return len(types) > 0 && len(types) < len(Types)
+}
+
+// start is the position a query starts from.
+func start(q Query) uuid.UUID {
+	if q.After != nil {
+		return *q.After
+	}
+	return uuid.UUID{}
+}
+
+// scanned is an examined event: its id and type.
+type scanned struct {
+	id  uuid.UUID
+	typ string
+}
+
+// filtered is page with a type filter (see page).
+func (r *Reader) filtered(ctx context.Context, ws uuid.UUID, q Query) (Page, error) {
+	window, err := r.scan(ctx, ws, q)
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{Next: start(q), More: len(window) == scanWindow}
+	var picked []uuid.UUID
+	for _, e := range window {
+		if !slices.Contains(q.Types, Type(e.typ)) {
+			p.Next = e.id
+			continue
+		}
+		if len(picked) == q.Limit {
+			p.More = true
+			break
+		}
+		picked, p.Next = append(picked, e.id), e.id
+	}
+	if len(picked) == 0 {
+		return p, nil
+	}
+	rows, err := dbsqlc.New().EventListByIDs(ctx, r.DB.Conn(ctx), dbsqlc.EventListByIDsParams{WorkspaceID: ws, Ids: picked})
+	if err != nil {
+		return Page{}, store.InterpretError(err)
+	}
+	slices.SortFunc(rows, func(a, b dbsqlc.Event) int {
+		return slices.Index(picked, a.ID) - slices.Index(picked, b.ID)
+	})
+	p.Events = envelopes(rows)
+	return p, nil
+}
+
+// scan reads the window of a filtered page, in the page's order.
+func (r *Reader) scan(ctx context.Context, ws uuid.UUID, q Query) ([]scanned, error) {
+	var out []scanned
+	if q.After != nil {
+		rows, err := dbsqlc.New().EventScanAfter(ctx, r.DB.Conn(ctx), dbsqlc.EventScanAfterParams{
+			WorkspaceID: ws, AfterID: *q.After, SettledAt: time.Now().Add(-r.settle()), Lim: scanWindow,
+		})
+		for _, row := range rows {
+			out = append(out, scanned{row.ID, row.Type})
+		}
+		return out, store.InterpretError(err)
+	}
+	rows, err := dbsqlc.New().EventScanPage(ctx, r.DB.Conn(ctx), dbsqlc.EventScanPageParams{
+		WorkspaceID: ws, BeforeID: q.Before, Lim: scanWindow,
+	})
+	for _, row := range rows {
+		out = append(out, scanned{row.ID, row.Type})
+	}
+	return out, store.InterpretError(err)
+}
+
+func envelopes(rows []dbsqlc.Event) []Envelope {
+	out := make([]Envelope, len(rows))
+	for i, row := range rows {
+		out[i] = EnvelopeOf(row.ID, row.WorkspaceID, Type(row.Type), row.CreatedAt, row.Data)
+	}
+	return out
+}

@@ -74,7 +74,6 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
     "updateWebhook": linkqr.Webhooks.update,
     "deleteWebhook": linkqr.Webhooks.delete,
     "rotateWebhookSecret": linkqr.Webhooks.rotate_secret,
-    "testWebhook": linkqr.Webhooks.test,
     "listWebhookDeliveries": linkqr.Webhooks.deliveries_page,
     "retryWebhookDelivery": linkqr.Webhooks.retry_delivery,
     "listEvents": linkqr.Webhooks.events_page,

@@ -85,7 +85,7 @@ def test_delivery_verified_and_tampering_refused(client: Client, receiver: Recei
         assert retried.event_id == deliveries[0].event_id and retried.attempt > deliveries[0].attempt
 
         # A test event goes to this endpoint through the normal delivery path, signed like the rest.
-        queued = client.webhooks.test(hook.id)
+        queued = client.webhooks.send_test(hook.id)
         assert queued.event_type == "ping" and queued.webhook_id == hook.id
         ping = eventually(
             "the ping",

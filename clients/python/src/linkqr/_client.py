@@ -456,12 +456,6 @@ class Webhooks:
         r = self._t.request("POST", f"/webhooks/{_seg(id)}/rotate-secret", idempotency_key=idempotency_key)
         return decode(WebhookWithSecret, r.json())
 
-    def test(self, id: str, idempotency_key: str | None = None) -> Delivery:
-        """Sends a signed ``ping`` event to the subscription through the normal delivery path (webhooks:write);
-        returns the queued delivery, whose outcome the delivery log shows."""
-        r = self._t.request("POST", f"/webhooks/{_seg(id)}/test", idempotency_key=idempotency_key)
-        return decode(Delivery, r.json())
-
     def deliveries_page(self, id: str, *, limit: int | None = None, cursor: str | None = None) -> Page[Delivery]:
         """One page of a subscription's delivery attempts, newest first (webhooks:read)."""
         params = {"limit": limit, "cursor": cursor}

@@ -406,12 +406,6 @@ class WebhookSubscriptions internal constructor(private val t: Transport) {
     fun rotateSecret(id: String, idempotencyKey: String? = null): WebhookWithSecret =
         t.json(WebhookWithSecret::class.java, "POST", "/webhooks/" + enc(id) + "/rotate-secret", idempotencyKey = idempotencyKey)
 
-    // operation: testWebhook
-    /** Sends a signed ping event through the normal delivery path; the answer is the queued delivery (webhooks:write). */
-    @JvmOverloads
-    fun test(id: String, idempotencyKey: String? = null): Delivery =
-        t.json(Delivery::class.java, "POST", "/webhooks/" + enc(id) + "/test", idempotencyKey = idempotencyKey)
-
     // operation: listWebhookDeliveries
     /** Every delivery attempt of a subscription, newest first, lazily (webhooks:read). */
     @JvmOverloads

@@ -85,7 +85,7 @@ class WebhookTest {
                 assertEquals(deliveries.first().eventId, retried.eventId)
 
                 // A test event goes to this endpoint through the normal delivery path, signed like the rest.
-                val queued = lq.webhooks.test(hook.id)
+                val queued = lq.webhooks.sendTest(hook.id)
                 assertEquals("ping", queued.eventType)
                 val ping = waitFor(received, "\"type\":\"ping\"")
                 assertEquals(queued.eventId, Webhooks.constructEvent(ping.body, ping.signature, hook.secret).id)

@@ -395,24 +395,7 @@ func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
 		if download {
 			name = qrFileName(name, opts)
 		}
-		err = u.QR.Serve(w, r, qrserve.Image{Content: l.QRContent(), Name: name, Options: opts, Attachment: download})
-		var (
-			verrs validate.Errors
-			busy  *qrserve.BusyError
-		)
-		switch {
-		case err == nil:
-		case errors.As(err, &verrs):
-			u.errorPage(w, r, http.StatusUnprocessableEntity, "Invalid QR code options", err.Error())
-		case errors.As(err, &busy):
-			w.Header().Set("Retry-After", strconv.Itoa(busy.Seconds()))
-			u.errorPage(w, r, http.StatusServiceUnavailable, "QR codes are busy",
-				"Too many QR codes are being drawn right now. Please try again in "+waitText(busy.RetryAfter)+".")
-		case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
-			// The browser left while the render was queued; nobody reads an answer.
-		default:
-			u.serverError(w, r, err)
-		}
+		u.qrServeFailed(w, r, u.QR.Serve(w, r, qrserve.Image{Content: l.QRContent(), Name: name, Options: opts, Attachment: download}))
 	}
 }
 

@@ -1,10 +1,11 @@
 package web
 
 import (
+	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/link"
@@ -62,7 +63,9 @@ func (u *UI) qrStylePreview(w http.ResponseWriter, r *http.Request) {
 	u.qrServeFailed(w, r, err)
 }
 
-// qrServeFailed answers a QR server's refusal.
+// qrServeFailed answers a QR server's refusal (nothing when err is nil):
+// options the code cannot meet, saturation (503 with Retry-After), or the
+// browser having left while the render was queued.
 func (u *UI) qrServeFailed(w http.ResponseWriter, r *http.Request, err error) {
 	var (
 		verrs validate.Errors
@@ -73,8 +76,11 @@ func (u *UI) qrServeFailed(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &verrs):
 		u.errorPage(w, r, http.StatusUnprocessableEntity, "Invalid QR code options", err.Error())
 	case errors.As(err, &busy):
-		u.errorPage(w, r, http.StatusServiceUnavailable, "QR codes are busy", "Too many QR codes are being drawn right now. Please try again in a moment.")
-	case r.Context().Err() != nil:
+		w.Header().Set("Retry-After", strconv.Itoa(busy.Seconds()))
+		u.errorPage(w, r, http.StatusServiceUnavailable, "QR codes are busy",
+			"Too many QR codes are being drawn right now. Please try again in "+waitText(busy.RetryAfter)+".")
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		// Nobody reads an answer.
 	default:
 		u.serverError(w, r, err)
 	}
@@ -137,14 +143,7 @@ func (u *UI) linksQRZip(w http.ResponseWriter, r *http.Request) {
 	} else if u.failed(w, r, err) {
 		return
 	}
-	started, err := u.Zip.Write(r.Context(), ws.ID, req, func() io.Writer {
-		h := w.Header()
-		h.Set("Content-Type", "application/zip")
-		h.Set("Content-Disposition", `attachment; filename="qr-codes-`+string(req.Format())+`.zip"`)
-		h.Set("Cache-Control", "private, no-store")
-		w.WriteHeader(http.StatusOK)
-		return w
-	})
+	started, err := u.Zip.WriteResponse(r.Context(), ws.ID, req, w)
 	if err != nil && started {
 		u.Log.WarnContext(r.Context(), "QR ZIP aborted", "err", err)
 		panic(http.ErrAbortHandler)

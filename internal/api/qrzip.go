@@ -3,7 +3,6 @@ package api
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -106,14 +105,7 @@ func (a *API) getLinksQRZip(w http.ResponseWriter, r *http.Request) error {
 	} else if err != nil {
 		return err
 	}
-	started, err := zw.Write(ctx, ws, req, func() io.Writer {
-		h := w.Header()
-		h.Set("Content-Type", "application/zip")
-		h.Set("Content-Disposition", `attachment; filename="qr-codes-`+string(req.Format())+`.zip"`)
-		h.Set("Cache-Control", "private, no-store")
-		w.WriteHeader(http.StatusOK)
-		return w
-	})
+	started, err := zw.WriteResponse(ctx, ws, req, w)
 	if err != nil && started {
 		// The archive is half sent: end the response abruptly so the
 		// client sees a failed download, not a complete-looking ZIP.

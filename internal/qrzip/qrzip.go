@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"time"
 
 	"github.com/google/uuid"
@@ -103,6 +104,20 @@ func (zw *Writer) Write(ctx context.Context, ws uuid.UUID, req Request, start fu
 	s := &stream{zw: zw, ws: ws, req: req, def: def, start: start}
 	err = s.run(ctx)
 	return s.z != nil, err
+}
+
+// WriteResponse is Write to an HTTP response: the archive's headers
+// (Content-Type, an attachment named after the format, no caching) and 200
+// go out right before its first byte, as the API and the UI both answer.
+func (zw *Writer) WriteResponse(ctx context.Context, ws uuid.UUID, req Request, w http.ResponseWriter) (started bool, err error) {
+	return zw.Write(ctx, ws, req, func() io.Writer {
+		h := w.Header()
+		h.Set("Content-Type", "application/zip")
+		h.Set("Content-Disposition", `attachment; filename="qr-codes-`+string(req.Format())+`.zip"`)
+		h.Set("Cache-Control", "private, no-store")
+		w.WriteHeader(http.StatusOK)
+		return w
+	})
 }
 
 type stream struct {

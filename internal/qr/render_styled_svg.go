@@ -64,10 +64,10 @@ func renderStyledSVG(s scene) ([]byte, error) {
 	return b, nil
 }
 
-func appendRect(b []byte, r box, c interface {
-	RGBA() (uint32, uint32, uint32, uint32)
-}) []byte {
-	b = append(b, `<rect x="`...)
+// appendBox writes r's x, y, width and height attributes, the last one's
+// value left open for what follows.
+func appendBox(b []byte, r box) []byte {
+	b = append(b, `x="`...)
 	b = appendNum(b, r.x)
 	b = append(b, `" y="`...)
 	b = appendNum(b, r.y)
@@ -75,6 +75,13 @@ func appendRect(b []byte, r box, c interface {
 	b = appendNum(b, r.w)
 	b = append(b, `" height="`...)
 	b = appendNum(b, r.h)
+	return b
+}
+
+func appendRect(b []byte, r box, c interface {
+	RGBA() (uint32, uint32, uint32, uint32)
+}) []byte {
+	b = appendBox(append(b, `<rect `...), r)
 	b = append(b, `" fill="`...)
 	cr, cg, cb, _ := c.RGBA()
 	b = appendHex(b, rgbaOf(cr, cg, cb))
@@ -115,14 +122,7 @@ func appendShape(b []byte, sh shape) []byte {
 }
 
 func appendLogo(b []byte, r box, l *Logo) []byte {
-	b = append(b, `<image x="`...)
-	b = appendNum(b, r.x)
-	b = append(b, `" y="`...)
-	b = appendNum(b, r.y)
-	b = append(b, `" width="`...)
-	b = appendNum(b, r.w)
-	b = append(b, `" height="`...)
-	b = appendNum(b, r.h)
+	b = appendBox(append(b, `<image `...), r)
 	b = append(b, `" preserveAspectRatio="xMidYMid meet" href="data:image/png;base64,`...)
 	b = base64.StdEncoding.AppendEncode(b, l.png)
 	return append(b, `"/>`...)

@@ -409,7 +409,7 @@ func rasterisePDF(t *testing.T, pdf []byte) image.Image {
 	if err := os.WriteFile(in, pdf, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(bin, "-png", "-r", "150", "-singlefile", in, filepath.Join(dir, "page")).CombinedOutput(); err != nil {
+	if out, err := exec.Command(bin, "-png", "-r", "300", "-singlefile", in, filepath.Join(dir, "page")).CombinedOutput(); err != nil {
 		t.Fatalf("pdftoppm: %v: %s", err, out)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "page.png"))

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -22,13 +23,14 @@ import (
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
-// Role is a member's role in a workspace.
-type Role string
+// Role is a member's role in a workspace; what each may do is the role
+// table of internal/scope.
+type Role = scope.Role
 
 // The two roles: admins manage members, webhooks and OAuth clients.
 const (
-	RoleAdmin  Role = "admin"
-	RoleMember Role = "member"
+	RoleAdmin  = scope.RoleAdmin
+	RoleMember = scope.RoleMember
 )
 
 // Password length bounds: long enough to resist guessing, short enough that

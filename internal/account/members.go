@@ -10,6 +10,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/oauth"
+	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -20,13 +21,7 @@ import (
 var ErrLastAdmin = errors.New("a workspace needs at least one admin")
 
 // ParseRole accepts "admin" and "member".
-func ParseRole(s string) (Role, bool) {
-	switch Role(s) {
-	case RoleAdmin, RoleMember:
-		return Role(s), true
-	}
-	return "", false
-}
+func ParseRole(s string) (Role, bool) { return scope.ParseRole(s) }
 
 // Member is one membership of a workspace.
 type Member struct {

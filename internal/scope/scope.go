@@ -11,7 +11,7 @@ import (
 // Scope names one permission.
 type Scope string
 
-// The complete list of CONTRACT.md section 4.
+// The complete list (docs/api.md#scopes).
 const (
 	LinksRead     Scope = "links:read"
 	LinksWrite    Scope = "links:write"
@@ -20,10 +20,13 @@ const (
 	WebhooksWrite Scope = "webhooks:write"
 	DomainsRead   Scope = "domains:read"
 	DomainsWrite  Scope = "domains:write"
+	MembersRead   Scope = "members:read"
+	MembersWrite  Scope = "members:write"
+	AuditRead     Scope = "audit:read"
 )
 
 // All lists every scope in display order.
-var All = []Scope{LinksRead, LinksWrite, AnalyticsRead, WebhooksRead, WebhooksWrite, DomainsRead, DomainsWrite}
+var All = []Scope{LinksRead, LinksWrite, AnalyticsRead, WebhooksRead, WebhooksWrite, DomainsRead, DomainsWrite, MembersRead, MembersWrite, AuditRead}
 
 // Describe says in a few words what a scope allows, for the UI.
 func Describe(s Scope) string {
@@ -42,6 +45,12 @@ func Describe(s Scope) string {
 		return "read custom domains"
 	case DomainsWrite:
 		return "add, verify and remove custom domains"
+	case MembersRead:
+		return "read the workspace's members"
+	case MembersWrite:
+		return "invite, change and remove members"
+	case AuditRead:
+		return "read the audit log"
 	}
 	return ""
 }

@@ -32,15 +32,15 @@ type Class int
 
 // The classes; Limits holds the defaults of each.
 const (
-	Logo      Class = iota // decoding an uploaded logo; bytes of decoded image
-	Upload                 // a CSV upload or dry run being read; bytes of upload
-	Render                 // a QR render (PNG, SVG, PDF page) or a design's scan check; renders
-	Archive                // a ZIP of QR codes or a QR PDF being written; requests
-	Export                 // a CSV export or a workspace export being written; requests
-	Analytics              // an analytics report's queries; reports
-	Hash                   // an argon2id run (19 MiB each); runs
-	Poll                   // a long poll held open; requests
-	NumClasses // how many classes there are
+	Logo       Class = iota // decoding an uploaded logo; bytes of decoded image
+	Upload                  // a CSV upload or dry run being read; bytes of upload
+	Render                  // a QR render (PNG, SVG, PDF page) or a design's scan check; renders
+	Archive                 // a ZIP of QR codes or a QR PDF being written; requests
+	Export                  // a CSV export or a workspace export being written; requests
+	Analytics               // an analytics report's queries; reports
+	Hash                    // an argon2id run (19 MiB each); runs
+	Poll                    // a long poll held open; requests
+	NumClasses              // how many classes there are
 )
 
 var names = [NumClasses]string{"logo", "upload", "render", "archive", "export", "analytics", "hash", "poll"}
@@ -121,9 +121,8 @@ type Budgets struct {
 
 	mu        sync.Mutex
 	used      [NumClasses]int64
-	waiting   [NumClasses]int
+	queue     [NumClasses][]*waiter
 	ws        map[share]*wsUse
-	changed   chan struct{} // closed and replaced whenever something is released
 	refusals  [NumClasses]atomic.Int64
 	admitted  [NumClasses]atomic.Int64
 	peakUsage [NumClasses]int64
@@ -151,7 +150,7 @@ func New(limits Table) *Budgets {
 			l.RetryAfter = time.Second
 		}
 	}
-	return &Budgets{limits: limits, ws: map[share]*wsUse{}, changed: make(chan struct{})}
+	return &Budgets{limits: limits, ws: map[share]*wsUse{}}
 }
 
 // Limit returns c's limit.
@@ -159,10 +158,12 @@ func (b *Budgets) Limit(c Class) Limit { return b.limits[c] }
 
 // Admit reserves cost units of class c for workspace ws (uuid.Nil: work
 // of no workspace) and returns the function that gives them back, to be
-// called exactly once when the work is done. A cost above the
-// workspace's share (or the process's bound) is charged as the whole
-// share: such work runs alone. It returns a *Refused, or ctx's error
-// when the caller went away while waiting.
+// called exactly once when the work is done (later calls do nothing). A
+// cost above the workspace's share (or the process's bound) is charged as
+// the whole share: such work runs alone. Waiters are admitted in their
+// order of arrival, each as soon as its cost fits (a workspace at its
+// share does not hold up the others). It returns a *Refused, or ctx's
+// error when the caller went away while waiting.
 func (b *Budgets) Admit(ctx context.Context, c Class, ws uuid.UUID, cost int64) (release func(), err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -174,87 +175,140 @@ func (b *Budgets) Admit(ctx context.Context, c Class, ws uuid.UUID, cost int64) 
 	} else {
 		cost = min(cost, l.Workspace)
 	}
-	key := share{c, ws}
-	var timer *time.Timer
+	w := &waiter{key: share{c, ws}, cost: cost, ready: make(chan struct{})}
 	b.mu.Lock()
-	for {
-		w := b.ws[key]
-		wsFull := ws != uuid.Nil && w != nil && w.used+cost > l.Workspace
-		procFull := b.used[c]+cost > l.Process
-		if !wsFull && !procFull {
-			if w == nil {
-				w = &wsUse{}
-				b.ws[key] = w
-			}
-			w.used += cost
-			b.used[c] += cost
-			b.peakUsage[c] = max(b.peakUsage[c], b.used[c])
-			b.mu.Unlock()
-			if timer != nil {
-				timer.Stop()
-			}
-			b.admitted[c].Add(1)
-			var once sync.Once
-			return func() { once.Do(func() { b.release(key, cost) }) }, nil
-		}
-		if timer == nil { // first try: join the queue, if there is room
-			wsQueue := max(1, l.Queue/2)
-			if b.waiting[c] >= l.Queue || (ws != uuid.Nil && w != nil && w.waiting >= wsQueue) || l.Wait <= 0 {
-				b.mu.Unlock()
-				return nil, b.refuse(c, wsFull)
-			}
-			if w == nil {
-				w = &wsUse{}
-				b.ws[key] = w
-			}
-			b.waiting[c]++
-			w.waiting++
-			timer = time.NewTimer(l.Wait)
-			defer b.unwait(key)
-		}
-		changed := b.changed
+	// Whoever is queued does not fit (release admits all that do), so a
+	// request that fits takes its room at once.
+	if b.fits(w) {
+		b.charge(w)
 		b.mu.Unlock()
-		select {
-		case <-changed:
-		case <-timer.C:
-			b.mu.Lock()
-			w := b.ws[key]
-			wsFull := ws != uuid.Nil && w != nil && w.used+cost > l.Workspace
-			b.mu.Unlock()
-			return nil, b.refuse(c, wsFull)
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, ctx.Err()
+		return b.releaser(w), nil
+	}
+	u := b.ws[w.key]
+	if len(b.queue[c]) >= l.Queue || l.Wait <= 0 || (ws != uuid.Nil && u != nil && u.waiting >= max(1, l.Queue/2)) {
+		wsFull := b.wsFull(w)
+		b.mu.Unlock()
+		return nil, b.refuse(c, wsFull)
+	}
+	if u == nil {
+		u = &wsUse{}
+		b.ws[w.key] = u
+	}
+	u.waiting++
+	b.queue[c] = append(b.queue[c], w)
+	b.mu.Unlock()
+
+	timer := time.NewTimer(l.Wait)
+	defer timer.Stop()
+	var end error
+	select {
+	case <-w.ready:
+		return b.releaser(w), nil
+	case <-timer.C:
+	case <-ctx.Done():
+		end = ctx.Err()
+	}
+	b.mu.Lock()
+	select {
+	case <-w.ready: // admitted just as the wait ended: take it
+		b.mu.Unlock()
+		return b.releaser(w), nil
+	default:
+	}
+	b.dequeue(w)
+	wsFull := b.wsFull(w)
+	b.mu.Unlock()
+	if end != nil {
+		return nil, end
+	}
+	return nil, b.refuse(c, wsFull)
+}
+
+// waiter is one request, queued or admitted.
+type waiter struct {
+	key   share
+	cost  int64
+	ready chan struct{} // closed when admitted from the queue
+}
+
+// fits reports whether w can be admitted now; b.mu held.
+func (b *Budgets) fits(w *waiter) bool {
+	return b.used[w.key.class]+w.cost <= b.limits[w.key.class].Process && !b.wsFull(w)
+}
+
+// wsFull reports whether w's workspace share is what keeps it out; b.mu held.
+func (b *Budgets) wsFull(w *waiter) bool {
+	if w.key.ws == uuid.Nil {
+		return false
+	}
+	u := b.ws[w.key]
+	return u != nil && u.used+w.cost > b.limits[w.key.class].Workspace
+}
+
+// charge admits w; b.mu held.
+func (b *Budgets) charge(w *waiter) {
+	u := b.ws[w.key]
+	if u == nil {
+		u = &wsUse{}
+		b.ws[w.key] = u
+	}
+	u.used += w.cost
+	c := w.key.class
+	b.used[c] += w.cost
+	b.peakUsage[c] = max(b.peakUsage[c], b.used[c])
+	b.admitted[c].Add(1)
+}
+
+// dequeue takes a waiter off its class's queue; b.mu held.
+func (b *Budgets) dequeue(w *waiter) {
+	q := b.queue[w.key.class]
+	for i, x := range q {
+		if x == w {
+			b.queue[w.key.class] = append(q[:i:i], q[i+1:]...)
+			break
 		}
-		b.mu.Lock()
+	}
+	if u := b.ws[w.key]; u != nil {
+		u.waiting--
+		b.forget(w.key, u)
 	}
 }
 
-// unwait leaves the queue.
-func (b *Budgets) unwait(key share) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.waiting[key.class]--
-	if w := b.ws[key]; w != nil {
-		w.waiting--
-		if w.used == 0 && w.waiting == 0 {
-			delete(b.ws, key)
-		}
+func (b *Budgets) forget(key share, u *wsUse) {
+	if u.used == 0 && u.waiting == 0 {
+		delete(b.ws, key)
 	}
 }
 
-func (b *Budgets) release(key share, cost int64) {
+func (b *Budgets) releaser(w *waiter) func() {
+	var once sync.Once
+	return func() { once.Do(func() { b.release(w) }) }
+}
+
+// release gives w's units back and admits the queued requests that now
+// fit, in their order of arrival.
+func (b *Budgets) release(w *waiter) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.used[key.class] -= cost
-	if w := b.ws[key]; w != nil {
-		w.used -= cost
-		if w.used == 0 && w.waiting == 0 {
-			delete(b.ws, key)
-		}
+	c := w.key.class
+	b.used[c] -= w.cost
+	if u := b.ws[w.key]; u != nil {
+		u.used -= w.cost
+		b.forget(w.key, u)
 	}
-	close(b.changed)
-	b.changed = make(chan struct{})
+	q := b.queue[c]
+	for i := 0; i < len(q); {
+		x := q[i]
+		if !b.fits(x) {
+			i++
+			continue
+		}
+		q = append(q[:i:i], q[i+1:]...)
+		b.queue[c] = q
+		b.ws[x.key].waiting--
+		b.charge(x)
+		close(x.ready)
+	}
 }
 
 func (b *Budgets) refuse(c Class, wsFull bool) *Refused {
@@ -281,7 +335,7 @@ type Stats struct {
 func (b *Budgets) Stats(c Class) Stats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return Stats{InUse: b.used[c], Peak: b.peakUsage[c], Waiting: b.waiting[c], Admitted: b.admitted[c].Load(), Refusals: b.refusals[c].Load()}
+	return Stats{InUse: b.used[c], Peak: b.peakUsage[c], Waiting: len(b.queue[c]), Admitted: b.admitted[c].Load(), Refusals: b.refusals[c].Load()}
 }
 
 // process is the process-wide budget that Admit uses.

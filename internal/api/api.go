@@ -16,6 +16,7 @@ import (
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/event"
@@ -138,9 +139,16 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		heavy *analytics.BusyError
 		inUse *domain.InUseError
 		unver *domain.NotVerifiedError
+		over  *budget.Refused
 	)
 	switch {
 	case errors.As(err, &p):
+	case errors.As(err, &over): // before ErrBusy, which wraps it
+		over.SetHeader(w.Header())
+		p = problem.New(problem.Unavailable, over.Reason)
+		if over.Status == http.StatusTooManyRequests {
+			p = problem.New(problem.RateLimited, over.Reason)
+		}
 	case errors.Is(err, secrethash.ErrBusy):
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(secrethash.RetryAfter/time.Second))))
 		p = problem.New(problem.Unavailable, "the server is too busy checking credentials; retry shortly")

@@ -103,8 +103,10 @@ type Refused struct {
 	// process's bound was.
 	Status     int
 	RetryAfter time.Duration
-	// Reason is a sentence for the problem's detail or the error page.
+	// Reason is a sentence for the problem's detail.
 	Reason string
+	// What names the work, as Limit.What ("images being decoded").
+	What string
 }
 
 func (e *Refused) Error() string { return "budget " + e.Class.String() + ": " + e.Reason }
@@ -315,10 +317,10 @@ func (b *Budgets) refuse(c Class, wsFull bool) *Refused {
 	b.refusals[c].Add(1)
 	l := b.limits[c]
 	if wsFull {
-		return &Refused{Class: c, Status: http.StatusTooManyRequests, RetryAfter: l.RetryAfter,
+		return &Refused{Class: c, Status: http.StatusTooManyRequests, RetryAfter: l.RetryAfter, What: l.What,
 			Reason: "this workspace already has its share of " + l.What + "; retry in " + strconv.Itoa(secs(l.RetryAfter)) + " s"}
 	}
-	return &Refused{Class: c, Status: http.StatusServiceUnavailable, RetryAfter: l.RetryAfter,
+	return &Refused{Class: c, Status: http.StatusServiceUnavailable, RetryAfter: l.RetryAfter, What: l.What,
 		Reason: "the server has too many " + l.What + " right now; retry in " + strconv.Itoa(secs(l.RetryAfter)) + " s"}
 }
 

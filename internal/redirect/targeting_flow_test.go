@@ -194,9 +194,14 @@ func TestPasswordProtectedLink(t *testing.T) {
 	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("after five wrong guesses: %d %v", resp.StatusCode, resp.Header)
 	}
+	// A password under 6 characters is refused at its pointer.
+	p := testkit.Problem(t, f.srv.Do(t, "POST", "/api/v1/links", f.token, `{"target_url":"https://example.com/other","password":"abcde"}`), 422, "validation-failed")
+	if errs, _ := p["errors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["pointer"] != "/password" {
+		t.Errorf("a 5-character password: %v", p)
+	}
 	// Another link of the same visitor is not throttled.
-	other := f.link(t, `{"target_url":"https://example.com/other","password":"pw"}`)
-	if resp, _ := do(t, "POST", other["short_url"].(string), human, url.Values{"password": {"pw"}}); resp.StatusCode != 302 {
+	other := f.link(t, `{"target_url":"https://example.com/other","password":"pw-123"}`)
+	if resp, _ := do(t, "POST", other["short_url"].(string), human, url.Values{"password": {"pw-123"}}); resp.StatusCode != 302 {
 		t.Errorf("another link: %d", resp.StatusCode)
 	}
 	// Exactly the two human passes were counted, no form, no bot.

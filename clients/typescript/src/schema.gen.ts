@@ -1255,9 +1255,12 @@ export interface components {
         /**
          * @description A password visitors must type before the redirect (a form page
          *     answered `200`; the right password gives a cookie for that link for
-         *     24 hours; wrong guesses are throttled per IP address and link; bots
-         *     and link previews never pass). At most 128 bytes, no control
-         *     characters. Stored only as an argon2id hash, never shown; `null`
+         *     24 hours; bots and link previews never pass). Guesses are counted
+         *     before they are checked: at most 5 wrong ones per IP address and
+         *     link in 15 minutes, and at most 20 per link in 10 minutes from all
+         *     addresses together; beyond either the form answers `429` with
+         *     `Retry-After`, to the right password too. At least 6 characters,
+         *     at most 128 bytes, no control characters. Stored only as an argon2id hash, never shown; `null`
          *     removes it.
          */
         LinkPassword: string | null;

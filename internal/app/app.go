@@ -124,8 +124,11 @@ type App struct {
 	router   chi.Router
 	handler  http.Handler // router inside what must come before it (outermost)
 	draining atomic.Bool
-	listener *notify.Listener
-	jobs     *river.Client[pgx.Tx]
+	// eventWake wakes long polls of GET /api/v1/events on the database's
+	// notification of a new event.
+	eventWake *event.Wakeup
+	listener  *notify.Listener
+	jobs      *river.Client[pgx.Tx]
 
 	closeRateLimiter func()       // closes the Redis client, when there is one
 	closeGeo         func() error // closes the LINKQR_GEOIP_DB file, when there is one
@@ -394,6 +397,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		}
 	}
 	a.Redirects.Subscribe(a.listener)
+	a.eventWake = event.NewWakeup()
+	a.eventWake.Subscribe(a.listener)
 	a.Redirects.Load = a.Priority
 	a.Links.Changed = func(code string) {
 		a.Redirects.Invalidate(code)
@@ -531,6 +536,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	a.draining.Store(true)
+	a.eventWake.Stop() // long polls answer now, with what they have
 	a.Log.Info("shutting down", "grace", ShutdownGrace.String())
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownGrace)
 	defer cancel()

@@ -169,6 +169,9 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &heavy):
 		w.Header().Set("Retry-After", strconv.Itoa(heavy.Seconds()))
 		p = problem.New(problem.Unavailable, heavy.Reason)
+		if heavy.HTTPStatus() == http.StatusTooManyRequests {
+			p = problem.New(problem.RateLimited, heavy.Reason)
+		}
 	case errors.Is(err, store.ErrNotFound):
 		p = problem.New(problem.NotFound, "no such object in this workspace")
 	case store.IsConflict(err, ""):

@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -134,8 +135,15 @@ func New(db *store.DB) *Service { return &Service{db: db} }
 // exist (or is being deleted) is store.ErrNotFound, before anything is
 // written.
 func (s *Service) Workspace(ctx context.Context, ws uuid.UUID, w io.Writer) (Summary, error) {
+	// Admitted by the Export budget (internal/budget) before a byte is
+	// written, so its refusal can still be the answer.
+	release, err := budget.Admit(ctx, budget.Export, ws, 1)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer release()
 	sum := Summary{WorkspaceID: store.FormatID(store.PrefixWorkspace, ws), Files: map[string]int64{}}
-	err := s.db.InTxIsolated(ctx, pgx.RepeatableRead, func(tx pgx.Tx) error {
+	err = s.db.InTxIsolated(ctx, pgx.RepeatableRead, func(tx pgx.Tx) error {
 		// Timestamps in the JSON files read in UTC, whatever the server's zone.
 		if _, err := tx.Exec(ctx, `SET LOCAL TimeZone = 'UTC'`); err != nil {
 			return store.InterpretError(err)

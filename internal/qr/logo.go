@@ -11,6 +11,7 @@ import (
 	_ "image/jpeg" // logos may be uploaded as JPEG
 	"image/png"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	xdraw "golang.org/x/image/draw"
@@ -206,14 +207,55 @@ func encodeLogo(img *image.NRGBA) (*Logo, error) {
 }
 
 // StoredLogo reads back a logo the server encoded (ParseLogoDataURI's
-// PNG, from the database).
+// PNG, from the database). The decoded logos of the last storedLogos
+// distinct PNGs are kept and shared, so that a design read for every QR
+// request of a link does not decode its logo (up to 4 MiB) each time.
 func StoredLogo(pngBytes []byte) (*Logo, error) {
+	if l := stored.get(pngBytes); l != nil {
+		return l, nil
+	}
 	img, err := png.Decode(bytes.NewReader(pngBytes))
 	if err != nil {
 		return nil, errors.Join(errors.New("qr: stored logo does not decode"), err)
 	}
 	b := img.Bounds()
-	return &Logo{img: img, png: pngBytes, sum: sha256.Sum256(pngBytes), w: b.Dx(), h: b.Dy()}, nil
+	l := &Logo{img: img, png: pngBytes, sum: sha256.Sum256(pngBytes), w: b.Dx(), h: b.Dy()}
+	stored.put(l)
+	return l, nil
+}
+
+// storedLogos bounds the shared decoded logos: each holds at most
+// StoredLogoEdge² pixels and its last scaled copy.
+const storedLogos = 8
+
+// stored is the process's cache of decoded stored logos.
+var stored = &logoCache{byPNG: map[string]*Logo{}}
+
+type logoCache struct {
+	mu    sync.Mutex
+	byPNG map[string]*Logo
+	order []string // oldest first
+}
+
+func (c *logoCache) get(pngBytes []byte) *Logo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byPNG[string(pngBytes)]
+}
+
+func (c *logoCache) put(l *Logo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := string(l.png)
+	if _, ok := c.byPNG[k]; ok {
+		return
+	}
+	if len(c.order) >= storedLogos {
+		delete(c.byPNG, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.byPNG[k] = l
+	c.order = append(c.order, k)
 }
 
 // PNG is the server's encoding of the logo, what is stored and embedded.

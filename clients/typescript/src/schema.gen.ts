@@ -2170,7 +2170,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `rate-limited`: the credential's rate limit is exhausted; wait `Retry-After` seconds. */
+        /** @description `rate-limited`: the credential's rate limit is exhausted, or the workspace already has its share of expensive work of this kind running at once (logo decodes, QR archives, exports, analytics reports, long polls: the budgets of docs/architecture.md); wait `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -2203,15 +2203,16 @@ export interface components {
         };
         /**
          * @description `unavailable`: the database is unreachable, the server is shutting
-         *     down, or too many credentials are being checked at once (argon2id
-         *     is capped per process; then `Retry-After` says when to retry).
-         *     Retry later.
+         *     down, or the server has as much expensive work of this kind running
+         *     as it admits (credential checks, logo decodes, QR renders and
+         *     archives, exports, analytics reports, long polls: each has a bound
+         *     per process; then `Retry-After` says when to retry). Retry later.
          */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 /**
-                 * @description Seconds to wait before retrying; sent when the database is unreachable or the server was too busy checking credentials.
+                 * @description Seconds to wait before retrying; sent when the database is unreachable or the server was too busy with expensive work.
                  * @example 1
                  */
                 "Retry-After"?: number;

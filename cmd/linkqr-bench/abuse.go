@@ -127,9 +127,10 @@ func abuseRequests(t abuseTarget) []struct {
 // expected answers of each class besides 429 and 503: the work done.
 var abuseOK = []int{200, 201, 204, 401, 422}
 
-// abuseRoundRun runs one round against t; rss samples the memory to
-// report (called every 20 ms while the round runs).
-func abuseRoundRun(ctx context.Context, client *http.Client, t abuseTarget, rss func() uint64) abuseRound {
+// abuseRoundRun runs one round against t, n concurrent requests of each
+// class (the bench: abuseConcurrency); rss samples the memory to report
+// (called every 20 ms while the round runs).
+func abuseRoundRun(ctx context.Context, client *http.Client, t abuseTarget, rss func() uint64, n int) abuseRound {
 	var r abuseRound
 	start := time.Now()
 	classes := abuseRequests(t)
@@ -140,7 +141,7 @@ func abuseRoundRun(ctx context.Context, client *http.Client, t abuseTarget, rss 
 	)
 	for c, cl := range classes {
 		r.Classes[c] = abuseClass{Name: cl.name, Status: map[int]int{}}
-		for i := range abuseConcurrency {
+		for i := range n {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -366,7 +367,7 @@ func abuseMain(ctx context.Context, o options, stdout, stderr io.Writer) int {
 			abuseConcurrency, len(abuseRequests(t)), mib(rss()))
 		ok := true
 		for round := 1; round <= o.Rounds; round++ {
-			r := abuseRoundRun(ctx, client, t, rss)
+			r := abuseRoundRun(ctx, client, t, rss, abuseConcurrency)
 			if !r.print(stdout, round) {
 				ok = false
 			}

@@ -7,6 +7,9 @@ import (
 	"image/color"
 	"image/draw"
 	"image/png"
+	"io"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -83,6 +86,18 @@ func TestQRDesignLogoAdmittedByDecodeCost(t *testing.T) {
 	held()
 	if s := b.Stats(budget.Logo); s.Admitted != 2 || s.Refusals != 2 || s.InUse != 0 {
 		t.Fatalf("after the refusals: %+v (no decode may have been admitted)", s)
+	}
+	// The operator sees them.
+	if f.srv.MetricsURL != "" {
+		resp, err := http.Get(f.srv.MetricsURL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(m), `linkqr_budget_refused_total{class="logo"} 2`) {
+			t.Errorf("metrics lack the two refused decodes:\n%s", m)
+		}
 	}
 
 	// With room, it is admitted, charged at least its decoded 32 MiB, and

@@ -319,6 +319,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	}
 	a.Retention = &retention.Purger{DB: db, Policy: cfg.Retention, Log: log.With("component", "retention"), Purged: retention.NewPurgedCounter()}
 	a.Metrics.Registry.MustRegister(a.Retention.Purged)
+	registerBudgetMetrics(a.Metrics.Registry)
 	a.Metrics.GaugeFunc("linkqr_database_up", "1 while PostgreSQL is reachable, 0 during an outage (as this process last saw it).", func() float64 {
 		if a.Database.Up() {
 			return 1

@@ -26,7 +26,16 @@ import (
 
 // Principal is who a request acts as.
 type Principal struct {
-	WorkspaceID        uuid.UUID
+	WorkspaceID uuid.UUID
+	// UserID is the user the credential belongs to (who minted the key or
+	// gave the grant); nil for credentials made by operator commands, which
+	// act as an admin.
+	UserID *uuid.UUID
+	// Role is what the owner is in the workspace now (admin for operator
+	// credentials).
+	Role scope.Role
+	// Scopes is what the credential was granted; what it may do now is
+	// Scopes ∩ Role (Allows).
 	Scopes             []scope.Scope
 	CredentialID       string // "key_…" (or "cli_…" for OAuth clients)
 	RateLimitPerMinute int

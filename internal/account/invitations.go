@@ -48,6 +48,9 @@ type Invitation struct {
 	Mailed bool
 	// Status is the stored state: pending, accepted, declined, revoked.
 	Status string
+	// InvitedByID is the inviting admin; nil once their account is gone,
+	// and for invitations made with an operator's credential.
+	InvitedByID *uuid.UUID
 }
 
 // ExternalID is the invitation's "inv_…" identifier.
@@ -59,7 +62,9 @@ func (i Invitation) ExternalWorkspaceID() string {
 }
 
 // Invite invites the address to the workspace with role, on behalf of the
-// admin invitedBy. Whether the address has an account makes no difference,
+// admin invitedBy; uuid.Nil stands for no user, an operator's credential
+// (an API key or OAuth client made with `linkqr admin`), and the invitation
+// then names no inviter. Whether the address has an account makes no difference,
 // so inviting reveals nothing about who uses linkqr. Inviting an address
 // that already has an open invitation replaces it (new role, new expiry).
 // A bad address or role, an address that already belongs to the workspace,
@@ -103,9 +108,13 @@ func (s *Service) Invite(ctx context.Context, workspaceID, invitedBy uuid.UUID, 
 			errs.Add("/email", "cannot be invited: this workspace already has "+strconv.Itoa(MaxPendingInvitations)+" open invitations; revoke some first")
 			return errs
 		}
+		var inviterID *uuid.UUID
+		if invitedBy != uuid.Nil {
+			inviterID = &invitedBy
+		}
 		row, err := q.InvitationCreate(ctx, tx, dbsqlc.InvitationCreateParams{
 			ID: store.NewID(), WorkspaceID: ws, Email: email, Role: string(role),
-			InvitedBy: &invitedBy, CreatedAt: now, ExpiresAt: now.Add(InvitationTTL),
+			InvitedBy: inviterID, CreatedAt: now, ExpiresAt: now.Add(InvitationTTL),
 		})
 		if err != nil {
 			return store.InterpretError(err)
@@ -120,13 +129,15 @@ func (s *Service) Invite(ctx context.Context, workspaceID, invitedBy uuid.UUID, 
 			return store.InterpretError(err)
 		}
 		inv.Link = s.baseURL + "/invitations/" + token
-		inviter, err := q.UserGetByID(ctx, tx, invitedBy)
-		if err != nil {
-			return store.InterpretError(err)
+		if inviterID != nil {
+			inviter, err := q.UserGetByID(ctx, tx, invitedBy)
+			if err != nil {
+				return store.InterpretError(err)
+			}
+			inv.InvitedBy = inviter.Email
 		}
-		inv.InvitedBy = inviter.Email
 		inv.Mailed, err = s.notify(ctx, tx, Notice{Kind: NoticeInvitation, To: email, Link: inv.Link,
-			Workspace: wsRow.Name, InvitedBy: inviter.Email, Role: inv.Role, Expires: inv.ExpiresAt})
+			Workspace: wsRow.Name, InvitedBy: inv.InvitedBy, Role: inv.Role, Expires: inv.ExpiresAt})
 		return err
 	})
 	return inv, err
@@ -143,7 +154,7 @@ func (s *Service) PendingInvitations(ctx context.Context, workspaceID uuid.UUID)
 	out := make([]Invitation, len(rows))
 	for i, r := range rows {
 		out[i] = invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
-			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
+			InvitedBy: r.InvitedBy, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
 	}
 	return out, nil
 }
@@ -171,7 +182,7 @@ func (s *Service) InvitationsFor(ctx context.Context, userID uuid.UUID) ([]Invit
 	out := make([]Invitation, len(rows))
 	for i, r := range rows {
 		out[i] = invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
-			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
+			InvitedBy: r.InvitedBy, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
 	}
 	return out, nil
 }
@@ -241,7 +252,7 @@ func (s *Service) closeInvitation(ctx context.Context, userID, invitationID uuid
 func invitationFromRow(r dbsqlc.Invitation, workspaceName string, invitedBy *string) Invitation {
 	inv := Invitation{
 		ID: r.ID, WorkspaceID: r.WorkspaceID, WorkspaceName: workspaceName, Email: r.Email, Role: Role(r.Role),
-		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, Status: r.Status,
+		InvitedByID: r.InvitedBy, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, Status: r.Status,
 	}
 	if invitedBy != nil {
 		inv.InvitedBy = *invitedBy

@@ -145,6 +145,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		heavy *analytics.BusyError
 		inUse *domain.InUseError
 		unver *domain.NotVerifiedError
+		role  *scope.ForbiddenError
 	)
 	switch {
 	case errors.As(err, &p):
@@ -165,6 +166,8 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		p = problem.New(problem.Conflict, inUse.Error())
 	case errors.Is(err, domain.ErrTaken), errors.Is(err, domain.ErrExists), errors.Is(err, domain.ErrLimit):
 		p = problem.New(problem.Conflict, err.Error())
+	case errors.As(err, &role):
+		p = problem.New(problem.Forbidden, role.Error())
 	case errors.Is(err, account.ErrLastAdmin):
 		p = problem.New(problem.Conflict, "this is the workspace's last admin, who can be neither demoted nor removed: a workspace needs at least one admin; make another member an admin first")
 	case errors.As(err, &heavy):

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/cursor"
@@ -52,8 +50,8 @@ func invitationWire(inv account.Invitation) invitationJSON {
 		CreatedAt: inv.CreatedAt.UTC(), ExpiresAt: inv.ExpiresAt.UTC()}
 	// The inviter's account may be gone (the link then names nobody), and
 	// an operator's credential has no user at all.
-	if inv.InvitedByID != nil && inv.InvitedBy != "" {
-		out.InvitedBy = &inviterJSON{UserID: store.FormatID(store.PrefixUser, *inv.InvitedByID), Email: inv.InvitedBy}
+	if id := inv.InviterID(); id != nil && inv.InvitedBy != "" {
+		out.InvitedBy = &inviterJSON{UserID: store.FormatID(store.PrefixUser, *id), Email: inv.InvitedBy}
 	}
 	return out
 }
@@ -153,11 +151,7 @@ func (a *API) createInvitation(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := auth.FromContext(r.Context())
-	inviter := uuid.Nil
-	if p.UserID != nil {
-		inviter = *p.UserID
-	}
-	inv, err := a.Accounts.Invite(r.Context(), p.WorkspaceID, inviter, email.Value, role.Value)
+	inv, err := a.Accounts.Invite(r.Context(), p.WorkspaceID, p.UserID, email.Value, role.Value)
 	if err != nil {
 		return err
 	}

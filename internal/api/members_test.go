@@ -420,3 +420,46 @@ func TestInvitationNamesTheCredentialsOwner(t *testing.T) {
 		t.Errorf("listed invited_by %v", by)
 	}
 }
+
+// TestMembersAPIFollowsTheOwnersRole: a key acts as its owner at their
+// role now. A member's key reads the members; an admin's key with the
+// members:write scope loses it with the admin role (403 forbidden, not
+// insufficient-scope), and an admin's key invites in their name.
+func TestMembersAPIFollowsTheOwnersRole(t *testing.T) {
+	t.Parallel()
+	f := newMembersFixture(t)
+	ctx := context.Background()
+	mint := func(owner testkit.Tenant, scopes ...string) string {
+		t.Helper()
+		_, token, err := f.srv.App.Keys.Create(ctx, f.tenant.WorkspaceID, &owner.UserID, apikey.CreateInput{Name: "own", Scopes: scopes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return token
+	}
+	reader := mint(f.member, "members:read")
+	if got := f.members(t, reader, "100"); len(got) != 2 {
+		t.Errorf("a member's key lists %v", got)
+	}
+	testkit.JSON(t, f.srv.Do(t, "PATCH", "/api/v1/members/"+f.memberID, f.token, `{"role":"admin"}`), 200)
+	writer := mint(f.member, "members:read", "members:write")
+	inv := testkit.JSON(t, f.srv.Do(t, "POST", "/api/v1/invitations", writer, `{"email":"by-member@example.com","role":"admin"}`), 201)
+	if by, _ := inv["invited_by"].(map[string]any); by["user_id"] != f.memberID || by["email"] != f.member.Email {
+		t.Errorf("invited_by %v, want the key's owner %s", inv["invited_by"], f.memberID)
+	}
+	testkit.JSON(t, f.srv.Do(t, "PATCH", "/api/v1/members/"+f.memberID, f.token, `{"role":"member"}`), 200)
+	for _, c := range []struct{ method, path, body string }{
+		{"PATCH", "/api/v1/members/" + f.tenantID, `{"role":"member"}`},
+		{"DELETE", "/api/v1/members/" + f.tenantID, ""},
+		{"GET", "/api/v1/invitations", ""},
+		{"POST", "/api/v1/invitations", `{"email":"again@example.com","role":"member"}`},
+	} {
+		p := testkit.Problem(t, f.srv.Do(t, c.method, c.path, writer, c.body), 403, "forbidden")
+		if d, _ := p["detail"].(string); !strings.Contains(d, "admin") {
+			t.Errorf("%s %s: detail %q does not name the role", c.method, c.path, d)
+		}
+	}
+	if got := f.members(t, writer, "100"); roleOf(got, f.tenantID) != "admin" {
+		t.Errorf("the demoted admin's key changed the admin: %v", got)
+	}
+}

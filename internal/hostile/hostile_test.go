@@ -145,12 +145,12 @@ func setUp(t *testing.T) env {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	open, err := srv.App.Accounts.Invite(ctx, tn.WorkspaceID, tn.UserID, "invitee@example.com", account.RoleMember)
+	open, err := srv.App.Accounts.Invite(ctx, tn.WorkspaceID, &tn.UserID, "invitee@example.com", account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
 	member := testkit.NewTenant(t, srv.Pool)
-	inv, err := srv.App.Accounts.Invite(ctx, tn.WorkspaceID, tn.UserID, member.Email, account.RoleMember)
+	inv, err := srv.App.Accounts.Invite(ctx, tn.WorkspaceID, &tn.UserID, member.Email, account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func setUp(t *testing.T) env {
 		t.Fatal(err)
 	}
 	// And an invitation to the tenant, which puts /w/invitations in the nav.
-	if _, err := srv.App.Accounts.Invite(ctx, member.WorkspaceID, member.UserID, tn.Email, account.RoleMember); err != nil {
+	if _, err := srv.App.Accounts.Invite(ctx, member.WorkspaceID, &member.UserID, tn.Email, account.RoleMember); err != nil {
 		t.Fatal(err)
 	}
 	e.browser = signIn(t, srv, tn)

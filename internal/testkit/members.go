@@ -15,7 +15,7 @@ func (s *Server) AddMember(t testing.TB, admin Tenant, role account.Role) Tenant
 	t.Helper()
 	ctx := context.Background()
 	m := NewTenant(t, s.Pool)
-	inv, err := s.App.Accounts.Invite(ctx, admin.WorkspaceID, admin.UserID, m.Email, role)
+	inv, err := s.App.Accounts.Invite(ctx, admin.WorkspaceID, &admin.UserID, m.Email, role)
 	if err != nil {
 		t.Fatalf("testkit: invite %s: %v", m.Email, err)
 	}

@@ -2271,7 +2271,10 @@ export interface components {
         };
         /**
          * @description `insufficient-scope`: the credential lacks the scope the operation
-         *     needs (`required_scope`, and `WWW-Authenticate`, name it), or
+         *     needs (`required_scope`, and `WWW-Authenticate`, name it);
+         *     `forbidden`: the credential holds the scope but its owner's role in
+         *     the workspace does not allow the operation now (credentials act as
+         *     the user who made them, at that user's current role); or
          *     `ip-not-allowed`: the client IP is outside the credential's allowlist.
          */
         Forbidden: {

@@ -911,8 +911,9 @@ export interface paths {
          *     Takes the user out of the workspace. In the same transaction the
          *     API keys and OAuth clients they created for it, and the partner
          *     grants they gave for it, are revoked: they stop working from the
-         *     next request, on every server. The user's account stays. The
-         *     workspace's last admin cannot be removed: `409 conflict`.
+         *     next request, on every server, and so are the open invitations they
+         *     made. The user's account stays. The workspace's last admin cannot be
+         *     removed: `409 conflict`.
          */
         delete: operations["removeMember"];
         options?: never;
@@ -925,7 +926,8 @@ export interface paths {
          *     already have changes nothing. The workspace's last admin cannot be
          *     demoted: that is `409 conflict` (make another member an admin
          *     first). A demoted admin's API keys and OAuth grants lose the
-         *     admin-only scopes from their next request.
+         *     admin-only scopes from their next request, and the open invitations
+         *     they made are revoked.
          */
         patch: operations["updateMember"];
         trace?: never;

@@ -19,6 +19,7 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/mcp"
 	"github.com/linkqr/linkqr/internal/oauth"
+	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -706,7 +707,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 		doc := testkit.JSON(t, testkit.Get(t, srv.URL+p, nil), http.StatusOK)
 		servers, _ := doc["authorization_servers"].([]any)
 		scopes, _ := doc["scopes_supported"].([]any)
-		if doc["resource"] != resource || len(servers) != 1 || servers[0] != srv.URL || len(scopes) != 7 {
+		if doc["resource"] != resource || len(servers) != 1 || servers[0] != srv.URL || len(scopes) != len(scope.All) {
 			t.Errorf("%s: %v", p, doc)
 		}
 	}

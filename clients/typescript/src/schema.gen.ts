@@ -1083,7 +1083,7 @@ export interface components {
          * @description A permission of a credential. A `:write` scope does not imply the `:read` one.
          * @enum {string}
          */
-        Scope: "links:read" | "links:write" | "analytics:read" | "webhooks:read" | "webhooks:write" | "domains:read" | "domains:write";
+        Scope: "links:read" | "links:write" | "analytics:read" | "webhooks:read" | "webhooks:write" | "domains:read" | "domains:write" | "members:read" | "members:write" | "audit:read";
         /**
          * @description The link's short code, case-sensitive, unique across the service.
          *     Generated codes are 7 characters of `A–Z a–z 0–9`.
@@ -2011,7 +2011,10 @@ export interface components {
         };
         /**
          * @description `insufficient-scope`: the credential lacks the scope the operation
-         *     needs (`required_scope`, and `WWW-Authenticate`, name it), or
+         *     needs (`required_scope`, and `WWW-Authenticate`, name it);
+         *     `forbidden`: the credential holds the scope but its owner's role in
+         *     the workspace does not allow the operation now (credentials act as
+         *     the user who made them, at that user's current role); or
          *     `ip-not-allowed`: the client IP is outside the credential's allowlist.
          */
         Forbidden: {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
@@ -123,4 +124,38 @@ func TestCredentialOfADeletedOwnerActsAsNobody(t *testing.T) {
 	}
 	srv.App.OAuth.Invalidate("c:" + cl.ID.String())
 	testkit.Problem(t, srv.Do(t, "GET", "/api/v1/links", tok.AccessToken, ""), http.StatusUnauthorized, "unauthorized")
+}
+
+// A demotion made through one instance reaches another that has the role
+// cached: its NOTIFY drops the role there too, and the key loses the admin
+// scopes without a restart.
+func TestDemotionReachesEveryInstance(t *testing.T) {
+	t.Parallel()
+	one := testkit.StartServer(t)
+	two := testkit.StartServer(t, testkit.WithPool(one.Pool))
+	ctx := context.Background()
+	admin, member := testkit.NewTenant(t, one.Pool), testkit.NewTenant(t, one.Pool)
+	inv, err := one.App.Accounts.Invite(ctx, admin.WorkspaceID, &admin.UserID, member.Email, account.RoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := one.App.Accounts.AcceptInvitation(ctx, member.UserID, inv.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, key, err := one.App.Keys.Create(ctx, admin.WorkspaceID, &member.UserID, apikey.CreateInput{Name: "k", Scopes: []string{"webhooks:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both instances have verified the key and cached the admin role.
+	testkit.JSON(t, one.Do(t, "GET", "/api/v1/webhooks", key, ""), 200)
+	testkit.JSON(t, two.Do(t, "GET", "/api/v1/webhooks", key, ""), 200)
+	if _, err := one.App.Accounts.SetRole(ctx, admin.WorkspaceID, member.UserID, account.RoleMember); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Problem(t, one.Do(t, "GET", "/api/v1/webhooks", key, ""), http.StatusForbidden, "forbidden")
+	testkit.Eventually(t, 10*time.Second, func() bool {
+		resp := two.Do(t, "GET", "/api/v1/webhooks", key, "")
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusForbidden
+	}, "the other instance refuses the demoted admin's key")
 }

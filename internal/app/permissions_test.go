@@ -16,11 +16,13 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/api"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/hostname"
+	"github.com/linkqr/linkqr/internal/mcp"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
@@ -178,7 +180,73 @@ func TestEveryRouteAsksTheRoleTable(t *testing.T) {
 			t.Errorf("uiPermissions lists %s, which the router does not serve", key)
 		}
 	}
-	t.Logf("asked %d route × credential pairs (%d API routes, %d pages)", asked, len(apiRoutes), len(uiRoutes))
+	asked += w.checkMCP(t, apiCreds)
+	t.Logf("asked %d route × credential pairs (%d API routes, %d pages, and every MCP tool)", asked, len(apiRoutes), len(uiRoutes))
+}
+
+// checkMCP opens /mcp with every bearer credential: each is offered the
+// tools whose scope its role allows (an outsider acts as the admin of its
+// own workspace), and calling a tool it is not offered fails.
+func (w *world) checkMCP(t *testing.T, creds []credential) int {
+	t.Helper()
+	ctx := context.Background()
+	var every []string
+	asked := 0
+	for _, c := range creds {
+		role := c.role
+		if role == "" {
+			role = scope.RoleAdmin // in the outsider's own workspace
+		}
+		cl := sdk.NewClient(&sdk.Implementation{Name: "matrix", Version: "1"}, nil)
+		s, err := cl.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: w.srv.URL + "/mcp",
+			HTTPClient: &http.Client{Transport: bearer{token: c.token, next: http.DefaultTransport}}}, nil)
+		if err != nil {
+			t.Fatalf("MCP as %s: %v", c.name, err)
+		}
+		res, err := s.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatalf("MCP tools as %s: %v", c.name, err)
+		}
+		var got []string
+		for _, tool := range res.Tools {
+			got = append(got, tool.Name)
+			need, known := mcp.ToolScope(tool.Name)
+			if !known || (need != "" && !role.Permits(need)) {
+				t.Errorf("MCP as %s offers %s (needs %q), which a %s may not use", c.name, tool.Name, need, role)
+			}
+		}
+		if role == scope.RoleAdmin && len(got) > len(every) {
+			every = got
+		}
+		for _, name := range every {
+			if slices.Contains(got, name) {
+				continue
+			}
+			asked++
+			r, err := s.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: map[string]any{}})
+			if err == nil && !r.IsError {
+				t.Errorf("MCP as %s called %s, which it is not offered", c.name, name)
+			}
+		}
+		asked += len(got)
+		_ = s.Close()
+	}
+	if len(every) < 20 {
+		t.Errorf("an admin's MCP session lists only %d tools", len(every))
+	}
+	return asked
+}
+
+// bearer adds the token to every request of the MCP client.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
 
 // sortedForRoute puts members first, then outsiders, then admins.

@@ -98,7 +98,7 @@ func (s *Service) Invite(ctx context.Context, workspaceID uuid.UUID, invitedBy *
 		}
 		inviterRole := RoleAdmin
 		if invitedBy != nil {
-			if inviterRole, err = membership.RoleIn(ctx, tx, ws, *invitedBy); err != nil {
+			if inviterRole, err = membership.RoleInTx(ctx, tx, ws, *invitedBy); err != nil {
 				return err
 			}
 		}

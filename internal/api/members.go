@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/cursor"
@@ -88,14 +90,33 @@ func (a *API) updateMember(w http.ResponseWriter, r *http.Request) error {
 	}
 	f.rejectUnknown("role")
 	role := parseOptional(f, "role", f.str("role", true), parseRole)
+	ws := auth.FromContext(r.Context()).WorkspaceID
 	if err := f.errs.Err(); err != nil {
+		// Who is not a member is 404 whatever the body, as for every id
+		// (an id of another workspace is unknown here).
+		known, lookupErr := a.isMember(r, ws, userID)
+		switch {
+		case lookupErr != nil:
+			return lookupErr
+		case !known:
+			return store.ErrNotFound
+		}
 		return err
 	}
-	m, err := a.Accounts.SetRole(r.Context(), auth.FromContext(r.Context()).WorkspaceID, userID, role.Value)
+	m, err := a.Accounts.SetRole(r.Context(), ws, userID, role.Value)
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, memberWire(m))
+}
+
+// isMember reports whether the user belongs to the workspace.
+func (a *API) isMember(r *http.Request, workspaceID, userID uuid.UUID) (bool, error) {
+	members, err := a.Accounts.Members(r.Context(), workspaceID)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(members, func(m account.Member) bool { return m.UserID == userID }), nil
 }
 
 // deleteMember answers DELETE /api/v1/members/{usr_…}: the member leaves

@@ -160,6 +160,7 @@ func TestUpdateMember(t *testing.T) {
 		{name: "role null", token: f.token, id: f.memberID, body: `{"role":null}`, status: 422, slug: "validation-failed"},
 		{name: "role not a string", token: f.token, id: f.memberID, body: `{"role":1}`, status: 422, slug: "validation-failed"},
 		{name: "unknown field", token: f.token, id: f.memberID, body: `{"role":"admin","email":"x@example.com"}`, status: 422, slug: "validation-failed"},
+		{name: "bad role for another workspace's member", token: f.token, id: f.otherMemberID, body: `{}`, status: 404, slug: "not-found"},
 		{name: "without members:write", token: f.readOnly, id: f.memberID, body: `{"role":"admin"}`, status: 403, slug: "insufficient-scope"},
 	}
 	for _, c := range cases { // in order: each row starts from the state the rows above left

@@ -96,7 +96,7 @@ func (s *Service) Create(ctx context.Context, workspaceID uuid.UUID, createdBy *
 		return Key{}, "", err
 	}
 	if createdBy != nil {
-		if err := CheckOwnerScopes(ctx, s.db.Conn(ctx), workspaceID, *createdBy, p.scopes); err != nil {
+		if err := CheckOwnerScopes(ctx, s.db, workspaceID, *createdBy, p.scopes); err != nil {
 			return Key{}, "", err
 		}
 	}
@@ -290,7 +290,7 @@ func fromRow(r dbsqlc.APIKey) Key {
 // granted) an admin-only scope. The refusal is a validate.Errors at
 // /scopes naming the withheld scopes; a user who is not a member is a
 // *scope.ForbiddenError. API keys and OAuth clients share it.
-func CheckOwnerScopes(ctx context.Context, db dbsqlc.DBTX, workspaceID, userID uuid.UUID, want []scope.Scope) error {
+func CheckOwnerScopes(ctx context.Context, db *store.DB, workspaceID, userID uuid.UUID, want []scope.Scope) error {
 	role, err := membership.RoleIn(ctx, db, workspaceID, userID)
 	if err != nil {
 		return err

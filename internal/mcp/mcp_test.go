@@ -943,3 +943,47 @@ func TestMemberTools(t *testing.T) {
 		t.Errorf("a members:read key is shown %v", names)
 	}
 }
+
+// A member's credential is offered exactly the tools whose scope the
+// member role allows, whatever its key was granted (here every scope,
+// minted while its owner was an admin), and calling an admin's tool fails
+// as an unknown one; an admin's sees every tool.
+func TestToolsFollowTheOwnersRole(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	ctx := context.Background()
+	admin, member := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
+	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, &admin.UserID, member.Email, account.RoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.App.Accounts.AcceptInvitation(ctx, member.UserID, inv.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, memberKey, err := srv.App.Keys.Create(ctx, admin.WorkspaceID, &member.UserID, apikey.CreateInput{Name: "all", Scopes: scope.Strings(scope.All)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allTools := toolNames(t, connect(t, srv, srv.APIKey(t, admin.WorkspaceID, scope.Strings(scope.All)...)))
+	if _, err := srv.App.Accounts.SetRole(ctx, admin.WorkspaceID, member.UserID, account.RoleMember); err != nil {
+		t.Fatal(err)
+	}
+	s := connect(t, srv, memberKey)
+	got := toolNames(t, s)
+	var want []string
+	for _, name := range allTools {
+		if need, _ := mcp.ToolScope(name); need == "" || scope.RoleMember.Permits(need) {
+			want = append(want, name)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("a member's tools %v, want %v", got, want)
+	}
+	if len(want) == len(allTools) {
+		t.Fatalf("no tool is for admins only: %v", allTools)
+	}
+	res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "list_webhooks", Arguments: map[string]any{}})
+	if err == nil && !res.IsError {
+		t.Errorf("a member called list_webhooks: %v", structured(t, res))
+	}
+}

@@ -54,7 +54,7 @@ func (r *Roles) Role(ctx context.Context, workspaceID, userID uuid.UUID) (scope.
 		return role, nil
 	}
 	epoch := r.cache.Epoch()
-	role, err := RoleIn(ctx, r.db.Conn(ctx), workspaceID, userID)
+	role, err := RoleIn(ctx, r.db, workspaceID, userID)
 	if err != nil {
 		return "", err
 	}
@@ -62,10 +62,20 @@ func (r *Roles) Role(ctx context.Context, workspaceID, userID uuid.UUID) (scope.
 	return role, nil
 }
 
-// RoleIn reads the user's role in the workspace from db (a transaction
-// that is about to change something on the user's behalf, uncached); ""
-// when they are not a member, which permits nothing.
-func RoleIn(ctx context.Context, db dbsqlc.DBTX, workspaceID, userID uuid.UUID) (scope.Role, error) {
+// RoleIn reads the user's role in the workspace, uncached (for a change
+// about to be made on the user's behalf; inside the request's ambient
+// transaction when there is one); "" when they are not a member, which
+// permits nothing.
+func RoleIn(ctx context.Context, db *store.DB, workspaceID, userID uuid.UUID) (scope.Role, error) {
+	return roleIn(ctx, db.Conn(ctx), workspaceID, userID)
+}
+
+// RoleInTx is RoleIn inside the caller's transaction.
+func RoleInTx(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid.UUID) (scope.Role, error) {
+	return roleIn(ctx, tx, workspaceID, userID)
+}
+
+func roleIn(ctx context.Context, db dbsqlc.DBTX, workspaceID, userID uuid.UUID) (scope.Role, error) {
 	s, err := dbsqlc.New().MembershipGetRole(ctx, db, dbsqlc.MembershipGetRoleParams{WorkspaceID: workspaceID, UserID: userID})
 	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
 		return "", nil

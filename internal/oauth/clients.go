@@ -150,7 +150,7 @@ func (s *Service) CreateClient(ctx context.Context, in CreateInput) (*Client, st
 	}
 	if in.CreatedBy != nil && in.WorkspaceID != nil {
 		// A workspace's client acts as its maker: no scope beyond their role.
-		if err := apikey.CheckOwnerScopes(ctx, s.db.Conn(ctx), *in.WorkspaceID, *in.CreatedBy, scopes); err != nil {
+		if err := apikey.CheckOwnerScopes(ctx, s.db, *in.WorkspaceID, *in.CreatedBy, scopes); err != nil {
 			return nil, "", err
 		}
 	}

@@ -247,7 +247,7 @@ var ErrNothingToGrant = errors.New("your role in this workspace allows none of t
 // asked scopes that the user's role in the workspace allows now (none at
 // all: ErrNothingToGrant; not a member: *scope.ForbiddenError).
 func (s *Service) IssueCode(ctx context.Context, r CodeRequest) (string, error) {
-	role, err := membership.RoleIn(ctx, s.db.Conn(ctx), r.WorkspaceID, r.UserID)
+	role, err := membership.RoleIn(ctx, s.db, r.WorkspaceID, r.UserID)
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
@@ -69,6 +70,12 @@ func (s *Service) SetRole(ctx context.Context, workspaceID, userID uuid.UUID, ro
 		if _, err := q.MembershipSetRole(ctx, tx, dbsqlc.MembershipSetRoleParams{WorkspaceID: workspaceID, UserID: userID, Role: string(role)}); err != nil {
 			return store.InterpretError(err)
 		}
+		if m.Role == RoleAdmin {
+			// A demoted admin's open invitations go with their role.
+			if err := s.revokeInvitationsBy(ctx, q, tx, workspaceID, userID); err != nil {
+				return err
+			}
+		}
 		m.Role = role
 		return nil
 	})
@@ -96,6 +103,9 @@ func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUI
 				return err
 			}
 		}
+		if err := s.revokeInvitationsBy(ctx, q, tx, workspaceID, userID); err != nil {
+			return err
+		}
 		return store.InterpretError(q.MembershipDelete(ctx, tx, dbsqlc.MembershipDeleteParams{WorkspaceID: workspaceID, UserID: userID}))
 	})
 	if err != nil {
@@ -112,7 +122,9 @@ func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUI
 
 // changeMembership runs change on the locked membership, with the
 // workspace row locked first so that concurrent changes of its admins are
-// serialised and the last-admin rule cannot be raced.
+// serialised and the last-admin rule cannot be raced. The change is
+// published (membership.Changed), so the member's credentials act with
+// the new role from the next request on every instance.
 func (s *Service) changeMembership(ctx context.Context, workspaceID, userID uuid.UUID, change func(*dbsqlc.Queries, pgx.Tx, *Member) error) (Member, error) {
 	var m Member
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
@@ -129,11 +141,15 @@ func (s *Service) changeMembership(ctx context.Context, workspaceID, userID uuid
 			return store.InterpretError(err)
 		}
 		m = Member{UserID: userID, Email: user.Email, Role: Role(row.Role), JoinedAt: row.CreatedAt}
-		return change(q, tx, &m)
+		if err := change(q, tx, &m); err != nil {
+			return err
+		}
+		return membership.Changed(ctx, tx, workspaceID, userID)
 	})
 	if err != nil {
 		return Member{}, err
 	}
+	s.roles.Drop(ctx, workspaceID, userID)
 	return m, nil
 }
 

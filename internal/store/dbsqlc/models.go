@@ -24,6 +24,7 @@ type APIKey struct {
 	CreatedAt          time.Time
 	LastUsedAt         *time.Time
 	RevokedAt          *time.Time
+	Operator           bool
 }
 
 type AcmeCache struct {
@@ -80,6 +81,7 @@ type Invitation struct {
 	ExpiresAt   time.Time
 	ClosedAt    *time.Time
 	TokenHash   []byte
+	ByOperator  bool
 }
 
 type Link struct {
@@ -158,6 +160,7 @@ type OauthClient struct {
 	CreatedAt          time.Time
 	RevokedAt          *time.Time
 	Dynamic            bool
+	Operator           bool
 }
 
 type OauthCode struct {

@@ -21,8 +21,12 @@ func (c *budgetQueries) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.
 	switch {
 	case strings.Contains(d.SQL, "retired_codes"):
 		c.lookups.Add(1)
-	case strings.Contains(d.SQL, "scans_granted"), strings.Contains(d.SQL, "linkqr_link_budget"), strings.Contains(d.SQL, "pg_notify"):
+	case strings.Contains(d.SQL, "scans_granted"):
 		c.grants.Add(1)
+	case strings.Contains(d.SQL, "pg_notify") && len(d.Args) > 0:
+		if ch, _ := d.Args[0].(string); strings.HasPrefix(ch, "linkqr_link_budget") {
+			c.grants.Add(1)
+		}
 	}
 	return ctx
 }

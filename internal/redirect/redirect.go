@@ -142,7 +142,9 @@ func (h *Handler) Subscribe(l *notify.Listener) {
 	}})
 	l.Subscribe(domain.ChangedChannel, notify.Handler{Notify: h.DomainChanged, Reset: h.sites.reset})
 	l.Subscribe(link.BudgetChannel, notify.Handler{Notify: h.budgetEmpty})
-	l.Subscribe(link.BudgetReturnedChannel, notify.Handler{Notify: h.budgetReturned, Reset: h.budgetsReset})
+	// While the listener is disconnected (an outage) what was found empty
+	// stays empty: its 410 needs no database; the reconnect asks again.
+	l.Subscribe(link.BudgetReturnedChannel, notify.Handler{Notify: h.budgetReturned, Reset: h.budgetsReset, Suspend: func() {}})
 }
 
 // budgetEmpty: another instance found a link's budget used up; this one

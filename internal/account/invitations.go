@@ -55,6 +55,10 @@ type Invitation struct {
 	byOperator bool       // sent with an operator's credential: no inviter to check
 }
 
+// InviterID is the inviting admin: nil once their account is gone, and
+// for an invitation sent with an operator's credential.
+func (i Invitation) InviterID() *uuid.UUID { return i.inviterID }
+
 // ExternalID is the invitation's "inv_…" identifier.
 func (i Invitation) ExternalID() string { return store.FormatID(store.PrefixInvitation, i.ID) }
 
@@ -166,7 +170,7 @@ func (s *Service) PendingInvitations(ctx context.Context, workspaceID uuid.UUID)
 	out := make([]Invitation, len(rows))
 	for i, r := range rows {
 		out[i] = invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
-			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
+			InvitedBy: r.InvitedBy, ByOperator: r.ByOperator, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
 	}
 	return out, nil
 }
@@ -194,7 +198,7 @@ func (s *Service) InvitationsFor(ctx context.Context, userID uuid.UUID) ([]Invit
 	out := make([]Invitation, len(rows))
 	for i, r := range rows {
 		out[i] = invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
-			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
+			InvitedBy: r.InvitedBy, ByOperator: r.ByOperator, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
 	}
 	return out, nil
 }

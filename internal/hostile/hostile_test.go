@@ -145,7 +145,8 @@ func setUp(t *testing.T) env {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.App.Accounts.Invite(ctx, tn.WorkspaceID, &tn.UserID, "invitee@example.com", account.RoleMember); err != nil {
+	open, err := srv.App.Accounts.Invite(ctx, tn.WorkspaceID, &tn.UserID, "invitee@example.com", account.RoleMember)
+	if err != nil {
 		t.Fatal(err)
 	}
 	member := testkit.NewTenant(t, srv.Pool)
@@ -156,6 +157,10 @@ func setUp(t *testing.T) env {
 	if _, err := srv.App.Accounts.AcceptInvitation(ctx, member.UserID, inv.ID); err != nil {
 		t.Fatal(err)
 	}
+	// The members API's ids: the member (never the tenant, the last admin)
+	// and the open invitation.
+	e.known.IDs["usr"] = store.FormatID(store.PrefixUser, member.UserID)
+	e.known.IDs["inv"] = open.ExternalID()
 	// A partner app the tenant authorized, for Settings → Authorized apps
 	// (the grant written as the code's redemption writes it).
 	partner, _, err := srv.App.OAuth.CreateClient(ctx, oauth.CreateInput{

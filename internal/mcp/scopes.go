@@ -48,6 +48,12 @@ var toolScopes = map[string]scope.Scope{
 	"test_webhook":            scope.WebhooksWrite,
 	"list_webhook_deliveries": scope.WebhooksRead,
 	"list_domains":            scope.DomainsRead,
+	"list_members":            scope.MembersRead,
+	"update_member_role":      scope.MembersWrite,
+	"remove_member":           scope.MembersWrite,
+	"list_invitations":        scope.MembersWrite,
+	"create_invitation":       scope.MembersWrite,
+	"revoke_invitation":       scope.MembersWrite,
 }
 
 // ToolScope returns the scope a tool needs ("" for any credential) and

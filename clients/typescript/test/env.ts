@@ -13,6 +13,10 @@ export const baseUrl = need("LINKQR_BASE_URL");
 export const token = need("LINKQR_TOKEN");
 /** A key with links:read and links:write and a rate limit of 60 a minute. */
 export const limitedToken = need("LINKQR_TOKEN_LIMITED");
+/** A key with members:read and members:write. */
+export const membersToken = need("LINKQR_TOKEN_MEMBERS");
+/** A member (role member) of the workspace besides its admin, usr_…. */
+export const memberId = need("LINKQR_MEMBER_ID");
 
 export function client(opts: Partial<ClientOptions> = {}): LinkqrClient {
   return new LinkqrClient({ baseUrl, token, ...opts });

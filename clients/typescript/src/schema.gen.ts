@@ -1150,7 +1150,7 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description How a link's QR codes are drawn (CONTRACT.md 10.5). */
+        /** @description How a link's QR codes are drawn (see QR designs in the API guide). */
         QRDesign: {
             /** @enum {string} */
             object: "qr_design";

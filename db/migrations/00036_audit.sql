@@ -67,7 +67,14 @@ CREATE TRIGGER audit_events_no_truncate
     BEFORE TRUNCATE ON audit_events
     FOR EACH STATEMENT EXECUTE FUNCTION audit_events_append_only();
 
+-- Who created a webhook subscription (Settings → Webhooks): the creating
+-- actor's label (an e-mail address, "API key key_…", "operator"), stored
+-- with the subscription so it outlives the audit log's retention. NULL for
+-- subscriptions created before this migration.
+ALTER TABLE webhook_subscriptions ADD COLUMN created_by text;
+
 -- +goose Down
+ALTER TABLE webhook_subscriptions DROP COLUMN created_by;
 DROP TABLE audit_events;
 DROP TABLE audit_heads;
 DROP FUNCTION audit_events_append_only();

@@ -413,6 +413,7 @@ type WebhookSubscription struct {
 	FailingSince             *time.Time
 	CreatedAt                time.Time
 	UpdatedAt                time.Time
+	CreatedBy                *string
 }
 
 type Workspace struct {

@@ -53,9 +53,11 @@ LIMIT sqlc.arg(lim);
 SELECT set_config('linkqr.audit_purge', 'on', true);
 
 -- name: AuditEventDeleteOlder :execrows
--- Retention: up to lim entries created before cutoff, of any workspace.
+-- Retention: up to lim entries created before cutoff, of any workspace,
+-- oldest first (audit_events_created_idx), so a workspace's chain loses
+-- its start and never a middle, even when a run stops between batches.
 DELETE FROM audit_events WHERE id IN (
-    SELECT a.id FROM audit_events a WHERE a.created_at < sqlc.arg(cutoff) LIMIT sqlc.arg(lim));
+    SELECT a.id FROM audit_events a WHERE a.created_at < sqlc.arg(cutoff) ORDER BY a.created_at LIMIT sqlc.arg(lim));
 
 -- name: AuditEventDeleteWorkspace :execrows
 -- The purge of a deleted workspace: up to lim of its entries.

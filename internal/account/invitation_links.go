@@ -109,10 +109,8 @@ func (s *Service) lockInvitationLink(ctx context.Context, tx pgx.Tx, token strin
 // join adds the membership of a locked open invitation and closes it.
 func (s *Service) join(ctx context.Context, tx pgx.Tx, userID uuid.UUID, inv Invitation) (Workspace, error) {
 	q := dbsqlc.New()
-	if _, err := q.MembershipCreateIfAbsent(ctx, tx, dbsqlc.MembershipCreateIfAbsentParams{
-		WorkspaceID: inv.WorkspaceID, UserID: userID, Role: string(inv.Role),
-	}); err != nil {
-		return Workspace{}, store.InterpretError(err)
+	if err := s.addMember(ctx, q, tx, userID, inv); err != nil {
+		return Workspace{}, err
 	}
 	if err := q.InvitationClose(ctx, tx, dbsqlc.InvitationCloseParams{ID: inv.ID, Status: invitationAccepted, Now: s.now()}); err != nil {
 		return Workspace{}, store.InterpretError(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -125,6 +126,11 @@ func (s *Service) Invite(ctx context.Context, workspaceID, invitedBy uuid.UUID, 
 			return store.InterpretError(err)
 		}
 		inv.InvitedBy = inviter.Email
+		if err := audit.Record(ctx, tx, ws, audit.MemberInvited, audit.TargetOf("invitation", store.PrefixInvitation, inv.ID), audit.Changes{
+			"email": audit.Change(nil, email), "role": audit.Change(nil, string(role)),
+		}); err != nil {
+			return err
+		}
 		inv.Mailed, err = s.notify(ctx, tx, Notice{Kind: NoticeInvitation, To: email, Link: inv.Link,
 			Workspace: wsRow.Name, InvitedBy: inviter.Email, Role: inv.Role, Expires: inv.ExpiresAt})
 		return err
@@ -152,10 +158,20 @@ func (s *Service) PendingInvitations(ctx context.Context, workspaceID uuid.UUID)
 // returns it. Another workspace's invitation, and one that is no longer
 // open (accepted, declined, revoked, expired), are store.ErrNotFound.
 func (s *Service) RevokeInvitation(ctx context.Context, workspaceID, invitationID uuid.UUID) (Invitation, error) {
-	row, err := dbsqlc.New().InvitationRevoke(ctx, s.db.Conn(ctx),
-		dbsqlc.InvitationRevokeParams{ID: invitationID, WorkspaceID: workspaceID, Now: s.now()})
+	var row dbsqlc.Invitation
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		row, err = dbsqlc.New().InvitationRevoke(ctx, tx,
+			dbsqlc.InvitationRevokeParams{ID: invitationID, WorkspaceID: workspaceID, Now: s.now()})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		return audit.Record(ctx, tx, workspaceID, audit.InvitationRevoked, audit.TargetOf("invitation", store.PrefixInvitation, row.ID), audit.Changes{
+			"email": audit.Change(row.Email, nil), "role": audit.Change(row.Role, nil),
+		})
+	})
 	if err != nil {
-		return Invitation{}, store.InterpretError(err)
+		return Invitation{}, err
 	}
 	return invitationFromRow(row, "", nil), nil
 }
@@ -192,10 +208,8 @@ func (s *Service) CountInvitationsFor(ctx context.Context, userID uuid.UUID) (in
 func (s *Service) AcceptInvitation(ctx context.Context, userID, invitationID uuid.UUID) (Workspace, error) {
 	var ws Workspace
 	err := s.closeInvitation(ctx, userID, invitationID, invitationAccepted, func(q *dbsqlc.Queries, tx pgx.Tx, inv Invitation) error {
-		if _, err := q.MembershipCreateIfAbsent(ctx, tx, dbsqlc.MembershipCreateIfAbsentParams{
-			WorkspaceID: inv.WorkspaceID, UserID: userID, Role: string(inv.Role),
-		}); err != nil {
-			return store.InterpretError(err)
+		if err := s.addMember(ctx, q, tx, userID, inv); err != nil {
+			return err
 		}
 		row, err := q.WorkspaceGetForUser(ctx, tx, dbsqlc.WorkspaceGetForUserParams{ID: inv.WorkspaceID, UserID: userID})
 		if err != nil {
@@ -247,4 +261,22 @@ func invitationFromRow(r dbsqlc.Invitation, workspaceName string, invitedBy *str
 		inv.InvitedBy = *invitedBy
 	}
 	return inv
+}
+
+// addMember adds the user accepting inv to its workspace (a user who
+// already belongs keeps their role) and records member.joined, as the
+// user's own change, when they were not a member yet.
+func (s *Service) addMember(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, userID uuid.UUID, inv Invitation) error {
+	n, err := q.MembershipCreateIfAbsent(ctx, tx, dbsqlc.MembershipCreateIfAbsentParams{
+		WorkspaceID: inv.WorkspaceID, UserID: userID, Role: string(inv.Role),
+	})
+	if err != nil {
+		return store.InterpretError(err)
+	}
+	if n == 0 {
+		return nil
+	}
+	return audit.Record(audit.OnBehalfOf(ctx, userID), tx, inv.WorkspaceID, audit.MemberJoined, memberTarget(userID), audit.Changes{
+		"role": audit.Change(nil, string(inv.Role)), "invitation_id": audit.Change(nil, inv.ExternalID()),
+	})
 }

@@ -66,7 +66,7 @@ func (q *Queries) AuditEventChainPage(ctx context.Context, db DBTX, arg AuditEve
 
 const auditEventDeleteOlder = `-- name: AuditEventDeleteOlder :execrows
 DELETE FROM audit_events WHERE id IN (
-    SELECT a.id FROM audit_events a WHERE a.created_at < $1 LIMIT $2)
+    SELECT a.id FROM audit_events a WHERE a.created_at < $1 ORDER BY a.created_at LIMIT $2)
 `
 
 type AuditEventDeleteOlderParams struct {
@@ -74,7 +74,9 @@ type AuditEventDeleteOlderParams struct {
 	Lim    int32
 }
 
-// Retention: up to lim entries created before cutoff, of any workspace.
+// Retention: up to lim entries created before cutoff, of any workspace,
+// oldest first (audit_events_created_idx), so a workspace's chain loses
+// its start and never a middle, even when a run stops between batches.
 func (q *Queries) AuditEventDeleteOlder(ctx context.Context, db DBTX, arg AuditEventDeleteOlderParams) (int64, error) {
 	result, err := db.Exec(ctx, auditEventDeleteOlder, arg.Cutoff, arg.Lim)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/analytics"
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/domain"
@@ -57,6 +58,8 @@ type API struct {
 	Domains *domain.Service
 	// Events lists the workspace's events (GET /events, `linkqr listen`).
 	Events *event.Reader
+	// Audit reads the workspace's audit log (GET /audit-events).
+	Audit *audit.Log
 	// Database says whether PostgreSQL is reachable (nil: always), so
 	// requests fail at once during an outage (requireDatabase).
 	Database *dbhealth.Monitor
@@ -108,6 +111,8 @@ func (a *API) Routes(r chi.Router) {
 		r.With(a.scope(scope.DomainsWrite)).Patch("/domains/{id}", a.handle(a.updateDomain))
 		r.With(a.scope(scope.DomainsWrite)).Delete("/domains/{id}", a.handle(a.deleteDomain))
 		r.With(a.scope(scope.DomainsWrite), a.Idempotency.Handler).Post("/domains/{id}/verify", a.handle(a.verifyDomain))
+
+		r.With(a.scope(scope.AuditRead)).Get("/audit-events", a.handle(a.listAuditEvents))
 	})
 }
 

@@ -145,6 +145,8 @@ func TestOpenAPIOperations(t *testing.T) {
 		"PATCH /domains/{id}":       "updateDomain",
 		"DELETE /domains/{id}":      "deleteDomain",
 		"POST /domains/{id}/verify": "verifyDomain",
+
+		"GET /audit-events": "listAuditEvents",
 	}
 	got := map[string]string{}
 	for path, item := range doc.Paths.Map() {

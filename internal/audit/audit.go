@@ -107,6 +107,11 @@ func FailAfterRecord(ctx context.Context) context.Context {
 // actor of ctx. It locks the workspace's chain head until that
 // transaction ends, so appends to one workspace take turns.
 func Record(ctx context.Context, db dbsqlc.DBTX, workspaceID uuid.UUID, action Action, target Target, changes Changes) error {
+	for k, v := range changes {
+		if isNull(v[0]) && isNull(v[1]) {
+			delete(changes, k) // nothing before, nothing after: no change
+		}
+	}
 	var rawChanges []byte
 	if len(changes) > 0 {
 		var err error
@@ -282,4 +287,10 @@ func fromRow(r dbsqlc.AuditEvent) (Entry, error) {
 		e.Changes = c
 	}
 	return e, nil
+}
+
+// isNull reports whether v encodes as JSON null (nil, or a nil pointer).
+func isNull(v any) bool {
+	b, err := json.Marshal(v)
+	return err == nil && string(b) == "null"
 }

@@ -185,3 +185,26 @@ func Each(ctx context.Context, db *store.DB, workspaceID uuid.UUID, f Filter, fn
 func (e Entry) String() string {
 	return fmt.Sprintf("%s %s %s %s:%s", e.ExternalID(), e.Action, e.Actor.Type, e.Target.Type, e.Target.ID)
 }
+
+// Log is the audit log as the edges read it (the API, the UI, the
+// operator's verify command): a workspace's entries, filtered and paged,
+// and the check of its chain.
+type Log struct{ db *store.DB }
+
+// NewLog reads through db.
+func NewLog(db *store.DB) *Log { return &Log{db: db} }
+
+// List is List on the log's database.
+func (l *Log) List(ctx context.Context, workspaceID uuid.UUID, f Filter, before *uuid.UUID, limit int) (Page, error) {
+	return List(ctx, l.db, workspaceID, f, before, limit)
+}
+
+// Each is Each on the log's database.
+func (l *Log) Each(ctx context.Context, workspaceID uuid.UUID, f Filter, fn func(Entry) error) error {
+	return Each(ctx, l.db, workspaceID, f, fn)
+}
+
+// Verify is Verify on the log's database.
+func (l *Log) Verify(ctx context.Context, workspaceID uuid.UUID) (Verification, error) {
+	return Verify(ctx, l.db, workspaceID)
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/domain"
@@ -36,7 +37,9 @@ type Deps struct {
 	// viewer's account (Account).
 	Erasure *erasure.Service
 	// Export streams a workspace's archive (Settings → Workspace, admins).
-	Export   *export.Service
+	Export *export.Service
+	// Audit reads the workspace's audit log (Settings → Audit log, admins).
+	Audit    *audit.Log
 	Keys     *apikey.Service
 	ClientIP clientip.Resolver
 	// Sessions keeps browser sessions (server-side, in PostgreSQL).
@@ -194,6 +197,12 @@ func (u *UI) Mount(r chi.Router) {
 					r.Post("/settings/invitations/{invitation}/revoke", u.membersRevokeInvitation)
 					r.Post("/settings/members/{user}/role", u.membersSetRole)
 					r.Post("/settings/members/{user}/remove", u.membersRemove)
+				})
+				r.Group(func(r chi.Router) {
+					// The audit log is admins' (docs/ui.md).
+					r.Use(u.requireRole(account.RoleAdmin))
+					r.Get("/settings/audit", u.auditList)
+					r.Get("/settings/audit.csv", u.auditCSV)
 				})
 				r.Group(func(r chi.Router) {
 					// Webhooks are admins' business; a member gets 404 on

@@ -216,6 +216,7 @@ func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 		Erasure:     a.Erasure,
 		LinkImports: a.LinkImports,
 		Export:      export.New(a.DB),
+		Audit:       audit.NewLog(a.DB),
 		Keys:        a.Keys,
 		ClientIP:    clientip.Resolver{Trusted: a.Config.TrustedProxies},
 		Sessions:    sessions,

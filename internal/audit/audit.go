@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -293,4 +294,36 @@ func fromRow(r dbsqlc.AuditEvent) (Entry, error) {
 func isNull(v any) bool {
 	b, err := json.Marshal(v)
 	return err == nil && string(b) == "null"
+}
+
+// FieldChange is one field of an entry's changes, its values as text: a
+// JSON string as itself, anything else as JSON, "" for null.
+type FieldChange struct{ Field, Old, New string }
+
+// ChangeList is the entry's changes by field name.
+func (e Entry) ChangeList() []FieldChange {
+	if len(e.Changes) == 0 {
+		return nil
+	}
+	var m map[string][2]json.RawMessage
+	if err := json.Unmarshal(e.Changes, &m); err != nil {
+		return nil
+	}
+	out := make([]FieldChange, 0, len(m))
+	for f, v := range m {
+		out = append(out, FieldChange{Field: f, Old: valueText(v[0]), New: valueText(v[1])})
+	}
+	slices.SortFunc(out, func(a, b FieldChange) int { return strings.Compare(a.Field, b.Field) })
+	return out
+}
+
+func valueText(raw json.RawMessage) string {
+	var s string
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return ""
+	case json.Unmarshal(raw, &s) == nil:
+		return s
+	}
+	return string(raw)
 }

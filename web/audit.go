@@ -240,7 +240,6 @@ func (u *UI) auditCSV(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-
 // auditValue shows a change's value: "—" for none.
 func auditValue(s string) string {
 	if s == "" {

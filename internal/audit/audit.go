@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -107,7 +108,7 @@ func FailAfterRecord(ctx context.Context) context.Context {
 // the transaction of the change it records (the caller's InTx), by the
 // actor of ctx. It locks the workspace's chain head until that
 // transaction ends, so appends to one workspace take turns.
-func Record(ctx context.Context, db dbsqlc.DBTX, workspaceID uuid.UUID, action Action, target Target, changes Changes) error {
+func Record(ctx context.Context, db pgx.Tx, workspaceID uuid.UUID, action Action, target Target, changes Changes) error {
 	for k, v := range changes {
 		if isNull(v[0]) && isNull(v[1]) {
 			delete(changes, k) // nothing before, nothing after: no change

@@ -691,6 +691,33 @@ func TestDomainTools(t *testing.T) {
 	}
 }
 
+// TestAuditTool: list_audit_events lists the workspace's audit log with
+// the API's filters, is offered only with audit:read, and a bad filter
+// is a tool error naming the parameter.
+func TestAuditTool(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	full := srv.APIKey(t, tn.WorkspaceID)
+	testkit.JSON(t, srv.Do(t, "POST", "/api/v1/domains", full, `{"hostname":"go.audit.example"}`), 201)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "audit:read"))
+	list := ok(t, callTool(t, s, "list_audit_events", map[string]any{"limit": 10, "action": "domain."}))
+	data := list["data"].([]any)
+	if len(data) != 1 || data[0].(map[string]any)["action"] != "domain.created" || data[0].(map[string]any)["object"] != "audit_event" {
+		t.Errorf("list_audit_events %v", list)
+	}
+	all := ok(t, callTool(t, s, "list_audit_events", map[string]any{}))
+	if n := len(all["data"].([]any)); n != 3 { // two keys minted, one domain
+		t.Errorf("%d entries without filters: %v", n, all)
+	}
+	if res := callTool(t, s, "list_audit_events", map[string]any{"since": "yesterday"}); !res.IsError || !strings.Contains(text(res), "/query/since") {
+		t.Errorf("a bad filter: %s", text(res))
+	}
+	if names := toolNames(t, connect(t, srv, full)); slices.Contains(names, "list_audit_events") {
+		t.Errorf("list_audit_events without audit:read: %v", names)
+	}
+}
+
 // The RFC 9728 document names this issuer (whose RFC 8414 metadata the
 // OAuth server serves) for the API and for /mcp, and /mcp accepts OAuth
 // access tokens like API keys.

@@ -20,6 +20,7 @@ import (
 type ClientCredentials struct {
 	Token string
 	// Env is LINKQR_BASE_URL, LINKQR_TOKEN, LINKQR_TOKEN_LIMITED,
+	// LINKQR_TOKEN_AUDIT (audit:read only),
 	// LINKQR_OAUTH_CLIENT_ID and LINKQR_OAUTH_CLIENT_SECRET, for the
 	// suite's process.
 	Env []string
@@ -45,6 +46,7 @@ func (s *Server) NewClientCredentials(t testing.TB, ws uuid.UUID, name string) C
 		"LINKQR_BASE_URL=" + s.URL,
 		"LINKQR_TOKEN=" + token,
 		"LINKQR_TOKEN_LIMITED=" + limited,
+		"LINKQR_TOKEN_AUDIT=" + s.APIKey(t, ws, "audit:read"),
 		"LINKQR_OAUTH_CLIENT_ID=" + store.FormatID(store.PrefixOAuthClient, cl.ID),
 		"LINKQR_OAUTH_CLIENT_SECRET=" + secret,
 	}}

@@ -34,6 +34,7 @@ MODELS: dict[str, type] = {
     "LinkRuleCondition": linkqr.LinkRuleCondition,
     "TagObject": linkqr.TagObject,
     "BulkResult": linkqr.BulkResult,
+    "AuditEvent": linkqr.AuditEvent,
 }
 
 # Request bodies → the method whose keywords carry their fields.
@@ -84,6 +85,7 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
     "updateDomain": linkqr.Domains.update,
     "deleteDomain": linkqr.Domains.delete,
     "verifyDomain": linkqr.Domains.verify,
+    "listAuditEvents": linkqr.AuditLog.list_audit_events,
 }
 
 # Query parameters that are HTTP machinery, not options of the call.
@@ -155,6 +157,8 @@ def actual(tp: Any) -> Any:
         return ("list", actual(args[0]))
     if dataclasses.is_dataclass(tp):
         return ("model", tp.__name__)
+    if origin is dict:
+        return ("model", None)  # an object of any fields (additionalProperties)
     return tp
 
 

@@ -1,6 +1,6 @@
 -- name: APIKeyCreate :one
-INSERT INTO api_keys (id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+INSERT INTO api_keys (id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist, operator)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 RETURNING *;
 
 -- name: APIKeyGetActiveByPublicID :one

@@ -1,6 +1,6 @@
 -- name: InvitationCreate :one
-INSERT INTO invitations (id, workspace_id, email, role, invited_by, created_at, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO invitations (id, workspace_id, email, role, invited_by, created_at, expires_at, by_operator)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 RETURNING *;
 
 -- name: InvitationReplacePending :exec
@@ -86,4 +86,18 @@ SELECT EXISTS (
     JOIN users me ON i.email = lower(me.email)
     WHERE me.id = sqlc.arg(user_id) AND i.workspace_id = sqlc.arg(workspace_id)
       AND i.status = 'pending' AND i.expires_at > sqlc.arg(now)
+);
+
+-- name: InvitationRevokeAllByInviter :many
+-- An admin demoted or removed (or their account deleted): the invitations
+-- they made in the workspace can no longer be accepted.
+UPDATE invitations SET status = 'revoked', closed_at = sqlc.arg(now)::timestamptz
+WHERE workspace_id = $1 AND invited_by = $2 AND status = 'pending'
+RETURNING id;
+
+-- name: InvitationInviterIsAdmin :one
+-- Accepting: the inviter must still be an admin of the workspace.
+SELECT EXISTS (
+    SELECT 1 FROM memberships
+    WHERE workspace_id = $1 AND user_id = $2 AND role = 'admin'
 );

@@ -42,3 +42,7 @@ SELECT EXISTS (
     JOIN users u ON u.id = m.user_id
     WHERE m.workspace_id = $1 AND lower(u.email) = lower(sqlc.arg(email))
 );
+
+-- name: MembershipGetRole :one
+-- The role a credential's owner has now (internal/membership caches it).
+SELECT role FROM memberships WHERE workspace_id = $1 AND user_id = $2;

@@ -1,6 +1,6 @@
 -- name: OAuthClientCreate :one
-INSERT INTO oauth_clients (id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, dynamic)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+INSERT INTO oauth_clients (id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, dynamic, operator)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 RETURNING *;
 
 -- name: OAuthClientGet :one

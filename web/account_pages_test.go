@@ -177,7 +177,7 @@ func TestReturnPathNeverLeadsToNotFound(t *testing.T) {
 	if p.location != "/" || !strings.Contains(textOf(t, p.body, "flash-ok"), "not a member") {
 		t.Errorf("without an invitation: %q: %s", p.location, excerpt(p.body))
 	}
-	if _, err := srv.App.Accounts.Invite(context.Background(), admin.WorkspaceID, admin.UserID, guest.Email, account.RoleMember); err != nil {
+	if _, err := srv.App.Accounts.Invite(context.Background(), admin.WorkspaceID, &admin.UserID, guest.Email, account.RoleMember); err != nil {
 		t.Fatal(err)
 	}
 	p = signInVia()

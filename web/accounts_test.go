@@ -141,7 +141,7 @@ func TestInvitationLinkRefusals(t *testing.T) {
 	ctx := context.Background()
 	invite := func(email string) string {
 		t.Helper()
-		inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, admin.UserID, email, account.RoleMember)
+		inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, &admin.UserID, email, account.RoleMember)
 		if err != nil || inv.Mailed || !strings.HasPrefix(inv.Link, srv.URL+"/invitations/") {
 			t.Fatalf("invite: %+v %v", inv, err)
 		}
@@ -217,7 +217,7 @@ func TestInvitationLinkForExistingAccount(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
 	admin, invitee := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
-	inv, err := srv.App.Accounts.Invite(context.Background(), admin.WorkspaceID, admin.UserID, invitee.Email, account.RoleAdmin)
+	inv, err := srv.App.Accounts.Invite(context.Background(), admin.WorkspaceID, &admin.UserID, invitee.Email, account.RoleAdmin)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // apiKeysNew shows the empty create form.
 func (u *UI) apiKeysNew(w http.ResponseWriter, r *http.Request) {
 	Render(w, r, http.StatusOK, APIKeyNewPage(APIKeyFormView{
-		Nav: u.nav(w, r, sectionAPIKeys), Scopes: scopeOptions(defaultKeyScopes), RateLimit: strconv.Itoa(apikey.DefaultRateLimit),
+		Nav: u.nav(w, r, sectionAPIKeys), Scopes: scopeOptions(r, defaultKeyScopes), Withheld: withheldScopes(r), RateLimit: strconv.Itoa(apikey.DefaultRateLimit),
 	}))
 }
 
@@ -130,7 +130,7 @@ func (u *UI) apiKeyFormFailed(w http.ResponseWriter, r *http.Request, f keyForm,
 // apiKeyFormView shows the posted form again, without messages.
 func (u *UI) apiKeyFormView(w http.ResponseWriter, r *http.Request, f keyForm) APIKeyFormView {
 	return APIKeyFormView{
-		Nav: u.nav(w, r, sectionAPIKeys), Name: f.input.Name, Scopes: scopeOptions(f.input.Scopes),
+		Nav: u.nav(w, r, sectionAPIKeys), Name: f.input.Name, Scopes: scopeOptions(r, f.input.Scopes), Withheld: withheldScopes(r),
 		RateLimit: f.rateLimit, Allowlist: f.allowlist, Errors: FieldErrors{},
 	}
 }
@@ -149,11 +149,28 @@ func compareLines(a, b string) int {
 // deliberate choice.
 var defaultKeyScopes = []string{string(scope.LinksRead), string(scope.AnalyticsRead)}
 
-// scopeOptions lists every scope in display order, checked when chosen.
-func scopeOptions(chosen []string) []ScopeOption {
-	out := make([]ScopeOption, len(scope.All))
-	for i, s := range scope.All {
+// scopeOptions lists, in display order, the scopes the viewer's role in
+// the workspace allows (a member is not offered what only admins may do;
+// the service refuses it if posted all the same), checked when chosen.
+func scopeOptions(r *http.Request, chosen []string) []ScopeOption {
+	ws, _ := workspaceFrom(r.Context())
+	allowed := ws.Role.Allowed()
+	out := make([]ScopeOption, len(allowed))
+	for i, s := range allowed {
 		out[i] = ScopeOption{Name: string(s), Description: scope.Describe(s), Checked: slices.Contains(chosen, string(s))}
 	}
 	return out
+}
+
+// withheldScopes names the scopes the viewer's role does not allow, for
+// the form's note ("" for admins).
+func withheldScopes(r *http.Request) string {
+	ws, _ := workspaceFrom(r.Context())
+	var out []string
+	for _, s := range scope.All {
+		if !ws.Can(s) {
+			out = append(out, string(s))
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -30,7 +30,7 @@ func TestAPIKeyCreateRejectsBadInputWithFieldMessages(t *testing.T) {
 	}
 	for id, want := range map[string]string{
 		"key-name-input-error":       "Name must be 1 to 100 characters long.",
-		"key-scopes-error":           "Scopes must list at least one scope (links:read, links:write, analytics:read, webhooks:read, webhooks:write, domains:read, domains:write).",
+		"key-scopes-error":           "Scopes must list at least one scope (links:read, links:write, analytics:read, webhooks:read, webhooks:write, domains:read, domains:write, members:read, members:write, audit:read).",
 		"key-rate-limit-input-error": "Rate limit must be a whole number from 1 to 100000.",
 	} {
 		if got := textOf(t, p.body, id); got != want {

@@ -26,7 +26,7 @@ func TestRevokeAndRemoveWithoutJavaScriptAskFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, admin.UserID, newEmail("pending"), account.RoleMember)
+	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, &admin.UserID, newEmail("pending"), account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}

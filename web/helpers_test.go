@@ -176,7 +176,7 @@ const password = "correct horse battery staple"
 func addMember(t *testing.T, srv *testkit.Server, admin, member testkit.Tenant, role account.Role) {
 	t.Helper()
 	ctx := context.Background()
-	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, admin.UserID, member.Email, role)
+	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, &admin.UserID, member.Email, role)
 	if err != nil {
 		t.Fatalf("invite %s: %v", member.Email, err)
 	}

@@ -14,7 +14,7 @@ import (
 // its "inv_…" id.
 func invite(t *testing.T, srv *testkit.Server, admin testkit.Tenant, email string) string {
 	t.Helper()
-	inv, err := srv.App.Accounts.Invite(context.Background(), admin.WorkspaceID, admin.UserID, email, account.RoleMember)
+	inv, err := srv.App.Accounts.Invite(context.Background(), admin.WorkspaceID, &admin.UserID, email, account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}

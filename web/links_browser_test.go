@@ -451,7 +451,7 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.App.Accounts.Invite(bg, admin.WorkspaceID, admin.UserID, newEmail("a-rather-long-invitee-address"), account.RoleMember); err != nil {
+	if _, err := srv.App.Accounts.Invite(bg, admin.WorkspaceID, &admin.UserID, newEmail("a-rather-long-invitee-address"), account.RoleMember); err != nil {
 		t.Fatal(err)
 	}
 	hookPath := ws + "/settings/webhooks/" + store.FormatID(store.PrefixWebhook, hook.ID)
@@ -474,7 +474,7 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 		p.run(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+path), chromedp.WaitReady(chromedp.CSS("body")))
 		p.look(name)
 	}
-	inv, err := srv.App.Accounts.Invite(bg, admin.WorkspaceID, admin.UserID, newEmail("another-rather-long-invitee-address"), account.RoleAdmin)
+	inv, err := srv.App.Accounts.Invite(bg, admin.WorkspaceID, &admin.UserID, newEmail("another-rather-long-invitee-address"), account.RoleAdmin)
 	if err != nil {
 		t.Fatal(err)
 	}

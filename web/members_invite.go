@@ -17,7 +17,7 @@ func (u *UI) membersInvite(w http.ResponseWriter, r *http.Request) {
 	v, _ := viewerFrom(r.Context())
 	ws, _ := workspaceFrom(r.Context())
 	email, role := r.PostFormValue("email"), r.PostFormValue("role")
-	inv, err := u.Accounts.Invite(r.Context(), ws.ID, v.User.ID, email, account.Role(role))
+	inv, err := u.Accounts.Invite(r.Context(), ws.ID, &v.User.ID, email, account.Role(role))
 	if errs, ok := fieldErrors(err); ok {
 		u.renderMembers(w, r, http.StatusUnprocessableEntity, MembersView{Email: email, Role: role, Errors: errs})
 		return

@@ -20,7 +20,7 @@ func TestMemberCannotReachAdminPages(t *testing.T) {
 	admin, member := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
 	ws := admin.WorkspaceExternalID()
 	addMember(t, srv, admin, member, account.RoleMember)
-	invitation, err := srv.App.Accounts.Invite(context.Background(), admin.WorkspaceID, admin.UserID, newEmail("invitee"), account.RoleMember)
+	invitation, err := srv.App.Accounts.Invite(context.Background(), admin.WorkspaceID, &admin.UserID, newEmail("invitee"), account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,9 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/linkcsv"
+	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -108,7 +110,11 @@ func (u *UI) requireUser(next http.Handler) http.Handler {
 			http.Redirect(w, r, "/login", http.StatusSeeOther)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(withViewer(r.Context(), v)))
+		ctx := audit.WithActor(withViewer(r.Context(), v), audit.Actor{
+			Type: audit.ActorUser, ID: v.User.ExternalID(), UserID: &v.User.ID, Email: v.User.Email,
+			IP: u.ClientIP.Of(r), UserAgent: r.UserAgent(),
+		})
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -153,15 +159,15 @@ func (u *UI) loadWorkspace(next http.Handler) http.Handler {
 	})
 }
 
-// requireRole is the one place where workspace roles are enforced: members
-// reach member pages, only admins reach admin pages (403 otherwise).
-func (u *UI) requireRole(min account.Role) func(http.Handler) http.Handler {
+// permit lets through the requests of members whose role allows s now
+// (the role table of internal/scope, which the API and MCP ask too) and
+// answers anyone else with the 403 page.
+func (u *UI) permit(s scope.Scope) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			ws, ok := workspaceFrom(r.Context())
-			if !ok || (min == account.RoleAdmin && !ws.IsAdmin()) {
+			if ws, ok := workspaceFrom(r.Context()); !ok || !ws.Can(s) {
 				u.errorPage(w, r, http.StatusForbidden, "Admins only",
-					"Only the admins of this workspace can see this page. Ask one of them if you need a change.")
+					"Only the admins of this workspace can do this. Ask one of them if you need a change.")
 				return
 			}
 			next.ServeHTTP(w, r)
@@ -169,18 +175,20 @@ func (u *UI) requireRole(min account.Role) func(http.Handler) http.Handler {
 	}
 }
 
-// adminOrNotFound lets the workspace's admins through and answers anyone
-// else with the 404 page of an unknown address: a member learns nothing of
-// the pages (Settings → Webhooks shows where the workspace's events go),
-// not even that they exist.
-func (u *UI) adminOrNotFound(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ws, ok := workspaceFrom(r.Context()); !ok || !ws.IsAdmin() {
-			u.notFound(w, r)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+// permitOrNotFound is permit for pages a member must not even learn of
+// (Settings → Webhooks shows where the workspace's events go; OAuth
+// clients act for the workspace): anyone whose role does not allow s gets
+// the 404 page of an unknown address.
+func (u *UI) permitOrNotFound(s scope.Scope) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if ws, ok := workspaceFrom(r.Context()); !ok || !ws.Can(s) {
+				u.notFound(w, r)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }
 
 // viewerWorkspace resolves a workspace id sent by the browser through the

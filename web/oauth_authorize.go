@@ -31,6 +31,17 @@ type ConsentView struct {
 	// SelfRegistered: the application registered itself (RFC 7591), so
 	// its name is its own claim; the page says so.
 	SelfRegistered bool
+	// Withheld lists, per workspace where the viewer's role does not allow
+	// some of the asked scopes, those scopes: the grant there holds only
+	// the rest (oauth.Service.IssueCode intersects with the role).
+	Withheld []WithheldScopes
+}
+
+// WithheldScopes is what a consent would not give in one workspace.
+type WithheldScopes struct {
+	Workspace string
+	Role      string
+	Scopes    string // comma-separated
 }
 
 // ScopeText is a scope and what it allows, in words.
@@ -189,6 +200,18 @@ func (u *UI) authorize(w http.ResponseWriter, r *http.Request) {
 	for _, s := range req.scopes {
 		view.Scopes = append(view.Scopes, ScopeText{Name: string(s), Text: scope.Describe(s)})
 	}
+	for _, ws := range nav.Workspaces {
+		role := scope.Role(ws.Role)
+		if kept := scope.Intersect(req.scopes, role); len(kept) < len(req.scopes) {
+			var out []string
+			for _, s := range req.scopes {
+				if !role.Permits(s) {
+					out = append(out, string(s))
+				}
+			}
+			view.Withheld = append(view.Withheld, WithheldScopes{Workspace: ws.Name, Role: ws.Role, Scopes: strings.Join(out, ", ")})
+		}
+	}
 	// The consent form's answer is a redirect to the partner: the page's
 	// form-action must allow that origin, or the browser stops it.
 	w.Header().Set("Content-Security-Policy", consentCSP(req.redirectURI))
@@ -246,6 +269,10 @@ func (u *UI) authorizeDecision(w http.ResponseWriter, r *http.Request) {
 		Client: req.client, UserID: v.User.ID, WorkspaceID: wsID, RedirectURI: req.redirectURI,
 		Scopes: req.scopes, CodeChallenge: req.challenge, Resource: req.resource,
 	})
+	if errors.Is(err, oauth.ErrNothingToGrant) {
+		u.authorizePage(w, r, "Nothing to allow", "Your role in this workspace allows none of what "+req.client.Name+" asks for. Choose another workspace, or ask an admin.")
+		return
+	}
 	if err != nil {
 		u.serverError(w, r, err)
 		return

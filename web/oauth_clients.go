@@ -72,7 +72,7 @@ func (u *UI) oauthClientsList(w http.ResponseWriter, r *http.Request) {
 // oauthClientsNew shows the empty create form.
 func (u *UI) oauthClientsNew(w http.ResponseWriter, r *http.Request) {
 	Render(w, r, http.StatusOK, OAuthClientNewPage(APIKeyFormView{
-		Nav: u.nav(w, r, sectionOAuthClients), Scopes: scopeOptions(nil), RateLimit: strconv.Itoa(apikey.DefaultRateLimit),
+		Nav: u.nav(w, r, sectionOAuthClients), Scopes: scopeOptions(r, nil), RateLimit: strconv.Itoa(apikey.DefaultRateLimit),
 	}))
 }
 
@@ -132,7 +132,7 @@ func (u *UI) oauthClientsCreate(w http.ResponseWriter, r *http.Request) {
 
 func (u *UI) oauthClientFormView(w http.ResponseWriter, r *http.Request, f keyForm) APIKeyFormView {
 	return APIKeyFormView{
-		Nav: u.nav(w, r, sectionOAuthClients), Name: f.input.Name, Scopes: scopeOptions(f.input.Scopes),
+		Nav: u.nav(w, r, sectionOAuthClients), Name: f.input.Name, Scopes: scopeOptions(r, f.input.Scopes),
 		RateLimit: f.rateLimit, Allowlist: f.allowlist, Errors: FieldErrors{},
 	}
 }

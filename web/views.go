@@ -192,6 +192,7 @@ type APIKeyFormView struct {
 	Nav             NavModel
 	Name            string
 	Scopes          []ScopeOption
+	Withheld        string // the scopes the viewer's role does not allow, comma-separated
 	RateLimit       string
 	Allowlist       string
 	Errors          FieldErrors

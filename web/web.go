@@ -24,6 +24,7 @@ import (
 	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/qrzip"
 	"github.com/linkqr/linkqr/internal/scan"
+	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -109,7 +110,7 @@ func (u *UI) PublicNav(w http.ResponseWriter, r *http.Request) NavModel {
 
 // Mount registers the UI routes on r. Every workspace page lives under
 // /w/{ws}/… and is reached only through the signed-in user's membership;
-// role checks happen in one middleware (requireRole).
+// role checks happen in one middleware (permit, asking internal/scope).
 func (u *UI) Mount(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(u.protect)
@@ -147,43 +148,50 @@ func (u *UI) Mount(r chi.Router) {
 			r.Post(invitationsPath+"/{invitation}/decline", u.invitationsDecline)
 			r.Route("/w/{ws}", func(r chi.Router) {
 				r.Use(u.loadWorkspace)
+				// Every route below is gated by the permission the role
+				// table of internal/scope gives it, the same question the
+				// API and MCP ask (TestEveryRouteAsksTheRoleTable walks them).
 				r.Get("/", u.workspaceHome)
-				// Links: every member manages them, like an admin.
-				r.Get("/links", u.links)
-				r.With(u.formOnce).Post("/links", u.linksCreate)
-				r.Get("/links/export", u.linksExport)
-				r.Post("/links/bulk", u.linksBulk)
-				r.Get("/links/import", u.linksImportForm)
-				r.Post("/links/import", u.linksImportUpload)
-				r.Get("/links/import/{import}", u.linksImportShow)
-				r.Post("/links/import/{import}/start", u.linksImportStart)
-				r.Get("/links/{link}", u.linkShow)
-				r.Post("/links/{link}", u.linkUpdate)
-				r.Post("/links/{link}/status", u.linkSetStatus)
-				r.Post("/links/{link}/destinations", u.linkDestinations)
-				r.Get("/links/{link}/delete", u.linkDeleteConfirm)
-				r.Post("/links/{link}/delete", u.linkDelete)
-				r.Get("/links/{link}/analytics.csv", u.linkSeriesCSV)
-				r.Get("/links/{link}/scans.csv", u.linkScansCSV)
-				r.Get("/links/{link}/qr.png", u.linkQR(qr.FormatPNG))
-				r.Get("/links/{link}/qr.svg", u.linkQR(qr.FormatSVG))
-				r.Get("/links/{link}/qr.pdf", u.linkQR(qr.FormatPDF))
-				r.Post("/links/{link}/qr/design", u.linkQRDesignSave)
-				r.Post("/links/{link}/qr/design/reset", u.linkQRDesignReset)
-				r.Get("/links/qr.zip", u.linksQRZip)
-				r.Get("/settings/qr", u.qrStyle)
-				r.Get("/settings/qr/preview.svg", u.qrStylePreview)
-				r.Post("/settings/qr", u.qrStyleSave)
-				// The overview of every link's scans: every member.
-				r.Get("/overview", u.overview)
+				links := r.With(u.permit(scope.LinksRead))
+				linksWrite := r.With(u.permit(scope.LinksWrite))
+				links.Get("/links", u.links)
+				linksWrite.With(u.formOnce).Post("/links", u.linksCreate)
+				links.Get("/links/export", u.linksExport)
+				linksWrite.Post("/links/bulk", u.linksBulk)
+				linksWrite.Get("/links/import", u.linksImportForm)
+				linksWrite.Post("/links/import", u.linksImportUpload)
+				linksWrite.Get("/links/import/{import}", u.linksImportShow)
+				linksWrite.Post("/links/import/{import}/start", u.linksImportStart)
+				links.Get("/links/{link}", u.linkShow)
+				linksWrite.Post("/links/{link}", u.linkUpdate)
+				linksWrite.Post("/links/{link}/status", u.linkSetStatus)
+				linksWrite.Post("/links/{link}/destinations", u.linkDestinations)
+				linksWrite.Get("/links/{link}/delete", u.linkDeleteConfirm)
+				linksWrite.Post("/links/{link}/delete", u.linkDelete)
+				analytics := r.With(u.permit(scope.AnalyticsRead))
+				analytics.Get("/links/{link}/analytics.csv", u.linkSeriesCSV)
+				analytics.Get("/links/{link}/scans.csv", u.linkScansCSV)
+				links.Get("/links/{link}/qr.png", u.linkQR(qr.FormatPNG))
+				links.Get("/links/{link}/qr.svg", u.linkQR(qr.FormatSVG))
+				links.Get("/links/{link}/qr.pdf", u.linkQR(qr.FormatPDF))
+				linksWrite.Post("/links/{link}/qr/design", u.linkQRDesignSave)
+				linksWrite.Post("/links/{link}/qr/design/reset", u.linkQRDesignReset)
+				links.Get("/links/qr.zip", u.linksQRZip)
+				links.Get("/settings/qr", u.qrStyle)
+				links.Get("/settings/qr/preview.svg", u.qrStylePreview)
+				linksWrite.Post("/settings/qr", u.qrStyleSave)
+				// The overview of every link's scans.
+				analytics.Get("/overview", u.overview)
+				// Pages every member reads; admins act on some of them.
 				r.Get("/settings", u.settingsHome)
 				r.Get("/settings/workspace", u.workspaceSettings)
-				// Every member reads the members page; admins act on it.
-				r.Get("/settings/members", u.membersList)
-				r.With(u.requireRole(account.RoleAdmin)).Post("/settings/workspace", u.workspaceRename)
-				r.With(u.requireRole(account.RoleAdmin)).Get("/settings/workspace/export", u.workspaceExport)
-				r.With(u.requireRole(account.RoleAdmin)).Post("/settings/workspace/delete", u.workspaceDelete)
+				manage := r.With(u.permit(scope.ManageWorkspace))
+				manage.Post("/settings/workspace", u.workspaceRename)
+				manage.Get("/settings/workspace/export", u.workspaceExport)
+				manage.Post("/settings/workspace/delete", u.workspaceDelete)
 
+				// API keys: every member mints their own, with the scopes
+				// their role allows (apikey.Service.Create refuses more).
 				r.Get("/settings/api-keys", u.apiKeysList)
 				r.Get("/settings/api-keys/new", u.apiKeysNew)
 				r.Post("/settings/api-keys", u.apiKeysCreate)
@@ -191,58 +199,53 @@ func (u *UI) Mount(r chi.Router) {
 				r.Post("/settings/api-keys/{key}/revoke", u.apiKeysRevoke)
 				r.Post("/settings/api-keys/{key}/rate-limit", u.apiKeysSetRateLimit)
 
-				r.Group(func(r chi.Router) {
-					r.Use(u.requireRole(account.RoleAdmin))
-					r.Post("/settings/invitations", u.membersInvite)
-					r.Post("/settings/invitations/{invitation}/revoke", u.membersRevokeInvitation)
-					r.Post("/settings/members/{user}/role", u.membersSetRole)
-					r.Post("/settings/members/{user}/remove", u.membersRemove)
-				})
-				r.Group(func(r chi.Router) {
-					// The audit log is admins' (docs/ui.md).
-					r.Use(u.requireRole(account.RoleAdmin))
-					r.Get("/settings/audit", u.auditList)
-					r.Get("/settings/audit.csv", u.auditCSV)
-				})
-				r.Group(func(r chi.Router) {
-					// Webhooks are admins' business; a member gets 404 on
-					// every page and action, as if there were none.
-					r.Use(u.adminOrNotFound)
-					r.Get("/settings/webhooks", u.webhooksList)
-					r.Get("/settings/webhooks/new", u.webhooksNew)
-					r.Post("/settings/webhooks", u.webhooksCreate)
-					r.Get("/settings/webhooks/secret", u.webhooksSecret)
-					r.Get("/settings/webhooks/{hook}", u.webhookShow)
-					r.Post("/settings/webhooks/{hook}", u.webhookUpdate)
-					r.Get("/settings/webhooks/{hook}/edit", u.webhookEdit)
-					r.Post("/settings/webhooks/{hook}/status", u.webhookSetStatus)
-					r.Post("/settings/webhooks/{hook}/rotate", u.webhookRotate)
-					r.Post("/settings/webhooks/{hook}/test", u.webhookSendTest)
-					r.Get("/settings/webhooks/{hook}/delete", u.webhookDeleteConfirm)
-					r.Post("/settings/webhooks/{hook}/delete", u.webhookDelete)
-					r.Get("/settings/webhooks/{hook}/deliveries/{delivery}", u.webhookDelivery)
-					r.Post("/settings/webhooks/{hook}/deliveries/{delivery}/retry", u.webhookRetry)
-				})
+				r.With(u.permit(scope.MembersRead)).Get("/settings/members", u.membersList)
+				members := r.With(u.permit(scope.MembersWrite))
+				members.Post("/settings/invitations", u.membersInvite)
+				members.Post("/settings/invitations/{invitation}/revoke", u.membersRevokeInvitation)
+				members.Post("/settings/members/{user}/role", u.membersSetRole)
+				members.Post("/settings/members/{user}/remove", u.membersRemove)
+
+				// Webhooks are admins' business; a member gets 404 on every
+				// page and action, as if there were none.
+				hooks := r.With(u.permitOrNotFound(scope.WebhooksRead))
+				hooksWrite := r.With(u.permitOrNotFound(scope.WebhooksWrite))
+				hooks.Get("/settings/webhooks", u.webhooksList)
+				hooksWrite.Get("/settings/webhooks/new", u.webhooksNew)
+				hooksWrite.Post("/settings/webhooks", u.webhooksCreate)
+				hooksWrite.Get("/settings/webhooks/secret", u.webhooksSecret)
+				hooks.Get("/settings/webhooks/{hook}", u.webhookShow)
+				hooksWrite.Post("/settings/webhooks/{hook}", u.webhookUpdate)
+				hooksWrite.Get("/settings/webhooks/{hook}/edit", u.webhookEdit)
+				hooksWrite.Post("/settings/webhooks/{hook}/status", u.webhookSetStatus)
+				hooksWrite.Post("/settings/webhooks/{hook}/rotate", u.webhookRotate)
+				hooksWrite.Post("/settings/webhooks/{hook}/test", u.webhookSendTest)
+				hooksWrite.Get("/settings/webhooks/{hook}/delete", u.webhookDeleteConfirm)
+				hooksWrite.Post("/settings/webhooks/{hook}/delete", u.webhookDelete)
+				hooks.Get("/settings/webhooks/{hook}/deliveries/{delivery}", u.webhookDelivery)
+				hooksWrite.Post("/settings/webhooks/{hook}/deliveries/{delivery}/retry", u.webhookRetry)
+				// The audit log: admins (audit:read), docs/ui.md.
+				r.With(u.permit(scope.AuditRead)).Get("/settings/audit", u.auditList)
+				r.With(u.permit(scope.AuditRead)).Get("/settings/audit.csv", u.auditCSV)
+
 				// Every member sees the domains; admins add, verify, edit
 				// and remove them.
-				r.Get("/settings/domains", u.domainsList)
-				r.Get("/settings/domains/{domain}", u.domainShow)
-				r.Group(func(r chi.Router) {
-					r.Use(u.requireRole(account.RoleAdmin))
-					r.Post("/settings/domains", u.domainsCreate)
-					r.Post("/settings/domains/{domain}", u.domainUpdate)
-					r.Post("/settings/domains/{domain}/verify", u.domainVerify)
-					r.Post("/settings/domains/{domain}/delete", u.domainDelete)
-				})
-				r.Group(func(r chi.Router) {
-					// OAuth clients too: members get 404 everywhere.
-					r.Use(u.adminOrNotFound)
-					r.Get("/settings/oauth-clients", u.oauthClientsList)
-					r.Get("/settings/oauth-clients/new", u.oauthClientsNew)
-					r.Post("/settings/oauth-clients", u.oauthClientsCreate)
-					r.Get("/settings/oauth-clients/created", u.oauthClientsSecret)
-					r.Post("/settings/oauth-clients/{client}/revoke", u.oauthClientsRevoke)
-				})
+				domains := r.With(u.permit(scope.DomainsRead))
+				domainsWrite := r.With(u.permit(scope.DomainsWrite))
+				domains.Get("/settings/domains", u.domainsList)
+				domains.Get("/settings/domains/{domain}", u.domainShow)
+				domainsWrite.Post("/settings/domains", u.domainsCreate)
+				domainsWrite.Post("/settings/domains/{domain}", u.domainUpdate)
+				domainsWrite.Post("/settings/domains/{domain}/verify", u.domainVerify)
+				domainsWrite.Post("/settings/domains/{domain}/delete", u.domainDelete)
+
+				// OAuth clients act for the workspace: members get 404.
+				clients := r.With(u.permitOrNotFound(scope.ManageWorkspace))
+				clients.Get("/settings/oauth-clients", u.oauthClientsList)
+				clients.Get("/settings/oauth-clients/new", u.oauthClientsNew)
+				clients.Post("/settings/oauth-clients", u.oauthClientsCreate)
+				clients.Get("/settings/oauth-clients/created", u.oauthClientsSecret)
+				clients.Post("/settings/oauth-clients/{client}/revoke", u.oauthClientsRevoke)
 			})
 		})
 	})

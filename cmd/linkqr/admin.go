@@ -93,7 +93,7 @@ func adminBootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, a
 		return flagError(err)
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
-		res, err := account.NewService(store.NewDB(db.pool)).Bootstrap(ctx, in)
+		res, err := account.NewService(store.NewDB(db.pool), nil).Bootstrap(ctx, in)
 		if err != nil {
 			return flagError(err)
 		}
@@ -112,7 +112,7 @@ func adminUserResetLink(ctx context.Context, cfg *config.Config, log *slog.Logge
 		return err
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
-		accounts := account.NewService(store.NewDB(db.pool))
+		accounts := account.NewService(store.NewDB(db.pool), nil)
 		accounts.SetBaseURL(cfg.BaseURL.String())
 		link, err := accounts.ResetLink(ctx, strings.TrimSpace(*email))
 		if err != nil {
@@ -142,7 +142,7 @@ func adminAPIKeyCreate(ctx context.Context, cfg *config.Config, log *slog.Logger
 		return flagError(err)
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
-		if _, err := account.NewService(store.NewDB(db.pool)).WorkspaceByID(ctx, wsID); err != nil {
+		if _, err := account.NewService(store.NewDB(db.pool), nil).WorkspaceByID(ctx, wsID); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("no workspace %s", *workspace)
 			}

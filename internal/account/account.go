@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
@@ -46,6 +47,7 @@ var ErrPasswordMismatch = errors.New("password does not match")
 // Service implements account operations.
 type Service struct {
 	db    *store.DB
+	roles *membership.Roles // this instance's role cache; nil in operator commands
 	clock clock
 	// KeysRevoked, when set, is called after a commit that revoked API keys
 	// (removing a member), with their public ids, so this instance's key
@@ -62,7 +64,9 @@ type Service struct {
 }
 
 // NewService returns a Service over db.
-func NewService(db *store.DB) *Service { return &Service{db: db} }
+func NewService(db *store.DB, roles *membership.Roles) *Service {
+	return &Service{db: db, roles: roles}
+}
 
 // EmailRule is an e-mail address as text: trimmed, storable, at most 254
 // characters (SMTP's bound is 254 bytes; NormalizeEmail checks those).

@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -28,8 +30,11 @@ func (s *Service) InvitationByLink(ctx context.Context, token string) (Invitatio
 		return Invitation{}, store.InterpretError(err)
 	}
 	inv := invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
-		Status: r.Status, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
-	return inv, invitationGone(inv, s.now())
+		Status: r.Status, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, InvitedBy: r.InvitedBy, ByOperator: r.ByOperator}, r.WorkspaceName, r.InvitedByEmail)
+	if err := invitationGone(inv, s.now()); err != nil {
+		return inv, err
+	}
+	return inv, inviterStillAdmin(ctx, dbsqlc.New(), s.db.Conn(ctx), inv)
 }
 
 func invitationGone(inv Invitation, now time.Time) error {
@@ -61,6 +66,9 @@ func (s *Service) AcceptInvitationLink(ctx context.Context, userID uuid.UUID, to
 		ws, err = s.join(ctx, tx, userID, inv)
 		return err
 	})
+	if err == nil {
+		s.roles.Drop(ctx, ws.ID, userID)
+	}
 	return ws, err
 }
 
@@ -88,6 +96,9 @@ func (s *Service) SignUpInvited(ctx context.Context, token, password string, ip 
 		ws, err = s.join(ctx, tx, user.ID, locked)
 		return err
 	})
+	if err == nil {
+		s.roles.Drop(ctx, ws.ID, user.ID)
+	}
 	return user, ws, err
 }
 
@@ -102,14 +113,17 @@ func (s *Service) lockInvitationLink(ctx context.Context, tx pgx.Tx, token strin
 		return Invitation{}, store.InterpretError(err)
 	}
 	inv := invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
-		Status: r.Status, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, nil)
-	return inv, invitationGone(inv, s.now())
+		Status: r.Status, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, InvitedBy: r.InvitedBy, ByOperator: r.ByOperator}, r.WorkspaceName, nil)
+	if err := invitationGone(inv, s.now()); err != nil {
+		return inv, err
+	}
+	return inv, inviterStillAdmin(ctx, dbsqlc.New(), tx, inv)
 }
 
 // join adds the membership of a locked open invitation and closes it.
 func (s *Service) join(ctx context.Context, tx pgx.Tx, userID uuid.UUID, inv Invitation) (Workspace, error) {
 	q := dbsqlc.New()
-	if err := s.addMember(ctx, q, tx, userID, inv); err != nil {
+	if err := s.addMember(ctx, q, tx, inv, userID); err != nil {
 		return Workspace{}, err
 	}
 	if err := q.InvitationClose(ctx, tx, dbsqlc.InvitationCloseParams{ID: inv.ID, Status: invitationAccepted, Now: s.now()}); err != nil {
@@ -128,4 +142,30 @@ func (s *Service) HasOpenInvitation(ctx context.Context, userID, workspaceID uui
 	ok, err := dbsqlc.New().InvitationOpenForWorkspaceExists(ctx, s.db.Conn(ctx),
 		dbsqlc.InvitationOpenForWorkspaceExistsParams{UserID: userID, WorkspaceID: workspaceID, Now: s.now()})
 	return ok, store.InterpretError(err)
+}
+
+// addMember makes the user a member with the invitation's role (one who
+// already belongs keeps theirs), after checking that the inviter still may
+// offer it, and publishes the change: a cached "not a member" of this user
+// must not outlive the commit (callers Drop it from this instance's cache
+// once their transaction has committed).
+func (s *Service) addMember(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, inv Invitation, userID uuid.UUID) error {
+	if err := inviterStillAdmin(ctx, q, tx, inv); err != nil {
+		return err
+	}
+	n, err := q.MembershipCreateIfAbsent(ctx, tx, dbsqlc.MembershipCreateIfAbsentParams{
+		WorkspaceID: inv.WorkspaceID, UserID: userID, Role: string(inv.Role),
+	})
+	if err != nil {
+		return store.InterpretError(err)
+	}
+	if n > 0 {
+		// member.joined, as the joining user's own change.
+		if err := audit.Record(audit.OnBehalfOf(ctx, userID), tx, inv.WorkspaceID, audit.MemberJoined, memberTarget(userID), audit.Changes{
+			"role": audit.Change(nil, string(inv.Role)), "invitation_id": audit.Change(nil, inv.ExternalID()),
+		}); err != nil {
+			return err
+		}
+	}
+	return membership.Changed(ctx, tx, inv.WorkspaceID, userID)
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/membership"
+	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -49,7 +51,14 @@ type Invitation struct {
 	Mailed bool
 	// Status is the stored state: pending, accepted, declined, revoked.
 	Status string
+
+	inviterID  *uuid.UUID // the inviting admin; nil once their account is gone, or for an operator's
+	byOperator bool       // sent with an operator's credential: no inviter to check
 }
+
+// InviterID is the inviting admin: nil once their account is gone, and
+// for an invitation sent with an operator's credential.
+func (i Invitation) InviterID() *uuid.UUID { return i.inviterID }
 
 // ExternalID is the invitation's "inv_…" identifier.
 func (i Invitation) ExternalID() string { return store.FormatID(store.PrefixInvitation, i.ID) }
@@ -60,13 +69,16 @@ func (i Invitation) ExternalWorkspaceID() string {
 }
 
 // Invite invites the address to the workspace with role, on behalf of the
-// admin invitedBy. Whether the address has an account makes no difference,
+// admin invitedBy (nil: an operator's credential, which acts as an admin).
+// The role is no higher than the inviter's, and the inviter must be
+// allowed to manage members (scope.MembersWrite) now, in the transaction:
+// otherwise ErrForbidden. Whether the address has an account makes no difference,
 // so inviting reveals nothing about who uses linkqr. Inviting an address
 // that already has an open invitation replaces it (new role, new expiry).
 // A bad address or role, an address that already belongs to the workspace,
 // and a workspace at MaxPendingInvitations are validate.Errors on /email or
 // /role.
-func (s *Service) Invite(ctx context.Context, workspaceID, invitedBy uuid.UUID, email string, role Role) (Invitation, error) {
+func (s *Service) Invite(ctx context.Context, workspaceID uuid.UUID, invitedBy *uuid.UUID, email string, role Role) (Invitation, error) {
 	var errs validate.Errors
 	email = strings.ToLower(NormalizeEmail("/email", email, &errs))
 	if _, ok := ParseRole(string(role)); !ok {
@@ -84,6 +96,19 @@ func (s *Service) Invite(ctx context.Context, workspaceID, invitedBy uuid.UUID, 
 		ws, err := q.WorkspaceLock(ctx, tx, workspaceID)
 		if err != nil {
 			return store.InterpretError(err)
+		}
+		inviterRole := RoleAdmin
+		if invitedBy != nil {
+			if inviterRole, err = membership.RoleInTx(ctx, tx, ws, *invitedBy); err != nil {
+				return err
+			}
+		}
+		if err := inviterRole.Check(scope.MembersWrite); err != nil {
+			return err
+		}
+		if role == RoleAdmin && inviterRole != RoleAdmin {
+			errs.Add("/role", "cannot be higher than your own role ("+string(inviterRole)+")")
+			return errs
 		}
 		member, err := q.MembershipExistsByEmail(ctx, tx, dbsqlc.MembershipExistsByEmailParams{WorkspaceID: ws, Email: email})
 		if err != nil {
@@ -106,7 +131,7 @@ func (s *Service) Invite(ctx context.Context, workspaceID, invitedBy uuid.UUID, 
 		}
 		row, err := q.InvitationCreate(ctx, tx, dbsqlc.InvitationCreateParams{
 			ID: store.NewID(), WorkspaceID: ws, Email: email, Role: string(role),
-			InvitedBy: &invitedBy, CreatedAt: now, ExpiresAt: now.Add(InvitationTTL),
+			InvitedBy: invitedBy, CreatedAt: now, ExpiresAt: now.Add(InvitationTTL), ByOperator: invitedBy == nil,
 		})
 		if err != nil {
 			return store.InterpretError(err)
@@ -121,18 +146,20 @@ func (s *Service) Invite(ctx context.Context, workspaceID, invitedBy uuid.UUID, 
 			return store.InterpretError(err)
 		}
 		inv.Link = s.baseURL + "/invitations/" + token
-		inviter, err := q.UserGetByID(ctx, tx, invitedBy)
-		if err != nil {
-			return store.InterpretError(err)
+		if invitedBy != nil {
+			inviter, err := q.UserGetByID(ctx, tx, *invitedBy)
+			if err != nil {
+				return store.InterpretError(err)
+			}
+			inv.InvitedBy = inviter.Email
 		}
-		inv.InvitedBy = inviter.Email
 		if err := audit.Record(ctx, tx, ws, audit.MemberInvited, audit.TargetOf("invitation", store.PrefixInvitation, inv.ID), audit.Changes{
 			"email": audit.Change(nil, email), "role": audit.Change(nil, string(role)),
 		}); err != nil {
 			return err
 		}
 		inv.Mailed, err = s.notify(ctx, tx, Notice{Kind: NoticeInvitation, To: email, Link: inv.Link,
-			Workspace: wsRow.Name, InvitedBy: inviter.Email, Role: inv.Role, Expires: inv.ExpiresAt})
+			Workspace: wsRow.Name, InvitedBy: inv.InvitedBy, Role: inv.Role, Expires: inv.ExpiresAt})
 		return err
 	})
 	return inv, err
@@ -149,7 +176,7 @@ func (s *Service) PendingInvitations(ctx context.Context, workspaceID uuid.UUID)
 	out := make([]Invitation, len(rows))
 	for i, r := range rows {
 		out[i] = invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
-			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
+			InvitedBy: r.InvitedBy, ByOperator: r.ByOperator, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
 	}
 	return out, nil
 }
@@ -187,7 +214,7 @@ func (s *Service) InvitationsFor(ctx context.Context, userID uuid.UUID) ([]Invit
 	out := make([]Invitation, len(rows))
 	for i, r := range rows {
 		out[i] = invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
-			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
+			InvitedBy: r.InvitedBy, ByOperator: r.ByOperator, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
 	}
 	return out, nil
 }
@@ -208,7 +235,7 @@ func (s *Service) CountInvitationsFor(ctx context.Context, userID uuid.UUID) (in
 func (s *Service) AcceptInvitation(ctx context.Context, userID, invitationID uuid.UUID) (Workspace, error) {
 	var ws Workspace
 	err := s.closeInvitation(ctx, userID, invitationID, invitationAccepted, func(q *dbsqlc.Queries, tx pgx.Tx, inv Invitation) error {
-		if err := s.addMember(ctx, q, tx, userID, inv); err != nil {
+		if err := s.addMember(ctx, q, tx, inv, userID); err != nil {
 			return err
 		}
 		row, err := q.WorkspaceGetForUser(ctx, tx, dbsqlc.WorkspaceGetForUserParams{ID: inv.WorkspaceID, UserID: userID})
@@ -218,6 +245,9 @@ func (s *Service) AcceptInvitation(ctx context.Context, userID, invitationID uui
 		ws = Workspace{ID: row.ID, Name: row.Name, Role: Role(row.Role), CreatedAt: row.CreatedAt}
 		return nil
 	})
+	if err == nil {
+		s.roles.Drop(ctx, ws.ID, userID)
+	}
 	return ws, err
 }
 
@@ -244,7 +274,7 @@ func (s *Service) closeInvitation(ctx context.Context, userID, invitationID uuid
 			return store.InterpretError(err)
 		}
 		inv := invitationFromRow(dbsqlc.Invitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role,
-			CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt}, row.WorkspaceName, nil)
+			CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt, InvitedBy: row.InvitedBy, ByOperator: row.ByOperator}, row.WorkspaceName, nil)
 		if err := then(q, tx, inv); err != nil {
 			return err
 		}
@@ -256,6 +286,7 @@ func invitationFromRow(r dbsqlc.Invitation, workspaceName string, invitedBy *str
 	inv := Invitation{
 		ID: r.ID, WorkspaceID: r.WorkspaceID, WorkspaceName: workspaceName, Email: r.Email, Role: Role(r.Role),
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, Status: r.Status,
+		inviterID: r.InvitedBy, byOperator: r.ByOperator,
 	}
 	if invitedBy != nil {
 		inv.InvitedBy = *invitedBy
@@ -263,20 +294,31 @@ func invitationFromRow(r dbsqlc.Invitation, workspaceName string, invitedBy *str
 	return inv
 }
 
-// addMember adds the user accepting inv to its workspace (a user who
-// already belongs keeps their role) and records member.joined, as the
-// user's own change, when they were not a member yet.
-func (s *Service) addMember(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, userID uuid.UUID, inv Invitation) error {
-	n, err := q.MembershipCreateIfAbsent(ctx, tx, dbsqlc.MembershipCreateIfAbsentParams{
-		WorkspaceID: inv.WorkspaceID, UserID: userID, Role: string(inv.Role),
-	})
+// inviterStillAdmin refuses (as a revoked link, 410) an invitation whose
+// inviter is no longer an admin of the workspace: demoting or removing an
+// admin, or deleting their account, revokes what they offered. Demotion
+// and removal also close those invitations (revokeInvitationsBy); this
+// check holds even for one that slipped past.
+func inviterStillAdmin(ctx context.Context, q *dbsqlc.Queries, tx dbsqlc.DBTX, inv Invitation) error {
+	if inv.byOperator {
+		return nil
+	}
+	if inv.inviterID == nil {
+		return &GoneError{State: LinkRevoked}
+	}
+	ok, err := q.InvitationInviterIsAdmin(ctx, tx, dbsqlc.InvitationInviterIsAdminParams{WorkspaceID: inv.WorkspaceID, UserID: *inv.inviterID})
 	if err != nil {
 		return store.InterpretError(err)
 	}
-	if n == 0 {
-		return nil
+	if !ok {
+		return &GoneError{State: LinkRevoked}
 	}
-	return audit.Record(audit.OnBehalfOf(ctx, userID), tx, inv.WorkspaceID, audit.MemberJoined, memberTarget(userID), audit.Changes{
-		"role": audit.Change(nil, string(inv.Role)), "invitation_id": audit.Change(nil, inv.ExternalID()),
-	})
+	return nil
+}
+
+// revokeInvitationsBy closes, in tx, the open invitations userID made in
+// the workspace (they stopped being an admin there).
+func (s *Service) revokeInvitationsBy(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, workspaceID, userID uuid.UUID) error {
+	_, err := q.InvitationRevokeAllByInviter(ctx, tx, dbsqlc.InvitationRevokeAllByInviterParams{WorkspaceID: workspaceID, InvitedBy: &userID, Now: s.now()})
+	return store.InterpretError(err)
 }

@@ -18,7 +18,7 @@ import (
 // join makes u a member of ws the only way there is: admin invites, u accepts.
 func join(t *testing.T, svc *account.Service, ws account.Workspace, admin, u account.User, role account.Role) {
 	t.Helper()
-	inv, err := svc.Invite(context.Background(), ws.ID, admin.ID, u.Email, role)
+	inv, err := svc.Invite(context.Background(), ws.ID, &admin.ID, u.Email, role)
 	if err != nil {
 		t.Fatalf("invite %s: %v", u.Email, err)
 	}
@@ -67,7 +67,7 @@ func TestInviteThenAccept(t *testing.T) {
 	admin, ws := signUp(t, svc, email())
 	bob, _ := signUp(t, svc, email())
 
-	inv, err := svc.Invite(ctx, ws.ID, admin.ID, "  "+strings.ToUpper(bob.Email)+" ", account.RoleMember)
+	inv, err := svc.Invite(ctx, ws.ID, &admin.ID, "  "+strings.ToUpper(bob.Email)+" ", account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,10 +108,10 @@ func TestInviteThenAccept(t *testing.T) {
 		t.Errorf("decline after accepting: %v", err)
 	}
 	// A member cannot be invited again.
-	if _, err := svc.Invite(ctx, ws.ID, admin.ID, bob.Email, account.RoleAdmin); !hasPointer(err, "/email") {
+	if _, err := svc.Invite(ctx, ws.ID, &admin.ID, bob.Email, account.RoleAdmin); !hasPointer(err, "/email") {
 		t.Errorf("inviting a member: %v", err)
 	}
-	if _, err := svc.Invite(ctx, ws.ID, admin.ID, admin.Email, account.RoleAdmin); !hasPointer(err, "/email") {
+	if _, err := svc.Invite(ctx, ws.ID, &admin.ID, admin.Email, account.RoleAdmin); !hasPointer(err, "/email") {
 		t.Errorf("inviting oneself: %v", err)
 	}
 }
@@ -121,10 +121,10 @@ func TestInviteValidation(t *testing.T) {
 	svc, _ := setup(t)
 	ctx := context.Background()
 	admin, ws := signUp(t, svc, email())
-	if _, err := svc.Invite(ctx, ws.ID, admin.ID, "not an address", account.RoleMember); !hasPointer(err, "/email") {
+	if _, err := svc.Invite(ctx, ws.ID, &admin.ID, "not an address", account.RoleMember); !hasPointer(err, "/email") {
 		t.Errorf("bad address: %v", err)
 	}
-	if _, err := svc.Invite(ctx, ws.ID, admin.ID, email(), "owner"); !hasPointer(err, "/role") {
+	if _, err := svc.Invite(ctx, ws.ID, &admin.ID, email(), "owner"); !hasPointer(err, "/role") {
 		t.Errorf("bad role: %v", err)
 	}
 	if got := pendingIn(t, svc, ws); len(got) != 0 {
@@ -141,7 +141,7 @@ func TestInviteAddressWithoutAccount(t *testing.T) {
 	ctx := context.Background()
 	admin, ws := signUp(t, svc, email())
 	addr := email()
-	inv, err := svc.Invite(ctx, ws.ID, admin.ID, addr, account.RoleAdmin)
+	inv, err := svc.Invite(ctx, ws.ID, &admin.ID, addr, account.RoleAdmin)
 	if err != nil || inv.Email != addr {
 		t.Fatalf("invite an address without an account: %+v %v", inv, err)
 	}
@@ -160,7 +160,7 @@ func TestDeclineInvitation(t *testing.T) {
 	ctx := context.Background()
 	admin, ws := signUp(t, svc, email())
 	carol, _ := signUp(t, svc, email())
-	inv, err := svc.Invite(ctx, ws.ID, admin.ID, carol.Email, account.RoleMember)
+	inv, err := svc.Invite(ctx, ws.ID, &admin.ID, carol.Email, account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestDeclineInvitation(t *testing.T) {
 		t.Fatalf("still open after declining: %v %v", ids, emails)
 	}
 	// An admin may invite again after a decline.
-	again, err := svc.Invite(ctx, ws.ID, admin.ID, carol.Email, account.RoleMember)
+	again, err := svc.Invite(ctx, ws.ID, &admin.ID, carol.Email, account.RoleMember)
 	if err != nil || again.ID == inv.ID {
 		t.Fatalf("invite again after a decline: %+v %v", again, err)
 	}
@@ -191,7 +191,7 @@ func TestRevokeInvitation(t *testing.T) {
 	admin, ws := signUp(t, svc, email())
 	_, otherWS := signUp(t, svc, email())
 	dave, _ := signUp(t, svc, email())
-	inv, err := svc.Invite(ctx, ws.ID, admin.ID, dave.Email, account.RoleMember)
+	inv, err := svc.Invite(ctx, ws.ID, &admin.ID, dave.Email, account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestInvitationExpires(t *testing.T) {
 	ctx := context.Background()
 	admin, ws := signUp(t, svc, email())
 	erin, _ := signUp(t, svc, email())
-	inv, err := svc.Invite(ctx, ws.ID, admin.ID, erin.Email, account.RoleMember)
+	inv, err := svc.Invite(ctx, ws.ID, &admin.ID, erin.Email, account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestInvitationIsolation(t *testing.T) {
 	admin, ws := signUp(t, svc, email())
 	bob, _ := signUp(t, svc, email())
 	mallory, malloryWS := signUp(t, svc, email())
-	inv, err := svc.Invite(ctx, ws.ID, admin.ID, bob.Email, account.RoleAdmin)
+	inv, err := svc.Invite(ctx, ws.ID, &admin.ID, bob.Email, account.RoleAdmin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,11 +299,11 @@ func TestInviteAgainReplacesOpenInvitation(t *testing.T) {
 	ctx := context.Background()
 	admin, ws := signUp(t, svc, email())
 	bob, _ := signUp(t, svc, email())
-	first, err := svc.Invite(ctx, ws.ID, admin.ID, bob.Email, account.RoleMember)
+	first, err := svc.Invite(ctx, ws.ID, &admin.ID, bob.Email, account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := svc.Invite(ctx, ws.ID, admin.ID, strings.ToUpper(bob.Email), account.RoleAdmin)
+	second, err := svc.Invite(ctx, ws.ID, &admin.ID, strings.ToUpper(bob.Email), account.RoleAdmin)
 	if err != nil || second.ID == first.ID || second.Role != account.RoleAdmin {
 		t.Fatalf("invite again: %+v %v", second, err)
 	}
@@ -326,7 +326,7 @@ func TestInvitationAnsweredOnce(t *testing.T) {
 	ctx := context.Background()
 	admin, ws := signUp(t, svc, email())
 	bob, _ := signUp(t, svc, email())
-	inv, err := svc.Invite(ctx, ws.ID, admin.ID, bob.Email, account.RoleMember)
+	inv, err := svc.Invite(ctx, ws.ID, &admin.ID, bob.Email, account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,15 +367,15 @@ func TestPendingInvitationsAreBounded(t *testing.T) {
 		if i == 0 {
 			first = addr
 		}
-		if _, err := svc.Invite(ctx, ws.ID, admin.ID, addr, account.RoleMember); err != nil {
+		if _, err := svc.Invite(ctx, ws.ID, &admin.ID, addr, account.RoleMember); err != nil {
 			t.Fatalf("invitation %d: %v", i+1, err)
 		}
 	}
-	if _, err := svc.Invite(ctx, ws.ID, admin.ID, email(), account.RoleMember); !hasPointer(err, "/email") {
+	if _, err := svc.Invite(ctx, ws.ID, &admin.ID, email(), account.RoleMember); !hasPointer(err, "/email") {
 		t.Fatalf("invitation beyond the bound: %v", err)
 	}
 	// Replacing an open invitation does not add one, so it is allowed.
-	if _, err := svc.Invite(ctx, ws.ID, admin.ID, first, account.RoleAdmin); err != nil {
+	if _, err := svc.Invite(ctx, ws.ID, &admin.ID, first, account.RoleAdmin); err != nil {
 		t.Fatalf("re-invite at the bound: %v", err)
 	}
 	if got := pendingIn(t, svc, ws); len(got) != account.MaxPendingInvitations {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
@@ -70,6 +71,12 @@ func (s *Service) SetRole(ctx context.Context, workspaceID, userID uuid.UUID, ro
 		if _, err := q.MembershipSetRole(ctx, tx, dbsqlc.MembershipSetRoleParams{WorkspaceID: workspaceID, UserID: userID, Role: string(role)}); err != nil {
 			return store.InterpretError(err)
 		}
+		if m.Role == RoleAdmin {
+			// A demoted admin's open invitations go with their role.
+			if err := s.revokeInvitationsBy(ctx, q, tx, workspaceID, userID); err != nil {
+				return err
+			}
+		}
 		if err := audit.Record(ctx, tx, workspaceID, audit.MemberRoleChanged, memberTarget(userID), audit.Changes{
 			"role": audit.Change(string(m.Role), string(role)),
 		}); err != nil {
@@ -102,6 +109,9 @@ func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUI
 				return err
 			}
 		}
+		if err := s.revokeInvitationsBy(ctx, q, tx, workspaceID, userID); err != nil {
+			return err
+		}
 		if err := q.MembershipDelete(ctx, tx, dbsqlc.MembershipDeleteParams{WorkspaceID: workspaceID, UserID: userID}); err != nil {
 			return store.InterpretError(err)
 		}
@@ -124,7 +134,9 @@ func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUI
 
 // changeMembership runs change on the locked membership, with the
 // workspace row locked first so that concurrent changes of its admins are
-// serialised and the last-admin rule cannot be raced.
+// serialised and the last-admin rule cannot be raced. The change is
+// published (membership.Changed), so the member's credentials act with
+// the new role from the next request on every instance.
 func (s *Service) changeMembership(ctx context.Context, workspaceID, userID uuid.UUID, change func(*dbsqlc.Queries, pgx.Tx, *Member) error) (Member, error) {
 	var m Member
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
@@ -141,11 +153,15 @@ func (s *Service) changeMembership(ctx context.Context, workspaceID, userID uuid
 			return store.InterpretError(err)
 		}
 		m = Member{UserID: userID, Email: user.Email, Role: Role(row.Role), JoinedAt: row.CreatedAt}
-		return change(q, tx, &m)
+		if err := change(q, tx, &m); err != nil {
+			return err
+		}
+		return membership.Changed(ctx, tx, workspaceID, userID)
 	})
 	if err != nil {
 		return Member{}, err
 	}
+	s.roles.Drop(ctx, workspaceID, userID)
 	return m, nil
 }
 

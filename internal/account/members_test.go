@@ -33,7 +33,7 @@ func setupKeys(t *testing.T) *keysBundle {
 	db := store.NewDB(pool)
 	log := slog.New(slog.DiscardHandler)
 	b := &keysBundle{
-		accounts: account.NewService(db),
+		accounts: account.NewService(db, nil),
 		keys:     apikey.NewService(db, log, []byte("cache key")),
 		remote:   apikey.NewService(db, log, []byte("cache key")),
 	}
@@ -87,7 +87,7 @@ func TestRemoveMemberRevokesTheirKeys(t *testing.T) {
 	ctx := context.Background()
 	admin, ws := b.signUp(t)
 	bob, bobsOwn := b.signUp(t)
-	inv, err := b.accounts.Invite(ctx, ws.ID, admin.ID, bob.Email, account.RoleMember)
+	inv, err := b.accounts.Invite(ctx, ws.ID, &admin.ID, bob.Email, account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}

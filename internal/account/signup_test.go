@@ -20,7 +20,7 @@ import (
 func setupPool(t *testing.T) (*account.Service, *pgxpool.Pool, func(time.Duration)) {
 	t.Helper()
 	pool := testkit.DB(t)
-	svc := account.NewService(store.NewDB(pool))
+	svc := account.NewService(store.NewDB(pool), nil)
 	now := time.Now()
 	var offset time.Duration
 	svc.SetClock(func() time.Time { return now.Add(offset) })

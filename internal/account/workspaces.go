@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -24,7 +25,11 @@ type Workspace struct {
 func (w Workspace) ExternalID() string { return store.FormatID(store.PrefixWorkspace, w.ID) }
 
 // IsAdmin reports whether the viewer administers the workspace.
-func (w Workspace) IsAdmin() bool { return w.Role == RoleAdmin }
+func (w Workspace) IsAdmin() bool { return w.Can(scope.ManageWorkspace) }
+
+// Can reports whether the viewer's role in the workspace allows s: the
+// role table of internal/scope, as the API and MCP ask it.
+func (w Workspace) Can(s scope.Scope) bool { return w.Role.Permits(s) }
 
 // Workspace loads a workspace through userID's membership: a workspace the
 // user does not belong to is store.ErrNotFound, exactly like one that does

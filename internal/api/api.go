@@ -112,6 +112,12 @@ func (a *API) Routes(r chi.Router) {
 		r.With(a.scope(scope.DomainsWrite)).Delete("/domains/{id}", a.handle(a.deleteDomain))
 		r.With(a.scope(scope.DomainsWrite), a.Idempotency.Handler).Post("/domains/{id}/verify", a.handle(a.verifyDomain))
 
+		r.With(a.scope(scope.MembersRead)).Get("/members", a.handle(a.listMembers))
+		r.With(a.scope(scope.MembersWrite)).Patch("/members/{id}", a.handle(a.updateMember))
+		r.With(a.scope(scope.MembersWrite)).Delete("/members/{id}", a.handle(a.deleteMember))
+		r.With(a.scope(scope.MembersWrite)).Get("/invitations", a.handle(a.listInvitations))
+		r.With(a.scope(scope.MembersWrite), a.Idempotency.Handler).Post("/invitations", a.handle(a.createInvitation))
+		r.With(a.scope(scope.MembersWrite)).Delete("/invitations/{id}", a.handle(a.deleteInvitation))
 		r.With(a.scope(scope.AuditRead)).Get("/audit-events", a.handle(a.listAuditEvents))
 	})
 }
@@ -143,6 +149,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		heavy *analytics.BusyError
 		inUse *domain.InUseError
 		unver *domain.NotVerifiedError
+		role  *scope.ForbiddenError
 	)
 	switch {
 	case errors.As(err, &p):
@@ -163,6 +170,10 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		p = problem.New(problem.Conflict, inUse.Error())
 	case errors.Is(err, domain.ErrTaken), errors.Is(err, domain.ErrExists), errors.Is(err, domain.ErrLimit):
 		p = problem.New(problem.Conflict, err.Error())
+	case errors.As(err, &role):
+		p = problem.New(problem.Forbidden, role.Error())
+	case errors.Is(err, account.ErrLastAdmin):
+		p = problem.New(problem.Conflict, "this is the workspace's last admin, who can be neither demoted nor removed: a workspace needs at least one admin; make another member an admin first")
 	case errors.As(err, &heavy):
 		w.Header().Set("Retry-After", strconv.Itoa(heavy.Seconds()))
 		p = problem.New(problem.Unavailable, heavy.Reason)

@@ -59,12 +59,14 @@ func TestOpenAPIIDPatterns(t *testing.T) {
 	t.Parallel()
 	schemas := api.Spec().Components.Schemas
 	for name, prefix := range map[string]store.Prefix{
-		"WorkspaceId": store.PrefixWorkspace,
-		"LinkId":      store.PrefixLink,
-		"ScanId":      store.PrefixScan,
-		"WebhookId":   store.PrefixWebhook,
-		"DeliveryId":  store.PrefixDelivery,
-		"EventId":     store.PrefixEvent,
+		"WorkspaceId":  store.PrefixWorkspace,
+		"LinkId":       store.PrefixLink,
+		"ScanId":       store.PrefixScan,
+		"WebhookId":    store.PrefixWebhook,
+		"DeliveryId":   store.PrefixDelivery,
+		"EventId":      store.PrefixEvent,
+		"UserId":       store.PrefixUser,
+		"InvitationId": store.PrefixInvitation,
 	} {
 		re := regexp.MustCompile(schemas[name].Value.Pattern)
 		for range 2000 {
@@ -146,7 +148,13 @@ func TestOpenAPIOperations(t *testing.T) {
 		"DELETE /domains/{id}":      "deleteDomain",
 		"POST /domains/{id}/verify": "verifyDomain",
 
-		"GET /audit-events": "listAuditEvents",
+		"GET /members":             "listMembers",
+		"PATCH /members/{id}":      "updateMember",
+		"DELETE /members/{id}":     "removeMember",
+		"GET /invitations":         "listInvitations",
+		"POST /invitations":        "createInvitation",
+		"DELETE /invitations/{id}": "revokeInvitation",
+		"GET /audit-events":        "listAuditEvents",
 	}
 	got := map[string]string{}
 	for path, item := range doc.Paths.Map() {

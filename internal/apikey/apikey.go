@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,11 +18,13 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/validate"
 )
 
 // RevokedChannel is the NOTIFY channel carrying the public id of each
@@ -38,9 +41,13 @@ var ErrInvalid = errors.New("invalid API key")
 
 // Key is an API key without its secret.
 type Key struct {
-	ID                 uuid.UUID
-	WorkspaceID        uuid.UUID
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	// CreatedBy is the key's owner: it acts as this user, at their role
+	// now. Nil for a key made by an operator command (Operator), which acts
+	// as an admin, or whose owner's account is gone (it then acts as nobody).
 	CreatedBy          *uuid.UUID
+	Operator           bool
 	Name               string
 	PublicID           string
 	Scopes             []scope.Scope
@@ -81,11 +88,18 @@ func (s *Service) Subscribe(l *notify.Listener) {
 
 // Create mints a key and returns it with its token, which is never
 // retrievable again. createdBy is nil for keys made by operator commands.
-// Hashing the token can fail with secrethash.ErrBusy.
+// A user's key may hold only scopes their role allows now (a
+// validate.Errors at /scopes otherwise; a *scope.ForbiddenError for a user
+// who is not a member). Hashing the token can fail with secrethash.ErrBusy.
 func (s *Service) Create(ctx context.Context, workspaceID uuid.UUID, createdBy *uuid.UUID, in CreateInput) (Key, string, error) {
 	p, err := in.validate()
 	if err != nil {
 		return Key{}, "", err
+	}
+	if createdBy != nil {
+		if err := CheckOwnerScopes(ctx, s.db, workspaceID, *createdBy, p.scopes); err != nil {
+			return Key{}, "", err
+		}
 	}
 	token, publicID := newToken()
 	hash, err := secrethash.Hash(ctx, token)
@@ -103,6 +117,7 @@ func (s *Service) Create(ctx context.Context, workspaceID uuid.UUID, createdBy *
 			ID: store.NewID(), WorkspaceID: workspaceID, CreatedBy: createdBy,
 			Name: p.name, PublicID: publicID, SecretHash: hash,
 			Scopes: scope.Strings(p.scopes), RateLimitPerMinute: int32(p.rateLimit), IPAllowlist: allow,
+			Operator: createdBy == nil,
 		})
 		if err != nil {
 			return store.InterpretError(err)
@@ -271,7 +286,7 @@ func (s *Service) maybeTouch(e *entry) {
 
 func fromRow(r dbsqlc.APIKey) Key {
 	k := Key{
-		ID: r.ID, WorkspaceID: r.WorkspaceID, CreatedBy: r.CreatedBy, Name: r.Name, PublicID: r.PublicID,
+		ID: r.ID, WorkspaceID: r.WorkspaceID, CreatedBy: r.CreatedBy, Operator: r.Operator, Name: r.Name, PublicID: r.PublicID,
 		RateLimitPerMinute: int(r.RateLimitPerMinute), CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt,
 	}
 	for _, sc := range r.Scopes {
@@ -283,4 +298,38 @@ func fromRow(r dbsqlc.APIKey) Key {
 		}
 	}
 	return k
+}
+
+// CheckOwnerScopes refuses scopes beyond what the user's role in the
+// workspace allows now, read from db: a member cannot mint (or have an app
+// granted) an admin-only scope. The refusal is a validate.Errors at
+// /scopes naming the withheld scopes; a user who is not a member is a
+// *scope.ForbiddenError. API keys and OAuth clients share it.
+func CheckOwnerScopes(ctx context.Context, db *store.DB, workspaceID, userID uuid.UUID, want []scope.Scope) error {
+	role, err := membership.RoleIn(ctx, db, workspaceID, userID)
+	if err != nil {
+		return err
+	}
+	if role == "" {
+		return &scope.ForbiddenError{Role: role}
+	}
+	var withheld []string
+	for _, sc := range want {
+		if !role.Permits(sc) {
+			withheld = append(withheld, string(sc))
+		}
+	}
+	if len(withheld) > 0 {
+		var errs validate.Errors
+		errs.Add("/scopes", strings.Join(withheld, ", ")+" "+plural(len(withheld), "is", "are")+" for admins only; you are a "+string(role)+" of this workspace")
+		return errs
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/linkimport"
 	"github.com/linkqr/linkqr/internal/mail"
+	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/metrics"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/oauth"
@@ -78,8 +79,10 @@ type App struct {
 	// /readyz says not ready.
 	Database *dbhealth.Monitor
 
-	Keys      *apikey.Service
-	Accounts  *account.Service
+	Keys     *apikey.Service
+	Accounts *account.Service
+	// Roles caches what each credential's owner is in each workspace.
+	Roles     *membership.Roles
 	Links     *link.Service
 	Redirects *redirect.Handler
 	// visitorHasher is the scans' daily visitor hash, shared by the
@@ -277,6 +280,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		return nil, err
 	}
 	db := store.NewDB(pool)
+	roles := membership.NewRoles(db)
 	// The redirect's pools connect directly to the primary, bypassing
 	// PgBouncer: they hold their few connections all the time, so pooling
 	// saves nothing, and while PostgreSQL is down a direct connection fails
@@ -303,7 +307,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		direct:    direct,
 		Metrics:   metrics.New(),
 		Keys:      apikey.NewService(db, log, config.DeriveKey(cfg.SecretKey, "api-key-cache")),
-		Accounts:  account.NewService(db),
+		Roles:     roles,
+		Accounts:  account.NewService(db, roles),
 		QR:        qrserve.New(qrserve.Config{}),
 		cluster:   cluster,
 		problems:  problem.Writer{BaseURL: cfg.BaseURL.String()},
@@ -331,6 +336,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	}
 	a.ownPools = own
 	a.Keys.Subscribe(a.listener)
+	a.Roles.Subscribe(a.listener)
 	a.Accounts.KeysRevoked = a.Keys.Invalidate
 	a.Accounts.SetBaseURL(cfg.BaseURL.String())
 	if a.Mail, err = mail.NewOutbox(cfg.SMTP.Enabled(), config.DeriveKey(cfg.SecretKey, "mail-jobs")); err != nil {

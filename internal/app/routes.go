@@ -184,6 +184,7 @@ func (a *App) apiV1(reports *analytics.Reports) *api.API {
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Auth: &auth.Authenticator{
 			Keys:     a.Keys,
+			Roles:    a.Roles,
 			OAuth:    a.OAuth,
 			Problems: a.problems,
 			ClientIP: clientip.Resolver{Trusted: a.Config.TrustedProxies},

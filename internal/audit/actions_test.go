@@ -96,7 +96,7 @@ func (r *rig) newUser(t *testing.T) testkit.Tenant { return testkit.NewTenant(t,
 func (r *rig) member(t *testing.T) testkit.Tenant {
 	t.Helper()
 	u := r.newUser(t)
-	inv, err := r.app.Accounts.Invite(r.setup, r.ws, r.tenant.UserID, u.Email, account.RoleMember)
+	inv, err := r.app.Accounts.Invite(r.setup, r.ws, &r.tenant.UserID, u.Email, account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func changes() []change {
 			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
 				email := fmt.Sprintf("invitee%d-%s@example.com", n, r.ws.String()[:8])
 				return func(ctx context.Context) error {
-						_, err := r.app.Accounts.Invite(ctx, r.ws, r.tenant.UserID, email, account.RoleMember)
+						_, err := r.app.Accounts.Invite(ctx, r.ws, &r.tenant.UserID, email, account.RoleMember)
 						return err
 					}, func() bool {
 						return r.scalar(t, "SELECT count(*) FROM invitations WHERE workspace_id = $1 AND email = $2", r.ws, email) == 1
@@ -348,7 +348,7 @@ func changes() []change {
 		{action: audit.MemberJoined, target: "member", asSystem: true, wantType: audit.ActorUser, changes: []string{"role"},
 			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
 				u := r.newUser(t)
-				inv, err := r.app.Accounts.Invite(r.setup, r.ws, r.tenant.UserID, u.Email, account.RoleMember)
+				inv, err := r.app.Accounts.Invite(r.setup, r.ws, &r.tenant.UserID, u.Email, account.RoleMember)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -381,7 +381,7 @@ func changes() []change {
 			}},
 		{action: audit.InvitationRevoked, target: "invitation",
 			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
-				inv, err := r.app.Accounts.Invite(r.setup, r.ws, r.tenant.UserID, fmt.Sprintf("revoked%d-%s@example.com", n, r.ws.String()[:8]), account.RoleMember)
+				inv, err := r.app.Accounts.Invite(r.setup, r.ws, &r.tenant.UserID, fmt.Sprintf("revoked%d-%s@example.com", n, r.ws.String()[:8]), account.RoleMember)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -17,16 +17,30 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/clientip"
+	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
+	"github.com/linkqr/linkqr/internal/store"
 )
 
 // Principal is who a request acts as.
 type Principal struct {
-	WorkspaceID        uuid.UUID
+	WorkspaceID uuid.UUID
+	// UserID is the user the credential belongs to (who minted the key or
+	// gave the grant); nil for credentials made by operator commands, which
+	// act as an admin.
+	UserID *uuid.UUID
+	// Role is what the owner is in the workspace now (admin for operator
+	// credentials).
+	Role scope.Role
+	// Granted is what the credential was given when it was made.
+	Granted []scope.Scope
+	// Scopes is what it may do now: Granted ∩ what Role allows. Every
+	// check reads it, so the role table decides every request.
 	Scopes             []scope.Scope
 	CredentialID       string // "key_…" (or "cli_…" for OAuth clients)
 	RateLimitPerMinute int
@@ -50,6 +64,8 @@ func WithPrincipal(ctx context.Context, p *Principal) context.Context {
 // Authenticator is the bearer-token middleware of /api/v1.
 type Authenticator struct {
 	Keys *apikey.Service
+	// Roles answers what a credential's owner is in the workspace now.
+	Roles *membership.Roles
 	// OAuth verifies JWT access tokens; nil accepts API keys only.
 	OAuth    *oauth.Service
 	Problems problem.Writer
@@ -99,7 +115,8 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 			a.Problems.Write(w, r, problem.New(problem.IPNotAllowed, "requests from "+p.ClientIP.String()+" are not allowed for this credential"))
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
+		ctx := audit.WithActor(WithPrincipal(r.Context(), p), p.actor(r))
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -132,10 +149,17 @@ func (a *Authenticator) principal(ctx context.Context, token string) (*Principal
 		if acc.Resource == oauth.ResourceMCP && !forMCP(ctx) {
 			return nil, oauth.ErrInvalidToken // an MCP token, outside MCP
 		}
-		return &Principal{
-			WorkspaceID: acc.WorkspaceID, Scopes: acc.Scopes, CredentialID: acc.CredentialID,
+		p := &Principal{
+			WorkspaceID: acc.WorkspaceID, UserID: acc.UserID, Granted: acc.Scopes, CredentialID: acc.CredentialID,
 			RateLimitPerMinute: acc.RateLimitPerMinute, IPAllowlist: acc.IPAllowlist,
-		}, nil
+		}
+		if err := a.bind(ctx, p, acc.Operator); err != nil {
+			if errors.Is(err, errNoOwner) {
+				return nil, oauth.ErrInvalidToken
+			}
+			return nil, err
+		}
+		return p, nil
 	}
 	if !apikey.IsToken(token) {
 		return nil, apikey.ErrInvalid
@@ -144,10 +168,71 @@ func (a *Authenticator) principal(ctx context.Context, token string) (*Principal
 	if err != nil {
 		return nil, err
 	}
-	return &Principal{
-		WorkspaceID: k.WorkspaceID, Scopes: k.Scopes, CredentialID: k.ExternalID(),
+	p := &Principal{
+		WorkspaceID: k.WorkspaceID, UserID: k.CreatedBy, Granted: k.Scopes, CredentialID: k.ExternalID(),
 		RateLimitPerMinute: k.RateLimitPerMinute, IPAllowlist: k.IPAllowlist,
-	}, nil
+	}
+	if err := a.bind(ctx, p, k.Operator); err != nil {
+		if errors.Is(err, errNoOwner) {
+			return nil, apikey.ErrInvalid
+		}
+		return nil, err
+	}
+	return p, nil
+}
+
+// errNoOwner: the credential's owner is no member of the workspace any
+// more (or their account is gone). Such credentials were revoked with the
+// membership; this refuses any that slipped past, as unknown.
+var errNoOwner = errors.New("the credential's owner is not a member of the workspace")
+
+// bind sets the principal's role — its owner's role in the workspace now,
+// or admin for an operator's credential — and so what it may do now:
+// Granted ∩ the role's scopes. This is the one place where the role table
+// meets a bearer credential; the API, MCP and OAuth tokens all pass here.
+func (a *Authenticator) bind(ctx context.Context, p *Principal, operator bool) error {
+	switch {
+	case operator:
+		p.UserID, p.Role = nil, scope.RoleAdmin
+	case p.UserID == nil:
+		return errNoOwner
+	default:
+		role, err := a.Roles.Role(ctx, p.WorkspaceID, *p.UserID)
+		if err != nil {
+			return err
+		}
+		if role == "" {
+			return errNoOwner
+		}
+		p.Role = role
+	}
+	p.Scopes = scope.Intersect(p.Granted, p.Role)
+	return nil
+}
+
+// Check answers whether the principal may use scope s now: nil, or the
+// problem to answer — insufficient-scope when the credential was never
+// given s, forbidden when its owner's role does not allow s (any more).
+func (p *Principal) Check(s scope.Scope) *problem.Problem {
+	if p != nil && scope.Has(p.Scopes, s) {
+		return nil
+	}
+	if p != nil && scope.Has(p.Granted, s) {
+		return problem.New(problem.Forbidden, "this needs the admin role ("+string(s)+"); the credential's owner is a "+string(p.Role)+" of this workspace")
+	}
+	pr := problem.New(problem.InsufficientScope, "this operation requires the "+string(s)+" scope")
+	pr.RequiredScope = string(s)
+	return pr
+}
+
+// actor is who the request acts as, for the audit log.
+func (p *Principal) actor(r *http.Request) audit.Actor {
+	a := audit.Actor{Type: audit.ActorAPIKey, ID: p.CredentialID, UserID: p.UserID, IP: p.ClientIP, UserAgent: r.UserAgent()}
+	if strings.HasPrefix(p.CredentialID, string(store.PrefixOAuthClient)+"_") {
+		a.Type = audit.ActorOAuthClient
+		a.ID, _, _ = strings.Cut(p.CredentialID, ":") // a partner's budget is per workspace
+	}
+	return a
 }
 
 // RateLimitSubject is the budget a request draws from: its credential, at
@@ -176,15 +261,16 @@ func bearerToken(r *http.Request) (token string, sent bool) {
 	return strings.TrimSpace(tok), true
 }
 
-// RequireScope answers 403 insufficient-scope unless the principal holds s.
+// RequireScope answers 403 unless the principal may use s now
+// (Principal.Check): insufficient-scope, with WWW-Authenticate, when the
+// credential lacks s; forbidden when its owner's role does not allow it.
 func RequireScope(pw problem.Writer, s scope.Scope) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			p := FromContext(r.Context())
-			if p == nil || !scope.Has(p.Scopes, s) {
-				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+string(s)+`"`)
-				pr := problem.New(problem.InsufficientScope, "this operation requires the "+string(s)+" scope")
-				pr.RequiredScope = string(s)
+			if pr := FromContext(r.Context()).Check(s); pr != nil {
+				if pr.Type == problem.InsufficientScope {
+					w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+string(s)+`"`)
+				}
 				pw.Write(w, r, pr)
 				return
 			}

@@ -56,7 +56,7 @@ func BenchmarkAuthJWTFirstSight(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a := &auth.Authenticator{Keys: srv.App.Keys, OAuth: srv.App.OAuth, Problems: problem.Writer{BaseURL: srv.URL}, ClientIP: clientip.Resolver{}, Log: testkit.Logger(b)}
+	a := &auth.Authenticator{Keys: srv.App.Keys, Roles: srv.App.Roles, OAuth: srv.App.OAuth, Problems: problem.Writer{BaseURL: srv.URL}, ClientIP: clientip.Resolver{}, Log: testkit.Logger(b)}
 	ok := 0
 	h := a.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { ok++ }))
 	tok, err := srv.App.OAuth.ClientCredentials(ctx, oauth.ClientAuth{ClientID: c.ExternalID(), Secret: secret, HasSecret: true}, "", nil)
@@ -92,7 +92,7 @@ func BenchmarkAuthJWTFirstSight(b *testing.B) {
 }
 
 func benchAuth(b *testing.B, srv *testkit.Server, token string) {
-	a := &auth.Authenticator{Keys: srv.App.Keys, OAuth: srv.App.OAuth, Problems: problem.Writer{BaseURL: srv.URL}, ClientIP: clientip.Resolver{}, Log: testkit.Logger(b)}
+	a := &auth.Authenticator{Keys: srv.App.Keys, Roles: srv.App.Roles, OAuth: srv.App.OAuth, Problems: problem.Writer{BaseURL: srv.URL}, ClientIP: clientip.Resolver{}, Log: testkit.Logger(b)}
 	ok := 0
 	h := a.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if auth.FromContext(r.Context()) != nil {

@@ -3,11 +3,13 @@ package erasure
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -89,7 +91,8 @@ func (s *Service) DeleteAccount(ctx context.Context, userID uuid.UUID) (deleted 
 }
 
 // revokeMemberships revokes what the user holds in the workspaces they
-// stay a (former) member of.
+// stay a (former) member of: keys, OAuth clients and grants, and the
+// invitations they made.
 func revokeMemberships(ctx context.Context, tx pgx.Tx, userID uuid.UUID, rev Revoked) (Revoked, error) {
 	rows, err := dbsqlc.New().WorkspaceListForUser(ctx, tx, userID)
 	if err != nil {
@@ -102,6 +105,14 @@ func revokeMemberships(ctx context.Context, tx pgx.Tx, userID uuid.UUID, rev Rev
 		}
 		payloads, err := oauth.RevokeAllOfMember(ctx, tx, w.ID, userID)
 		if err != nil {
+			return rev, err
+		}
+		// What they offered as an admin goes with them, and every
+		// instance forgets their role there.
+		if _, err := dbsqlc.New().InvitationRevokeAllByInviter(ctx, tx, dbsqlc.InvitationRevokeAllByInviterParams{WorkspaceID: w.ID, InvitedBy: &userID, Now: time.Now()}); err != nil {
+			return rev, store.InterpretError(err)
+		}
+		if err := membership.Changed(ctx, tx, w.ID, userID); err != nil {
 			return rev, err
 		}
 		rev = merge(rev, Revoked{KeyIDs: keys, OAuth: payloads})

@@ -145,17 +145,22 @@ func setUp(t *testing.T) env {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := srv.App.Accounts.Invite(ctx, tn.WorkspaceID, tn.UserID, "invitee@example.com", account.RoleMember); err != nil {
+	open, err := srv.App.Accounts.Invite(ctx, tn.WorkspaceID, &tn.UserID, "invitee@example.com", account.RoleMember)
+	if err != nil {
 		t.Fatal(err)
 	}
 	member := testkit.NewTenant(t, srv.Pool)
-	inv, err := srv.App.Accounts.Invite(ctx, tn.WorkspaceID, tn.UserID, member.Email, account.RoleMember)
+	inv, err := srv.App.Accounts.Invite(ctx, tn.WorkspaceID, &tn.UserID, member.Email, account.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := srv.App.Accounts.AcceptInvitation(ctx, member.UserID, inv.ID); err != nil {
 		t.Fatal(err)
 	}
+	// The members API's ids: the member (never the tenant, the last admin)
+	// and the open invitation.
+	e.known.IDs["usr"] = store.FormatID(store.PrefixUser, member.UserID)
+	e.known.IDs["inv"] = open.ExternalID()
 	// A partner app the tenant authorized, for Settings → Authorized apps
 	// (the grant written as the code's redemption writes it).
 	partner, _, err := srv.App.OAuth.CreateClient(ctx, oauth.CreateInput{
@@ -170,7 +175,7 @@ func setUp(t *testing.T) env {
 		t.Fatal(err)
 	}
 	// And an invitation to the tenant, which puts /w/invitations in the nav.
-	if _, err := srv.App.Accounts.Invite(ctx, member.WorkspaceID, member.UserID, tn.Email, account.RoleMember); err != nil {
+	if _, err := srv.App.Accounts.Invite(ctx, member.WorkspaceID, &member.UserID, tn.Email, account.RoleMember); err != nil {
 		t.Fatal(err)
 	}
 	e.browser = signIn(t, srv, tn)

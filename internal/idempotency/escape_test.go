@@ -58,7 +58,7 @@ func TestServiceWritesStayInTheKeysTransaction(t *testing.T) {
 			if err := pool.QueryRow(ctx, "SELECT id FROM users LIMIT 1").Scan(&user); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := account.NewService(db).NewWorkspace(ctx, user, "Escaped"); err != nil {
+			if _, err := account.NewService(db, nil).NewWorkspace(ctx, user, "Escaped"); err != nil {
 				t.Fatal(err)
 			}
 			if len(changed) != 0 {

@@ -16,9 +16,12 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/mcp"
 	"github.com/linkqr/linkqr/internal/oauth"
+	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -126,6 +129,9 @@ func TestToolsFollowScopes(t *testing.T) {
 		{[]string{"webhooks:read"}, []string{"get_workspace", "list_webhook_deliveries", "list_webhooks"}},
 		{[]string{"webhooks:write"}, []string{"create_webhook", "delete_webhook", "get_workspace", "rotate_webhook_secret", "test_webhook", "update_webhook"}},
 		{[]string{"domains:write"}, []string{"get_workspace"}},
+		{[]string{"members:read"}, []string{"get_workspace", "list_members"}},
+		{[]string{"members:write"}, []string{"create_invitation", "get_workspace", "list_invitations", "remove_member", "revoke_invitation", "update_member_role"}},
+		{[]string{"audit:read"}, []string{"get_workspace"}},
 	} {
 		got := toolNames(t, connect(t, srv, srv.APIKey(t, tn.WorkspaceID, c.scopes...)))
 		if !slices.Equal(got, c.want) {
@@ -144,7 +150,7 @@ func TestListTools(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
 	tn := testkit.NewTenant(t, srv.Pool)
-	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID))
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, scope.Strings(scope.All)...))
 	res, err := s.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -166,9 +172,10 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s: input schema %s", tool.Name, schema)
 		}
 	}
-	want := []string{"create_link", "create_links", "create_webhook", "delete_link", "delete_link_qr_design", "delete_webhook", "get_link", "get_link_analytics", "get_link_qr", "get_links_qr_zip",
-		"get_qr_design", "get_workspace", "list_domains", "list_link_scans", "list_links", "list_webhook_deliveries", "list_webhooks", "pause_link",
-		"repoint_link", "resume_link", "rotate_webhook_secret", "search_links", "set_link_destinations", "set_qr_design", "test_webhook", "update_link", "update_webhook"}
+	want := []string{"create_invitation", "create_link", "create_links", "create_webhook", "delete_link", "delete_link_qr_design", "delete_webhook", "get_link", "get_link_analytics", "get_link_qr", "get_links_qr_zip",
+		"get_qr_design", "get_workspace", "list_domains", "list_invitations", "list_link_scans", "list_links", "list_members", "list_webhook_deliveries", "list_webhooks", "pause_link",
+		"remove_member", "repoint_link", "resume_link", "revoke_invitation", "rotate_webhook_secret", "search_links", "set_link_destinations", "set_qr_design", "test_webhook",
+		"update_link", "update_member_role", "update_webhook"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
@@ -733,7 +740,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 		doc := testkit.JSON(t, testkit.Get(t, srv.URL+p, nil), http.StatusOK)
 		servers, _ := doc["authorization_servers"].([]any)
 		scopes, _ := doc["scopes_supported"].([]any)
-		if doc["resource"] != resource || len(servers) != 1 || servers[0] != srv.URL || len(scopes) != 7 {
+		if doc["resource"] != resource || len(servers) != 1 || servers[0] != srv.URL || len(scopes) != len(scope.All) {
 			t.Errorf("%s: %v", p, doc)
 		}
 	}
@@ -799,7 +806,8 @@ func TestOutputSchemas(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
 	tn := testkit.NewTenant(t, srv.Pool)
-	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID))
+	member := srv.AddMember(t, tn, account.RoleMember)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, scope.Strings(scope.All)...))
 	res, err := s.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -859,7 +867,150 @@ func TestOutputSchemas(t *testing.T) {
 	check("list_domains", nil)
 	check("delete_webhook", map[string]any{"webhook_id": hook["id"]})
 	check("delete_link", map[string]any{"id": link["id"]})
+	memberID := store.FormatID(store.PrefixUser, member.UserID)
+	check("list_members", nil)
+	check("update_member_role", map[string]any{"user_id": memberID, "role": "admin"})
+	inv := check("create_invitation", map[string]any{"email": "schema@example.com", "role": "member"})
+	check("list_invitations", nil)
+	check("revoke_invitation", map[string]any{"invitation_id": inv["id"]})
+	check("remove_member", map[string]any{"user_id": memberID})
+	if p := check("remove_member", map[string]any{"user_id": memberID}); p["status"] != float64(404) {
+		t.Errorf("remove_member twice: %v", p)
+	}
 	if p := check("get_link", map[string]any{"id": link["id"]}); p["status"] != float64(404) {
 		t.Errorf("a tool error: %v", p)
+	}
+}
+
+// TestMemberTools: the members and invitations tools act on the
+// credential's workspace only, with the API's rules: the last admin stays,
+// an accept link is shown once, another workspace's ids are not found.
+func TestMemberTools(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn, other := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
+	member := srv.AddMember(t, tn, account.RoleMember)
+	otherMember := srv.AddMember(t, other, account.RoleMember)
+	adminID, memberID := store.FormatID(store.PrefixUser, tn.UserID), store.FormatID(store.PrefixUser, member.UserID)
+	otherMemberID := store.FormatID(store.PrefixUser, otherMember.UserID)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "members:read", "members:write"))
+
+	list := ok(t, callTool(t, s, "list_members", map[string]any{"limit": 1}))
+	data := list["data"].([]any)
+	if len(data) != 1 || data[0].(map[string]any)["user_id"] != memberID || list["has_more"] != true {
+		t.Fatalf("list_members, first page %v", list)
+	}
+	rest := ok(t, callTool(t, s, "list_members", map[string]any{"cursor": list["next_cursor"]}))
+	if data := rest["data"].([]any); len(data) != 1 || data[0].(map[string]any)["user_id"] != adminID || data[0].(map[string]any)["role"] != "admin" {
+		t.Errorf("list_members, second page %v", rest)
+	}
+
+	promoted := ok(t, callTool(t, s, "update_member_role", map[string]any{"user_id": memberID, "role": "admin"}))
+	if promoted["object"] != "member" || promoted["role"] != "admin" || promoted["email"] != member.Email {
+		t.Errorf("update_member_role %v", promoted)
+	}
+	ok(t, callTool(t, s, "update_member_role", map[string]any{"user_id": memberID, "role": "member"}))
+	res := callTool(t, s, "update_member_role", map[string]any{"user_id": adminID, "role": "member"})
+	if p := structured(t, res); !res.IsError || p["status"] != float64(409) || !strings.Contains(text(res), "last admin") {
+		t.Errorf("demoting the last admin: %s", text(res))
+	}
+	res = callTool(t, s, "update_member_role", map[string]any{"user_id": memberID, "role": "owner"})
+	if !res.IsError || !strings.Contains(text(res), "role") {
+		t.Errorf("a bad role: %s", text(res))
+	}
+	for _, name := range []string{"update_member_role", "remove_member"} {
+		res := callTool(t, s, name, map[string]any{"user_id": otherMemberID, "role": "admin"})
+		if name == "remove_member" {
+			res = callTool(t, s, name, map[string]any{"user_id": otherMemberID})
+		}
+		if p := structured(t, res); !res.IsError || p["status"] != float64(404) {
+			t.Errorf("%s on another workspace's member: %s", name, text(res))
+		}
+	}
+
+	inv := ok(t, callTool(t, s, "create_invitation", map[string]any{"email": "Grace@Example.com", "role": "admin", "idempotency_key": "mcp-invite"}))
+	link, _ := inv["accept_url"].(string)
+	if inv["object"] != "invitation" || inv["email"] != "grace@example.com" || inv["role"] != "admin" || !strings.HasPrefix(link, srv.URL+"/invitations/") {
+		t.Fatalf("create_invitation %v", inv)
+	}
+	if again := ok(t, callTool(t, s, "create_invitation", map[string]any{"email": "Grace@Example.com", "role": "admin", "idempotency_key": "mcp-invite"})); again["id"] != inv["id"] {
+		t.Errorf("create_invitation with the same key made %v", again)
+	}
+	invs := ok(t, callTool(t, s, "list_invitations", nil))
+	if data := invs["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != inv["id"] || data[0].(map[string]any)["accept_url"] != nil {
+		t.Errorf("list_invitations %v", invs)
+	}
+	otherInv := testkit.JSON(t, srv.Do(t, "POST", "/api/v1/invitations", srv.APIKey(t, other.WorkspaceID, "members:write"), `{"email":"x@example.com","role":"member"}`), 201)
+	if res := callTool(t, s, "revoke_invitation", map[string]any{"invitation_id": otherInv["id"]}); !res.IsError || structured(t, res)["status"] != float64(404) {
+		t.Errorf("revoke_invitation of another workspace's: %s", text(res))
+	}
+	if res := callTool(t, s, "revoke_invitation", map[string]any{"invitation_id": inv["id"]}); res.IsError {
+		t.Errorf("revoke_invitation %s", text(res))
+	}
+	if invs := ok(t, callTool(t, s, "list_invitations", nil)); len(invs["data"].([]any)) != 0 {
+		t.Errorf("after revoking %v", invs)
+	}
+
+	if res := callTool(t, s, "remove_member", map[string]any{"user_id": memberID}); res.IsError {
+		t.Errorf("remove_member %s", text(res))
+	}
+	res = callTool(t, s, "remove_member", map[string]any{"user_id": adminID})
+	if p := structured(t, res); !res.IsError || p["status"] != float64(409) {
+		t.Errorf("removing the last admin: %s", text(res))
+	}
+	if list := ok(t, callTool(t, s, "list_members", nil)); len(list["data"].([]any)) != 1 {
+		t.Errorf("members after removal %v", list)
+	}
+	// The other workspace is as it was.
+	if got := testkit.JSON(t, srv.Do(t, "GET", "/api/v1/members", srv.APIKey(t, other.WorkspaceID, "members:read"), ""), 200); len(got["data"].([]any)) != 2 {
+		t.Errorf("the other workspace's members %v", got)
+	}
+	// members:read alone lists, and is not offered the rest.
+	if names := toolNames(t, connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "members:read"))); slices.Contains(names, "create_invitation") || !slices.Contains(names, "list_members") {
+		t.Errorf("a members:read key is shown %v", names)
+	}
+}
+
+// A member's credential is offered exactly the tools whose scope the
+// member role allows, whatever its key was granted (here every scope,
+// minted while its owner was an admin), and calling an admin's tool fails
+// as an unknown one; an admin's sees every tool.
+func TestToolsFollowTheOwnersRole(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	ctx := context.Background()
+	admin, member := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
+	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, &admin.UserID, member.Email, account.RoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.App.Accounts.AcceptInvitation(ctx, member.UserID, inv.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, memberKey, err := srv.App.Keys.Create(ctx, admin.WorkspaceID, &member.UserID, apikey.CreateInput{Name: "all", Scopes: scope.Strings(scope.All)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allTools := toolNames(t, connect(t, srv, srv.APIKey(t, admin.WorkspaceID, scope.Strings(scope.All)...)))
+	if _, err := srv.App.Accounts.SetRole(ctx, admin.WorkspaceID, member.UserID, account.RoleMember); err != nil {
+		t.Fatal(err)
+	}
+	s := connect(t, srv, memberKey)
+	got := toolNames(t, s)
+	var want []string
+	for _, name := range allTools {
+		if need, _ := mcp.ToolScope(name); need == "" || scope.RoleMember.Permits(need) {
+			want = append(want, name)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("a member's tools %v, want %v", got, want)
+	}
+	if len(want) == len(allTools) {
+		t.Fatalf("no tool is for admins only: %v", allTools)
+	}
+	res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "list_webhooks", Arguments: map[string]any{}})
+	if err == nil && !res.IsError {
+		t.Errorf("a member called list_webhooks: %v", structured(t, res))
 	}
 }

@@ -42,6 +42,12 @@ var toolOutputs = map[string]string{
 	"list_webhook_deliveries": "DeliveryList",
 	"list_domains":            "DomainList",
 	"list_audit_events":       "AuditEventList",
+	"list_members":            "MemberList",
+	"update_member_role":      "Member",
+	"remove_member":           doneSchema,
+	"list_invitations":        "InvitationList",
+	"create_invitation":       "InvitationWithAcceptUrl",
+	"revoke_invitation":       doneSchema,
 }
 
 // doneSchema stands for the answer of a tool whose API call has no body

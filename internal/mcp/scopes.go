@@ -49,6 +49,12 @@ var toolScopes = map[string]scope.Scope{
 	"list_webhook_deliveries": scope.WebhooksRead,
 	"list_domains":            scope.DomainsRead,
 	"list_audit_events":       scope.AuditRead,
+	"list_members":            scope.MembersRead,
+	"update_member_role":      scope.MembersWrite,
+	"remove_member":           scope.MembersWrite,
+	"list_invitations":        scope.MembersWrite,
+	"create_invitation":       scope.MembersWrite,
+	"revoke_invitation":       scope.MembersWrite,
 }
 
 // ToolScope returns the scope a tool needs ("" for any credential) and

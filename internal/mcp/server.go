@@ -119,12 +119,13 @@ func newServer(d *dispatcher, log *slog.Logger) *sdk.Server {
 	addWebhookTools(server, d)
 	addDomainTools(server, d)
 	addAuditTools(server, d)
+	addMemberTools(server, d)
 	return server
 }
 
 const instructions = `linkqr manages dynamic short links and their QR codes in one workspace (the one the bearer credential belongs to).
 A link has a short code and a short_url that is printed as a QR code; re-pointing changes where the short_url redirects without reprinting.
-IDs are opaque strings: links "lnk_…", webhooks "whk_…", deliveries "dlv_…". Lists are newest first and paged: pass next_cursor back as cursor while has_more is true.
+IDs are opaque strings: links "lnk_…", webhooks "whk_…", deliveries "dlv_…", users "usr_…", invitations "inv_…". Lists are newest first and paged: pass next_cursor back as cursor while has_more is true.
 Every tool needs a scope on the credential (named in its description); only the tools this credential's scopes allow are listed.
 Tool errors are RFC 9457 problem documents: read "detail" and, for validation-failed, "errors" (JSON pointers to the offending fields).`
 

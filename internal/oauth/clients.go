@@ -46,6 +46,10 @@ type Client struct {
 	// Dynamic marks a client that registered itself (RFC 7591, POST
 	// /oauth/register): public, and its name is unverified.
 	Dynamic bool
+	// Operator marks a client-credentials client made by an operator
+	// command: it acts as an admin. Any other acts as CreatedBy, at that
+	// user's role now, and as nobody once CreatedBy is gone.
+	Operator bool
 
 	secretHash string
 }
@@ -58,7 +62,7 @@ func (c *Client) ExternalID() string { return store.FormatID(store.PrefixOAuthCl
 type CreateInput struct {
 	GrantType          string
 	WorkspaceID        *uuid.UUID // required for client_credentials, absent otherwise
-	CreatedBy          *uuid.UUID
+	CreatedBy          *uuid.UUID // nil: an operator command made it
 	Name               string
 	Scopes             []string
 	RateLimitPerMinute *int
@@ -145,6 +149,12 @@ func (s *Service) CreateClient(ctx context.Context, in CreateInput) (*Client, st
 	if err != nil {
 		return nil, "", err
 	}
+	if in.CreatedBy != nil && in.WorkspaceID != nil {
+		// A workspace's client acts as its maker: no scope beyond their role.
+		if err := apikey.CheckOwnerScopes(ctx, s.db, *in.WorkspaceID, *in.CreatedBy, scopes); err != nil {
+			return nil, "", err
+		}
+	}
 	if allow == nil {
 		allow = []string{}
 	}
@@ -173,6 +183,7 @@ func (s *Service) CreateClient(ctx context.Context, in CreateInput) (*Client, st
 			ID: store.NewID(), WorkspaceID: in.WorkspaceID, CreatedBy: in.CreatedBy, Name: in.Name,
 			GrantType: in.GrantType, SecretHash: hash, RedirectUris: uris, Scopes: scope.Strings(scopes),
 			RateLimitPerMinute: int32(rate), IPAllowlist: allow,
+			Operator: in.CreatedBy == nil && in.GrantType == GrantClientCredentials,
 		})
 		if err != nil {
 			return store.InterpretError(err)
@@ -270,7 +281,7 @@ func clientFromRow(r dbsqlc.OauthClient) *Client {
 	c := &Client{
 		ID: r.ID, WorkspaceID: r.WorkspaceID, CreatedBy: r.CreatedBy, Name: r.Name, GrantType: r.GrantType,
 		Public: r.SecretHash == nil, RedirectURIs: r.RedirectUris, RateLimitPerMinute: int(r.RateLimitPerMinute),
-		CreatedAt: r.CreatedAt, Revoked: r.RevokedAt != nil, Dynamic: r.Dynamic,
+		CreatedAt: r.CreatedAt, Revoked: r.RevokedAt != nil, Dynamic: r.Dynamic, Operator: r.Operator,
 	}
 	if r.SecretHash != nil {
 		c.secretHash = *r.SecretHash

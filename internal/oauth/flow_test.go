@@ -333,7 +333,7 @@ func TestTokenVerifiesAgainstPublishedJWKS(t *testing.T) {
 		}
 	}
 	for k, want := range map[string]string{
-		"scopes_supported":                 "links:read links:write analytics:read webhooks:read webhooks:write domains:read domains:write",
+		"scopes_supported":                 "links:read links:write analytics:read webhooks:read webhooks:write domains:read domains:write members:read members:write audit:read",
 		"grant_types_supported":            "authorization_code client_credentials refresh_token",
 		"code_challenge_methods_supported": "S256",
 	} {

@@ -91,7 +91,7 @@ func TestRemovingAMemberRevokesTheirClientsAndGrants(t *testing.T) {
 	srv := testkit.StartServer(t)
 	ctx := context.Background()
 	admin, member := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
-	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, admin.UserID, member.Email, "admin")
+	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, &admin.UserID, member.Email, "admin")
 	if err != nil {
 		t.Fatal(err)
 	}

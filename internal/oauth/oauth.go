@@ -82,8 +82,8 @@ type Service struct {
 	now         func() time.Time
 	keys        *keyring
 	clients     *epochcache.Cache[uuid.UUID, *Client]
-	grants      *epochcache.Cache[uuid.UUID, bool] // grant id → revoked
-	touched     grantToucher                       // when access tokens last recorded a grant's use
+	grants      *epochcache.Cache[uuid.UUID, grantState] // grant id → revoked, and whose
+	touched     grantToucher                             // when access tokens last recorded a grant's use
 	// verified remembers tokens whose signature and claims were checked,
 	// by HMAC-SHA256 of the token under a per-process key, so a token's
 	// next requests skip the ECDSA verification (until it expires, or its
@@ -111,7 +111,7 @@ func NewService(o Options) (*Service, error) {
 		db: o.DB, log: o.Log, issuer: o.Issuer, audience: o.Issuer + "/api/v1",
 		rotateEvery: o.RotateEvery, now: o.Now, keys: kr,
 		clients: epochcache.New[uuid.UUID, *Client](50000),
-		grants:  epochcache.New[uuid.UUID, bool](100000),
+		grants:  epochcache.New[uuid.UUID, grantState](100000),
 	}, nil
 }
 
@@ -158,4 +158,10 @@ type Access struct {
 	// Resource is the token's audience (RFC 8707): the API, or the MCP
 	// server. The bearer middleware decides where each is accepted.
 	Resource Resource
+	// UserID is whom the token acts for: the user who gave the grant, or
+	// who made the client-credentials client; nil when Operator.
+	UserID *uuid.UUID
+	// Operator marks a client-credentials client made by an operator
+	// command, which acts as an admin.
+	Operator bool
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
@@ -238,13 +239,30 @@ type CodeRequest struct {
 	Resource Resource
 }
 
+// ErrNothingToGrant refuses a consent in a workspace where the user's role
+// allows none of the scopes the app asked for.
+var ErrNothingToGrant = errors.New("your role in this workspace allows none of the scopes the application asks for")
+
 // IssueCode stores a single-use code valid for CodeTTL. The caller has
-// checked the client, redirect URI, PKCE challenge and membership.
+// checked the client, redirect URI and PKCE challenge. The grant holds the
+// asked scopes that the user's role in the workspace allows now (none at
+// all: ErrNothingToGrant; not a member: *scope.ForbiddenError).
 func (s *Service) IssueCode(ctx context.Context, r CodeRequest) (string, error) {
+	role, err := membership.RoleIn(ctx, s.db, r.WorkspaceID, r.UserID)
+	if err != nil {
+		return "", err
+	}
+	if role == "" {
+		return "", &scope.ForbiddenError{}
+	}
+	granted := scope.Intersect(r.Scopes, role)
+	if len(granted) == 0 {
+		return "", ErrNothingToGrant
+	}
 	code := newOpaque()
-	err := dbsqlc.New().OAuthCodeCreate(ctx, s.db.Conn(ctx), dbsqlc.OAuthCodeCreateParams{
+	err = dbsqlc.New().OAuthCodeCreate(ctx, s.db.Conn(ctx), dbsqlc.OAuthCodeCreateParams{
 		CodeHash: hashSecret(code), ClientID: r.Client.ID, WorkspaceID: r.WorkspaceID, UserID: r.UserID,
-		RedirectUri: r.RedirectURI, Scopes: scope.Strings(r.Scopes), CodeChallenge: r.CodeChallenge,
+		RedirectUri: r.RedirectURI, Scopes: scope.Strings(granted), CodeChallenge: r.CodeChallenge,
 		ExpiresAt: s.now().Add(CodeTTL), Resource: r.Resource.stored(),
 	})
 	if err != nil {

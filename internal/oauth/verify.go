@@ -117,21 +117,26 @@ func (s *Service) VerifyAccessToken(ctx context.Context, token string) (Access, 
 		if c.WorkspaceID == nil || *c.WorkspaceID != wsID || cl.GrantID != "" {
 			return Access{}, ErrInvalidToken
 		}
+		if !c.Operator && c.CreatedBy == nil {
+			return Access{}, ErrInvalidToken // its maker's account is gone
+		}
 		acc.CredentialID = c.ExternalID()
+		acc.UserID, acc.Operator = c.CreatedBy, c.Operator
 	case GrantAuthorizationCode:
 		gid, err := uuid.Parse(cl.GrantID)
 		if err != nil {
 			return Access{}, ErrInvalidToken
 		}
-		revoked, err := s.grantRevoked(ctx, gid, clientID, wsID)
+		g, err := s.grant(ctx, gid, clientID, wsID)
 		if err != nil {
 			return Access{}, err
 		}
-		if revoked {
+		if g.revoked {
 			return Access{}, ErrInvalidToken
 		}
 		s.touchGrantAsync(gid)
 		acc.CredentialID = c.ExternalID() + ":" + cl.WorkspaceID
+		acc.UserID = &g.user
 	default:
 		return Access{}, ErrInvalidToken
 	}
@@ -144,21 +149,28 @@ func (s *Service) VerifyAccessToken(ctx context.Context, token string) (Access, 
 	return acc, nil
 }
 
-// grantRevoked reports whether the grant is revoked (or not this client's
-// in this workspace, which only a forged token could claim).
-func (s *Service) grantRevoked(ctx context.Context, id, clientID, wsID uuid.UUID) (bool, error) {
-	if r, ok := s.grants.Get(id); ok {
-		return r, nil
+// grantState is what a token needs of its grant: whether it is revoked
+// (or not this client's in this workspace, which only a forged token could
+// claim), and whom it acts for.
+type grantState struct {
+	revoked bool
+	user    uuid.UUID
+}
+
+// grant returns the state of the token's grant, cached until it changes.
+func (s *Service) grant(ctx context.Context, id, clientID, wsID uuid.UUID) (grantState, error) {
+	if g, ok := s.grants.Get(id); ok {
+		return g, nil
 	}
 	epoch := s.grants.Epoch()
 	g, err := dbsqlc.New().OAuthGrantGet(ctx, s.db.Conn(ctx), id)
 	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
-		return true, nil
+		return grantState{revoked: true}, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("load grant: %w", store.InterpretError(err))
+		return grantState{}, fmt.Errorf("load grant: %w", store.InterpretError(err))
 	}
-	revoked := g.RevokedAt != nil || g.ClientID != clientID || g.WorkspaceID != wsID
-	s.grants.Put(id, revoked, epoch)
-	return revoked, nil
+	st := grantState{revoked: g.RevokedAt != nil || g.ClientID != clientID || g.WorkspaceID != wsID, user: g.UserID}
+	s.grants.Put(id, st, epoch)
+	return st, nil
 }

@@ -19,6 +19,7 @@ var (
 	InvalidRequest       = Type{"invalid-request", http.StatusBadRequest, "Invalid request", "The request could not be read: malformed JSON, data after the JSON value, a cursor that does not parse, or a malformed Idempotency-Key header. Fix the request before retrying."}
 	Unauthorized         = Type{"unauthorized", http.StatusUnauthorized, "Unauthorized", "The request carried no credentials, or credentials that are malformed, unknown, revoked or expired. Send Authorization: Bearer <API key or access token>."}
 	InsufficientScope    = Type{"insufficient-scope", http.StatusForbidden, "Insufficient scope", "The credential is valid but lacks the scope this operation needs; required_scope names it. Mint a key with that scope."}
+	Forbidden            = Type{"forbidden", http.StatusForbidden, "Forbidden", "The credential holds the scope, but the role its owner has in the workspace now does not allow the operation (webhooks, domain changes, members and the audit log are for admins); the detail names the role needed. Credentials act as the user who made them, at that user's current role."}
 	IPNotAllowed         = Type{"ip-not-allowed", http.StatusForbidden, "IP address not allowed", "The client's IP address is outside the credential's IP allowlist."}
 	NotFound             = Type{"not-found", http.StatusNotFound, "Not found", "No such route, or no such object in your workspace. Objects of other workspaces are reported as not found."}
 	MethodNotAllowed     = Type{"method-not-allowed", http.StatusMethodNotAllowed, "Method not allowed", "The route exists but does not accept this HTTP method; the Allow header lists those it does."}
@@ -37,7 +38,7 @@ var (
 
 // Catalog lists every problem type in the order of the contract.
 var Catalog = []Type{
-	InvalidRequest, Unauthorized, InsufficientScope, IPNotAllowed, NotFound,
+	InvalidRequest, Unauthorized, InsufficientScope, Forbidden, IPNotAllowed, NotFound,
 	MethodNotAllowed, Conflict, IdempotencyKeyInUse, PayloadTooLarge,
 	UnsupportedMediaType, ValidationFailed, DomainNotVerified, QRUnreadable, IdempotencyKeyReused, RateLimited,
 	Internal, Unavailable,

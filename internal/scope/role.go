@@ -58,3 +58,25 @@ func Intersect(granted []Scope, r Role) []Scope {
 	}
 	return out
 }
+
+// ForbiddenError refuses an action the actor's role does not allow: the
+// API answers 403 `forbidden` naming the role needed, the UI its 403 page.
+type ForbiddenError struct {
+	Scope Scope // what the action needs
+	Role  Role  // what the actor is now ("" for no member at all)
+}
+
+func (e *ForbiddenError) Error() string {
+	if e.Role == "" {
+		return "only members of the workspace can do this"
+	}
+	return "this needs the admin role (" + string(e.Scope) + "); you are a " + string(e.Role) + " of this workspace"
+}
+
+// Check returns nil when role r allows s, else a *ForbiddenError.
+func (r Role) Check(s Scope) error {
+	if r.Permits(s) {
+		return nil
+	}
+	return &ForbiddenError{Scope: s, Role: r}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/store"
@@ -16,13 +17,17 @@ import (
 
 // ClientCredentials are what the client libraries' suites (clients/…) run
 // with: a full key, a key limited to 60 requests a minute (for 429 and
-// Retry-After), and an OAuth client-credentials client, in workspace ws.
+// Retry-After), an OAuth client-credentials client, and a key with the
+// members scopes next to a second member of the workspace (role member) for
+// the members API, in workspace ws.
 type ClientCredentials struct {
 	Token string
 	// Env is LINKQR_BASE_URL, LINKQR_TOKEN, LINKQR_TOKEN_LIMITED,
-	// LINKQR_TOKEN_AUDIT (audit:read only),
-	// LINKQR_OAUTH_CLIENT_ID and LINKQR_OAUTH_CLIENT_SECRET, for the
-	// suite's process.
+	// LINKQR_OAUTH_CLIENT_ID, LINKQR_OAUTH_CLIENT_SECRET,
+	// LINKQR_TOKEN_MEMBERS (members:read, members:write),
+	// LINKQR_TOKEN_AUDIT (audit:read only) and
+	// LINKQR_MEMBER_ID (the second member's usr_…), for the suite's
+	// process.
 	Env []string
 }
 
@@ -42,6 +47,12 @@ func (s *Server) NewClientCredentials(t testing.TB, ws uuid.UUID, name string) C
 		t.Fatal(err)
 	}
 	token := s.APIKey(t, ws)
+	var admin Tenant
+	if err := s.Pool.QueryRow(ctx, `SELECT user_id FROM memberships WHERE workspace_id = $1 AND role = 'admin' ORDER BY created_at LIMIT 1`, ws).Scan(&admin.UserID); err != nil {
+		t.Fatalf("testkit: the workspace's admin: %v", err)
+	}
+	admin.WorkspaceID = ws
+	member := s.AddMember(t, admin, account.RoleMember)
 	return ClientCredentials{Token: token, Env: []string{
 		"LINKQR_BASE_URL=" + s.URL,
 		"LINKQR_TOKEN=" + token,
@@ -49,6 +60,8 @@ func (s *Server) NewClientCredentials(t testing.TB, ws uuid.UUID, name string) C
 		"LINKQR_TOKEN_AUDIT=" + s.APIKey(t, ws, "audit:read"),
 		"LINKQR_OAUTH_CLIENT_ID=" + store.FormatID(store.PrefixOAuthClient, cl.ID),
 		"LINKQR_OAUTH_CLIENT_SECRET=" + secret,
+		"LINKQR_TOKEN_MEMBERS=" + s.APIKey(t, ws, "members:read", "members:write"),
+		"LINKQR_MEMBER_ID=" + store.FormatID(store.PrefixUser, member.UserID),
 	}}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 )
 
@@ -36,7 +37,7 @@ func NewTenant(t testing.TB, pool *pgxpool.Pool) Tenant {
 	t.Helper()
 	n := fixtureSeq.Add(1)
 	tn := Tenant{Email: fmt.Sprintf("user%d-%s@example.com", n, randomHex(3)), Password: "correct horse battery staple"}
-	res, err := account.NewService(store.NewDB(pool)).Bootstrap(context.Background(), account.BootstrapInput{
+	res, err := account.NewService(store.NewDB(pool), nil).Bootstrap(context.Background(), account.BootstrapInput{
 		Email: tn.Email, Password: tn.Password, Workspace: fmt.Sprintf("Workspace %d", n),
 	})
 	if err != nil {
@@ -52,7 +53,7 @@ func NewTenant(t testing.TB, pool *pgxpool.Pool) Tenant {
 func (s *Server) APIKey(t testing.TB, workspaceID uuid.UUID, scopes ...string) string {
 	t.Helper()
 	if len(scopes) == 0 {
-		scopes = []string{"links:read", "links:write", "analytics:read", "webhooks:read", "webhooks:write", "domains:read", "domains:write"}
+		scopes = scope.Strings(scope.All)
 	}
 	_, token, err := s.App.Keys.Create(context.Background(), workspaceID, nil, apikey.CreateInput{Name: "test key", Scopes: scopes})
 	if err != nil {

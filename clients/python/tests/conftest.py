@@ -33,6 +33,18 @@ def token() -> str:
     return need("LINKQR_TOKEN")
 
 
+@pytest.fixture(scope="session")
+def members_token() -> str:
+    """A key with members:read and members:write."""
+    return need("LINKQR_TOKEN_MEMBERS")
+
+
+@pytest.fixture(scope="session")
+def member_id() -> str:
+    """A member (role member) of the workspace besides its admin, usr_…."""
+    return need("LINKQR_MEMBER_ID")
+
+
 @pytest.fixture
 def client(base_url: str, token: str) -> Iterator[Client]:
     with Client(base_url=base_url, api_key=token) as c:

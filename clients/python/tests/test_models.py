@@ -35,6 +35,10 @@ MODELS: dict[str, type] = {
     "TagObject": linkqr.TagObject,
     "BulkResult": linkqr.BulkResult,
     "AuditEvent": linkqr.AuditEvent,
+    "Member": linkqr.Member,
+    "Invitation": linkqr.Invitation,
+    "InvitationWithAcceptUrl": linkqr.InvitationWithAcceptUrl,
+    "Inviter": linkqr.Inviter,
 }
 
 # Request bodies → the method whose keywords carry their fields.
@@ -46,6 +50,8 @@ BODIES: dict[str, Callable[..., Any]] = {
     "DomainCreate": linkqr.Domains.create,
     "DomainUpdate": linkqr.Domains.update,
     "QRDesignInput": linkqr.Links.set_qr_design,
+    "MemberUpdate": linkqr.Members.update,
+    "InvitationCreate": linkqr.Invitations.create,
 }
 
 # operationId → the method whose keywords carry its query parameters
@@ -86,6 +92,12 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
     "deleteDomain": linkqr.Domains.delete,
     "verifyDomain": linkqr.Domains.verify,
     "listAuditEvents": linkqr.AuditLog.list_audit_events,
+    "listMembers": linkqr.Members.list_page,
+    "updateMember": linkqr.Members.update,
+    "removeMember": linkqr.Members.remove,
+    "listInvitations": linkqr.Invitations.list_page,
+    "createInvitation": linkqr.Invitations.create,
+    "revokeInvitation": linkqr.Invitations.revoke,
 }
 
 # Query parameters that are HTTP machinery, not options of the call.

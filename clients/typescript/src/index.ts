@@ -57,6 +57,16 @@ export type AuditEvent = Schemas["AuditEvent"];
 export type DomainCreate = Schemas["DomainCreate"];
 export type DomainUpdate = Schemas["DomainUpdate"];
 export type Workspace = Schemas["Workspace"];
+/** A workspace member's role: admin (every scope) or member. */
+export type Role = Schemas["Role"];
+/** One person's membership of the workspace. */
+export type Member = Schemas["Member"];
+export type MemberUpdate = Schemas["MemberUpdate"];
+/** An open invitation to join the workspace (never with its link). */
+export type Invitation = Schemas["Invitation"];
+/** A new invitation with its accept_url, shown only in createInvitation's answer. */
+export type InvitationWithAcceptUrl = Schemas["InvitationWithAcceptUrl"];
+export type InvitationCreate = Schemas["InvitationCreate"];
 export type Problem = Schemas["Problem"];
 /** How a link's QR codes are drawn: colours, ecc, margin, module style, logo, frame. */
 export type QRDesign = Schemas["QRDesign"];
@@ -425,6 +435,53 @@ export class LinkqrClient {
   /** Every audit entry matching the filters, newest first, fetching pages as the loop goes. */
   auditEvents(opts: ListAuditEventsOptions = {}): AsyncIterableIterator<AuditEvent> {
     return iterate(opts, (p) => this.listAuditEvents(p));
+  }
+
+  // Members and invitations.
+
+  /** One page of the workspace's members, newest first, each with their role (members:read). */
+  async listMembers(page: PageOptions = {}): Promise<Page<Member>> {
+    const { signal, timeoutMs, ...query } = page;
+    return ok(await this.raw.GET("/members", { params: { query }, ...this.#signal({ signal, timeoutMs }) }));
+  }
+
+  /** Every member of the workspace, newest first. */
+  members(page: PageOptions = {}): AsyncIterableIterator<Member> {
+    return iterate(page, (p) => this.listMembers(p));
+  }
+
+  /** Make a member an admin or a member; the last admin cannot be demoted (ProblemError "conflict", 409) (members:write). */
+  async updateMember(userId: string, body: MemberUpdate, opts: CallOptions = {}): Promise<Member> {
+    return ok(await this.raw.PATCH("/members/{id}", { params: { path: { id: userId } }, body, ...this.#signal(opts) }));
+  }
+
+  /**
+   * Remove someone from the workspace; the keys, OAuth clients and grants they made for it are revoked.
+   * The last admin cannot be removed (ProblemError "conflict", 409) (members:write).
+   */
+  async removeMember(userId: string, opts: CallOptions = {}): Promise<ResponseInfo> {
+    return done(await this.raw.DELETE("/members/{id}", { params: { path: { id: userId } }, ...this.#signal(opts) }));
+  }
+
+  /** One page of the open invitations, newest first, without their links (members:write). */
+  async listInvitations(page: PageOptions = {}): Promise<Page<Invitation>> {
+    const { signal, timeoutMs, ...query } = page;
+    return ok(await this.raw.GET("/invitations", { params: { query }, ...this.#signal({ signal, timeoutMs }) }));
+  }
+
+  /** Every open invitation, newest first. */
+  invitations(page: PageOptions = {}): AsyncIterableIterator<Invitation> {
+    return iterate(page, (p) => this.listInvitations(p));
+  }
+
+  /** Invite an address as admin or member; the answer's accept_url is shown only here (and mailed when e-mail is on) (members:write). */
+  async createInvitation(body: InvitationCreate, opts: PostOptions = {}): Promise<InvitationWithAcceptUrl> {
+    return ok(await this.raw.POST("/invitations", { body, params: { header: idem(opts) }, ...this.#signal(opts) }));
+  }
+
+  /** Withdraw an open invitation: its link stops working (members:write). */
+  async revokeInvitation(id: string, opts: CallOptions = {}): Promise<ResponseInfo> {
+    return done(await this.raw.DELETE("/invitations/{id}", { params: { path: { id } }, ...this.#signal(opts) }));
   }
 }
 

@@ -4,6 +4,7 @@ export const PROBLEM_SLUGS = [
   "invalid-request",
   "unauthorized",
   "insufficient-scope",
+  "forbidden",
   "ip-not-allowed",
   "not-found",
   "method-not-allowed",

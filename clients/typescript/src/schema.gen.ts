@@ -861,6 +861,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's members
+         * @description **Scope:** `members:read`
+         *
+         *     Lists the people who belong to the workspace, each with their
+         *     `role`: `admin` (may use every scope) or `member` (links, analytics,
+         *     reading domains and members). Newest member first, one page at a
+         *     time (see *Pagination*). An API key or OAuth grant acts as the user
+         *     who made it, with at most what that user's role allows now.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The member's user ID (`usr_…`). An unknown or malformed ID, or the ID
+                 *     of a user who is not a member of this workspace, is `404`.
+                 * @example usr_06gzzsq2v4kx8d7b1g3m5n9p2c
+                 */
+                id: components["parameters"]["UserIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description **Scope:** `members:write`
+         *
+         *     Takes the user out of the workspace. In the same transaction the
+         *     API keys and OAuth clients they created for it, and the partner
+         *     grants they gave for it, are revoked: they stop working from the
+         *     next request, on every server, and so are the open invitations they
+         *     made. The user's account stays. The workspace's last admin cannot be
+         *     removed: `409 conflict`.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description **Scope:** `members:write`
+         *
+         *     Makes a member an `admin` or a `member`. Setting the role they
+         *     already have changes nothing. The workspace's last admin cannot be
+         *     demoted: that is `409 conflict` (make another member an admin
+         *     first). A demoted admin's API keys and OAuth grants lose the
+         *     admin-only scopes from their next request, and the open invitations
+         *     they made are revoked.
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List open invitations
+         * @description **Scope:** `members:write`
+         *
+         *     Lists the workspace's invitations that can still be accepted
+         *     (pending and not expired), newest first, one page at a time (see
+         *     *Pagination*). Their accept links are never listed: a link is shown
+         *     only in the answer of `POST /invitations`.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone to the workspace
+         * @description **Scope:** `members:write`
+         *
+         *     Invites an e-mail address to join the workspace with `role`, for 14
+         *     days. The answer carries `accept_url`, the link the invitee opens to
+         *     accept — shown only here (never by `GET /invitations`); a replay
+         *     with the same `Idempotency-Key` returns the same answer. When the
+         *     server sends e-mail, the link is also mailed to the address. The
+         *     answer is the same whether or not the address has a linkqr account.
+         *     The invitation names as `invited_by` the user the credential
+         *     belongs to (`null` for credentials made by the operator's
+         *     commands); it cannot carry a role higher than theirs, and it can be
+         *     accepted only while they are still an admin of the workspace.
+         *
+         *     Inviting an address that has an open invitation replaces it (new
+         *     role, new link, new expiry). `422` at `/email` for an address that
+         *     is not one, that already belongs to the workspace, or when the
+         *     workspace has 100 open invitations; at `/role` for a role other than
+         *     `admin` or `member`.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The invitation's ID (`inv_…`). An unknown or malformed ID, the ID of
+                 *     an invitation no longer open, or of another workspace's, is `404`.
+                 * @example inv_06gzzsq3b2h5m8t1c4k7p0r3wg
+                 */
+                id: components["parameters"]["InvitationIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description **Scope:** `members:write`
+         *
+         *     Withdraws an open invitation: its link no longer works. An
+         *     invitation that is no longer open (accepted, declined, revoked or
+         *     expired), or another workspace's, is `404`.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-events": {
         parameters: {
             query?: never;
@@ -1202,7 +1350,7 @@ export interface components {
          * @description A permission of a credential. A `:write` scope does not imply the `:read` one.
          * @enum {string}
          */
-        Scope: "links:read" | "links:write" | "analytics:read" | "webhooks:read" | "webhooks:write" | "domains:read" | "domains:write" | "audit:read";
+        Scope: "links:read" | "links:write" | "analytics:read" | "webhooks:read" | "webhooks:write" | "domains:read" | "domains:write" | "members:read" | "members:write" | "audit:read";
         /**
          * @description The link's short code, case-sensitive, unique across the service.
          *     Generated codes are 7 characters of `A–Z a–z 0–9`.
@@ -1906,6 +2054,120 @@ export interface components {
             next_cursor: string | null;
         };
         /**
+         * @description A user ID.
+         * @example usr_06gzzsq2v4kx8d7b1g3m5n9p2c
+         */
+        UserId: string;
+        /**
+         * @description An invitation ID.
+         * @example inv_06gzzsq3b2h5m8t1c4k7p0r3wg
+         */
+        InvitationId: string;
+        /**
+         * @description A member's role in the workspace: `admin` may use every scope;
+         *     `member` may use `links:read`, `links:write`, `analytics:read`,
+         *     `domains:read` and `members:read`.
+         * @enum {string}
+         */
+        Role: "admin" | "member";
+        /** @description One person's membership of the workspace. */
+        Member: {
+            /** @constant */
+            object: "member";
+            user_id: components["schemas"]["UserId"];
+            /**
+             * @description The user's e-mail address.
+             * @example ada@example.com
+             */
+            email: string;
+            role: components["schemas"]["Role"];
+            joined_at: components["schemas"]["Timestamp"];
+        };
+        /** @description One page of members, newest first. */
+        MemberList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Member"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description The member's new role. */
+        MemberUpdate: {
+            role: components["schemas"]["Role"];
+        };
+        /**
+         * @description Who made an invitation: the user the credential (or the session)
+         *     belongs to; `null` when the credential was made by the operator's
+         *     commands or the inviter's account was deleted.
+         */
+        Inviter: {
+            user_id: components["schemas"]["UserId"];
+            /** @example ada@example.com */
+            email: string;
+        } | null;
+        /** @description An open offer to join the workspace, addressed to an e-mail address. */
+        Invitation: {
+            /** @constant */
+            object: "invitation";
+            id: components["schemas"]["InvitationId"];
+            /**
+             * @description The invited address, lower-cased.
+             * @example grace@example.com
+             */
+            email: string;
+            role: components["schemas"]["Role"];
+            invited_by: components["schemas"]["Inviter"];
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description A new invitation and the link that accepts it, shown only in the
+         *     answer of `POST /invitations`.
+         */
+        InvitationWithAcceptUrl: {
+            /** @constant */
+            object: "invitation";
+            id: components["schemas"]["InvitationId"];
+            /**
+             * @description The invited address, lower-cased.
+             * @example grace@example.com
+             */
+            email: string;
+            role: components["schemas"]["Role"];
+            invited_by: components["schemas"]["Inviter"];
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: uri
+             * @description The link that accepts the invitation (the invitee signs in, or
+             *     signs up, and joins). Shown only here; mailed too when the
+             *     server sends e-mail.
+             * @example https://linkqr.example.com/invitations/7PZvmHO9bylu4qtbo_Dk9U5KwECENW7nauemZU3k-Iw
+             */
+            accept_url: string;
+        };
+        /** @description Whom to invite, and as what. */
+        InvitationCreate: {
+            /**
+             * @description The address to invite (any case; stored lower-cased).
+             * @example grace@example.com
+             */
+            email: string;
+            role: components["schemas"]["Role"];
+        };
+        /** @description One page of open invitations, newest first. */
+        InvitationList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Invitation"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        /**
          * @description An RFC 9457 problem document (`application/problem+json`). `errors`
          *     appears only with `validation-failed`, `required_scope` only with
          *     `insufficient-scope`.
@@ -2130,7 +2392,10 @@ export interface components {
         };
         /**
          * @description `insufficient-scope`: the credential lacks the scope the operation
-         *     needs (`required_scope`, and `WWW-Authenticate`, name it), or
+         *     needs (`required_scope`, and `WWW-Authenticate`, name it);
+         *     `forbidden`: the credential holds the scope but its owner's role in
+         *     the workspace does not allow the operation now (credentials act as
+         *     the user who made them, at that user's current role); or
          *     `ip-not-allowed`: the client IP is outside the credential's allowlist.
          */
         Forbidden: {
@@ -2168,7 +2433,8 @@ export interface components {
          *     hostname is verified by another workspace or already added, the
          *     workspace has 50 domains, or links still use a domain being removed;
          *     or `idempotency-key-in-use`: a request with the same `Idempotency-Key`
-         *     is still running (retry it after a moment).
+         *     is still running (retry it after a moment). (Demoting or removing a
+         *     workspace's last admin is a `conflict` too; see those operations.)
          */
         Conflict: {
             headers: {
@@ -2177,6 +2443,22 @@ export interface components {
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
                 "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `conflict`: the member is the workspace's last admin, who can be
+         *     neither demoted nor removed (make another member an admin first).
+         */
+        LastAdmin: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
                 [name: string]: unknown;
             };
             content: {
@@ -2483,6 +2765,18 @@ export interface components {
          */
         DeliveryIdPath: string;
         /**
+         * @description The member's user ID (`usr_…`). An unknown or malformed ID, or the ID
+         *     of a user who is not a member of this workspace, is `404`.
+         * @example usr_06gzzsq2v4kx8d7b1g3m5n9p2c
+         */
+        UserIdPath: string;
+        /**
+         * @description The invitation's ID (`inv_…`). An unknown or malformed ID, the ID of
+         *     an invitation no longer open, or of another workspace's, is `404`.
+         * @example inv_06gzzsq3b2h5m8t1c4k7p0r3wg
+         */
+        InvitationIdPath: string;
+        /**
          * @description Read forward: the events after this event (`evt_…`), oldest first.
          *     Not with `cursor`. Any event id is a position (one of another
          *     workspace reveals nothing); `evt_00000000000000000000000000`, the id
@@ -2608,6 +2902,11 @@ export interface components {
          * @example https://linkqr.example.com/api/v1/domains/dom_06gzzsq1r8bb1m4hd5vz0pwj7c
          */
         DomainLocation: string;
+        /**
+         * @description Absolute URL of the created invitation (where `DELETE` revokes it).
+         * @example https://linkqr.example.com/api/v1/invitations/inv_06gzzsq3b2h5m8t1c4k7p0r3wg
+         */
+        InvitationLocation: string;
         /**
          * @description `true` when this is the stored response of an earlier request with the
          *     same `Idempotency-Key`; absent otherwise. Stored error responses
@@ -4194,6 +4493,254 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["DomainNotVerified"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description `next_cursor` of the previous page. Opaque; one that does not parse is
+                 *     `400 invalid-request`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of members. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The member's user ID (`usr_…`). An unknown or malformed ID, or the ID
+                 *     of a user who is not a member of this workspace, is `404`.
+                 * @example usr_06gzzsq2v4kx8d7b1g3m5n9p2c
+                 */
+                id: components["parameters"]["UserIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["LastAdmin"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The member's user ID (`usr_…`). An unknown or malformed ID, or the ID
+                 *     of a user who is not a member of this workspace, is `404`.
+                 * @example usr_06gzzsq2v4kx8d7b1g3m5n9p2c
+                 */
+                id: components["parameters"]["UserIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberUpdate"];
+            };
+        };
+        responses: {
+            /** @description The member after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["LastAdmin"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description `next_cursor` of the previous page. Opaque; one that does not parse is
+                 *     `400 invalid-request`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of open invitations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: within 24 hours, the same key with
+                 *     the same request returns the stored response instead of acting again
+                 *     (see *Idempotency*). 1–255 visible ASCII characters; anything else is
+                 *     `400 invalid-request`.
+                 * @example 5d0c1e7a-9b8f-4c6e-a1d2-3f4e5a6b7c8d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationCreate"];
+            };
+        };
+        responses: {
+            /** @description The invitation, with its accept link (shown only here). */
+            201: {
+                headers: {
+                    Location: components["headers"]["InvitationLocation"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationWithAcceptUrl"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The invitation's ID (`inv_…`). An unknown or malformed ID, the ID of
+                 *     an invitation no longer open, or of another workspace's, is `404`.
+                 * @example inv_06gzzsq3b2h5m8t1c4k7p0r3wg
+                 */
+                id: components["parameters"]["InvitationIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -15,6 +15,10 @@ export const token = need("LINKQR_TOKEN");
 export const limitedToken = need("LINKQR_TOKEN_LIMITED");
 /** A key with audit:read only. */
 export const auditToken = need("LINKQR_TOKEN_AUDIT");
+/** A key with members:read and members:write. */
+export const membersToken = need("LINKQR_TOKEN_MEMBERS");
+/** A member (role member) of the workspace besides its admin, usr_…. */
+export const memberId = need("LINKQR_MEMBER_ID");
 
 export function client(opts: Partial<ClientOptions> = {}): LinkqrClient {
   return new LinkqrClient({ baseUrl, token, ...opts });

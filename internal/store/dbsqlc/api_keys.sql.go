@@ -12,9 +12,9 @@ import (
 )
 
 const aPIKeyCreate = `-- name: APIKeyCreate :one
-INSERT INTO api_keys (id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-RETURNING id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist, created_at, last_used_at, revoked_at
+INSERT INTO api_keys (id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist, operator)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+RETURNING id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist, created_at, last_used_at, revoked_at, operator
 `
 
 type APIKeyCreateParams struct {
@@ -27,6 +27,7 @@ type APIKeyCreateParams struct {
 	Scopes             []string
 	RateLimitPerMinute int32
 	IPAllowlist        []string
+	Operator           bool
 }
 
 func (q *Queries) APIKeyCreate(ctx context.Context, db DBTX, arg APIKeyCreateParams) (APIKey, error) {
@@ -40,6 +41,7 @@ func (q *Queries) APIKeyCreate(ctx context.Context, db DBTX, arg APIKeyCreatePar
 		arg.Scopes,
 		arg.RateLimitPerMinute,
 		arg.IPAllowlist,
+		arg.Operator,
 	)
 	var i APIKey
 	err := row.Scan(
@@ -55,12 +57,13 @@ func (q *Queries) APIKeyCreate(ctx context.Context, db DBTX, arg APIKeyCreatePar
 		&i.CreatedAt,
 		&i.LastUsedAt,
 		&i.RevokedAt,
+		&i.Operator,
 	)
 	return i, err
 }
 
 const aPIKeyGetActiveByPublicID = `-- name: APIKeyGetActiveByPublicID :one
-SELECT id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist, created_at, last_used_at, revoked_at FROM api_keys WHERE public_id = $1 AND revoked_at IS NULL
+SELECT id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist, created_at, last_used_at, revoked_at, operator FROM api_keys WHERE public_id = $1 AND revoked_at IS NULL
 `
 
 // Bearer authentication: the public id is the handle, the workspace comes
@@ -81,12 +84,13 @@ func (q *Queries) APIKeyGetActiveByPublicID(ctx context.Context, db DBTX, public
 		&i.CreatedAt,
 		&i.LastUsedAt,
 		&i.RevokedAt,
+		&i.Operator,
 	)
 	return i, err
 }
 
 const aPIKeyListByCreator = `-- name: APIKeyListByCreator :many
-SELECT id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist, created_at, last_used_at, revoked_at FROM api_keys
+SELECT id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist, created_at, last_used_at, revoked_at, operator FROM api_keys
 WHERE workspace_id = $1 AND created_by = $2 AND revoked_at IS NULL
 ORDER BY id DESC
 `
@@ -118,6 +122,7 @@ func (q *Queries) APIKeyListByCreator(ctx context.Context, db DBTX, arg APIKeyLi
 			&i.CreatedAt,
 			&i.LastUsedAt,
 			&i.RevokedAt,
+			&i.Operator,
 		); err != nil {
 			return nil, err
 		}
@@ -130,7 +135,7 @@ func (q *Queries) APIKeyListByCreator(ctx context.Context, db DBTX, arg APIKeyLi
 }
 
 const aPIKeyListByWorkspace = `-- name: APIKeyListByWorkspace :many
-SELECT id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist, created_at, last_used_at, revoked_at FROM api_keys
+SELECT id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist, created_at, last_used_at, revoked_at, operator FROM api_keys
 WHERE workspace_id = $1 AND revoked_at IS NULL
 ORDER BY id DESC
 `
@@ -157,6 +162,7 @@ func (q *Queries) APIKeyListByWorkspace(ctx context.Context, db DBTX, workspaceI
 			&i.CreatedAt,
 			&i.LastUsedAt,
 			&i.RevokedAt,
+			&i.Operator,
 		); err != nil {
 			return nil, err
 		}
@@ -253,7 +259,7 @@ const aPIKeySetRateLimit = `-- name: APIKeySetRateLimit :one
 UPDATE api_keys SET rate_limit_per_minute = $3
 WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL
   AND ($4::uuid IS NULL OR created_by = $4::uuid)
-RETURNING id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist, created_at, last_used_at, revoked_at
+RETURNING id, workspace_id, created_by, name, public_id, secret_hash, scopes, rate_limit_per_minute, ip_allowlist, created_at, last_used_at, revoked_at, operator
 `
 
 type APIKeySetRateLimitParams struct {
@@ -286,6 +292,7 @@ func (q *Queries) APIKeySetRateLimit(ctx context.Context, db DBTX, arg APIKeySet
 		&i.CreatedAt,
 		&i.LastUsedAt,
 		&i.RevokedAt,
+		&i.Operator,
 	)
 	return i, err
 }

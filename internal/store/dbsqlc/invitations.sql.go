@@ -65,9 +65,9 @@ func (q *Queries) InvitationCountPendingForUser(ctx context.Context, db DBTX, ar
 }
 
 const invitationCreate = `-- name: InvitationCreate :one
-INSERT INTO invitations (id, workspace_id, email, role, invited_by, created_at, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
-RETURNING id, workspace_id, email, role, invited_by, status, created_at, expires_at, closed_at, token_hash
+INSERT INTO invitations (id, workspace_id, email, role, invited_by, created_at, expires_at, by_operator)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+RETURNING id, workspace_id, email, role, invited_by, status, created_at, expires_at, closed_at, token_hash, by_operator
 `
 
 type InvitationCreateParams struct {
@@ -78,6 +78,7 @@ type InvitationCreateParams struct {
 	InvitedBy   *uuid.UUID
 	CreatedAt   time.Time
 	ExpiresAt   time.Time
+	ByOperator  bool
 }
 
 func (q *Queries) InvitationCreate(ctx context.Context, db DBTX, arg InvitationCreateParams) (Invitation, error) {
@@ -89,6 +90,7 @@ func (q *Queries) InvitationCreate(ctx context.Context, db DBTX, arg InvitationC
 		arg.InvitedBy,
 		arg.CreatedAt,
 		arg.ExpiresAt,
+		arg.ByOperator,
 	)
 	var i Invitation
 	err := row.Scan(
@@ -102,12 +104,13 @@ func (q *Queries) InvitationCreate(ctx context.Context, db DBTX, arg InvitationC
 		&i.ExpiresAt,
 		&i.ClosedAt,
 		&i.TokenHash,
+		&i.ByOperator,
 	)
 	return i, err
 }
 
 const invitationGetByToken = `-- name: InvitationGetByToken :one
-SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, w.name AS workspace_name, inviter.email AS invited_by_email
+SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, i.by_operator, w.name AS workspace_name, inviter.email AS invited_by_email
 FROM invitations i
 JOIN workspaces w ON w.id = i.workspace_id
 LEFT JOIN users inviter ON inviter.id = i.invited_by
@@ -125,6 +128,7 @@ type InvitationGetByTokenRow struct {
 	ExpiresAt      time.Time
 	ClosedAt       *time.Time
 	TokenHash      []byte
+	ByOperator     bool
 	WorkspaceName  string
 	InvitedByEmail *string
 }
@@ -145,6 +149,7 @@ func (q *Queries) InvitationGetByToken(ctx context.Context, db DBTX, tokenHash [
 		&i.ExpiresAt,
 		&i.ClosedAt,
 		&i.TokenHash,
+		&i.ByOperator,
 		&i.WorkspaceName,
 		&i.InvitedByEmail,
 	)
@@ -152,7 +157,7 @@ func (q *Queries) InvitationGetByToken(ctx context.Context, db DBTX, tokenHash [
 }
 
 const invitationGetPendingForUserForUpdate = `-- name: InvitationGetPendingForUserForUpdate :one
-SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, w.name AS workspace_name
+SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, i.by_operator, w.name AS workspace_name
 FROM invitations i
 JOIN users me ON i.email = lower(me.email)
 JOIN workspaces w ON w.id = i.workspace_id
@@ -178,6 +183,7 @@ type InvitationGetPendingForUserForUpdateRow struct {
 	ExpiresAt     time.Time
 	ClosedAt      *time.Time
 	TokenHash     []byte
+	ByOperator    bool
 	WorkspaceName string
 }
 
@@ -197,13 +203,34 @@ func (q *Queries) InvitationGetPendingForUserForUpdate(ctx context.Context, db D
 		&i.ExpiresAt,
 		&i.ClosedAt,
 		&i.TokenHash,
+		&i.ByOperator,
 		&i.WorkspaceName,
 	)
 	return i, err
 }
 
+const invitationInviterIsAdmin = `-- name: InvitationInviterIsAdmin :one
+SELECT EXISTS (
+    SELECT 1 FROM memberships
+    WHERE workspace_id = $1 AND user_id = $2 AND role = 'admin'
+)
+`
+
+type InvitationInviterIsAdminParams struct {
+	WorkspaceID uuid.UUID
+	UserID      uuid.UUID
+}
+
+// Accepting: the inviter must still be an admin of the workspace.
+func (q *Queries) InvitationInviterIsAdmin(ctx context.Context, db DBTX, arg InvitationInviterIsAdminParams) (bool, error) {
+	row := db.QueryRow(ctx, invitationInviterIsAdmin, arg.WorkspaceID, arg.UserID)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const invitationListPendingByWorkspace = `-- name: InvitationListPendingByWorkspace :many
-SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, w.name AS workspace_name, inviter.email AS invited_by_email
+SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, i.by_operator, w.name AS workspace_name, inviter.email AS invited_by_email
 FROM invitations i
 JOIN workspaces w ON w.id = i.workspace_id
 LEFT JOIN users inviter ON inviter.id = i.invited_by
@@ -227,6 +254,7 @@ type InvitationListPendingByWorkspaceRow struct {
 	ExpiresAt      time.Time
 	ClosedAt       *time.Time
 	TokenHash      []byte
+	ByOperator     bool
 	WorkspaceName  string
 	InvitedByEmail *string
 }
@@ -252,6 +280,7 @@ func (q *Queries) InvitationListPendingByWorkspace(ctx context.Context, db DBTX,
 			&i.ExpiresAt,
 			&i.ClosedAt,
 			&i.TokenHash,
+			&i.ByOperator,
 			&i.WorkspaceName,
 			&i.InvitedByEmail,
 		); err != nil {
@@ -266,7 +295,7 @@ func (q *Queries) InvitationListPendingByWorkspace(ctx context.Context, db DBTX,
 }
 
 const invitationListPendingForUser = `-- name: InvitationListPendingForUser :many
-SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, w.name AS workspace_name, inviter.email AS invited_by_email
+SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, i.by_operator, w.name AS workspace_name, inviter.email AS invited_by_email
 FROM invitations i
 JOIN users me ON i.email = lower(me.email)
 JOIN workspaces w ON w.id = i.workspace_id
@@ -291,6 +320,7 @@ type InvitationListPendingForUserRow struct {
 	ExpiresAt      time.Time
 	ClosedAt       *time.Time
 	TokenHash      []byte
+	ByOperator     bool
 	WorkspaceName  string
 	InvitedByEmail *string
 }
@@ -316,6 +346,7 @@ func (q *Queries) InvitationListPendingForUser(ctx context.Context, db DBTX, arg
 			&i.ExpiresAt,
 			&i.ClosedAt,
 			&i.TokenHash,
+			&i.ByOperator,
 			&i.WorkspaceName,
 			&i.InvitedByEmail,
 		); err != nil {
@@ -330,7 +361,7 @@ func (q *Queries) InvitationListPendingForUser(ctx context.Context, db DBTX, arg
 }
 
 const invitationLockByToken = `-- name: InvitationLockByToken :one
-SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, w.name AS workspace_name
+SELECT i.id, i.workspace_id, i.email, i.role, i.invited_by, i.status, i.created_at, i.expires_at, i.closed_at, i.token_hash, i.by_operator, w.name AS workspace_name
 FROM invitations i
 JOIN workspaces w ON w.id = i.workspace_id
 WHERE i.token_hash = $1
@@ -348,6 +379,7 @@ type InvitationLockByTokenRow struct {
 	ExpiresAt     time.Time
 	ClosedAt      *time.Time
 	TokenHash     []byte
+	ByOperator    bool
 	WorkspaceName string
 }
 
@@ -365,6 +397,7 @@ func (q *Queries) InvitationLockByToken(ctx context.Context, db DBTX, tokenHash 
 		&i.ExpiresAt,
 		&i.ClosedAt,
 		&i.TokenHash,
+		&i.ByOperator,
 		&i.WorkspaceName,
 	)
 	return i, err
@@ -415,7 +448,7 @@ func (q *Queries) InvitationReplacePending(ctx context.Context, db DBTX, arg Inv
 const invitationRevoke = `-- name: InvitationRevoke :one
 UPDATE invitations SET status = 'revoked', closed_at = $3::timestamptz
 WHERE id = $1 AND workspace_id = $2 AND status = 'pending' AND expires_at > $3
-RETURNING id, workspace_id, email, role, invited_by, status, created_at, expires_at, closed_at, token_hash
+RETURNING id, workspace_id, email, role, invited_by, status, created_at, expires_at, closed_at, token_hash, by_operator
 `
 
 type InvitationRevokeParams struct {
@@ -439,8 +472,43 @@ func (q *Queries) InvitationRevoke(ctx context.Context, db DBTX, arg InvitationR
 		&i.ExpiresAt,
 		&i.ClosedAt,
 		&i.TokenHash,
+		&i.ByOperator,
 	)
 	return i, err
+}
+
+const invitationRevokeAllByInviter = `-- name: InvitationRevokeAllByInviter :many
+UPDATE invitations SET status = 'revoked', closed_at = $3::timestamptz
+WHERE workspace_id = $1 AND invited_by = $2 AND status = 'pending'
+RETURNING id
+`
+
+type InvitationRevokeAllByInviterParams struct {
+	WorkspaceID uuid.UUID
+	InvitedBy   *uuid.UUID
+	Now         time.Time
+}
+
+// An admin demoted or removed (or their account deleted): the invitations
+// they made in the workspace can no longer be accepted.
+func (q *Queries) InvitationRevokeAllByInviter(ctx context.Context, db DBTX, arg InvitationRevokeAllByInviterParams) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, invitationRevokeAllByInviter, arg.WorkspaceID, arg.InvitedBy, arg.Now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const invitationSetToken = `-- name: InvitationSetToken :exec

@@ -128,6 +128,23 @@ func (q *Queries) MembershipGetForUpdate(ctx context.Context, db DBTX, arg Membe
 	return i, err
 }
 
+const membershipGetRole = `-- name: MembershipGetRole :one
+SELECT role FROM memberships WHERE workspace_id = $1 AND user_id = $2
+`
+
+type MembershipGetRoleParams struct {
+	WorkspaceID uuid.UUID
+	UserID      uuid.UUID
+}
+
+// The role a credential's owner has now (internal/membership caches it).
+func (q *Queries) MembershipGetRole(ctx context.Context, db DBTX, arg MembershipGetRoleParams) (string, error) {
+	row := db.QueryRow(ctx, membershipGetRole, arg.WorkspaceID, arg.UserID)
+	var role string
+	err := row.Scan(&role)
+	return role, err
+}
+
 const membershipListByWorkspace = `-- name: MembershipListByWorkspace :many
 SELECT u.id AS user_id, u.email, m.role, m.created_at
 FROM memberships m

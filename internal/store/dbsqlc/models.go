@@ -24,6 +24,7 @@ type APIKey struct {
 	CreatedAt          time.Time
 	LastUsedAt         *time.Time
 	RevokedAt          *time.Time
+	Operator           bool
 }
 
 type AcmeCache struct {
@@ -105,6 +106,7 @@ type Invitation struct {
 	ExpiresAt   time.Time
 	ClosedAt    *time.Time
 	TokenHash   []byte
+	ByOperator  bool
 }
 
 type Link struct {
@@ -183,6 +185,7 @@ type OauthClient struct {
 	CreatedAt          time.Time
 	RevokedAt          *time.Time
 	Dynamic            bool
+	Operator           bool
 }
 
 type OauthCode struct {

@@ -13,9 +13,9 @@ import (
 )
 
 const oAuthClientCreate = `-- name: OAuthClientCreate :one
-INSERT INTO oauth_clients (id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, dynamic)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-RETURNING id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at, dynamic
+INSERT INTO oauth_clients (id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, dynamic, operator)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+RETURNING id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at, dynamic, operator
 `
 
 type OAuthClientCreateParams struct {
@@ -30,6 +30,7 @@ type OAuthClientCreateParams struct {
 	RateLimitPerMinute int32
 	IPAllowlist        []string
 	Dynamic            bool
+	Operator           bool
 }
 
 func (q *Queries) OAuthClientCreate(ctx context.Context, db DBTX, arg OAuthClientCreateParams) (OauthClient, error) {
@@ -45,6 +46,7 @@ func (q *Queries) OAuthClientCreate(ctx context.Context, db DBTX, arg OAuthClien
 		arg.RateLimitPerMinute,
 		arg.IPAllowlist,
 		arg.Dynamic,
+		arg.Operator,
 	)
 	var i OauthClient
 	err := row.Scan(
@@ -61,12 +63,13 @@ func (q *Queries) OAuthClientCreate(ctx context.Context, db DBTX, arg OAuthClien
 		&i.CreatedAt,
 		&i.RevokedAt,
 		&i.Dynamic,
+		&i.Operator,
 	)
 	return i, err
 }
 
 const oAuthClientGet = `-- name: OAuthClientGet :one
-SELECT id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at, dynamic FROM oauth_clients WHERE id = $1
+SELECT id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at, dynamic, operator FROM oauth_clients WHERE id = $1
 `
 
 // Token endpoint and token verification: revoked clients included, so the
@@ -88,12 +91,13 @@ func (q *Queries) OAuthClientGet(ctx context.Context, db DBTX, id uuid.UUID) (Oa
 		&i.CreatedAt,
 		&i.RevokedAt,
 		&i.Dynamic,
+		&i.Operator,
 	)
 	return i, err
 }
 
 const oAuthClientListAll = `-- name: OAuthClientListAll :many
-SELECT c.id, c.workspace_id, c.created_by, c.name, c.grant_type, c.secret_hash, c.redirect_uris, c.scopes, c.rate_limit_per_minute, c.ip_allowlist, c.created_at, c.revoked_at, c.dynamic, (SELECT count(*) FROM oauth_grants g WHERE g.client_id = c.id AND g.revoked_at IS NULL)::bigint AS active_grants
+SELECT c.id, c.workspace_id, c.created_by, c.name, c.grant_type, c.secret_hash, c.redirect_uris, c.scopes, c.rate_limit_per_minute, c.ip_allowlist, c.created_at, c.revoked_at, c.dynamic, c.operator, (SELECT count(*) FROM oauth_grants g WHERE g.client_id = c.id AND g.revoked_at IS NULL)::bigint AS active_grants
 FROM oauth_clients c
 WHERE ($1::boolean OR c.revoked_at IS NULL)
   AND (NOT $2::boolean OR c.dynamic)
@@ -119,6 +123,7 @@ type OAuthClientListAllRow struct {
 	CreatedAt          time.Time
 	RevokedAt          *time.Time
 	Dynamic            bool
+	Operator           bool
 	ActiveGrants       int64
 }
 
@@ -147,6 +152,7 @@ func (q *Queries) OAuthClientListAll(ctx context.Context, db DBTX, arg OAuthClie
 			&i.CreatedAt,
 			&i.RevokedAt,
 			&i.Dynamic,
+			&i.Operator,
 			&i.ActiveGrants,
 		); err != nil {
 			return nil, err
@@ -160,7 +166,7 @@ func (q *Queries) OAuthClientListAll(ctx context.Context, db DBTX, arg OAuthClie
 }
 
 const oAuthClientListByWorkspace = `-- name: OAuthClientListByWorkspace :many
-SELECT id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at, dynamic FROM oauth_clients
+SELECT id, workspace_id, created_by, name, grant_type, secret_hash, redirect_uris, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at, dynamic, operator FROM oauth_clients
 WHERE workspace_id = $1 AND revoked_at IS NULL
 ORDER BY id DESC
 `
@@ -188,6 +194,7 @@ func (q *Queries) OAuthClientListByWorkspace(ctx context.Context, db DBTX, works
 			&i.CreatedAt,
 			&i.RevokedAt,
 			&i.Dynamic,
+			&i.Operator,
 		); err != nil {
 			return nil, err
 		}

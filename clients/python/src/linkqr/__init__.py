@@ -3,7 +3,7 @@
     from linkqr import Client, ProblemError, construct_event
 """
 
-from ._client import UNSET, AuditLog, Client, Domains, Links, Webhooks, create_body
+from ._client import UNSET, AuditLog, Client, Domains, Invitations, Links, Members, Webhooks, create_body
 from ._decode import DecodeError
 from ._errors import FieldError, LinkqrError, OAuthError, ProblemError, WebhookVerificationError
 from ._models import (
@@ -19,9 +19,13 @@ from ._models import (
     Domain,
     DomainVerification,
     Event,
+    Invitation,
+    InvitationWithAcceptUrl,
+    Inviter,
     Link,
     LinkRule,
     LinkRuleCondition,
+    Member,
     Page,
     QRDesign,
     QRFrame,
@@ -60,11 +64,17 @@ __all__ = [
     "Domains",
     "Event",
     "FieldError",
+    "Invitation",
+    "InvitationWithAcceptUrl",
+    "Invitations",
+    "Inviter",
     "Link",
     "LinkRule",
     "LinkRuleCondition",
     "Links",
     "LinkqrError",
+    "Member",
+    "Members",
     "NetworkError",
     "OAuthError",
     "Page",

@@ -18,16 +18,20 @@ from ._models import (
     Event,
     EventType,
     Interval,
+    Invitation,
+    InvitationWithAcceptUrl,
     Link,
     LinkFilter,
     LinkRule,
     LinkStatus,
+    Member,
     Page,
     QRDesign,
     QRErrorCorrection,
     QRFormat,
     QRLogoFlag,
     QRModules,
+    Role,
     Scan,
     SplitVariant,
     TagObject,
@@ -109,6 +113,8 @@ class Client:
         self.webhooks = Webhooks(self._t)
         self.domains = Domains(self._t)
         self.audit = AuditLog(self._t)
+        self.members = Members(self._t)
+        self.invitations = Invitations(self._t)
 
     def workspace(self) -> Workspace:
         """The credential's workspace and scopes (any valid credential)."""
@@ -627,6 +633,58 @@ class Domains:
     def delete(self, id: str) -> None:
         """Removes a domain; ``conflict`` while links use it (domains:write)."""
         self._t.request("DELETE", f"/domains/{_seg(id)}")
+
+
+class Members:
+    """The workspace's members and their roles (``client.members``)."""
+
+    def __init__(self, t: Transport) -> None:
+        self._t = t
+
+    def list_page(self, *, limit: int | None = None, cursor: str | None = None) -> Page[Member]:
+        """One page of members, newest first (members:read)."""
+        params = {"limit": limit, "cursor": cursor}
+        return _page(Member, self._t.request("GET", "/members", params=params).json())
+
+    def list(self, *, limit: int | None = None) -> Iterator[Member]:
+        """Every member, newest first (members:read)."""
+        return _iterate(lambda c: self.list_page(limit=limit, cursor=c))
+
+    def update(self, user_id: str, *, role: Role) -> Member:
+        """Makes a member an admin or a member (members:write); demoting the last
+        admin is a ProblemError ``conflict`` (409)."""
+        return decode(Member, self._t.request("PATCH", f"/members/{_seg(user_id)}", json={"role": role}).json())
+
+    def remove(self, user_id: str) -> None:
+        """Removes someone from the workspace and revokes the keys, OAuth clients and
+        grants they made for it (members:write); the last admin stays (``conflict``, 409)."""
+        self._t.request("DELETE", f"/members/{_seg(user_id)}")
+
+
+class Invitations:
+    """Invitations to join the workspace (``client.invitations``)."""
+
+    def __init__(self, t: Transport) -> None:
+        self._t = t
+
+    def create(self, email: str, role: Role, idempotency_key: str | None = None) -> InvitationWithAcceptUrl:
+        """Invites an address as ``role`` for 14 days (members:write); the answer's
+        ``accept_url`` is shown only here (and mailed when the server sends e-mail)."""
+        r = self._t.request("POST", "/invitations", json={"email": email, "role": role}, idempotency_key=idempotency_key)
+        return decode(InvitationWithAcceptUrl, r.json())
+
+    def list_page(self, *, limit: int | None = None, cursor: str | None = None) -> Page[Invitation]:
+        """One page of open invitations, newest first, without their links (members:write)."""
+        params = {"limit": limit, "cursor": cursor}
+        return _page(Invitation, self._t.request("GET", "/invitations", params=params).json())
+
+    def list(self, *, limit: int | None = None) -> Iterator[Invitation]:
+        """Every open invitation, newest first (members:write)."""
+        return _iterate(lambda c: self.list_page(limit=limit, cursor=c))
+
+    def revoke(self, id: str) -> None:
+        """Withdraws an open invitation: its link stops working (members:write)."""
+        self._t.request("DELETE", f"/invitations/{_seg(id)}")
 
 
 class AuditLog:

@@ -13,8 +13,10 @@ from typing import Any, Generic, Literal, TypeVar
 from ._errors import ProblemError
 
 Scope = Literal[
-    "links:read", "links:write", "analytics:read", "webhooks:read", "webhooks:write", "domains:read", "domains:write", "audit:read"
+    "links:read", "links:write", "analytics:read", "webhooks:read", "webhooks:write", "domains:read", "domains:write",
+    "members:read", "members:write", "audit:read",
 ]
+Role = Literal["admin", "member"]
 LinkStatus = Literal["active", "paused"]
 LinkFilter = Literal["all", "active", "paused", "expired"]
 Device = Literal["mobile", "tablet", "desktop", "bot", "other"]
@@ -174,6 +176,48 @@ class WebhookWithSecret(Webhook):
     """A webhook subscription with its signing secret (create and rotate only): store ``secret`` now."""
 
     secret: str
+
+
+@dataclass(frozen=True)
+class Member:
+    """One person's membership of the workspace: ``role`` admin (every scope) or member."""
+
+    object: Literal["member"]
+    user_id: str
+    email: str
+    role: Role
+    joined_at: datetime
+
+
+@dataclass(frozen=True)
+class Inviter:
+    """Who made an invitation."""
+
+    user_id: str
+    email: str
+
+
+@dataclass(frozen=True)
+class Invitation:
+    """An open invitation to join the workspace (never with its link).
+
+    ``invited_by`` is None for invitations made with an operator's credential,
+    or once the inviter's account is gone."""
+
+    object: Literal["invitation"]
+    id: str
+    email: str
+    role: Role
+    invited_by: Inviter | None
+    created_at: datetime
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class InvitationWithAcceptUrl(Invitation):
+    """A new invitation with the link that accepts it (create only): hand ``accept_url`` on now."""
+
+    accept_url: str
 
 
 DomainStatus = Literal["pending", "verified"]

@@ -37,6 +37,12 @@ class LinkqrClient @JvmOverloads constructor(
     /** Custom short domains, verified by a DNS TXT record. */
     val domains: Domains = Domains(t)
 
+    /** The workspace's members and their roles. */
+    val members: Members = Members(t)
+
+    /** Invitations to join the workspace. */
+    val invitations: Invitations = Invitations(t)
+
     /** The workspace's audit log: who changed keys, apps, webhooks, domains, members or settings. */
     val audit: AuditLog = AuditLog(t)
 
@@ -509,6 +515,65 @@ class Domains internal constructor(private val t: Transport) {
     /** Removes a domain; conflict while links use it (domains:write). */
     fun delete(id: String) {
         t.call("DELETE", "/domains/" + enc(id))
+    }
+}
+
+/** The workspace's members: list, change a role, remove. */
+class Members internal constructor(private val t: Transport) {
+    // operation: listMembers
+    /** Every member, newest first, lazily (members:read). */
+    @JvmOverloads
+    fun list(limit: Int? = null, cursor: String? = null): Sequence<Member> = pages(cursor) { c -> listPage(limit, c) }
+
+    // operation: listMembers
+    @JvmOverloads
+    fun listPage(limit: Int? = null, cursor: String? = null): Page<Member> =
+        t.json(pageOf(Member::class.java), "GET", "/members", listOf("limit" to limit?.toString(), "cursor" to cursor))
+
+    // operation: updateMember
+    /** Makes a member an admin or a member (members:write); demoting the last admin is a ProblemException conflict (409). */
+    fun update(id: String, role: String): Member {
+        val b = JsonObject()
+        b.addProperty("role", role)
+        return t.json(Member::class.java, "PATCH", "/members/" + enc(id), body = b)
+    }
+
+    // operation: removeMember
+    /**
+     * Removes someone from the workspace and revokes the keys, OAuth clients and grants they
+     * made for it (members:write); the last admin stays (ProblemException conflict, 409).
+     */
+    fun remove(id: String) {
+        t.call("DELETE", "/members/" + enc(id))
+    }
+}
+
+/** Invitations to join the workspace: invite, list the open ones, revoke. */
+class Invitations internal constructor(private val t: Transport) {
+    // operation: createInvitation
+    /** Invites [email] as [role] for 14 days (members:write); the answer's acceptUrl is shown only here. */
+    @JvmOverloads
+    fun create(email: String, role: String, idempotencyKey: String? = null): InvitationWithAcceptUrl {
+        val b = JsonObject()
+        b.addProperty("email", email)
+        b.addProperty("role", role)
+        return t.json(InvitationWithAcceptUrl::class.java, "POST", "/invitations", body = b, idempotencyKey = idempotencyKey)
+    }
+
+    // operation: listInvitations
+    /** Every open invitation, newest first, lazily, without their links (members:write). */
+    @JvmOverloads
+    fun list(limit: Int? = null, cursor: String? = null): Sequence<Invitation> = pages(cursor) { c -> listPage(limit, c) }
+
+    // operation: listInvitations
+    @JvmOverloads
+    fun listPage(limit: Int? = null, cursor: String? = null): Page<Invitation> =
+        t.json(pageOf(Invitation::class.java), "GET", "/invitations", listOf("limit" to limit?.toString(), "cursor" to cursor))
+
+    // operation: revokeInvitation
+    /** Withdraws an open invitation: its link stops working (members:write). */
+    fun revoke(id: String) {
+        t.call("DELETE", "/invitations/" + enc(id))
     }
 }
 

@@ -287,7 +287,54 @@ data class DomainVerification(
     val value: String
 )
 
-// schema: LinkList, ScanList, WebhookList, DeliveryList, DomainList, TagList
+// schema: Member
+/** One person's membership of the workspace. */
+data class Member(
+    val `object`: String,
+    /** usr_…: the id updateRole and remove take. */
+    val userId: String,
+    val email: String,
+    /** "admin" (every scope) or "member". */
+    val role: String,
+    val joinedAt: Instant
+)
+
+// schema: Inviter
+/** Who made an invitation. */
+data class Inviter(
+    val userId: String,
+    val email: String
+)
+
+// schema: Invitation
+/** An open invitation to join the workspace (never with its link). */
+data class Invitation(
+    val `object`: String,
+    val id: String,
+    val email: String,
+    /** "admin" or "member". */
+    val role: String,
+    /** Null for invitations made with an operator's credential, or once the inviter's account is gone. */
+    val invitedBy: Inviter?,
+    val createdAt: Instant,
+    val expiresAt: Instant
+)
+
+// schema: InvitationWithAcceptUrl
+/** A new invitation with the link that accepts it: the answer of create only. */
+data class InvitationWithAcceptUrl(
+    val `object`: String,
+    val id: String,
+    val email: String,
+    val role: String,
+    val invitedBy: Inviter?,
+    val createdAt: Instant,
+    val expiresAt: Instant,
+    /** The link the invitee opens to join; shown only here (and mailed when the server sends e-mail). */
+    val acceptUrl: String
+)
+
+// schema: LinkList, ScanList, WebhookList, DeliveryList, DomainList, TagList, MemberList, InvitationList
 /** One page of a list, newest first; pass nextCursor as cursor for the next one. */
 data class Page<T>(
     val `object`: String,

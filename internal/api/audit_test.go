@@ -135,7 +135,7 @@ func TestAuditEventsList(t *testing.T) {
 	}
 
 	// audit:read is required; another workspace sees only its own.
-	testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/audit-events", f.token, ""), 403, "insufficient-scope")
+	testkit.Problem(t, f.srv.Do(t, "GET", "/api/v1/audit-events", f.srv.APIKey(t, ws, "links:read"), ""), 403, "insufficient-scope")
 	otherIDs, otherActs, _ := auditPage(t, f, f.srv.APIKey(t, f.other.WorkspaceID, "audit:read"), "?limit=100")
 	if !slices.Contains(otherActs, "workspace.renamed") || slices.Contains(otherActs, "webhook.created") {
 		t.Errorf("the other workspace sees %v %v", otherIDs, otherActs)

@@ -100,7 +100,7 @@ func TestAuditLogPage(t *testing.T) {
 		t.Errorf("until 2020: %v", got)
 	}
 	bad := b.get(ws + "/settings/audit?action=nope&actor_id=%3Cscript%3E")
-	if bad.status != 422 || !hasTestID(bad.body, "audit-error-action") || !hasTestID(bad.body, "audit-error-actor_id") || strings.Contains(bad.body, "<script>") {
+	if bad.status != 422 || !hasTestID(bad.body, "audit-action-error") || !hasTestID(bad.body, "audit-actor-id-error") || strings.Contains(bad.body, "<script>") {
 		t.Errorf("bad filters: %d %s", bad.status, excerpt(bad.body))
 	}
 

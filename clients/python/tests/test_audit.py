@@ -26,6 +26,7 @@ def test_audit_events(client: Client, base_url: str, marker: str) -> None:
         with pytest.raises(ProblemError) as bad:
             audit.audit.list_audit_events(since="yesterday")
         assert bad.value.status == 422 and bad.value.errors[0].pointer == "/query/since"
-    with pytest.raises(ProblemError) as refused:
-        client.audit.list_audit_events()
-    assert refused.value.status == 403
+    with Client(base_url=base_url, api_key=os.environ["LINKQR_TOKEN_LIMITED"]) as limited:
+        with pytest.raises(ProblemError) as refused:
+            limited.audit.list_audit_events()
+        assert refused.value.status == 403

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { ProblemError, type AuditEvent } from "../src/index.js";
-import { auditToken, client, run } from "./env.js";
+import { auditToken, client, limitedToken, run } from "./env.js";
 
 test("listAuditEvents: a webhook's changes, filtered, paged, newest first", async () => {
   const lq = client();
@@ -27,6 +27,6 @@ test("listAuditEvents: a webhook's changes, filtered, paged, newest first", asyn
     assert.equal(e.errors?.[0]?.pointer, "/query/since");
     return true;
   });
-  // The full key lacks audit:read.
-  await assert.rejects(lq.listAuditEvents(), (e: unknown) => e instanceof ProblemError && e.status === 403);
+  // A key without audit:read is refused.
+  await assert.rejects(client({ token: limitedToken }).listAuditEvents(), (e: unknown) => e instanceof ProblemError && e.status === 403);
 });

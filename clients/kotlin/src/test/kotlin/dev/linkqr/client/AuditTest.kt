@@ -26,7 +26,8 @@ class AuditTest {
         val bad = assertThrows(ProblemException::class.java) { audit.audit.listAuditEvents(action = "nope.") }
         assertEquals(422, bad.status)
         assertEquals(listOf("/query/action"), bad.errors.map { it.pointer })
-        val refused = assertThrows(ProblemException::class.java) { lq.audit.listAuditEvents() }
+        val limited = LinkqrClient(baseUrl, System.getenv("LINKQR_TOKEN_LIMITED") ?: "")
+        val refused = assertThrows(ProblemException::class.java) { limited.audit.listAuditEvents() }
         assertEquals(403, refused.status)
     }
 }

@@ -22,14 +22,8 @@ func TestMemberCannotTakeOverAdminsWebhooks(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
 	ctx := context.Background()
-	admin, member := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
-	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, &admin.UserID, member.Email, account.RoleAdmin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.App.Accounts.AcceptInvitation(ctx, member.UserID, inv.ID); err != nil {
-		t.Fatal(err)
-	}
+	admin := testkit.NewTenant(t, srv.Pool)
+	member := srv.AddMember(t, admin, account.RoleAdmin)
 	_, memberKey, err := srv.App.Keys.Create(ctx, admin.WorkspaceID, &member.UserID, apikey.CreateInput{Name: "everything", Scopes: scope.Strings(scope.All)})
 	if err != nil {
 		t.Fatal(err)
@@ -88,14 +82,8 @@ func TestCredentialOfADeletedOwnerActsAsNobody(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
 	ctx := context.Background()
-	admin, member := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
-	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, &admin.UserID, member.Email, account.RoleMember)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.App.Accounts.AcceptInvitation(ctx, member.UserID, inv.ID); err != nil {
-		t.Fatal(err)
-	}
+	admin := testkit.NewTenant(t, srv.Pool)
+	member := srv.AddMember(t, admin, account.RoleMember)
 	key, token, err := srv.App.Keys.Create(ctx, admin.WorkspaceID, &member.UserID, apikey.CreateInput{Name: "k", Scopes: []string{"links:read"}})
 	if err != nil {
 		t.Fatal(err)
@@ -134,14 +122,8 @@ func TestDemotionReachesEveryInstance(t *testing.T) {
 	one := testkit.StartServer(t)
 	two := testkit.StartServer(t, testkit.WithPool(one.Pool))
 	ctx := context.Background()
-	admin, member := testkit.NewTenant(t, one.Pool), testkit.NewTenant(t, one.Pool)
-	inv, err := one.App.Accounts.Invite(ctx, admin.WorkspaceID, &admin.UserID, member.Email, account.RoleAdmin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := one.App.Accounts.AcceptInvitation(ctx, member.UserID, inv.ID); err != nil {
-		t.Fatal(err)
-	}
+	admin := testkit.NewTenant(t, one.Pool)
+	member := one.AddMember(t, admin, account.RoleAdmin)
 	_, key, err := one.App.Keys.Create(ctx, admin.WorkspaceID, &member.UserID, apikey.CreateInput{Name: "k", Scopes: []string{"webhooks:read"}})
 	if err != nil {
 		t.Fatal(err)

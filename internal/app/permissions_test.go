@@ -199,12 +199,7 @@ func (w *world) checkMCP(t *testing.T, creds []credential) int {
 		if role == "" {
 			role = scope.RoleAdmin // in the outsider's own workspace
 		}
-		cl := sdk.NewClient(&sdk.Implementation{Name: "matrix", Version: "1"}, nil)
-		s, err := cl.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: w.srv.URL + "/mcp",
-			HTTPClient: &http.Client{Transport: bearer{token: c.token, next: http.DefaultTransport}}}, nil)
-		if err != nil {
-			t.Fatalf("MCP as %s: %v", c.name, err)
-		}
+		s := w.srv.MCP(t, c.token)
 		res, err := s.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatalf("MCP tools as %s: %v", c.name, err)
@@ -231,24 +226,11 @@ func (w *world) checkMCP(t *testing.T, creds []credential) int {
 			}
 		}
 		asked += len(got)
-		_ = s.Close()
 	}
 	if len(every) < 20 {
 		t.Errorf("an admin's MCP session lists only %d tools", len(every))
 	}
 	return asked
-}
-
-// bearer adds the token to every request of the MCP client.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
 }
 
 // sortedForRoute puts members first, then outsiders, then admins.
@@ -424,11 +406,10 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
 	ctx := context.Background()
-	w := &world{srv: srv, admin: testkit.NewTenant(t, srv.Pool), member: testkit.NewTenant(t, srv.Pool),
-		victim: testkit.NewTenant(t, srv.Pool), outsider: testkit.NewTenant(t, srv.Pool)}
+	w := &world{srv: srv, admin: testkit.NewTenant(t, srv.Pool), outsider: testkit.NewTenant(t, srv.Pool)}
 	ws := w.admin.WorkspaceID
-	join(t, srv, w.admin, w.member, account.RoleAdmin) // demoted once their credentials exist
-	join(t, srv, w.admin, w.victim, account.RoleMember)
+	w.member = srv.AddMember(t, w.admin, account.RoleAdmin) // demoted once their credentials exist
+	w.victim = srv.AddMember(t, w.admin, account.RoleMember)
 	linkID := testkit.Link(t, srv.Pool, &testkit.LinkOpts{WorkspaceID: ws})
 	hook, err := srv.App.Webhooks.Create(ctx, ws, webhook.CreateInput{URL: "http://127.0.0.1:9/hook", Events: []string{"link.updated"}})
 	if err != nil {
@@ -508,18 +489,6 @@ func (w *world) credentials(t *testing.T) (apiCreds, uiCreds []credential) {
 		t.Fatal(err)
 	}
 	return apiCreds, uiCreds
-}
-
-func join(t *testing.T, srv *testkit.Server, admin, who testkit.Tenant, role account.Role) {
-	t.Helper()
-	ctx := context.Background()
-	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, &admin.UserID, who.Email, role)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.App.Accounts.AcceptInvitation(ctx, who.UserID, inv.ID); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func clientCredentialsToken(t *testing.T, srv *testkit.Server, ws uuid.UUID, owner *uuid.UUID) string {

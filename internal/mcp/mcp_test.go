@@ -27,33 +27,10 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
-// bearer adds the token to every request of the MCP client.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
 // connect opens an MCP session to srv's /mcp as the official Go SDK client.
 func connect(t *testing.T, srv *testkit.Server, token string) *sdk.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := sdk.NewClient(&sdk.Implementation{Name: "linkqr-test", Version: "1"}, nil)
-	s, err := c.Connect(ctx, &sdk.StreamableClientTransport{
-		Endpoint:   srv.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}},
-	}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
+	return srv.MCP(t, token)
 }
 
 func callTool(t *testing.T, s *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
@@ -466,7 +443,8 @@ func TestAllowlistBehindTrustedProxy(t *testing.T) {
 		return &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			r = r.Clone(r.Context())
 			r.Header.Set("X-Forwarded-For", addr)
-			return bearer{token: token, next: http.DefaultTransport}.RoundTrip(r)
+			r.Header.Set("Authorization", "Bearer "+token)
+			return http.DefaultTransport.RoundTrip(r)
 		})}
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
@@ -525,7 +503,7 @@ func TestUnauthenticated(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if s, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{token: "nope", next: http.DefaultTransport}}}, nil); err == nil {
+		HTTPClient: &http.Client{Transport: testkit.BearerTransport("nope")}}, nil); err == nil {
 		_ = s.Close()
 		t.Error("connected with an invalid token")
 	}
@@ -979,14 +957,8 @@ func TestToolsFollowTheOwnersRole(t *testing.T) {
 	t.Parallel()
 	srv := testkit.StartServer(t)
 	ctx := context.Background()
-	admin, member := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
-	inv, err := srv.App.Accounts.Invite(ctx, admin.WorkspaceID, &admin.UserID, member.Email, account.RoleAdmin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.App.Accounts.AcceptInvitation(ctx, member.UserID, inv.ID); err != nil {
-		t.Fatal(err)
-	}
+	admin := testkit.NewTenant(t, srv.Pool)
+	member := srv.AddMember(t, admin, account.RoleAdmin)
 	_, memberKey, err := srv.App.Keys.Create(ctx, admin.WorkspaceID, &member.UserID, apikey.CreateInput{Name: "all", Scopes: scope.Strings(scope.All)})
 	if err != nil {
 		t.Fatal(err)

@@ -108,7 +108,7 @@ func TestToolsFollowScopes(t *testing.T) {
 		{[]string{"domains:write"}, []string{"get_workspace"}},
 		{[]string{"members:read"}, []string{"get_workspace", "list_members"}},
 		{[]string{"members:write"}, []string{"create_invitation", "get_workspace", "list_invitations", "remove_member", "revoke_invitation", "update_member_role"}},
-		{[]string{"audit:read"}, []string{"get_workspace"}},
+		{[]string{"audit:read"}, []string{"get_workspace", "list_audit_events"}},
 	} {
 		got := toolNames(t, connect(t, srv, srv.APIKey(t, tn.WorkspaceID, c.scopes...)))
 		if !slices.Equal(got, c.want) {

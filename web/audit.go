@@ -70,6 +70,10 @@ func auditFilter(q url.Values) (audit.Filter, map[string]string, map[string]stri
 	errs := map[string]string{}
 	for _, e := range refused {
 		errs[e.Param] = e.Detail
+		if (e.Param == audit.ParamSince || e.Param == audit.ParamUntil) && !strings.Contains(e.Detail, "after") {
+			// The form's date pickers send days; the address may hold times.
+			errs[e.Param] = "must be a date (YYYY-MM-DD) or a time in RFC 3339 form, such as 2026-01-31T00:00:00Z"
+		}
 	}
 	return f, given, errs
 }

@@ -242,8 +242,8 @@ func NeutralPage(status int, heading, message, testID string) templ.Component {
 	})
 }
 
-// LinkPasswordPage is a password-protected link's form (CONTRACT.md
-// section 10.3): a neutral page like the 404 and 410 ones, that works
+// LinkPasswordPage is a password-protected link's form
+// (docs/targeting.md): a neutral page like the 404 and 410 ones, that works
 // without JavaScript and posts the password back to the short URL itself.
 func LinkPasswordPage(message string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

@@ -16,7 +16,7 @@ import (
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
-// The "Destinations" card of the link page (CONTRACT.md section 10.3):
+// The "Destinations" card of the link page (docs/targeting.md):
 // rules, split, password and scan limit, edited in one form that works
 // without JavaScript. Adding, removing and moving rows are submit buttons
 // of the same form (action=…): the page comes back with the change made

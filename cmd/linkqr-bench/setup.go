@@ -135,7 +135,8 @@ func verifiedDomain(ctx context.Context, client *http.Client, baseURL, token, ho
 	return nil
 }
 
-// apiLink is the part of CONTRACT 6.1's link object the bench reads.
+// apiLink is the part of the API's link object (the Link schema of
+// internal/api/openapi.yaml) the bench reads.
 type apiLink struct {
 	ID        string `json:"id"`
 	Code      string `json:"code"`

@@ -1,5 +1,5 @@
 -- +goose Up
--- OAuth 2.0 (CONTRACT.md section 8). Secrets and tokens are never stored in
+-- OAuth 2.0 (docs/api.md#oauth-20). Secrets and tokens are never stored in
 -- the clear: client secrets as argon2id hashes, codes and refresh tokens
 -- (256 random bits each) as SHA-256 digests, signing keys AES-GCM encrypted.
 

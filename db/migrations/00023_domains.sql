@@ -1,5 +1,5 @@
 -- +goose Up
--- Custom domains: a workspace's own short hostnames (CONTRACT.md 10.1),
+-- Custom domains: a workspace's own short hostnames (docs/api.md#custom-domains),
 -- proven by a TXT record at _linkqr.<hostname> holding
 -- "linkqr-verification=<token>". The token is not a secret (anyone can read
 -- it in DNS once published); it only has to be unguessable and differ per

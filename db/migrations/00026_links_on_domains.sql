@@ -1,5 +1,5 @@
 -- +goose Up
--- Links on custom domains (CONTRACT.md 10.1). A link names its domain by
+-- Links on custom domains (docs/api.md#custom-domains). A link names its domain by
 -- hostname (NULL: the default short base), not by the domains row: codes
 -- are unique per hostname, so a code stays taken on that name even after
 -- the domain is removed and the name added again, by this workspace or

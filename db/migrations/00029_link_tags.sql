@@ -1,5 +1,5 @@
 -- +goose Up
--- Tags on links (CONTRACT.md 10.2). links.tags is what a link shows (sorted,
+-- Tags on links (docs/api.md#tags). links.tags is what a link shows (sorted,
 -- lowercase, at most 10; the link service normalises them). link_tags is
 -- the index behind the filters and counts: one row per live link and tag,
 -- kept by the triggers below whatever writes links (create, bulk, PATCH,

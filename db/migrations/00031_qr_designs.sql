@@ -1,5 +1,5 @@
 -- +goose Up
--- QR designs (CONTRACT.md 10.5): one per link that has its own, and at
+-- QR designs (docs/api.md#qr-designs): one per link that has its own, and at
 -- most one per workspace (link_id NULL) used by every link without one.
 -- Columns hold values the qrdesign package parsed; the logo is the
 -- server's own re-encoded PNG, never the bytes a client uploaded.

@@ -13,7 +13,8 @@ import (
 	"github.com/mileusna/useragent"
 )
 
-// Device classes, exactly the values of a scan's "device" (CONTRACT 6.4).
+// Device classes, exactly the values of a scan's "device" (the Device schema
+// of internal/api/openapi.yaml; docs/targeting.md lists them for rules).
 const (
 	DeviceMobile  = "mobile"
 	DeviceTablet  = "tablet"

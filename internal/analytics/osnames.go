@@ -6,7 +6,7 @@ import (
 )
 
 // OSNames is every OS value a scan can record, sorted, Other last: the
-// values a link's targeting rules may name (CONTRACT.md section 10.3), so a
+// values a link's targeting rules may name (docs/targeting.md), so a
 // rule can never wait for a value no scan ever has.
 func OSNames() []string {
 	names := slices.Sorted(maps.Keys(maps.Collect(func(yield func(string, struct{}) bool) {

@@ -130,7 +130,8 @@ func (i Interval) Next(t time.Time) time.Time {
 	}
 }
 
-// Report is the analytics object of CONTRACT.md section 6.4.
+// Report is the API's analytics object (the Analytics schema of
+// internal/api/openapi.yaml).
 type Report struct {
 	Object   string    `json:"object"`
 	LinkID   string    `json:"link_id"`
@@ -161,7 +162,7 @@ type Report struct {
 }
 
 // WithoutVariants is the report of a link without rules or a split:
-// CONTRACT.md section 10.4 shows variants only for links that have them.
+// the API shows variants only for links that have them (docs/targeting.md).
 func (r Report) WithoutVariants() Report {
 	r.Variants = nil
 	return r

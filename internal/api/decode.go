@@ -19,10 +19,10 @@ import (
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
-// MaxBodyBytes is the largest request body accepted (CONTRACT.md section 2).
+// MaxBodyBytes is the largest request body accepted (docs/api.md#request-bodies).
 const MaxBodyBytes = 64 << 10
 
-// decodeObject reads a JSON object body with the contract's rules: JSON
+// decodeObject reads a JSON object body by the API's rules: JSON
 // content type (415), at most 64 KiB (413), well-formed with nothing after
 // the value (400), an object (422). Fields are decoded by the caller.
 func decodeObject(w http.ResponseWriter, r *http.Request) (*fields, error) {

@@ -103,7 +103,7 @@ func decodeCreate(f *fields, now time.Time) (link.CreateInput, error) {
 }
 
 // decodeTargeting parses rules, split, password and max_scans
-// (CONTRACT.md section 10.3), each nullable; absent ones stay unset.
+// (docs/targeting.md), each nullable; absent ones stay unset.
 func decodeTargeting(f *fields) link.UpdateInput {
 	var in link.UpdateInput
 	if v := f.nullableJSON("rules"); v.Set {

@@ -15,7 +15,7 @@ import (
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
-// Pagination bounds of CONTRACT.md section 2.
+// Pagination bounds (docs/api.md#lists).
 const (
 	defaultLimit = 20
 	maxLimit     = 100

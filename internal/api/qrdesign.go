@@ -17,7 +17,7 @@ import (
 )
 
 // MaxDesignBodyBytes bounds a QR design's PUT body: a 256 KiB logo in
-// base64 is 342 KiB, plus the other fields (CONTRACT.md 10.5).
+// base64 is 342 KiB, plus the other fields (docs/api.md#qr-designs).
 const MaxDesignBodyBytes = 384 << 10
 
 // designLink loads the {id} link of the caller's workspace, rejecting any

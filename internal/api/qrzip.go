@@ -18,7 +18,7 @@ import (
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
-// MaxZipLinks bounds a QR ZIP (CONTRACT.md 10.5).
+// MaxZipLinks bounds a QR ZIP (docs/api.md#qr-designs).
 const MaxZipLinks = qrzip.MaxLinks
 
 // parseZipRequest reads the list's filters (q, status, domain, repeatable

@@ -8,7 +8,8 @@ import (
 	"github.com/linkqr/linkqr/internal/link"
 )
 
-// tagJSON is the tag object of CONTRACT.md section 10.2.
+// tagJSON is the tag object of GET /api/v1/tags (the TagObject schema of
+// internal/api/openapi.yaml; docs/api.md#tags).
 type tagJSON struct {
 	Object    string `json:"object"`
 	Name      string `json:"name"`

@@ -8,7 +8,8 @@ import (
 	"github.com/linkqr/linkqr/internal/store"
 )
 
-// workspaceJSON is the workspace object of CONTRACT.md section 6.1.
+// workspaceJSON is the workspace object of GET /api/v1/workspace (the
+// Workspace schema of internal/api/openapi.yaml).
 type workspaceJSON struct {
 	Object string   `json:"object"`
 	ID     string   `json:"id"`

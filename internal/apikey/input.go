@@ -10,7 +10,7 @@ import (
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
-// Bounds of CONTRACT.md section 4.
+// Bounds of an API key (docs/api.md#rate-limits).
 const (
 	DefaultRateLimit = 600
 	MinRateLimit     = 1

@@ -17,8 +17,8 @@ import (
 // request sees the new settings.
 const ChangedChannel = "linkqr_api_key_changed"
 
-// ValidateRateLimit checks a requests-per-minute limit (CONTRACT.md section
-// 4), reporting a /rate_limit_per_minute field error.
+// ValidateRateLimit checks a requests-per-minute limit (docs/api.md#rate-limits),
+// reporting a /rate_limit_per_minute field error.
 func ValidateRateLimit(perMinute int) error {
 	var errs validate.Errors
 	if perMinute < MinRateLimit || perMinute > MaxRateLimit {

@@ -54,7 +54,7 @@ import (
 )
 
 // ShutdownGrace is how long in-flight requests may take to finish after
-// SIGINT/SIGTERM (CONTRACT.md section 1).
+// SIGINT/SIGTERM (docs/operations.md#commands).
 const ShutdownGrace = 10 * time.Second
 
 // App is a configured, migrated linkqr service ready to serve.
@@ -558,8 +558,8 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	return serveErr
 }
 
-// newServer is an http.Server with the connection limits of CONTRACT.md's
-// hardening: headers within 10 s, bodies within BodyReadTimeout (set per
+// newServer is an http.Server with the connection limits of
+// docs/api.md#responses-and-headers: headers within 10 s, bodies within BodyReadTimeout (set per
 // request by limitBodyRead), responses within writeTimeout, idle keep-alive
 // connections closed after 2 minutes.
 func (a *App) newServer(h http.Handler) *http.Server {

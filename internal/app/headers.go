@@ -29,8 +29,8 @@ const hstsMaxAge = "max-age=31536000"
 // than writing into the shared array.
 func fixed(v string) []string { return []string{v}[:1:1] }
 
-// securityHeaders adds the browser-hardening headers of CONTRACT.md
-// section 9: X-Content-Type-Options on every response (HSTS too when the base
+// securityHeaders adds the browser-hardening headers of
+// docs/api.md#responses-and-headers: X-Content-Type-Options on every response (HSTS too when the base
 // URL is https), and on documents a browser renders (HTML, SVG) a strict CSP,
 // X-Frame-Options and Referrer-Policy. Which responses are documents is only
 // known once the handler has chosen a Content-Type, so the document headers

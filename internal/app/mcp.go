@@ -17,7 +17,8 @@ import (
 // dispatch to this process's own router (so to /api/v1 with all its
 // middleware), behind the same bearer middleware as the API.
 //
-// "mcp" is not a reserved code (CONTRACT.md 6.1 does not list it), so /mcp
+// "mcp" is not a reserved code (docs/api.md#links-codes-targets-and-titles
+// does not list it), so /mcp
 // is also the short URL of a link with that code: MCP clients POST (and
 // DELETE a session) there, and GET it only to open an event stream; any
 // other GET or HEAD is the redirect's.

@@ -34,7 +34,7 @@ func (a *App) newOAuth(ctx context.Context) error {
 	return nil
 }
 
-// oauthRoutes mounts the endpoints of CONTRACT.md section 8 that are not
+// oauthRoutes mounts the endpoints of docs/api.md#oauth-20 that are not
 // pages: the token, revocation and registration endpoints and the
 // discovery documents.
 // Other methods on them get a 405 problem; /oauth/authorize is a page (web).

@@ -2,7 +2,9 @@
 // must name an existing file, and every #fragment a heading of its target
 // (GitHub-style slugs). The documentation is split over several files that
 // cite each other's sections, so moving or renaming a section must fail a
-// test rather than leave a reader at a dead link.
+// test rather than leave a reader at a dead link. And no tracked file may
+// cite a document outside the repository (FindOutsideRefs): a rule lives in
+// docs/, where whoever clones the repository can read it.
 package doclinks
 
 import (

@@ -1,4 +1,4 @@
-// Package domain is a workspace's custom short domains (CONTRACT.md 10.1):
+// Package domain is a workspace's custom short domains (docs/api.md#custom-domains):
 // hostnames parsed into a canonical form, their proof of control by a DNS
 // TXT record, looked up through a configurable resolver, and the periodic
 // re-check that verifies pending domains and notices a verified domain's
@@ -28,7 +28,7 @@ const (
 // removed), so every instance's redirect reads it again.
 const ChangedChannel = "linkqr_domain_changed"
 
-// Limits and names of CONTRACT.md 10.1.
+// Limits and names of custom domains (docs/api.md#custom-domains).
 const (
 	MaxPerWorkspace = 50
 	// RecordPrefix is prepended to a hostname to name its TXT record.
@@ -62,7 +62,7 @@ type NotVerifiedError struct{ Found string }
 
 func (e *NotVerifiedError) Error() string { return e.Found }
 
-// Domain is a workspace's custom domain. Wire formats it as the contract's
+// Domain is a workspace's custom domain. Wire formats it as the API's
 // domain object; the check fields are for the Settings page.
 type Domain struct {
 	ID          uuid.UUID
@@ -92,7 +92,7 @@ func (d Domain) RecordValue() string { return ValuePrefix + d.Token }
 // Verified reports whether the domain is verified.
 func (d Domain) Verified() bool { return d.Status == StatusVerified }
 
-// Wire is the domain object of CONTRACT.md 10.1.
+// Wire is the API's domain object (the Domain schema of internal/api/openapi.yaml).
 func (d Domain) Wire() wire.Domain {
 	return wire.Domain{
 		Object: "domain", ID: wire.DomainID(d.ID), WorkspaceID: wire.WorkspaceID(d.WorkspaceID),

@@ -20,7 +20,7 @@ import (
 // Type names an event.
 type Type string
 
-// The event types of CONTRACT.md section 7.
+// The event types (docs/api.md#webhooks).
 const (
 	LinkCreated Type = "link.created"
 	LinkUpdated Type = "link.updated"

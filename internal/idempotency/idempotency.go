@@ -20,7 +20,7 @@ import (
 	"github.com/linkqr/linkqr/internal/store"
 )
 
-// Header names of CONTRACT.md section 5.
+// Header names (docs/api.md#idempotency).
 const (
 	KeyHeader      = "Idempotency-Key"
 	ReplayedHeader = "Idempotent-Replayed"

@@ -16,7 +16,7 @@ import (
 	"github.com/linkqr/linkqr/internal/text"
 )
 
-// MaxBulkItems is how many links one bulk creation takes (CONTRACT.md 10.2).
+// MaxBulkItems is how many links one bulk creation takes (docs/api.md#many-links-at-once).
 const MaxBulkItems = 1000
 
 // ErrBatchRejected is CreateMany's error in atomic mode when any item

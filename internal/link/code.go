@@ -14,7 +14,7 @@ import (
 // Code means "none" (CreateInput: generate one).
 type Code struct{ s string }
 
-// Code length bounds of CONTRACT.md section 6.1.
+// Code length bounds (docs/api.md#links-codes-targets-and-titles).
 const (
 	MinCodeLen       = 3
 	MaxCodeLen       = 64

@@ -13,7 +13,7 @@ import (
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
-// Limits of CONTRACT.md section 6.1.
+// Limits of a link's fields (docs/api.md#links-codes-targets-and-titles).
 const (
 	MaxTargetURLBytes = 2048
 	MaxTitleChars     = 200
@@ -30,7 +30,7 @@ const (
 // ParseTargetURL and stored links make one.
 type TargetURL struct{ s string }
 
-// ParseTargetURL accepts a target URL (CONTRACT.md section 6.1).
+// ParseTargetURL accepts a target URL (docs/api.md#links-codes-targets-and-titles).
 func ParseTargetURL(raw string) (TargetURL, error) {
 	if raw == "" {
 		return TargetURL{}, validate.Reject("must be an absolute http or https URL")

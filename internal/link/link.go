@@ -2,7 +2,7 @@
 // code, re-pointing, pausing and deleting them. Every operation is scoped to
 // a workspace and writes its event in the same transaction. The domain works
 // in uuids and value types (Code, TargetURL, text.Text, Expiry) that the edges
-// parse once; the contract's JSON form of a link is wire.Link.
+// parse once; the API's JSON form of a link is wire.Link.
 package link
 
 import (
@@ -57,10 +57,10 @@ type Link struct {
 	UpdatedAt     time.Time
 	// PreviousTargetURL is the target before the last re-pointing and
 	// TargetChangedAt when that happened; both nil until the first one.
-	// Shown on the link page; not part of the contract's link object.
+	// Shown on the link page; not part of the API's link object.
 	PreviousTargetURL *string
 	TargetChangedAt   *time.Time
-	// Targeting (CONTRACT.md section 10.3): nil lists, an empty hash and
+	// Targeting (docs/targeting.md): nil lists, an empty hash and
 	// a nil MaxScans mean none.
 	Rules        []Rule
 	Split        []Variant
@@ -171,7 +171,8 @@ func fromRow(r dbsqlc.Link, o Origins) Link {
 	return l
 }
 
-// Wire is the link object of CONTRACT.md section 6.1: what the API returns
+// Wire is the link object of the API (the Link schema of
+// internal/api/openapi.yaml): what the API returns
 // and what link and scan events carry, one value for both (see package
 // wire). IDs are formatted ("lnk_…", "ws_…") and times rendered in UTC here.
 func (l Link) Wire() wire.Link {

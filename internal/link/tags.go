@@ -15,7 +15,7 @@ import (
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
-// Limits of tags (CONTRACT.md section 10.2).
+// Limits of tags (docs/api.md#tags).
 const (
 	MaxTagChars    = 50
 	MaxTagsPerLink = 10

@@ -15,7 +15,7 @@ import (
 	"github.com/linkqr/linkqr/internal/wire"
 )
 
-// Limits of CONTRACT.md section 10.3 (and ours where it says none).
+// Limits of targeting (docs/targeting.md#bounds).
 const (
 	MaxRules           = 20
 	MinSplitVariants   = 2
@@ -26,7 +26,7 @@ const (
 )
 
 // Devices are the device values a rule may name: those a scan records
-// (CONTRACT.md section 6.4).
+// (docs/targeting.md#what-the-redirect-does-in-order).
 var Devices = []string{analytics.DeviceMobile, analytics.DeviceTablet, analytics.DeviceDesktop, analytics.DeviceBot, analytics.DeviceOther}
 
 // OSNames are the OS values a rule may name: those a scan records

@@ -1,4 +1,5 @@
-// Package linkcsv is the CSV form of links (CONTRACT.md section 10.2): the
+// Package linkcsv is the CSV form of links (docs/api.md#many-links-at-once,
+// docs/ui.md#tags-bulk-actions-import-and-export): the
 // export that the API and the Links page stream, and the import that the
 // Links page reads back. One column set for both, so an export re-imports.
 package linkcsv

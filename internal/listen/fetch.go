@@ -138,7 +138,7 @@ func unwrapURL(err error) error {
 }
 
 // forwardTimeout is how long the receiver may take, as for a real
-// delivery (CONTRACT: a 2xx within 10 s).
+// delivery (docs/api.md#webhooks: a 2xx within 10 s).
 const forwardTimeout = 10 * time.Second
 
 // forward POSTs one event to the receiver until it answers (any status),

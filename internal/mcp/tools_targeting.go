@@ -10,7 +10,7 @@ import (
 )
 
 // destinationsIn is set_link_destinations' input: each field left out
-// stays as it is, null clears it (CONTRACT.md section 10.3).
+// stays as it is, null clears it (docs/targeting.md).
 type destinationsIn struct {
 	ID       string          `json:"id"`
 	Rules    json.RawMessage `json:"rules,omitempty"`

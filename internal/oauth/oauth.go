@@ -1,5 +1,5 @@
-// Package oauth is linkqr's OAuth 2.0 authorization server (CONTRACT.md
-// section 8): clients, the token and revocation endpoints, authorization
+// Package oauth is linkqr's OAuth 2.0 authorization server
+// (docs/api.md#oauth-20): clients, the token and revocation endpoints, authorization
 // codes with PKCE, rotating refresh tokens, RFC 9068 JWT access tokens and
 // the signing keys behind them (encrypted at rest, rotated by a River job,
 // published as a JWKS).
@@ -26,7 +26,7 @@ import (
 	"github.com/linkqr/linkqr/internal/store"
 )
 
-// Lifetimes of CONTRACT.md section 8.
+// Lifetimes (docs/api.md#oauth-20).
 const (
 	AccessTokenTTL  = 15 * time.Minute
 	CodeTTL         = 60 * time.Second

@@ -14,7 +14,8 @@ type Type struct {
 	Description string // one paragraph for humans, shown on /problems/<slug>
 }
 
-// The catalogue of CONTRACT.md section 3.
+// The catalogue, served at /problems (docs/api.md#responses-and-headers; the
+// Errors table of internal/api/openapi.yaml).
 var (
 	InvalidRequest       = Type{"invalid-request", http.StatusBadRequest, "Invalid request", "The request could not be read: malformed JSON, data after the JSON value, a cursor that does not parse, or a malformed Idempotency-Key header. Fix the request before retrying."}
 	Unauthorized         = Type{"unauthorized", http.StatusUnauthorized, "Unauthorized", "The request carried no credentials, or credentials that are malformed, unknown, revoked or expired. Send Authorization: Bearer <API key or access token>."}
@@ -36,7 +37,8 @@ var (
 	Unavailable          = Type{"unavailable", http.StatusServiceUnavailable, "Service unavailable", "The service cannot serve the request right now (the database is unreachable, the server is shutting down, or it is at capacity for expensive work such as credential checks or QR renders; then Retry-After says when to retry). Retry later."}
 )
 
-// Catalog lists every problem type in the order of the contract.
+// Catalog lists every problem type in the order of the Errors table of
+// internal/api/openapi.yaml.
 var Catalog = []Type{
 	InvalidRequest, Unauthorized, InsufficientScope, Forbidden, IPNotAllowed, NotFound,
 	MethodNotAllowed, Conflict, IdempotencyKeyInUse, PayloadTooLarge,

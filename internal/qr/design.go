@@ -8,7 +8,7 @@ import (
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
-// ModuleStyle is how the data modules are drawn (CONTRACT.md 10.5). The
+// ModuleStyle is how the data modules are drawn (docs/api.md#qr-designs). The
 // three finder patterns are always solid squares, whatever the style:
 // scanners locate the code by them.
 type ModuleStyle string
@@ -29,7 +29,7 @@ func ParseModuleStyle(s string) (ModuleStyle, error) {
 	return "", validate.Reject(detailModules)
 }
 
-// Frame limits (CONTRACT.md 10.5).
+// Frame limits (docs/api.md#qr-designs).
 const (
 	MinFrameChars = 1
 	MaxFrameChars = 32

@@ -17,7 +17,7 @@ import (
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
-// Logo limits (CONTRACT.md 10.5). MaxLogoBytes bounds the decoded upload,
+// Logo limits (docs/api.md#qr-designs). MaxLogoBytes bounds the decoded upload,
 // MaxLogoPixels each edge of it. StoredLogoEdge is the longest edge the
 // server keeps: larger logos are scaled down once at upload (a logo covers
 // at most 40 % of a code's edge, so 1024 px stay sharp on a 2,500 px print).

@@ -10,8 +10,8 @@ import (
 // suits print, where the code must stay sharp at any size.
 type Format string
 
-// The formats of the contract (format=png|svg|pdf). PDF is one vector
-// page for print (CONTRACT.md 10.5).
+// The formats of the API (format=png|svg|pdf). PDF is one vector
+// page for print (docs/api.md#qr-designs).
 const (
 	FormatPNG Format = "png"
 	FormatSVG Format = "svg"
@@ -45,7 +45,7 @@ const (
 	ECCHigh     ECC = "H"
 )
 
-// Limits of the contract (section 6.3). They are exported so the API layer
+// Limits of GET /api/v1/links/{id}/qr (docs/api.md#the-api-in-one-minute). They are exported so the API layer
 // and its OpenAPI document can quote the same numbers.
 const (
 	MinSize       = 64
@@ -74,7 +74,7 @@ type Options struct {
 	// Alpha is ignored: codes are always opaque, because a transparent
 	// background makes the contrast unknowable.
 	FG, BG color.RGBA
-	// Modules is the data modules' style; "" is square (CONTRACT.md 10.5).
+	// Modules is the data modules' style; "" is square (docs/api.md#qr-designs).
 	Modules ModuleStyle
 	// Logo, when set, is drawn centred on a BG pad and forces ECC H.
 	Logo *Logo

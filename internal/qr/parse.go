@@ -14,8 +14,8 @@ import (
 var knownParams = []string{"format", "size", "margin", "ecc", "fg", "bg", "logo"}
 
 // Query is the QR endpoint's query, parsed: the options this one request
-// sets. Apply lays them over the link's design (CONTRACT.md 10.5: the 6.3
-// parameters override one request); the zero Query sets nothing.
+// sets. Apply lays them over the link's design (docs/api.md#qr-designs: the
+// QR endpoint's parameters override the design for one request); the zero Query sets nothing.
 type Query struct {
 	o      Options
 	set    map[string]bool

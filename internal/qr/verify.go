@@ -12,7 +12,7 @@ import (
 )
 
 // VerifySize is the edge at which a design is proven to scan before it is
-// saved (CONTRACT.md 10.5).
+// saved (docs/api.md#qr-designs).
 const VerifySize = 512
 
 // ErrUnreadable means a design's code does not decode to its content with

@@ -1,4 +1,4 @@
-// Package qrdesign owns QR designs (CONTRACT.md 10.5): a link's own design
+// Package qrdesign owns QR designs (docs/api.md#qr-designs): a link's own design
 // and its workspace's default, stored in PostgreSQL and proven to scan
 // before they are saved. The edges parse an Update; the service merges it
 // over the current design, checks contrast, renders and decodes the result
@@ -121,7 +121,8 @@ func (d Design) check() error {
 	return errs.Err()
 }
 
-// Wire is the qr_design object of CONTRACT.md 10.5.
+// Wire is the API's qr_design object (the QRDesign schema of
+// internal/api/openapi.yaml).
 type Wire struct {
 	Object    string     `json:"object"`
 	LinkID    *string    `json:"link_id"`

@@ -28,7 +28,7 @@ func (e *BusyError) Error() string {
 func (e *BusyError) Unwrap() error { return ErrBusy }
 
 // Seconds is RetryAfter rounded up to whole seconds, at least 1: the form
-// Retry-After takes (CONTRACT.md section 3).
+// Retry-After takes (docs/api.md#responses-and-headers).
 func (e *BusyError) Seconds() int {
 	return max(1, int(math.Ceil(e.RetryAfter.Seconds())))
 }

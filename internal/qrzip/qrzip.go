@@ -1,5 +1,5 @@
 // Package qrzip writes the QR codes of many links as one ZIP archive
-// (CONTRACT.md 10.5), for the API's GET /api/v1/links/qr.zip and the UI's
+// (docs/api.md#qr-designs), for the API's GET /api/v1/links/qr.zip and the UI's
 // download of a filtered list. The archive is streamed: links are read
 // with their designs a batch at a time and each code is rendered through
 // the process's QR server (its render bound and cache) and written before

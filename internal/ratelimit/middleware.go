@@ -11,7 +11,7 @@ import (
 	"github.com/linkqr/linkqr/internal/requestid"
 )
 
-// Response headers of CONTRACT.md section 4.
+// Response headers (docs/api.md#rate-limits).
 const (
 	HeaderLimit      = "RateLimit-Limit"
 	HeaderRemaining  = "RateLimit-Remaining"

@@ -20,7 +20,7 @@ import (
 	"github.com/linkqr/linkqr/internal/secrethash"
 )
 
-// A password-protected link (CONTRACT.md section 10.3) answers its form
+// A password-protected link (docs/targeting.md) answers its form
 // page (200) until the visitor sends the right password, then 302 with a
 // cookie for that link for PasswordCookieTTL. Wrong guesses are throttled
 // per client address and link. A bot or link preview gets the form and

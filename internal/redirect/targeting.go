@@ -31,7 +31,7 @@ func variantNames(prefix string, n int) []string {
 	return out
 }
 
-// Choose is the destination of t for v (CONTRACT.md section 10.3): the
+// Choose is the destination of t for v (docs/targeting.md): the
 // first rule whose every condition matches, else the split's variant for
 // v's visitor hash (the same all day, as the hash is), else t.URL; and the
 // scan's variant ("" for t.URL).

@@ -93,7 +93,7 @@ type Hit struct {
 	// QR: the short URL was opened with link.QRQuery, as QR codes encode it.
 	QR bool
 	// Variant is the destination the redirect chose: "" (the link's
-	// target_url), "rule:<n>" or "split:<n>" (CONTRACT.md section 10.3).
+	// target_url), "rule:<n>" or "split:<n>" (docs/targeting.md).
 	Variant string
 	// VisitorHash is the visitor hash when the redirect already computed
 	// it (a split chooses by it; Hashed true), so the writer does not

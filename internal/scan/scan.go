@@ -57,8 +57,9 @@ func SourceOf(qr bool) Source {
 // occurred_at then id.
 func (s Scan) Position() cursor.Position { return cursor.Position{At: s.OccurredAt, ID: s.ID} }
 
-// Wire is the scan object of CONTRACT.md section 6.4, as the API lists it
-// and scan.created events carry it (see package wire).
+// Wire is the API's scan object (the Scan schema of
+// internal/api/openapi.yaml), as the API lists it and scan.created events
+// carry it (see package wire).
 func (s Scan) Wire() wire.Scan {
 	return wire.Scan{
 		Object: "scan", ID: wire.ScanID(s.ID), LinkID: wire.LinkID(s.LinkID), OccurredAt: wire.Time(s.OccurredAt),

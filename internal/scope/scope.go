@@ -11,7 +11,7 @@ import (
 // Scope names one permission.
 type Scope string
 
-// The complete list (docs/api.md#scopes).
+// The complete list (docs/api.md#roles-and-permissions).
 const (
 	LinksRead     Scope = "links:read"
 	LinksWrite    Scope = "links:write"

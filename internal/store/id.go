@@ -10,7 +10,7 @@ import (
 // Prefix names the kind of object an external ID refers to.
 type Prefix string
 
-// The ID prefixes of CONTRACT.md section 2.
+// The ID prefixes (docs/api.md#ids-and-timestamps).
 const (
 	PrefixWorkspace   Prefix = "ws"
 	PrefixUser        Prefix = "usr"

@@ -211,7 +211,7 @@ func checkProblem(status int, header http.Header, body []byte) error {
 	if t, ok := problem.Lookup(slug); !ok || t.Status != status {
 		return fmt.Errorf("problem type %s does not have status %d in the catalogue", slug, status)
 	}
-	// A replay is the stored body byte for byte (CONTRACT.md section 5), so
+	// A replay is the stored body byte for byte (docs/api.md#idempotency), so
 	// its request_id names the original request, not this one.
 	replayed := header.Get("Idempotent-Replayed") == "true"
 	if rid := header.Get("X-Request-Id"); m["request_id"] != rid && !replayed {

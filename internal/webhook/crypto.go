@@ -53,7 +53,7 @@ func (s *sealer) open(id uuid.UUID, blob []byte) (string, error) {
 	return string(plain), nil
 }
 
-// Request headers of CONTRACT.md section 7.
+// Request headers of a delivery (docs/api.md#webhooks).
 const (
 	HeaderSignature = "Service-Signature"
 	HeaderEventID   = "Service-Event-Id"
@@ -62,7 +62,7 @@ const (
 )
 
 // DefaultTolerance is how old a signature's timestamp receivers should
-// accept (CONTRACT.md section 7).
+// accept (docs/api.md#webhooks).
 const DefaultTolerance = 300 * time.Second
 
 // Signature errors returned by Verify.

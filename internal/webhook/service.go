@@ -22,7 +22,7 @@ import (
 	"github.com/linkqr/linkqr/internal/text"
 )
 
-// DefaultTimeout is how long a receiver has to answer (CONTRACT.md section 7).
+// DefaultTimeout is how long a receiver has to answer (docs/api.md#webhooks).
 const DefaultTimeout = 10 * time.Second
 
 // maxCachedWorkspaces bounds the subscription cache; beyond it an arbitrary

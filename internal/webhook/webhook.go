@@ -49,8 +49,8 @@ const (
 var ErrDisabled = errors.New("webhook subscription is disabled")
 
 // Resource is a webhook subscription. The domain keeps uuids and times;
-// Wire formats it as the contract's webhook object (CONTRACT.md section
-// 6.5) for the API.
+// Wire formats it as the API's webhook object (the Webhook schema of
+// internal/api/openapi.yaml).
 type Resource struct {
 	ID          uuid.UUID
 	WorkspaceID uuid.UUID
@@ -73,7 +73,8 @@ type Resource struct {
 	CreatedBy *string
 }
 
-// Wire is the webhook object of CONTRACT.md section 6.5; its secret is
+// Wire is the API's webhook object (the Webhook schema of
+// internal/api/openapi.yaml); its secret is
 // present only when r carries one (create, rotate).
 func (r Resource) Wire() wire.Webhook {
 	events := make([]string, len(r.Events))
@@ -87,7 +88,8 @@ func (r Resource) Wire() wire.Webhook {
 	}
 }
 
-// Delivery is one attempt to deliver an event (CONTRACT.md section 6.5).
+// Delivery is one attempt to deliver an event (the Delivery schema of
+// internal/api/openapi.yaml).
 type Delivery struct {
 	ID             uuid.UUID
 	SubscriptionID uuid.UUID
@@ -110,7 +112,8 @@ type Delivery struct {
 	ResponseHeaders  map[string][]string
 }
 
-// Wire is the delivery object of CONTRACT.md section 6.5.
+// Wire is the API's delivery object (the Delivery schema of
+// internal/api/openapi.yaml).
 func (d Delivery) Wire() wire.Delivery {
 	return wire.Delivery{
 		Object: "delivery", ID: wire.DeliveryID(d.ID), WebhookID: wire.WebhookID(d.SubscriptionID),

@@ -20,8 +20,8 @@ import (
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
-// retryDelays are the waits after each failed attempt (CONTRACT.md
-// section 7: attempts at +0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
+// retryDelays are the waits after each failed attempt (docs/api.md#webhooks:
+// attempts at +0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
 var retryDelays = []time.Duration{
 	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
 }
@@ -69,7 +69,7 @@ func (w *Worker) Timeout(*river.Job[DeliverArgs]) time.Duration {
 	return w.svc.timeout + 30*time.Second
 }
 
-// NextRetry is the schedule of CONTRACT.md section 7, from the service's clock.
+// NextRetry is the schedule of docs/api.md#webhooks, from the service's clock.
 func (w *Worker) NextRetry(job *river.Job[DeliverArgs]) time.Time {
 	return w.svc.nextAttemptAt(job.JobRow)
 }

@@ -1,6 +1,7 @@
-// Package wire holds the JSON objects of CONTRACT.md exactly as they go over
+// Package wire holds the API's JSON objects (the schemas of
+// internal/api/openapi.yaml) exactly as they go over
 // the wire: in API responses and inside the data of events (and so in
-// webhook bodies). One Go type per contract object means an API response and
+// webhook bodies). One Go type per API object means an API response and
 // an event carrying the same link can never drift apart.
 //
 // Why a package of its own: events are recorded by the domain, inside the
@@ -20,7 +21,7 @@ import (
 	"github.com/linkqr/linkqr/internal/store"
 )
 
-// Link is the link object of CONTRACT.md section 6.1. Nullable fields are
+// Link is the API's link object (the Link schema). Nullable fields are
 // always present.
 type Link struct {
 	Object        string     `json:"object"`
@@ -38,7 +39,7 @@ type Link struct {
 	LastScannedAt *time.Time `json:"last_scanned_at"`
 	CreatedAt     time.Time  `json:"created_at"`
 	UpdatedAt     time.Time  `json:"updated_at"`
-	// Targeting (CONTRACT.md section 10.3); the password itself is never
+	// Targeting (docs/targeting.md); the password itself is never
 	// shown, only whether there is one.
 	Rules             []Rule    `json:"rules"`
 	Split             []Variant `json:"split"`
@@ -66,7 +67,7 @@ type Variant struct {
 	Weight    int    `json:"weight"`
 }
 
-// Scan is the scan object of CONTRACT.md section 6.4.
+// Scan is the API's scan object (the Scan schema).
 type Scan struct {
 	Object       string    `json:"object"`
 	ID           string    `json:"id"`
@@ -102,7 +103,7 @@ func TimePtr(t *time.Time) *time.Time {
 	return &u
 }
 
-// Webhook is the webhook subscription object of CONTRACT.md section 6.5.
+// Webhook is the API's webhook subscription object (the Webhook schema).
 // Secret is present only in the answers of create and rotate-secret (the
 // one time it is shown) and absent everywhere else.
 type Webhook struct {
@@ -118,7 +119,7 @@ type Webhook struct {
 	UpdatedAt   time.Time `json:"updated_at"`
 }
 
-// Delivery is the delivery object of CONTRACT.md section 6.5: one attempt
+// Delivery is the API's delivery object (the Delivery schema): one attempt
 // to deliver one event to one webhook.
 type Delivery struct {
 	Object         string     `json:"object"`
@@ -141,7 +142,7 @@ func WebhookID(id uuid.UUID) string  { return store.FormatID(store.PrefixWebhook
 func DeliveryID(id uuid.UUID) string { return store.FormatID(store.PrefixDelivery, id) }
 func EventID(id uuid.UUID) string    { return store.FormatID(store.PrefixEvent, id) }
 
-// Domain is the custom domain object of CONTRACT.md section 10.1.
+// Domain is the API's custom domain object (the Domain schema).
 type Domain struct {
 	Object       string             `json:"object"`
 	ID           string             `json:"id"`

@@ -1269,7 +1269,7 @@ export interface components {
             /** @description Pass as `cursor` to get the next older page; `null` on the last page. */
             next_cursor: string | null;
         };
-        /** @description How a link's QR codes are drawn (CONTRACT.md 10.5). */
+        /** @description How a link's QR codes are drawn (see QR designs in the API guide). */
         QRDesign: {
             /** @enum {string} */
             object: "qr_design";

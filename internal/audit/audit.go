@@ -131,6 +131,15 @@ func Record(ctx context.Context, db pgx.Tx, workspaceID uuid.UUID, action Action
 		prev = ZeroHash
 	}
 	a := ActorFrom(ctx)
+	if a.Email == "" && a.UserID != nil {
+		// A key or token names its owner by id; the entry names them by
+		// address too, as a session's entries do.
+		if u, err := q.UserGetByID(ctx, db, *a.UserID); err == nil {
+			a.Email = u.Email
+		} else if err = store.InterpretError(err); !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+	}
 	e := Entry{
 		Object: "audit_event", ID: store.NewID(), Action: action,
 		Actor: actorJSON(a), Target: target, Changes: rawChanges,

@@ -29,7 +29,7 @@ SELECT content FROM link_imports WHERE id = $1 AND workspace_id = $2;
 -- The confirmation: only an uploaded import starts, once.
 UPDATE link_imports SET state = 'queued'
 WHERE id = $1 AND workspace_id = $2 AND user_id = $3 AND state = 'uploaded' AND expires_at > now()
-RETURNING id;
+RETURNING id, file_name, row_count, keep_codes;
 
 -- name: LinkImportForWork :one
 -- The job's import, locked while a chunk is written.

@@ -17,7 +17,7 @@ ORDER BY id DESC;
 -- Scoped by workspace so a client id of another workspace revokes nothing.
 UPDATE oauth_clients SET revoked_at = now()
 WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL
-RETURNING id;
+RETURNING id, workspace_id;
 
 -- name: OAuthGrantCreate :one
 INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes, resource)
@@ -27,8 +27,10 @@ RETURNING *;
 -- name: OAuthGrantGet :one
 SELECT * FROM oauth_grants WHERE id = $1;
 
--- name: OAuthGrantRevoke :exec
-UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL;
+-- name: OAuthGrantRevoke :many
+-- Zero rows when the grant was revoked already (nothing to record).
+UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL
+RETURNING id, workspace_id, client_id, user_id;
 
 -- name: OAuthCodeCreate :exec
 INSERT INTO oauth_codes (code_hash, client_id, workspace_id, user_id, redirect_uri, scopes, code_challenge, expires_at, resource)
@@ -88,7 +90,7 @@ RETURNING id;
 -- Operator command: any client, partner or workspace-bound.
 UPDATE oauth_clients SET revoked_at = now()
 WHERE id = $1 AND revoked_at IS NULL
-RETURNING id;
+RETURNING id, workspace_id;
 
 -- name: OAuthClientRevokeAllByWorkspace :many
 -- Deleting a workspace: its client-credentials clients stop working.

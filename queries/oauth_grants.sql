@@ -15,7 +15,7 @@ ORDER BY g.created_at DESC, g.id DESC;
 -- Scoped by user: another user's grant id revokes nothing.
 UPDATE oauth_grants SET revoked_at = now()
 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL
-RETURNING id;
+RETURNING id, workspace_id, client_id;
 
 -- name: OAuthGrantTouch :exec
 -- Records a use of the grant (a refresh), at most once a minute, so a

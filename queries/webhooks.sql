@@ -1,6 +1,6 @@
 -- name: WebhookSubscriptionCreate :one
-INSERT INTO webhook_subscriptions (id, workspace_id, url, events, description, secret_ciphertext)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO webhook_subscriptions (id, workspace_id, url, events, description, secret_ciphertext, created_by)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 RETURNING *;
 
 -- name: WebhookSubscriptionGetByID :one

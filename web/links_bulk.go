@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -72,6 +74,19 @@ func (u *UI) linksBulk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var out bulkOutcome
+	if action == "delete" {
+		// One transaction and one links.bulk_deleted audit entry for all.
+		if err := u.bulkDelete(r, ids, &out); err != nil {
+			u.serverError(w, r, err)
+			return
+		}
+		kind := flashOK
+		if len(out.missing) > 0 {
+			kind = flashError
+		}
+		u.redirectFlash(w, r, back, kind, out.message(action, tag))
+		return
+	}
 	for _, raw := range ids {
 		if err := u.bulkApply(r, action, tag, raw, &out); err != nil {
 			u.serverError(w, r, err)
@@ -83,6 +98,29 @@ func (u *UI) linksBulk(w http.ResponseWriter, r *http.Request) {
 		kind = flashError
 	}
 	u.redirectFlash(w, r, back, kind, out.message(action, tag))
+}
+
+// bulkDelete deletes the links with the wire ids raw through
+// link.Service.DeleteMany; the ids it did not delete are missing.
+func (u *UI) bulkDelete(r *http.Request, raw []string, out *bulkOutcome) error {
+	ws, _ := workspaceFrom(r.Context())
+	var ids []uuid.UUID
+	for _, v := range raw {
+		if id, ok := store.ParseID(store.PrefixLink, v); ok {
+			ids = append(ids, id)
+		}
+	}
+	deleted, err := u.Links.DeleteMany(r.Context(), ws.ID, ids)
+	if err != nil {
+		return err
+	}
+	out.done = len(deleted)
+	for _, v := range raw {
+		if id, ok := store.ParseID(store.PrefixLink, v); !ok || !slices.Contains(deleted, id) {
+			out.missing = append(out.missing, v)
+		}
+	}
+	return nil
 }
 
 // bulkApply applies action to the link with the wire id raw.
@@ -103,9 +141,6 @@ func (u *UI) bulkApply(r *http.Request, action string, tag link.Tag, raw string,
 	}
 	var in link.UpdateInput
 	switch action {
-	case "delete":
-		err = u.Links.Delete(ctx, ws.ID, id)
-		return out.count(raw, err, true)
 	case "pause":
 		in.Status = link.Some(link.StatusPaused)
 	case "resume":

@@ -31,6 +31,8 @@ const (
 	sectionWorkspace = "workspace"
 	// sectionDomains is Settings → Domains (every member reads it).
 	sectionDomains = "domains"
+	// sectionAudit is Settings → Audit log (admins).
+	sectionAudit = "audit"
 )
 
 // FieldErrors maps a JSON pointer ("/name") to the message shown next to

@@ -9,6 +9,7 @@ import (
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/domain"
@@ -37,7 +38,9 @@ type Deps struct {
 	// viewer's account (Account).
 	Erasure *erasure.Service
 	// Export streams a workspace's archive (Settings → Workspace, admins).
-	Export   *export.Service
+	Export *export.Service
+	// Audit reads the workspace's audit log (Settings → Audit log, admins).
+	Audit    *audit.Log
 	Keys     *apikey.Service
 	ClientIP clientip.Resolver
 	// Sessions keeps browser sessions (server-side, in PostgreSQL).
@@ -221,6 +224,9 @@ func (u *UI) Mount(r chi.Router) {
 				hooksWrite.Post("/settings/webhooks/{hook}/delete", u.webhookDelete)
 				hooks.Get("/settings/webhooks/{hook}/deliveries/{delivery}", u.webhookDelivery)
 				hooksWrite.Post("/settings/webhooks/{hook}/deliveries/{delivery}/retry", u.webhookRetry)
+				// The audit log: admins (audit:read), docs/ui.md.
+				r.With(u.permit(scope.AuditRead)).Get("/settings/audit", u.auditList)
+				r.With(u.permit(scope.AuditRead)).Get("/settings/audit.csv", u.auditCSV)
 
 				// Every member sees the domains; admins add, verify, edit
 				// and remove them.

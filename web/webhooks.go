@@ -84,6 +84,9 @@ func hookRow(h webhook.Resource, health webhook.Health) WebhookRow {
 	if h.Description != nil {
 		row.Description = *h.Description
 	}
+	if h.CreatedBy != nil {
+		row.CreatedBy = *h.CreatedBy
+	}
 	if h.DisabledReason != nil && !row.Enabled {
 		row.DisabledReason = capitalize(*h.DisabledReason) + "."
 	}

@@ -13,6 +13,7 @@ type WebhookRow struct {
 	Healthy        bool   // no failed attempt in the last 24 h
 	LastFailure    string // "" when none in the last 24 h
 	CreatedAt      string
+	CreatedBy      string // who added it; "" when not recorded (older than the audit log)
 }
 
 // WebhooksView is the list of subscriptions.

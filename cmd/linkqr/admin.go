@@ -14,6 +14,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/scope"
@@ -26,6 +27,9 @@ func admin(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 		fmt.Fprintf(stderr, "linkqr admin: expected a command\n\n%s", usage)
 		return 2
 	}
+	// Every change an operator command makes is the operator's in the
+	// audit log.
+	ctx = audit.WithActor(ctx, audit.Actor{Type: audit.ActorOperator})
 	switch args[0] {
 	case "bootstrap":
 		return exitCode(stderr, "admin bootstrap", adminBootstrap(ctx, cfg, log, args[1:], stdout, stderr))
@@ -63,6 +67,12 @@ func admin(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 		return exitCode(stderr, "admin analytics rebuild", adminAnalyticsRebuild(ctx, cfg, log, args[2:], stdout, stderr))
 	case "scan-retention":
 		return exitCode(stderr, "admin scan-retention", adminScanRetention(ctx, cfg, log, args[1:], stdout, stderr))
+	case "audit":
+		if len(args) < 2 || args[1] != "verify" {
+			fmt.Fprintf(stderr, "linkqr admin audit: expected \"verify\"\n\n%s", usage)
+			return 2
+		}
+		return exitCode(stderr, "admin audit verify", adminAuditVerify(ctx, cfg, log, args[2:], stdout, stderr))
 	default:
 		fmt.Fprintf(stderr, "linkqr admin: unknown command %q\n\n%s", args[0], usage)
 		return 2

@@ -65,6 +65,9 @@ commands:
   admin scan-retention --workspace ws_… --months N|default [--init]
       set how many whole months of raw scans the workspace keeps (1-1200; default: LINKQR_SCAN_RETENTION_MONTHS);
       prints {"workspace_id","scan_retention_months","default"}
+  admin audit verify --workspace ws_… [--init]
+      check the workspace's audit log chain (docs/api.md "Audit log"); prints {"entries":N,"ok":true}, or the first
+      broken entry {"entries","ok":false,"broken":"aud_…","reason"} and exits 1
   listen --forward-to URL [--events a,b] [--after evt_…] [--api-url URL] [--api-key KEY]
       for development: stream a workspace's events from a linkqr server (--api-url, default $LINKQR_BASE_URL or
       http://localhost:8080; an API key with webhooks:read in --api-key or $LINKQR_API_KEY) to a local URL, signed

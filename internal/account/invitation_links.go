@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -152,10 +153,19 @@ func (s *Service) addMember(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, i
 	if err := inviterStillAdmin(ctx, q, tx, inv); err != nil {
 		return err
 	}
-	if _, err := q.MembershipCreateIfAbsent(ctx, tx, dbsqlc.MembershipCreateIfAbsentParams{
+	n, err := q.MembershipCreateIfAbsent(ctx, tx, dbsqlc.MembershipCreateIfAbsentParams{
 		WorkspaceID: inv.WorkspaceID, UserID: userID, Role: string(inv.Role),
-	}); err != nil {
+	})
+	if err != nil {
 		return store.InterpretError(err)
+	}
+	if n > 0 {
+		// member.joined, as the joining user's own change.
+		if err := audit.Record(audit.OnBehalfOf(ctx, userID), tx, inv.WorkspaceID, audit.MemberJoined, memberTarget(userID), audit.Changes{
+			"role": audit.Change(nil, string(inv.Role)), "invitation_id": audit.Change(nil, inv.ExternalID()),
+		}); err != nil {
+			return err
+		}
 	}
 	return membership.Changed(ctx, tx, inv.WorkspaceID, userID)
 }

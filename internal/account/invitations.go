@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
@@ -152,6 +153,11 @@ func (s *Service) Invite(ctx context.Context, workspaceID uuid.UUID, invitedBy *
 			}
 			inv.InvitedBy = inviter.Email
 		}
+		if err := audit.Record(ctx, tx, ws, audit.MemberInvited, audit.TargetOf("invitation", store.PrefixInvitation, inv.ID), audit.Changes{
+			"email": audit.Change(nil, email), "role": audit.Change(nil, string(role)),
+		}); err != nil {
+			return err
+		}
 		inv.Mailed, err = s.notify(ctx, tx, Notice{Kind: NoticeInvitation, To: email, Link: inv.Link,
 			Workspace: wsRow.Name, InvitedBy: inv.InvitedBy, Role: inv.Role, Expires: inv.ExpiresAt})
 		return err
@@ -179,10 +185,20 @@ func (s *Service) PendingInvitations(ctx context.Context, workspaceID uuid.UUID)
 // returns it. Another workspace's invitation, and one that is no longer
 // open (accepted, declined, revoked, expired), are store.ErrNotFound.
 func (s *Service) RevokeInvitation(ctx context.Context, workspaceID, invitationID uuid.UUID) (Invitation, error) {
-	row, err := dbsqlc.New().InvitationRevoke(ctx, s.db.Conn(ctx),
-		dbsqlc.InvitationRevokeParams{ID: invitationID, WorkspaceID: workspaceID, Now: s.now()})
+	var row dbsqlc.Invitation
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		row, err = dbsqlc.New().InvitationRevoke(ctx, tx,
+			dbsqlc.InvitationRevokeParams{ID: invitationID, WorkspaceID: workspaceID, Now: s.now()})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		return audit.Record(ctx, tx, workspaceID, audit.InvitationRevoked, audit.TargetOf("invitation", store.PrefixInvitation, row.ID), audit.Changes{
+			"email": audit.Change(row.Email, nil), "role": audit.Change(row.Role, nil),
+		})
+	})
 	if err != nil {
-		return Invitation{}, store.InterpretError(err)
+		return Invitation{}, err
 	}
 	return invitationFromRow(row, "", nil), nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
@@ -76,6 +77,11 @@ func (s *Service) SetRole(ctx context.Context, workspaceID, userID uuid.UUID, ro
 				return err
 			}
 		}
+		if err := audit.Record(ctx, tx, workspaceID, audit.MemberRoleChanged, memberTarget(userID), audit.Changes{
+			"role": audit.Change(string(m.Role), string(role)),
+		}); err != nil {
+			return err
+		}
 		m.Role = role
 		return nil
 	})
@@ -106,7 +112,13 @@ func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUI
 		if err := s.revokeInvitationsBy(ctx, q, tx, workspaceID, userID); err != nil {
 			return err
 		}
-		return store.InterpretError(q.MembershipDelete(ctx, tx, dbsqlc.MembershipDeleteParams{WorkspaceID: workspaceID, UserID: userID}))
+		if err := q.MembershipDelete(ctx, tx, dbsqlc.MembershipDeleteParams{WorkspaceID: workspaceID, UserID: userID}); err != nil {
+			return store.InterpretError(err)
+		}
+		return audit.Record(ctx, tx, workspaceID, audit.MemberRemoved, memberTarget(userID), audit.Changes{
+			"email": audit.Change(m.Email, nil), "role": audit.Change(string(m.Role), nil),
+			"api_keys_revoked": audit.Change(nil, len(revoked)),
+		})
 	})
 	if err != nil {
 		return Member{}, 0, err
@@ -162,4 +174,9 @@ func ensureAnotherAdmin(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, works
 		return ErrLastAdmin
 	}
 	return nil
+}
+
+// memberTarget is a member as an audit entry names it: by user id.
+func memberTarget(userID uuid.UUID) audit.Target {
+	return audit.TargetOf("member", store.PrefixUser, userID)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -77,9 +78,25 @@ func (s *Service) RenameWorkspace(ctx context.Context, workspaceID uuid.UUID, na
 	if err := errs.Err(); err != nil {
 		return Workspace{}, err
 	}
-	row, err := dbsqlc.New().WorkspaceRename(ctx, s.db.Conn(ctx), dbsqlc.WorkspaceRenameParams{ID: workspaceID, Name: name})
+	var row dbsqlc.Workspace
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		q := dbsqlc.New()
+		old, err := q.WorkspaceGetByID(ctx, tx, workspaceID)
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		if row, err = q.WorkspaceRename(ctx, tx, dbsqlc.WorkspaceRenameParams{ID: workspaceID, Name: name}); err != nil {
+			return store.InterpretError(err)
+		}
+		if old.Name == row.Name {
+			return nil
+		}
+		return audit.Record(ctx, tx, workspaceID, audit.WorkspaceRenamed, audit.TargetOf("workspace", store.PrefixWorkspace, workspaceID), audit.Changes{
+			"name": audit.Change(old.Name, row.Name),
+		})
+	})
 	if err != nil {
-		return Workspace{}, store.InterpretError(err)
+		return Workspace{}, err
 	}
 	return Workspace{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt}, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/analytics"
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/dbhealth"
@@ -58,6 +59,8 @@ type API struct {
 	Domains *domain.Service
 	// Events lists the workspace's events (GET /events, `linkqr listen`).
 	Events *event.Reader
+	// Audit reads the workspace's audit log (GET /audit-events).
+	Audit *audit.Log
 	// Database says whether PostgreSQL is reachable (nil: always), so
 	// requests fail at once during an outage (requireDatabase).
 	Database *dbhealth.Monitor
@@ -116,6 +119,7 @@ func (a *API) Routes(r chi.Router) {
 		r.With(a.scope(scope.MembersWrite)).Get("/invitations", a.handle(a.listInvitations))
 		r.With(a.scope(scope.MembersWrite), a.Idempotency.Handler).Post("/invitations", a.handle(a.createInvitation))
 		r.With(a.scope(scope.MembersWrite)).Delete("/invitations/{id}", a.handle(a.deleteInvitation))
+		r.With(a.scope(scope.AuditRead)).Get("/audit-events", a.handle(a.listAuditEvents))
 	})
 }
 

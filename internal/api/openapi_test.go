@@ -154,6 +154,7 @@ func TestOpenAPIOperations(t *testing.T) {
 		"GET /invitations":         "listInvitations",
 		"POST /invitations":        "createInvitation",
 		"DELETE /invitations/{id}": "revokeInvitation",
+		"GET /audit-events":        "listAuditEvents",
 	}
 	got := map[string]string{}
 	for path, item := range doc.Paths.Map() {

@@ -11,6 +11,7 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -140,4 +141,27 @@ func TestDemotionReachesEveryInstance(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusForbidden
 	}, "the other instance refuses the demoted admin's key")
+}
+
+// An audit entry made through a user's key names the key, its owner and
+// the owner's address: who did it, whichever credential they used.
+func TestAuditEntryNamesTheKeysOwner(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
+	admin := testkit.NewTenant(t, srv.Pool)
+	key, token, err := srv.App.Keys.Create(context.Background(), admin.WorkspaceID, &admin.UserID, apikey.CreateInput{Name: "hooks", Scopes: []string{"webhooks:write", "audit:read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.JSON(t, srv.Do(t, "POST", "/api/v1/webhooks", token, `{"url":"http://127.0.0.1:9/h","events":["link.created"]}`), 201)
+	list := testkit.JSON(t, srv.Do(t, "GET", "/api/v1/audit-events?action=webhook.created", token, ""), 200)
+	data := list["data"].([]any)
+	if len(data) != 1 {
+		t.Fatalf("entries %v", data)
+	}
+	actor := data[0].(map[string]any)["actor"].(map[string]any)
+	if actor["type"] != "api_key" || actor["id"] != key.ExternalID() || actor["email"] != admin.Email ||
+		actor["user_id"] != store.FormatID(store.PrefixUser, admin.UserID) {
+		t.Errorf("actor %v", actor)
+	}
 }

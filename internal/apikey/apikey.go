@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/scope"
@@ -109,14 +110,25 @@ func (s *Service) Create(ctx context.Context, workspaceID uuid.UUID, createdBy *
 	for i, pfx := range p.allowlist {
 		allow[i] = pfx.String()
 	}
-	row, err := dbsqlc.New().APIKeyCreate(ctx, s.db.Conn(ctx), dbsqlc.APIKeyCreateParams{
-		ID: store.NewID(), WorkspaceID: workspaceID, CreatedBy: createdBy,
-		Name: p.name, PublicID: publicID, SecretHash: hash,
-		Scopes: scope.Strings(p.scopes), RateLimitPerMinute: int32(p.rateLimit), IPAllowlist: allow,
-		Operator: createdBy == nil,
+	var row dbsqlc.APIKey
+	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		row, err = dbsqlc.New().APIKeyCreate(ctx, tx, dbsqlc.APIKeyCreateParams{
+			ID: store.NewID(), WorkspaceID: workspaceID, CreatedBy: createdBy,
+			Name: p.name, PublicID: publicID, SecretHash: hash,
+			Scopes: scope.Strings(p.scopes), RateLimitPerMinute: int32(p.rateLimit), IPAllowlist: allow,
+			Operator: createdBy == nil,
+		})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		return audit.Record(ctx, tx, workspaceID, audit.APIKeyCreated, audit.TargetOf("api_key", store.PrefixAPIKey, row.ID), audit.Changes{
+			"name": audit.Change(nil, row.Name), "scopes": audit.Change(nil, row.Scopes),
+			"rate_limit_per_minute": audit.Change(nil, row.RateLimitPerMinute), "ip_allowlist": audit.Change(nil, row.IPAllowlist),
+		})
 	})
 	if err != nil {
-		return Key{}, "", store.InterpretError(err)
+		return Key{}, "", err
 	}
 	return fromRow(row), token, nil
 }
@@ -153,6 +165,9 @@ func (s *Service) Revoke(ctx context.Context, workspaceID, keyID uuid.UUID, only
 		publicID, err = dbsqlc.New().APIKeyRevoke(ctx, tx, dbsqlc.APIKeyRevokeParams{ID: keyID, WorkspaceID: workspaceID, CreatedBy: onlyCreator})
 		if err != nil {
 			return store.InterpretError(err)
+		}
+		if err := audit.Record(ctx, tx, workspaceID, audit.APIKeyRevoked, audit.TargetOf("api_key", store.PrefixAPIKey, keyID), nil); err != nil {
+			return err
 		}
 		return store.Notify(ctx, tx, RevokedChannel, publicID)
 	})

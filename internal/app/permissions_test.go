@@ -96,6 +96,8 @@ var uiPermissions = map[string]uiPermission{
 	"POST /w/{ws}/settings/invitations/{invitation}/revoke":             {need: scope.MembersWrite},
 	"POST /w/{ws}/settings/members/{user}/role":                         {need: scope.MembersWrite},
 	"POST /w/{ws}/settings/members/{user}/remove":                       {need: scope.MembersWrite},
+	"GET /w/{ws}/settings/audit":                                        {need: scope.AuditRead},
+	"GET /w/{ws}/settings/audit.csv":                                    {need: scope.AuditRead},
 	"GET /w/{ws}/settings/webhooks":                                     {need: scope.WebhooksRead, hidden: true},
 	"GET /w/{ws}/settings/webhooks/new":                                 {need: scope.WebhooksWrite, hidden: true},
 	"POST /w/{ws}/settings/webhooks":                                    {need: scope.WebhooksWrite, hidden: true},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/api"
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/clientip"
 	"github.com/linkqr/linkqr/internal/config"
@@ -178,6 +179,7 @@ func (a *App) apiV1(reports *analytics.Reports) *api.API {
 		Webhooks:    a.Webhooks,
 		Domains:     a.Domains,
 		Events:      &event.Reader{DB: a.DB, Stopping: a.draining.Load, Wakeup: a.eventWake},
+		Audit:       audit.NewLog(a.DB),
 		Database:    a.Database,
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},
 		Auth: &auth.Authenticator{
@@ -215,6 +217,7 @@ func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 		Erasure:     a.Erasure,
 		LinkImports: a.LinkImports,
 		Export:      export.New(a.DB),
+		Audit:       audit.NewLog(a.DB),
 		Keys:        a.Keys,
 		ClientIP:    clientip.Resolver{Trusted: a.Config.TrustedProxies},
 		Sessions:    sessions,

@@ -33,7 +33,7 @@ var rules = []rule{
 		imported: module + "/internal/store/dbsqlc",
 		allowed: []string{"internal/store", "internal/account", "internal/apikey", "internal/link", "internal/event",
 			"internal/scan", "internal/analytics", "internal/session", "internal/idempotency", "internal/webhook", "internal/oauth",
-			"internal/retention", "internal/domain", "internal/erasure", "internal/certs", "internal/linkimport", "internal/qrdesign", "internal/membership"},
+			"internal/retention", "internal/domain", "internal/erasure", "internal/certs", "internal/linkimport", "internal/qrdesign", "internal/membership", "internal/audit"},
 		why: "sqlc output is private to the storage code of the domain packages; handlers, cmd and middleware call domain methods",
 	},
 	{

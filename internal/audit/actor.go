@@ -9,6 +9,8 @@ import (
 	"net/netip"
 
 	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/store"
 )
 
 // ActorType says what kind of credential acted.
@@ -52,4 +54,34 @@ func ActorFrom(ctx context.Context) Actor {
 		return a
 	}
 	return Actor{Type: ActorSystem}
+}
+
+// OnBehalfOf returns ctx acting as the user userID when ctx has no actor
+// of its own (the system): a change made for a person by a machine (a
+// partner redeeming the code its user consented with) is that person's.
+func OnBehalfOf(ctx context.Context, userID uuid.UUID) context.Context {
+	if _, ok := ctx.Value(actorKey{}).(Actor); ok {
+		return ctx
+	}
+	return WithActor(ctx, Actor{Type: ActorUser, ID: store.FormatID(store.PrefixUser, userID), UserID: &userID})
+}
+
+// Label names the actor for people: the e-mail address of the person
+// behind it when known, else the credential ("API key key_…", "OAuth app
+// cli_…"), "operator" or "linkqr" (the system).
+func (a Actor) Label() string {
+	switch {
+	case a.Email != "":
+		return a.Email
+	case a.Type == ActorAPIKey && a.ID != "":
+		return "API key " + a.ID
+	case a.Type == ActorOAuthClient && a.ID != "":
+		return "OAuth app " + a.ID
+	case a.Type == ActorUser && a.ID != "":
+		return a.ID
+	case a.Type == ActorOperator:
+		return "operator"
+	default:
+		return "linkqr"
+	}
 }

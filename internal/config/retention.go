@@ -15,6 +15,9 @@ type Retention struct {
 	// Invitations (LINKQR_INVITATION_RETENTION_DAYS, 30) is how long an
 	// accepted, declined, revoked or expired invitation is kept.
 	Invitations time.Duration
+	// Audit (LINKQR_AUDIT_RETENTION_DAYS, 365) is how long a workspace's
+	// audit log entries are kept.
+	Audit time.Duration
 	// ScanMonths (LINKQR_SCAN_RETENTION_MONTHS, 13) is how many whole
 	// months of raw scans a workspace without a setting of its own keeps.
 	ScanMonths int
@@ -30,7 +33,7 @@ type Retention struct {
 // DefaultRetention is the retention of a deployment that sets nothing.
 func DefaultRetention() Retention {
 	return Retention{
-		Events: 30 * 24 * time.Hour, Invitations: 30 * 24 * time.Hour, ScanMonths: 13,
+		Events: 30 * 24 * time.Hour, Invitations: 30 * 24 * time.Hour, Audit: 365 * 24 * time.Hour, ScanMonths: 13,
 		BatchSize: 5000, MaxBatches: 50, Interval: time.Hour,
 	}
 }
@@ -54,7 +57,7 @@ func loadRetention(getenv func(string) string) (Retention, error) {
 	for _, v := range []struct {
 		name string
 		dst  *time.Duration
-	}{{"LINKQR_EVENT_RETENTION_DAYS", &r.Events}, {"LINKQR_INVITATION_RETENTION_DAYS", &r.Invitations}} {
+	}{{"LINKQR_EVENT_RETENTION_DAYS", &r.Events}, {"LINKQR_INVITATION_RETENTION_DAYS", &r.Invitations}, {"LINKQR_AUDIT_RETENTION_DAYS", &r.Audit}} {
 		days := int(*v.dst / (24 * time.Hour))
 		if err := intVar(getenv, v.name, &days, 1, 3650, "days"); err != nil {
 			return r, err

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/store"
@@ -108,8 +109,10 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, h hostname.Name) (Do
 		})
 		if err = store.InterpretError(err); store.IsConflict(err, workspaceHostnameConstraint) {
 			return ErrExists
+		} else if err != nil {
+			return err
 		}
-		return err
+		return audit.Record(ctx, tx, ws, audit.DomainCreated, auditTarget(row.ID), audit.Changes{"hostname": audit.Change(nil, row.Hostname)})
 	})
 	if err != nil {
 		return Domain{}, err
@@ -158,6 +161,18 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		if row, err = q.DomainUpdateURLs(ctx, tx, p); err != nil {
 			return store.InterpretError(err)
 		}
+		changes := audit.Changes{}
+		if !equalPtr(old.RootURL, row.RootURL) {
+			changes["root_url"] = audit.Change(old.RootURL, row.RootURL)
+		}
+		if !equalPtr(old.NotFoundURL, row.NotFoundURL) {
+			changes["not_found_url"] = audit.Change(old.NotFoundURL, row.NotFoundURL)
+		}
+		if len(changes) > 0 {
+			if err := audit.Record(ctx, tx, ws, audit.DomainUpdated, auditTarget(id), changes); err != nil {
+				return err
+			}
+		}
 		return notifyChanged(ctx, tx, row.Hostname)
 	})
 	if err != nil {
@@ -204,8 +219,25 @@ func (s *Service) record(ctx context.Context, d Domain, c outcome) (Domain, erro
 	if !c.Found {
 		p.CheckError = &c.Detail
 	}
-	row, err := dbsqlc.New().DomainRecordCheck(ctx, s.db.Conn(ctx), p)
-	if err = store.InterpretError(err); store.IsConflict(err, verifiedHostnameConstraint) {
+	var row dbsqlc.Domain
+	verified := false
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if row, err = dbsqlc.New().DomainRecordCheck(ctx, tx, p); err != nil {
+			return store.InterpretError(err)
+		}
+		if verified = row.Status == StatusVerified && d.Status != StatusVerified; !verified {
+			return nil
+		}
+		if err := audit.Record(ctx, tx, d.WorkspaceID, audit.DomainVerified, auditTarget(d.ID), audit.Changes{
+			"status": audit.Change(d.Status, row.Status),
+		}); err != nil {
+			return err
+		}
+		// Every instance may serve it once this commits.
+		return notifyChanged(ctx, tx, row.Hostname)
+	})
+	if store.IsConflict(err, verifiedHostnameConstraint) {
 		detail := ErrTaken.Error()
 		p.Found, p.CheckError = false, &detail
 		if _, err := dbsqlc.New().DomainRecordCheck(ctx, s.db.Conn(ctx), p); err != nil {
@@ -216,11 +248,7 @@ func (s *Service) record(ctx context.Context, d Domain, c outcome) (Domain, erro
 	if err != nil {
 		return Domain{}, err
 	}
-	if row.Status == StatusVerified && d.Status != StatusVerified {
-		// The update committed on its own: now every instance may serve it.
-		if err := notifyChanged(ctx, s.db.Conn(ctx), row.Hostname); err != nil {
-			return Domain{}, err
-		}
+	if verified {
 		s.afterChange(ctx, row.Hostname)
 	}
 	return fromRow(row), nil
@@ -246,6 +274,9 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 		}
 		if _, err = q.DomainDelete(ctx, tx, dbsqlc.DomainDeleteParams{ID: id, WorkspaceID: ws}); err != nil {
 			return store.InterpretError(err)
+		}
+		if err := audit.Record(ctx, tx, ws, audit.DomainDeleted, auditTarget(id), audit.Changes{"hostname": audit.Change(d.Hostname, nil)}); err != nil {
+			return err
 		}
 		host = d.Hostname
 		return notifyChanged(ctx, tx, host)
@@ -307,4 +338,13 @@ func (s *Service) afterChange(ctx context.Context, hostname string) {
 			s.Changed(hostname)
 		}
 	})
+}
+
+// auditTarget is a domain as an audit entry names it.
+func auditTarget(id uuid.UUID) audit.Target {
+	return audit.TargetOf("domain", store.PrefixDomain, id)
+}
+
+func equalPtr(a, b *string) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
 }

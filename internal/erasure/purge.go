@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -109,8 +110,20 @@ func (s *Service) purgeWorkspace(ctx context.Context, ws uuid.UUID) error {
 	}); err != nil {
 		return err
 	}
-	_, err := q.ErasureWorkspaceDelete(ctx, s.db.Conn(ctx), ws)
-	return store.InterpretError(err)
+	if err := drain(ctx, s.db, func(tx pgx.Tx) (int64, error) {
+		return audit.PurgeWorkspace(ctx, tx, ws, BatchRows)
+	}); err != nil {
+		return err
+	}
+	// The audit chain's head, and any entry written meanwhile, go by
+	// ON DELETE CASCADE, which the audit trigger allows only so.
+	return s.db.InTx(ctx, func(tx pgx.Tx) error {
+		if err := audit.AllowPurge(ctx, tx); err != nil {
+			return err
+		}
+		_, err := q.ErasureWorkspaceDelete(ctx, tx, ws)
+		return store.InterpretError(err)
+	})
 }
 
 func (s *Service) purgeLinks(ctx context.Context, ws uuid.UUID, links []uuid.UUID) error {

@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/store"
@@ -86,6 +87,14 @@ var jsonFiles = []jsonFile{
 	{"oauth_clients.jsonl", []idCol{{"id", store.PrefixOAuthClient}, {"created_by", store.PrefixUser}},
 		`SELECT id, created_by, name, grant_type, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at
 		   FROM oauth_clients WHERE workspace_id = $1 ORDER BY id`},
+	// The audit log in chain order, each entry the API's audit_event
+	// object, so its hash can be checked from the archive alone.
+	{"audit_events.jsonl", []idCol{{"id", store.PrefixAudit}},
+		`SELECT id, 'audit_event' AS object, action,
+		          jsonb_build_object('type', actor_type, 'id', actor_id, 'user_id', actor_user_id, 'email', actor_email) AS actor,
+		          jsonb_build_object('type', target_type, 'id', target_id) AS target,
+		          changes, ip, user_agent, ` + ts("created_at") + ` AS created_at, hash, prev_hash
+		   FROM audit_events WHERE workspace_id = $1 ORDER BY seq`},
 	{"events.jsonl", []idCol{{"id", store.PrefixEvent}},
 		`SELECT id, type, data, created_at FROM events WHERE workspace_id = $1 ORDER BY id`},
 	{"scans.jsonl", []idCol{{"id", store.PrefixScan}, {"link_id", store.PrefixLink}},
@@ -134,6 +143,12 @@ func New(db *store.DB) *Service { return &Service{db: db} }
 // Workspace writes the workspace's archive to w. A workspace that does not
 // exist (or is being deleted) is store.ErrNotFound, before anything is
 // written.
+//
+// The export records workspace.exported in its own transaction, as its
+// first statement: the entry commits when the archive was read whole, and
+// the archive holds it. Under REPEATABLE READ, taking the audit chain's
+// head after another transaction moved it is a serialization failure;
+// nothing has been written then, so the export starts again (a few times).
 func (s *Service) Workspace(ctx context.Context, ws uuid.UUID, w io.Writer) (Summary, error) {
 	// Admitted by the Export budget (internal/budget) before a byte is
 	// written, so its refusal can still be the answer.
@@ -142,8 +157,20 @@ func (s *Service) Workspace(ctx context.Context, ws uuid.UUID, w io.Writer) (Sum
 		return Summary{}, err
 	}
 	defer release()
+	for attempt := 1; ; attempt++ {
+		sum, started, err := s.workspace(ctx, ws, w)
+		if err == nil || started || attempt == 5 || !store.IsSerializationFailure(err) {
+			return sum, err
+		}
+	}
+}
+
+// workspace is one attempt of Workspace; started says whether anything was
+// written to w.
+func (s *Service) workspace(ctx context.Context, ws uuid.UUID, w io.Writer) (Summary, bool, error) {
 	sum := Summary{WorkspaceID: store.FormatID(store.PrefixWorkspace, ws), Files: map[string]int64{}}
-	err = s.db.InTxIsolated(ctx, pgx.RepeatableRead, func(tx pgx.Tx) error {
+	started := false
+	err := s.db.InTxIsolated(ctx, pgx.RepeatableRead, func(tx pgx.Tx) error {
 		// Timestamps in the JSON files read in UTC, whatever the server's zone.
 		if _, err := tx.Exec(ctx, `SET LOCAL TimeZone = 'UTC'`); err != nil {
 			return store.InterpretError(err)
@@ -152,6 +179,10 @@ func (s *Service) Workspace(ctx context.Context, ws uuid.UUID, w io.Writer) (Sum
 		if err != nil {
 			return store.InterpretError(err)
 		}
+		if err := audit.Record(ctx, tx, ws, audit.WorkspaceExported, audit.TargetOf("workspace", store.PrefixWorkspace, ws), nil); err != nil {
+			return err
+		}
+		started = true
 		z := zip.NewWriter(w)
 		for _, f := range jsonFiles {
 			if sum.Files[f.name], err = writeJSONL(ctx, tx, z, f, ws); err != nil {
@@ -165,7 +196,7 @@ func (s *Service) Workspace(ctx context.Context, ws uuid.UUID, w io.Writer) (Sum
 		}
 		return z.Close()
 	})
-	return sum, err
+	return sum, started, err
 }
 
 func create(z *zip.Writer, name string) (io.Writer, error) {

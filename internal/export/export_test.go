@@ -14,7 +14,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
 	"github.com/linkqr/linkqr/internal/export"
+	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -86,9 +90,47 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 			t.Errorf("the export of one workspace holds %q of another", other)
 		}
 	}
+	// The audit log's entries carry their chain's hashes, of course;
+	// nothing else may hold a hash.
+	audited := files["audit_events.jsonl"]
+	delete(files, "audit_events.jsonl")
 	for _, secret := range []string{a.Key, "secret", "whsec_", "hash", "visitor"} {
-		if strings.Contains(all, secret) {
+		if strings.Contains(strings.Join(values(files), "\n"), secret) {
 			t.Errorf("the export holds %q", secret)
+		}
+	}
+	for _, secret := range []string{a.Key, "whsec_", "lqk_"} {
+		if strings.Contains(audited, secret) {
+			t.Errorf("the audit log in the export holds %q", secret)
+		}
+	}
+
+	// The audit log: every entry of a, in chain order, the last one this
+	// export itself; none of b's.
+	var n int64
+	if err := srv.Pool.QueryRow(context.Background(), "SELECT count(*) FROM audit_events WHERE workspace_id = $1", a.WorkspaceID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(audited), "\n")
+	if n < 2 || int64(len(lines)) != n || sum.Files["audit_events.jsonl"] != n || !strings.Contains(lines[len(lines)-1], `"action": "workspace.exported"`) {
+		t.Errorf("audit_events.jsonl: %d lines, summary %d, %d entries:\n%s", len(lines), sum.Files["audit_events.jsonl"], n, audited)
+	}
+	var first map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first["object"] != "audit_event" || first["prev_hash"] != strings.Repeat("0", 64) ||
+		!strings.HasPrefix(first["id"].(string), "aud_") {
+		t.Errorf("first entry %v (%v)", first, err)
+	}
+	rows, err := srv.Pool.Query(context.Background(), "SELECT id FROM audit_events WHERE workspace_id = $1", b.WorkspaceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	others, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil || len(others) == 0 {
+		t.Fatalf("b's entries: %v %v", others, err)
+	}
+	for _, id := range others {
+		if strings.Contains(audited, store.FormatID(store.PrefixAudit, id)) {
+			t.Errorf("a's export holds b's audit entry %s", id)
 		}
 	}
 }

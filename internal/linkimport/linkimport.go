@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -184,10 +185,15 @@ func (s *Service) Start(ctx context.Context, ws, user, id uuid.UUID) error {
 		return err
 	}
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
-		_, err := dbsqlc.New().LinkImportQueue(ctx, tx, dbsqlc.LinkImportQueueParams{ID: id, WorkspaceID: ws, UserID: user})
+		row, err := dbsqlc.New().LinkImportQueue(ctx, tx, dbsqlc.LinkImportQueueParams{ID: id, WorkspaceID: ws, UserID: user})
 		if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
 			return nil // already started
 		} else if err != nil {
+			return err
+		}
+		if err := audit.Record(ctx, tx, ws, audit.LinksImported, audit.TargetOf("workspace", store.PrefixWorkspace, ws), audit.Changes{
+			"file": audit.Change(nil, row.FileName), "rows": audit.Change(nil, row.RowCount), "keep_codes": audit.Change(nil, row.KeepCodes),
+		}); err != nil {
 			return err
 		}
 		if s.jobs == nil {

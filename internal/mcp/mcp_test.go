@@ -108,7 +108,7 @@ func TestToolsFollowScopes(t *testing.T) {
 		{[]string{"domains:write"}, []string{"get_workspace"}},
 		{[]string{"members:read"}, []string{"get_workspace", "list_members"}},
 		{[]string{"members:write"}, []string{"create_invitation", "get_workspace", "list_invitations", "remove_member", "revoke_invitation", "update_member_role"}},
-		{[]string{"audit:read"}, []string{"get_workspace"}},
+		{[]string{"audit:read"}, []string{"get_workspace", "list_audit_events"}},
 	} {
 		got := toolNames(t, connect(t, srv, srv.APIKey(t, tn.WorkspaceID, c.scopes...)))
 		if !slices.Equal(got, c.want) {
@@ -150,7 +150,7 @@ func TestListTools(t *testing.T) {
 		}
 	}
 	want := []string{"create_invitation", "create_link", "create_links", "create_webhook", "delete_link", "delete_link_qr_design", "delete_webhook", "get_link", "get_link_analytics", "get_link_qr", "get_links_qr_zip",
-		"get_qr_design", "get_workspace", "list_domains", "list_invitations", "list_link_scans", "list_links", "list_members", "list_webhook_deliveries", "list_webhooks", "pause_link",
+		"get_qr_design", "get_workspace", "list_audit_events", "list_domains", "list_invitations", "list_link_scans", "list_links", "list_members", "list_webhook_deliveries", "list_webhooks", "pause_link",
 		"remove_member", "repoint_link", "resume_link", "revoke_invitation", "rotate_webhook_secret", "search_links", "set_link_destinations", "set_qr_design", "test_webhook",
 		"update_link", "update_member_role", "update_webhook"}
 	slices.Sort(names)
@@ -673,6 +673,33 @@ func TestDomainTools(t *testing.T) {
 	}
 	if names := toolNames(t, connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read", "links:write"))); slices.Contains(names, "list_domains") {
 		t.Errorf("list_domains without domains:read: %v", names)
+	}
+}
+
+// TestAuditTool: list_audit_events lists the workspace's audit log with
+// the API's filters, is offered only with audit:read, and a bad filter
+// is a tool error naming the parameter.
+func TestAuditTool(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	full := srv.APIKey(t, tn.WorkspaceID)
+	testkit.JSON(t, srv.Do(t, "POST", "/api/v1/domains", full, `{"hostname":"go.audit.example"}`), 201)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "audit:read"))
+	list := ok(t, callTool(t, s, "list_audit_events", map[string]any{"limit": 10, "action": "domain."}))
+	data := list["data"].([]any)
+	if len(data) != 1 || data[0].(map[string]any)["action"] != "domain.created" || data[0].(map[string]any)["object"] != "audit_event" {
+		t.Errorf("list_audit_events %v", list)
+	}
+	all := ok(t, callTool(t, s, "list_audit_events", map[string]any{}))
+	if n := len(all["data"].([]any)); n != 3 { // two keys minted, one domain
+		t.Errorf("%d entries without filters: %v", n, all)
+	}
+	if res := callTool(t, s, "list_audit_events", map[string]any{"since": "yesterday"}); !res.IsError || !strings.Contains(text(res), "/query/since") {
+		t.Errorf("a bad filter: %s", text(res))
+	}
+	if names := toolNames(t, connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "links:read", "links:write"))); slices.Contains(names, "list_audit_events") {
+		t.Errorf("list_audit_events without audit:read: %v", names)
 	}
 }
 

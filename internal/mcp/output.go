@@ -41,6 +41,7 @@ var toolOutputs = map[string]string{
 	"test_webhook":            "Delivery",
 	"list_webhook_deliveries": "DeliveryList",
 	"list_domains":            "DomainList",
+	"list_audit_events":       "AuditEventList",
 	"list_members":            "MemberList",
 	"update_member_role":      "Member",
 	"remove_member":           doneSchema,

@@ -48,6 +48,7 @@ var toolScopes = map[string]scope.Scope{
 	"test_webhook":            scope.WebhooksWrite,
 	"list_webhook_deliveries": scope.WebhooksRead,
 	"list_domains":            scope.DomainsRead,
+	"list_audit_events":       scope.AuditRead,
 	"list_members":            scope.MembersRead,
 	"update_member_role":      scope.MembersWrite,
 	"remove_member":           scope.MembersWrite,

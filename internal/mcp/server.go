@@ -118,6 +118,7 @@ func newServer(d *dispatcher, log *slog.Logger) *sdk.Server {
 	addAnalyticsTools(server, d)
 	addWebhookTools(server, d)
 	addDomainTools(server, d)
+	addAuditTools(server, d)
 	addMemberTools(server, d)
 	return server
 }

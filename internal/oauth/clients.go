@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
@@ -175,14 +176,27 @@ func (s *Service) CreateClient(ctx context.Context, in CreateInput) (*Client, st
 		}
 		hash = &h
 	}
-	row, err := dbsqlc.New().OAuthClientCreate(ctx, s.db.Conn(ctx), dbsqlc.OAuthClientCreateParams{
-		ID: store.NewID(), WorkspaceID: in.WorkspaceID, CreatedBy: in.CreatedBy, Name: in.Name,
-		GrantType: in.GrantType, SecretHash: hash, RedirectUris: uris, Scopes: scope.Strings(scopes),
-		RateLimitPerMinute: int32(rate), IPAllowlist: allow,
-		Operator: in.CreatedBy == nil && in.GrantType == GrantClientCredentials,
+	var row dbsqlc.OauthClient
+	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		row, err = dbsqlc.New().OAuthClientCreate(ctx, tx, dbsqlc.OAuthClientCreateParams{
+			ID: store.NewID(), WorkspaceID: in.WorkspaceID, CreatedBy: in.CreatedBy, Name: in.Name,
+			GrantType: in.GrantType, SecretHash: hash, RedirectUris: uris, Scopes: scope.Strings(scopes),
+			RateLimitPerMinute: int32(rate), IPAllowlist: allow,
+			Operator: in.CreatedBy == nil && in.GrantType == GrantClientCredentials,
+		})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		if row.WorkspaceID == nil {
+			return nil // a partner of the whole instance: no workspace's log
+		}
+		return audit.Record(ctx, tx, *row.WorkspaceID, audit.OAuthClientCreated, audit.TargetOf("oauth_client", store.PrefixOAuthClient, row.ID), audit.Changes{
+			"name": audit.Change(nil, row.Name), "grant_type": audit.Change(nil, row.GrantType), "scopes": audit.Change(nil, row.Scopes),
+		})
 	})
 	if err != nil {
-		return nil, "", store.InterpretError(err)
+		return nil, "", err
 	}
 	return clientFromRow(row), secret, nil
 }
@@ -206,8 +220,11 @@ func (s *Service) ListClients(ctx context.Context, workspaceID uuid.UUID) ([]*Cl
 // A client of another workspace, or already revoked, is store.ErrNotFound.
 func (s *Service) RevokeClient(ctx context.Context, workspaceID, clientID uuid.UUID) error {
 	return s.revokeClient(ctx, clientID, func(tx pgx.Tx) error {
-		_, err := dbsqlc.New().OAuthClientRevoke(ctx, tx, dbsqlc.OAuthClientRevokeParams{ID: clientID, WorkspaceID: &workspaceID})
-		return err
+		row, err := dbsqlc.New().OAuthClientRevoke(ctx, tx, dbsqlc.OAuthClientRevokeParams{ID: clientID, WorkspaceID: &workspaceID})
+		if err != nil {
+			return err
+		}
+		return recordClientRevoked(ctx, tx, row.ID, row.WorkspaceID)
 	})
 }
 
@@ -346,9 +363,21 @@ func (s *Service) Invalidate(payloads ...string) {
 // RevokeClient. Unknown or already revoked is store.ErrNotFound.
 func (s *Service) RevokeAnyClient(ctx context.Context, clientID uuid.UUID) error {
 	return s.revokeClient(ctx, clientID, func(tx pgx.Tx) error {
-		_, err := dbsqlc.New().OAuthClientRevokeAny(ctx, tx, clientID)
-		return err
+		row, err := dbsqlc.New().OAuthClientRevokeAny(ctx, tx, clientID)
+		if err != nil {
+			return err
+		}
+		return recordClientRevoked(ctx, tx, row.ID, row.WorkspaceID)
 	})
+}
+
+// recordClientRevoked writes oauth_client.revoked in tx, for a client of a
+// workspace (a partner of the whole instance is in no workspace's log).
+func recordClientRevoked(ctx context.Context, tx pgx.Tx, id uuid.UUID, ws *uuid.UUID) error {
+	if ws == nil {
+		return nil
+	}
+	return audit.Record(ctx, tx, *ws, audit.OAuthClientRevoked, audit.TargetOf("oauth_client", store.PrefixOAuthClient, id), nil)
 }
 
 // Listing is a client as the operator sees it: with where it came from

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -62,8 +63,12 @@ func (s *Service) GrantsOfUser(ctx context.Context, userID uuid.UUID) ([]Grant, 
 // store.ErrNotFound, and nothing changes.
 func (s *Service) RevokeGrantOfUser(ctx context.Context, userID, grantID uuid.UUID) error {
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		if _, err := dbsqlc.New().OAuthGrantRevokeOfUser(ctx, tx, dbsqlc.OAuthGrantRevokeOfUserParams{ID: grantID, UserID: userID}); err != nil {
+		row, err := dbsqlc.New().OAuthGrantRevokeOfUser(ctx, tx, dbsqlc.OAuthGrantRevokeOfUserParams{ID: grantID, UserID: userID})
+		if err != nil {
 			return store.InterpretError(err)
+		}
+		if err := recordGrant(ctx, tx, audit.OAuthGrantRevoked, row.WorkspaceID, row.ID, row.ClientID, userID); err != nil {
+			return err
 		}
 		return store.Notify(ctx, tx, RevokedChannel, "g:"+grantID.String())
 	})
@@ -125,4 +130,18 @@ func (s *Service) touchGrantAsync(id uuid.UUID) {
 			s.log.Warn("record OAuth grant use", "grant_id", id, "err", err)
 		}
 	}()
+}
+
+// recordGrant writes a grant's audit entry (created or revoked) in tx. A
+// grant is the user's consent, so a change without a person behind it in
+// ctx (the partner redeeming its code at the token endpoint) is recorded
+// as that user's.
+func recordGrant(ctx context.Context, tx pgx.Tx, action audit.Action, ws, grantID, clientID, userID uuid.UUID) error {
+	var changes audit.Changes
+	if action == audit.OAuthGrantCreated {
+		ctx = audit.OnBehalfOf(ctx, userID)
+		changes = audit.Changes{"client_id": audit.Change(nil, store.FormatID(store.PrefixOAuthClient, clientID)),
+			"user_id": audit.Change(nil, store.FormatID(store.PrefixUser, userID))}
+	}
+	return audit.Record(ctx, tx, ws, action, audit.TargetOf("oauth_grant", store.PrefixOAuthGrant, grantID), changes)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
@@ -364,6 +365,9 @@ func (s *Service) AuthorizationCode(ctx context.Context, a ClientAuth, code, red
 		if err != nil {
 			return store.InterpretError(err)
 		}
+		if err := recordGrant(ctx, tx, audit.OAuthGrantCreated, g.WorkspaceID, g.ID, g.ClientID, g.UserID); err != nil {
+			return err
+		}
 		if err := q.OAuthCodeRedeem(ctx, tx, dbsqlc.OAuthCodeRedeemParams{CodeHash: row.CodeHash, GrantID: &g.ID}); err != nil {
 			return store.InterpretError(err)
 		}
@@ -404,8 +408,14 @@ func (s *Service) issueWithRefresh(ctx context.Context, tx pgx.Tx, c *Client, g 
 }
 
 func (s *Service) revokeGrantTx(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
-	if err := dbsqlc.New().OAuthGrantRevoke(ctx, tx, id); err != nil {
+	rows, err := dbsqlc.New().OAuthGrantRevoke(ctx, tx, id)
+	if err != nil {
 		return store.InterpretError(err)
+	}
+	for _, g := range rows {
+		if err := recordGrant(ctx, tx, audit.OAuthGrantRevoked, g.WorkspaceID, g.ID, g.ClientID, g.UserID); err != nil {
+			return err
+		}
 	}
 	return store.Notify(ctx, tx, RevokedChannel, "g:"+id.String())
 }
@@ -510,6 +520,9 @@ func (s *Service) Revoke(ctx context.Context, a ClientAuth, token string) error 
 	}
 	if token == "" {
 		return errInvalidRequest("token is required")
+	}
+	if audit.ActorFrom(ctx).Type == audit.ActorSystem {
+		ctx = audit.WithActor(ctx, audit.Actor{Type: audit.ActorOAuthClient, ID: c.ExternalID()}) // the partner revokes
 	}
 	var grantID *uuid.UUID
 	if strings.Count(token, ".") == 2 {

@@ -1,6 +1,7 @@
 package qrdesign
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/store"
@@ -100,11 +102,45 @@ func (s *Service) PutDefault(ctx context.Context, ws uuid.UUID, u Update) (Desig
 	if err := s.prove(ctx, next, s.Sample); err != nil {
 		return Design{}, err
 	}
-	row, err := dbsqlc.New().QRDesignUpsertDefault(ctx, s.db.Conn(ctx), params(ws, next))
+	var row dbsqlc.QrDesign
+	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if row, err = dbsqlc.New().QRDesignUpsertDefault(ctx, tx, params(ws, next)); err != nil {
+			return store.InterpretError(err)
+		}
+		return audit.Record(ctx, tx, ws, audit.WorkspaceQRStyleUpdated, audit.TargetOf("workspace", store.PrefixWorkspace, ws), styleChanges(cur, next))
+	})
 	if err != nil {
-		return Design{}, store.InterpretError(err)
+		return Design{}, err
 	}
 	return fromRow(row)
+}
+
+// styleChanges are the fields of the default design a save changed; the
+// logo is named by its size, never its bytes.
+func styleChanges(old, cur Design) audit.Changes {
+	summary := func(d Design) map[string]any {
+		m := map[string]any{"fg": qr.HexColour(d.FG), "bg": qr.HexColour(d.BG), "ecc": string(d.ECC), "margin": d.Margin,
+			"modules": string(d.Modules), "logo": nil, "frame_text": nil}
+		if d.Logo != nil {
+			m["logo"] = fmt.Sprintf("%dx%d PNG", d.Logo.Width(), d.Logo.Height())
+		}
+		if d.Frame != nil {
+			m["frame_text"] = d.Frame.Text.String()
+		}
+		return m
+	}
+	a, b := summary(old), summary(cur)
+	out := audit.Changes{}
+	for k, v := range b {
+		if a[k] != v {
+			out[k] = audit.Change(a[k], v)
+		}
+	}
+	if old.Logo != nil && cur.Logo != nil && !bytes.Equal(old.Logo.PNG(), cur.Logo.PNG()) {
+		out["logo"] = audit.Change(a["logo"], b["logo"])
+	}
+	return out
 }
 
 // DeleteLink removes the link's own design: its codes follow the

@@ -49,7 +49,7 @@ func NewPurgedCounter() *prometheus.CounterVec {
 // purged-rows counter.
 var Tables = []string{
 	"sessions", "oauth_codes", "oauth_refresh_tokens", "password_resets", "password_reset_requests",
-	"signin_failures", "signup_attempts", "invitations", "webhook_deliveries", "events", "scans",
+	"signin_failures", "signup_attempts", "invitations", "webhook_deliveries", "events", "scans", "audit_events",
 	"link_imports",
 }
 
@@ -67,6 +67,8 @@ func (p *Purger) Run(ctx context.Context, job string) (map[string]int64, error) 
 		err = r.webhooks(ctx)
 	case JobScans:
 		err = r.scans(ctx)
+	case JobAudit:
+		err = r.audit(ctx)
 	default:
 		err = fmt.Errorf("%w %q", ErrUnknownJob, job)
 	}
@@ -90,13 +92,15 @@ const (
 	JobWebhooks = "webhooks"
 	// JobScans: raw scans past their workspace's retention.
 	JobScans = "scans"
+	// JobAudit: audit log entries older than Policy.Audit.
+	JobAudit = "audit"
 )
 
 // ErrUnknownJob is Run's answer to a name not in Jobs.
 var ErrUnknownJob = errors.New("retention: unknown job")
 
 // Jobs lists every job.
-var Jobs = []string{JobCredentials, JobInvitations, JobWebhooks, JobScans}
+var Jobs = []string{JobCredentials, JobInvitations, JobWebhooks, JobScans, JobAudit}
 
 func (p *Purger) now() time.Time {
 	if p.Now != nil {

@@ -6,7 +6,9 @@ import (
 	"strconv"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -46,12 +48,37 @@ func SetScanMonths(ctx context.Context, db *store.DB, workspace uuid.UUID, m Sca
 		n := int32(m.n)
 		months = &n
 	}
-	n, err := dbsqlc.New().RetentionWorkspaceSetScanMonths(ctx, db.Conn(ctx), dbsqlc.RetentionWorkspaceSetScanMonthsParams{Months: months, ID: workspace})
-	if err != nil {
-		return store.InterpretError(err)
+	return db.InTx(ctx, func(tx pgx.Tx) error {
+		q := dbsqlc.New()
+		old, err := q.WorkspaceGetByID(ctx, tx, workspace)
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		n, err := q.RetentionWorkspaceSetScanMonths(ctx, tx, dbsqlc.RetentionWorkspaceSetScanMonthsParams{Months: months, ID: workspace})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		if n == 0 {
+			return store.ErrNotFound
+		}
+		if equalMonths(old.ScanRetentionMonths, months) {
+			return nil
+		}
+		return audit.Record(ctx, tx, workspace, audit.WorkspaceRetentionChanged, audit.TargetOf("workspace", store.PrefixWorkspace, workspace), audit.Changes{
+			"scan_retention_months": audit.Change(monthsValue(old.ScanRetentionMonths), monthsValue(months)),
+		})
+	})
+}
+
+func equalMonths(a, b *int32) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
+// monthsValue is a retention as an audit entry shows it: months, or
+// "default".
+func monthsValue(m *int32) any {
+	if m == nil {
+		return "default"
 	}
-	if n == 0 {
-		return store.ErrNotFound
-	}
-	return nil
+	return *m
 }

@@ -79,3 +79,11 @@ func Unreachable(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) || pgconn.SafeToRetry(err)
 }
+
+// IsSerializationFailure reports whether err is PostgreSQL's
+// serialization failure (40001): a REPEATABLE READ transaction touched a
+// row another transaction changed after its snapshot, and may run again.
+func IsSerializationFailure(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "40001"
+}

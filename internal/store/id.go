@@ -27,6 +27,8 @@ const (
 	// PrefixOAuthGrant names a user's consent to a partner app, which only
 	// Settings → Authorized apps shows.
 	PrefixOAuthGrant Prefix = "grt"
+	// PrefixAudit names the entries of a workspace's audit log.
+	PrefixAudit Prefix = "aud"
 )
 
 // idEncoding is lower-case base32 without padding: 26 characters for a

@@ -24,7 +24,8 @@ type ClientCredentials struct {
 	Token string
 	// Env is LINKQR_BASE_URL, LINKQR_TOKEN, LINKQR_TOKEN_LIMITED,
 	// LINKQR_OAUTH_CLIENT_ID, LINKQR_OAUTH_CLIENT_SECRET,
-	// LINKQR_TOKEN_MEMBERS (members:read, members:write) and
+	// LINKQR_TOKEN_MEMBERS (members:read, members:write),
+	// LINKQR_TOKEN_AUDIT (audit:read only) and
 	// LINKQR_MEMBER_ID (the second member's usr_…), for the suite's
 	// process.
 	Env []string
@@ -56,6 +57,7 @@ func (s *Server) NewClientCredentials(t testing.TB, ws uuid.UUID, name string) C
 		"LINKQR_BASE_URL=" + s.URL,
 		"LINKQR_TOKEN=" + token,
 		"LINKQR_TOKEN_LIMITED=" + limited,
+		"LINKQR_TOKEN_AUDIT=" + s.APIKey(t, ws, "audit:read"),
 		"LINKQR_OAUTH_CLIENT_ID=" + store.FormatID(store.PrefixOAuthClient, cl.ID),
 		"LINKQR_OAUTH_CLIENT_SECRET=" + secret,
 		"LINKQR_TOKEN_MEMBERS=" + s.APIKey(t, ws, "members:read", "members:write"),

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/webhook"
@@ -352,6 +353,12 @@ func TestAutoDisableAfterFiveDaysOfFailures(t *testing.T) {
 	r := status()
 	if r.Status != "disabled" || r.DisabledReason == nil || !strings.Contains(*r.DisabledReason, "failed") {
 		t.Fatalf("after 5 days of failures: %+v", r)
+	}
+	// The audit log says linkqr itself disabled it, in the same transaction.
+	p, err := audit.List(ctx, e.db, e.ws, audit.Filter{Action: string(audit.WebhookDisabled)}, nil, 10)
+	if err != nil || len(p.Entries) != 1 || p.Entries[0].Actor.Type != audit.ActorSystem || p.Entries[0].Target.ID != r.Wire().ID ||
+		!strings.Contains(string(p.Entries[0].Changes), "deliveries failed") {
+		t.Errorf("webhook.disabled entries: %+v (%v)", p.Entries, err)
 	}
 	if d := e.deliveries(t, sub)[0]; d.Status != "failed" || d.NextAttemptAt != nil {
 		t.Errorf("the disabling attempt schedules another: %+v", d)

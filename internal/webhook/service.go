@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,6 +14,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/epochcache"
 	"github.com/linkqr/linkqr/internal/priority"
 	"github.com/linkqr/linkqr/internal/store"
@@ -111,15 +113,21 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Res
 		return Resource{}, err
 	}
 	id, secret := store.NewID(), newSecret()
+	createdBy := audit.ActorFrom(ctx).Label()
 	var row dbsqlc.WebhookSubscription
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		row, err = dbsqlc.New().WebhookSubscriptionCreate(ctx, tx, dbsqlc.WebhookSubscriptionCreateParams{
 			ID: id, WorkspaceID: ws, URL: in.URL, Events: in.Events, Description: text.Ptr(in.Description),
-			SecretCiphertext: s.sealer.seal(id, secret),
+			SecretCiphertext: s.sealer.seal(id, secret), CreatedBy: &createdBy,
 		})
 		if err != nil {
 			return store.InterpretError(err)
+		}
+		if err := audit.Record(ctx, tx, ws, audit.WebhookCreated, auditTarget(id), audit.Changes{
+			"url": audit.Change(nil, row.URL), "events": audit.Change(nil, row.Events), "description": audit.Change(nil, row.Description),
+		}); err != nil {
+			return err
 		}
 		return s.notifyChanged(ctx, tx, ws)
 	})
@@ -193,6 +201,9 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		if row, err = q.WebhookSubscriptionUpdate(ctx, tx, p); err != nil {
 			return store.InterpretError(err)
 		}
+		if err := recordUpdate(ctx, tx, old, row); err != nil {
+			return err
+		}
 		return s.notifyChanged(ctx, tx, ws)
 	})
 	if err != nil {
@@ -213,6 +224,9 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 		if n == 0 {
 			return store.ErrNotFound
 		}
+		if err := audit.Record(ctx, tx, ws, audit.WebhookDeleted, auditTarget(id), nil); err != nil {
+			return err
+		}
 		return s.notifyChanged(ctx, tx, ws)
 	})
 	if err != nil {
@@ -227,12 +241,21 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 // v1 entry) for SecretOverlap, so receivers can switch without a gap.
 func (s *Service) RotateSecret(ctx context.Context, ws, id uuid.UUID) (Resource, error) {
 	secret := newSecret()
-	row, err := dbsqlc.New().WebhookSubscriptionRotateSecret(ctx, s.db.Conn(ctx), dbsqlc.WebhookSubscriptionRotateSecretParams{
-		ID: id, WorkspaceID: ws, PreviousExpiresAt: s.now().Add(SecretOverlap).UTC(),
-		SecretCiphertext: s.sealer.seal(id, secret),
+	var row dbsqlc.WebhookSubscription
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		row, err = dbsqlc.New().WebhookSubscriptionRotateSecret(ctx, tx, dbsqlc.WebhookSubscriptionRotateSecretParams{
+			ID: id, WorkspaceID: ws, PreviousExpiresAt: s.now().Add(SecretOverlap).UTC(),
+			SecretCiphertext: s.sealer.seal(id, secret),
+		})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		// Only that it happened: never the secret.
+		return audit.Record(ctx, tx, ws, audit.WebhookSecretRotated, auditTarget(id), nil)
 	})
 	if err != nil {
-		return Resource{}, store.InterpretError(err)
+		return Resource{}, err
 	}
 	res := toResource(row)
 	res.Secret = secret
@@ -326,4 +349,44 @@ func (s *Service) RetryDelivery(ctx context.Context, ws, subID, deliveryID uuid.
 		return Delivery{}, err
 	}
 	return toDelivery(row), nil
+}
+
+// auditTarget is a subscription as an audit entry names it.
+func auditTarget(id uuid.UUID) audit.Target {
+	return audit.TargetOf("webhook", store.PrefixWebhook, id)
+}
+
+// recordUpdate writes the audit entries of a PATCH in tx: webhook.disabled
+// when it disabled the subscription, webhook.updated with every other
+// field it changed (re-enabling included).
+func recordUpdate(ctx context.Context, tx pgx.Tx, old, cur dbsqlc.WebhookSubscription) error {
+	changes := audit.Changes{}
+	if old.URL != cur.URL {
+		changes["url"] = audit.Change(old.URL, cur.URL)
+	}
+	if !slices.Equal(old.Events, cur.Events) {
+		changes["events"] = audit.Change(old.Events, cur.Events)
+	}
+	if !equalPtr(old.Description, cur.Description) {
+		changes["description"] = audit.Change(old.Description, cur.Description)
+	}
+	disabled := old.Status != cur.Status && cur.Status == StatusDisabled
+	if old.Status != cur.Status && !disabled {
+		changes["status"] = audit.Change(old.Status, cur.Status)
+	}
+	if disabled {
+		if err := audit.Record(ctx, tx, cur.WorkspaceID, audit.WebhookDisabled, auditTarget(cur.ID), audit.Changes{
+			"status": audit.Change(old.Status, cur.Status), "disabled_reason": audit.Change(nil, cur.DisabledReason),
+		}); err != nil {
+			return err
+		}
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	return audit.Record(ctx, tx, cur.WorkspaceID, audit.WebhookUpdated, auditTarget(cur.ID), changes)
+}
+
+func equalPtr(a, b *string) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
 }

@@ -66,6 +66,11 @@ type Resource struct {
 	// automatically after failing deliveries), for the Settings page; it is
 	// not part of the API object.
 	DisabledReason *string
+	// CreatedBy names who created it ("ada@example.com", "API key key_…",
+	// "operator"), for the Settings page; nil for subscriptions older than
+	// the audit log. Stored with the subscription, so it outlives the audit
+	// log's retention. Not part of the API object.
+	CreatedBy *string
 }
 
 // Wire is the API's webhook object (the Webhook schema of
@@ -133,6 +138,7 @@ func toResource(r dbsqlc.WebhookSubscription) Resource {
 		CreatedAt:      r.CreatedAt.UTC(),
 		UpdatedAt:      r.UpdatedAt.UTC(),
 		DisabledReason: r.DisabledReason,
+		CreatedBy:      r.CreatedBy,
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -276,8 +277,18 @@ func (s *Service) recordInTx(ctx context.Context, job *rivertype.JobRow, sub dbs
 // every instance's cache.
 func (s *Service) autoDisable(ctx context.Context, tx pgx.Tx, sub dbsqlc.WebhookSubscription, since time.Time) (bool, error) {
 	reason := fmt.Sprintf("deliveries failed without a success since %s", since.UTC().Format(time.RFC3339))
-	if _, err := dbsqlc.New().WebhookSubscriptionDisable(ctx, tx, dbsqlc.WebhookSubscriptionDisableParams{ID: sub.ID, DisabledReason: &reason}); err != nil {
+	n, err := dbsqlc.New().WebhookSubscriptionDisable(ctx, tx, dbsqlc.WebhookSubscriptionDisableParams{ID: sub.ID, DisabledReason: &reason})
+	if err != nil {
 		return false, store.InterpretError(err)
+	}
+	if n > 0 {
+		// The system disables it: a job, never a person.
+		sys := audit.WithActor(ctx, audit.Actor{Type: audit.ActorSystem})
+		if err := audit.Record(sys, tx, sub.WorkspaceID, audit.WebhookDisabled, auditTarget(sub.ID), audit.Changes{
+			"status": audit.Change(StatusEnabled, StatusDisabled), "disabled_reason": audit.Change(nil, reason),
+		}); err != nil {
+			return false, err
+		}
 	}
 	return true, s.notifyChanged(ctx, tx, sub.WorkspaceID)
 }

@@ -34,6 +34,7 @@ MODELS: dict[str, type] = {
     "LinkRuleCondition": linkqr.LinkRuleCondition,
     "TagObject": linkqr.TagObject,
     "BulkResult": linkqr.BulkResult,
+    "AuditEvent": linkqr.AuditEvent,
     "Member": linkqr.Member,
     "Invitation": linkqr.Invitation,
     "InvitationWithAcceptUrl": linkqr.InvitationWithAcceptUrl,
@@ -90,6 +91,7 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
     "updateDomain": linkqr.Domains.update,
     "deleteDomain": linkqr.Domains.delete,
     "verifyDomain": linkqr.Domains.verify,
+    "listAuditEvents": linkqr.AuditLog.list_audit_events,
     "listMembers": linkqr.Members.list_page,
     "updateMember": linkqr.Members.update,
     "removeMember": linkqr.Members.remove,
@@ -167,6 +169,8 @@ def actual(tp: Any) -> Any:
         return ("list", actual(args[0]))
     if dataclasses.is_dataclass(tp):
         return ("model", tp.__name__)
+    if origin is dict:
+        return ("model", None)  # an object of any fields (additionalProperties)
     return tp
 
 

@@ -52,6 +52,8 @@ export type Delivery = Schemas["Delivery"];
 /** An event as GET /events lists it: the very body a webhook delivery POSTs (link.*, scan.created). */
 export type Event = Schemas["Event"];
 export type Domain = Schemas["Domain"];
+/** One entry of the workspace's audit log (GET /audit-events). */
+export type AuditEvent = Schemas["AuditEvent"];
 export type DomainCreate = Schemas["DomainCreate"];
 export type DomainUpdate = Schemas["DomainUpdate"];
 export type Workspace = Schemas["Workspace"];
@@ -83,6 +85,10 @@ export type AnalyticsOptions = NonNullable<operations["getLinkAnalytics"]["param
 export type ListEventsQuery = NonNullable<operations["listEvents"]["parameters"]["query"]>;
 /** Options of listEvents: the query of GET /events and the call's options. */
 export type ListEventsOptions = ListEventsQuery & CallOptions;
+/** Query parameters of GET /audit-events: limit, cursor and the filters action (exact or a prefix ending in "."), actor_id, target_id, since, until. */
+export type ListAuditEventsQuery = NonNullable<operations["listAuditEvents"]["parameters"]["query"]>;
+/** Options of listAuditEvents: the query of GET /audit-events and the call's options. */
+export type ListAuditEventsOptions = ListAuditEventsQuery & CallOptions;
 /** Query parameters of GET /links: paging and every filter the document lists (q, status, domain, …). */
 export type ListLinksQuery = NonNullable<operations["listLinks"]["parameters"]["query"]>;
 
@@ -411,6 +417,24 @@ export class LinkqrClient {
   /** Remove a domain; conflict while links use it (domains:write). */
   async deleteDomain(id: string, opts: CallOptions = {}): Promise<ResponseInfo> {
     return done(await this.raw.DELETE("/domains/{id}", { params: { path: { id } }, ...this.#signal(opts) }));
+  }
+
+  // Audit log.
+
+  /**
+   * One page of the workspace's audit log, newest first (audit:read):
+   * who changed keys, apps, webhooks, domains, members or settings.
+   * Filters: action (exact, or a prefix ending in "."), actor_id,
+   * target_id, since, until (RFC 3339).
+   */
+  async listAuditEvents(opts: ListAuditEventsOptions = {}): Promise<Page<AuditEvent>> {
+    const { signal, timeoutMs, ...query } = opts;
+    return ok(await this.raw.GET("/audit-events", { params: { query }, ...this.#signal({ signal, timeoutMs }) }));
+  }
+
+  /** Every audit entry matching the filters, newest first, fetching pages as the loop goes. */
+  auditEvents(opts: ListAuditEventsOptions = {}): AsyncIterableIterator<AuditEvent> {
+    return iterate(opts, (p) => this.listAuditEvents(p));
   }
 
   // Members and invitations.

@@ -1009,6 +1009,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's audit log
+         * @description **Scope:** `audit:read`
+         *
+         *     The workspace's audit entries, newest first, one page at a time with
+         *     `cursor` (see *Pagination*). Each entry says what changed (`action`),
+         *     who changed it (`actor`: a signed-in user, an API key, an OAuth app,
+         *     the operator or linkqr itself), what it was done to (`target`), and
+         *     the fields it set (`changes`, each `[old, new]`). No secret, token
+         *     or password ever appears: a rotation only says that it happened.
+         *
+         *     Entries are never edited or deleted (only by retention, after
+         *     `LINKQR_AUDIT_RETENTION_DAYS`, 365 by default). Each workspace's
+         *     entries form a chain: `hash` is the hex SHA-256 of `prev_hash`
+         *     followed by the entry's canonical JSON (the object without `hash`,
+         *     keys sorted, no whitespace), and `prev_hash` is the previous entry's
+         *     `hash` (64 zeros for the first).
+         *
+         *     Filters combine: `action` (exact, or a prefix ending in `.` such as
+         *     `webhook.`), `actor_id`, `target_id`, `since` (inclusive) and
+         *     `until` (exclusive). An unknown action or prefix, a malformed id or
+         *     time, or `until` not after `since` is `422`, naming the parameter as
+         *     `/query/<name>`.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "link.created": {
@@ -1150,6 +1190,85 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * @description What an audit entry records.
+         * @enum {string}
+         */
+        AuditAction: "api_key.created" | "api_key.revoked" | "oauth_client.created" | "oauth_client.revoked" | "oauth_grant.created" | "oauth_grant.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "domain.created" | "domain.verified" | "domain.updated" | "domain.deleted" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked" | "workspace.renamed" | "workspace.exported" | "workspace.qr_style_updated" | "workspace.retention_changed" | "links.imported" | "links.bulk_deleted";
+        /**
+         * @description One entry of the workspace's audit log. Never holds a secret, a
+         *     token or a password.
+         */
+        AuditEvent: {
+            /** @constant */
+            object: "audit_event";
+            /** @example aud_06gzzsq08t3bj5s5kz2h1x9q4c */
+            id: string;
+            action: components["schemas"]["AuditAction"];
+            /** @description Who made the change. */
+            actor: {
+                /**
+                 * @description `user` (a browser session), `api_key`, `oauth_client` (an
+                 *     OAuth access token), `operator` (a `linkqr admin` command) or
+                 *     `system` (a background job of linkqr, such as the domain
+                 *     re-check or the disabling of a failing webhook).
+                 * @enum {string}
+                 */
+                type: "user" | "api_key" | "oauth_client" | "operator" | "system";
+                /** @description The credential's id (`usr_…`, `key_…`, `cli_…`); null for the operator and the system. */
+                id: string | null;
+                /** @description The person behind the credential, when there is one. */
+                user_id: string | null;
+                /** @description That person's e-mail address when the change was made. */
+                email: string | null;
+            };
+            /** @description What the change was made to. */
+            target: {
+                /**
+                 * @description `api_key`, `oauth_client`, `oauth_grant`, `webhook`, `domain`,
+                 *     `member`, `invitation` or `workspace`.
+                 * @example webhook
+                 */
+                type: string;
+                /** @example whk_06gzzsq08t3bj5s5kz2h1x9q4c */
+                id: string;
+            };
+            /**
+             * @description The fields the change set, each as `[old, new]` (`null` for none).
+             * @example {
+             *       "url": [
+             *         "https://old.example.com/hook",
+             *         "https://new.example.com/hook"
+             *       ]
+             *     }
+             */
+            changes: {
+                [key: string]: unknown[];
+            } | null;
+            /** @description The address the request came from, when there was a request. */
+            ip: string | null;
+            /** @description The request's User-Agent, when there was a request. */
+            user_agent: string | null;
+            /**
+             * Format: date-time
+             * @description When the entry was written, in the transaction of its change (UTC, microseconds).
+             */
+            created_at: string;
+            /** @description Hex SHA-256 of `prev_hash` followed by the entry's canonical JSON. */
+            hash: string;
+            /** @description The previous entry's `hash`; 64 zeros for the workspace's first entry. */
+            prev_hash: string;
+        };
+        /** @description One page of audit entries, newest first. */
+        AuditEventList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["AuditEvent"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next older page; `null` on the last page. */
+            next_cursor: string | null;
+        };
         /** @description How a link's QR codes are drawn (see QR designs in the API guide). */
         QRDesign: {
             /** @enum {string} */
@@ -2571,6 +2690,34 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Only entries of this action (`webhook.created`), or of every action
+         *     beginning with this prefix when it ends in `.` (`webhook.`).
+         * @example webhook.
+         */
+        AuditAction: string;
+        /**
+         * @description Only entries made by this actor: a user (`usr_…`), an API key
+         *     (`key_…`) or an OAuth client (`cli_…`).
+         * @example usr_06gzzsq08t3bj5s5kz2h1x9q4c
+         */
+        AuditActorID: string;
+        /**
+         * @description Only entries about this object (`key_…`, `cli_…`, `grt_…`, `whk_…`,
+         *     `dom_…`, `usr_…` for a member, `inv_…`, `ws_…`).
+         * @example whk_06gzzsq08t3bj5s5kz2h1x9q4c
+         */
+        AuditTargetID: string;
+        /**
+         * @description Only entries created at or after this time (RFC 3339).
+         * @example 2026-11-01T00:00:00Z
+         */
+        AuditSince: string;
+        /**
+         * @description Only entries created before this time (RFC 3339); after `since`.
+         * @example 2026-12-01T00:00:00Z
+         */
+        AuditUntil: string;
         /**
          * @description Only links whose title, code or target URL contains this text,
          *     case-insensitively (at most 200 characters; leading and trailing
@@ -4597,6 +4744,73 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description `next_cursor` of the previous page. Opaque; one that does not parse is
+                 *     `400 invalid-request`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Only entries of this action (`webhook.created`), or of every action
+                 *     beginning with this prefix when it ends in `.` (`webhook.`).
+                 * @example webhook.
+                 */
+                action?: components["parameters"]["AuditAction"];
+                /**
+                 * @description Only entries made by this actor: a user (`usr_…`), an API key
+                 *     (`key_…`) or an OAuth client (`cli_…`).
+                 * @example usr_06gzzsq08t3bj5s5kz2h1x9q4c
+                 */
+                actor_id?: components["parameters"]["AuditActorID"];
+                /**
+                 * @description Only entries about this object (`key_…`, `cli_…`, `grt_…`, `whk_…`,
+                 *     `dom_…`, `usr_…` for a member, `inv_…`, `ws_…`).
+                 * @example whk_06gzzsq08t3bj5s5kz2h1x9q4c
+                 */
+                target_id?: components["parameters"]["AuditTargetID"];
+                /**
+                 * @description Only entries created at or after this time (RFC 3339).
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                since?: components["parameters"]["AuditSince"];
+                /**
+                 * @description Only entries created before this time (RFC 3339); after `since`.
+                 * @example 2026-12-01T00:00:00Z
+                 */
+                until?: components["parameters"]["AuditUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of audit entries, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -13,6 +13,8 @@ export const baseUrl = need("LINKQR_BASE_URL");
 export const token = need("LINKQR_TOKEN");
 /** A key with links:read and links:write and a rate limit of 60 a minute. */
 export const limitedToken = need("LINKQR_TOKEN_LIMITED");
+/** A key with audit:read only. */
+export const auditToken = need("LINKQR_TOKEN_AUDIT");
 /** A key with members:read and members:write. */
 export const membersToken = need("LINKQR_TOKEN_MEMBERS");
 /** A member (role member) of the workspace besides its admin, usr_…. */

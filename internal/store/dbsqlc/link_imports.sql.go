@@ -231,7 +231,7 @@ func (q *Queries) LinkImportProgress(ctx context.Context, db DBTX, arg LinkImpor
 const linkImportQueue = `-- name: LinkImportQueue :one
 UPDATE link_imports SET state = 'queued'
 WHERE id = $1 AND workspace_id = $2 AND user_id = $3 AND state = 'uploaded' AND expires_at > now()
-RETURNING id
+RETURNING id, file_name, row_count, keep_codes
 `
 
 type LinkImportQueueParams struct {
@@ -240,12 +240,24 @@ type LinkImportQueueParams struct {
 	UserID      uuid.UUID
 }
 
+type LinkImportQueueRow struct {
+	ID        uuid.UUID
+	FileName  string
+	RowCount  int32
+	KeepCodes bool
+}
+
 // The confirmation: only an uploaded import starts, once.
-func (q *Queries) LinkImportQueue(ctx context.Context, db DBTX, arg LinkImportQueueParams) (uuid.UUID, error) {
+func (q *Queries) LinkImportQueue(ctx context.Context, db DBTX, arg LinkImportQueueParams) (LinkImportQueueRow, error) {
 	row := db.QueryRow(ctx, linkImportQueue, arg.ID, arg.WorkspaceID, arg.UserID)
-	var id uuid.UUID
-	err := row.Scan(&id)
-	return id, err
+	var i LinkImportQueueRow
+	err := row.Scan(
+		&i.ID,
+		&i.FileName,
+		&i.RowCount,
+		&i.KeepCodes,
+	)
+	return i, err
 }
 
 const linkImportRows = `-- name: LinkImportRows :many

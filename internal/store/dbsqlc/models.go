@@ -34,6 +34,31 @@ type AcmeCache struct {
 	UpdatedAt time.Time
 }
 
+type AuditEvent struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	Seq         int64
+	Action      string
+	ActorType   string
+	ActorID     *string
+	ActorUserID *string
+	ActorEmail  *string
+	TargetType  string
+	TargetID    string
+	Changes     []byte
+	IP          *string
+	UserAgent   *string
+	CreatedAt   time.Time
+	PrevHash    string
+	Hash        string
+}
+
+type AuditHead struct {
+	WorkspaceID uuid.UUID
+	Seq         int64
+	Hash        string
+}
+
 type Domain struct {
 	ID                 uuid.UUID
 	WorkspaceID        uuid.UUID
@@ -391,6 +416,7 @@ type WebhookSubscription struct {
 	FailingSince             *time.Time
 	CreatedAt                time.Time
 	UpdatedAt                time.Time
+	CreatedBy                *string
 }
 
 type Workspace struct {

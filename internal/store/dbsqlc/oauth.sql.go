@@ -209,7 +209,7 @@ func (q *Queries) OAuthClientListByWorkspace(ctx context.Context, db DBTX, works
 const oAuthClientRevoke = `-- name: OAuthClientRevoke :one
 UPDATE oauth_clients SET revoked_at = now()
 WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL
-RETURNING id
+RETURNING id, workspace_id
 `
 
 type OAuthClientRevokeParams struct {
@@ -217,12 +217,17 @@ type OAuthClientRevokeParams struct {
 	WorkspaceID *uuid.UUID
 }
 
+type OAuthClientRevokeRow struct {
+	ID          uuid.UUID
+	WorkspaceID *uuid.UUID
+}
+
 // Scoped by workspace so a client id of another workspace revokes nothing.
-func (q *Queries) OAuthClientRevoke(ctx context.Context, db DBTX, arg OAuthClientRevokeParams) (uuid.UUID, error) {
+func (q *Queries) OAuthClientRevoke(ctx context.Context, db DBTX, arg OAuthClientRevokeParams) (OAuthClientRevokeRow, error) {
 	row := db.QueryRow(ctx, oAuthClientRevoke, arg.ID, arg.WorkspaceID)
-	var id uuid.UUID
-	err := row.Scan(&id)
-	return id, err
+	var i OAuthClientRevokeRow
+	err := row.Scan(&i.ID, &i.WorkspaceID)
+	return i, err
 }
 
 const oAuthClientRevokeAllByCreator = `-- name: OAuthClientRevokeAllByCreator :many
@@ -287,14 +292,20 @@ func (q *Queries) OAuthClientRevokeAllByWorkspace(ctx context.Context, db DBTX, 
 const oAuthClientRevokeAny = `-- name: OAuthClientRevokeAny :one
 UPDATE oauth_clients SET revoked_at = now()
 WHERE id = $1 AND revoked_at IS NULL
-RETURNING id
+RETURNING id, workspace_id
 `
 
+type OAuthClientRevokeAnyRow struct {
+	ID          uuid.UUID
+	WorkspaceID *uuid.UUID
+}
+
 // Operator command: any client, partner or workspace-bound.
-func (q *Queries) OAuthClientRevokeAny(ctx context.Context, db DBTX, id uuid.UUID) (uuid.UUID, error) {
+func (q *Queries) OAuthClientRevokeAny(ctx context.Context, db DBTX, id uuid.UUID) (OAuthClientRevokeAnyRow, error) {
 	row := db.QueryRow(ctx, oAuthClientRevokeAny, id)
-	err := row.Scan(&id)
-	return id, err
+	var i OAuthClientRevokeAnyRow
+	err := row.Scan(&i.ID, &i.WorkspaceID)
+	return i, err
 }
 
 const oAuthCodeCreate = `-- name: OAuthCodeCreate :exec
@@ -426,13 +437,42 @@ func (q *Queries) OAuthGrantGet(ctx context.Context, db DBTX, id uuid.UUID) (Oau
 	return i, err
 }
 
-const oAuthGrantRevoke = `-- name: OAuthGrantRevoke :exec
+const oAuthGrantRevoke = `-- name: OAuthGrantRevoke :many
 UPDATE oauth_grants SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL
+RETURNING id, workspace_id, client_id, user_id
 `
 
-func (q *Queries) OAuthGrantRevoke(ctx context.Context, db DBTX, id uuid.UUID) error {
-	_, err := db.Exec(ctx, oAuthGrantRevoke, id)
-	return err
+type OAuthGrantRevokeRow struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	ClientID    uuid.UUID
+	UserID      uuid.UUID
+}
+
+// Zero rows when the grant was revoked already (nothing to record).
+func (q *Queries) OAuthGrantRevoke(ctx context.Context, db DBTX, id uuid.UUID) ([]OAuthGrantRevokeRow, error) {
+	rows, err := db.Query(ctx, oAuthGrantRevoke, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []OAuthGrantRevokeRow
+	for rows.Next() {
+		var i OAuthGrantRevokeRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.WorkspaceID,
+			&i.ClientID,
+			&i.UserID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const oAuthGrantRevokeAllByWorkspace = `-- name: OAuthGrantRevokeAllByWorkspace :many

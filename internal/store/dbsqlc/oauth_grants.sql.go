@@ -71,7 +71,7 @@ func (q *Queries) OAuthGrantListByUser(ctx context.Context, db DBTX, userID uuid
 const oAuthGrantRevokeOfUser = `-- name: OAuthGrantRevokeOfUser :one
 UPDATE oauth_grants SET revoked_at = now()
 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL
-RETURNING id
+RETURNING id, workspace_id, client_id
 `
 
 type OAuthGrantRevokeOfUserParams struct {
@@ -79,12 +79,18 @@ type OAuthGrantRevokeOfUserParams struct {
 	UserID uuid.UUID
 }
 
+type OAuthGrantRevokeOfUserRow struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	ClientID    uuid.UUID
+}
+
 // Scoped by user: another user's grant id revokes nothing.
-func (q *Queries) OAuthGrantRevokeOfUser(ctx context.Context, db DBTX, arg OAuthGrantRevokeOfUserParams) (uuid.UUID, error) {
+func (q *Queries) OAuthGrantRevokeOfUser(ctx context.Context, db DBTX, arg OAuthGrantRevokeOfUserParams) (OAuthGrantRevokeOfUserRow, error) {
 	row := db.QueryRow(ctx, oAuthGrantRevokeOfUser, arg.ID, arg.UserID)
-	var id uuid.UUID
-	err := row.Scan(&id)
-	return id, err
+	var i OAuthGrantRevokeOfUserRow
+	err := row.Scan(&i.ID, &i.WorkspaceID, &i.ClientID)
+	return i, err
 }
 
 const oAuthGrantTouch = `-- name: OAuthGrantTouch :exec

@@ -13,7 +13,7 @@ import (
 )
 
 const webhookAttemptLoad = `-- name: WebhookAttemptLoad :one
-SELECT s.id, s.workspace_id, s.url, s.events, s.description, s.status, s.disabled_reason, s.secret_ciphertext, s.previous_secret_ciphertext, s.previous_secret_expires_at, s.failing_since, s.created_at, s.updated_at,
+SELECT s.id, s.workspace_id, s.url, s.events, s.description, s.status, s.disabled_reason, s.secret_ciphertext, s.previous_secret_ciphertext, s.previous_secret_expires_at, s.failing_since, s.created_at, s.updated_at, s.created_by,
        e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at,
        (SELECT COALESCE(max(d.attempt), 0) + 1 FROM webhook_deliveries d
         WHERE d.subscription_id = s.id AND d.event_id = $1::uuid)::integer AS next_attempt
@@ -60,6 +60,7 @@ func (q *Queries) WebhookAttemptLoad(ctx context.Context, db DBTX, arg WebhookAt
 		&i.WebhookSubscription.FailingSince,
 		&i.WebhookSubscription.CreatedAt,
 		&i.WebhookSubscription.UpdatedAt,
+		&i.WebhookSubscription.CreatedBy,
 		&i.EventType,
 		&i.EventData,
 		&i.EventCreatedAt,
@@ -455,9 +456,9 @@ func (q *Queries) WebhookDeliveryRecordSuccess(ctx context.Context, db DBTX, arg
 }
 
 const webhookSubscriptionCreate = `-- name: WebhookSubscriptionCreate :one
-INSERT INTO webhook_subscriptions (id, workspace_id, url, events, description, secret_ciphertext)
-VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING id, workspace_id, url, events, description, status, disabled_reason, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at, failing_since, created_at, updated_at
+INSERT INTO webhook_subscriptions (id, workspace_id, url, events, description, secret_ciphertext, created_by)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+RETURNING id, workspace_id, url, events, description, status, disabled_reason, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at, failing_since, created_at, updated_at, created_by
 `
 
 type WebhookSubscriptionCreateParams struct {
@@ -467,6 +468,7 @@ type WebhookSubscriptionCreateParams struct {
 	Events           []string
 	Description      *string
 	SecretCiphertext []byte
+	CreatedBy        *string
 }
 
 func (q *Queries) WebhookSubscriptionCreate(ctx context.Context, db DBTX, arg WebhookSubscriptionCreateParams) (WebhookSubscription, error) {
@@ -477,6 +479,7 @@ func (q *Queries) WebhookSubscriptionCreate(ctx context.Context, db DBTX, arg We
 		arg.Events,
 		arg.Description,
 		arg.SecretCiphertext,
+		arg.CreatedBy,
 	)
 	var i WebhookSubscription
 	err := row.Scan(
@@ -493,6 +496,7 @@ func (q *Queries) WebhookSubscriptionCreate(ctx context.Context, db DBTX, arg We
 		&i.FailingSince,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.CreatedBy,
 	)
 	return i, err
 }
@@ -534,7 +538,7 @@ func (q *Queries) WebhookSubscriptionDisable(ctx context.Context, db DBTX, arg W
 }
 
 const webhookSubscriptionGetByID = `-- name: WebhookSubscriptionGetByID :one
-SELECT id, workspace_id, url, events, description, status, disabled_reason, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at, failing_since, created_at, updated_at FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2
+SELECT id, workspace_id, url, events, description, status, disabled_reason, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at, failing_since, created_at, updated_at, created_by FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2
 `
 
 type WebhookSubscriptionGetByIDParams struct {
@@ -559,12 +563,13 @@ func (q *Queries) WebhookSubscriptionGetByID(ctx context.Context, db DBTX, arg W
 		&i.FailingSince,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.CreatedBy,
 	)
 	return i, err
 }
 
 const webhookSubscriptionGetByIDForUpdate = `-- name: WebhookSubscriptionGetByIDForUpdate :one
-SELECT id, workspace_id, url, events, description, status, disabled_reason, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at, failing_since, created_at, updated_at FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2 FOR UPDATE
+SELECT id, workspace_id, url, events, description, status, disabled_reason, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at, failing_since, created_at, updated_at, created_by FROM webhook_subscriptions WHERE id = $1 AND workspace_id = $2 FOR UPDATE
 `
 
 type WebhookSubscriptionGetByIDForUpdateParams struct {
@@ -589,12 +594,13 @@ func (q *Queries) WebhookSubscriptionGetByIDForUpdate(ctx context.Context, db DB
 		&i.FailingSince,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.CreatedBy,
 	)
 	return i, err
 }
 
 const webhookSubscriptionListByWorkspace = `-- name: WebhookSubscriptionListByWorkspace :many
-SELECT id, workspace_id, url, events, description, status, disabled_reason, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at, failing_since, created_at, updated_at FROM webhook_subscriptions
+SELECT id, workspace_id, url, events, description, status, disabled_reason, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at, failing_since, created_at, updated_at, created_by FROM webhook_subscriptions
 WHERE workspace_id = $1
   AND ($3::uuid IS NULL OR id < $3::uuid)
 ORDER BY id DESC
@@ -632,6 +638,7 @@ func (q *Queries) WebhookSubscriptionListByWorkspace(ctx context.Context, db DBT
 			&i.FailingSince,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.CreatedBy,
 		); err != nil {
 			return nil, err
 		}
@@ -709,7 +716,7 @@ UPDATE webhook_subscriptions
 SET previous_secret_ciphertext = secret_ciphertext, previous_secret_expires_at = $3::timestamptz,
     secret_ciphertext = $4, updated_at = now()
 WHERE id = $1 AND workspace_id = $2
-RETURNING id, workspace_id, url, events, description, status, disabled_reason, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at, failing_since, created_at, updated_at
+RETURNING id, workspace_id, url, events, description, status, disabled_reason, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at, failing_since, created_at, updated_at, created_by
 `
 
 type WebhookSubscriptionRotateSecretParams struct {
@@ -741,6 +748,7 @@ func (q *Queries) WebhookSubscriptionRotateSecret(ctx context.Context, db DBTX, 
 		&i.FailingSince,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.CreatedBy,
 	)
 	return i, err
 }
@@ -750,7 +758,7 @@ UPDATE webhook_subscriptions
 SET url = $3, events = $4, description = $5, status = $6, disabled_reason = $7,
     failing_since = $8, updated_at = now()
 WHERE id = $1 AND workspace_id = $2
-RETURNING id, workspace_id, url, events, description, status, disabled_reason, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at, failing_since, created_at, updated_at
+RETURNING id, workspace_id, url, events, description, status, disabled_reason, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at, failing_since, created_at, updated_at, created_by
 `
 
 type WebhookSubscriptionUpdateParams struct {
@@ -790,6 +798,7 @@ func (q *Queries) WebhookSubscriptionUpdate(ctx context.Context, db DBTX, arg We
 		&i.FailingSince,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.CreatedBy,
 	)
 	return i, err
 }

@@ -3,11 +3,14 @@
     from linkqr import Client, ProblemError, construct_event
 """
 
-from ._client import UNSET, Client, Domains, Invitations, Links, Members, Webhooks, create_body
+from ._client import UNSET, AuditLog, Client, Domains, Invitations, Links, Members, Webhooks, create_body
 from ._decode import DecodeError
 from ._errors import FieldError, LinkqrError, OAuthError, ProblemError, WebhookVerificationError
 from ._models import (
     Analytics,
+    AuditActor,
+    AuditEvent,
+    AuditTarget,
     AnalyticsBucket,
     AnalyticsCount,
     BulkItem,
@@ -44,6 +47,10 @@ __version__ = "0.1.0"
 __all__ = [
     "UNSET",
     "Analytics",
+    "AuditActor",
+    "AuditEvent",
+    "AuditLog",
+    "AuditTarget",
     "AnalyticsBucket",
     "AnalyticsCount",
     "BulkItem",

@@ -11,6 +11,7 @@ import httpx
 from ._decode import decode, encode, format_timestamp
 from ._models import (
     Analytics,
+    AuditEvent,
     BulkResult,
     Delivery,
     Domain,
@@ -111,6 +112,7 @@ class Client:
         self.links = Links(self._t)
         self.webhooks = Webhooks(self._t)
         self.domains = Domains(self._t)
+        self.audit = AuditLog(self._t)
         self.members = Members(self._t)
         self.invitations = Invitations(self._t)
 
@@ -683,3 +685,49 @@ class Invitations:
     def revoke(self, id: str) -> None:
         """Withdraws an open invitation: its link stops working (members:write)."""
         self._t.request("DELETE", f"/invitations/{_seg(id)}")
+
+
+class AuditLog:
+    """The workspace's audit log (``client.audit``): who changed keys, apps, webhooks,
+    domains, members or settings; append-only and hash-chained."""
+
+    def __init__(self, t: Transport) -> None:
+        self._t = t
+
+    def list_audit_events(
+        self,
+        *,
+        action: str | None = None,
+        actor_id: str | None = None,
+        target_id: str | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> Page[AuditEvent]:
+        """One page of audit entries, newest first (audit:read). ``action`` is exact
+        (``webhook.created``) or a prefix ending in ``.`` (``webhook.``); ``since`` is
+        inclusive, ``until`` exclusive."""
+        params = {
+            "action": action, "actor_id": actor_id, "target_id": target_id,
+            "since": None if since is None else _ts(since), "until": None if until is None else _ts(until),
+            "limit": limit, "cursor": cursor,
+        }
+        return _page(AuditEvent, self._t.request("GET", "/audit-events", params=params).json())
+
+    def events(
+        self,
+        *,
+        action: str | None = None,
+        actor_id: str | None = None,
+        target_id: str | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        limit: int | None = None,
+    ) -> Iterator[AuditEvent]:
+        """Every audit entry matching the filters, newest first (audit:read)."""
+        return _iterate(
+            lambda c: self.list_audit_events(
+                action=action, actor_id=actor_id, target_id=target_id, since=since, until=until, limit=limit, cursor=c
+            )
+        )

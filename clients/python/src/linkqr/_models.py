@@ -379,3 +379,70 @@ class Page(Generic[T]):
     data: list[T]
     has_more: bool
     next_cursor: str | None
+
+
+AuditAction = Literal[
+    "api_key.created",
+    "api_key.revoked",
+    "oauth_client.created",
+    "oauth_client.revoked",
+    "oauth_grant.created",
+    "oauth_grant.revoked",
+    "webhook.created",
+    "webhook.updated",
+    "webhook.deleted",
+    "webhook.secret_rotated",
+    "webhook.disabled",
+    "domain.created",
+    "domain.verified",
+    "domain.updated",
+    "domain.deleted",
+    "member.invited",
+    "member.joined",
+    "member.role_changed",
+    "member.removed",
+    "invitation.revoked",
+    "workspace.renamed",
+    "workspace.exported",
+    "workspace.qr_style_updated",
+    "workspace.retention_changed",
+    "links.imported",
+    "links.bulk_deleted",
+]
+AuditActorType = Literal["user", "api_key", "oauth_client", "operator", "system"]
+
+
+@dataclass(frozen=True)
+class AuditActor:
+    """Who made an audited change: a user, an API key, an OAuth client, the operator or linkqr itself."""
+
+    type: AuditActorType
+    id: str | None
+    user_id: str | None
+    email: str | None
+
+
+@dataclass(frozen=True)
+class AuditTarget:
+    """What an audited change was made to (``webhook`` ``whk_…``, ``member`` ``usr_…``, …)."""
+
+    type: str
+    id: str
+
+
+@dataclass(frozen=True)
+class AuditEvent:
+    """One entry of the workspace's audit log; never holds a secret. ``hash`` is the hex
+    SHA-256 of ``prev_hash`` and the entry's canonical JSON (docs/api.md "Audit log")."""
+
+    object: Literal["audit_event"]
+    id: str
+    action: AuditAction
+    actor: AuditActor
+    target: AuditTarget
+    changes: dict[str, list[Any]] | None
+    ip: str | None
+    user_agent: str | None
+    created_at: datetime
+    hash: str
+    prev_hash: str

@@ -43,6 +43,9 @@ class LinkqrClient @JvmOverloads constructor(
     /** Invitations to join the workspace. */
     val invitations: Invitations = Invitations(t)
 
+    /** The workspace's audit log: who changed keys, apps, webhooks, domains, members or settings. */
+    val audit: AuditLog = AuditLog(t)
+
     // operation: getWorkspace
     /** The credential's workspace and scopes (any valid credential). */
     fun workspace(): Workspace = t.json(Workspace::class.java, "GET", "/workspace")
@@ -572,4 +575,40 @@ class Invitations internal constructor(private val t: Transport) {
     fun revoke(id: String) {
         t.call("DELETE", "/invitations/" + enc(id))
     }
+}
+
+/** The workspace's audit log (audit:read), append-only and hash-chained. */
+class AuditLog internal constructor(private val t: Transport) {
+    // operation: listAuditEvents
+    /**
+     * One page of audit entries, newest first (audit:read). [action] is exact
+     * ("webhook.created") or a prefix ending in "." ("webhook."); [since] is
+     * inclusive, [until] exclusive.
+     */
+    @JvmOverloads
+    fun listAuditEvents(
+        limit: Int? = null,
+        cursor: String? = null,
+        action: String? = null,
+        actorId: String? = null,
+        targetId: String? = null,
+        since: Instant? = null,
+        until: Instant? = null
+    ): Page<AuditEvent> =
+        t.json(pageOf(AuditEvent::class.java), "GET", "/audit-events",
+            listOf("limit" to limit?.toString(), "cursor" to cursor, "action" to action, "actor_id" to actorId,
+                "target_id" to targetId, "since" to since?.toString(), "until" to until?.toString()))
+
+    // operation: listAuditEvents
+    /** Every audit entry matching the filters, newest first, lazily (audit:read). */
+    @JvmOverloads
+    fun events(
+        limit: Int? = null,
+        cursor: String? = null,
+        action: String? = null,
+        actorId: String? = null,
+        targetId: String? = null,
+        since: Instant? = null,
+        until: Instant? = null
+    ): Sequence<AuditEvent> = pages(cursor) { c -> listAuditEvents(limit, c, action, actorId, targetId, since, until) }
 }

@@ -350,3 +350,37 @@ data class FieldError(
     val pointer: String,
     val detail: String
 )
+
+/** The fields an audited change set, each as [old, new] (null for none). */
+typealias AuditChanges = Map<String, List<Any?>>
+
+// schema: AuditEvent
+/** One entry of the workspace's audit log; never holds a secret. */
+data class AuditEvent(
+    val `object`: String,
+    val id: String,
+    val action: String,
+    val actor: AuditActor,
+    val target: AuditTarget,
+    val changes: AuditChanges?,
+    val ip: String?,
+    val userAgent: String?,
+    val createdAt: Instant,
+    /** Hex SHA-256 of [prevHash] and the entry's canonical JSON. */
+    val hash: String,
+    val prevHash: String
+)
+
+/** Who made an audited change: type user, api_key, oauth_client, operator or system. */
+data class AuditActor(
+    val type: String,
+    val id: String?,
+    val userId: String?,
+    val email: String?
+)
+
+/** What an audited change was made to. */
+data class AuditTarget(
+    val type: String,
+    val id: String
+)

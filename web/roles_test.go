@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -133,4 +135,23 @@ func TestInvitationsAskTheRoleTable(t *testing.T) {
 	if ws, err := srv.App.Accounts.AcceptInvitation(ctx, invitee.UserID, inv.ID); err != nil || ws.Role != account.RoleAdmin {
 		t.Errorf("accepting an operator's invitation: %+v %v", ws, err)
 	}
+}
+
+// The member's key form in a browser: only the member's scopes, the note
+// saying which are for admins, and the page fits a phone.
+func TestBrowserMemberKeyForm(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	admin := testkit.NewTenant(t, srv.Pool)
+	member := srv.AddMember(t, admin, account.RoleMember)
+	ctx := chromiumUser(t)
+	p := &pilot{t: t, ctx: ctx, srv: srv, js: true}
+	p.run(chromedp.Navigate(srv.URL+"/login"), chromedp.SendKeys(css("signin-email"), member.Email), chromedp.SendKeys(css("signin-password"), member.Password))
+	p.submit(css("signin-submit"), "nav-email")
+	p.run(chromedp.Navigate(srv.URL+"/w/"+admin.WorkspaceExternalID()+"/settings/api-keys/new"), chromedp.WaitVisible(css("key-scopes-withheld")))
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int64](`document.querySelectorAll('input[name="scopes"]').length`))
+	if err != nil || n != int64(len(scope.RoleMember.Allowed())) {
+		t.Errorf("the member's form has %d scope boxes (%v), want %d", n, err, len(scope.RoleMember.Allowed()))
+	}
+	p.look("api-key-form-member")
 }

@@ -78,6 +78,7 @@ lint:
 bench: build
 	$(GO) build -o bin/linkqr-bench ./cmd/linkqr-bench
 	./bin/linkqr-bench -linkqr $(BIN) $(BENCHFLAGS)
+	./bin/linkqr-bench -linkqr $(BIN) -abuse -links 200 -custom-domain '' -rounds 3 $(BENCHFLAGS)
 	$(GO) run ./internal/testkit/testenv -- $(GO) test -run '^$$' -bench . -benchmem ./internal/...
 
 ## bench-topology: the redirect through HAProxy with 2 redirect instances and with 1,

@@ -1,6 +1,15 @@
--- name: LinkImportPurgeExpired :exec
--- Imports are kept a day; each new upload clears the expired ones.
-DELETE FROM link_imports WHERE expires_at < now();
+-- name: LinkImportLockWorkspace :exec
+-- Serialises the uploads of one workspace while its quota is checked.
+SELECT pg_advisory_xact_lock(hashtextextended('link_imports:' || sqlc.arg(workspace_id)::uuid::text, 0));
+
+-- name: LinkImportUsage :one
+-- A workspace's kept uploads: how many wait for confirmation, the bytes
+-- of all of them, and when the first of them expires.
+SELECT count(*) FILTER (WHERE state = 'uploaded')::integer AS pending,
+       coalesce(sum(octet_length(content)), 0)::bigint AS bytes,
+       coalesce(min(expires_at), now())::timestamptz AS first_expiry
+FROM link_imports
+WHERE workspace_id = $1 AND expires_at > now();
 
 -- name: LinkImportCreate :exec
 INSERT INTO link_imports (id, workspace_id, user_id, file_name, content, keep_codes, row_count)
@@ -8,7 +17,8 @@ VALUES ($1, $2, $3, $4, $5, $6, $7);
 
 -- name: LinkImportGet :one
 -- An import of this workspace uploaded by this user, while it lasts.
-SELECT id, workspace_id, user_id, file_name, keep_codes, row_count, state, processed, created, error, created_at, expires_at, finished_at
+SELECT id, workspace_id, user_id, file_name, keep_codes, row_count, state, processed, created, error, created_at, expires_at, finished_at,
+       octet_length(content)::bigint AS bytes
 FROM link_imports
 WHERE id = $1 AND workspace_id = $2 AND user_id = $3 AND expires_at > now();
 

@@ -76,12 +76,13 @@ RETURNING *;
 -- when its workspace was purged, is gone (410) like a deleted link.
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
        (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
-       l.rules, l.split, l.password_hash, l.max_scans
+       l.rules, l.split, l.password_hash, l.max_scans,
+       (l.max_scans IS NOT NULL AND l.scans_granted >= l.max_scans)::boolean AS budget_granted
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.code = $1 AND l.domain IS NULL
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint, false
 FROM retired_codes WHERE domain = '' AND code = $1
 LIMIT 1;
 
@@ -89,12 +90,13 @@ LIMIT 1;
 -- LinkResolveCode for a code on a custom domain.
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
        (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
-       l.rules, l.split, l.password_hash, l.max_scans
+       l.rules, l.split, l.password_hash, l.max_scans,
+       (l.max_scans IS NOT NULL AND l.scans_granted >= l.max_scans)::boolean AS budget_granted
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.domain = sqlc.arg(domain)::text AND l.code = sqlc.arg(code)::text
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint, false
 FROM retired_codes WHERE domain = sqlc.arg(domain)::text AND code = sqlc.arg(code)::text
 LIMIT 1;
 

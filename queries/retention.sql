@@ -96,3 +96,10 @@ DELETE FROM oauth_clients WHERE id IN (
       AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.id)
     ORDER BY c.created_at LIMIT sqlc.arg(lim)::integer)
 RETURNING id;
+
+-- name: RetentionLinkImportsExpired :execrows
+-- CSV imports (their file and row outcomes, by cascade) past their 24 h,
+-- but one whose job is still creating links.
+DELETE FROM link_imports WHERE id IN (
+    SELECT id FROM link_imports WHERE expires_at <= sqlc.arg(before)::timestamptz AND state <> 'queued'
+    ORDER BY expires_at LIMIT sqlc.arg(lim)::integer);

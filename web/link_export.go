@@ -133,7 +133,11 @@ func (u *UI) analyticsFailed(w http.ResponseWriter, r *http.Request, err error) 
 	case err == nil:
 		return false
 	case errors.As(err, &busy):
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(busy.RetryAfter/time.Second))))
+		w.Header().Set("Retry-After", strconv.Itoa(busy.Seconds()))
+		if busy.HTTPStatus() == http.StatusTooManyRequests {
+			u.errorPage(w, r, busy.HTTPStatus(), "Too many reports at once", "This workspace already has as many analytics reports running as it may at once. Please try again in a few seconds.")
+			break
+		}
 		u.errorPage(w, r, http.StatusServiceUnavailable, "Analytics busy", "The analytics are busy right now. Please try again in a few seconds.")
 	default:
 		u.serverError(w, r, err)

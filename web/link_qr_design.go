@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrdesign"
@@ -22,11 +25,16 @@ const maxDesignFormBytes = 320 << 10
 // the logo file) into a design update; the frame takes the foreground
 // colour. view is the designer as posted, for showing it again with its
 // errors.
-func designForm(r *http.Request, base qrdesign.Design) (qrdesign.Update, qrDesign, error) {
+//
+// A logo's decode is admitted by the workspace's Logo budget first
+// (internal/budget): its refusal is the error, and release, to be called
+// when the request ends, gives the admission back.
+func designForm(r *http.Request, base qrdesign.Design, ws uuid.UUID) (_ qrdesign.Update, _ qrDesign, release func(), _ error) {
+	release = func() {}
 	if err := r.ParseMultipartForm(maxDesignFormBytes); err != nil && !errors.Is(err, http.ErrNotMultipart) {
 		var errs validate.Errors
 		errs.Add("/logo", "could not be read (at most 256 KiB)")
-		return qrdesign.Update{}, parseQRDesign(nil, base), errs
+		return qrdesign.Update{}, parseQRDesign(nil, base), release, errs
 	}
 	q := r.Form
 	view := parseQRDesign(q, base)
@@ -60,34 +68,50 @@ func designForm(r *http.Request, base qrdesign.Design) (qrdesign.Update, qrDesig
 			u.Frame = link.Some(&qrdesign.FrameInput{Text: text})
 		}
 	}
-	if logo, ok := uploadedLogo(r, &errs); ok {
+	admit := func(cost int64) error {
+		rel, err := budget.Admit(r.Context(), budget.Logo, ws, cost)
+		if err == nil {
+			release = rel
+		}
+		return err
+	}
+	logo, ok, err := uploadedLogo(r, &errs, admit)
+	if err != nil {
+		return u, view, release, err
+	}
+	if ok {
 		u.Logo = link.Some(logo)
 	} else if q.Get("nologo") == "1" {
 		u.Logo = link.Some[*qr.Logo](nil)
 	}
-	return u, view, errs.Err()
+	return u, view, release, errs.Err()
 }
 
 // uploadedLogo reads the logo file, if one was chosen, through the API's
-// checks (PNG or JPEG, ≤ 256 KiB, ≤ 2048 px).
-func uploadedLogo(r *http.Request, errs *validate.Errors) (*qr.Logo, bool) {
+// checks (PNG or JPEG, ≤ 256 KiB, ≤ 2048 px), its decode admitted by
+// admit; a refusal is the error, the rest field errors in errs.
+func uploadedLogo(r *http.Request, errs *validate.Errors, admit qr.Admit) (*qr.Logo, bool, error) {
 	if r.MultipartForm == nil || len(r.MultipartForm.File["logo"]) == 0 {
-		return nil, false
+		return nil, false, nil
 	}
 	fh := r.MultipartForm.File["logo"][0]
 	if fh.Size == 0 {
-		return nil, false
+		return nil, false, nil
 	}
 	raw, err := readPart(fh)
 	if err != nil {
 		errs.Add("/logo", "could not be read")
-		return nil, false
+		return nil, false, nil
 	}
-	logo, err := qr.ParseLogo(raw)
+	logo, err := qr.ParseLogoAdmitted(raw, admit)
+	var refused *budget.Refused
+	if errors.As(err, &refused) || r.Context().Err() != nil {
+		return nil, false, err
+	}
 	if !errs.Check("/logo", err) {
-		return nil, false
+		return nil, false, nil
 	}
-	return logo, true
+	return logo, true, nil
 }
 
 func readPart(fh *multipart.FileHeader) ([]byte, error) {
@@ -133,7 +157,8 @@ func (u *UI) linkQRDesignSave(w http.ResponseWriter, r *http.Request) {
 	if u.failed(w, r, err) {
 		return
 	}
-	upd, view, err := designForm(r, base)
+	upd, view, release, err := designForm(r, base, ws.ID)
+	defer release()
 	if err == nil {
 		_, err = u.Designs.PutLink(r.Context(), ws.ID, l, upd)
 	}

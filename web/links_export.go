@@ -31,7 +31,7 @@ func (u *UI) linksExport(w http.ResponseWriter, r *http.Request) {
 	if err := linkcsv.Export(r.Context(), u.Links, ws.ID, search, out); err != nil {
 		if !out.sent {
 			h.Del("Content-Disposition")
-			u.serverError(w, r, err)
+			u.failed(w, r, err) // a budget's refusal has its own page
 			return
 		}
 		u.Log.Warn("links export cut short", "err", err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/linkimport"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -73,7 +74,7 @@ func (u *UI) linksImportShow(w http.ResponseWriter, r *http.Request) {
 		err = u.importResults(r, imp, &v, page)
 	}
 	if err != nil {
-		u.serverError(w, r, err)
+		u.failed(w, r, err) // a budget's refusal has its own page
 		return
 	}
 	v.Nav = u.nav(w, r, sectionLinks)
@@ -86,6 +87,13 @@ func (u *UI) linksImportShow(w http.ResponseWriter, r *http.Request) {
 // importPlan fills v with the dry run's counts and page of rows.
 func (u *UI) importPlan(r *http.Request, imp linkimport.Import, v *ImportView, page int) error {
 	ws, _ := workspaceFrom(r.Context())
+	// The dry run parses the whole file again: the Upload budget admits it
+	// at the file's cost first.
+	release, err := budget.Admit(r.Context(), budget.Upload, ws.ID, linkimport.Cost(imp.Bytes))
+	if err != nil {
+		return err
+	}
+	defer release()
 	plan, err := u.LinkImports.DryRun(r.Context(), ws.ID, imp)
 	if err != nil {
 		return err

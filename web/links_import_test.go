@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -266,5 +267,49 @@ func TestLinksBulkActionsAndTags(t *testing.T) {
 	p = b.post(lp, url.Values{"target_url": {"https://e.example/2"}, "tags": {"a,b,c,d,e,f,g,h,i,j,k"}})
 	if p.status != 422 || !strings.Contains(textOf(t, p.body, "edit-tags-error"), "The tags must hold at most 10") {
 		t.Errorf("11 tags: %d", p.status)
+	}
+}
+
+// TestLinksImportQuota: a workspace keeps at most 3 uploads waiting for
+// confirmation: the fourth is 429 with Retry-After and says why, and
+// nothing is kept; confirming one makes room for the next. Another
+// workspace is not affected.
+func TestLinksImportQuota(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn, other := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
+	b := newBrowser(t, srv)
+	b.mustSignIn(tn.Email, tn.Password)
+	ws := tn.WorkspaceExternalID()
+	var first string
+	for i := range 3 {
+		p := b.upload(ws, "a.csv", "target_url\nhttps://example.com/"+strconv.Itoa(i)+"\n", "keep")
+		if p.status != http.StatusSeeOther || !importRE.MatchString(p.location) {
+			t.Fatalf("upload %d: %d %s", i+1, p.status, excerpt(p.body))
+		}
+		if i == 0 {
+			first = p.location
+		}
+	}
+	p := b.upload(ws, "a.csv", "target_url\nhttps://example.com/4\n", "keep")
+	if p.status != http.StatusTooManyRequests || !strings.Contains(p.body, "already has 3 CSV imports waiting for confirmation") {
+		t.Fatalf("fourth upload: %d, want 429 with the reason: %s", p.status, excerpt(p.body))
+	}
+	if s, err := strconv.Atoi(p.header.Get("Retry-After")); err != nil || s < 1 || s > 24*3600 {
+		t.Errorf("Retry-After %q, want until the first upload expires", p.header.Get("Retry-After"))
+	}
+	var kept int
+	_ = srv.Pool.QueryRow(context.Background(), "SELECT count(*) FROM link_imports WHERE workspace_id = $1", tn.WorkspaceID).Scan(&kept)
+	if kept != 3 {
+		t.Errorf("%d uploads kept, want 3", kept)
+	}
+	runImport(t, b, first, 30*time.Second)
+	if p := b.upload(ws, "a.csv", "target_url\nhttps://example.com/5\n", "keep"); p.status != http.StatusSeeOther {
+		t.Errorf("after confirming one: %d %s", p.status, excerpt(p.body))
+	}
+	o := newBrowser(t, srv)
+	o.mustSignIn(other.Email, other.Password)
+	if p := o.upload(other.WorkspaceExternalID(), "a.csv", "target_url\nhttps://example.com/o\n", "keep"); p.status != http.StatusSeeOther {
+		t.Errorf("another workspace: %d", p.status)
 	}
 }

@@ -5,11 +5,14 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/linkcsv"
+	"github.com/linkqr/linkqr/internal/linkimport"
 	"github.com/linkqr/linkqr/internal/store"
 )
 
@@ -36,6 +39,18 @@ func (u *UI) linksImportUpload(w http.ResponseWriter, r *http.Request) {
 	tooLarge := func() {
 		u.renderImportForm(w, r, http.StatusRequestEntityTooLarge, true, capitalize(linkcsv.ErrTooLarge.Error())+".")
 	}
+	// Admitted before a byte is read, at the cost its Content-Length says
+	// (at most the body limit); a refusal is a 429 or 503 page.
+	size := r.ContentLength
+	if size < 0 || size > linkcsv.MaxImportBytes+1<<20 {
+		size = linkcsv.MaxImportBytes + 1<<20
+	}
+	release, err := budget.Admit(r.Context(), budget.Upload, ws.ID, linkimport.Cost(size))
+	if err != nil {
+		u.failed(w, r, err)
+		return
+	}
+	defer release()
 	var mbe *http.MaxBytesError
 	if err := r.ParseMultipartForm(1 << 20); errors.As(err, &mbe) {
 		tooLarge()
@@ -74,6 +89,12 @@ func (u *UI) linksImportUpload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, err := u.LinkImports.Save(r.Context(), ws.ID, v.User.ID, fileName(hdr.Filename), data, keep, len(rows))
+	var quota *linkimport.QuotaError
+	if errors.As(err, &quota) {
+		w.Header().Set("Retry-After", strconv.Itoa(quota.Seconds()))
+		u.renderImportForm(w, r, http.StatusTooManyRequests, keep, capitalize(quota.Error())+".")
+		return
+	}
 	if err != nil {
 		u.serverError(w, r, err)
 		return

@@ -94,7 +94,8 @@ func (u *UI) qrStyleSave(w http.ResponseWriter, r *http.Request) {
 	if u.failed(w, r, err) {
 		return
 	}
-	upd, view, err := designForm(r, base)
+	upd, view, release, err := designForm(r, base, ws.ID)
+	defer release()
 	if err == nil {
 		_, err = u.Designs.PutDefault(r.Context(), ws.ID, upd)
 	}

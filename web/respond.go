@@ -7,6 +7,7 @@ import (
 
 	"github.com/gorilla/sessions"
 
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/internal/store"
@@ -73,9 +74,28 @@ func (u *UI) failed(w http.ResponseWriter, r *http.Request, err error) bool {
 		return false
 	case errors.Is(err, store.ErrNotFound):
 		u.notFound(w, r)
+	case u.overBudget(w, r, err):
 	default:
 		u.serverError(w, r, err)
 	}
+	return true
+}
+
+// overBudget answers a budget's refusal (internal/budget) with its error
+// page and Retry-After: 429 when the workspace has its share of the work
+// running, 503 when the server is busy. false: err is not one.
+func (u *UI) overBudget(w http.ResponseWriter, r *http.Request, err error) bool {
+	var over *budget.Refused
+	if !errors.As(err, &over) {
+		return false
+	}
+	over.SetHeader(w.Header())
+	heading, message := "Server busy", "The server has too many "+over.What+" right now. Please try again in "+waitText(over.RetryAfter)+"."
+	if over.Status == http.StatusTooManyRequests {
+		heading, message = "Too much at once", "This workspace already has its share of "+over.What+
+			". Please try again in "+waitText(over.RetryAfter)+", when they are done."
+	}
+	u.errorPage(w, r, over.Status, heading, message)
 	return true
 }
 

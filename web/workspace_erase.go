@@ -22,6 +22,10 @@ func (u *UI) workspaceExport(w http.ResponseWriter, r *http.Request) {
 		u.notFound(w, r)
 		return
 	}
+	if err != nil && !out.started {
+		u.failed(w, r, err) // a budget's refusal has its own page
+		return
+	}
 	if err != nil {
 		u.Log.Error("workspace export failed", "workspace_id", ws.ExternalID(), "err", err)
 		return

@@ -4,7 +4,7 @@
 // that every redirect it received was recorded as a scan. `make bench` runs
 // it.
 //
-//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 10000] [-custom-domain go.bench.example] [-geo=true] [-redirect-only] [-webhook-events 10000] [-bulk 10000] [-zips 50] [-scans 200000] [-strict]
+//	linkqr-bench [-duration 10s] [-warmup 2s] [-conns 64] [-links 10000] [-custom-domain go.bench.example] [-geo=true] [-redirect-only] [-webhook-events 10000] [-bulk 10000] [-zips 50] [-scans 200000] [-abuse] [-strict]
 //
 // It starts `linkqr serve` on a fresh embedded PostgreSQL (a temporary
 // LINKQR_DATA_DIR) and a bare baseline server (its own hidden subcommand
@@ -28,6 +28,10 @@
 // -zips such archives at once (each its own links and size, so every code
 // is drawn) beside the paced redirect: the redirect's ratio to the same
 // pace alone, and linkqr's resident memory before and at its peak.
+//
+// The abuse scenario (-abuse, alone) is one account sending 20 concurrent
+// requests of every expensive class at once while a probe scans a cached
+// code, -rounds times (abuse.go).
 //
 // Exit status: 0 when there were no errors and no lost scans; 1 otherwise,
 // or on a setup failure; 2 for bad flags. Performance targets missed are
@@ -82,6 +86,7 @@ type options struct {
 	CustomDomain  string
 	RedirectOnly  bool
 	Geo           bool
+	Abuse         bool
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -107,6 +112,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.CustomDomain, "custom-domain", "go.bench.example", "the verified custom domain whose links the custom-domain redirect rounds request (\"\": skip them)")
 	fs.BoolVar(&o.Geo, "geo", true, "measure the redirect's country lookup: a pair of rounds, geo (public X-Forwarded-For addresses) and no-geo (private ones)")
 	fs.BoolVar(&o.RedirectOnly, "redirect-only", false, "run only the redirect rounds and their checks (no API, webhook or analytics scenario)")
+	fs.BoolVar(&o.Abuse, "abuse", false, "run only the abuse scenario: one account sends 20 concurrent requests of every expensive class while a probe scans a cached code, -rounds times; peak RSS and the probe's p99 against their targets")
 	fs.BoolVar(&o.BareOnly, "target-bare-only", false, "measure a second bare server instead of linkqr (tests the harness)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -144,6 +150,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "linkqr-bench: %v\n", err)
 		}
 		return 2
+	}
+	if o.Abuse {
+		return abuseMain(ctx, o, stdout, stderr)
 	}
 	b := &bench{opts: o, log: stderr}
 	rep, err := b.run(ctx)

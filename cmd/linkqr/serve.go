@@ -8,11 +8,17 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 
 	"github.com/linkqr/linkqr/internal/app"
 	"github.com/linkqr/linkqr/internal/config"
 )
+
+// DefaultMemoryLimit is the Go runtime's soft memory limit of `serve`
+// when GOMEMLIMIT is not set: below the 300 MiB a process stays within
+// under abuse (docs/operations.md).
+const DefaultMemoryLimit = 224 << 20
 
 // serve runs until ctx is cancelled (SIGINT/SIGTERM), then drains requests
 // and stops the embedded cluster. Unlike the operator commands it creates the
@@ -34,6 +40,13 @@ func serve(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 			return errUsage
 		}
 		cfg.Roles = roles
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The budgets bound what expensive work holds at once
+		// (docs/architecture.md, "Budgets"); a soft limit makes the
+		// garbage collector return it before the heap doubles, as it would
+		// at the default GOGC. GOMEMLIMIT overrides it.
+		debug.SetMemoryLimit(DefaultMemoryLimit)
 	}
 	log.Info("starting", "roles", cfg.Roles.String())
 	if file := os.Getenv("LINKQR_CPU_PROFILE"); file != "" {

@@ -2,12 +2,14 @@ package analytics
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/priority"
 )
 
@@ -49,11 +51,14 @@ func DefaultLimits() Limits {
 }
 
 // BusyError is the refusal of a report that found no free slot in time or
-// whose query hit the statement timeout; the API answers it with 503 and
+// whose query hit the statement timeout; the API answers it with Status
+// (503, or 429 when the workspace had its share of reports running) and
 // Retry-After.
 type BusyError struct {
 	RetryAfter time.Duration
 	Reason     string
+	// Status is the HTTP status to answer (0: 503).
+	Status int
 }
 
 func (e *BusyError) Error() string { return "analytics: " + e.Reason }
@@ -61,73 +66,42 @@ func (e *BusyError) Error() string { return "analytics: " + e.Reason }
 // Seconds is the Retry-After value: whole seconds, at least 1.
 func (e *BusyError) Seconds() int { return max(1, int((e.RetryAfter+time.Second-1)/time.Second)) }
 
-// limiter is a semaphore per workspace (created on demand, dropped when
-// idle) and one for the process.
-type limiter struct {
-	limits Limits
-	global chan struct{}
-
-	mu   sync.Mutex
-	perW map[uuid.UUID]*wsSlots
+// HTTPStatus is Status, 503 when unset.
+func (e *BusyError) HTTPStatus() int {
+	if e.Status == 0 {
+		return http.StatusServiceUnavailable
+	}
+	return e.Status
 }
 
-type wsSlots struct {
-	sem  chan struct{}
-	refs int
+// limiter is the Analytics class of a budget.Budgets (internal/budget),
+// the one admission mechanism of the process: Limits.PerWorkspace reports
+// of a workspace and Limits.Global of the process at once, waiting up to
+// Limits.Wait for a turn.
+type limiter struct {
+	b *budget.Budgets
 }
 
 func newLimiter(l Limits) *limiter {
-	return &limiter{limits: l, global: make(chan struct{}, l.Global), perW: map[uuid.UUID]*wsSlots{}}
+	t := budget.Limits()
+	def := t[budget.Analytics]
+	t[budget.Analytics] = budget.Limit{Process: int64(max(1, l.Global)), Workspace: int64(max(1, l.PerWorkspace)),
+		Queue: def.Queue, Wait: l.Wait, RetryAfter: time.Second, What: def.What}
+	return &limiter{b: budget.New(t)}
 }
 
 // acquire waits up to Wait for a slot of ws and a global one. It returns
 // the release function, a *BusyError when the wait ran out, or ctx's error
 // when the caller went away.
 func (l *limiter) acquire(ctx context.Context, ws uuid.UUID) (func(), error) {
-	l.mu.Lock()
-	s := l.perW[ws]
-	if s == nil {
-		s = &wsSlots{sem: make(chan struct{}, l.limits.PerWorkspace)}
-		l.perW[ws] = s
-	}
-	s.refs++
-	l.mu.Unlock()
-	unref := func() {
-		l.mu.Lock()
-		if s.refs--; s.refs == 0 {
-			delete(l.perW, ws)
+	release, err := l.b.Admit(ctx, budget.Analytics, ws, 1)
+	var refused *budget.Refused
+	if errors.As(err, &refused) {
+		if refused.Status == http.StatusTooManyRequests {
+			return nil, &BusyError{RetryAfter: refused.RetryAfter, Status: refused.Status,
+				Reason: "this workspace already has the most analytics reports running at once; retry shortly"}
 		}
-		l.mu.Unlock()
+		return nil, &BusyError{RetryAfter: refused.RetryAfter, Reason: "too many analytics reports are running right now; retry shortly"}
 	}
-
-	timer := time.NewTimer(l.limits.Wait)
-	defer timer.Stop()
-	busy := func(reason string) error {
-		unref()
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return &BusyError{RetryAfter: time.Second, Reason: reason}
-	}
-	select {
-	case s.sem <- struct{}{}:
-	case <-timer.C:
-		return nil, busy("this workspace already has the most analytics reports running at once; retry shortly")
-	case <-ctx.Done():
-		return nil, busy("")
-	}
-	select {
-	case l.global <- struct{}{}:
-	case <-timer.C:
-		<-s.sem
-		return nil, busy("too many analytics reports are running right now; retry shortly")
-	case <-ctx.Done():
-		<-s.sem
-		return nil, busy("")
-	}
-	return func() {
-		<-l.global
-		<-s.sem
-		unref()
-	}, nil
+	return release, err
 }

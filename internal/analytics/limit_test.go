@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/budget"
 )
 
 func TestLimiterBoundsWorkspacesAndTheProcess(t *testing.T) {
@@ -26,14 +28,14 @@ func TestLimiterBoundsWorkspacesAndTheProcess(t *testing.T) {
 		t.Fatal("a workspace could not run two reports")
 	}
 	var busy *BusyError
-	if err := take(a); !errors.As(err, &busy) || busy.Seconds() != 1 {
-		t.Fatalf("a third report of one workspace: %v, want a BusyError with Retry-After 1", err)
+	if err := take(a); !errors.As(err, &busy) || busy.Seconds() != 1 || busy.HTTPStatus() != 429 {
+		t.Fatalf("a third report of one workspace: %v, want a BusyError 429 with Retry-After 1", err)
 	}
 	if err := take(b); err != nil {
 		t.Fatalf("another workspace was refused: %v", err)
 	}
-	if err := take(uuid.New()); !errors.As(err, &busy) {
-		t.Fatalf("a fourth report in a process capped at three: %v, want a BusyError", err)
+	if err := take(uuid.New()); !errors.As(err, &busy) || busy.HTTPStatus() != 503 {
+		t.Fatalf("a fourth report in a process capped at three: %v, want a BusyError 503", err)
 	}
 	releases[0]()
 	if err := take(a); err != nil {
@@ -47,10 +49,7 @@ func TestLimiterBoundsWorkspacesAndTheProcess(t *testing.T) {
 	for _, r := range releases[1:] {
 		r()
 	}
-	if n := len(l.perW); n != 0 {
-		t.Errorf("%d idle workspaces are still tracked", n)
-	}
-	if n := len(l.global); n != 0 {
-		t.Errorf("%d global slots still taken", n)
+	if st := l.b.Stats(budget.Analytics); st.InUse != 0 || st.Waiting != 0 {
+		t.Errorf("after every release: %+v", st)
 	}
 }

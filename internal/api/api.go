@@ -17,6 +17,7 @@ import (
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/event"
@@ -149,10 +150,17 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		heavy *analytics.BusyError
 		inUse *domain.InUseError
 		unver *domain.NotVerifiedError
+		over  *budget.Refused
 		role  *scope.ForbiddenError
 	)
 	switch {
 	case errors.As(err, &p):
+	case errors.As(err, &over): // before ErrBusy, which wraps it
+		over.SetHeader(w.Header())
+		p = problem.New(problem.Unavailable, over.Reason)
+		if over.Status == http.StatusTooManyRequests {
+			p = problem.New(problem.RateLimited, over.Reason)
+		}
 	case errors.Is(err, secrethash.ErrBusy):
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(secrethash.RetryAfter/time.Second))))
 		p = problem.New(problem.Unavailable, "the server is too busy checking credentials; retry shortly")
@@ -177,6 +185,9 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &heavy):
 		w.Header().Set("Retry-After", strconv.Itoa(heavy.Seconds()))
 		p = problem.New(problem.Unavailable, heavy.Reason)
+		if heavy.HTTPStatus() == http.StatusTooManyRequests {
+			p = problem.New(problem.RateLimited, heavy.Reason)
+		}
 	case errors.Is(err, store.ErrNotFound):
 		p = problem.New(problem.NotFound, "no such object in this workspace")
 	case store.IsConflict(err, ""):

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/cursor"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/store"
@@ -31,7 +32,15 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := a.Events.List(r.Context(), auth.FromContext(r.Context()).WorkspaceID, q)
+	ws := auth.FromContext(r.Context()).WorkspaceID
+	if q.Wait > 0 { // a long poll is held open: the Poll budget admits it
+		release, err := budget.Admit(r.Context(), budget.Poll, ws, 1)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	p, err := a.Events.List(r.Context(), ws, q)
 	if err != nil {
 		return err
 	}

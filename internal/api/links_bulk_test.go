@@ -340,7 +340,7 @@ func TestBulkCreateWithTargeting(t *testing.T) {
 		{"target_url":"https://example.com","rules":[{"if":{"os":["iOS"]},"target_url":"https://example.com/ios"}],
 		 "split":[{"target_url":"https://example.com/a","weight":30},{"target_url":"https://example.com/b","weight":70}],"max_scans":10},
 		{"target_url":"https://example.com","rules":[{"if":{"country":["de"]},"target_url":"https://example.com/de"}]},
-		{"target_url":"https://example.com","password":"pw"}]}`), 200)
+		{"target_url":"https://example.com","password":"pw-123"}]}`), 200)
 	data := res["data"].([]any)
 	first := data[0].(map[string]any)["link"].(map[string]any)
 	if r, _ := first["rules"].([]any); len(r) != 1 || first["max_scans"] != float64(10) || len(first["split"].([]any)) != 2 {

@@ -1,13 +1,17 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"image/color"
 	"net/http"
 	"strconv"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/qr"
@@ -50,7 +54,8 @@ func (a *API) putLinkQRDesign(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	u, err := decodeDesignBody(w, r)
+	u, release, err := decodeDesignBody(w, r, l.WorkspaceID)
+	defer release()
 	if err != nil {
 		return err
 	}
@@ -91,7 +96,9 @@ func (a *API) putQRDesign(w http.ResponseWriter, r *http.Request) error {
 	if err := noQuery(r); err != nil {
 		return err
 	}
-	u, err := decodeDesignBody(w, r)
+	ws := auth.FromContext(r.Context()).WorkspaceID
+	u, release, err := decodeDesignBody(w, r, ws)
+	defer release()
 	if err != nil {
 		return err
 	}
@@ -111,17 +118,35 @@ func designError(err error) error {
 	return err
 }
 
-func decodeDesignBody(w http.ResponseWriter, r *http.Request) (qrdesign.Update, error) {
+// decodeDesignBody parses a design's PUT body; a logo's decode is
+// admitted by the workspace's Logo budget first (internal/budget), and
+// release, to be called when the request ends, gives it back.
+func decodeDesignBody(w http.ResponseWriter, r *http.Request, ws uuid.UUID) (u qrdesign.Update, release func(), err error) {
+	var releases []func()
+	release = func() {
+		for _, rel := range releases {
+			rel()
+		}
+	}
 	f, err := decodeObjectUpTo(w, r, MaxDesignBodyBytes)
 	if err != nil {
-		return qrdesign.Update{}, err
+		return qrdesign.Update{}, release, err
 	}
-	return decodeDesign(f)
+	admit := func(cost int64) error {
+		rel, err := budget.Admit(r.Context(), budget.Logo, ws, cost)
+		if err == nil {
+			releases = append(releases, rel)
+		}
+		return err
+	}
+	u, err = decodeDesign(f, admit)
+	return u, release, err
 }
 
 // decodeDesign parses a design's PUT body; absent members stay unset,
-// logo and frame may be null (removed).
-func decodeDesign(f *fields) (qrdesign.Update, error) {
+// logo and frame may be null (removed). A logo's decode is admitted by
+// admit (nil: always); its refusal is returned as it is.
+func decodeDesign(f *fields, admit qr.Admit) (qrdesign.Update, error) {
 	f.rejectUnknown("fg", "bg", "ecc", "margin", "modules", "logo", "frame")
 	u := qrdesign.Update{
 		FG:      parseOptional(f, "fg", f.str("fg", false), qr.ParseColour),
@@ -133,7 +158,10 @@ func decodeDesign(f *fields) (qrdesign.Update, error) {
 	if logo := f.nullableStr("logo"); logo.Set {
 		u.Logo = link.Some[*qr.Logo](nil)
 		if logo.Value != nil {
-			l, err := qr.ParseLogoDataURI(*logo.Value)
+			l, err := qr.ParseLogoDataURIAdmitted(*logo.Value, admit)
+			if overBudget(err) {
+				return qrdesign.Update{}, err
+			}
 			if f.errs.Check("/logo", err) {
 				u.Logo = link.Some(l)
 			} else {
@@ -200,4 +228,11 @@ func (f *fields) frame(name string) link.Optional[*qrdesign.FrameInput] {
 		in.Color = &c
 	}
 	return link.Some(in)
+}
+
+// overBudget reports whether err is a budget's refusal (or the caller going
+// away while it waited), which is the request's answer, not a field's.
+func overBudget(err error) bool {
+	var r *budget.Refused
+	return errors.As(err, &r) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -127,8 +127,11 @@ type App struct {
 	router   chi.Router
 	handler  http.Handler // router inside what must come before it (outermost)
 	draining atomic.Bool
-	listener *notify.Listener
-	jobs     *river.Client[pgx.Tx]
+	// eventWake wakes long polls of GET /api/v1/events on the database's
+	// notification of a new event.
+	eventWake *event.Wakeup
+	listener  *notify.Listener
+	jobs      *river.Client[pgx.Tx]
 
 	closeRateLimiter func()       // closes the Redis client, when there is one
 	closeGeo         func() error // closes the LINKQR_GEOIP_DB file, when there is one
@@ -321,6 +324,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	}
 	a.Retention = &retention.Purger{DB: db, Policy: cfg.Retention, Log: log.With("component", "retention"), Purged: retention.NewPurgedCounter()}
 	a.Metrics.Registry.MustRegister(a.Retention.Purged)
+	registerBudgetMetrics(a.Metrics.Registry)
 	a.Metrics.GaugeFunc("linkqr_database_up", "1 while PostgreSQL is reachable, 0 during an outage (as this process last saw it).", func() float64 {
 		if a.Database.Up() {
 			return 1
@@ -400,6 +404,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		}
 	}
 	a.Redirects.Subscribe(a.listener)
+	a.eventWake = event.NewWakeup()
+	a.eventWake.Subscribe(a.listener)
 	a.Redirects.Load = a.Priority
 	a.Links.Changed = func(code string) {
 		a.Redirects.Invalidate(code)
@@ -537,6 +543,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	a.draining.Store(true)
+	a.eventWake.Stop() // long polls answer now, with what they have
 	a.Log.Info("shutting down", "grace", ShutdownGrace.String())
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownGrace)
 	defer cancel()

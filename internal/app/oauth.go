@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -44,7 +46,7 @@ func (a *App) oauthRoutes(r chi.Router) {
 	r.Get("/.well-known/jwks.json", h.JWKS)
 	r.Post("/oauth/token", h.Token)
 	r.Post("/oauth/revoke", h.Revoke)
-	r.With(a.registrationLimit().Handler).Post("/oauth/register", h.Register)
+	r.With(a.registrationLimit().Handler, a.registrationCap()).Post("/oauth/register", h.Register)
 	for _, p := range []string{"/oauth/token", "/oauth/revoke", "/oauth/register"} {
 		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 			r.Method(m, p, a.oauthMethodNotAllowed("POST"))
@@ -61,6 +63,25 @@ func (a *App) oauthMethodNotAllowed(allow string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allow)
 		a.problems.Write(w, r, problem.New(problem.MethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path+"; allowed: "+allow))
+	}
+}
+
+// registrationCap bounds dynamic client registration for the whole
+// instance (LINKQR_OAUTH_REGISTRATION_HOURLY_CAP an hour, from all
+// addresses): 429 rate-limited with Retry-After beyond it.
+func (a *App) registrationCap() func(http.Handler) http.Handler {
+	c := &oauth.RegistrationCap{Cap: a.Config.OAuthRegistrationHourlyCap}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ok, wait := c.Take()
+			if !ok {
+				w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+				a.problems.Write(w, r, problem.New(problem.RateLimited,
+					"this server has registered as many OAuth clients this hour as it allows; retry after Retry-After seconds"))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
 	}
 }
 

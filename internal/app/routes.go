@@ -178,7 +178,7 @@ func (a *App) apiV1(reports *analytics.Reports) *api.API {
 		RateLimit:   a.rateLimit(),
 		Webhooks:    a.Webhooks,
 		Domains:     a.Domains,
-		Events:      &event.Reader{DB: a.DB, Stopping: a.draining.Load},
+		Events:      &event.Reader{DB: a.DB, Stopping: a.draining.Load, Wakeup: a.eventWake},
 		Audit:       audit.NewLog(a.DB),
 		Database:    a.Database,
 		Idempotency: &idempotency.Middleware{DB: a.DB, Problems: a.problems, Log: a.Log},

@@ -65,6 +65,10 @@ type Config struct {
 	// many clients one address may register a minute at POST
 	// /oauth/register (RFC 7591), which needs no credential.
 	OAuthRegistrationRate int
+	// OAuthRegistrationHourlyCap (LINKQR_OAUTH_REGISTRATION_HOURLY_CAP,
+	// default 500) is how many clients the whole instance lets register
+	// in an hour, from all addresses together.
+	OAuthRegistrationHourlyCap int
 	// DatabaseDirectURL (LINKQR_DATABASE_DIRECT_URL) reaches the primary
 	// without PgBouncer: LISTEN, River and migrations need a session of
 	// their own, which transaction pooling cannot give. Empty: DatabaseURL.
@@ -232,6 +236,14 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 			return nil, &Error{"LINKQR_OAUTH_REGISTRATION_RATE_LIMIT", v, "must be a whole number of registrations a minute from 1 to 100000"}
 		}
 		c.OAuthRegistrationRate = n
+	}
+	c.OAuthRegistrationHourlyCap = 500
+	if v := getenv("LINKQR_OAUTH_REGISTRATION_HOURLY_CAP"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1_000_000 {
+			return nil, &Error{"LINKQR_OAUTH_REGISTRATION_HOURLY_CAP", v, "must be a whole number of registrations an hour from 1 to 1000000"}
+		}
+		c.OAuthRegistrationHourlyCap = n
 	}
 	if c.Retention, err = loadRetention(getenv); err != nil {
 		return nil, err

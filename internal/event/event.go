@@ -127,6 +127,9 @@ func (r *Recorder) RecordMany(ctx context.Context, tx pgx.Tx, events []New) ([]u
 	if err := dbsqlc.New().EventCreateMany(ctx, tx, p); err != nil {
 		return nil, store.InterpretError(err)
 	}
+	if err := notifyRecorded(ctx, tx, events); err != nil {
+		return nil, err
+	}
 	if r != nil && r.Fanout != nil {
 		if err := r.Fanout(ctx, tx, recorded); err != nil {
 			return nil, fmt.Errorf("fan out events: %w", err)

@@ -28,7 +28,8 @@ const MaxWait = 25 * time.Second
 const DefaultSettle = 2 * time.Second
 
 // DefaultRecheck is how often a long poll re-runs its query while nothing
-// has arrived. Between checks the request holds no database connection.
+// has arrived when it has no Wakeup to tell it (a Reader without one).
+// With one, an idle long poll runs no query at all.
 const DefaultRecheck = 500 * time.Millisecond
 
 // Query is a parsed request for a page of a workspace's events.
@@ -60,6 +61,10 @@ type Reader struct {
 	// re-check with whatever they have (an empty page), so a draining
 	// server does not hold requests for MaxWait. Nil: never.
 	Stopping func() bool
+	// Wakeup, when set, tells long polls of a workspace that it has new
+	// events (the database's notification, see Wakeup): they query only
+	// then, not every Recheck.
+	Wakeup *Wakeup
 }
 
 // Page is one page of events and where the next one starts.
@@ -75,11 +80,20 @@ type Page struct {
 }
 
 // List returns one page of the workspace's events. With q.Wait, a page
-// with nothing to report is re-checked every Recheck until an event
-// appears, the wait ends, ctx ends or the server stops; only one query at
-// a time holds a connection, for the length of that query.
+// with nothing to report waits until the database notifies a new event of
+// the workspace (with a Wakeup; without one it re-checks every Recheck),
+// the wait ends, ctx ends or the server stops, and is then read again;
+// an idle wait runs no query and holds no connection. A forward read
+// (After) reads again once the new event has settled (DefaultSettle).
 func (r *Reader) List(ctx context.Context, ws uuid.UUID, q Query) (Page, error) {
 	deadline := time.Now().Add(q.Wait)
+	var wake <-chan struct{}
+	if r.Wakeup != nil && q.Wait > 0 {
+		var stop func()
+		wake, stop = r.Wakeup.watch(ws)
+		defer stop()
+	}
+	first := true
 	for {
 		p, err := r.page(ctx, ws, q)
 		if err != nil || len(p.Events) > 0 || p.More || !time.Now().Before(deadline) || r.stopping() {
@@ -88,17 +102,76 @@ func (r *Reader) List(ctx context.Context, ws uuid.UUID, q Query) (Page, error) 
 		if q.After != nil {
 			q.After = &p.Next // what was examined need not be again
 		}
-		t := time.NewTimer(min(r.recheck(), time.Until(deadline)))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return Page{}, ctx.Err()
-		case <-t.C:
+		again, err := r.idle(ctx, wake, q.After != nil, first, deadline)
+		if err != nil {
+			return Page{}, err
 		}
+		if !again { // the wait ended, or the server stops: nothing came
+			return p, nil
+		}
+		first = false
 	}
 }
 
-func (r *Reader) stopping() bool { return r.Stopping != nil && r.Stopping() }
+// idle waits for the next reason to read again: a notification (then, for
+// a forward read, the settling of the event it announced), the deadline,
+// or the server stopping; without a wakeup channel, Recheck. A forward
+// read's first wait also ends when events recorded just before the poll
+// began, whose notification came before it, have settled: the poll reads
+// once more after DefaultSettle, and from then on only when notified.
+func (r *Reader) idle(ctx context.Context, wake <-chan struct{}, forward, first bool, deadline time.Time) (again bool, err error) {
+	if wake == nil {
+		t := time.NewTimer(min(r.recheck(), time.Until(deadline)))
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-t.C:
+			return true, nil
+		}
+	}
+	until := time.Until(deadline)
+	settling := forward && first && r.settle() < until
+	if settling {
+		until = r.settle()
+	}
+	t := time.NewTimer(until)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-t.C:
+		return settling, nil
+	case <-r.Wakeup.stopped:
+		return false, nil
+	case <-wake:
+	}
+	if !forward {
+		return true, nil
+	}
+	// Forward reads return settled events only: read when this one has.
+	settle := time.NewTimer(min(r.settle(), time.Until(deadline)))
+	defer settle.Stop()
+	select {
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-settle.C:
+		return true, nil
+	case <-r.Wakeup.stopped:
+		return false, nil
+	}
+}
+
+func (r *Reader) stopping() bool {
+	if r.Wakeup != nil {
+		select {
+		case <-r.Wakeup.stopped:
+			return true
+		default:
+		}
+	}
+	return r.Stopping != nil && r.Stopping()
+}
 
 func (r *Reader) recheck() time.Duration {
 	if r.Recheck > 0 {

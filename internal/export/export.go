@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -149,6 +150,13 @@ func New(db *store.DB) *Service { return &Service{db: db} }
 // head after another transaction moved it is a serialization failure;
 // nothing has been written then, so the export starts again (a few times).
 func (s *Service) Workspace(ctx context.Context, ws uuid.UUID, w io.Writer) (Summary, error) {
+	// Admitted by the Export budget (internal/budget) before a byte is
+	// written, so its refusal can still be the answer.
+	release, err := budget.Admit(ctx, budget.Export, ws, 1)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer release()
 	for attempt := 1; ; attempt++ {
 		sum, started, err := s.workspace(ctx, ws, w)
 		if err == nil || started || attempt == 5 || !store.IsSerializationFailure(err) {

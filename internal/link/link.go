@@ -232,4 +232,9 @@ type Target struct {
 	PasswordHash string
 	// MaxScans is the scan limit (0: none).
 	MaxScans int64
+	// BudgetGranted: when the target was read, every scan of MaxScans
+	// had been granted to redirect instances (links.scans_granted), so
+	// an instance holding none of them answers bots and HEAD with the
+	// scan-limit page without asking.
+	BudgetGranted bool
 }

@@ -140,6 +140,7 @@ func targetOf(r dbsqlc.LinkResolveCodeRow) Target {
 	if r.MaxScans != nil {
 		t.MaxScans = *r.MaxScans
 	}
+	t.BudgetGranted = r.BudgetGranted
 	return t
 }
 
@@ -429,6 +430,11 @@ func equalTime(a, b *time.Time) bool {
 // its blocks (internal/redirect/budget.go).
 const BudgetChannel = "linkqr_link_budget"
 
+// BudgetReturnedChannel carries the id of a limited link some of whose
+// granted scans an instance gave back (ReturnScans), so that instances
+// that found its budget empty ask again.
+const BudgetReturnedChannel = "linkqr_link_budget_returned"
+
 // GrantScans reserves a block of a limited link's scan budget for one
 // redirect instance: block(remaining) scans at most, never past max_scans,
 // under the row's lock, so that the grants of every instance add up to at
@@ -458,8 +464,14 @@ func (s *Service) GrantScans(ctx context.Context, id uuid.UUID, block func(remai
 	return n, err
 }
 
-// ReturnScans gives back n unused scans of a link's earlier grants.
+// ReturnScans gives back n unused scans of a link's earlier grants and
+// notifies BudgetReturnedChannel in the same transaction.
 func (s *Service) ReturnScans(ctx context.Context, id uuid.UUID, n int64) error {
-	err := dbsqlc.New().LinkReturnScans(ctx, s.db.Conn(ctx), dbsqlc.LinkReturnScansParams{Unused: n, ID: id})
-	return store.InterpretError(err)
+	return s.db.InTx(ctx, func(tx pgx.Tx) error {
+		err := dbsqlc.New().LinkReturnScans(ctx, tx, dbsqlc.LinkReturnScansParams{Unused: n, ID: id})
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		return store.Notify(ctx, tx, BudgetReturnedChannel, id.String())
+	})
 }

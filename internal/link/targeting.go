@@ -22,6 +22,7 @@ const (
 	MaxSplitVariants   = 5
 	MaxConditionValues = 50  // values in one condition list
 	MaxPasswordBytes   = 128 // a poster's password, not a key
+	MinPasswordChars   = 6   // what 20 guesses per link per 10 minutes cannot walk through
 	MaxScanLimit       = 1_000_000_000_000
 )
 
@@ -61,12 +62,14 @@ type Password struct{ s string }
 // String is the password itself (for hashing).
 func (p Password) String() string { return p.s }
 
-// ParsePassword accepts a password: 1 to 128 bytes of text without control
-// characters.
+// ParsePassword accepts a password: at least 6 characters and at most 128
+// bytes of text without control characters.
 func ParsePassword(s string) (Password, error) {
 	switch {
 	case s == "":
 		return Password{}, validate.Reject("must not be empty (send null to remove the password)")
+	case utf8.RuneCountInString(s) < MinPasswordChars:
+		return Password{}, validate.Reject(fmt.Sprintf("must be at least %d characters long", MinPasswordChars))
 	case len(s) > MaxPasswordBytes:
 		return Password{}, validate.Reject(fmt.Sprintf("must be at most %d bytes long", MaxPasswordBytes))
 	case !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }):

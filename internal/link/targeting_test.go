@@ -81,3 +81,14 @@ func TestSplitRefusedWithTheirPlace(t *testing.T) {
 		}
 	}
 }
+
+// A link password has at least 6 characters (not bytes) and at most 128
+// bytes.
+func TestParsePasswordLength(t *testing.T) {
+	for s, ok := range map[string]bool{"": false, "a": false, "abcde": false, "abcdef": true, "ééééé": false, "éééééé": true,
+		strings.Repeat("x", 128): true, strings.Repeat("x", 129): false, "abc\tdef": false} {
+		if _, err := link.ParsePassword(s); (err == nil) != ok {
+			t.Errorf("ParsePassword(%q): %v, want ok %v", s, err, ok)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/link"
 )
 
@@ -42,6 +43,13 @@ type Searcher interface {
 // when w is an http.Flusher. An error after the first page leaves the
 // output cut short; the caller can only log it.
 func Export(ctx context.Context, links Searcher, ws uuid.UUID, q link.Search, w io.Writer) error {
+	// Admitted by the Export budget (internal/budget) before a byte is
+	// written, so its refusal can still be the answer.
+	release, err := budget.Admit(ctx, budget.Export, ws, 1)
+	if err != nil {
+		return err
+	}
+	defer release()
 	out := csv.NewWriter(w)
 	if err := out.Write(ExportColumns); err != nil {
 		return err

@@ -77,25 +77,79 @@ type Import struct {
 	FileName              string
 	KeepCodes             bool
 	Rows, Processed, Made int
+	Bytes                 int64 // the file's size
 	State                 string
 	Error                 string
 	CreatedAt, ExpiresAt  time.Time
 	FinishedAt            *time.Time
 }
 
+// Quotas of a workspace's kept uploads (docs/ui.md, "Import CSV"): at
+// most MaxPending waiting for confirmation and MaxStoredBytes of files
+// kept, whatever their state, until they expire (Keep) and the retention
+// job removes them.
+const (
+	MaxPending     = 3
+	MaxStoredBytes = 50 << 20
+)
+
+// Cost is what reading and parsing a file of size bytes takes in memory,
+// the Upload budget's charge (internal/budget): the file itself, its
+// parsed rows and the copy sent to the database, measured at about four
+// times its size.
+func Cost(size int64) int64 { return 4 * max(size, 1) }
+
+// QuotaError refuses an upload beyond a workspace's quota: the edges answer
+// 429 with Retry-After (until the first kept upload expires).
+type QuotaError struct {
+	Pending     int
+	StoredBytes int64
+	RetryAfter  time.Duration
+	// Bytes: the stored bytes were the limit (else the pending count).
+	Bytes bool
+}
+
+func (e *QuotaError) Error() string {
+	if e.Bytes {
+		return fmt.Sprintf("this workspace keeps %d MiB of CSV files waiting or imported in the last 24 hours, and may keep at most %d MiB; "+
+			"confirm or wait for the imports already uploaded, or upload a smaller file", e.StoredBytes>>20, MaxStoredBytes>>20)
+	}
+	return fmt.Sprintf("this workspace already has %d CSV imports waiting for confirmation, the most it may have; "+
+		"start or leave one of them (an unconfirmed import expires 24 hours after its upload) before uploading another", e.Pending)
+}
+
+// Seconds is RetryAfter in whole seconds, at least 1.
+func (e *QuotaError) Seconds() int { return max(1, int((e.RetryAfter+time.Second-1)/time.Second)) }
+
 // Save keeps an uploaded file (already parsed by the caller into rows
-// rows) for ws and user, and clears every expired import.
+// rows) for ws and user, within the workspace's quotas (*QuotaError).
+// Expired imports are removed by the retention job, not here.
 func (s *Service) Save(ctx context.Context, ws, user uuid.UUID, name string, content []byte, keepCodes bool, rows int) (uuid.UUID, error) {
 	id := store.NewID()
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
-		if err := q.LinkImportPurgeExpired(ctx, tx); err != nil {
+		if err := q.LinkImportLockWorkspace(ctx, tx, ws); err != nil {
 			return err
+		}
+		u, err := q.LinkImportUsage(ctx, tx, ws)
+		if err != nil {
+			return err
+		}
+		retry := time.Until(u.FirstExpiry)
+		switch {
+		case u.Pending >= MaxPending:
+			return &QuotaError{Pending: int(u.Pending), StoredBytes: u.Bytes, RetryAfter: retry}
+		case u.Bytes+int64(len(content)) > MaxStoredBytes:
+			return &QuotaError{Pending: int(u.Pending), StoredBytes: u.Bytes, RetryAfter: retry, Bytes: true}
 		}
 		return q.LinkImportCreate(ctx, tx, dbsqlc.LinkImportCreateParams{
 			ID: id, WorkspaceID: ws, UserID: user, FileName: name, Content: content, KeepCodes: keepCodes, RowCount: int32(rows),
 		})
 	})
+	var quota *QuotaError
+	if errors.As(err, &quota) {
+		return uuid.Nil, err
+	}
 	return id, store.InterpretError(err)
 }
 
@@ -109,7 +163,7 @@ func (s *Service) Get(ctx context.Context, ws, user, id uuid.UUID) (Import, erro
 	}
 	imp := Import{
 		ID: r.ID, FileName: r.FileName, KeepCodes: r.KeepCodes, Rows: int(r.RowCount), Processed: int(r.Processed), Made: int(r.Created),
-		State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, FinishedAt: r.FinishedAt,
+		Bytes: r.Bytes, State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, FinishedAt: r.FinishedAt,
 	}
 	if r.Error != nil {
 		imp.Error = *r.Error

@@ -226,7 +226,7 @@ func TestLinkTools(t *testing.T) {
 	// a bad country is refused with its pointer.
 	dest := ok(t, callTool(t, s, "set_link_destinations", map[string]any{"id": id,
 		"rules":    []any{map[string]any{"if": map[string]any{"os": []any{"Android"}}, "target_url": "https://example.com/android"}},
-		"password": "pw", "max_scans": 1000}))
+		"password": "pw-123", "max_scans": 1000}))
 	if r, _ := dest["rules"].([]any); len(r) != 1 || dest["password_protected"] != true || dest["max_scans"] != float64(1000) {
 		t.Errorf("set_link_destinations %v", dest)
 	}

@@ -55,7 +55,7 @@ func targetingSchemas() map[string]*jsonschema.Schema {
 			"condition matches the visitor wins. Replaces the link's rules; null removes them; omitted: unchanged."}),
 		"split": nullable(&jsonschema.Schema{Type: "array", Items: variant, MinItems: &two, MaxItems: &five, Description: "A/B split of the visitors no " +
 			"rule matched: 2-5 variants whose weights add up to 100; a visitor keeps one variant all day. null removes it."}),
-		"password":  nullable(strLen("A password visitors must type before the redirect (stored hashed, never shown); null removes it.", 1, 128)),
+		"password":  nullable(strLen("A password visitors must type before the redirect: at least 6 characters (stored hashed, never shown); null removes it.", 6, 128)),
 		"max_scans": nullable(integer("After this many human scans the link answers 410 (scan limit); null removes the limit.", 1, 1e12)),
 	}
 }

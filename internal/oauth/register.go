@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/scope"
@@ -179,4 +181,41 @@ func (s *Service) Register(ctx context.Context, body []byte) (Registration, erro
 		GrantTypes: []string{GrantAuthorizationCode, GrantRefreshToken}, ResponseTypes: []string{"code"},
 		TokenEndpointAuthMethod: "none", Scope: joinScopes(c.Scopes),
 	}, nil
+}
+
+// RegistrationCap bounds dynamic client registrations for the whole
+// instance, whatever their addresses (LINKQR_OAUTH_REGISTRATION_HOURLY_CAP):
+// at most Cap in each hour, counted from the first registration of the
+// hour; beyond it 429 with Retry-After until the hour ends. It comes
+// after the per-address limit, so an address already refused takes
+// nothing from it.
+type RegistrationCap struct {
+	Cap int
+	Now func() time.Time // nil: time.Now
+
+	mu    sync.Mutex
+	n     int
+	since time.Time
+}
+
+// RegistrationCapWindow is the cap's window.
+const RegistrationCapWindow = time.Hour
+
+// Take counts one registration; false and the wait when the hour's cap is
+// reached.
+func (c *RegistrationCap) Take() (bool, time.Duration) {
+	now := time.Now()
+	if c.Now != nil {
+		now = c.Now()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.since.IsZero() || now.Sub(c.since) >= RegistrationCapWindow {
+		c.n, c.since = 0, now
+	}
+	if c.n >= c.Cap {
+		return false, c.since.Add(RegistrationCapWindow).Sub(now)
+	}
+	c.n++
+	return true, 0
 }

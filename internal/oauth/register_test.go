@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"html"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -242,5 +244,40 @@ func TestAuthorizeRefusesUnknownResource(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRegisterHourlyCap: 60 addresses (each under its own per-address
+// limit) registering one client each get LINKQR_OAUTH_REGISTRATION_HOURLY_CAP
+// registered for the whole instance; the others 429 rate-limited with
+// Retry-After of the rest of the hour, and nothing more is registered.
+func TestRegisterHourlyCap(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_OAUTH_REGISTRATION_RATE_LIMIT", "1"),
+		testkit.WithEnv("LINKQR_OAUTH_REGISTRATION_HOURLY_CAP", "10"))
+	status := map[int]int{}
+	for a := range 60 {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 1, byte(10+a))}}
+		c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/oauth/register", strings.NewReader(`{"redirect_uris":["http://127.0.0.1/cb"]}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		status[resp.StatusCode]++
+		if resp.StatusCode == http.StatusTooManyRequests {
+			p := testkit.Problem(t, resp, http.StatusTooManyRequests, "rate-limited")
+			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || s < 1 || s > 3600 {
+				t.Fatalf("Retry-After %q, want the rest of the hour (%v)", resp.Header.Get("Retry-After"), p)
+			}
+		}
+		resp.Body.Close()
+	}
+	if status[http.StatusCreated] != 10 || status[http.StatusTooManyRequests] != 50 {
+		t.Fatalf("answers %v, want 10 × 201 and 50 × 429", status)
+	}
+	if got := dynamicClients(t, srv); len(got) != 10 {
+		t.Errorf("%d clients registered, want 10", len(got))
 	}
 }

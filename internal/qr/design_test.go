@@ -326,3 +326,24 @@ func TestVerify(t *testing.T) {
 		t.Fatalf("margin 0 inside a dark frame: %v, want ErrUnreadable", err)
 	}
 }
+
+// LogoCost reads a PNG's bit depth and colour type from its IHDR: the
+// same pixels cost twice as much in 16 bits, and RGB is held as RGBA.
+func TestLogoCost(t *testing.T) {
+	ihdr := func(w, h int, depth, colour byte) []byte {
+		b := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR")
+		b = append(b, byte(w>>24), byte(w>>16), byte(w>>8), byte(w), byte(h>>24), byte(h>>16), byte(h>>8), byte(h), depth, colour, 0, 0, 0)
+		return b
+	}
+	cfg := image.Config{Width: 2048, Height: 2048}
+	stored := int64(2 * 1024 * 1024 * 4)
+	for _, c := range []struct {
+		depth, colour byte
+		perPixel      int64
+	}{{16, 6, 8}, {8, 6, 4}, {8, 2, 4}, {16, 2, 8}, {8, 0, 1}, {16, 0, 2}, {8, 3, 1}} {
+		raw := ihdr(2048, 2048, c.depth, c.colour)
+		if got, want := LogoCost(raw, cfg), 2048*2048*c.perPixel+stored+int64(len(raw)); got != want {
+			t.Errorf("depth %d colour %d: %d, want %d", c.depth, c.colour, got, want)
+		}
+	}
+}

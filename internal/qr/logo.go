@@ -6,10 +6,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"image"
+	"image/color"
 	"image/draw"
 	_ "image/jpeg" // logos may be uploaded as JPEG
 	"image/png"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	xdraw "golang.org/x/image/draw"
@@ -67,7 +69,17 @@ const (
 // decoded (the size is checked from the header first, so a decompression
 // bomb costs nothing), scaled down to StoredLogoEdge when larger, and
 // re-encoded as PNG. Every refusal is a validate.Reject for /logo.
-func ParseLogoDataURI(uri string) (*Logo, error) {
+func ParseLogoDataURI(uri string) (*Logo, error) { return ParseLogoDataURIAdmitted(uri, nil) }
+
+// Admit is asked, before a logo is decoded, to admit the decode's cost in
+// bytes (LogoCost); an error refuses it and is returned as it is. The
+// caller ends the admission when it no longer holds the logo. nil admits
+// everything.
+type Admit func(cost int64) error
+
+// ParseLogoDataURIAdmitted is ParseLogoDataURI with the decode admitted
+// by admit first.
+func ParseLogoDataURIAdmitted(uri string, admit Admit) (*Logo, error) {
 	header, payload, ok := strings.Cut(uri, ",")
 	if !ok || !strings.HasPrefix(header, "data:") {
 		return nil, validate.Reject(detailLogoURI)
@@ -93,12 +105,15 @@ func ParseLogoDataURI(uri string) (*Logo, error) {
 	if len(raw) > MaxLogoBytes {
 		return nil, validate.Reject(detailLogoBytes)
 	}
-	return decodeLogo(raw, mediaType)
+	return decodeLogo(raw, mediaType, admit)
 }
 
 // ParseLogo decodes an uploaded logo file (the UI's upload) with the
 // checks of ParseLogoDataURI, its type read from its bytes.
-func ParseLogo(raw []byte) (*Logo, error) {
+func ParseLogo(raw []byte) (*Logo, error) { return ParseLogoAdmitted(raw, nil) }
+
+// ParseLogoAdmitted is ParseLogo with the decode admitted by admit first.
+func ParseLogoAdmitted(raw []byte, admit Admit) (*Logo, error) {
 	if len(raw) > MaxLogoBytes {
 		return nil, validate.Reject(detailLogoBytes)
 	}
@@ -106,10 +121,10 @@ func ParseLogo(raw []byte) (*Logo, error) {
 	if err != nil || (format != "png" && format != "jpeg") {
 		return nil, validate.Reject(detailLogoKind)
 	}
-	return decodeLogo(raw, "image/"+format)
+	return decodeLogo(raw, "image/"+format, admit)
 }
 
-func decodeLogo(raw []byte, mediaType string) (*Logo, error) {
+func decodeLogo(raw []byte, mediaType string, admit Admit) (*Logo, error) {
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
 	if err != nil {
 		return nil, validate.Reject(detailLogoImage)
@@ -120,11 +135,45 @@ func decodeLogo(raw []byte, mediaType string) (*Logo, error) {
 	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > MaxLogoPixels || cfg.Height > MaxLogoPixels {
 		return nil, validate.Reject(detailLogoPixels)
 	}
+	if admit != nil {
+		if err := admit(LogoCost(raw, cfg)); err != nil {
+			return nil, err
+		}
+	}
 	img, _, err := image.Decode(bytes.NewReader(raw))
 	if err != nil {
 		return nil, validate.Reject(detailLogoImage)
 	}
 	return encodeLogo(shrink(img, StoredLogoEdge))
+}
+
+// LogoCost estimates, from the header alone, the bytes decoding raw (whose
+// image.DecodeConfig is cfg) and storing it take: its pixels × channels ×
+// bytes per sample as Go's decoder holds them (a PNG's bit depth and
+// colour type read from its IHDR: 16-bit samples take two bytes, RGB is
+// held as RGBA; a JPEG's components, CMYK four), plus the stored copy
+// (at most StoredLogoEdge², four bytes a pixel) and its PNG encoding. A
+// 2048 × 2048 16-bit RGBA PNG costs 32 MiB + 4 MiB + change, whatever
+// its file's size.
+func LogoCost(raw []byte, cfg image.Config) int64 {
+	px := int64(cfg.Width) * int64(cfg.Height)
+	perPixel := int64(4)
+	if len(raw) >= 26 && bytes.HasPrefix(raw, []byte("\x89PNG\r\n\x1a\n")) && string(raw[12:16]) == "IHDR" {
+		depth, colour := raw[24], raw[25]
+		channels := map[byte]int64{0: 1, 2: 4, 3: 1, 4: 4, 6: 4}[colour] // as decoded: gray, RGBA, paletted, NRGBA, NRGBA
+		if channels == 0 {
+			channels = 4
+		}
+		perPixel = channels
+		if depth == 16 {
+			perPixel *= 2
+		}
+	} else if cfg.ColorModel == color.GrayModel {
+		perPixel = 1
+	}
+	sw, sh := min(int64(cfg.Width), StoredLogoEdge), min(int64(cfg.Height), StoredLogoEdge)
+	stored := sw * sh * 4
+	return px*perPixel + 2*stored + int64(len(raw))
 }
 
 // shrink scales img down so its longer edge is at most edge pixels, into
@@ -158,14 +207,55 @@ func encodeLogo(img *image.NRGBA) (*Logo, error) {
 }
 
 // StoredLogo reads back a logo the server encoded (ParseLogoDataURI's
-// PNG, from the database).
+// PNG, from the database). The decoded logos of the last storedLogos
+// distinct PNGs are kept and shared, so that a design read for every QR
+// request of a link does not decode its logo (up to 4 MiB) each time.
 func StoredLogo(pngBytes []byte) (*Logo, error) {
+	if l := stored.get(pngBytes); l != nil {
+		return l, nil
+	}
 	img, err := png.Decode(bytes.NewReader(pngBytes))
 	if err != nil {
 		return nil, errors.Join(errors.New("qr: stored logo does not decode"), err)
 	}
 	b := img.Bounds()
-	return &Logo{img: img, png: pngBytes, sum: sha256.Sum256(pngBytes), w: b.Dx(), h: b.Dy()}, nil
+	l := &Logo{img: img, png: pngBytes, sum: sha256.Sum256(pngBytes), w: b.Dx(), h: b.Dy()}
+	stored.put(l)
+	return l, nil
+}
+
+// storedLogos bounds the shared decoded logos: each holds at most
+// StoredLogoEdge² pixels and its last scaled copy.
+const storedLogos = 8
+
+// stored is the process's cache of decoded stored logos.
+var stored = &logoCache{byPNG: map[string]*Logo{}}
+
+type logoCache struct {
+	mu    sync.Mutex
+	byPNG map[string]*Logo
+	order []string // oldest first
+}
+
+func (c *logoCache) get(pngBytes []byte) *Logo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byPNG[string(pngBytes)]
+}
+
+func (c *logoCache) put(l *Logo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := string(l.png)
+	if _, ok := c.byPNG[k]; ok {
+		return
+	}
+	if len(c.order) >= storedLogos {
+		delete(c.byPNG, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.byPNG[k] = l
+	c.order = append(c.order, k)
 }
 
 // PNG is the server's encoding of the logo, what is stored and embedded.

@@ -140,7 +140,7 @@ func TestCacheHitNeedsNoSlot(t *testing.T) {
 
 func TestNewDefaults(t *testing.T) {
 	s := New(Config{})
-	if cap(s.limit.slots) < 1 || cap(s.limit.queue) < 8 || s.limit.maxWait != DefaultMaxWait || s.cache.maxBytes != DefaultCacheBytes {
-		t.Fatalf("defaults: %d slots, %d queue, wait %s, cache %d", cap(s.limit.slots), cap(s.limit.queue), s.limit.maxWait, s.cache.maxBytes)
+	if s.limit.slots < 1 || s.limit.queue < 8 || s.limit.maxWait != DefaultMaxWait || s.cache.maxBytes != DefaultCacheBytes {
+		t.Fatalf("defaults: %d slots, %d queue, wait %s, cache %d", s.limit.slots, s.limit.queue, s.limit.maxWait, s.cache.maxBytes)
 	}
 }

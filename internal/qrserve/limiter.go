@@ -6,6 +6,10 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/budget"
 )
 
 // ErrBusy means every render slot is taken and the wait queue is full, or a
@@ -33,24 +37,27 @@ func (e *BusyError) Seconds() int {
 	return max(1, int(math.Ceil(e.RetryAfter.Seconds())))
 }
 
-// limiter bounds concurrent renders: slots holds a token per running
-// render, queue a token per request waiting for a slot. Both are buffered
-// channels so waiting respects ctx and the deadline in one select, and Go
-// wakes blocked senders in arrival order.
+// limiter bounds concurrent renders: the Render class of a
+// budget.Budgets (internal/budget), the one admission mechanism of the
+// process; a refusal becomes a *BusyError.
 type limiter struct {
-	slots   chan struct{}
-	queue   chan struct{}
-	maxWait time.Duration
-	busy    *BusyError
+	b            *budget.Budgets
+	slots, queue int
+	maxWait      time.Duration
+	busy         *BusyError
 }
 
+// newLimiter is a limiter on budgets of its own.
 func newLimiter(renders, waiting int, maxWait, retryAfter time.Duration) *limiter {
-	return &limiter{
-		slots:   make(chan struct{}, renders),
-		queue:   make(chan struct{}, waiting),
-		maxWait: maxWait,
-		busy:    &BusyError{RetryAfter: retryAfter},
-	}
+	t := budget.Limits()
+	t[budget.Render] = budget.Limit{Process: int64(renders), Queue: waiting, Wait: maxWait, RetryAfter: retryAfter, What: t[budget.Render].What}
+	return onBudgets(budget.New(t))
+}
+
+// onBudgets is a limiter on b's Render class.
+func onBudgets(b *budget.Budgets) *limiter {
+	l := b.Limit(budget.Render)
+	return &limiter{b: b, slots: int(l.Process), queue: l.Queue, maxWait: l.Wait, busy: &BusyError{RetryAfter: l.RetryAfter}}
 }
 
 // acquire takes a render slot, waiting at most maxWait in the queue. It
@@ -58,33 +65,13 @@ func newLimiter(renders, waiting int, maxWait, retryAfter time.Duration) *limite
 // when the caller gave up first; the queue place is freed either way.
 // release must be called exactly once after a nil error.
 func (l *limiter) acquire(ctx context.Context) (release func(), err error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	select {
-	case l.slots <- struct{}{}:
-		return l.release, nil
-	default:
-	}
-	select {
-	case l.queue <- struct{}{}:
-	default:
+	release, err = l.b.Admit(ctx, budget.Render, uuid.Nil, 1)
+	var refused *budget.Refused
+	if errors.As(err, &refused) {
 		return nil, l.busy
 	}
-	defer func() { <-l.queue }()
-	timer := time.NewTimer(l.maxWait)
-	defer timer.Stop()
-	select {
-	case l.slots <- struct{}{}:
-		return l.release, nil
-	case <-timer.C:
-		return nil, l.busy
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return release, err
 }
 
-func (l *limiter) release() { <-l.slots }
-
 // waiting is how many requests are queued for a slot right now.
-func (l *limiter) waiting() int { return len(l.queue) }
+func (l *limiter) waiting() int { return l.b.Stats(budget.Render).Waiting }

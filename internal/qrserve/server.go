@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/qr"
 )
 
@@ -65,7 +66,12 @@ type flight struct {
 }
 
 // New builds a Server, filling Config's zero fields with the defaults.
+//
+// A Config without Renders, Waiting and MaxWait renders under the Render
+// class of the process's budget (budget.Process), whose defaults are the
+// ones below; with any of them, under budgets of its own (tests).
 func New(c Config) *Server {
+	shared := c.Renders <= 0 && c.Waiting <= 0 && c.MaxWait <= 0
 	if c.Renders <= 0 {
 		c.Renders = max(1, runtime.GOMAXPROCS(0)/2)
 	}
@@ -78,9 +84,13 @@ func New(c Config) *Server {
 	if c.CacheBytes <= 0 {
 		c.CacheBytes = DefaultCacheBytes
 	}
+	limit := newLimiter(c.Renders, c.Waiting, c.MaxWait, c.MaxWait)
+	if shared {
+		limit = onBudgets(budget.Process())
+	}
 	return &Server{
 		bulk:    make(chan struct{}, c.Renders),
-		limit:   newLimiter(c.Renders, c.Waiting, c.MaxWait, c.MaxWait),
+		limit:   limit,
 		cache:   newCache(c.CacheBytes),
 		flights: map[string]*flight{},
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrdesign"
@@ -96,7 +97,15 @@ func (zw *Writer) Check(ctx context.Context, ws uuid.UUID, req Request) error {
 // headers there); an error before it is an ordinary error, after it the
 // archive is broken and the caller must abort the response. Started
 // reports which.
+//
+// The archive is admitted by the Archive budget (internal/budget) first:
+// its refusal is returned before anything is written.
 func (zw *Writer) Write(ctx context.Context, ws uuid.UUID, req Request, start func() io.Writer) (started bool, err error) {
+	release, err := budget.Admit(ctx, budget.Archive, ws, 1)
+	if err != nil {
+		return false, err
+	}
+	defer release()
 	def, err := zw.Designs.Default(ctx, ws)
 	if err != nil {
 		return false, err

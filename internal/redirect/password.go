@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"math"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -20,17 +21,26 @@ import (
 	"github.com/linkqr/linkqr/internal/secrethash"
 )
 
-// A password-protected link (docs/targeting.md) answers its form
-// page (200) until the visitor sends the right password, then 302 with a
-// cookie for that link for PasswordCookieTTL. Wrong guesses are throttled
-// per client address and link. A bot or link preview gets the form and
-// never the target, whatever it sends, and is not counted.
+// A password-protected link (docs/targeting.md) answers its form page
+// (200) until the visitor sends the right password, then 302 with a
+// cookie for that link for PasswordCookieTTL. Guesses are throttled per
+// client address and link and per link from all addresses together, and
+// each is counted before it is checked (given back when it was right),
+// so concurrent guesses cannot slip past the count. A bot or link preview
+// gets the form and never the target, whatever it sends, and is not
+// counted.
 const (
 	PasswordCookieTTL = 24 * time.Hour
 	// MaxGuesses wrong passwords per address and link in GuessWindow;
-	// after that the form answers 429 until the window ends.
+	// after that the form answers 429 to that address until the window
+	// ends.
 	MaxGuesses  = 5
 	GuessWindow = 15 * time.Minute
+	// MaxLinkGuesses wrong passwords per link from all addresses in
+	// LinkGuessWindow; after that the form answers 429 to everyone, the
+	// right password included, until the window ends.
+	MaxLinkGuesses  = 20
+	LinkGuessWindow = 10 * time.Minute
 	// passwordCookie is the cookie's name; its path is the code's, so each
 	// link has its own.
 	passwordCookie = "lq_pass"
@@ -51,6 +61,8 @@ type passwords struct {
 	now     func() time.Time
 }
 
+// guessKey is an address's guesses at a link, or (ip invalid) the link's
+// from every address.
 type guessKey struct {
 	ip   netip.Addr
 	link uuid.UUID
@@ -107,46 +119,71 @@ func (p *passwords) setCookie(w http.ResponseWriter, r *http.Request, t *link.Ta
 	})
 }
 
-// errThrottled: too many wrong guesses from this address for this link.
-var errThrottled = errors.New("too many wrong passwords")
+// throttledError: too many wrong guesses from this address, or at this
+// link; After is when the window that refuses ends.
+type throttledError struct {
+	After time.Duration
+	Link  bool // the link's own limit, not the address's
+}
+
+func (e *throttledError) Error() string { return "too many wrong passwords" }
 
 // check verifies a guess through the process-wide argon2id limiter
-// (secrethash.ErrBusy when it is full, which counts against nobody).
+// (secrethash.ErrBusy when it is full, which counts against nobody). The
+// guess is counted, against the address and the link, before it is
+// verified, and given back when it was right (or was not verified).
 func (p *passwords) check(ctx context.Context, ip netip.Addr, t *link.Target, guess string) (bool, error) {
-	k := guessKey{ip: ip.Unmap(), link: t.LinkID}
-	if p.throttled(k) {
-		return false, errThrottled
-	}
-	ok, err := secrethash.Compare(ctx, guess, t.PasswordHash)
-	if err != nil {
+	addr, all := guessKey{ip: ip.Unmap(), link: t.LinkID}, guessKey{link: t.LinkID}
+	if err := p.count(addr, all); err != nil {
 		return false, err
 	}
-	if !ok {
-		p.failed(k)
+	ok, err := secrethash.Compare(ctx, guess, t.PasswordHash)
+	if err != nil || ok {
+		p.uncount(addr, all)
 	}
-	return ok, nil
+	return ok, err
 }
 
-func (p *passwords) throttled(k guessKey) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	g := p.guesses[k]
-	return g != nil && g.n >= MaxGuesses && p.now().Sub(g.since) < GuessWindow
-}
-
-func (p *passwords) failed(k guessKey) {
+// count takes one guess from the address's window and the link's, or
+// refuses when either is full (taking from neither).
+func (p *passwords) count(addr, all guessKey) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
+	a, l := p.window(addr, GuessWindow, now), p.window(all, LinkGuessWindow, now)
+	switch {
+	case l.n >= MaxLinkGuesses:
+		return &throttledError{After: l.since.Add(LinkGuessWindow).Sub(now), Link: true}
+	case a.n >= MaxGuesses:
+		return &throttledError{After: a.since.Add(GuessWindow).Sub(now)}
+	}
+	a.n++
+	l.n++
+	return nil
+}
+
+// uncount gives back a guess count took.
+func (p *passwords) uncount(addr, all guessKey) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range []guessKey{addr, all} {
+		if g := p.guesses[k]; g != nil && g.n > 0 {
+			g.n--
+		}
+	}
+}
+
+// window returns k's current window (a new one when it ended); mu held.
+func (p *passwords) window(k guessKey, length time.Duration, now time.Time) *guessCount {
 	g := p.guesses[k]
-	if g == nil || now.Sub(g.since) >= GuessWindow {
+	if g == nil || now.Sub(g.since) >= length {
 		if len(p.guesses) >= maxGuessEntries {
 			p.sweep(now)
 		}
 		g = &guessCount{since: now}
 		p.guesses[k] = g
 	}
-	g.n++
+	return g
 }
 
 // sweep drops ended windows; mu held.
@@ -191,10 +228,21 @@ func (h *Handler) unlocked(w http.ResponseWriter, r *http.Request, t *link.Targe
 		return false
 	}
 	ok, err := h.pass.check(r.Context(), ip, t, r.PostForm.Get("password"))
+	var throttled *throttledError
 	switch {
-	case errors.Is(err, errThrottled):
-		w.Header().Set("Retry-After", strconv.Itoa(int(GuessWindow/time.Second)))
-		h.pages.Password(w, r, PasswordForm{Status: http.StatusTooManyRequests, Error: "Too many wrong passwords. Please try again in 15 minutes."})
+	case errors.As(err, &throttled):
+		secs := max(1, int(math.Ceil(throttled.After.Seconds())))
+		mins := (secs + 59) / 60
+		wait := strconv.Itoa(mins) + " minutes"
+		if mins == 1 {
+			wait = "a minute"
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		msg := "Too many wrong passwords. Please try again in " + wait + "."
+		if throttled.Link {
+			msg = "This link has had too many wrong passwords. Please try again in " + wait + "."
+		}
+		h.pages.Password(w, r, PasswordForm{Status: http.StatusTooManyRequests, Error: msg})
 		return false
 	case err != nil:
 		h.log.Log(r.Context(), logLevel(err), "link password not checked", "link", t.LinkID, "err", err)

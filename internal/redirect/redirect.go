@@ -142,6 +142,9 @@ func (h *Handler) Subscribe(l *notify.Listener) {
 	}})
 	l.Subscribe(domain.ChangedChannel, notify.Handler{Notify: h.DomainChanged, Reset: h.sites.reset})
 	l.Subscribe(link.BudgetChannel, notify.Handler{Notify: h.budgetEmpty})
+	// While the listener is disconnected (an outage) what was found empty
+	// stays empty: its 410 needs no database; the reconnect asks again.
+	l.Subscribe(link.BudgetReturnedChannel, notify.Handler{Notify: h.budgetReturned, Reset: h.budgetsReset, Suspend: func() {}})
 }
 
 // budgetEmpty: another instance found a link's budget used up; this one
@@ -159,6 +162,22 @@ func (h *Handler) budgetEmpty(payload string) {
 			h.log.Warn("scan budget not given back", "link", id, "err", err)
 		}
 	}()
+}
+
+// budgetReturned: an instance gave back scans of a link's budget; if this
+// one found it empty, its next human scan asks again.
+func (h *Handler) budgetReturned(payload string) {
+	if id, err := uuid.Parse(payload); err == nil && h.budgets != nil {
+		h.budgets.returned(id)
+	}
+}
+
+// budgetsReset: the listener reconnected; what was found empty is asked
+// again once.
+func (h *Handler) budgetsReset() {
+	if h.budgets != nil {
+		h.budgets.forgetEmpty()
+	}
 }
 
 // WorkspaceDeleted drops the workspace's codes from this instance's cache
@@ -254,7 +273,18 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, raw string, t *
 	case r.Method == http.MethodPost && t.PasswordHash == "":
 		h.pages.NotFound(w, r) // only a password form posts to a short URL
 		return
-	case t.MaxScans > 0 && h.budgets != nil && h.budgets.spent(t):
+	case t.MaxScans > 0 && h.budgets != nil && h.budgets.known(t):
+		// Used up, from memory: 410 for everyone, no query.
+		h.limitReached(w, r)
+		return
+	}
+	var v Visitor
+	if needsVisitor(t) || t.MaxScans > 0 {
+		v.Client = analytics.Classify(r.UserAgent())
+	}
+	counted := r.Method != http.MethodHead
+	if t.MaxScans > 0 && h.budgets != nil && (!counted || v.Client.Bot) && h.budgets.spent(t) {
+		// A bot or HEAD takes nothing from the budget, and asks nothing.
 		h.limitReached(w, r)
 		return
 	}
@@ -262,11 +292,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, raw string, t *
 	if t.PasswordHash != "" && !h.unlocked(w, r, t, raw, ip) {
 		return
 	}
-	var v Visitor
 	url, variant := t.URL, ""
-	if needsVisitor(t) || t.MaxScans > 0 {
-		v.Client = analytics.Classify(r.UserAgent())
-	}
 	if needsVisitor(t) {
 		if h.country != nil {
 			v.Country = h.country(r, ip)
@@ -276,7 +302,6 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, raw string, t *
 		}
 		url, variant = Choose(t, &v)
 	}
-	counted := r.Method != http.MethodHead
 	if counted && t.MaxScans > 0 && h.budgets != nil && !v.Client.Bot {
 		ok, err := h.budgets.take(r.Context(), t)
 		if err != nil {

@@ -194,9 +194,14 @@ func TestPasswordProtectedLink(t *testing.T) {
 	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("after five wrong guesses: %d %v", resp.StatusCode, resp.Header)
 	}
+	// A password under 6 characters is refused at its pointer.
+	p := testkit.Problem(t, f.srv.Do(t, "POST", "/api/v1/links", f.token, `{"target_url":"https://example.com/other","password":"abcde"}`), 422, "validation-failed")
+	if errs, _ := p["errors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["pointer"] != "/password" {
+		t.Errorf("a 5-character password: %v", p)
+	}
 	// Another link of the same visitor is not throttled.
-	other := f.link(t, `{"target_url":"https://example.com/other","password":"pw"}`)
-	if resp, _ := do(t, "POST", other["short_url"].(string), human, url.Values{"password": {"pw"}}); resp.StatusCode != 302 {
+	other := f.link(t, `{"target_url":"https://example.com/other","password":"pw-123"}`)
+	if resp, _ := do(t, "POST", other["short_url"].(string), human, url.Values{"password": {"pw-123"}}); resp.StatusCode != 302 {
 		t.Errorf("another link: %d", resp.StatusCode)
 	}
 	// Exactly the two human passes were counted, no form, no bot.
@@ -262,8 +267,23 @@ func TestMaxScansExactAcrossTwoInstances(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if status[302] != 100 || status[410] != 100 {
-		t.Fatalf("answers %v, want 100 redirects and 100 × 410", status)
+	// An instance that finds the budget empty answers 410 from memory
+	// while the other may still hold a few scans, which it gives back on
+	// hearing so; the scans given back are served by the next visits. So
+	// the burst redirects at most 100, and visits after it reach exactly
+	// 100 redirects in all.
+	if status[302] > 100 || status[302]+status[410] != 200 || len(bodies) == 0 {
+		t.Fatalf("answers %v, want at most 100 redirects, the rest 410", status)
+	}
+	redirects := status[302]
+	for i := 0; redirects < 100 && i < 1000; i++ {
+		base := []string{a.URL, b.URL}[i%2]
+		if resp, _ := do(t, "GET", base+"/"+code, header("User-Agent", uaIPhone), nil); resp.StatusCode == 302 {
+			redirects++
+		}
+	}
+	if redirects != 100 {
+		t.Fatalf("%d redirects in all, want 100", redirects)
 	}
 	if !strings.Contains(bodies[0], "This link has reached its scan limit") {
 		t.Errorf("410 page: %s", bodies[0])

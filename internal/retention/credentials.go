@@ -61,6 +61,10 @@ func (r *run) credentials(ctx context.Context) error {
 			return q.RetentionSignupAttemptsBefore(ctx, db, dbsqlc.RetentionSignupAttemptsBeforeParams{Before: now.Add(-account.SignUpWindow), Lim: lim})
 		}},
 		{"oauth_clients", r.unusedDynamicClients},
+		{"link_imports", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
+			// An import's rows go with it (cascade): a few at a time.
+			return q.RetentionLinkImportsExpired(ctx, db, dbsqlc.RetentionLinkImportsExpiredParams{Before: now, Lim: min(lim, 10)})
+		}},
 	} {
 		err := r.batches(ctx, t.table, r.budget(), func(ctx context.Context, lim int32) (int64, error) {
 			return t.del(ctx, r.p.DB.Conn(ctx), lim)

@@ -50,6 +50,7 @@ func NewPurgedCounter() *prometheus.CounterVec {
 var Tables = []string{
 	"sessions", "oauth_codes", "oauth_refresh_tokens", "password_resets", "password_reset_requests",
 	"signin_failures", "signup_attempts", "invitations", "webhook_deliveries", "events", "scans", "audit_events",
+	"link_imports",
 }
 
 // Run runs one retention job by name (one of Jobs) and returns the rows it
@@ -82,7 +83,8 @@ func (p *Purger) Run(ctx context.Context, job string) (map[string]int64, error) 
 // The jobs, each a periodic River job of its own (see Args).
 const (
 	// JobCredentials: expired sessions, OAuth codes and refresh tokens,
-	// password reset links, and throttling counters past their window.
+	// password reset links, throttling counters past their window, and
+	// CSV imports past their 24 hours.
 	JobCredentials = "credentials"
 	// JobInvitations: invitations closed or expired for Policy.Invitations.
 	JobInvitations = "invitations"

@@ -15,11 +15,14 @@ package secrethash
 import (
 	"context"
 	"errors"
-	"runtime"
+	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/alexedwards/argon2id"
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/budget"
 )
 
 // Params are the argon2id costs: OWASP's recommended m=19 MiB, t=2, p=1,
@@ -38,56 +41,43 @@ const RetryAfter = time.Second
 const MaxWait = 2 * time.Second
 
 // Limiter caps concurrent argon2id runs: slots run at once, queue more may
-// wait (each at most maxWait), the rest get ErrBusy immediately.
+// wait (each at most maxWait), the rest get ErrBusy immediately. It is
+// the Hash class of a budget.Budgets (internal/budget), the one admission
+// mechanism of the process.
 type Limiter struct {
-	slots   chan struct{}
-	queue   chan struct{}
-	maxWait time.Duration
+	b *budget.Budgets
 }
 
 // NewLimiter returns a Limiter with slots concurrent runs (at least 1) and
-// room for queue waiters.
+// room for queue waiters, on budgets of its own.
 func NewLimiter(slots, queue int, maxWait time.Duration) *Limiter {
-	return &Limiter{slots: make(chan struct{}, max(1, slots)), queue: make(chan struct{}, max(0, queue)), maxWait: maxWait}
+	t := budget.Limits()
+	t[budget.Hash] = budget.Limit{Process: int64(max(1, slots)), Queue: max(0, queue), Wait: maxWait,
+		RetryAfter: RetryAfter, What: t[budget.Hash].What}
+	return &Limiter{b: budget.New(t)}
 }
 
 // Acquire takes a slot, waiting in the queue when there is room; release
-// must be called exactly once when the run is done. It returns ErrBusy when
-// the queue is full or the wait exceeds maxWait, and ctx's error when ctx
-// ends first.
+// must be called exactly once when the run is done. It returns ErrBusy
+// (wrapping the *budget.Refused) when the queue is full or the wait
+// exceeds maxWait, and ctx's error when ctx ends first.
 func (l *Limiter) Acquire(ctx context.Context) (release func(), err error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	release, err = l.b.Admit(ctx, budget.Hash, uuid.Nil, 1)
+	var refused *budget.Refused
+	if errors.As(err, &refused) {
+		return nil, fmt.Errorf("%w: %w", ErrBusy, refused)
 	}
-	release = func() { <-l.slots }
-	select {
-	case l.slots <- struct{}{}:
-		return release, nil
-	default:
-	}
-	select {
-	case l.queue <- struct{}{}:
-	default:
-		return nil, ErrBusy
-	}
-	defer func() { <-l.queue }()
-	timer := time.NewTimer(l.maxWait)
-	defer timer.Stop()
-	select {
-	case l.slots <- struct{}{}:
-		return release, nil
-	case <-timer.C:
-		return nil, ErrBusy
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return release, err
 }
 
 // InUse reports how many runs hold a slot and how many callers wait.
-func (l *Limiter) InUse() (running, waiting int) { return len(l.slots), len(l.queue) }
+func (l *Limiter) InUse() (running, waiting int) {
+	s := l.b.Stats(budget.Hash)
+	return int(s.InUse), s.Waiting
+}
 
 // Slots is the number of concurrent runs allowed.
-func (l *Limiter) Slots() int { return cap(l.slots) }
+func (l *Limiter) Slots() int { return int(l.b.Limit(budget.Hash).Process) }
 
 // process is the process-wide cap that Hash, Compare and Dummy use.
 var process atomic.Pointer[Limiter]
@@ -96,10 +86,10 @@ func init() { process.Store(DefaultLimiter()) }
 
 // DefaultLimiter is the cap sized for the machine: one slot per usable CPU
 // (GOMAXPROCS, which follows the container's CPU limit; set GOMAXPROCS to
-// change it) and a queue twice that long.
+// change it) and a queue twice that long: the Hash class of the
+// process-wide budget.Process().
 func DefaultLimiter() *Limiter {
-	n := max(1, runtime.GOMAXPROCS(0))
-	return NewLimiter(n, 2*n, MaxWait)
+	return &Limiter{b: budget.Process()}
 }
 
 // Process returns the process-wide limiter.

@@ -1522,9 +1522,12 @@ export interface components {
         /**
          * @description A password visitors must type before the redirect (a form page
          *     answered `200`; the right password gives a cookie for that link for
-         *     24 hours; wrong guesses are throttled per IP address and link; bots
-         *     and link previews never pass). At most 128 bytes, no control
-         *     characters. Stored only as an argon2id hash, never shown; `null`
+         *     24 hours; bots and link previews never pass). Guesses are counted
+         *     before they are checked: at most 5 wrong ones per IP address and
+         *     link in 15 minutes, and at most 20 per link in 10 minutes from all
+         *     addresses together; beyond either the form answers `429` with
+         *     `Retry-After`, to the right password too. At least 6 characters,
+         *     at most 128 bytes, no control characters. Stored only as an argon2id hash, never shown; `null`
          *     removes it.
          */
         LinkPassword: string | null;
@@ -2568,7 +2571,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `rate-limited`: the credential's rate limit is exhausted; wait `Retry-After` seconds. */
+        /** @description `rate-limited`: the credential's rate limit is exhausted, or the workspace already has its share of expensive work of this kind running at once (logo decodes, QR archives, exports, analytics reports, long polls: the budgets of docs/architecture.md); wait `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -2601,15 +2604,16 @@ export interface components {
         };
         /**
          * @description `unavailable`: the database is unreachable, the server is shutting
-         *     down, or too many credentials are being checked at once (argon2id
-         *     is capped per process; then `Retry-After` says when to retry).
-         *     Retry later.
+         *     down, or the server has as much expensive work of this kind running
+         *     as it admits (credential checks, logo decodes, QR renders and
+         *     archives, exports, analytics reports, long polls: each has a bound
+         *     per process; then `Retry-After` says when to retry). Retry later.
          */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 /**
-                 * @description Seconds to wait before retrying; sent when the database is unreachable or the server was too busy checking credentials.
+                 * @description Seconds to wait before retrying; sent when the database is unreachable or the server was too busy with expensive work.
                  * @example 1
                  */
                 "Retry-After"?: number;

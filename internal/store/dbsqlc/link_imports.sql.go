@@ -150,7 +150,8 @@ func (q *Queries) LinkImportForWork(ctx context.Context, db DBTX, id uuid.UUID) 
 }
 
 const linkImportGet = `-- name: LinkImportGet :one
-SELECT id, workspace_id, user_id, file_name, keep_codes, row_count, state, processed, created, error, created_at, expires_at, finished_at
+SELECT id, workspace_id, user_id, file_name, keep_codes, row_count, state, processed, created, error, created_at, expires_at, finished_at,
+       octet_length(content)::bigint AS bytes
 FROM link_imports
 WHERE id = $1 AND workspace_id = $2 AND user_id = $3 AND expires_at > now()
 `
@@ -175,6 +176,7 @@ type LinkImportGetRow struct {
 	CreatedAt   time.Time
 	ExpiresAt   time.Time
 	FinishedAt  *time.Time
+	Bytes       int64
 }
 
 // An import of this workspace uploaded by this user, while it lasts.
@@ -195,8 +197,19 @@ func (q *Queries) LinkImportGet(ctx context.Context, db DBTX, arg LinkImportGetP
 		&i.CreatedAt,
 		&i.ExpiresAt,
 		&i.FinishedAt,
+		&i.Bytes,
 	)
 	return i, err
+}
+
+const linkImportLockWorkspace = `-- name: LinkImportLockWorkspace :exec
+SELECT pg_advisory_xact_lock(hashtextextended('link_imports:' || $1::uuid::text, 0))
+`
+
+// Serialises the uploads of one workspace while its quota is checked.
+func (q *Queries) LinkImportLockWorkspace(ctx context.Context, db DBTX, workspaceID uuid.UUID) error {
+	_, err := db.Exec(ctx, linkImportLockWorkspace, workspaceID)
+	return err
 }
 
 const linkImportProgress = `-- name: LinkImportProgress :exec
@@ -212,16 +225,6 @@ type LinkImportProgressParams struct {
 
 func (q *Queries) LinkImportProgress(ctx context.Context, db DBTX, arg LinkImportProgressParams) error {
 	_, err := db.Exec(ctx, linkImportProgress, arg.ID, arg.Processed, arg.Added)
-	return err
-}
-
-const linkImportPurgeExpired = `-- name: LinkImportPurgeExpired :exec
-DELETE FROM link_imports WHERE expires_at < now()
-`
-
-// Imports are kept a day; each new upload clears the expired ones.
-func (q *Queries) LinkImportPurgeExpired(ctx context.Context, db DBTX) error {
-	_, err := db.Exec(ctx, linkImportPurgeExpired)
 	return err
 }
 
@@ -337,6 +340,29 @@ func (q *Queries) LinkImportTaken(ctx context.Context, db DBTX, pairs []byte) ([
 		return nil, err
 	}
 	return items, nil
+}
+
+const linkImportUsage = `-- name: LinkImportUsage :one
+SELECT count(*) FILTER (WHERE state = 'uploaded')::integer AS pending,
+       coalesce(sum(octet_length(content)), 0)::bigint AS bytes,
+       coalesce(min(expires_at), now())::timestamptz AS first_expiry
+FROM link_imports
+WHERE workspace_id = $1 AND expires_at > now()
+`
+
+type LinkImportUsageRow struct {
+	Pending     int32
+	Bytes       int64
+	FirstExpiry time.Time
+}
+
+// A workspace's kept uploads: how many wait for confirmation, the bytes
+// of all of them, and when the first of them expires.
+func (q *Queries) LinkImportUsage(ctx context.Context, db DBTX, workspaceID uuid.UUID) (LinkImportUsageRow, error) {
+	row := db.QueryRow(ctx, linkImportUsage, workspaceID)
+	var i LinkImportUsageRow
+	err := row.Scan(&i.Pending, &i.Bytes, &i.FirstExpiry)
+	return i, err
 }
 
 const linkImportVerifiedDomains = `-- name: LinkImportVerifiedDomains :many

@@ -451,27 +451,29 @@ func (q *Queries) LinkListByWorkspaceDomain(ctx context.Context, db DBTX, arg Li
 const linkResolveCode = `-- name: LinkResolveCode :one
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
        (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
-       l.rules, l.split, l.password_hash, l.max_scans
+       l.rules, l.split, l.password_hash, l.max_scans,
+       (l.max_scans IS NOT NULL AND l.scans_granted >= l.max_scans)::boolean AS budget_granted
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.code = $1 AND l.domain IS NULL
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint, false
 FROM retired_codes WHERE domain = '' AND code = $1
 LIMIT 1
 `
 
 type LinkResolveCodeRow struct {
-	ID           uuid.UUID
-	WorkspaceID  uuid.UUID
-	TargetURL    string
-	Status       string
-	ExpiresAt    *time.Time
-	Gone         bool
-	Rules        []byte
-	Split        []byte
-	PasswordHash *string
-	MaxScans     *int64
+	ID            uuid.UUID
+	WorkspaceID   uuid.UUID
+	TargetURL     string
+	Status        string
+	ExpiresAt     *time.Time
+	Gone          bool
+	Rules         []byte
+	Split         []byte
+	PasswordHash  *string
+	MaxScans      *int64
+	BudgetGranted bool
 }
 
 // The redirect's cache miss: everything needed to answer GET /{code} on
@@ -491,6 +493,7 @@ func (q *Queries) LinkResolveCode(ctx context.Context, db DBTX, code string) (Li
 		&i.Split,
 		&i.PasswordHash,
 		&i.MaxScans,
+		&i.BudgetGranted,
 	)
 	return i, err
 }
@@ -498,12 +501,13 @@ func (q *Queries) LinkResolveCode(ctx context.Context, db DBTX, code string) (Li
 const linkResolveDomainCode = `-- name: LinkResolveDomainCode :one
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
        (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
-       l.rules, l.split, l.password_hash, l.max_scans
+       l.rules, l.split, l.password_hash, l.max_scans,
+       (l.max_scans IS NOT NULL AND l.scans_granted >= l.max_scans)::boolean AS budget_granted
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.domain = $1::text AND l.code = $2::text
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint, false
 FROM retired_codes WHERE domain = $1::text AND code = $2::text
 LIMIT 1
 `
@@ -514,16 +518,17 @@ type LinkResolveDomainCodeParams struct {
 }
 
 type LinkResolveDomainCodeRow struct {
-	ID           uuid.UUID
-	WorkspaceID  uuid.UUID
-	TargetURL    string
-	Status       string
-	ExpiresAt    *time.Time
-	Gone         bool
-	Rules        []byte
-	Split        []byte
-	PasswordHash *string
-	MaxScans     *int64
+	ID            uuid.UUID
+	WorkspaceID   uuid.UUID
+	TargetURL     string
+	Status        string
+	ExpiresAt     *time.Time
+	Gone          bool
+	Rules         []byte
+	Split         []byte
+	PasswordHash  *string
+	MaxScans      *int64
+	BudgetGranted bool
 }
 
 // LinkResolveCode for a code on a custom domain.
@@ -541,6 +546,7 @@ func (q *Queries) LinkResolveDomainCode(ctx context.Context, db DBTX, arg LinkRe
 		&i.Split,
 		&i.PasswordHash,
 		&i.MaxScans,
+		&i.BudgetGranted,
 	)
 	return i, err
 }

@@ -33,6 +33,27 @@ func (q *Queries) RetentionInvitationsClosedBefore(ctx context.Context, db DBTX,
 	return result.RowsAffected(), nil
 }
 
+const retentionLinkImportsExpired = `-- name: RetentionLinkImportsExpired :execrows
+DELETE FROM link_imports WHERE id IN (
+    SELECT id FROM link_imports WHERE expires_at <= $1::timestamptz AND state <> 'queued'
+    ORDER BY expires_at LIMIT $2::integer)
+`
+
+type RetentionLinkImportsExpiredParams struct {
+	Before time.Time
+	Lim    int32
+}
+
+// CSV imports (their file and row outcomes, by cascade) past their 24 h,
+// but one whose job is still creating links.
+func (q *Queries) RetentionLinkImportsExpired(ctx context.Context, db DBTX, arg RetentionLinkImportsExpiredParams) (int64, error) {
+	result, err := db.Exec(ctx, retentionLinkImportsExpired, arg.Before, arg.Lim)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const retentionOAuthCodesExpired = `-- name: RetentionOAuthCodesExpired :execrows
 DELETE FROM oauth_codes WHERE code_hash IN (
     SELECT code_hash FROM oauth_codes WHERE expires_at <= $1::timestamptz

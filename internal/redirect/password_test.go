@@ -1,0 +1,99 @@
+package redirect_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// from returns a client whose connections come from 127.0.0.<n>: a
+// different source address on the loopback interface.
+func from(n int) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(n))}}
+	return &http.Client{
+		Transport:     &http.Transport{DialContext: d.DialContext},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+func guess(t *testing.T, c *http.Client, short, password string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(context.Background(), "POST", short, strings.NewReader(url.Values{"password": {password}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("User-Agent", uaIPhone)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+// TestPasswordGuessesLimitedPerLink: 60 wrong guesses from 20 addresses
+// (3 each, under the per-address limit) get at most 20 judged (401), the
+// rest 429 with Retry-After; then the right password, from an address
+// that never guessed, is 429 too while the link's window lasts. Not
+// parallel: argon2id's cap is the process's, shared with other tests.
+func TestPasswordGuessesLimitedPerLink(t *testing.T) {
+	f := newFixture(t)
+	l := f.link(t, `{"target_url":"https://example.com/secret","password":"open sesame"}`)
+	short := l["short_url"].(string)
+	status := map[int]int{}
+	for i := range 3 {
+		for a := range 20 {
+			resp := guess(t, from(10+a), short, "wrong-"+strconv.Itoa(a)+"-"+strconv.Itoa(i))
+			if resp.StatusCode == 429 && resp.Header.Get("Retry-After") == "" {
+				t.Error("429 without Retry-After")
+			}
+			status[resp.StatusCode]++
+		}
+	}
+	if status[401] > 20 || status[401]+status[429] != 60 {
+		t.Fatalf("answers %v: want at most 20 judged (401), the rest 429", status)
+	}
+	resp := guess(t, from(99), short, "open sesame")
+	if resp.StatusCode != 429 {
+		t.Fatalf("the right password while the link is throttled: %d, want 429", resp.StatusCode)
+	}
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || s < 1 || s > 600 {
+		t.Errorf("Retry-After %q, want the rest of the 10-minute window", resp.Header.Get("Retry-After"))
+	}
+}
+
+// TestPasswordGuessCountedBeforeCheck: 100 concurrent wrong guesses from
+// one address let at most the per-address limit (5) be judged; the others
+// are refused (429, or 503 while argon2id is saturated) and none passes.
+// Not parallel: it saturates the process's argon2id cap on purpose.
+func TestPasswordGuessCountedBeforeCheck(t *testing.T) {
+	f := newFixture(t)
+	l := f.link(t, `{"target_url":"https://example.com/secret","password":"open sesame"}`)
+	short := l["short_url"].(string)
+	c := from(7)
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		status = map[int]int{}
+	)
+	for i := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp := guess(t, c, short, "wrong-"+strconv.Itoa(i))
+			mu.Lock()
+			status[resp.StatusCode]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if status[401] > 5 || status[401]+status[429]+status[503] != 100 {
+		t.Fatalf("answers %v: want at most 5 judged (401), the rest 429 or 503", status)
+	}
+	if status[401] == 0 {
+		t.Fatalf("answers %v: no guess was judged at all", status)
+	}
+}

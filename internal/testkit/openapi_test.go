@@ -119,7 +119,7 @@ func TestValidatingTransport(t *testing.T) {
 		{"problem slug of another status", "GET", "/api/v1/links", 403, problemCT,
 			problemBody("not-found", "Not found", 403, ""), false, "not-found does not have status 403"},
 		{"problem unknown slug", "GET", "/api/v1/links", 403, problemCT,
-			problemBody("forbidden", "Forbidden", 403, ""), false, "type"},
+			problemBody("no-such-problem", "No such problem", 403, ""), false, "type"},
 		{"problem without detail", "GET", "/api/v1/links", 403, problemCT,
 			`{"type":"http://x/problems/ip-not-allowed","title":"t","status":403,"instance":"/","request_id":"` + rid + `"}`, false, "detail"},
 		{"validation problem", "POST", "/api/v1/links", 422, problemCT,

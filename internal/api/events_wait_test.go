@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/testkit"
 )
@@ -37,13 +36,7 @@ func (c *eventQueries) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryE
 func TestEventsLongPollIdleCostsNoQuery(t *testing.T) {
 	t.Parallel()
 	var c eventQueries
-	cfg := testkit.DB(t).Config()
-	cfg.ConnConfig.Tracer = &c
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool := testkit.TracedDB(t, &c)
 	srv := testkit.StartServer(t, testkit.WithPool(pool))
 	tn := testkit.NewTenant(t, pool)
 	token := srv.APIKey(t, tn.WorkspaceID)

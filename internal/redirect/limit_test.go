@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/testkit"
 )
@@ -42,13 +41,7 @@ func (c *budgetQueries) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQuery
 func TestExhaustedLinkAnswers410FromMemory(t *testing.T) {
 	t.Parallel()
 	var c budgetQueries
-	cfg := testkit.DB(t).Config()
-	cfg.ConnConfig.Tracer = &c
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool := testkit.TracedDB(t, &c)
 	key := testkit.NewSecretKey()
 	a := testkit.StartServer(t, testkit.WithPool(pool), testkit.WithEnv("LINKQR_SECRET_KEY", key))
 	tn := testkit.NewTenant(t, pool)
@@ -57,7 +50,7 @@ func TestExhaustedLinkAnswers410FromMemory(t *testing.T) {
 	code := l["code"].(string)
 
 	// Listen to the budget's notifications as the instances do.
-	conn, err := pgx.Connect(context.Background(), cfg.ConnConfig.ConnString())
+	conn, err := pgx.Connect(context.Background(), pool.Config().ConnConfig.ConnString())
 	if err != nil {
 		t.Fatal(err)
 	}

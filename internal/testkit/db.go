@@ -271,3 +271,18 @@ func randomHex(n int) string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// TracedDB is a fresh test database (as DB) whose every connection reports
+// its statements to tracer, for tests that count the queries a path makes.
+// Servers started on it (WithPool) copy its configuration, tracer included.
+func TracedDB(t testing.TB, tracer pgx.QueryTracer) *pgxpool.Pool {
+	t.Helper()
+	cfg := DB(t).Config()
+	cfg.ConnConfig.Tracer = tracer
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}

@@ -81,7 +81,7 @@ func (s *Reports) Overview(ctx context.Context, ws uuid.UUID, from, to time.Time
 	defer func() { s.limits.Pace.Adjust(float64(time.Since(start).Milliseconds()) - paceEstimate) }()
 
 	var o Overview
-	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db dbsqlc.DBTX) error {
+	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db store.DBTX) error {
 		var err error
 		o, err = overview(ctx, db, ws, from, to)
 		return err

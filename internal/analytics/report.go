@@ -324,7 +324,7 @@ func (s *Reports) Encoded(ctx context.Context, ws, linkID uuid.UUID, r Range, en
 	var rep Report
 	var version int64
 	epoch := s.answered.Epoch()
-	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db dbsqlc.DBTX) error {
+	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db store.DBTX) error {
 		state, err := dbsqlc.New().ScanFoldState(ctx, db)
 		if err != nil {
 			return store.InterpretError(err)

@@ -1,6 +1,3 @@
--- name: EventListByWorkspace :many
-SELECT * FROM events WHERE workspace_id = $1 ORDER BY id DESC LIMIT $2;
-
 -- name: EventGetByID :one
 SELECT * FROM events WHERE id = $1 AND workspace_id = $2;
 

@@ -148,41 +148,6 @@ func (q *Queries) EventListByIDs(ctx context.Context, db DBTX, arg EventListByID
 	return items, nil
 }
 
-const eventListByWorkspace = `-- name: EventListByWorkspace :many
-SELECT id, workspace_id, type, data, created_at FROM events WHERE workspace_id = $1 ORDER BY id DESC LIMIT $2
-`
-
-type EventListByWorkspaceParams struct {
-	WorkspaceID uuid.UUID
-	Limit       int32
-}
-
-func (q *Queries) EventListByWorkspace(ctx context.Context, db DBTX, arg EventListByWorkspaceParams) ([]Event, error) {
-	rows, err := db.Query(ctx, eventListByWorkspace, arg.WorkspaceID, arg.Limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []Event
-	for rows.Next() {
-		var i Event
-		if err := rows.Scan(
-			&i.ID,
-			&i.WorkspaceID,
-			&i.Type,
-			&i.Data,
-			&i.CreatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const eventListPage = `-- name: EventListPage :many
 SELECT id, workspace_id, type, data, created_at FROM events
 WHERE workspace_id = $1 AND type = ANY($2::text[])

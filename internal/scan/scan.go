@@ -3,6 +3,9 @@
 // database, yet nothing is dropped: a full buffer makes redirects wait
 // (backpressure), a failing database is retried, and shutdown drains the
 // buffer before the pool closes.
+//
+// scan is the one owner of the scans and their rollups: it writes them
+// (the fold), and reports read them through internal/scan/rollup.
 package scan
 
 import (

@@ -397,7 +397,7 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 		return c
 	}
 	if h0.Before(h1) {
-		hours, err := rollup.Hours(ctx, db, rollup.HoursQuery{LinkID: linkID, WorkspaceID: ws, FromHour: h0, ToHour: h1})
+		hours, err := rollup.Hours(ctx, db, ws, linkID, h0, h1)
 		if err != nil {
 			return rep, err
 		}
@@ -466,7 +466,7 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 				u += c.last
 			}
 		default: // a range inside one day
-			n, err := rollup.VisitorsInHours(ctx, db, rollup.VisitorsQuery{LinkID: linkID, WorkspaceID: ws, Day: day, Mask: mask})
+			n, err := rollup.VisitorsInHours(ctx, db, ws, linkID, day, mask)
 			if err != nil {
 				return rep, err
 			}

@@ -44,14 +44,6 @@ func Version(ctx context.Context, db store.DBTX) (int64, error) {
 	return v, store.InterpretError(err)
 }
 
-// HoursQuery asks for one link's hourly rollups of [FromHour, ToHour).
-type HoursQuery struct {
-	LinkID      uuid.UUID
-	WorkspaceID uuid.UUID
-	FromHour    time.Time
-	ToHour      time.Time
-}
-
 // Hour is one hour of a link's rollup: scans and bots, the visitors
 // unique in the hour, and those first and last seen that UTC day in it.
 type Hour struct {
@@ -63,9 +55,9 @@ type Hour struct {
 	DayLast  int64
 }
 
-// Hours reads the hours of q, in order.
-func Hours(ctx context.Context, db store.DBTX, q HoursQuery) ([]Hour, error) {
-	rows, err := scandb.New().AnalyticsHours(ctx, db, scandb.AnalyticsHoursParams(q))
+// Hours reads the hours [from, to) of the workspace's link, in order.
+func Hours(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID, from, to time.Time) ([]Hour, error) {
+	rows, err := scandb.New().AnalyticsHours(ctx, db, scandb.AnalyticsHoursParams{LinkID: linkID, WorkspaceID: ws, FromHour: from, ToHour: to})
 	return convert(rows, func(r scandb.AnalyticsHoursRow) Hour { return Hour(r) }), store.InterpretError(err)
 }
 
@@ -97,18 +89,10 @@ func Edges(ctx context.Context, db store.DBTX, q EdgeQuery) ([]EdgeScans, error)
 	return convert(rows, func(r scandb.AnalyticsEdgeScansRow) EdgeScans { return EdgeScans(r) }), store.InterpretError(err)
 }
 
-// VisitorsQuery asks for the distinct visitors of one link and UTC day
-// seen in any hour of Mask (bit n: hour n).
-type VisitorsQuery struct {
-	LinkID      uuid.UUID
-	WorkspaceID uuid.UUID
-	Day         time.Time
-	Mask        int32
-}
-
-// VisitorsInHours counts the visitors of q.
-func VisitorsInHours(ctx context.Context, db store.DBTX, q VisitorsQuery) (int64, error) {
-	n, err := scandb.New().AnalyticsVisitorsInHours(ctx, db, scandb.AnalyticsVisitorsInHoursParams(q))
+// VisitorsInHours counts the distinct visitors of the workspace's link
+// and UTC day seen in any hour of mask (bit n: hour n).
+func VisitorsInHours(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID, day time.Time, mask int32) (int64, error) {
+	n, err := scandb.New().AnalyticsVisitorsInHours(ctx, db, scandb.AnalyticsVisitorsInHoursParams{LinkID: linkID, WorkspaceID: ws, Day: day, Mask: mask})
 	return n, store.InterpretError(err)
 }
 

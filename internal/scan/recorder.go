@@ -22,13 +22,12 @@ import (
 
 // Batching bounds (docs/scan-pipeline.md). A hit accepted by Record is
 // committed within about FlushInterval plus one write (a few milliseconds)
-// while PostgreSQL keeps up, which bounds what a hard crash can lose to
-// well under 100 ms of traffic. When it is slow, redirects wait
-// (backpressure) rather than scans being dropped, and a crash loses at
-// most the buffer and the batches in flight (about 3,000 scans): the
-// buffer is small on purpose, as every hit in it is a hit a crash loses
-// and a redirect that waits behind it. When it is unreachable (a write
-// failed), hits go to the outage buffer instead (DefaultOutageBufferSize).
+// while PostgreSQL keeps up. What a hard crash can lose is bounded by
+// count (bound.go): no more hits answered but unwritten than 100 ms of
+// the current rate; when the writers are slow (a slow database, a busy
+// CPU), redirects wait (backpressure) rather than that growing. When the
+// database is unreachable (a write failed), hits go to the outage buffer
+// instead (DefaultOutageBufferSize).
 const (
 	DefaultBufferSize = 1024
 	MaxBatch          = 1000
@@ -146,6 +145,9 @@ type Recorder struct {
 	once   sync.Once
 
 	copyBufs sync.Pool // *[]byte: the writers' COPY streams (appendCopyRows)
+
+	// unwritten bounds the hits answered but not committed (bound.go).
+	unwritten *unwritten
 }
 
 // NewRecorder returns a Recorder; call Run in a goroutine, and Close to
@@ -166,18 +168,24 @@ func NewRecorder(o Options) *Recorder {
 	return &Recorder{
 		opts: o, ch: make(chan Hit, o.BufferSize), backlog: backlog{max: o.OutageBufferSize},
 		wake: make(chan struct{}, 1), writersDone: make(chan struct{}), giveUp: make(chan struct{}), done: make(chan struct{}),
-		copyBufs: sync.Pool{New: func() any { return new([]byte) }},
+		copyBufs:  sync.Pool{New: func() any { return new([]byte) }},
+		unwritten: newUnwritten(),
 	}
 }
 
-// Record queues a hit. It waits while the buffer is full (backpressure)
-// and fails only when ctx ends or the recorder is shutting down, in which
-// case the caller must not report the redirect as done.
+// Record queues a hit. It waits while the hits answered but not yet
+// written are at the crash bound (bound.go) or the buffer is full
+// (backpressure), and fails only when ctx ends or the recorder is
+// shutting down, in which case the caller must not report the redirect as
+// done.
 func (r *Recorder) Record(ctx context.Context, h Hit) error {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if r.closed {
 		return ErrClosed
+	}
+	if err := r.unwritten.acquire(ctx); err != nil {
+		return err
 	}
 	h.ID = id.New()
 	select {
@@ -189,9 +197,14 @@ func (r *Recorder) Record(ctx context.Context, h Hit) error {
 	case r.ch <- h:
 		return nil
 	case <-ctx.Done():
+		r.unwritten.release(1)
 		return ctx.Err()
 	}
 }
+
+// Unwritten is the number of hits answered but not yet written (nor
+// handed to the outage buffer): what a hard crash would lose now.
+func (r *Recorder) Unwritten() int { return r.unwritten.held() }
 
 // Depth is the number of hits waiting to be written.
 func (r *Recorder) Depth() int { return len(r.ch) }
@@ -276,6 +289,9 @@ func (r *Recorder) flush(batch []Hit) {
 	if len(batch) == 0 {
 		return
 	}
+	// Written or kept for the retrier, the batch no longer holds
+	// redirects back: during an outage they must not wait.
+	defer r.unwritten.release(len(batch))
 	if !r.outage.Load() {
 		err := r.writeBatch(batch)
 		if err == nil {

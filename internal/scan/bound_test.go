@@ -1,0 +1,65 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestUnwrittenFollowsTheRate: the bound is the hits of one CrashWindow at
+// the last second's rate (at least MinUnwritten); past it acquire waits
+// until a release, or fails with its context.
+func TestUnwrittenFollowsTheRate(t *testing.T) {
+	t.Parallel()
+	clock := time.Unix(1_800_000_000, 0)
+	u := newUnwritten()
+	u.now = func() time.Time { return clock }
+	ctx := context.Background()
+	for range MinUnwritten {
+		if err := u.acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := u.acquire(full); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("acquire past the bound: %v, want it to wait until its context ends", err)
+	}
+	// A release lets a waiting hit in.
+	got := make(chan error, 1)
+	go func() { got <- u.acquire(ctx) }()
+	u.release(1)
+	if err := <-got; err != nil || u.held() != MinUnwritten {
+		t.Fatalf("after a release: %v, held %d", err, u.held())
+	}
+	// 10,000 hits a second, written as they come: the bound becomes
+	// 1,000 (100 ms of them).
+	u.release(u.held())
+	clock = clock.Add(2 * time.Second) // the hits above out of the window
+	for i := range 10 {
+		if i > 0 {
+			clock = clock.Add(CrashWindow)
+		}
+		for range 1000 {
+			if err := u.acquire(ctx); err != nil {
+				t.Fatal(err)
+			}
+			u.release(1)
+		}
+	}
+	u.mu.Lock()
+	limit := u.limit()
+	u.mu.Unlock()
+	if limit != 1000 {
+		t.Errorf("bound at 10,000 hits a second: %d, want 1000", limit)
+	}
+	// A quiet second later it is back to the minimum.
+	clock = clock.Add(2 * time.Second)
+	u.mu.Lock()
+	limit = u.limit()
+	u.mu.Unlock()
+	if limit != MinUnwritten {
+		t.Errorf("bound after a quiet second: %d, want %d", limit, MinUnwritten)
+	}
+}

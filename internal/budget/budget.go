@@ -86,7 +86,7 @@ func Limits() Table {
 	cores := int64(max(1, runtime.GOMAXPROCS(0)))
 	return Table{
 		Logo:      {Process: 96 * MiB, Workspace: 64 * MiB, Queue: 8, Wait: 2 * time.Second, RetryAfter: 2 * time.Second, What: "images being decoded"},
-		Upload:    {Process: 96 * MiB, Workspace: 48 * MiB, Queue: 0, RetryAfter: 5 * time.Second, What: "CSV files being read"},
+		Upload:    {Process: 32 * MiB, Workspace: 16 * MiB, Queue: 0, RetryAfter: 5 * time.Second, What: "CSV files being read"},
 		Render:    {Process: half, Workspace: half, Queue: int(8 * half), Wait: 2 * time.Second, RetryAfter: time.Second, What: "QR codes being rendered"},
 		Archive:   {Process: 4, Workspace: 2, Queue: 0, RetryAfter: 5 * time.Second, What: "QR archives and PDFs being written"},
 		Export:    {Process: 4, Workspace: 2, Queue: 0, RetryAfter: 5 * time.Second, What: "exports being written"},

@@ -138,7 +138,6 @@ type LinkImport struct {
 	WorkspaceID uuid.UUID
 	UserID      uuid.UUID
 	FileName    string
-	Content     []byte
 	KeepCodes   bool
 	RowCount    int32
 	State       string
@@ -148,6 +147,22 @@ type LinkImport struct {
 	CreatedAt   time.Time
 	ExpiresAt   time.Time
 	FinishedAt  *time.Time
+	Bytes       int64
+	CodesListed bool
+}
+
+type LinkImportChunk struct {
+	ImportID uuid.UUID
+	Seq      int32
+	Data     []byte
+}
+
+type LinkImportCode struct {
+	ImportID  uuid.UUID
+	Domain    string
+	Code      string
+	RowNumber int32
+	ExpiresAt *time.Time
 }
 
 type LinkImportRow struct {

@@ -1,0 +1,227 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/linkqr/linkqr/internal/linkcsv"
+	"github.com/linkqr/linkqr/internal/testkit"
+)
+
+// heapPeak samples the live heap (after a collection, so garbage does not
+// count) every 20 ms until stop is called, which returns its growth over
+// the heap when heapPeak was called.
+func heapPeak() (stop func() int64) {
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var peak atomic.Uint64
+	peak.Store(before.HeapAlloc)
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		var m runtime.MemStats
+		for {
+			runtime.GC()
+			runtime.ReadMemStats(&m)
+			if m.HeapAlloc > peak.Load() {
+				peak.Store(m.HeapAlloc)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		<-finished
+		return int64(peak.Load()) - int64(before.HeapAlloc)
+	}
+}
+
+// streamUpload posts the Import CSV form with a file of rows written as
+// the request is sent (the test holds no copy of it either), the codes
+// choice after the file as a browser sends the form. It returns the
+// answer and the file's size.
+func (b *browser) streamUpload(ws string, rows int, row func(i int) string) (page, int64) {
+	b.t.Helper()
+	return b.streamUploadCSV(ws, "target_url,title\n", rows, row)
+}
+
+// streamUploadCSV is streamUpload with a header of its own.
+func (b *browser) streamUploadCSV(ws, header string, rows int, row func(i int) string) (page, int64) {
+	b.t.Helper()
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	var size atomic.Int64
+	go func() {
+		fw, err := mw.CreateFormFile("file", "large.csv")
+		if err != nil {
+			pw.CloseWithError(err)
+			return
+		}
+		n, _ := io.WriteString(fw, header)
+		for i := range rows {
+			k, err := io.WriteString(fw, row(i))
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+			n += k
+		}
+		size.Store(int64(n))
+		_ = mw.WriteField("codes", "keep")
+		pw.CloseWithError(mw.Close())
+	}()
+	req, err := http.NewRequest(http.MethodPost, b.srv.URL+"/w/"+ws+"/links/import", pr)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Origin", b.srv.URL)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	p := b.do(req)
+	return p, size.Load()
+}
+
+// TestLinksImportMemoryDoesNotGrowWithTheFile uploads a file just under
+// the 10 MiB limit (45,000 rows) and shows a page of its dry run while
+// sampling the process's live heap: the upload and the dry run read it a
+// piece at a time, so each holds a few MiB whatever the file's size,
+// where reading the file whole (and its rows) held two to five times its
+// size (21–50 MiB for this file, measured before they streamed). It is
+// done three times: the first, unmeasured, so that what the process keeps
+// once (database connections and their buffers, prepared statements,
+// templates) does not count as the file's; of the other two the smaller
+// growth counts, so that a collection or a new connection that happens to
+// fall in one of them does not either. Not parallel, so that no other
+// test's allocations count.
+func TestLinksImportMemoryDoesNotGrowWithTheFile(t *testing.T) {
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	b := newBrowser(t, srv)
+	b.mustSignIn(tn.Email, tn.Password)
+	ws := tn.WorkspaceExternalID()
+	const rows = 45_000
+	pad := strings.Repeat("x", 180)
+	row := func(i int) string { return fmt.Sprintf("https://example.com/%s/%06d,Row %d\n", pad, i, i) }
+	var size int64
+	upload, dryRun := int64(math.MaxInt64), int64(math.MaxInt64)
+	for round := range 3 {
+		stop := heapPeak()
+		p, n := b.streamUpload(ws, rows, row)
+		up := stop()
+		if p.status != http.StatusSeeOther || !importRE.MatchString(p.location) {
+			t.Fatalf("upload: %d %s", p.status, excerpt(p.body))
+		}
+		stop = heapPeak()
+		dry := b.get(p.location + "?page=2")
+		dr := stop()
+		if dry.status != 200 || !strings.Contains(dry.body, "Create 45000 links") {
+			t.Fatalf("dry run: %d %s", dry.status, excerpt(dry.body))
+		}
+		// Page 2 shows the file's rows 101 to 200.
+		if got := regexp.MustCompile(`https://example.com/x+/(\d+)`).FindAllStringSubmatch(dry.body, -1); len(got) < 100 || got[0][1] != "000100" || got[len(got)-1][1] != "000199" {
+			t.Errorf("page 2 shows %d rows, from %v", len(got), got[:min(1, len(got))])
+		}
+		t.Logf("round %d, a file of %.1f MiB: heap growth %.1f MiB during the upload, %.1f MiB during the dry run",
+			round+1, float64(n)/(1<<20), float64(up)/(1<<20), float64(dr)/(1<<20))
+		if round > 0 {
+			size, upload, dryRun = n, min(upload, up), min(dryRun, dr)
+		}
+	}
+	if size < linkcsv.MaxImportBytes*9/10 || size > linkcsv.MaxImportBytes {
+		t.Fatalf("the file has %d bytes, want just under %d", size, linkcsv.MaxImportBytes)
+	}
+	var stored, pieces int64
+	if err := srv.Pool.QueryRow(context.Background(), `SELECT min(i.bytes), count(c.seq) FROM link_imports i JOIN link_import_chunks c ON c.import_id = i.id
+		WHERE i.workspace_id = $1`, tn.WorkspaceID).Scan(&stored, &pieces); err != nil || stored != size || pieces != 3*((size+256<<10-1)/(256<<10)) {
+		t.Fatalf("stored %d bytes in %d pieces (%v), want %d in pieces of 256 KiB", stored, pieces, err, size)
+	}
+	for what, growth := range map[string]int64{"upload": upload, "dry run": dryRun} {
+		if growth > size/2 {
+			t.Errorf("the %s grew the heap by %.1f MiB for a file of %.1f MiB: it holds the file", what, float64(growth)/(1<<20), float64(size)/(1<<20))
+		}
+	}
+}
+
+// importRowRE reads a row of an import's page: its outcome and number.
+var importRowRE = regexp.MustCompile(`data-testid="import-row" data-outcome="([a-z_]+)"[^>]*>\s*<td[^>]*>(\d+)</td>`)
+
+// pageRows are the rows an import's page shows, as "outcome row".
+func pageRows(body string) []string {
+	var out []string
+	for _, m := range importRowRE.FindAllStringSubmatch(body, -1) {
+		out = append(out, m[1]+" "+m[2])
+	}
+	return out
+}
+
+// TestLinksImportAcrossBatchesAndPieces: a file of 2,500 rows and two
+// pieces is judged a batch at a time, yet as a whole: a code that an
+// earlier batch's row keeps is "also in row 7", the problems of every
+// batch come first on page 1 and the rows that will be created follow
+// them across pages, and the job creates every valid row once.
+func TestLinksImportAcrossBatchesAndPieces(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	b := newBrowser(t, srv)
+	b.mustSignIn(tn.Email, tn.Password)
+	ws := tn.WorkspaceExternalID()
+	createInForm(t, b, ws, url.Values{"target_url": {"https://taken.example"}, "code": {"c-2000"}})
+	pad := strings.Repeat("p", 130)
+	p, size := b.streamUploadCSV(ws, "target_url,code\n", 2500, func(i int) string {
+		switch {
+		case i%700 == 350:
+			return fmt.Sprintf("notaurl,c-%d\n", i)
+		case i == 1800:
+			return fmt.Sprintf("https://example.com/%s/%d,c-5\n", pad, i) // row 7's code
+		}
+		return fmt.Sprintf("https://example.com/%s/%d,c-%d\n", pad, i, i)
+	})
+	if p.status != http.StatusSeeOther || size <= 256<<10 {
+		t.Fatalf("upload of %d bytes: %d %s", size, p.status, excerpt(p.body))
+	}
+	// Rows are numbered from 2 (the header is row 1): index i is row i+2.
+	problems := []string{"invalid 352", "invalid 1052", "invalid 1752", "code_taken 1802", "code_taken 2002", "invalid 2452"}
+	first := b.get(p.location)
+	got := pageRows(first.body)
+	if len(got) != 100 || strings.Join(got[:6], ",") != strings.Join(problems, ",") || got[6] != "created 2" || got[99] != "created 95" {
+		t.Fatalf("page 1: %d rows %v … %v", len(got), got[:min(8, len(got))], got[max(0, len(got)-2):])
+	}
+	for _, want := range []string{`code: &#34;c-5&#34; is also in row 7 of this file`, "Create 2494 links"} {
+		if !strings.Contains(first.body, want) && !strings.Contains(first.body, strings.ReplaceAll(want, "&#34;", "&quot;")) {
+			t.Errorf("page 1 lacks %q", want)
+		}
+	}
+	if got := pageRows(b.get(p.location + "?page=2").body); len(got) != 100 || got[0] != "created 96" || got[99] != "created 195" {
+		t.Errorf("page 2: %d rows from %v", len(got), got[:min(1, len(got))])
+	}
+	// The last page: rows 2,401 to 2,500 of the dry run's order.
+	if got := pageRows(b.get(p.location + "?page=25").body); len(got) != 100 || got[99] != "created 2501" {
+		t.Errorf("page 25: %d rows to %v", len(got), got[max(0, len(got)-1):])
+	}
+	res := runImport(t, b, p.location, 60*time.Second)
+	if !strings.Contains(res.body, "2494 links were created") || linkCount(t, srv, tn) != 2495 {
+		t.Fatalf("result: %d links: %s", linkCount(t, srv, tn), excerpt(res.body))
+	}
+	var dup int
+	if err := srv.Pool.QueryRow(context.Background(), `SELECT count(*) FROM link_import_rows r JOIN link_imports i ON i.id = r.import_id
+		WHERE i.workspace_id = $1 AND r.row_number = 1802 AND r.outcome = 'code_taken'`, tn.WorkspaceID).Scan(&dup); err != nil || dup != 1 {
+		t.Errorf("row 1802 (row 7's code again): %d code_taken outcomes, %v", dup, err)
+	}
+}

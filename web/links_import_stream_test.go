@@ -58,11 +58,11 @@ func heapPeak() (stop func() int64) {
 // answer and the file's size.
 func (b *browser) streamUpload(ws string, rows int, row func(i int) string) (page, int64) {
 	b.t.Helper()
-	return b.streamUploadCSV(ws, "target_url,title\n", rows, row)
+	return b.streamUploadCSV(ws, "target_url,title\n", "keep", rows, row)
 }
 
-// streamUploadCSV is streamUpload with a header of its own.
-func (b *browser) streamUploadCSV(ws, header string, rows int, row func(i int) string) (page, int64) {
+// streamUploadCSV is streamUpload with a header and codes choice of its own.
+func (b *browser) streamUploadCSV(ws, header, codes string, rows int, row func(i int) string) (page, int64) {
 	b.t.Helper()
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
@@ -83,7 +83,7 @@ func (b *browser) streamUploadCSV(ws, header string, rows int, row func(i int) s
 			n += k
 		}
 		size.Store(int64(n))
-		_ = mw.WriteField("codes", "keep")
+		_ = mw.WriteField("codes", codes)
 		pw.CloseWithError(mw.Close())
 	}()
 	req, err := http.NewRequest(http.MethodPost, b.srv.URL+"/w/"+ws+"/links/import", pr)
@@ -184,7 +184,7 @@ func TestLinksImportAcrossBatchesAndPieces(t *testing.T) {
 	ws := tn.WorkspaceExternalID()
 	createInForm(t, b, ws, url.Values{"target_url": {"https://taken.example"}, "code": {"c-2000"}})
 	pad := strings.Repeat("p", 130)
-	p, size := b.streamUploadCSV(ws, "target_url,code\n", 2500, func(i int) string {
+	p, size := b.streamUploadCSV(ws, "target_url,code\n", "keep", 2500, func(i int) string {
 		switch {
 		case i%700 == 350:
 			return fmt.Sprintf("notaurl,c-%d\n", i)
@@ -223,5 +223,34 @@ func TestLinksImportAcrossBatchesAndPieces(t *testing.T) {
 	if err := srv.Pool.QueryRow(context.Background(), `SELECT count(*) FROM link_import_rows r JOIN link_imports i ON i.id = r.import_id
 		WHERE i.workspace_id = $1 AND r.row_number = 1802 AND r.outcome = 'code_taken'`, tn.WorkspaceID).Scan(&dup); err != nil || dup != 1 {
 		t.Errorf("row 1802 (row 7's code again): %d code_taken outcomes, %v", dup, err)
+	}
+}
+
+// TestLinksImportCodesChoiceAfterTheFile: the codes choice counts
+// wherever it comes in the form: after the file (as a browser sends it),
+// "new codes" still gives every row a new code, so a taken one is no
+// problem, and a refused file's form keeps the choice.
+func TestLinksImportCodesChoiceAfterTheFile(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	b := newBrowser(t, srv)
+	b.mustSignIn(tn.Email, tn.Password)
+	ws := tn.WorkspaceExternalID()
+	createInForm(t, b, ws, url.Values{"target_url": {"https://taken.example"}, "code": {"taken-after"}})
+	p, _ := b.streamUploadCSV(ws, "target_url,code\n", "new", 2, func(i int) string {
+		return fmt.Sprintf("https://example.com/%d,taken-after\n", i)
+	})
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("upload: %d %s", p.status, excerpt(p.body))
+	}
+	dry := b.get(p.location)
+	if !strings.Contains(dry.body, "codes: generated") || !strings.Contains(dry.body, "Create 2 links") || strings.Contains(dry.body, "already taken") {
+		t.Errorf("new codes chosen after the file: %s", excerpt(dry.body))
+	}
+	bad, _ := b.streamUploadCSV(ws, "url\n", "new", 1, func(int) string { return "https://example.com\n" })
+	if bad.status != http.StatusUnprocessableEntity || !strings.Contains(bad.body, "no target_url column") ||
+		!regexp.MustCompile(`value="new"[^>]*checked`).MatchString(bad.body) {
+		t.Errorf("refused file: %d, the form forgot the codes choice: %s", bad.status, excerpt(bad.body))
 	}
 }

@@ -128,8 +128,9 @@ type throttledError struct {
 
 func (e *throttledError) Error() string { return "too many wrong passwords" }
 
-// check verifies a guess through the process-wide argon2id limiter
-// (secrethash.ErrBusy when it is full, which counts against nobody). The
+// check verifies a guess through the process-wide argon2id limiter, in
+// the share of the link's workspace (secrethash.ErrBusy when it is full,
+// which counts against nobody). The
 // guess is counted, against the address and the link, before it is
 // verified, and given back when it was right (or was not verified).
 func (p *passwords) check(ctx context.Context, ip netip.Addr, t *link.Target, guess string) (bool, error) {
@@ -137,7 +138,7 @@ func (p *passwords) check(ctx context.Context, ip netip.Addr, t *link.Target, gu
 	if err := p.count(addr, all); err != nil {
 		return false, err
 	}
-	ok, err := secrethash.Compare(ctx, guess, t.PasswordHash)
+	ok, err := secrethash.Compare(ctx, t.WorkspaceID, guess, t.PasswordHash)
 	if err != nil || ok {
 		p.uncount(addr, all)
 	}

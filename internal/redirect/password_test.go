@@ -141,3 +141,34 @@ func TestPasswordCheckTakesItsWorkspacesShare(t *testing.T) {
 		t.Fatalf("my link once the share is free: %d, want 302", resp.StatusCode)
 	}
 }
+
+// TestPasswordGuessesCountedAcrossInstances: two instances on one
+// database and one Redis count a link's guesses together: 40 wrong
+// guesses from 20 addresses, each address guessing once at each instance,
+// get at most 20 judged (401) between them, not 20 each; then the right
+// password is 429 at both. Not parallel: argon2id's cap is the process's.
+func TestPasswordGuessesCountedAcrossInstances(t *testing.T) {
+	redis := testkit.StartRedis(t)
+	a := newFixture(t, testkit.WithEnv("LINKQR_REDIS_URL", redis.URL))
+	b := testkit.StartServer(t, testkit.WithPool(a.srv.Pool), testkit.WithEnv("LINKQR_REDIS_URL", redis.URL))
+	short := a.link(t, `{"target_url":"https://example.com/secret","password":"open sesame"}`)["short_url"].(string)
+	at := map[*testkit.Server]string{a.srv: short, b: strings.Replace(short, a.srv.URL, b.URL, 1)}
+	status := map[int]int{}
+	for _, srv := range []*testkit.Server{a.srv, b} {
+		for n := range 20 {
+			resp := guess(t, from(30+n), at[srv], "wrong-"+strconv.Itoa(n))
+			if resp.StatusCode == 429 && resp.Header.Get("Retry-After") == "" {
+				t.Error("429 without Retry-After")
+			}
+			status[resp.StatusCode]++
+		}
+	}
+	if status[401] > 20 || status[401]+status[429] != 40 {
+		t.Fatalf("answers %v: want at most 20 judged (401) by both instances together, the rest 429", status)
+	}
+	for _, srv := range []*testkit.Server{a.srv, b} {
+		if resp := guess(t, from(99), at[srv], "open sesame"); resp.StatusCode != 429 {
+			t.Errorf("the right password at %s while the link is throttled: %d, want 429", srv.URL, resp.StatusCode)
+		}
+	}
+}

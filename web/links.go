@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -20,11 +19,11 @@ import (
 	"github.com/linkqr/linkqr/internal/cursor"
 	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/hostname"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -56,9 +55,12 @@ func (u *UI) renderLinksWith(w http.ResponseWriter, r *http.Request, status int,
 		BulkError: bulkError,
 	}
 	var errs validate.Errors
-	search, shownDomain, shownTags := parseLinkFilters(q, &errs)
+	filter := link.ParseFilter(q, "", &errs)
+	search := filter.Search
 	search.Limit = linksPageSize
-	v.Domain, v.Tags = shownDomain, shownTags
+	if v.Tags = filter.Tags; filter.Domain != "" {
+		v.Domain = filter.Domain // normalised; a refused one stays as typed beside its error
+	}
 	if c := q.Get("before"); c != "" {
 		id, ok := cursor.Decode(c)
 		if !ok {
@@ -110,51 +112,9 @@ func (u *UI) renderLinksWith(w http.ResponseWriter, r *http.Request, status int,
 	Render(w, r, status, LinksPage(v))
 }
 
-// parseLinkFilters reads the links page's filters (?q, ?status, ?domain
-// and repeatable ?tag) into a search, collecting refusals under /q,
-// /status, /domain and /tag; domain and tags are as they are shown
-// (normalised).
-func parseLinkFilters(q url.Values, errs *validate.Errors) (search link.Search, domain string, tags []string) {
-	term, err := link.ParseSearchTerm(q.Get("q"))
-	errs.Check("/q", err)
-	search.Term = term
-	state, err := link.ParseState(q.Get("status"))
-	errs.Check("/status", err)
-	search.State = state
-	if d := q.Get("domain"); d != "" {
-		domain = d
-		h, err := hostname.Parse(d)
-		if errs.Check("/domain", err) {
-			search.Domain, domain = &h, h.String()
-		}
-	}
-	search.Tags, tags = parseTagFilter(q["tag"], errs)
-	return search, domain, tags
-}
-
 // tagChoices is how many of the workspace's tags the tag filter offers
 // (by name); more are reached through a link's chips.
 const tagChoices = 200
-
-// parseTagFilter reads the ?tag= filters (empty ones are the select's "any
-// tag"): each a tag, at most link.MaxTagsPerLink, duplicates once.
-func parseTagFilter(raw []string, errs *validate.Errors) (tags []link.Tag, shown []string) {
-	for _, r := range raw {
-		if strings.TrimSpace(r) == "" {
-			continue
-		}
-		t, err := link.ParseTag(r)
-		if !errs.Check("/tag", err) || slices.Contains(tags, t) {
-			continue
-		}
-		if len(tags) == link.MaxTagsPerLink {
-			errs.Add("/tag", fmt.Sprintf("takes at most %d tags", link.MaxTagsPerLink))
-			break
-		}
-		tags, shown = append(tags, t), append(shown, t.String())
-	}
-	return tags, shown
-}
 
 // filterQuery is the page's search and filters as a query string (without
 // the cursor), kept by "Older links", the chips and the export.
@@ -333,15 +293,15 @@ func parseExpiryInput(s string, now time.Time) (link.Expiry, error) {
 }
 
 // linkPath is a link's page in the workspace, plus rest.
-func linkPath(ws account.Workspace, id uuid.UUID, rest string) string {
-	return "/w/" + ws.ExternalID() + "/links/" + store.FormatID(store.PrefixLink, id) + rest
+func linkPath(ws account.Workspace, linkID uuid.UUID, rest string) string {
+	return "/w/" + ws.ExternalID() + "/links/" + id.Format(id.Link, linkID) + rest
 }
 
 // linkRow is the page's own view of a link; it formats the wire ID that
 // the QR URLs use.
 func linkRow(l link.Link) LinkRow {
 	row := LinkRow{
-		ID: store.FormatID(store.PrefixLink, l.ID), Code: l.Code.String(), ShortURL: l.ShortURL, TargetURL: l.TargetURL.String(), Status: string(l.Status),
+		ID: id.Format(id.Link, l.ID), Code: l.Code.String(), ShortURL: l.ShortURL, TargetURL: l.TargetURL.String(), Status: string(l.Status),
 		Scans: strconv.FormatInt(l.ScanCount, 10), CreatedAt: formatDate(l.CreatedAt), LastScan: "no scans yet",
 	}
 	if l.Domain != nil {
@@ -369,12 +329,12 @@ func linkRow(l link.Link) LinkRow {
 func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ws, _ := workspaceFrom(r.Context())
-		id, ok := store.ParseID(store.PrefixLink, chi.URLParam(r, "link"))
+		linkID, ok := id.Parse(id.Link, chi.URLParam(r, "link"))
 		if !ok {
 			u.notFound(w, r)
 			return
 		}
-		l, err := u.Links.Get(r.Context(), ws.ID, id)
+		l, err := u.Links.Get(r.Context(), ws.ID, linkID)
 		if u.failed(w, r, err) {
 			return
 		}

@@ -10,13 +10,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkqr/linkqr/internal/budget"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/linkimport"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // importPrefix names imports in addresses ("imp_…").
-const importPrefix store.Prefix = "imp"
+const importPrefix id.Prefix = "imp"
 
 // linksImportForm is Links → Import CSV: the upload form.
 func (u *UI) linksImportForm(w http.ResponseWriter, r *http.Request) {
@@ -136,7 +136,7 @@ func (u *UI) linksImportUpload(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r, fileErr)
 		return
 	}
-	http.Redirect(w, r, importPath(ws.ExternalID(), store.FormatID(importPrefix, up.ID)), http.StatusSeeOther)
+	http.Redirect(w, r, importPath(ws.ExternalID(), id.Format(importPrefix, up.ID)), http.StatusSeeOther)
 }
 
 // bodyReader remembers the error of the request body, so that a body

@@ -10,11 +10,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrzip"
 
 	"github.com/linkqr/linkqr/internal/requestid"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -29,7 +30,7 @@ func parseZipRequest(r *http.Request) (qrzip.Request, error) {
 		return qrzip.Request{}, err
 	}
 	var errs validate.Errors
-	checkKnownParams(q, &errs, append([]string{"id", "format", "size"}, linkFilterParams...)...)
+	checkKnownParams(q, &errs, append([]string{"id", "format", "size"}, link.FilterParams...)...)
 	repeated := url.Values{}
 	for name, vs := range q {
 		if name != "id" && name != "tag" {
@@ -38,11 +39,7 @@ func parseZipRequest(r *http.Request) (qrzip.Request, error) {
 	}
 	checkOnce(repeated, &errs)
 	var zr qrzip.Request
-	search, _, err := parseLinkFilter(q)
-	if verrs, ok := err.(validate.Errors); ok {
-		errs = append(errs, verrs...)
-	}
-	zr.Search = search
+	zr.Search = link.ParseFilter(q, "/query", &errs).Search
 	zr.Search.IDs = parseZipIDs(q["id"], &errs)
 	opts := url.Values{}
 	for _, name := range []string{"format", "size"} {
@@ -70,12 +67,12 @@ func parseZipIDs(vs []string, errs *validate.Errors) []uuid.UUID {
 	}
 	ids := make([]uuid.UUID, 0, len(vs))
 	for _, v := range vs {
-		id, ok := store.ParseID(store.PrefixLink, v)
+		linkID, ok := id.Parse(id.Link, v)
 		if !ok {
 			errs.Add("/query/id", "must be link ids (lnk_…); "+strconv.Quote(truncate(v, 40))+" is not one")
 			return nil
 		}
-		ids = append(ids, id)
+		ids = append(ids, linkID)
 	}
 	return ids
 }

@@ -20,12 +20,12 @@ import (
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/export"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/qrdesign"
 	"github.com/linkqr/linkqr/internal/retention"
 	"github.com/linkqr/linkqr/internal/scope"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -51,7 +51,7 @@ func newRig(t *testing.T) *rig {
 	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_DNS_RESOLVER", dns.Addr), testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
 	tn := testkit.NewTenant(t, srv.Pool)
 	uid := tn.UserID
-	a := audit.Actor{Type: audit.ActorUser, ID: store.FormatID(store.PrefixUser, uid), UserID: &uid, Email: tn.Email,
+	a := audit.Actor{Type: audit.ActorUser, ID: id.Format(id.User, uid), UserID: &uid, Email: tn.Email,
 		IP: netip.MustParseAddr("203.0.113.7"), UserAgent: "audit-test/1"}
 	return &rig{
 		srv: srv, app: srv.App, pool: srv.Pool, dns: dns, tenant: tn, ws: tn.WorkspaceID, actor: a,
@@ -405,7 +405,7 @@ func changes() []change {
 		{action: audit.WorkspaceExported, target: "workspace",
 			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
 				return func(ctx context.Context) error {
-					_, err := export.New(r.app.DB).Workspace(ctx, r.ws, io.Discard)
+					_, err := export.New(r.app.DB, app.Origins(r.app.Config)).Workspace(ctx, r.ws, io.Discard)
 					return err
 				}, nil // an export changes nothing but the log
 			}},
@@ -460,7 +460,7 @@ func changes() []change {
 					ids = append(ids, l.ID)
 				}
 				return func(ctx context.Context) error {
-						_, err := r.app.Links.DeleteMany(ctx, r.ws, append(ids, uuid.New()))
+						_, err := r.app.Links.DeleteMany(ctx, r.ws, append(ids, uuid.New()), false)
 						return err
 					}, func() bool {
 						return r.scalar(t, "SELECT count(*) FROM links WHERE id = ANY($1) AND deleted_at IS NOT NULL", ids) == 2

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkqr/linkqr/internal/csvout"
 	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -149,7 +150,7 @@ func (c columns) cell(rec []string, name string) string {
 	if i < 0 || i >= len(rec) {
 		return ""
 	}
-	return Unsafe(strings.TrimSpace(rec[i]))
+	return csvout.Unsafe(strings.TrimSpace(rec[i]))
 }
 
 // parseRow parses one row with the API's rules.

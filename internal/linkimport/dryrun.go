@@ -134,7 +134,7 @@ func (s *Service) DryRun(ctx context.Context, ws uuid.UUID, imp Import, offset, 
 
 // judge tells the outcome of each of a batch's rows, asking the database
 // once about the batch's codes.
-func (s *Service) judge(ctx context.Context, id uuid.UUID, verified []string, rows []linkcsv.Row, now time.Time) ([]PlannedRow, error) {
+func (s *Service) judge(ctx context.Context, importID uuid.UUID, verified []string, rows []linkcsv.Row, now time.Time) ([]PlannedRow, error) {
 	usable := func(r linkcsv.Row) bool {
 		return r.Input.Domain == nil || slices.Contains(verified, r.Input.Domain.String())
 	}
@@ -152,7 +152,7 @@ func (s *Service) judge(ctx context.Context, id uuid.UUID, verified []string, ro
 		if err != nil {
 			return nil, err
 		}
-		found, err := dbsqlc.New().LinkImportCodeCheck(ctx, s.db.Conn(ctx), dbsqlc.LinkImportCodeCheckParams{ImportID: id, Now: now, Pairs: raw})
+		found, err := dbsqlc.New().LinkImportCodeCheck(ctx, s.db.Conn(ctx), dbsqlc.LinkImportCodeCheckParams{ImportID: importID, Now: now, Pairs: raw})
 		if err != nil {
 			return nil, store.InterpretError(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -58,7 +59,7 @@ func (s *Service) Receive(ctx context.Context, ws, user uuid.UUID, name string, 
 	if u.Pending >= MaxPending {
 		return nil, &QuotaError{Pending: int(u.Pending), StoredBytes: u.Bytes, RetryAfter: time.Until(u.FirstExpiry)}
 	}
-	up := &Upload{ID: store.NewID()}
+	up := &Upload{ID: id.New()}
 	if err := q.LinkImportReceive(ctx, s.db.Conn(ctx), dbsqlc.LinkImportReceiveParams{ID: up.ID, WorkspaceID: ws, UserID: user, FileName: name}); err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -88,7 +89,7 @@ func (s *Service) receive(ctx context.Context, ws uuid.UUID, up *Upload, src io.
 // not keep them never asks) and writes the custom codes of the valid ones
 // to link_import_codes, BatchRows rows at a time. It returns the number
 // of rows.
-func (s *Service) listCodes(ctx context.Context, ws, id uuid.UUID, rd *linkcsv.Reader) (int, error) {
+func (s *Service) listCodes(ctx context.Context, ws, importID uuid.UUID, rd *linkcsv.Reader) (int, error) {
 	codes := make([]codeRow, 0, BatchRows)
 	rows := 0
 	for {
@@ -109,13 +110,13 @@ func (s *Service) listCodes(ctx context.Context, ws, id uuid.UUID, rd *linkcsv.R
 			codes = append(codes, c)
 		}
 		if rows%BatchRows == 0 {
-			if err := s.addCodes(ctx, ws, id, codes); err != nil {
+			if err := s.addCodes(ctx, ws, importID, codes); err != nil {
 				return 0, err
 			}
 			codes = codes[:0]
 		}
 	}
-	return rows, s.addCodes(ctx, ws, id, codes)
+	return rows, s.addCodes(ctx, ws, importID, codes)
 }
 
 // listKeptCodes lists the codes of an import kept before they were listed
@@ -138,7 +139,7 @@ type codeRow struct {
 	ExpiresAt *time.Time `json:"expires_at"`
 }
 
-func (s *Service) addCodes(ctx context.Context, ws, id uuid.UUID, codes []codeRow) error {
+func (s *Service) addCodes(ctx context.Context, ws, importID uuid.UUID, codes []codeRow) error {
 	if len(codes) == 0 {
 		return nil
 	}
@@ -146,7 +147,7 @@ func (s *Service) addCodes(ctx context.Context, ws, id uuid.UUID, codes []codeRo
 	if err != nil {
 		return err
 	}
-	return store.InterpretError(dbsqlc.New().LinkImportAddCodes(ctx, s.db.Conn(ctx), dbsqlc.LinkImportAddCodesParams{ImportID: id, WorkspaceID: ws, Codes: raw}))
+	return store.InterpretError(dbsqlc.New().LinkImportAddCodes(ctx, s.db.Conn(ctx), dbsqlc.LinkImportAddCodesParams{ImportID: importID, WorkspaceID: ws, Codes: raw}))
 }
 
 // chunkWriter writes what it is given as the import's pieces, one each
@@ -244,8 +245,8 @@ type file struct {
 	done   bool
 }
 
-func (s *Service) open(ctx context.Context, ws, id uuid.UUID) *file {
-	return &file{ctx: ctx, s: s, ws: ws, id: id}
+func (s *Service) open(ctx context.Context, ws, importID uuid.UUID) *file {
+	return &file{ctx: ctx, s: s, ws: ws, id: importID}
 }
 
 func (f *file) Read(p []byte) (int, error) {
@@ -254,7 +255,7 @@ func (f *file) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		b, err := dbsqlc.New().LinkImportChunk(f.ctx, f.s.db.Conn(f.ctx), dbsqlc.LinkImportChunkParams{ImportID: f.id, WorkspaceID: f.ws, Seq: f.seq})
-		if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+		if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 			f.done = true
 			continue
 		} else if err != nil {

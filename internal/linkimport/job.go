@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/store"
@@ -45,10 +46,10 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // events), its rows' outcomes and the progress commit in one transaction,
 // so a run cut short and run again neither loses nor repeats a row. An
 // import that is gone (expired, its workspace deleted) is nothing to do.
-func (s *Service) Run(ctx context.Context, id uuid.UUID) error {
+func (s *Service) Run(ctx context.Context, importID uuid.UUID) error {
 	q := dbsqlc.New()
-	head, err := q.LinkImportForWork(ctx, s.db.Conn(ctx), id)
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+	head, err := q.LinkImportForWork(ctx, s.db.Conn(ctx), importID)
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return nil
 	} else if err != nil {
 		return err
@@ -64,9 +65,9 @@ func (s *Service) Run(ctx context.Context, id uuid.UUID) error {
 			return err // the database's: River retries
 		}
 		msg := err.Error() // the file was checked at upload; only a changed rule gets here
-		return q.LinkImportFinish(ctx, s.db.Conn(ctx), dbsqlc.LinkImportFinishParams{ID: id, State: StateFailed, Error: &msg})
+		return q.LinkImportFinish(ctx, s.db.Conn(ctx), dbsqlc.LinkImportFinishParams{ID: importID, State: StateFailed, Error: &msg})
 	}
-	rd, err := linkcsv.NewReader(s.open(ctx, head.WorkspaceID, id), nil, linkcsv.ImportOptions{KeepCodes: head.KeepCodes, Now: time.Now()})
+	rd, err := linkcsv.NewReader(s.open(ctx, head.WorkspaceID, importID), nil, linkcsv.ImportOptions{KeepCodes: head.KeepCodes, Now: time.Now()})
 	if err != nil {
 		return fail(err)
 	}
@@ -89,18 +90,18 @@ func (s *Service) Run(ctx context.Context, id uuid.UUID) error {
 			start = index
 		}
 		if chunk = append(chunk, r); len(chunk) == ChunkRows {
-			if err := s.runChunk(ctx, head.WorkspaceID, id, start, chunk); err != nil {
+			if err := s.runChunk(ctx, head.WorkspaceID, importID, start, chunk); err != nil {
 				return err
 			}
 			chunk = nil
 		}
 	}
 	if len(chunk) > 0 {
-		if err := s.runChunk(ctx, head.WorkspaceID, id, start, chunk); err != nil {
+		if err := s.runChunk(ctx, head.WorkspaceID, importID, start, chunk); err != nil {
 			return err
 		}
 	}
-	return q.LinkImportFinish(ctx, s.db.Conn(ctx), dbsqlc.LinkImportFinishParams{ID: id, State: StateDone})
+	return q.LinkImportFinish(ctx, s.db.Conn(ctx), dbsqlc.LinkImportFinishParams{ID: importID, State: StateDone})
 }
 
 // resultItem is a row's outcome as LinkImportAddRows reads it.

@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -120,9 +121,9 @@ func (e *QuotaError) Error() string {
 func (e *QuotaError) Seconds() int { return max(1, int((e.RetryAfter+time.Second-1)/time.Second)) }
 
 // Get is an import of ws uploaded by user (ErrNotFound otherwise).
-func (s *Service) Get(ctx context.Context, ws, user, id uuid.UUID) (Import, error) {
-	r, err := dbsqlc.New().LinkImportGet(ctx, s.db.Conn(ctx), dbsqlc.LinkImportGetParams{ID: id, WorkspaceID: ws, UserID: user})
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+func (s *Service) Get(ctx context.Context, ws, user, importID uuid.UUID) (Import, error) {
+	r, err := dbsqlc.New().LinkImportGet(ctx, s.db.Conn(ctx), dbsqlc.LinkImportGetParams{ID: importID, WorkspaceID: ws, UserID: user})
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return Import{}, ErrNotFound
 	} else if err != nil {
 		return Import{}, err
@@ -140,18 +141,18 @@ func (s *Service) Get(ctx context.Context, ws, user, id uuid.UUID) (Import, erro
 // Start confirms an uploaded import and queues its job, once: a second
 // confirmation (a double click) changes nothing. ErrNotFound when it is
 // not this person's import.
-func (s *Service) Start(ctx context.Context, ws, user, id uuid.UUID) error {
-	if _, err := s.Get(ctx, ws, user, id); err != nil {
+func (s *Service) Start(ctx context.Context, ws, user, importID uuid.UUID) error {
+	if _, err := s.Get(ctx, ws, user, importID); err != nil {
 		return err
 	}
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
-		row, err := dbsqlc.New().LinkImportQueue(ctx, tx, dbsqlc.LinkImportQueueParams{ID: id, WorkspaceID: ws, UserID: user})
-		if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+		row, err := dbsqlc.New().LinkImportQueue(ctx, tx, dbsqlc.LinkImportQueueParams{ID: importID, WorkspaceID: ws, UserID: user})
+		if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 			return nil // already started
 		} else if err != nil {
 			return err
 		}
-		if err := audit.Record(ctx, tx, ws, audit.LinksImported, audit.TargetOf("workspace", store.PrefixWorkspace, ws), audit.Changes{
+		if err := audit.Record(ctx, tx, ws, audit.LinksImported, audit.TargetOf("workspace", id.Workspace, ws), audit.Changes{
 			"file": audit.Change(nil, row.FileName), "rows": audit.Change(nil, row.RowCount), "keep_codes": audit.Change(nil, row.KeepCodes),
 		}); err != nil {
 			return err
@@ -159,7 +160,7 @@ func (s *Service) Start(ctx context.Context, ws, user, id uuid.UUID) error {
 		if s.jobs == nil {
 			return errors.New("linkimport: no job client")
 		}
-		if _, err := s.jobs.InsertTx(ctx, tx, Args{ID: id}, nil); err != nil {
+		if _, err := s.jobs.InsertTx(ctx, tx, Args{ID: importID}, nil); err != nil {
 			return fmt.Errorf("enqueue the import: %w", err)
 		}
 		return nil

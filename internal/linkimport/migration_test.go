@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/linkimport"
 	"github.com/linkqr/linkqr/internal/store"
@@ -42,9 +43,9 @@ func TestUploadsKeptBeforeTheirFileWasInPieces(t *testing.T) {
 		}
 		fmt.Fprintf(&file, "https://example.com/%s/%d,%s\n", strings.Repeat("q", 120), i, code)
 	}
-	id := store.NewID()
+	importID := id.New()
 	if _, err := pool.Exec(ctx, `INSERT INTO link_imports (id, workspace_id, user_id, file_name, content, keep_codes, row_count)
-		VALUES ($1, $2, $3, 'old.csv', $4, true, 4000)`, id, tn.WorkspaceID, tn.UserID, file.Bytes()); err != nil {
+		VALUES ($1, $2, $3, 'old.csv', $4, true, 4000)`, importID, tn.WorkspaceID, tn.UserID, file.Bytes()); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.Migrate(ctx, pool, testkit.Logger(t)); err != nil {
@@ -56,7 +57,7 @@ func TestUploadsKeptBeforeTheirFileWasInPieces(t *testing.T) {
 		size   int64
 	)
 	if err := pool.QueryRow(ctx, `SELECT string_agg(c.data, ''::bytea ORDER BY c.seq), count(*), min(i.bytes)
-		FROM link_import_chunks c JOIN link_imports i ON i.id = c.import_id WHERE c.import_id = $1`, id).Scan(&joined, &pieces, &size); err != nil {
+		FROM link_import_chunks c JOIN link_imports i ON i.id = c.import_id WHERE c.import_id = $1`, importID).Scan(&joined, &pieces, &size); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(joined, file.Bytes()) || pieces != 3 || size != int64(file.Len()) {
@@ -65,7 +66,7 @@ func TestUploadsKeptBeforeTheirFileWasInPieces(t *testing.T) {
 
 	db := store.NewDB(pool)
 	svc := linkimport.New(db, link.NewService(db, link.Origins{ShortBase: "https://s.example"}))
-	imp, err := svc.Get(ctx, tn.WorkspaceID, tn.UserID, id)
+	imp, err := svc.Get(ctx, tn.WorkspaceID, tn.UserID, importID)
 	if err != nil || imp.Bytes != size || imp.Rows != 4000 {
 		t.Fatalf("import %+v, %v", imp, err)
 	}

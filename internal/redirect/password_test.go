@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/budget"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/secrethash"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -116,7 +116,7 @@ func TestPasswordCheckTakesItsWorkspacesShare(t *testing.T) {
 	mine := f.link(t, `{"target_url":"https://example.com/secret","password":"open sesame"}`)["short_url"].(string)
 	theirs := testkit.JSON(t, f.srv.Do(t, "POST", "/api/v1/links", otherToken, `{"target_url":"https://example.com/theirs","password":"open sesame"}`), 201)["short_url"].(string)
 	wsID := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/workspace", f.token, ""), 200)["id"].(string)
-	mineWS, ok := store.ParseID(store.PrefixWorkspace, wsID)
+	mineWS, ok := id.Parse(id.Workspace, wsID)
 	if !ok {
 		t.Fatalf("workspace id %q", wsID)
 	}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
@@ -252,5 +254,44 @@ func TestLinksImportCodesChoiceAfterTheFile(t *testing.T) {
 	if bad.status != http.StatusUnprocessableEntity || !strings.Contains(bad.body, "no target_url column") ||
 		!regexp.MustCompile(`value="new"[^>]*checked`).MatchString(bad.body) {
 		t.Errorf("refused file: %d, the form forgot the codes choice: %s", bad.status, excerpt(bad.body))
+	}
+}
+
+// TestLinksImportJobResumesWhereItStopped: a job cut short after its
+// first 1,000 rows (their chunk committed with the progress) and run
+// again reads the file from its pieces and creates only the rows after
+// them, once each.
+func TestLinksImportJobResumesWhereItStopped(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	b := newBrowser(t, srv)
+	b.mustSignIn(tn.Email, tn.Password)
+	pad := strings.Repeat("r", 150)
+	p, _ := b.streamUploadCSV(tn.WorkspaceExternalID(), "target_url\n", "keep", 2500, func(i int) string {
+		return fmt.Sprintf("https://example.com/%s/%d\n", pad, i)
+	})
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("upload: %d %s", p.status, excerpt(p.body))
+	}
+	ctx := context.Background()
+	var importID uuid.UUID
+	if err := srv.Pool.QueryRow(ctx, `UPDATE link_imports SET state = 'queued', processed = 1000 WHERE workspace_id = $1 RETURNING id`,
+		tn.WorkspaceID).Scan(&importID); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.App.LinkImports.Run(ctx, importID); err != nil {
+		t.Fatal(err)
+	}
+	var made, first, last, outcomes int
+	var state string
+	if err := srv.Pool.QueryRow(ctx, `SELECT count(*), min(split_part(target_url, '/', 5)::int), max(split_part(target_url, '/', 5)::int),
+		(SELECT count(*) FROM link_import_rows WHERE import_id = $2), (SELECT state FROM link_imports WHERE id = $2)
+		FROM links WHERE workspace_id = $1`, tn.WorkspaceID, importID).Scan(&made, &first, &last, &outcomes, &state); err != nil {
+		t.Fatal(err)
+	}
+	if made != 1500 || first != 1000 || last != 2499 || outcomes != 1500 || state != "done" {
+		t.Fatalf("after the resumed run: %d links (rows %d to %d), %d outcomes, state %s; want 1500 (1000 to 2499), 1500, done",
+			made, first, last, outcomes, state)
 	}
 }

@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/account/internal/accountdb"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Sign-in throttling keeps guessing expensive without handing attackers a
@@ -63,7 +63,9 @@ type User struct {
 // ExternalID is the user's "usr_…" identifier.
 func (u User) ExternalID() string { return id.Format(id.User, u.ID) }
 
-func userFromRow(r dbsqlc.User) User { return User{ID: r.ID, Email: r.Email, CreatedAt: r.CreatedAt} }
+func userFromRow(r accountdb.User) User {
+	return User{ID: r.ID, Email: r.Email, CreatedAt: r.CreatedAt}
+}
 
 // emailKey is how failures are counted: trimmed, lower-case, bounded.
 func emailKey(email string) string {
@@ -89,7 +91,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 	if _, err := EmailRule.Parse(email); err != nil {
 		return User{}, ErrBadCredentials // no account has such an address, and PostgreSQL could not even compare it
 	}
-	q := dbsqlc.New()
+	q := accountdb.New()
 	key := emailKey(email)
 	now := s.now().Truncate(time.Microsecond) // PostgreSQL's precision
 	var ipp *netip.Addr
@@ -100,7 +102,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 	if err := q.SigninFailurePrune(ctx, s.db.Conn(ctx), now.Add(-max(SignInWindow, EmailBackstopWindow))); err != nil {
 		return User{}, store.InterpretError(err)
 	}
-	attempt, err := q.SigninFailureInsert(ctx, s.db.Conn(ctx), dbsqlc.SigninFailureInsertParams{EmailKey: key, IP: ipp, FailedAt: now})
+	attempt, err := q.SigninFailureInsert(ctx, s.db.Conn(ctx), accountdb.SigninFailureInsertParams{EmailKey: key, IP: ipp, FailedAt: now})
 	if err != nil {
 		return User{}, store.InterpretError(err)
 	}
@@ -139,7 +141,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 	if !ok {
 		return User{}, ErrBadCredentials
 	}
-	if err := q.SigninFailureClearEmailIP(ctx, s.db.Conn(ctx), dbsqlc.SigninFailureClearEmailIPParams{EmailKey: key, IP: ipp}); err != nil {
+	if err := q.SigninFailureClearEmailIP(ctx, s.db.Conn(ctx), accountdb.SigninFailureClearEmailIPParams{EmailKey: key, IP: ipp}); err != nil {
 		return User{}, store.InterpretError(err)
 	}
 	return userFromRow(row), nil
@@ -148,7 +150,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 // throttled returns how long to wait when the failures in a window (this
 // attempt included) exceed its limit, else 0.
 func (s *Service) throttled(ctx context.Context, key string, ip *netip.Addr, now time.Time) (time.Duration, error) {
-	q := dbsqlc.New()
+	q := accountdb.New()
 	var wait time.Duration
 	over := func(failures int32, oldest time.Time, limit int, window time.Duration) {
 		if int(failures) > limit {
@@ -156,19 +158,19 @@ func (s *Service) throttled(ctx context.Context, key string, ip *netip.Addr, now
 		}
 	}
 	since := now.Add(-SignInWindow)
-	pair, err := q.SigninFailuresByEmailIP(ctx, s.db.Conn(ctx), dbsqlc.SigninFailuresByEmailIPParams{Since: since, EmailKey: key, IP: ip})
+	pair, err := q.SigninFailuresByEmailIP(ctx, s.db.Conn(ctx), accountdb.SigninFailuresByEmailIPParams{Since: since, EmailKey: key, IP: ip})
 	if err != nil {
 		return 0, store.InterpretError(err)
 	}
 	over(pair.Failures, pair.Oldest, MaxFailuresPerEmailIP, SignInWindow)
 	if ip != nil {
-		byIP, err := q.SigninFailuresByIP(ctx, s.db.Conn(ctx), dbsqlc.SigninFailuresByIPParams{Since: since, IP: ip})
+		byIP, err := q.SigninFailuresByIP(ctx, s.db.Conn(ctx), accountdb.SigninFailuresByIPParams{Since: since, IP: ip})
 		if err != nil {
 			return 0, store.InterpretError(err)
 		}
 		over(byIP.Failures, byIP.Oldest, MaxFailuresPerIP, SignInWindow)
 	}
-	byEmail, err := q.SigninFailuresByEmail(ctx, s.db.Conn(ctx), dbsqlc.SigninFailuresByEmailParams{Since: now.Add(-EmailBackstopWindow), EmailKey: key})
+	byEmail, err := q.SigninFailuresByEmail(ctx, s.db.Conn(ctx), accountdb.SigninFailuresByEmailParams{Since: now.Add(-EmailBackstopWindow), EmailKey: key})
 	if err != nil {
 		return 0, store.InterpretError(err)
 	}
@@ -181,7 +183,7 @@ func (s *Service) throttled(ctx context.Context, key string, ip *netip.Addr, now
 
 // User returns a user by id (id.ErrNotFound when deleted).
 func (s *Service) User(ctx context.Context, id uuid.UUID) (User, error) {
-	row, err := dbsqlc.New().UserGetByID(ctx, s.db.Conn(ctx), id)
+	row, err := accountdb.New().UserGetByID(ctx, s.db.Conn(ctx), id)
 	if err != nil {
 		return User{}, store.InterpretError(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"gopkg.in/yaml.v3"
 
 	"github.com/linkqr/linkqr/internal/api"
 	"github.com/linkqr/linkqr/internal/id"
@@ -231,5 +232,62 @@ func TestOpenAPISecurityLint(t *testing.T) {
 	}
 	if doc.Info.License == nil || doc.Info.License.URL == "" || doc.Info.Contact == nil || doc.Info.Contact.URL == "" {
 		t.Errorf("info.license %+v, info.contact %+v", doc.Info.License, doc.Info.Contact)
+	}
+}
+
+// TestComponentsAreReachableFromPaths: every component the webhooks use is
+// used by an operation too (or written inline). Code generators that keep
+// only what paths reach (oapi-codegen's default) would otherwise drop it
+// and emit a client that does not compile, as PingEvent and the Service-*
+// headers once made them.
+func TestComponentsAreReachableFromPaths(t *testing.T) {
+	t.Parallel()
+	var doc map[string]any
+	if err := yaml.Unmarshal(api.OpenAPIYAML(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	comps := doc["components"].(map[string]any)
+	// refs calls fn with every $ref under v.
+	var refs func(v any, fn func(ref string))
+	refs = func(v any, fn func(ref string)) {
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok {
+				fn(ref)
+			}
+			for _, e := range x {
+				refs(e, fn)
+			}
+		case []any:
+			for _, e := range x {
+				refs(e, fn)
+			}
+		}
+	}
+	// The components the paths reach, following components to components.
+	reached := map[string]bool{}
+	var reach func(ref string)
+	reach = func(ref string) {
+		if !strings.HasPrefix(ref, "#/components/") || reached[ref] {
+			return
+		}
+		reached[ref] = true
+		parts := strings.Split(strings.TrimPrefix(ref, "#/components/"), "/")
+		if kind, ok := comps[parts[0]].(map[string]any); ok {
+			refs(kind[parts[1]], reach)
+		}
+	}
+	refs(doc["paths"], reach)
+	fromWebhooks := map[string]bool{}
+	refs(doc["webhooks"], func(ref string) { fromWebhooks[ref] = true })
+	if len(fromWebhooks) == 0 {
+		t.Fatal("the webhooks refer to no component: the walk is wrong")
+	}
+	for ref := range fromWebhooks {
+		if strings.HasPrefix(ref, "#/components/schemas/") || strings.HasPrefix(ref, "#/components/parameters/") {
+			if !reached[ref] {
+				t.Errorf("%s is used by webhooks only: reference it from an operation or write it inline", ref)
+			}
+		}
 	}
 }

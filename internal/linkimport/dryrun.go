@@ -13,8 +13,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/linkcsv"
+	"github.com/linkqr/linkqr/internal/linkimport/internal/linkimportdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // PlannedRow is a row's outcome in the dry run.
@@ -56,7 +56,7 @@ func (s *Service) DryRun(ctx context.Context, ws uuid.UUID, imp Import, offset, 
 	if err != nil {
 		return Plan{}, err // the file was checked at upload; only a changed rule gets here
 	}
-	verified, err := dbsqlc.New().LinkImportVerifiedDomains(ctx, s.db.Conn(ctx), ws)
+	verified, err := linkimportdb.New().LinkImportVerifiedDomains(ctx, s.db.Conn(ctx), ws)
 	if err != nil {
 		return Plan{}, store.InterpretError(err)
 	}
@@ -146,13 +146,13 @@ func (s *Service) judge(ctx context.Context, importID uuid.UUID, verified []stri
 			pairs = append(pairs, k)
 		}
 	}
-	checks := map[codeKey]dbsqlc.LinkImportCodeCheckRow{}
+	checks := map[codeKey]linkimportdb.LinkImportCodeCheckRow{}
 	if len(pairs) > 0 {
 		raw, err := json.Marshal(pairs)
 		if err != nil {
 			return nil, err
 		}
-		found, err := dbsqlc.New().LinkImportCodeCheck(ctx, s.db.Conn(ctx), dbsqlc.LinkImportCodeCheckParams{ImportID: importID, Now: now, Pairs: raw})
+		found, err := linkimportdb.New().LinkImportCodeCheck(ctx, s.db.Conn(ctx), linkimportdb.LinkImportCodeCheckParams{ImportID: importID, Now: now, Pairs: raw})
 		if err != nil {
 			return nil, store.InterpretError(err)
 		}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/linkcsv"
+	"github.com/linkqr/linkqr/internal/linkimport/internal/linkimportdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // ChunkBytes is the size of the pieces an import's file is kept in
@@ -51,7 +51,7 @@ type Upload struct {
 // waiting is refused (*QuotaError) before a byte is read. On any error
 // nothing is kept; otherwise Keep or Discard must follow.
 func (s *Service) Receive(ctx context.Context, ws, user uuid.UUID, name string, src io.Reader) (*Upload, error) {
-	q := dbsqlc.New()
+	q := linkimportdb.New()
 	u, err := q.LinkImportUsage(ctx, s.db.Conn(ctx), ws)
 	if err != nil {
 		return nil, store.InterpretError(err)
@@ -60,7 +60,7 @@ func (s *Service) Receive(ctx context.Context, ws, user uuid.UUID, name string, 
 		return nil, &QuotaError{Pending: int(u.Pending), StoredBytes: u.Bytes, RetryAfter: time.Until(u.FirstExpiry)}
 	}
 	up := &Upload{ID: id.New()}
-	if err := q.LinkImportReceive(ctx, s.db.Conn(ctx), dbsqlc.LinkImportReceiveParams{ID: up.ID, WorkspaceID: ws, UserID: user, FileName: name}); err != nil {
+	if err := q.LinkImportReceive(ctx, s.db.Conn(ctx), linkimportdb.LinkImportReceiveParams{ID: up.ID, WorkspaceID: ws, UserID: user, FileName: name}); err != nil {
 		return nil, store.InterpretError(err)
 	}
 	if err := s.receive(ctx, ws, up, src); err != nil {
@@ -129,7 +129,7 @@ func (s *Service) listKeptCodes(ctx context.Context, ws uuid.UUID, imp Import) e
 	if _, err := s.listCodes(ctx, ws, imp.ID, rd); err != nil {
 		return err
 	}
-	return store.InterpretError(dbsqlc.New().LinkImportCodesListed(ctx, s.db.Conn(ctx), dbsqlc.LinkImportCodesListedParams{ID: imp.ID, WorkspaceID: ws}))
+	return store.InterpretError(linkimportdb.New().LinkImportCodesListed(ctx, s.db.Conn(ctx), linkimportdb.LinkImportCodesListedParams{ID: imp.ID, WorkspaceID: ws}))
 }
 
 // codeRow is a row that keeps a custom code, as link_import_codes holds it.
@@ -147,7 +147,7 @@ func (s *Service) addCodes(ctx context.Context, ws, importID uuid.UUID, codes []
 	if err != nil {
 		return err
 	}
-	return store.InterpretError(dbsqlc.New().LinkImportAddCodes(ctx, s.db.Conn(ctx), dbsqlc.LinkImportAddCodesParams{ImportID: importID, WorkspaceID: ws, Codes: raw}))
+	return store.InterpretError(linkimportdb.New().LinkImportAddCodes(ctx, s.db.Conn(ctx), linkimportdb.LinkImportAddCodesParams{ImportID: importID, WorkspaceID: ws, Codes: raw}))
 }
 
 // chunkWriter writes what it is given as the import's pieces, one each
@@ -180,7 +180,7 @@ func (w *chunkWriter) flush() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
-	err := dbsqlc.New().LinkImportAddChunk(w.ctx, w.s.db.Conn(w.ctx), dbsqlc.LinkImportAddChunkParams{ImportID: w.id, WorkspaceID: w.ws, Seq: w.seq, Data: w.buf})
+	err := linkimportdb.New().LinkImportAddChunk(w.ctx, w.s.db.Conn(w.ctx), linkimportdb.LinkImportAddChunkParams{ImportID: w.id, WorkspaceID: w.ws, Seq: w.seq, Data: w.buf})
 	if err != nil {
 		return store.InterpretError(err)
 	}
@@ -194,7 +194,7 @@ func (w *chunkWriter) flush() error {
 // discarded), and records whether it keeps the file's codes.
 func (s *Service) Keep(ctx context.Context, ws uuid.UUID, up *Upload, keepCodes bool) error {
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := linkimportdb.New()
 		if err := q.LinkImportLockWorkspace(ctx, tx, ws); err != nil {
 			return err
 		}
@@ -209,7 +209,7 @@ func (s *Service) Keep(ctx context.Context, ws uuid.UUID, up *Upload, keepCodes 
 		case u.Bytes+up.Bytes > MaxStoredBytes:
 			return &QuotaError{Pending: int(u.Pending), StoredBytes: u.Bytes, RetryAfter: retry, Bytes: true}
 		}
-		n, err := q.LinkImportKeep(ctx, tx, dbsqlc.LinkImportKeepParams{ID: up.ID, WorkspaceID: ws, KeepCodes: keepCodes, RowCount: int32(up.Rows), Bytes: up.Bytes})
+		n, err := q.LinkImportKeep(ctx, tx, linkimportdb.LinkImportKeepParams{ID: up.ID, WorkspaceID: ws, KeepCodes: keepCodes, RowCount: int32(up.Rows), Bytes: up.Bytes})
 		if err == nil && n != 1 {
 			err = errors.New("linkimport: the upload was not waiting to be kept")
 		}
@@ -232,7 +232,7 @@ func (s *Service) Keep(ctx context.Context, ws uuid.UUID, up *Upload, keepCodes 
 func (s *Service) Discard(ctx context.Context, ws uuid.UUID, up *Upload) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_ = dbsqlc.New().LinkImportDiscard(ctx, s.db.Conn(ctx), dbsqlc.LinkImportDiscardParams{ID: up.ID, WorkspaceID: ws})
+	_ = linkimportdb.New().LinkImportDiscard(ctx, s.db.Conn(ctx), linkimportdb.LinkImportDiscardParams{ID: up.ID, WorkspaceID: ws})
 }
 
 // file reads a kept import's file back, a piece at a time.
@@ -254,7 +254,7 @@ func (f *file) Read(p []byte) (int, error) {
 		if f.done {
 			return 0, io.EOF
 		}
-		b, err := dbsqlc.New().LinkImportChunk(f.ctx, f.s.db.Conn(f.ctx), dbsqlc.LinkImportChunkParams{ImportID: f.id, WorkspaceID: f.ws, Seq: f.seq})
+		b, err := linkimportdb.New().LinkImportChunk(f.ctx, f.s.db.Conn(f.ctx), linkimportdb.LinkImportChunkParams{ImportID: f.id, WorkspaceID: f.ws, Seq: f.seq})
 		if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 			f.done = true
 			continue

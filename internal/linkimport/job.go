@@ -14,8 +14,8 @@ import (
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/linkcsv"
+	"github.com/linkqr/linkqr/internal/linkimport/internal/linkimportdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Args is the job that creates a confirmed import's links.
@@ -47,7 +47,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // so a run cut short and run again neither loses nor repeats a row. An
 // import that is gone (expired, its workspace deleted) is nothing to do.
 func (s *Service) Run(ctx context.Context, importID uuid.UUID) error {
-	q := dbsqlc.New()
+	q := linkimportdb.New()
 	head, err := q.LinkImportForWork(ctx, s.db.Conn(ctx), importID)
 	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return nil
@@ -65,7 +65,7 @@ func (s *Service) Run(ctx context.Context, importID uuid.UUID) error {
 			return err // the database's: River retries
 		}
 		msg := err.Error() // the file was checked at upload; only a changed rule gets here
-		return q.LinkImportFinish(ctx, s.db.Conn(ctx), dbsqlc.LinkImportFinishParams{ID: importID, State: StateFailed, Error: &msg})
+		return q.LinkImportFinish(ctx, s.db.Conn(ctx), linkimportdb.LinkImportFinishParams{ID: importID, State: StateFailed, Error: &msg})
 	}
 	rd, err := linkcsv.NewReader(s.open(ctx, head.WorkspaceID, importID), nil, linkcsv.ImportOptions{KeepCodes: head.KeepCodes, Now: time.Now()})
 	if err != nil {
@@ -101,7 +101,7 @@ func (s *Service) Run(ctx context.Context, importID uuid.UUID) error {
 			return err
 		}
 	}
-	return q.LinkImportFinish(ctx, s.db.Conn(ctx), dbsqlc.LinkImportFinishParams{ID: importID, State: StateDone})
+	return q.LinkImportFinish(ctx, s.db.Conn(ctx), linkimportdb.LinkImportFinishParams{ID: importID, State: StateDone})
 }
 
 // resultItem is a row's outcome as LinkImportAddRows reads it.
@@ -116,7 +116,7 @@ type resultItem struct {
 // transaction, unless another run did already.
 func (s *Service) runChunk(ctx context.Context, ws, id uuid.UUID, start int, rows []linkcsv.Row) error {
 	return s.db.InTxAmbient(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := linkimportdb.New()
 		head, err := q.LinkImportForWork(ctx, tx, id)
 		if err != nil {
 			return store.InterpretError(err)
@@ -157,9 +157,9 @@ func (s *Service) runChunk(ctx context.Context, ws, id uuid.UUID, start int, row
 		if err != nil {
 			return err
 		}
-		if err := q.LinkImportAddRows(ctx, tx, dbsqlc.LinkImportAddRowsParams{ImportID: id, Items: raw}); err != nil {
+		if err := q.LinkImportAddRows(ctx, tx, linkimportdb.LinkImportAddRowsParams{ImportID: id, Items: raw}); err != nil {
 			return store.InterpretError(err)
 		}
-		return store.InterpretError(q.LinkImportProgress(ctx, tx, dbsqlc.LinkImportProgressParams{ID: id, Processed: int32(start + len(rows)), Added: int32(made)}))
+		return store.InterpretError(q.LinkImportProgress(ctx, tx, linkimportdb.LinkImportProgressParams{ID: id, Processed: int32(start + len(rows)), Added: int32(made)}))
 	})
 }

@@ -22,8 +22,8 @@ import (
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/linkimport/internal/linkimportdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // ChunkRows is how many file rows one step of the job handles: its valid
@@ -122,7 +122,7 @@ func (e *QuotaError) Seconds() int { return max(1, int((e.RetryAfter+time.Second
 
 // Get is an import of ws uploaded by user (ErrNotFound otherwise).
 func (s *Service) Get(ctx context.Context, ws, user, importID uuid.UUID) (Import, error) {
-	r, err := dbsqlc.New().LinkImportGet(ctx, s.db.Conn(ctx), dbsqlc.LinkImportGetParams{ID: importID, WorkspaceID: ws, UserID: user})
+	r, err := linkimportdb.New().LinkImportGet(ctx, s.db.Conn(ctx), linkimportdb.LinkImportGetParams{ID: importID, WorkspaceID: ws, UserID: user})
 	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return Import{}, ErrNotFound
 	} else if err != nil {
@@ -146,7 +146,7 @@ func (s *Service) Start(ctx context.Context, ws, user, importID uuid.UUID) error
 		return err
 	}
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
-		row, err := dbsqlc.New().LinkImportQueue(ctx, tx, dbsqlc.LinkImportQueueParams{ID: importID, WorkspaceID: ws, UserID: user})
+		row, err := linkimportdb.New().LinkImportQueue(ctx, tx, linkimportdb.LinkImportQueueParams{ID: importID, WorkspaceID: ws, UserID: user})
 		if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 			return nil // already started
 		} else if err != nil {
@@ -178,8 +178,8 @@ type ResultRow struct {
 // Results is a page of an import's outcomes (problems first, then by
 // row) and the count of each outcome.
 func (s *Service) Results(ctx context.Context, id uuid.UUID, offset, limit int) ([]ResultRow, map[Outcome]int, error) {
-	q, db := dbsqlc.New(), s.db.Conn(ctx)
-	rows, err := q.LinkImportRows(ctx, db, dbsqlc.LinkImportRowsParams{ImportID: id, Off: int32(offset), Lim: int32(limit)})
+	q, db := linkimportdb.New(), s.db.Conn(ctx)
+	rows, err := q.LinkImportRows(ctx, db, linkimportdb.LinkImportRowsParams{ImportID: id, Off: int32(offset), Lim: int32(limit)})
 	if err != nil {
 		return nil, nil, store.InterpretError(err)
 	}

@@ -43,7 +43,7 @@ func (u *UI) apiKeysCreate(w http.ResponseWriter, r *http.Request) {
 		setRetryAfter(w, secrethash.RetryAfter)
 		view := u.apiKeyFormView(w, r, form)
 		view.Nav.Flashes = append(view.Nav.Flashes, session.Flash{Kind: flashError, Message: "The key was not created: " + busyMessage})
-		Render(w, r, http.StatusServiceUnavailable, APIKeyNewPage(view))
+		Render(w, r, secrethash.Status(err), APIKeyNewPage(view))
 		return
 	}
 	if err != nil {

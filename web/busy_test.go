@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
@@ -27,7 +29,7 @@ func TestBusyFormsAnswer503(t *testing.T) {
 
 	l := secrethash.NewLimiter(1, 0, time.Minute)
 	defer secrethash.SetProcess(l)()
-	release, err := l.Acquire(context.Background())
+	release, err := l.Acquire(context.Background(), uuid.Nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -355,7 +355,7 @@ func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
 		if download {
 			name = qrFileName(name, opts)
 		}
-		u.qrServeFailed(w, r, u.QR.Serve(w, r, qrserve.Image{Content: l.QRContent(), Name: name, Options: opts, Attachment: download}))
+		u.qrServeFailed(w, r, u.QR.Serve(w, r, qrserve.Image{Workspace: ws.ID, Content: l.QRContent(), Name: name, Options: opts, Attachment: download}))
 	}
 }
 

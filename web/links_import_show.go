@@ -87,22 +87,21 @@ func (u *UI) linksImportShow(w http.ResponseWriter, r *http.Request) {
 // importPlan fills v with the dry run's counts and page of rows.
 func (u *UI) importPlan(r *http.Request, imp linkimport.Import, v *ImportView, page int) error {
 	ws, _ := workspaceFrom(r.Context())
-	// The dry run parses the whole file again: the Upload budget admits it
-	// at the file's cost first.
-	release, err := budget.Admit(r.Context(), budget.Upload, ws.ID, linkimport.Cost(imp.Bytes))
+	// The dry run reads the whole file again, a piece at a time: the
+	// Upload budget admits it first, at what that holds.
+	release, err := budget.Admit(r.Context(), budget.Upload, ws.ID, linkimport.UploadCost)
 	if err != nil {
 		return err
 	}
 	defer release()
-	plan, err := u.LinkImports.DryRun(r.Context(), ws.ID, imp)
+	v.Pages = max(1, (imp.Rows+importPageRows-1)/importPageRows)
+	v.PageNumber = min(page, v.Pages)
+	plan, err := u.LinkImports.DryRun(r.Context(), ws.ID, imp, (v.PageNumber-1)*importPageRows, importPageRows)
 	if err != nil {
 		return err
 	}
 	v.setCounts(plan.Counts, 0)
-	v.Pages = max(1, (len(plan.Rows)+importPageRows-1)/importPageRows)
-	v.PageNumber = min(page, v.Pages)
-	from := (v.PageNumber - 1) * importPageRows
-	for _, p := range plan.Rows[from:min(from+importPageRows, len(plan.Rows))] {
+	for _, p := range plan.Rows {
 		v.Page = append(v.Page, ImportRowView{Number: p.Number, Outcome: string(p.Outcome), Label: outcomeLabels[p.Outcome][0], Message: p.Message})
 	}
 	return nil

@@ -117,7 +117,7 @@ func (u *UI) oauthClientsCreate(w http.ResponseWriter, r *http.Request) {
 		setRetryAfter(w, secrethash.RetryAfter)
 		view := u.oauthClientFormView(w, r, form)
 		view.Nav.Flashes = append(view.Nav.Flashes, session.Flash{Kind: flashError, Message: "The client was not created: " + busyMessage})
-		Render(w, r, http.StatusServiceUnavailable, OAuthClientNewPage(view))
+		Render(w, r, secrethash.Status(err), OAuthClientNewPage(view))
 		return
 	case err != nil:
 		u.serverError(w, r, err)

@@ -59,13 +59,14 @@ func (u *UI) qrStylePreview(w http.ResponseWriter, r *http.Request) {
 		u.errorPage(w, r, http.StatusUnprocessableEntity, "Invalid QR code options", err.Error())
 		return
 	}
-	err = u.QR.Serve(w, r, qrserve.Image{Content: u.Designs.Sample, Name: "qr-style", Options: opts})
+	err = u.QR.Serve(w, r, qrserve.Image{Workspace: ws.ID, Content: u.Designs.Sample, Name: "qr-style", Options: opts})
 	u.qrServeFailed(w, r, err)
 }
 
 // qrServeFailed answers a QR server's refusal (nothing when err is nil):
-// options the code cannot meet, saturation (503 with Retry-After), or the
-// browser having left while the render was queued.
+// options the code cannot meet, saturation (429 when the workspace has
+// its share of renders running, 503 when the server is busy, both with
+// Retry-After), or the browser having left while the render was queued.
 func (u *UI) qrServeFailed(w http.ResponseWriter, r *http.Request, err error) {
 	var (
 		verrs validate.Errors
@@ -75,6 +76,10 @@ func (u *UI) qrServeFailed(w http.ResponseWriter, r *http.Request, err error) {
 	case err == nil:
 	case errors.As(err, &verrs):
 		u.errorPage(w, r, http.StatusUnprocessableEntity, "Invalid QR code options", err.Error())
+	case errors.As(err, &busy) && busy.Status() == http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", strconv.Itoa(busy.Seconds()))
+		u.errorPage(w, r, http.StatusTooManyRequests, "Too much at once",
+			"This workspace already has its share of QR codes being drawn. Please try again in "+waitText(busy.RetryAfter)+", when they are done.")
 	case errors.As(err, &busy):
 		w.Header().Set("Retry-After", strconv.Itoa(busy.Seconds()))
 		u.errorPage(w, r, http.StatusServiceUnavailable, "QR codes are busy",

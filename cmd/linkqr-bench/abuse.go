@@ -25,9 +25,10 @@ import (
 // The abuse scenario (issue 44, docs/performance.md "Abuse under load"):
 // one account sends abuseConcurrency concurrent requests of every
 // expensive class at once — logo decodes, large PNG and PDF renders, QR
-// ZIPs, CSV exports, analytics reports, long polls and password guesses
-// (argon2id) — while a probe scans a cached code one request after
-// another. Every round prints linkqr's peak RSS and the probe's p99
+// ZIPs, CSV exports, analytics reports, long polls, password guesses
+// (argon2id), and, signed in through the web form as a browser, CSV
+// uploads of a few MB and dry runs of one — while a probe scans a cached
+// code one request after another. Every round prints linkqr's peak RSS and the probe's p99
 // against the targets; every refusal must be 429 or 503 with Retry-After.
 const (
 	abuseConcurrency = 20
@@ -42,6 +43,10 @@ type abuseTarget struct {
 	Code        string // the probe's code (any cached link)
 	Password    string // the short URL of a password-protected link
 	After       string // the newest event's id: long polls wait after it
+	UI          *uiSession
+	CSV         []byte // the file every upload sends (abuseCSVBytes)
+	DryRun      string // an uploaded import's page: its dry run
+	UploadWS    string // the workspace this round uploads into (nextRound)
 }
 
 // abuseClass is one class's answers in a round.
@@ -112,6 +117,12 @@ func abuseRequests(t abuseTarget) []struct {
 		{"CSV export", api("GET", "/api/v1/links/export", "")},
 		{"analytics", api("GET", "/api/v1/links/"+t.LinkID+"/analytics", "")},
 		{"long poll (wait=5)", api("GET", "/api/v1/events?wait=5&after="+t.After, "")},
+		{"CSV upload (3 MB, web form)", func(ctx context.Context, i int) (*http.Request, error) {
+			return t.UI.upload(ctx, t.UploadWS, t.CSV)
+		}},
+		{"CSV dry run (3 MB, web page)", func(ctx context.Context, i int) (*http.Request, error) {
+			return t.UI.request(ctx, http.MethodGet, t.DryRun+"?page="+strconv.Itoa(1+i*7), nil) // pages over the whole file
+		}},
 		{"password guess (argon2id)", func(ctx context.Context, i int) (*http.Request, error) {
 			req, err := http.NewRequestWithContext(ctx, "POST", t.Password, strings.NewReader(url.Values{"password": {"wrong-guess-" + strconv.Itoa(i)}}.Encode()))
 			if err != nil {
@@ -124,8 +135,9 @@ func abuseRequests(t abuseTarget) []struct {
 	}
 }
 
-// expected answers of each class besides 429 and 503: the work done.
-var abuseOK = []int{200, 201, 204, 401, 422}
+// expected answers of each class besides 429 and 503: the work done (303:
+// an upload kept, its dry run next).
+var abuseOK = []int{200, 201, 204, 303, 401, 422}
 
 // abuseRoundRun runs one round against t, n concurrent requests of each
 // class (the bench: abuseConcurrency); rss samples the memory to report
@@ -134,6 +146,7 @@ func abuseRoundRun(ctx context.Context, client *http.Client, t abuseTarget, rss 
 	var r abuseRound
 	start := time.Now()
 	classes := abuseRequests(t)
+	client = noRedirects(client)
 	r.Classes = make([]abuseClass, len(classes))
 	var (
 		mu sync.Mutex
@@ -264,9 +277,11 @@ func (r abuseRound) print(w io.Writer, n int) bool {
 }
 
 // abuseSetup creates what the scenario needs in the token's workspace
-// (links to render and zip, a password link) and returns the target.
-func abuseSetup(ctx context.Context, client *http.Client, base, token string, links int) (abuseTarget, error) {
-	t := abuseTarget{Base: base, Token: token}
+// (links to render and zip, a password link), signs the account (email,
+// password) in through the web form and uploads one CSV file into a
+// workspace of its own for the dry runs, and returns the target.
+func abuseSetup(ctx context.Context, client *http.Client, base, token, email, password string, links int) (abuseTarget, error) {
+	t := abuseTarget{Base: base, Token: token, CSV: abuseCSV()}
 	call := func(method, path, body string, out any) error {
 		req, err := http.NewRequestWithContext(ctx, method, base+path, strings.NewReader(body))
 		if err != nil {
@@ -318,12 +333,32 @@ func abuseSetup(ctx context.Context, client *http.Client, base, token string, li
 		return t, fmt.Errorf("no event to wait after")
 	}
 	t.After = events.Data[0].ID
+	var err error
+	if t.UI, err = uiSignIn(ctx, base, email, password); err != nil {
+		return t, err
+	}
+	ws, err := t.UI.newWorkspace(ctx, client, "Abuse dry runs")
+	if err != nil {
+		return t, err
+	}
+	if t.DryRun, err = t.UI.uploadOnce(ctx, client, ws, t.CSV); err != nil {
+		return t, err
+	}
 	// The probe's code is cached before the rounds.
 	req, _ := http.NewRequestWithContext(ctx, "HEAD", base+"/"+t.Code, nil)
 	if resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req); err == nil {
 		resp.Body.Close()
 	}
 	return t, nil
+}
+
+// nextRound prepares round n: a fresh workspace to upload into, so that
+// every round's uploads are read and stored, not refused at once by a
+// workspace that already keeps its 3 waiting imports.
+func (t *abuseTarget) nextRound(ctx context.Context, client *http.Client, n int) error {
+	ws, err := t.UI.newWorkspace(ctx, client, "Abuse round "+strconv.Itoa(n))
+	t.UploadWS = ws
+	return err
 }
 
 // baseHost is the scheme and host of a URL ("" when it has none).
@@ -350,7 +385,7 @@ func abuseMain(ctx context.Context, o options, stdout, stderr io.Writer) int {
 			return 1
 		}
 		client := &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
-		t, err := abuseSetup(ctx, client, left.url, fx.Tokens[0], 200)
+		t, err := abuseSetup(ctx, client, left.url, fx.Tokens[0], "bench@example.com", "bench password 1234", 200)
 		if err != nil {
 			fmt.Fprintf(stderr, "linkqr-bench: abuse setup: %v\n", err)
 			return 1
@@ -367,6 +402,10 @@ func abuseMain(ctx context.Context, o options, stdout, stderr io.Writer) int {
 			abuseConcurrency, len(abuseRequests(t)), mib(rss()))
 		ok := true
 		for round := 1; round <= o.Rounds; round++ {
+			if err := t.nextRound(ctx, client, round); err != nil {
+				fmt.Fprintf(stderr, "linkqr-bench: abuse round %d: %v\n", round, err)
+				return 1
+			}
 			r := abuseRoundRun(ctx, client, t, rss, abuseConcurrency)
 			if !r.print(stdout, round) {
 				ok = false

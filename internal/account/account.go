@@ -111,7 +111,7 @@ func NormalizeWorkspaceName(pointer, name string, errs *validate.Errors) string 
 // HashPassword returns an argon2id hash in PHC string form (or
 // secrethash.ErrBusy when the process-wide argon2id cap is reached).
 func HashPassword(ctx context.Context, password string) (string, error) {
-	return secrethash.Hash(ctx, password)
+	return secrethash.Hash(ctx, uuid.Nil, password)
 }
 
 // BootstrapResult is what `linkqr admin bootstrap` prints.
@@ -167,7 +167,7 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 		case err != nil:
 			return store.InterpretError(err)
 		default:
-			ok, err := secrethash.Compare(ctx, password, user.PasswordHash)
+			ok, err := secrethash.Compare(ctx, uuid.Nil, password, user.PasswordHash)
 			if err != nil {
 				return err
 			}

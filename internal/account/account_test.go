@@ -115,7 +115,7 @@ func TestSignInUnknownUserLooksLikeWrongPassword(t *testing.T) {
 		}
 		lim := secrethash.NewLimiter(1, 0, 0)
 		restore := secrethash.SetProcess(lim)
-		release, err := lim.Acquire(ctx)
+		release, err := lim.Acquire(ctx, uuid.Nil)
 		if err != nil {
 			restore()
 			t.Fatal(err)

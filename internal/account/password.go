@@ -36,7 +36,7 @@ func (s *Service) passwordMatches(ctx context.Context, userID uuid.UUID, passwor
 	if err != nil {
 		return false, store.InterpretError(err)
 	}
-	return secrethash.Compare(ctx, password, row.PasswordHash)
+	return secrethash.Compare(ctx, uuid.Nil, password, row.PasswordHash)
 }
 
 // ChangePassword sets a new password for a signed-in user who proves the

@@ -134,7 +134,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 	if err != nil {
 		return User{}, forgive(store.InterpretError(err))
 	}
-	ok, err := secrethash.Compare(ctx, password, row.PasswordHash)
+	ok, err := secrethash.Compare(ctx, uuid.Nil, password, row.PasswordHash)
 	if err != nil { // ErrBusy, ctx's error or a damaged hash: nothing was checked
 		return User{}, forgive(fmt.Errorf("verify password: %w", err))
 	}

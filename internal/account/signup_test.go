@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/account"
@@ -157,7 +158,7 @@ func TestBusyAttemptsChangeAndCountNothing(t *testing.T) {
 
 	l := secrethash.NewLimiter(1, 0, time.Minute)
 	defer secrethash.SetProcess(l)()
-	release, err := l.Acquire(ctx)
+	release, err := l.Acquire(ctx, uuid.Nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,6 +172,10 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", strconv.Itoa(busy.Seconds()))
 		p = problem.New(problem.Unavailable, "too many QR codes are being rendered right now; retry in "+
 			strconv.Itoa(busy.Seconds())+" s")
+		if busy.Status() == http.StatusTooManyRequests {
+			p = problem.New(problem.RateLimited, "this workspace already has its share of QR codes being rendered; retry in "+
+				strconv.Itoa(busy.Seconds())+" s")
+		}
 	case errors.Is(err, webhook.ErrDisabled):
 		p = problem.New(problem.Conflict, `the webhook is disabled; re-enable it with PATCH {"status":"enabled"} first`)
 	case errors.As(err, &unver):

@@ -43,9 +43,9 @@ func (a *API) getLinkQR(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	err = a.QR.Serve(w, r, qrserve.Image{Content: l.QRContent(), Name: l.Code.String(), Options: opts})
+	err = a.QR.Serve(w, r, qrserve.Image{Workspace: ws, Content: l.QRContent(), Name: l.Code.String(), Options: opts})
 	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 		return nil // the client left while queued; nobody reads an answer
 	}
-	return err // a size too small for the code is a 422 on /query/size; busy is a 503
+	return err // a size too small for the code is a 422 on /query/size; busy is a 429 or 503
 }

@@ -103,7 +103,7 @@ func (s *Service) Create(ctx context.Context, workspaceID uuid.UUID, createdBy *
 		}
 	}
 	token, publicID := newToken()
-	hash, err := secrethash.Hash(ctx, token)
+	hash, err := secrethash.Hash(ctx, workspaceID, token)
 	if err != nil {
 		return Key{}, "", fmt.Errorf("hash API key: %w", err)
 	}
@@ -254,9 +254,10 @@ func (s *Service) verifySlow(ctx context.Context, token, publicID string, digest
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
-	// argon2id's comparison of the derived keys is constant-time; ErrBusy
-	// (every slot taken) goes to the caller, which answers 503.
-	match, err := secrethash.Compare(ctx, token, row.SecretHash)
+	// argon2id's comparison of the derived keys is constant-time, run in
+	// the share of the key's workspace; ErrBusy (every slot taken, or the
+	// workspace's share) goes to the caller, which answers 503 (or 429).
+	match, err := secrethash.Compare(ctx, row.WorkspaceID, token, row.SecretHash)
 	if err != nil {
 		return nil, fmt.Errorf("verify API key: %w", err)
 	}

@@ -113,6 +113,9 @@ type App struct {
 	Retention *retention.Purger
 	// RateLimiter charges /api/v1 requests to their credential's budget.
 	RateLimiter ratelimit.Limiter
+	// Counter counts link password guesses and OAuth registrations, across
+	// instances when Redis is configured.
+	Counter ratelimit.Counter
 
 	events *event.Recorder // records every service's events; fans out to webhooks
 
@@ -391,11 +394,14 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	if err != nil {
 		return nil, err
 	}
+	if err := a.openRateLimiter(); err != nil {
+		return nil, err
+	}
 	a.Redirects = redirect.New(redirect.Options{
 		Resolver: resolver, Sites: a.Domains, DefaultOrigins: []string{cfg.ShortBaseURL.String(), cfg.BaseURL.String()},
 		Recorder: a.Scans, Pages: web.RedirectPages(), ClientIP: clientIPs.Of, Country: countries.Country, DB: a.Database, Log: log,
 		Hasher: a.visitorHasher, PasswordKey: config.DeriveKey(cfg.SecretKey, "link-password-cookie"),
-		SecureCookies: cfg.ShortBaseURL.Scheme == "https",
+		SecureCookies: cfg.ShortBaseURL.Scheme == "https", Guesses: a.Counter,
 	})
 	a.Domains.Changed = a.Redirects.DomainChanged
 	if cfg.TLS.Enabled() {
@@ -426,9 +432,6 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		for _, ws := range r.Workspaces {
 			a.Redirects.WorkspaceDeleted(ws)
 		}
-	}
-	if err := a.openRateLimiter(); err != nil {
-		return nil, err
 	}
 	a.router = a.routes()
 	a.handler = a.outermost(a.router)

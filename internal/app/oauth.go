@@ -67,13 +67,17 @@ func (a *App) oauthMethodNotAllowed(allow string) http.HandlerFunc {
 }
 
 // registrationCap bounds dynamic client registration for the whole
-// instance (LINKQR_OAUTH_REGISTRATION_HOURLY_CAP an hour, from all
-// addresses): 429 rate-limited with Retry-After beyond it.
+// service (LINKQR_OAUTH_REGISTRATION_HOURLY_CAP an hour, from all
+// addresses, counted across instances when Redis is configured): 429
+// rate-limited with Retry-After beyond it.
 func (a *App) registrationCap() func(http.Handler) http.Handler {
-	c := &oauth.RegistrationCap{Cap: a.Config.OAuthRegistrationHourlyCap}
+	c := &oauth.RegistrationCap{Cap: a.Config.OAuthRegistrationHourlyCap, Counter: a.Counter}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			ok, wait := c.Take()
+			ok, wait, err := c.Take(r.Context())
+			if err != nil {
+				return // the client went away
+			}
 			if !ok {
 				w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
 				a.problems.Write(w, r, problem.New(problem.RateLimited,

@@ -7,13 +7,14 @@ import (
 	"github.com/linkqr/linkqr/internal/ratelimit"
 )
 
-// openRateLimiter builds the per-credential rate limiter of /api/v1:
-// in-process, or shared through Redis when LINKQR_REDIS_URL is set. Redis is
-// not needed to serve (readiness ignores it): while it is unreachable each
-// instance limits on its own, and the outage shows in /metrics.
+// openRateLimiter builds the per-credential rate limiter of /api/v1 and
+// the counts of password guesses and OAuth registrations: in-process, or
+// shared through Redis when LINKQR_REDIS_URL is set. Redis is not needed
+// to serve (readiness ignores it): while it is unreachable each instance
+// limits and counts on its own, and the outage shows in /metrics.
 func (a *App) openRateLimiter() error {
-	local := ratelimit.NewLocal(nil)
-	a.RateLimiter = local
+	local, counts := ratelimit.NewLocal(nil), ratelimit.NewCounts(nil)
+	a.RateLimiter, a.Counter = local, counts
 	if a.Config.RedisURL == "" {
 		return nil
 	}
@@ -21,11 +22,11 @@ func (a *App) openRateLimiter() error {
 	if err != nil {
 		return err
 	}
-	shared := ratelimit.NewRedis(client, ratelimit.RedisOptions{Log: a.Log, Fallback: local})
-	a.RateLimiter, a.closeRateLimiter = shared, func() { _ = shared.Close() }
-	a.Log.Info("rate limits are shared through Redis", "redis", client.Options().Addr)
+	shared := ratelimit.NewRedis(client, ratelimit.RedisOptions{Log: a.Log, Fallback: local, Counts: counts})
+	a.RateLimiter, a.Counter, a.closeRateLimiter = shared, shared, func() { _ = shared.Close() }
+	a.Log.Info("rate limits and counts are shared through Redis", "redis", client.Options().Addr)
 
-	a.Metrics.GaugeFunc("linkqr_ratelimit_redis_up", "1 while the last rate-limit call to Redis succeeded, 0 while limits are enforced per instance.", func() float64 {
+	a.Metrics.GaugeFunc("linkqr_ratelimit_redis_up", "1 while the last rate-limit or count call to Redis succeeded, 0 while limits and counts are enforced per instance.", func() float64 {
 		if shared.Stats().Up {
 			return 1
 		}
@@ -34,11 +35,11 @@ func (a *App) openRateLimiter() error {
 	a.Metrics.Registry.MustRegister(
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "linkqr_ratelimit_redis_errors_total",
-			Help: "Rate-limit calls to Redis that failed or timed out.",
+			Help: "Rate-limit and count calls to Redis that failed or timed out.",
 		}, func() float64 { return float64(shared.Stats().Errors) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "linkqr_ratelimit_redis_fallbacks_total",
-			Help: "Rate-limit decisions made in-process because Redis was unavailable.",
+			Help: "Rate-limit decisions and counts made in-process because Redis was unavailable.",
 		}, func() float64 { return float64(shared.Stats().Fallbacks) }),
 	)
 	return nil

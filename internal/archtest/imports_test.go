@@ -54,7 +54,7 @@ var rules = []rule{
 	{
 		imported: "github.com/redis/go-redis/v9",
 		allowed:  []string{"internal/ratelimit"},
-		why:      "Redis holds the shared rate-limit budgets only; it is reached through internal/ratelimit, which falls back in-process when it is away",
+		why:      "Redis holds the shared rate-limit budgets and counts only; it is reached through internal/ratelimit, which falls back in-process when it is away",
 	},
 	{
 		imported: module + "/internal/app",

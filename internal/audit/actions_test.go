@@ -432,11 +432,14 @@ func changes() []change {
 			}},
 		{action: audit.LinksImported, target: "workspace", changes: []string{"file", "rows"},
 			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
-				csv := []byte("target_url\nhttps://example.com/imported\n")
-				id, err := r.app.LinkImports.Save(r.setup, r.ws, r.tenant.UserID, "links.csv", csv, false, 1)
+				up, err := r.app.LinkImports.Receive(r.setup, r.ws, r.tenant.UserID, "links.csv", strings.NewReader("target_url\nhttps://example.com/imported\n"))
+				if err == nil {
+					err = r.app.LinkImports.Keep(r.setup, r.ws, up, false)
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
+				id := up.ID
 				return func(ctx context.Context) error { return r.app.LinkImports.Start(ctx, r.ws, r.tenant.UserID, id) },
 					func() bool {
 						return r.scalar(t, "SELECT count(*) FROM link_imports WHERE id = $1 AND state <> 'uploaded'", id) == 1

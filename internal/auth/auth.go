@@ -95,7 +95,10 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 		p, err := a.principal(r.Context(), token)
 		if err != nil {
 			if errors.Is(err, secrethash.ErrBusy) {
-				// Every argon2id slot is taken: the token was not checked.
+				// Every argon2id slot is taken, or the share of the
+				// workspace the token names: the token was not checked.
+				// 503 either way (a 429 would be a rate limit's, with
+				// RateLimit-* headers of a verified credential).
 				w.Header().Set("Retry-After", strconv.Itoa(max(1, int(secrethash.RetryAfter/time.Second))))
 				a.Problems.Write(w, r, problem.New(problem.Unavailable, "too many credentials are being checked right now; retry shortly"))
 				return

@@ -78,20 +78,27 @@ const MiB = 1 << 20
 
 // Limits are the defaults, sized for the machine: renders and analytics
 // leave the redirect at least half the cores (GOMAXPROCS/2, at least
-// one), argon2id runs one per core. Memory bounds add up to what the
-// docs' table says the process may hold for expensive work (about
-// 200 MiB on top of its idle size, at most).
+// one), argon2id runs one per core. One workspace may take half of each
+// (at least one): on a machine with room for more than one at once,
+// another workspace's render or credential check still finds room;
+// argon2id runs for no workspace (sign-in, sign-up, a password change)
+// are bound by the process alone. The render queue holds 16 per render
+// slot, so that one workspace, which may fill half of it, still has the 8
+// that a browser loading a page of codes over its connections needs.
+// Memory bounds add up to what the docs'
+// table says the process may hold for expensive work (about 170 MiB on
+// top of its idle size, at most).
 func Limits() Table {
 	half := int64(max(1, runtime.GOMAXPROCS(0)/2))
 	cores := int64(max(1, runtime.GOMAXPROCS(0)))
 	return Table{
 		Logo:      {Process: 96 * MiB, Workspace: 64 * MiB, Queue: 8, Wait: 2 * time.Second, RetryAfter: 2 * time.Second, What: "images being decoded"},
-		Upload:    {Process: 96 * MiB, Workspace: 48 * MiB, Queue: 0, RetryAfter: 5 * time.Second, What: "CSV files being read"},
-		Render:    {Process: half, Workspace: half, Queue: int(8 * half), Wait: 2 * time.Second, RetryAfter: time.Second, What: "QR codes being rendered"},
+		Upload:    {Process: 32 * MiB, Workspace: 16 * MiB, Queue: 0, RetryAfter: 5 * time.Second, What: "CSV files being read"},
+		Render:    {Process: half, Workspace: max(1, half/2), Queue: int(16 * half), Wait: 2 * time.Second, RetryAfter: time.Second, What: "QR codes being rendered"},
 		Archive:   {Process: 4, Workspace: 2, Queue: 0, RetryAfter: 5 * time.Second, What: "QR archives and PDFs being written"},
 		Export:    {Process: 4, Workspace: 2, Queue: 0, RetryAfter: 5 * time.Second, What: "exports being written"},
 		Analytics: {Process: half, Workspace: 2, Queue: 64, Wait: 2 * time.Second, RetryAfter: time.Second, What: "analytics reports running"},
-		Hash:      {Process: cores, Queue: int(2 * cores), Wait: 2 * time.Second, RetryAfter: time.Second, What: "credential checks running"},
+		Hash:      {Process: cores, Workspace: max(1, cores/2), Queue: int(2 * cores), Wait: 2 * time.Second, RetryAfter: time.Second, What: "credential checks running"},
 		Poll:      {Process: 1000, Workspace: 100, Queue: 0, RetryAfter: 5 * time.Second, What: "long polls held open"},
 	}
 }

@@ -122,3 +122,27 @@ func TestLimitWaitEnds(t *testing.T) {
 		t.Fatalf("waiting = %d after the waits ended", s.Waiting)
 	}
 }
+
+// The default shares of the CPU-bound classes leave other workspaces room
+// once the machine has it: on 8 cores a workspace renders 2 of the 4
+// render slots and runs 4 of the 8 argon2id slots; on 1 or 2 cores it may
+// take the one render slot. Not parallel: it changes GOMAXPROCS.
+func TestDefaultSharesOfRendersAndHashes(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, c := range []struct {
+		cores                                        int
+		renders, renderShare, renderQueue, hashShare int64
+	}{
+		{1, 1, 1, 16, 1},
+		{2, 1, 1, 16, 1},
+		{8, 4, 2, 64, 4},
+	} {
+		runtime.GOMAXPROCS(c.cores)
+		l := budget.Limits()
+		r, h := l[budget.Render], l[budget.Hash]
+		if r.Process != c.renders || r.Workspace != c.renderShare || int64(r.Queue) != c.renderQueue || h.Process != int64(c.cores) || h.Workspace != c.hashShare {
+			t.Errorf("%d cores: render %d (share %d, queue %d), hash %d (share %d); want render %d (share %d, queue %d), hash %d (share %d)",
+				c.cores, r.Process, r.Workspace, r.Queue, h.Process, h.Workspace, c.renders, c.renderShare, c.renderQueue, c.cores, c.hashShare)
+		}
+	}
+}

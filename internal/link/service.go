@@ -78,7 +78,7 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Lin
 
 func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in CreateInput) (Link, error) {
 	var res Link
-	hash, err := hashPassword(ctx, in.Password)
+	hash, err := hashPassword(ctx, ws, in.Password)
 	if err != nil {
 		return Link{}, err
 	}
@@ -194,7 +194,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 	var hash *string
 	if in.Password.Set {
 		var err error
-		if hash, err = hashPassword(ctx, in.Password.Value); err != nil {
+		if hash, err = hashPassword(ctx, ws, in.Password.Value); err != nil {
 			return Link{}, err
 		}
 	}
@@ -285,13 +285,14 @@ func applyTargeting(next *linkdb.Link, old linkdb.Link, in UpdateInput, hash *st
 	}
 }
 
-// hashPassword hashes a new password through the process-wide argon2id
-// limiter (secrethash.ErrBusy when it is full); nil stays nil.
-func hashPassword(ctx context.Context, p *Password) (*string, error) {
+// hashPassword hashes a new password of a link of ws through the
+// process-wide argon2id limiter, in ws's share (secrethash.ErrBusy when
+// it is full); nil stays nil.
+func hashPassword(ctx context.Context, ws uuid.UUID, p *Password) (*string, error) {
 	if p == nil {
 		return nil, nil
 	}
-	h, err := secrethash.Hash(ctx, p.String())
+	h, err := secrethash.Hash(ctx, ws, p.String())
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/linkqr/linkqr/internal/csvout"
 	"github.com/linkqr/linkqr/internal/hostname"
@@ -28,7 +27,7 @@ const (
 // every other column (such as the rest of an export's) is ignored.
 var ImportColumns = []string{"target_url", "title", "code", "domain", "tags", "expires_at"}
 
-// ErrTooLarge is Parse's error for a file over MaxImportBytes.
+// ErrTooLarge is the error of Parse and Reader for a file over MaxImportBytes.
 var ErrTooLarge = fmt.Errorf("the file is larger than %d MiB; split it into several files", MaxImportBytes>>20)
 
 // ImportOptions are the choices of an import.
@@ -79,50 +78,24 @@ type FileError struct{ Message string }
 
 func (e *FileError) Error() string { return e.Message }
 
-// Parse reads a whole import file: the header, then every row into a
-// CreateInput or its column errors. Empty rows are skipped. The file is
-// refused as a whole (a *FileError, or ErrTooLarge) when it is not CSV,
-// lacks the target_url column, names a column twice or holds more than
-// MaxImportRows rows. Cells are read through Unsafe, so an export's
-// formula-safe values come back as they were.
+// Parse reads a whole import file held in memory, as Reader reads one
+// from a stream (tests and small callers; the upload, its dry run and its
+// job read streams).
 func Parse(data []byte, opts ImportOptions) ([]Row, error) {
-	if len(data) > MaxImportBytes {
-		return nil, ErrTooLarge
-	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a spreadsheet's BOM
-	if !utf8.Valid(data) {
-		return nil, &FileError{"the file is not UTF-8 text; save it from your spreadsheet as “CSV UTF-8”"}
-	}
-	r := csv.NewReader(bytes.NewReader(data))
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = true
-	header, err := r.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, &FileError{"the file is empty; it needs a header row with at least a target_url column"}
-	}
-	if err != nil {
-		return nil, csvError(err)
-	}
-	cols, err := columnsOf(header)
+	r, err := NewReader(bytes.NewReader(data), nil, opts)
 	if err != nil {
 		return nil, err
 	}
 	var rows []Row
-	for n := 2; ; n++ {
-		rec, err := r.Read()
+	for {
+		row, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			return rows, nil
 		}
 		if err != nil {
-			return nil, csvError(err)
+			return nil, err
 		}
-		if blank(rec) {
-			continue
-		}
-		if len(rows) == MaxImportRows {
-			return nil, &FileError{fmt.Sprintf("the file has more than %d rows; split it into several files", MaxImportRows)}
-		}
-		rows = append(rows, parseRow(n, cols, rec, opts))
+		rows = append(rows, row)
 	}
 }
 

@@ -3,7 +3,9 @@ package linkimport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -22,23 +24,35 @@ type PlannedRow struct {
 	Message string
 }
 
-// Plan is a dry run: every row's outcome, problems first then by row, and
-// how many rows have each outcome. It creates nothing.
+// Plan is a page of a dry run: the rows it shows, in the dry run's order
+// (problems first, then the rows that will be created, each by row), and
+// how many rows of the file have each outcome. It creates nothing.
 type Plan struct {
 	Rows   []PlannedRow
 	Counts map[Outcome]int
 }
 
-// DryRun parses an import's file again and tells, for every row, whether
+// DryRun reads an import's file again and tells, for every row, whether
 // it would be created now: invalid cells, a code taken (by any link of the
 // instance, a retired code, or an earlier row of the file) and a domain
-// that is not a verified domain of the workspace.
-func (s *Service) DryRun(ctx context.Context, ws uuid.UUID, imp Import) (Plan, error) {
-	content, err := s.content(ctx, ws, imp.ID)
-	if err != nil {
-		return Plan{}, err
+// that is not a verified domain of the workspace. It returns the counts
+// of every outcome and the rows from offset, at most limit of them.
+//
+// It holds a batch of rows and the page, never the file: the file is read
+// a piece at a time and its codes are asked about BatchRows rows at a
+// time (an earlier row with the same code is found in link_import_codes,
+// which the upload filled). The rows that will be created come after all
+// the problems, whose number is known only at the end, so when the page
+// shows some of them the file is read a second time to pick them out;
+// between the two readings a bit per row remembers which they are.
+func (s *Service) DryRun(ctx context.Context, ws uuid.UUID, imp Import, offset, limit int) (Plan, error) {
+	if imp.KeepCodes && !imp.codesListed {
+		if err := s.listKeptCodes(ctx, ws, imp); err != nil {
+			return Plan{}, err
+		}
 	}
-	rows, err := linkcsv.Parse(content, linkcsv.ImportOptions{KeepCodes: imp.KeepCodes, Now: time.Now()})
+	opts := linkcsv.ImportOptions{KeepCodes: imp.KeepCodes, Now: time.Now()}
+	rd, err := linkcsv.NewReader(s.open(ctx, ws, imp.ID), nil, opts)
 	if err != nil {
 		return Plan{}, err // the file was checked at upload; only a changed rule gets here
 	}
@@ -46,42 +60,138 @@ func (s *Service) DryRun(ctx context.Context, ws uuid.UUID, imp Import) (Plan, e
 	if err != nil {
 		return Plan{}, store.InterpretError(err)
 	}
-	taken, err := s.takenCodes(ctx, rows)
-	if err != nil {
+	plan := Plan{Counts: map[Outcome]int{}}
+	var (
+		creatable bitset // by data row: will be created
+		problems  int
+		index     int // data rows judged
+	)
+	batch := make([]linkcsv.Row, 0, BatchRows)
+	judge := func() error {
+		outcomes, err := s.judge(ctx, imp.ID, verified, batch, opts.Now)
+		if err != nil {
+			return err
+		}
+		for _, p := range outcomes {
+			plan.Counts[p.Outcome]++
+			if p.Outcome == Created {
+				creatable.set(index)
+			} else {
+				if problems >= offset && problems < offset+limit {
+					plan.Rows = append(plan.Rows, p)
+				}
+				problems++
+			}
+			index++
+		}
+		batch = batch[:0]
+		return nil
+	}
+	for {
+		r, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Plan{}, err
+		}
+		if batch = append(batch, r); len(batch) == BatchRows {
+			if err := judge(); err != nil {
+				return Plan{}, err
+			}
+		}
+	}
+	if err := judge(); err != nil {
 		return Plan{}, err
 	}
-	plan := Plan{Rows: make([]PlannedRow, len(rows)), Counts: map[Outcome]int{}}
-	firstRow := map[codeKey]int{}
+	// The page's rows that will be created: those from the (offset −
+	// problems)th on, in file order.
+	from, to := max(0, offset-problems), min(plan.Counts[Created], max(0, offset+limit-problems))
+	if from >= to {
+		return plan, nil
+	}
+	if rd, err = linkcsv.NewReader(s.open(ctx, ws, imp.ID), nil, opts); err != nil {
+		return Plan{}, err
+	}
+	for i, seen := 0, 0; seen < to; i++ {
+		r, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Plan{}, err
+		}
+		if !creatable.has(i) {
+			continue
+		}
+		if seen >= from {
+			plan.Rows = append(plan.Rows, PlannedRow{Number: r.Number, Outcome: Created, Message: r.Input.TargetURL.String()})
+		}
+		seen++
+	}
+	return plan, nil
+}
+
+// judge tells the outcome of each of a batch's rows, asking the database
+// once about the batch's codes.
+func (s *Service) judge(ctx context.Context, importID uuid.UUID, verified []string, rows []linkcsv.Row, now time.Time) ([]PlannedRow, error) {
+	usable := func(r linkcsv.Row) bool {
+		return r.Input.Domain == nil || slices.Contains(verified, r.Input.Domain.String())
+	}
+	var pairs []codeKey
+	asked := map[codeKey]bool{}
+	for _, r := range rows {
+		if k := keyOf(r.Input); r.Valid() && usable(r) && !r.Input.Code.IsZero() && !asked[k] {
+			asked[k] = true
+			pairs = append(pairs, k)
+		}
+	}
+	checks := map[codeKey]linkimportdb.LinkImportCodeCheckRow{}
+	if len(pairs) > 0 {
+		raw, err := json.Marshal(pairs)
+		if err != nil {
+			return nil, err
+		}
+		found, err := linkimportdb.New().LinkImportCodeCheck(ctx, s.db.Conn(ctx), linkimportdb.LinkImportCodeCheckParams{ImportID: importID, Now: now, Pairs: raw})
+		if err != nil {
+			return nil, store.InterpretError(err)
+		}
+		for _, f := range found {
+			checks[codeKey{Domain: f.Domain, Code: f.Code}] = f
+		}
+	}
+	out := make([]PlannedRow, len(rows))
 	for i, r := range rows {
 		p := PlannedRow{Number: r.Number, Outcome: Created, Message: r.Input.TargetURL.String()}
 		switch {
 		case !r.Valid():
 			p.Outcome, p.Message = Invalid, r.Message()
-		case r.Input.Domain != nil && !slices.Contains(verified, r.Input.Domain.String()):
+		case !usable(r):
 			p.Outcome, p.Message = DomainUnusable, "domain: "+r.Input.Domain.String()+" "+link.ErrDomainUnusable.Error()
 		case !r.Input.Code.IsZero():
-			k := keyOf(r.Input)
-			if taken[k] {
+			c := checks[keyOf(r.Input)]
+			if c.Taken {
 				p.Outcome, p.Message = CodeTaken, takenMessage(r.Input)
-			} else if first, dup := firstRow[k]; dup {
-				p.Outcome, p.Message = CodeTaken, fmt.Sprintf("code: %q is also in row %d of this file", r.Input.Code, first)
-			} else {
-				firstRow[k] = r.Number
+			} else if c.FirstRow > 0 && int(c.FirstRow) < r.Number {
+				p.Outcome, p.Message = CodeTaken, fmt.Sprintf("code: %q is also in row %d of this file", r.Input.Code, c.FirstRow)
 			}
 		}
-		plan.Rows[i] = p
-		plan.Counts[p.Outcome]++
+		out[i] = p
 	}
-	slices.SortStableFunc(plan.Rows, func(a, b PlannedRow) int { return boolInt(a.Outcome == Created) - boolInt(b.Outcome == Created) })
-	return plan, nil
+	return out, nil
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
+// bitset is a set of small non-negative integers, a bit each.
+type bitset []uint64
+
+func (b *bitset) set(i int) {
+	for len(*b) <= i/64 {
+		*b = append(*b, 0)
 	}
-	return 0
+	(*b)[i/64] |= 1 << (i % 64)
 }
+
+func (b bitset) has(i int) bool { return i/64 < len(b) && b[i/64]&(1<<(i%64)) != 0 }
 
 // codeKey is a code on a domain ("" for the default short domain).
 type codeKey struct {
@@ -95,32 +205,6 @@ func keyOf(in link.CreateInput) codeKey {
 		k.Domain = in.Domain.String()
 	}
 	return k
-}
-
-// takenCodes are the custom codes of valid rows that are taken already,
-// asked 5,000 at a time.
-func (s *Service) takenCodes(ctx context.Context, rows []linkcsv.Row) (map[codeKey]bool, error) {
-	var pairs []codeKey
-	for _, r := range rows {
-		if r.Valid() && !r.Input.Code.IsZero() {
-			pairs = append(pairs, keyOf(r.Input))
-		}
-	}
-	taken := map[codeKey]bool{}
-	for chunk := range slices.Chunk(pairs, 5000) {
-		raw, err := json.Marshal(chunk)
-		if err != nil {
-			return nil, err
-		}
-		found, err := linkimportdb.New().LinkImportTaken(ctx, s.db.Conn(ctx), raw)
-		if err != nil {
-			return nil, store.InterpretError(err)
-		}
-		for _, f := range found {
-			taken[codeKey{Domain: f.Domain, Code: f.Code}] = true
-		}
-	}
-	return taken, nil
 }
 
 // takenMessage says that a row's code is taken.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/google/uuid"
@@ -56,18 +57,47 @@ func (s *Service) Run(ctx context.Context, importID uuid.UUID) error {
 	if head.State != StateQueued {
 		return nil
 	}
-	content, err := s.content(ctx, head.WorkspaceID, importID)
-	if err != nil {
-		return err
-	}
-	rows, err := linkcsv.Parse(content, linkcsv.ImportOptions{KeepCodes: head.KeepCodes, Now: time.Now()})
-	if err != nil {
-		msg := err.Error()
+	// The file is read a piece at a time and its rows handled ChunkRows
+	// at a time: the job holds a chunk of rows, never the file.
+	fail := func(err error) error {
+		var fe *linkcsv.FileError
+		if !errors.As(err, &fe) && !errors.Is(err, linkcsv.ErrTooLarge) {
+			return err // the database's: River retries
+		}
+		msg := err.Error() // the file was checked at upload; only a changed rule gets here
 		return q.LinkImportFinish(ctx, s.db.Conn(ctx), linkimportdb.LinkImportFinishParams{ID: importID, State: StateFailed, Error: &msg})
 	}
-	for start := int(head.Processed); start < len(rows); start += ChunkRows {
-		end := min(start+ChunkRows, len(rows))
-		if err := s.runChunk(ctx, head.WorkspaceID, importID, start, rows[start:end]); err != nil {
+	rd, err := linkcsv.NewReader(s.open(ctx, head.WorkspaceID, importID), nil, linkcsv.ImportOptions{KeepCodes: head.KeepCodes, Now: time.Now()})
+	if err != nil {
+		return fail(err)
+	}
+	var (
+		chunk []linkcsv.Row
+		start int // the chunk's first row's index
+	)
+	for index := 0; ; index++ {
+		r, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fail(err)
+		}
+		if index < int(head.Processed) {
+			continue // done by an earlier run
+		}
+		if len(chunk) == 0 {
+			start = index
+		}
+		if chunk = append(chunk, r); len(chunk) == ChunkRows {
+			if err := s.runChunk(ctx, head.WorkspaceID, importID, start, chunk); err != nil {
+				return err
+			}
+			chunk = nil
+		}
+	}
+	if len(chunk) > 0 {
+		if err := s.runChunk(ctx, head.WorkspaceID, importID, start, chunk); err != nil {
 			return err
 		}
 	}

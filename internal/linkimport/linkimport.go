@@ -1,8 +1,11 @@
 // Package linkimport keeps the CSV imports of the Links page (docs/ui.md):
-// the uploaded file between its dry run and its confirmation, the dry run
-// itself (every row's outcome, nothing created), and the River job that
-// then creates the valid rows 1,000 at a time through link.Service's bulk
-// creation, recording each row's outcome and the progress as it goes.
+// the uploaded file between its dry run and its confirmation, stored in
+// pieces as it streams in, the dry run itself (every row's outcome,
+// nothing created), and the River job that then creates the valid rows
+// 1,000 at a time through link.Service's bulk creation, recording each
+// row's outcome and the progress as it goes. None of them holds the file
+// whole in memory: each reads it a piece (ChunkBytes) and a batch of rows
+// at a time.
 package linkimport
 
 import (
@@ -83,6 +86,7 @@ type Import struct {
 	Error                 string
 	CreatedAt, ExpiresAt  time.Time
 	FinishedAt            *time.Time
+	codesListed           bool // its codes are in link_import_codes
 }
 
 // Quotas of a workspace's kept uploads (docs/ui.md, "Import CSV"): at
@@ -93,12 +97,6 @@ const (
 	MaxPending     = 3
 	MaxStoredBytes = 50 << 20
 )
-
-// Cost is what reading and parsing a file of size bytes takes in memory,
-// the Upload budget's charge (internal/budget): the file itself, its
-// parsed rows and the copy sent to the database, measured at about four
-// times its size.
-func Cost(size int64) int64 { return 4 * max(size, 1) }
 
 // QuotaError refuses an upload beyond a workspace's quota: the edges answer
 // 429 with Retry-After (until the first kept upload expires).
@@ -122,38 +120,6 @@ func (e *QuotaError) Error() string {
 // Seconds is RetryAfter in whole seconds, at least 1.
 func (e *QuotaError) Seconds() int { return max(1, int((e.RetryAfter+time.Second-1)/time.Second)) }
 
-// Save keeps an uploaded file (already parsed by the caller into rows
-// rows) for ws and user, within the workspace's quotas (*QuotaError).
-// Expired imports are removed by the retention job, not here.
-func (s *Service) Save(ctx context.Context, ws, user uuid.UUID, name string, content []byte, keepCodes bool, rows int) (uuid.UUID, error) {
-	importID := id.New()
-	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := linkimportdb.New()
-		if err := q.LinkImportLockWorkspace(ctx, tx, ws); err != nil {
-			return err
-		}
-		u, err := q.LinkImportUsage(ctx, tx, ws)
-		if err != nil {
-			return err
-		}
-		retry := time.Until(u.FirstExpiry)
-		switch {
-		case u.Pending >= MaxPending:
-			return &QuotaError{Pending: int(u.Pending), StoredBytes: u.Bytes, RetryAfter: retry}
-		case u.Bytes+int64(len(content)) > MaxStoredBytes:
-			return &QuotaError{Pending: int(u.Pending), StoredBytes: u.Bytes, RetryAfter: retry, Bytes: true}
-		}
-		return q.LinkImportCreate(ctx, tx, linkimportdb.LinkImportCreateParams{
-			ID: importID, WorkspaceID: ws, UserID: user, FileName: name, Content: content, KeepCodes: keepCodes, RowCount: int32(rows),
-		})
-	})
-	var quota *QuotaError
-	if errors.As(err, &quota) {
-		return uuid.Nil, err
-	}
-	return importID, store.InterpretError(err)
-}
-
 // Get is an import of ws uploaded by user (ErrNotFound otherwise).
 func (s *Service) Get(ctx context.Context, ws, user, importID uuid.UUID) (Import, error) {
 	r, err := linkimportdb.New().LinkImportGet(ctx, s.db.Conn(ctx), linkimportdb.LinkImportGetParams{ID: importID, WorkspaceID: ws, UserID: user})
@@ -164,18 +130,12 @@ func (s *Service) Get(ctx context.Context, ws, user, importID uuid.UUID) (Import
 	}
 	imp := Import{
 		ID: r.ID, FileName: r.FileName, KeepCodes: r.KeepCodes, Rows: int(r.RowCount), Processed: int(r.Processed), Made: int(r.Created),
-		Bytes: r.Bytes, State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, FinishedAt: r.FinishedAt,
+		Bytes: r.Bytes, State: r.State, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, FinishedAt: r.FinishedAt, codesListed: r.CodesListed,
 	}
 	if r.Error != nil {
 		imp.Error = *r.Error
 	}
 	return imp, nil
-}
-
-// content is an import's file.
-func (s *Service) content(ctx context.Context, ws, id uuid.UUID) ([]byte, error) {
-	b, err := linkimportdb.New().LinkImportContent(ctx, s.db.Conn(ctx), linkimportdb.LinkImportContentParams{ID: id, WorkspaceID: ws})
-	return b, store.InterpretError(err)
 }
 
 // Start confirms an uploaded import and queues its job, once: a second

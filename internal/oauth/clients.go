@@ -141,6 +141,15 @@ func ValidateRedirectURI(raw string) error {
 	return nil
 }
 
+// workspaceOf is the workspace whose share of the argon2id slots a
+// client's secret takes: its own, none (uuid.Nil) for a partner's.
+func workspaceOf(ws *uuid.UUID) uuid.UUID {
+	if ws == nil {
+		return uuid.Nil
+	}
+	return *ws
+}
+
 // CreateClient registers a client and returns it with its secret ("" for a
 // public client), which is never retrievable again. Hashing the secret can
 // fail with secrethash.ErrBusy.
@@ -171,7 +180,7 @@ func (s *Service) CreateClient(ctx context.Context, in CreateInput) (*Client, st
 	var hash *string
 	if !in.Public {
 		secret = SecretPrefix + rand.Text() + rand.Text()
-		h, err := secrethash.Hash(ctx, secret)
+		h, err := secrethash.Hash(ctx, workspaceOf(in.WorkspaceID), secret)
 		if err != nil {
 			return nil, "", fmt.Errorf("hash client secret: %w", err)
 		}

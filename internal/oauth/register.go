@@ -12,6 +12,7 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/oauth/internal/oauthdb"
+	"github.com/linkqr/linkqr/internal/ratelimit"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -185,38 +186,36 @@ func (s *Service) Register(ctx context.Context, body []byte) (Registration, erro
 }
 
 // RegistrationCap bounds dynamic client registrations for the whole
-// instance, whatever their addresses (LINKQR_OAUTH_REGISTRATION_HOURLY_CAP):
+// service, whatever their addresses (LINKQR_OAUTH_REGISTRATION_HOURLY_CAP):
 // at most Cap in each hour, counted from the first registration of the
-// hour; beyond it 429 with Retry-After until the hour ends. It comes
-// after the per-address limit, so an address already refused takes
-// nothing from it.
+// hour — by every instance together when Counter is shared through Redis
+// (ratelimit.Redis), by this one alone otherwise; beyond it 429 with
+// Retry-After until the hour ends. It comes after the per-address limit,
+// so an address already refused takes nothing from it.
 type RegistrationCap struct {
-	Cap int
-	Now func() time.Time // nil: time.Now
+	Cap     int
+	Counter ratelimit.Counter // nil: in-process counts
 
-	mu    sync.Mutex
-	n     int
-	since time.Time
+	once sync.Once
 }
 
 // RegistrationCapWindow is the cap's window.
 const RegistrationCapWindow = time.Hour
 
+// registrationCapKey is the cap's count, one for the whole service.
+const registrationCapKey = "oauth-registrations"
+
 // Take counts one registration; false and the wait when the hour's cap is
-// reached.
-func (c *RegistrationCap) Take() (bool, time.Duration) {
-	now := time.Now()
-	if c.Now != nil {
-		now = c.Now()
+// reached. Its error is ctx's, when the caller went away.
+func (c *RegistrationCap) Take(ctx context.Context) (bool, time.Duration, error) {
+	c.once.Do(func() {
+		if c.Counter == nil {
+			c.Counter = ratelimit.NewCounts(nil)
+		}
+	})
+	full, wait, err := c.Counter.Take(ctx, ratelimit.Window{Key: registrationCapKey, Limit: c.Cap, Length: RegistrationCapWindow})
+	if err != nil {
+		return false, 0, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.since.IsZero() || now.Sub(c.since) >= RegistrationCapWindow {
-		c.n, c.since = 0, now
-	}
-	if c.n >= c.Cap {
-		return false, c.since.Add(RegistrationCapWindow).Sub(now)
-	}
-	c.n++
-	return true, 0
+	return full < 0, wait, nil
 }

@@ -281,3 +281,34 @@ func TestRegisterHourlyCap(t *testing.T) {
 		t.Errorf("%d clients registered, want 10", len(got))
 	}
 }
+
+// TestRegisterHourlyCapAcrossInstances: with Redis, the hourly cap is the
+// service's, not each instance's: 30 registrations spread over two
+// instances register LINKQR_OAUTH_REGISTRATION_HOURLY_CAP clients in all.
+func TestRegisterHourlyCapAcrossInstances(t *testing.T) {
+	t.Parallel()
+	redis := testkit.StartRedis(t)
+	opts := []testkit.ServerOption{testkit.WithEnv("LINKQR_REDIS_URL", redis.URL), testkit.WithEnv("LINKQR_OAUTH_REGISTRATION_HOURLY_CAP", "10")}
+	a := testkit.StartServer(t, opts...)
+	b := testkit.StartServer(t, append(opts, testkit.WithPool(a.Pool), testkit.WithEnv("LINKQR_BASE_URL", a.URL))...)
+	status := map[int]int{}
+	for n := range 30 {
+		srv := []*testkit.Server{a, b}[n%2]
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 2, byte(10+n))}}
+		c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/oauth/register", strings.NewReader(`{"redirect_uris":["http://127.0.0.1/cb"]}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		status[resp.StatusCode]++
+		resp.Body.Close()
+	}
+	if status[http.StatusCreated] != 10 || status[http.StatusTooManyRequests] != 20 {
+		t.Fatalf("answers %v, want 10 × 201 and 20 × 429 from both instances together", status)
+	}
+	if got := dynamicClients(t, a); len(got) != 10 {
+		t.Errorf("%d clients registered, want 10", len(got))
+	}
+}

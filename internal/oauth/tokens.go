@@ -113,7 +113,7 @@ func (s *Service) authenticate(ctx context.Context, a ClientAuth) (*Client, erro
 	if !a.HasSecret {
 		return nil, fail
 	}
-	match, err := secrethash.Compare(ctx, a.Secret, c.secretHash)
+	match, err := secrethash.Compare(ctx, workspaceOf(c.WorkspaceID), a.Secret, c.secretHash)
 	if err != nil {
 		return nil, err
 	}

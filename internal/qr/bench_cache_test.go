@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
 )
@@ -16,13 +18,13 @@ func BenchmarkCacheHitPNG4096(b *testing.B) {
 	o := qr.DefaultOptions()
 	o.Size = qr.MaxSize
 	const content = "https://lnk.example.io/Ab3xY9q"
-	want, err := s.Render(context.Background(), content, o)
+	want, err := s.Render(context.Background(), uuid.Nil, content, o)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		got, err := s.Render(context.Background(), content, o)
+		got, err := s.Render(context.Background(), uuid.Nil, content, o)
 		if err != nil || len(got) != len(want) {
 			b.Fatalf("cache hit: %v, %d bytes", err, len(got))
 		}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
 )
@@ -83,12 +85,12 @@ func BenchmarkQRServerPlainVsDesigned(b *testing.B) {
 	}{{"plain", qr.DefaultOptions()}, {"designed", designedOptions(b)}} {
 		b.Run(c.name+"/cached", func(b *testing.B) {
 			s := qrserve.New(qrserve.Config{})
-			if _, err := s.Render(context.Background(), benchContent, c.o); err != nil {
+			if _, err := s.Render(context.Background(), uuid.Nil, benchContent, c.o); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := s.Render(context.Background(), benchContent, c.o); err != nil {
+				if _, err := s.Render(context.Background(), uuid.Nil, benchContent, c.o); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -99,7 +101,7 @@ func BenchmarkQRServerPlainVsDesigned(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				if _, err := s.Render(context.Background(), benchContent+strconv.Itoa(i%1000000), c.o); err != nil {
+				if _, err := s.Render(context.Background(), uuid.Nil, benchContent+strconv.Itoa(i%1000000), c.o); err != nil {
 					b.Fatal(err)
 				}
 			}

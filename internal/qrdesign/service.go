@@ -28,10 +28,11 @@ const SampleCode = "Ab3xY9q"
 // Service reads and saves designs.
 type Service struct {
 	db *store.DB
-	// Reserve takes a slot of the process's QR render bound for the
-	// render-and-decode of a save (qrserve.Server.Reserve), so saves
-	// share the renders' CPU budget; nil runs unbounded (tests).
-	Reserve func(ctx context.Context) (release func(), err error)
+	// Reserve takes a slot of the process's QR render bound, in the
+	// workspace's share, for the render-and-decode of a save
+	// (qrserve.Server.Reserve), so saves share the renders' CPU budget;
+	// nil runs unbounded (tests).
+	Reserve func(ctx context.Context, ws uuid.UUID) (release func(), err error)
 	// Sample is the QR text a workspace default is proven with (a short
 	// URL with a generated-length code and ?qr=1).
 	Sample string
@@ -78,7 +79,7 @@ func (s *Service) PutLink(ctx context.Context, ws uuid.UUID, l link.Link, u Upda
 		return Design{}, err
 	}
 	next := cur.apply(u)
-	if err := s.prove(ctx, next, l.QRContent()); err != nil {
+	if err := s.prove(ctx, ws, next, l.QRContent()); err != nil {
 		return Design{}, err
 	}
 	p := params(ws, next)
@@ -100,7 +101,7 @@ func (s *Service) PutDefault(ctx context.Context, ws uuid.UUID, u Update) (Desig
 		return Design{}, err
 	}
 	next := cur.apply(u)
-	if err := s.prove(ctx, next, s.Sample); err != nil {
+	if err := s.prove(ctx, ws, next, s.Sample); err != nil {
 		return Design{}, err
 	}
 	var row qrdesigndb.QrDesign
@@ -174,13 +175,13 @@ func (s *Service) ForLinks(ctx context.Context, ws uuid.UUID, ids []uuid.UUID, d
 }
 
 // prove checks the contrast rules, then renders and decodes the design
-// within a render slot.
-func (s *Service) prove(ctx context.Context, d Design, content string) error {
+// within a render slot of ws's share.
+func (s *Service) prove(ctx context.Context, ws uuid.UUID, d Design, content string) error {
 	if err := d.check(); err != nil {
 		return err
 	}
 	if s.Reserve != nil {
-		release, err := s.Reserve(ctx)
+		release, err := s.Reserve(ctx, ws)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/qr"
 )
 
@@ -23,14 +25,14 @@ func TestBulkLeavesRoomForSingleImages(t *testing.T) {
 	for i := range 20 {
 		wg.Go(func() {
 			for j := range 5 {
-				if _, err := s.RenderBulk(ctx, content+"/bulk"+strconv.Itoa(i)+"-"+strconv.Itoa(j), qr.DefaultOptions()); err != nil {
+				if _, err := s.RenderBulk(ctx, uuid.Nil, content+"/bulk"+strconv.Itoa(i)+"-"+strconv.Itoa(j), qr.DefaultOptions()); err != nil {
 					errs <- err
 				}
 			}
 		})
 	}
 	for i := range 30 {
-		if _, err := s.Render(ctx, content+"/single"+strconv.Itoa(i), qr.DefaultOptions()); err != nil {
+		if _, err := s.Render(ctx, uuid.Nil, content+"/single"+strconv.Itoa(i), qr.DefaultOptions()); err != nil {
 			t.Fatalf("single image %d beside bulk renders: %v", i, err)
 		}
 	}
@@ -46,16 +48,16 @@ func TestBulkLeavesRoomForSingleImages(t *testing.T) {
 func TestBulkSkipsTheLaneWhenCached(t *testing.T) {
 	s := New(Config{Renders: 1})
 	ctx := context.Background()
-	if _, err := s.Render(ctx, content, qr.DefaultOptions()); err != nil {
+	if _, err := s.Render(ctx, uuid.Nil, content, qr.DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
 	s.bulk <- struct{}{} // the lane is taken
-	if _, err := s.RenderBulk(ctx, content, qr.DefaultOptions()); err != nil {
+	if _, err := s.RenderBulk(ctx, uuid.Nil, content, qr.DefaultOptions()); err != nil {
 		t.Fatalf("cached image through a full lane: %v", err)
 	}
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	if _, err := s.RenderBulk(short, content+"/other", qr.DefaultOptions()); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := s.RenderBulk(short, uuid.Nil, content+"/other", qr.DefaultOptions()); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("uncached image through a full lane: %v, want the context's end", err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/qr"
 )
 
@@ -18,7 +20,7 @@ const content = "http://127.0.0.1:8080/Ab3xY9q"
 func saturated(t *testing.T) (*Server, func()) {
 	t.Helper()
 	s := New(Config{Renders: 1, Waiting: 1, MaxWait: time.Minute})
-	release, err := s.Reserve(context.Background())
+	release, err := s.Reserve(context.Background(), uuid.Nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +44,7 @@ type rendered struct {
 func renderAsync(ctx context.Context, s *Server, o qr.Options) <-chan rendered {
 	ch := make(chan rendered, 1)
 	go func() {
-		b, err := s.Render(ctx, content, o)
+		b, err := s.Render(ctx, uuid.Nil, content, o)
 		ch <- rendered{b, err}
 	}()
 	return ch
@@ -118,22 +120,22 @@ func TestSingleFlightLeaderLeaves(t *testing.T) {
 func TestCacheHitNeedsNoSlot(t *testing.T) {
 	s := New(Config{Renders: 1, Waiting: 1, MaxWait: 10 * time.Millisecond})
 	o := qr.DefaultOptions()
-	want, err := s.Render(context.Background(), content, o)
+	want, err := s.Render(context.Background(), uuid.Nil, content, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	release, err := s.Reserve(context.Background())
+	release, err := s.Reserve(context.Background(), uuid.Nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer release()
-	got, err := s.Render(context.Background(), content, o)
+	got, err := s.Render(context.Background(), uuid.Nil, content, o)
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("cached render while saturated: %v", err)
 	}
 	o.FG = color.RGBA{0x10, 0, 0, 0xff}
 	var busy *BusyError
-	if _, err := s.Render(context.Background(), content, o); !errors.As(err, &busy) || busy.Seconds() < 1 {
+	if _, err := s.Render(context.Background(), uuid.Nil, content, o); !errors.As(err, &busy) || busy.Seconds() < 1 {
 		t.Fatalf("new image while saturated: %v, want *BusyError", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -21,6 +22,18 @@ var ErrBusy = errors.New("qrserve: too many QR codes are being rendered")
 // a Retry-After header.
 type BusyError struct {
 	RetryAfter time.Duration
+	// Workspace: the workspace's share of the render slots was the bound
+	// (answer 429), not the process's (503).
+	Workspace bool
+}
+
+// Status is the answer's status: 429 when the workspace's share was the
+// bound, 503 when the process's was.
+func (e *BusyError) Status() int {
+	if e.Workspace {
+		return http.StatusTooManyRequests
+	}
+	return http.StatusServiceUnavailable
 }
 
 // Error says how long to wait, so a log line alone explains the 503.
@@ -60,14 +73,18 @@ func onBudgets(b *budget.Budgets) *limiter {
 	return &limiter{b: b, slots: int(l.Process), queue: l.Queue, maxWait: l.Wait, busy: &BusyError{RetryAfter: l.RetryAfter}}
 }
 
-// acquire takes a render slot, waiting at most maxWait in the queue. It
-// returns *BusyError when the queue is full or the wait ran out, ctx.Err()
-// when the caller gave up first; the queue place is freed either way.
-// release must be called exactly once after a nil error.
-func (l *limiter) acquire(ctx context.Context) (release func(), err error) {
-	release, err = l.b.Admit(ctx, budget.Render, uuid.Nil, 1)
+// acquire takes a render slot for workspace ws (uuid.Nil: no workspace's
+// share, the process's bound alone), waiting at most maxWait in the
+// queue. It returns *BusyError when the queue is full or the wait ran
+// out, ctx.Err() when the caller gave up first; the queue place is freed
+// either way. release must be called exactly once after a nil error.
+func (l *limiter) acquire(ctx context.Context, ws uuid.UUID) (release func(), err error) {
+	release, err = l.b.Admit(ctx, budget.Render, ws, 1)
 	var refused *budget.Refused
 	if errors.As(err, &refused) {
+		if refused.Status == http.StatusTooManyRequests {
+			return nil, &BusyError{RetryAfter: l.busy.RetryAfter, Workspace: true}
+		}
 		return nil, l.busy
 	}
 	return release, err

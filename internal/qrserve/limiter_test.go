@@ -3,8 +3,13 @@ package qrserve
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/budget"
 )
 
 // eventually polls cond until it holds or a generous deadline passes; it
@@ -35,7 +40,7 @@ func result(t *testing.T, ch <-chan error, what string) error {
 func acquireAsync(ctx context.Context, l *limiter) <-chan error {
 	ch := make(chan error, 1)
 	go func() {
-		release, err := l.acquire(ctx)
+		release, err := l.acquire(ctx, uuid.Nil)
 		if err == nil {
 			defer release()
 		}
@@ -46,14 +51,14 @@ func acquireAsync(ctx context.Context, l *limiter) <-chan error {
 
 func TestLimiterQueueFullIsBusy(t *testing.T) {
 	l := newLimiter(1, 1, time.Minute, 1500*time.Millisecond)
-	release, err := l.acquire(context.Background())
+	release, err := l.acquire(context.Background(), uuid.Nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	waiter := acquireAsync(context.Background(), l)
 	eventually(t, "the second request to queue", func() bool { return l.waiting() == 1 })
 
-	_, err = l.acquire(context.Background())
+	_, err = l.acquire(context.Background(), uuid.Nil)
 	var busy *BusyError
 	if !errors.Is(err, ErrBusy) || !errors.As(err, &busy) || busy.Seconds() != 2 {
 		t.Fatalf("third request: %v, want *BusyError retrying in 2 s", err)
@@ -66,7 +71,7 @@ func TestLimiterQueueFullIsBusy(t *testing.T) {
 
 func TestLimiterWaiterGetsItsTurn(t *testing.T) {
 	l := newLimiter(1, 4, time.Minute, time.Second)
-	release, err := l.acquire(context.Background())
+	release, err := l.acquire(context.Background(), uuid.Nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +93,7 @@ func TestLimiterWaiterGetsItsTurn(t *testing.T) {
 
 func TestLimiterWaitIsBounded(t *testing.T) {
 	l := newLimiter(1, 4, 20*time.Millisecond, time.Second)
-	release, err := l.acquire(context.Background())
+	release, err := l.acquire(context.Background(), uuid.Nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +110,7 @@ func TestLimiterWaitIsBounded(t *testing.T) {
 // leaves at once and its place goes to the next request.
 func TestLimiterCancelFreesQueuePlace(t *testing.T) {
 	l := newLimiter(1, 1, time.Minute, time.Second)
-	release, err := l.acquire(context.Background())
+	release, err := l.acquire(context.Background(), uuid.Nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +118,7 @@ func TestLimiterCancelFreesQueuePlace(t *testing.T) {
 	defer cancel()
 	gaveUp := acquireAsync(ctx, l)
 	eventually(t, "the request to queue", func() bool { return l.waiting() == 1 })
-	if _, err := l.acquire(context.Background()); !errors.Is(err, ErrBusy) {
+	if _, err := l.acquire(context.Background(), uuid.Nil); !errors.Is(err, ErrBusy) {
 		t.Fatalf("queue full: %v, want ErrBusy", err)
 	}
 	cancel()
@@ -127,7 +132,7 @@ func TestLimiterCancelFreesQueuePlace(t *testing.T) {
 	if err := result(t, next, "the next request"); err != nil {
 		t.Fatalf("next request: %v", err)
 	}
-	if _, err := l.acquire(ctx); !errors.Is(err, context.Canceled) {
+	if _, err := l.acquire(ctx, uuid.Nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("acquire with a cancelled context: %v", err)
 	}
 }
@@ -137,5 +142,33 @@ func TestBusyErrorSeconds(t *testing.T) {
 		if got := (&BusyError{RetryAfter: d}).Seconds(); got != want {
 			t.Errorf("RetryAfter %s: %d s, want %d", d, got, want)
 		}
+	}
+}
+
+// TestLimiterWorkspaceShare: a workspace that holds its share of the
+// render slots is refused as the workspace (429) while another workspace
+// still renders; when the process's slots are all taken, a render is
+// refused as the server's (503).
+func TestLimiterWorkspaceShare(t *testing.T) {
+	limits := budget.Limits()
+	limits[budget.Render] = budget.Limit{Process: 2, Workspace: 1, RetryAfter: time.Second, What: "QR codes being rendered"}
+	l := onBudgets(budget.New(limits))
+	a, b := uuid.New(), uuid.New()
+	relA, err := l.acquire(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer relA()
+	var busy *BusyError
+	if _, err := l.acquire(context.Background(), a); !errors.As(err, &busy) || busy.Status() != http.StatusTooManyRequests {
+		t.Fatalf("a's second render: %v, want refused as the workspace's (429)", err)
+	}
+	relB, err := l.acquire(context.Background(), b)
+	if err != nil {
+		t.Fatalf("b's render while a holds its share: %v", err)
+	}
+	defer relB()
+	if _, err := l.acquire(context.Background(), uuid.New()); !errors.As(err, &busy) || busy.Status() != http.StatusServiceUnavailable {
+		t.Fatalf("a third workspace's render with every slot taken: %v, want refused as the server's (503)", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -78,7 +80,7 @@ func TestServe(t *testing.T) {
 // with nothing written.
 func TestServe304WhileSaturated(t *testing.T) {
 	s := qrserve.New(qrserve.Config{Renders: 1, Waiting: 1, MaxWait: time.Millisecond})
-	release, err := s.Reserve(context.Background())
+	release, err := s.Reserve(context.Background(), uuid.Nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/qr"
 )
@@ -98,9 +100,12 @@ func New(c Config) *Server {
 
 // Image is one QR response: what it encodes and how its file is named.
 type Image struct {
-	Content string     // the exact text encoded: the link's short URL
-	Name    string     // file name without extension: the link's code
-	Options qr.Options // parsed at the edge by qr.ParseOptions
+	// Workspace is whose render it is: it takes that workspace's share of
+	// the render slots (uuid.Nil: the process's bound alone).
+	Workspace uuid.UUID
+	Content   string     // the exact text encoded: the link's short URL
+	Name      string     // file name without extension: the link's code
+	Options   qr.Options // parsed at the edge by qr.ParseOptions
 	// Attachment asks browsers to save the file (a download link) rather
 	// than show it.
 	Attachment bool
@@ -121,7 +126,7 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, img Image) error 
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	b, err := s.render(r.Context(), etag, img.Content, img.Options)
+	b, err := s.render(r.Context(), img.Workspace, etag, img.Content, img.Options)
 	if err != nil {
 		return err
 	}
@@ -141,9 +146,10 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, img Image) error 
 
 // Render returns qr.Render's bytes for (content, o) under the same cache,
 // single flight and bound as Serve, for callers that are not answering an
-// HTTP request directly. The slice is shared: do not modify it.
-func (s *Server) Render(ctx context.Context, content string, o qr.Options) ([]byte, error) {
-	return s.render(ctx, qr.ETag(content, o), content, o)
+// HTTP request directly; ws is whose render it is. The slice is shared:
+// do not modify it.
+func (s *Server) Render(ctx context.Context, ws uuid.UUID, content string, o qr.Options) ([]byte, error) {
+	return s.render(ctx, ws, qr.ETag(content, o), content, o)
 }
 
 // RenderBulk is Render for an image among many (a code of a ZIP): it
@@ -153,7 +159,7 @@ func (s *Server) Render(ctx context.Context, content string, o qr.Options) ([]by
 // that single images (an API call, a page of the UI) wait in and making
 // those busy; and they take turns, none starved. Cached images skip the
 // lane. A *BusyError is still possible when single images fill the queue.
-func (s *Server) RenderBulk(ctx context.Context, content string, o qr.Options) ([]byte, error) {
+func (s *Server) RenderBulk(ctx context.Context, ws uuid.UUID, content string, o qr.Options) ([]byte, error) {
 	etag := qr.ETag(content, o)
 	s.mu.Lock()
 	b, ok := s.cache.get(etag)
@@ -167,20 +173,22 @@ func (s *Server) RenderBulk(ctx context.Context, content string, o qr.Options) (
 		return nil, ctx.Err()
 	}
 	defer func() { <-s.bulk }()
-	return s.render(ctx, etag, content, o)
+	return s.render(ctx, ws, etag, content, o)
 }
 
-// Reserve takes one render slot exactly as a render does (queueing, MaxWait,
-// *BusyError) and holds it until release is called. Other CPU-heavy image
-// work can thereby share the renders' budget, and tests use it to hold the
-// service at capacity without depending on how fast a render is.
-func (s *Server) Reserve(ctx context.Context) (release func(), err error) {
-	return s.limit.acquire(ctx)
+// Reserve takes one render slot for workspace ws exactly as a render does
+// (queueing, MaxWait, the workspace's share, *BusyError) and holds it
+// until release is called. Other CPU-heavy image work can thereby share
+// the renders' budget, and tests use it (uuid.Nil: the process's bound
+// alone) to hold the service at capacity without depending on how fast a
+// render is.
+func (s *Server) Reserve(ctx context.Context, ws uuid.UUID) (release func(), err error) {
+	return s.limit.acquire(ctx, ws)
 }
 
 // render serves from the cache, joins an identical render in progress, or
-// renders under the limiter and caches the result.
-func (s *Server) render(ctx context.Context, etag, content string, o qr.Options) ([]byte, error) {
+// renders under the limiter, in ws's share, and caches the result.
+func (s *Server) render(ctx context.Context, ws uuid.UUID, etag, content string, o qr.Options) ([]byte, error) {
 	for {
 		s.mu.Lock()
 		if b, ok := s.cache.get(etag); ok {
@@ -197,7 +205,7 @@ func (s *Server) render(ctx context.Context, etag, content string, o qr.Options)
 		s.mu.Unlock()
 
 		if !joining {
-			f.img, f.err = s.renderNow(ctx, etag, content, o)
+			f.img, f.err = s.renderNow(ctx, ws, etag, content, o)
 			s.mu.Lock()
 			delete(s.flights, etag) // after the cache holds it: no gap for a second render
 			s.mu.Unlock()
@@ -225,8 +233,8 @@ func (s *Server) leave(f *flight) {
 }
 
 // renderNow renders within a limiter slot and caches a success.
-func (s *Server) renderNow(ctx context.Context, etag, content string, o qr.Options) ([]byte, error) {
-	release, err := s.limit.acquire(ctx)
+func (s *Server) renderNow(ctx context.Context, ws uuid.UUID, etag, content string, o qr.Options) ([]byte, error) {
+	release, err := s.limit.acquire(ctx, ws)
 	if err != nil {
 		return nil, err
 	}

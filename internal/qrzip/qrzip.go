@@ -196,7 +196,7 @@ func (s *stream) render(ctx context.Context, l link.Link, d qrdesign.Design) ([]
 	}
 	deadline := time.Now().Add(busyWait)
 	for {
-		b, err := s.zw.QR.RenderBulk(ctx, l.QRContent(), o)
+		b, err := s.zw.QR.RenderBulk(ctx, s.ws, l.QRContent(), o)
 		var small *qr.TooSmallError
 		var busy *qrserve.BusyError
 		switch {

@@ -15,6 +15,11 @@
 //     counts it (Stats), and goes back to Redis by itself once it answers.
 //
 // Middleware turns a decision into headers and a 429 problem.
+//
+// The package also keeps counts in fixed windows (Counter: Counts
+// in-process, Redis across instances with the same fallback), for
+// limits that are not a rate: a link's password guesses, an hour's OAuth
+// registrations.
 package ratelimit
 
 import (

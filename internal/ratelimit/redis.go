@@ -37,7 +37,10 @@ type RedisOptions struct {
 	// It is also charged with every request Redis allows, so that in an
 	// outage this instance alone never exceeds a limit in the first minute
 	// either.
-	Fallback      *Local
+	Fallback *Local
+	// Counts decide the counts of Take while Redis is unavailable (fresh
+	// Counts when nil), and count what Redis counted.
+	Counts        *Counts
 	Timeout       time.Duration    // the client's read timeout when zero (see NewClient)
 	RetryInterval time.Duration    // DefaultRetryInterval when zero
 	Now           func() time.Time // time.Now when nil; only schedules retries (Redis keeps the GCRA time)
@@ -45,11 +48,13 @@ type RedisOptions struct {
 
 // Redis is the limiter shared by every instance on one Redis. Decisions run
 // go-redis/redis_rate's GCRA script (one round trip, atomic in Redis, using
-// Redis's clock so instances' clocks need not agree).
+// Redis's clock so instances' clocks need not agree). It is also the
+// Counter shared by every instance (Take, Give: redis_counter.go).
 type Redis struct {
 	client   *redis.Client
 	rate     *redis_rate.Limiter
 	fallback *Local
+	counts   *Counts
 	log      *slog.Logger
 	timeout  time.Duration
 	retry    time.Duration
@@ -107,11 +112,14 @@ func NewClient(url string) (*redis.Client, error) {
 // NewRedis returns a limiter deciding through client.
 func NewRedis(client *redis.Client, o RedisOptions) *Redis {
 	r := &Redis{
-		client: client, rate: redis_rate.NewLimiter(client), fallback: o.Fallback, log: o.Log,
+		client: client, rate: redis_rate.NewLimiter(client), fallback: o.Fallback, counts: o.Counts, log: o.Log,
 		timeout: o.Timeout, retry: o.RetryInterval, now: o.Now,
 	}
 	if r.fallback == nil {
 		r.fallback = NewLocal(nil)
+	}
+	if r.counts == nil {
+		r.counts = NewCounts(nil)
 	}
 	if r.log == nil {
 		r.log = slog.Default()
@@ -156,9 +164,7 @@ func (r *Redis) AllowN(ctx context.Context, key string, perMinute, n int) (Resul
 		r.failed(state, err)
 		return r.local(ctx, key, perMinute, n)
 	}
-	if isDown(state) && r.state.CompareAndSwap(state, state+1) {
-		r.log.Info("Redis answers again; rate limits are shared across instances again")
-	}
+	r.answered(state)
 	// The script computes in float seconds since 2017, whose rounding can
 	// put the reset a few nanoseconds past the period; it never is.
 	out := Result{Limit: limit, Allowed: res.Allowed > 0, Remaining: max(res.Remaining, 0), ResetAfter: min(max(res.ResetAfter, 0), Period)}
@@ -183,13 +189,21 @@ func (r *Redis) local(ctx context.Context, key string, perMinute, n int) (Result
 	return r.fallback.AllowN(ctx, key, perMinute, n)
 }
 
+// answered records a call that started in state and succeeded: the end
+// of an outage is logged once.
+func (r *Redis) answered(state uint64) {
+	if isDown(state) && r.state.CompareAndSwap(state, state+1) {
+		r.log.Info("Redis answers again; rate limits and counts are shared across instances again")
+	}
+}
+
 // failed records a failed call that started in state and schedules the
 // next try; the outage is logged once, when it starts.
 func (r *Redis) failed(state uint64, err error) {
 	r.errors.Add(1)
 	r.retryAt.Store(r.now().Add(r.retry).UnixNano())
 	if !isDown(state) && r.state.CompareAndSwap(state, state+1) {
-		r.log.Warn("Redis is unavailable; rate limits are enforced by each instance on its own until it answers again",
+		r.log.Warn("Redis is unavailable; rate limits and counts are enforced by each instance on its own until it answers again",
 			"err", err, "retry_every", r.retry.String())
 	}
 }

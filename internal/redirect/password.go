@@ -11,13 +11,13 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/ratelimit"
 	"github.com/linkqr/linkqr/internal/secrethash"
 )
 
@@ -26,7 +26,9 @@ import (
 // cookie for that link for PasswordCookieTTL. Guesses are throttled per
 // client address and link and per link from all addresses together, and
 // each is counted before it is checked (given back when it was right),
-// so concurrent guesses cannot slip past the count. A bot or link preview
+// so concurrent guesses cannot slip past the count; with Redis the counts
+// are every instance's together (ratelimit.Redis), so N instances do not
+// allow N times the guesses. A bot or link preview
 // gets the form and never the target, whatever it sends, and is not
 // counted.
 const (
@@ -55,30 +57,18 @@ type PasswordForm struct {
 
 // passwords checks link passwords and the cookies that remember them.
 type passwords struct {
-	key     []byte // HMAC key of the cookies (derived from the secret key)
-	mu      sync.Mutex
-	guesses map[guessKey]*guessCount
+	key []byte // HMAC key of the cookies (derived from the secret key)
+	// guesses counts wrong guesses per address and link and per link:
+	// across instances when it is shared through Redis.
+	guesses ratelimit.Counter
 	now     func() time.Time
 }
 
-// guessKey is an address's guesses at a link, or (ip invalid) the link's
-// from every address.
-type guessKey struct {
-	ip   netip.Addr
-	link uuid.UUID
-}
-
-type guessCount struct {
-	n     int
-	since time.Time
-}
-
-// maxGuessEntries bounds the throttle's memory; past it, old windows are
-// swept (and, failing that, all of them).
-const maxGuessEntries = 100_000
-
-func newPasswords(key []byte) *passwords {
-	return &passwords{key: key, guesses: map[guessKey]*guessCount{}, now: time.Now}
+func newPasswords(key []byte, guesses ratelimit.Counter) *passwords {
+	if guesses == nil {
+		guesses = ratelimit.NewCounts(nil)
+	}
+	return &passwords{key: key, guesses: guesses, now: time.Now}
 }
 
 // cookieValue is "<expiry unix>.<mac>": the MAC covers the link, the
@@ -128,73 +118,37 @@ type throttledError struct {
 
 func (e *throttledError) Error() string { return "too many wrong passwords" }
 
-// check verifies a guess through the process-wide argon2id limiter
-// (secrethash.ErrBusy when it is full, which counts against nobody). The
-// guess is counted, against the address and the link, before it is
-// verified, and given back when it was right (or was not verified).
+// check verifies a guess through the process-wide argon2id limiter, in
+// the share of the link's workspace (secrethash.ErrBusy when it is full,
+// which counts against nobody). The guess is counted, against the
+// address and the link, before it is verified, and given back when it
+// was right (or was not verified).
 func (p *passwords) check(ctx context.Context, ip netip.Addr, t *link.Target, guess string) (bool, error) {
-	addr, all := guessKey{ip: ip.Unmap(), link: t.LinkID}, guessKey{link: t.LinkID}
-	if err := p.count(addr, all); err != nil {
+	windows := guessWindows(ip, t.LinkID)
+	full, wait, err := p.guesses.Take(ctx, windows...)
+	if err != nil {
 		return false, err
 	}
-	ok, err := secrethash.Compare(ctx, guess, t.PasswordHash)
+	if full >= 0 {
+		return false, &throttledError{After: wait, Link: full == 0}
+	}
+	ok, err := secrethash.Compare(ctx, t.WorkspaceID, guess, t.PasswordHash)
 	if err != nil || ok {
-		p.uncount(addr, all)
+		// A give-back that fails leaves the guess counted until its
+		// window ends: never fewer guesses counted than were judged.
+		_ = p.guesses.Give(context.WithoutCancel(ctx), windows...)
 	}
 	return ok, err
 }
 
-// count takes one guess from the address's window and the link's, or
-// refuses when either is full (taking from neither).
-func (p *passwords) count(addr, all guessKey) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := p.now()
-	a, l := p.window(addr, GuessWindow, now), p.window(all, LinkGuessWindow, now)
-	switch {
-	case l.n >= MaxLinkGuesses:
-		return &throttledError{After: l.since.Add(LinkGuessWindow).Sub(now), Link: true}
-	case a.n >= MaxGuesses:
-		return &throttledError{After: a.since.Add(GuessWindow).Sub(now)}
-	}
-	a.n++
-	l.n++
-	return nil
-}
-
-// uncount gives back a guess count took.
-func (p *passwords) uncount(addr, all guessKey) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, k := range []guessKey{addr, all} {
-		if g := p.guesses[k]; g != nil && g.n > 0 {
-			g.n--
-		}
-	}
-}
-
-// window returns k's current window (a new one when it ended); mu held.
-func (p *passwords) window(k guessKey, length time.Duration, now time.Time) *guessCount {
-	g := p.guesses[k]
-	if g == nil || now.Sub(g.since) >= length {
-		if len(p.guesses) >= maxGuessEntries {
-			p.sweep(now)
-		}
-		g = &guessCount{since: now}
-		p.guesses[k] = g
-	}
-	return g
-}
-
-// sweep drops ended windows; mu held.
-func (p *passwords) sweep(now time.Time) {
-	for k, g := range p.guesses {
-		if now.Sub(g.since) >= GuessWindow {
-			delete(p.guesses, k)
-		}
-	}
-	if len(p.guesses) >= maxGuessEntries {
-		clear(p.guesses)
+// guessWindows are a guess's counts: the link's from every address (first,
+// so that it is the one reported when both are full), then the address's.
+// Both keys carry the link in a hash tag, as one Redis script counts them.
+func guessWindows(ip netip.Addr, linkID uuid.UUID) []ratelimit.Window {
+	tag := "link-guesses:{" + linkID.String() + "}"
+	return []ratelimit.Window{
+		{Key: tag, Limit: MaxLinkGuesses, Length: LinkGuessWindow},
+		{Key: tag + ":" + ip.Unmap().String(), Limit: MaxGuesses, Length: GuessWindow},
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/linkqr/linkqr/internal/geo"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/notify"
+	"github.com/linkqr/linkqr/internal/ratelimit"
 	"github.com/linkqr/linkqr/internal/scan"
 )
 
@@ -102,6 +103,9 @@ type Options struct {
 	// short base is https).
 	PasswordKey   []byte
 	SecureCookies bool
+	// Guesses counts wrong password guesses (nil: in-process counts);
+	// shared through Redis, every instance counts in the same windows.
+	Guesses ratelimit.Counter
 }
 
 // New returns the redirect handler.
@@ -112,7 +116,7 @@ func New(o Options) *Handler {
 	h := &Handler{
 		cache: newCache(o.Resolver, o.DB), sites: newSites(o.Sites, o.DB), hosts: newHosts(o.DefaultOrigins),
 		pages: o.Pages, recorder: o.Recorder, clientIP: o.ClientIP, country: o.Country, log: o.Log, now: time.Now,
-		hasher: o.Hasher, pass: newPasswords(o.PasswordKey), secure: o.SecureCookies, sameSite: http.NewCrossOriginProtection(),
+		hasher: o.Hasher, pass: newPasswords(o.PasswordKey, o.Guesses), secure: o.SecureCookies, sameSite: http.NewCrossOriginProtection(),
 	}
 	if o.Budgets != nil {
 		h.budgets = newBudgets(o.Budgets)

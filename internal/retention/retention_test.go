@@ -351,7 +351,8 @@ func TestUnusedSelfRegisteredClientsPurged(t *testing.T) {
 }
 
 // TestExpiredLinkImportsPurged: a CSV import past its 24 hours goes with
-// its row outcomes, by the periodic job (not by the next upload); a fresh
+// its file's pieces and its row outcomes, by the periodic job (not by the
+// next upload), and so does an upload cut short past its hour; a fresh
 // one stays, and so does an expired one whose job still runs.
 func TestExpiredLinkImportsPurged(t *testing.T) {
 	t.Parallel()
@@ -359,17 +360,21 @@ func TestExpiredLinkImportsPurged(t *testing.T) {
 	tn := testkit.NewTenant(t, pool)
 	imp := func(state string, expires time.Time) uuid.UUID {
 		importID := id.New()
-		exec(t, pool, `INSERT INTO link_imports (id, workspace_id, user_id, file_name, content, keep_codes, row_count, state, expires_at)
-			VALUES ($1, $2, $3, 'links.csv', $6::bytea, true, 1, $4, $5)`, importID, tn.WorkspaceID, tn.UserID, state, expires, []byte("target_url\nhttps://example.com\n"))
+		exec(t, pool, `INSERT INTO link_imports (id, workspace_id, user_id, file_name, bytes, keep_codes, row_count, state, expires_at)
+			VALUES ($1, $2, $3, 'links.csv', 31, true, 1, $4, $5)`, importID, tn.WorkspaceID, tn.UserID, state, expires)
+		exec(t, pool, `INSERT INTO link_import_chunks (import_id, seq, data) VALUES ($1, 0, $2::bytea)`, importID, []byte("target_url\nhttps://example.com\n"))
 		exec(t, pool, `INSERT INTO link_import_rows (import_id, row_number, outcome, message) VALUES ($1, 2, 'invalid', 'x')`, importID)
 		return importID
 	}
-	expired, done, fresh, running := imp("uploaded", now.Add(-time.Minute)), imp("done", now.Add(-time.Hour)),
-		imp("uploaded", now.Add(time.Hour)), imp("queued", now.Add(-time.Minute))
-	if got := run(t, p, retention.JobCredentials); got["link_imports"] != 2 {
-		t.Errorf("deleted %d imports, want 2", got["link_imports"])
+	expired, done, fresh, running, cut := imp("uploaded", now.Add(-time.Minute)), imp("done", now.Add(-time.Hour)),
+		imp("uploaded", now.Add(time.Hour)), imp("queued", now.Add(-time.Minute)), imp("receiving", now.Add(-time.Minute))
+	if got := run(t, p, retention.JobCredentials); got["link_imports"] != 3 {
+		t.Errorf("deleted %d imports, want 3", got["link_imports"])
 	}
-	for id, want := range map[uuid.UUID]int64{expired: 0, done: 0, fresh: 1, running: 1} {
+	for id, want := range map[uuid.UUID]int64{expired: 0, done: 0, cut: 0, fresh: 1, running: 1} {
+		if n := count(t, pool, `SELECT count(*) FROM link_import_chunks WHERE import_id = $1`, id); n != want {
+			t.Errorf("import %s: %d pieces of its file, want %d", id, n, want)
+		}
 		if n := count(t, pool, `SELECT count(*) FROM link_imports WHERE id = $1`, id); n != want {
 			t.Errorf("import %s: %d rows, want %d", id, n, want)
 		}

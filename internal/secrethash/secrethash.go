@@ -9,13 +9,18 @@
 // Limiter: at most GOMAXPROCS runs at a time (more would only queue for the
 // CPU while holding their memory), a short queue of at most twice that many
 // callers waiting up to MaxWait for a slot, and ErrBusy for everyone beyond,
-// at once — the edges answer 503 with Retry-After.
+// at once — the edges answer 503 with Retry-After (429 where the refusal
+// was a workspace's share). A run for a workspace (a link's password, an
+// API key or OAuth client secret, new or seen for the first time) takes
+// that workspace's share of the slots too; one for no workspace (sign-in,
+// sign-up, a person's password) is bound by the process alone.
 package secrethash
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -49,7 +54,8 @@ type Limiter struct {
 }
 
 // NewLimiter returns a Limiter with slots concurrent runs (at least 1) and
-// room for queue waiters, on budgets of its own.
+// room for queue waiters, on budgets of its own; a workspace may take
+// every slot.
 func NewLimiter(slots, queue int, maxWait time.Duration) *Limiter {
 	t := budget.Limits()
 	t[budget.Hash] = budget.Limit{Process: int64(max(1, slots)), Queue: max(0, queue), Wait: maxWait,
@@ -57,17 +63,35 @@ func NewLimiter(slots, queue int, maxWait time.Duration) *Limiter {
 	return &Limiter{b: budget.New(t)}
 }
 
-// Acquire takes a slot, waiting in the queue when there is room; release
-// must be called exactly once when the run is done. It returns ErrBusy
-// (wrapping the *budget.Refused) when the queue is full or the wait
-// exceeds maxWait, and ctx's error when ctx ends first.
-func (l *Limiter) Acquire(ctx context.Context) (release func(), err error) {
-	release, err = l.b.Admit(ctx, budget.Hash, uuid.Nil, 1)
+// OnBudgets is a Limiter on the Hash class of b (tests give it bounds of
+// their own, a workspace's share among them).
+func OnBudgets(b *budget.Budgets) *Limiter { return &Limiter{b: b} }
+
+// Acquire takes a slot for workspace ws (uuid.Nil: a run for no
+// workspace, bound by the process alone), waiting in the queue when there
+// is room; release must be called exactly once when the run is done. It
+// returns ErrBusy (wrapping the *budget.Refused, whose Status tells
+// whether the workspace's share or the process's bound refused) when the
+// queue is full or the wait exceeds maxWait, and ctx's error when ctx
+// ends first.
+func (l *Limiter) Acquire(ctx context.Context, ws uuid.UUID) (release func(), err error) {
+	release, err = l.b.Admit(ctx, budget.Hash, ws, 1)
 	var refused *budget.Refused
 	if errors.As(err, &refused) {
 		return nil, fmt.Errorf("%w: %w", ErrBusy, refused)
 	}
 	return release, err
+}
+
+// Status is the HTTP status that answers ErrBusy: 429 when a workspace's
+// share of the slots was the bound (that workspace should slow down), 503
+// when the process's was.
+func Status(err error) int {
+	var refused *budget.Refused
+	if errors.As(err, &refused) {
+		return refused.Status
+	}
+	return http.StatusServiceUnavailable
 }
 
 // InUse reports how many runs hold a slot and how many callers wait.
@@ -89,7 +113,7 @@ func init() { process.Store(DefaultLimiter()) }
 // change it) and a queue twice that long: the Hash class of the
 // process-wide budget.Process().
 func DefaultLimiter() *Limiter {
-	return &Limiter{b: budget.Process()}
+	return OnBudgets(budget.Process())
 }
 
 // Process returns the process-wide limiter.
@@ -102,9 +126,10 @@ func SetProcess(l *Limiter) (restore func()) {
 	return func() { process.Store(prev) }
 }
 
-// Hash returns an argon2id hash of secret in PHC string form, or ErrBusy.
-func Hash(ctx context.Context, secret string) (string, error) {
-	release, err := process.Load().Acquire(ctx)
+// Hash returns an argon2id hash of secret in PHC string form, or ErrBusy;
+// the run is ws's (uuid.Nil: no workspace's).
+func Hash(ctx context.Context, ws uuid.UUID, secret string) (string, error) {
+	release, err := process.Load().Acquire(ctx, ws)
 	if err != nil {
 		return "", err
 	}
@@ -113,9 +138,10 @@ func Hash(ctx context.Context, secret string) (string, error) {
 }
 
 // Compare reports whether secret matches hash; the comparison of the
-// derived keys is constant-time. It returns ErrBusy when no slot is free.
-func Compare(ctx context.Context, secret, hash string) (bool, error) {
-	release, err := process.Load().Acquire(ctx)
+// derived keys is constant-time. It returns ErrBusy when no slot is free;
+// the run is ws's (uuid.Nil: no workspace's).
+func Compare(ctx context.Context, ws uuid.UUID, secret, hash string) (bool, error) {
+	release, err := process.Load().Acquire(ctx, ws)
 	if err != nil {
 		return false, err
 	}
@@ -125,9 +151,11 @@ func Compare(ctx context.Context, secret, hash string) (bool, error) {
 
 // Dummy does the work of a Compare when there is nothing to compare with
 // (an unknown address), so that the answer costs the same time and takes a
-// slot like a real check; its only error is ErrBusy or ctx's.
+// slot like a real check; its only error is ErrBusy or ctx's. With
+// nothing to compare with there is no workspace either: the run is bound
+// by the process alone.
 func Dummy(ctx context.Context, secret string) error {
-	release, err := process.Load().Acquire(ctx)
+	release, err := process.Load().Acquire(ctx, uuid.Nil)
 	if err != nil {
 		return err
 	}

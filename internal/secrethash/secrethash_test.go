@@ -3,10 +3,14 @@ package secrethash_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"runtime"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/secrethash"
 )
 
@@ -32,7 +36,7 @@ type result struct {
 func acquireAsync(ctx context.Context, l *secrethash.Limiter) <-chan result {
 	ch := make(chan result, 1)
 	go func() {
-		rel, err := l.Acquire(ctx)
+		rel, err := l.Acquire(ctx, uuid.Nil)
 		ch <- result{rel, err}
 	}()
 	return ch
@@ -51,7 +55,7 @@ func receive(t *testing.T, ch <-chan result) result {
 
 func mustAcquire(t *testing.T, l *secrethash.Limiter) func() {
 	t.Helper()
-	rel, err := l.Acquire(context.Background())
+	rel, err := l.Acquire(context.Background(), uuid.Nil)
 	if err != nil {
 		t.Fatalf("acquire a free slot: %v", err)
 	}
@@ -74,7 +78,7 @@ func TestLimiterSlotsThenQueueThenBusy(t *testing.T) {
 
 	// Everyone beyond slots+queue is refused at once, without waiting.
 	for i := range 4 {
-		if rel, err := l.Acquire(context.Background()); !errors.Is(err, secrethash.ErrBusy) {
+		if rel, err := l.Acquire(context.Background(), uuid.Nil); !errors.Is(err, secrethash.ErrBusy) {
 			if rel != nil {
 				rel()
 			}
@@ -139,7 +143,7 @@ func TestLimiterCancelledWaiterLeavesTheQueue(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := acquireAsync(ctx, l)
 	waitUntil(t, "the waiter to queue", func() bool { _, n := l.InUse(); return n == 1 })
-	if _, err := l.Acquire(context.Background()); !errors.Is(err, secrethash.ErrBusy) {
+	if _, err := l.Acquire(context.Background(), uuid.Nil); !errors.Is(err, secrethash.ErrBusy) {
 		t.Fatalf("with the queue full: %v, want ErrBusy", err)
 	}
 	cancel()
@@ -165,7 +169,7 @@ func TestLimiterWaitIsBounded(t *testing.T) {
 	l := secrethash.NewLimiter(1, 4, 20*time.Millisecond)
 	rel := mustAcquire(t, l)
 	defer rel()
-	if _, err := l.Acquire(context.Background()); !errors.Is(err, secrethash.ErrBusy) {
+	if _, err := l.Acquire(context.Background(), uuid.Nil); !errors.Is(err, secrethash.ErrBusy) {
 		t.Fatalf("slot held beyond the wait: %v, want ErrBusy", err)
 	}
 	if _, n := l.InUse(); n != 0 {
@@ -173,7 +177,7 @@ func TestLimiterWaitIsBounded(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := l.Acquire(ctx); !errors.Is(err, context.Canceled) {
+	if _, err := l.Acquire(ctx, uuid.Nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("ended context: %v", err)
 	}
 }
@@ -182,14 +186,14 @@ func TestLimiterWaitIsBounded(t *testing.T) {
 // parallel: it replaces that limiter.
 func TestHashCompareDummyShareTheProcessCap(t *testing.T) {
 	ctx := context.Background()
-	h, err := secrethash.Hash(ctx, "correct horse battery staple")
+	h, err := secrethash.Hash(ctx, uuid.Nil, "correct horse battery staple")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := secrethash.Compare(ctx, "correct horse battery staple", h); err != nil || !ok {
+	if ok, err := secrethash.Compare(ctx, uuid.Nil, "correct horse battery staple", h); err != nil || !ok {
 		t.Fatalf("right secret: %v %v", ok, err)
 	}
-	if ok, err := secrethash.Compare(ctx, "wrong horse battery staple", h); err != nil || ok {
+	if ok, err := secrethash.Compare(ctx, uuid.Nil, "wrong horse battery staple", h); err != nil || ok {
 		t.Fatalf("wrong secret: %v %v", ok, err)
 	}
 	if err := secrethash.Dummy(ctx, "anything"); err != nil {
@@ -199,17 +203,17 @@ func TestHashCompareDummyShareTheProcessCap(t *testing.T) {
 	l := secrethash.NewLimiter(1, 0, time.Minute)
 	defer secrethash.SetProcess(l)()
 	rel := mustAcquire(t, l)
-	if _, err := secrethash.Hash(ctx, "x"); !errors.Is(err, secrethash.ErrBusy) {
+	if _, err := secrethash.Hash(ctx, uuid.Nil, "x"); !errors.Is(err, secrethash.ErrBusy) {
 		t.Errorf("Hash with the cap taken: %v", err)
 	}
-	if _, err := secrethash.Compare(ctx, "x", h); !errors.Is(err, secrethash.ErrBusy) {
+	if _, err := secrethash.Compare(ctx, uuid.Nil, "x", h); !errors.Is(err, secrethash.ErrBusy) {
 		t.Errorf("Compare with the cap taken: %v", err)
 	}
 	if err := secrethash.Dummy(ctx, "x"); !errors.Is(err, secrethash.ErrBusy) {
 		t.Errorf("Dummy with the cap taken: %v", err)
 	}
 	rel()
-	if ok, err := secrethash.Compare(ctx, "correct horse battery staple", h); err != nil || !ok {
+	if ok, err := secrethash.Compare(ctx, uuid.Nil, "correct horse battery staple", h); err != nil || !ok {
 		t.Fatalf("after the slot was freed: %v %v", ok, err)
 	}
 }
@@ -219,4 +223,42 @@ func TestDefaultLimiterIsSizedForTheMachine(t *testing.T) {
 	if got, want := secrethash.DefaultLimiter().Slots(), max(1, runtime.GOMAXPROCS(0)); got != want {
 		t.Fatalf("%d slots, want GOMAXPROCS = %d", got, want)
 	}
+}
+
+// A run for a workspace takes that workspace's share of the slots: beyond
+// it ErrBusy says 429 (the workspace should slow down) while another
+// workspace still runs; a run for no workspace is bound by the process
+// alone, and beyond the process ErrBusy says 503.
+func TestLimiterWorkspaceShare(t *testing.T) {
+	t.Parallel()
+	limits := budget.Limits()
+	limits[budget.Hash] = budget.Limit{Process: 3, Workspace: 1, RetryAfter: time.Second, What: "credential checks running"}
+	l := secrethash.OnBudgets(budget.New(limits))
+	a, b := uuid.New(), uuid.New()
+	relA, err := l.Acquire(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.Acquire(context.Background(), a)
+	if !errors.Is(err, secrethash.ErrBusy) || secrethash.Status(err) != http.StatusTooManyRequests {
+		t.Fatalf("a's second run: %v (status %d), want ErrBusy as the workspace's (429)", err, secrethash.Status(err))
+	}
+	relB := mustAcquireFor(t, l, b)
+	relNone := mustAcquireFor(t, l, uuid.Nil)
+	_, err = l.Acquire(context.Background(), uuid.Nil)
+	if !errors.Is(err, secrethash.ErrBusy) || secrethash.Status(err) != http.StatusServiceUnavailable {
+		t.Fatalf("a run for no workspace with every slot taken: %v (status %d), want ErrBusy as the server's (503)", err, secrethash.Status(err))
+	}
+	relA()
+	relB()
+	relNone()
+}
+
+func mustAcquireFor(t *testing.T, l *secrethash.Limiter, ws uuid.UUID) func() {
+	t.Helper()
+	rel, err := l.Acquire(context.Background(), ws)
+	if err != nil {
+		t.Fatalf("acquire for %v: %v", ws, err)
+	}
+	return rel
 }

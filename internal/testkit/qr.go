@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/makiuchi-d/gozxing"
 	"github.com/makiuchi-d/gozxing/qrcode"
 
@@ -67,7 +68,7 @@ func SaturateQR(t testing.TB, s *qrserve.Server) (release func()) {
 		// A request that finds every slot taken queues; it is cancelled
 		// after a moment, which frees its queue place again.
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		r, err := s.Reserve(ctx)
+		r, err := s.Reserve(ctx, uuid.Nil)
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) {
 			break

@@ -282,10 +282,12 @@ export interface paths {
          *     The image for a given link and parameters never changes: send the
          *     `ETag` back in `If-None-Match` to get `304 Not Modified`.
          *
-         *     Rendering is bounded per server: a few codes are drawn at once and a
-         *     few more requests wait briefly; beyond that the answer is `503
-         *     unavailable` with `Retry-After` in seconds. Images already rendered
-         *     (by anyone) are served from a cache and never wait; `304` never does.
+         *     Rendering is bounded per server and per workspace: a few codes are
+         *     drawn at once and a few more requests wait briefly; beyond that the
+         *     answer is `429 rate-limited` when this workspace already has its share
+         *     of renders running, `503 unavailable` when the server is busy, both
+         *     with `Retry-After` in seconds. Images already rendered (by anyone)
+         *     are served from a cache and never wait; `304` never does.
          */
         get: operations["getLinkQr"];
         put?: never;

@@ -12,6 +12,50 @@ import (
 	"github.com/google/uuid"
 )
 
+const linkImportAddChunk = `-- name: LinkImportAddChunk :exec
+INSERT INTO link_import_chunks (import_id, seq, data)
+SELECT i.id, $1::integer, $2::bytea FROM link_imports i
+WHERE i.id = $3 AND i.workspace_id = $4 AND i.state = 'receiving'
+`
+
+type LinkImportAddChunkParams struct {
+	Seq         int32
+	Data        []byte
+	ImportID    uuid.UUID
+	WorkspaceID uuid.UUID
+}
+
+// The next piece of an arriving upload's file.
+func (q *Queries) LinkImportAddChunk(ctx context.Context, db DBTX, arg LinkImportAddChunkParams) error {
+	_, err := db.Exec(ctx, linkImportAddChunk,
+		arg.Seq,
+		arg.Data,
+		arg.ImportID,
+		arg.WorkspaceID,
+	)
+	return err
+}
+
+const linkImportAddCodes = `-- name: LinkImportAddCodes :exec
+INSERT INTO link_import_codes (import_id, domain, code, row_number, expires_at)
+SELECT i.id, c.domain, c.code, c.n, c.expires_at
+FROM link_imports i, jsonb_to_recordset($1::jsonb) AS c(domain text, code text, n integer, expires_at timestamptz)
+WHERE i.id = $2 AND i.workspace_id = $3
+ON CONFLICT DO NOTHING
+`
+
+type LinkImportAddCodesParams struct {
+	Codes       []byte
+	ImportID    uuid.UUID
+	WorkspaceID uuid.UUID
+}
+
+// A batch of an import's rows that keep a code of their own.
+func (q *Queries) LinkImportAddCodes(ctx context.Context, db DBTX, arg LinkImportAddCodesParams) error {
+	_, err := db.Exec(ctx, linkImportAddCodes, arg.Codes, arg.ImportID, arg.WorkspaceID)
+	return err
+}
+
 const linkImportAddRows = `-- name: LinkImportAddRows :exec
 INSERT INTO link_import_rows (import_id, row_number, outcome, message, link_id)
 SELECT $1, r.n, r.outcome, r.message, r.link_id
@@ -30,20 +74,91 @@ func (q *Queries) LinkImportAddRows(ctx context.Context, db DBTX, arg LinkImport
 	return err
 }
 
-const linkImportContent = `-- name: LinkImportContent :one
-SELECT content FROM link_imports WHERE id = $1 AND workspace_id = $2
+const linkImportChunk = `-- name: LinkImportChunk :one
+SELECT c.data FROM link_import_chunks c JOIN link_imports i ON i.id = c.import_id
+WHERE c.import_id = $1 AND i.workspace_id = $2 AND c.seq = $3
 `
 
-type LinkImportContentParams struct {
+type LinkImportChunkParams struct {
+	ImportID    uuid.UUID
+	WorkspaceID uuid.UUID
+	Seq         int32
+}
+
+// A piece of a kept import's file; no row past the last.
+func (q *Queries) LinkImportChunk(ctx context.Context, db DBTX, arg LinkImportChunkParams) ([]byte, error) {
+	row := db.QueryRow(ctx, linkImportChunk, arg.ImportID, arg.WorkspaceID, arg.Seq)
+	var data []byte
+	err := row.Scan(&data)
+	return data, err
+}
+
+const linkImportCodeCheck = `-- name: LinkImportCodeCheck :many
+SELECT p.domain::text AS domain, p.code::text AS code,
+       ((p.domain = '' AND EXISTS (SELECT 1 FROM links l WHERE l.domain IS NULL AND l.code = p.code))
+        OR (p.domain <> '' AND EXISTS (SELECT 1 FROM links l WHERE l.domain = p.domain AND l.code = p.code))
+        OR EXISTS (SELECT 1 FROM retired_codes r WHERE r.domain = p.domain AND r.code = p.code))::boolean AS taken,
+       coalesce((SELECT min(c.row_number) FROM link_import_codes c
+                 WHERE c.import_id = $1 AND c.domain = p.domain AND c.code = p.code
+                   AND (c.expires_at IS NULL OR c.expires_at > $2::timestamptz)), 0)::integer AS first_row
+FROM jsonb_to_recordset($3::jsonb) AS p(domain text, code text)
+`
+
+type LinkImportCodeCheckParams struct {
+	ImportID uuid.UUID
+	Now      time.Time
+	Pairs    []byte
+}
+
+type LinkImportCodeCheckRow struct {
+	Domain   string
+	Code     string
+	Taken    bool
+	FirstRow int32
+}
+
+// For each of these (domain, code) pairs, whether it is taken (by a link
+// of any workspace, live or deleted, or retired with a purged workspace)
+// and the first row of this import that keeps it, among the rows still
+// valid at now (0: none). The domain "" is the default short domain.
+func (q *Queries) LinkImportCodeCheck(ctx context.Context, db DBTX, arg LinkImportCodeCheckParams) ([]LinkImportCodeCheckRow, error) {
+	rows, err := db.Query(ctx, linkImportCodeCheck, arg.ImportID, arg.Now, arg.Pairs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []LinkImportCodeCheckRow
+	for rows.Next() {
+		var i LinkImportCodeCheckRow
+		if err := rows.Scan(
+			&i.Domain,
+			&i.Code,
+			&i.Taken,
+			&i.FirstRow,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const linkImportCodesListed = `-- name: LinkImportCodesListed :exec
+UPDATE link_imports SET codes_listed = true WHERE id = $1 AND workspace_id = $2
+`
+
+type LinkImportCodesListedParams struct {
 	ID          uuid.UUID
 	WorkspaceID uuid.UUID
 }
 
-func (q *Queries) LinkImportContent(ctx context.Context, db DBTX, arg LinkImportContentParams) ([]byte, error) {
-	row := db.QueryRow(ctx, linkImportContent, arg.ID, arg.WorkspaceID)
-	var content []byte
-	err := row.Scan(&content)
-	return content, err
+// An import kept before its codes were listed has them now.
+func (q *Queries) LinkImportCodesListed(ctx context.Context, db DBTX, arg LinkImportCodesListedParams) error {
+	_, err := db.Exec(ctx, linkImportCodesListed, arg.ID, arg.WorkspaceID)
+	return err
 }
 
 const linkImportCounts = `-- name: LinkImportCounts :many
@@ -75,31 +190,18 @@ func (q *Queries) LinkImportCounts(ctx context.Context, db DBTX, importID uuid.U
 	return items, nil
 }
 
-const linkImportCreate = `-- name: LinkImportCreate :exec
-INSERT INTO link_imports (id, workspace_id, user_id, file_name, content, keep_codes, row_count)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+const linkImportDiscard = `-- name: LinkImportDiscard :exec
+DELETE FROM link_imports WHERE id = $1 AND workspace_id = $2 AND state = 'receiving'
 `
 
-type LinkImportCreateParams struct {
+type LinkImportDiscardParams struct {
 	ID          uuid.UUID
 	WorkspaceID uuid.UUID
-	UserID      uuid.UUID
-	FileName    string
-	Content     []byte
-	KeepCodes   bool
-	RowCount    int32
 }
 
-func (q *Queries) LinkImportCreate(ctx context.Context, db DBTX, arg LinkImportCreateParams) error {
-	_, err := db.Exec(ctx, linkImportCreate,
-		arg.ID,
-		arg.WorkspaceID,
-		arg.UserID,
-		arg.FileName,
-		arg.Content,
-		arg.KeepCodes,
-		arg.RowCount,
-	)
+// An arriving upload refused (its pieces and codes go by cascade).
+func (q *Queries) LinkImportDiscard(ctx context.Context, db DBTX, arg LinkImportDiscardParams) error {
+	_, err := db.Exec(ctx, linkImportDiscard, arg.ID, arg.WorkspaceID)
 	return err
 }
 
@@ -150,10 +252,9 @@ func (q *Queries) LinkImportForWork(ctx context.Context, db DBTX, id uuid.UUID) 
 }
 
 const linkImportGet = `-- name: LinkImportGet :one
-SELECT id, workspace_id, user_id, file_name, keep_codes, row_count, state, processed, created, error, created_at, expires_at, finished_at,
-       octet_length(content)::bigint AS bytes
+SELECT id, workspace_id, user_id, file_name, keep_codes, row_count, state, processed, created, error, created_at, expires_at, finished_at, bytes, codes_listed
 FROM link_imports
-WHERE id = $1 AND workspace_id = $2 AND user_id = $3 AND expires_at > now()
+WHERE id = $1 AND workspace_id = $2 AND user_id = $3 AND expires_at > now() AND state <> 'receiving'
 `
 
 type LinkImportGetParams struct {
@@ -162,27 +263,10 @@ type LinkImportGetParams struct {
 	UserID      uuid.UUID
 }
 
-type LinkImportGetRow struct {
-	ID          uuid.UUID
-	WorkspaceID uuid.UUID
-	UserID      uuid.UUID
-	FileName    string
-	KeepCodes   bool
-	RowCount    int32
-	State       string
-	Processed   int32
-	Created     int32
-	Error       *string
-	CreatedAt   time.Time
-	ExpiresAt   time.Time
-	FinishedAt  *time.Time
-	Bytes       int64
-}
-
 // An import of this workspace uploaded by this user, while it lasts.
-func (q *Queries) LinkImportGet(ctx context.Context, db DBTX, arg LinkImportGetParams) (LinkImportGetRow, error) {
+func (q *Queries) LinkImportGet(ctx context.Context, db DBTX, arg LinkImportGetParams) (LinkImport, error) {
 	row := db.QueryRow(ctx, linkImportGet, arg.ID, arg.WorkspaceID, arg.UserID)
-	var i LinkImportGetRow
+	var i LinkImport
 	err := row.Scan(
 		&i.ID,
 		&i.WorkspaceID,
@@ -198,8 +282,37 @@ func (q *Queries) LinkImportGet(ctx context.Context, db DBTX, arg LinkImportGetP
 		&i.ExpiresAt,
 		&i.FinishedAt,
 		&i.Bytes,
+		&i.CodesListed,
 	)
 	return i, err
+}
+
+const linkImportKeep = `-- name: LinkImportKeep :execrows
+UPDATE link_imports SET state = 'uploaded', keep_codes = $3, row_count = $4, bytes = $5, expires_at = now() + interval '1 day'
+WHERE id = $1 AND workspace_id = $2 AND state = 'receiving'
+`
+
+type LinkImportKeepParams struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	KeepCodes   bool
+	RowCount    int32
+	Bytes       int64
+}
+
+// The whole file arrived and is an import: it waits for confirmation for a day.
+func (q *Queries) LinkImportKeep(ctx context.Context, db DBTX, arg LinkImportKeepParams) (int64, error) {
+	result, err := db.Exec(ctx, linkImportKeep,
+		arg.ID,
+		arg.WorkspaceID,
+		arg.KeepCodes,
+		arg.RowCount,
+		arg.Bytes,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const linkImportLockWorkspace = `-- name: LinkImportLockWorkspace :exec
@@ -260,6 +373,30 @@ func (q *Queries) LinkImportQueue(ctx context.Context, db DBTX, arg LinkImportQu
 	return i, err
 }
 
+const linkImportReceive = `-- name: LinkImportReceive :exec
+INSERT INTO link_imports (id, workspace_id, user_id, file_name, keep_codes, row_count, state, expires_at, codes_listed)
+VALUES ($1, $2, $3, $4, true, 0, 'receiving', now() + interval '1 hour', true)
+`
+
+type LinkImportReceiveParams struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	UserID      uuid.UUID
+	FileName    string
+}
+
+// An upload whose file is arriving: it expires within the hour unless
+// LinkImportKeep keeps it.
+func (q *Queries) LinkImportReceive(ctx context.Context, db DBTX, arg LinkImportReceiveParams) error {
+	_, err := db.Exec(ctx, linkImportReceive,
+		arg.ID,
+		arg.WorkspaceID,
+		arg.UserID,
+		arg.FileName,
+	)
+	return err
+}
+
 const linkImportRows = `-- name: LinkImportRows :many
 SELECT row_number, outcome, message, link_id FROM link_import_rows
 WHERE import_id = $1
@@ -306,48 +443,12 @@ func (q *Queries) LinkImportRows(ctx context.Context, db DBTX, arg LinkImportRow
 	return items, nil
 }
 
-const linkImportTaken = `-- name: LinkImportTaken :many
-SELECT p.domain::text AS domain, p.code::text AS code
-FROM jsonb_to_recordset($1::jsonb) AS p(domain text, code text)
-WHERE (p.domain = '' AND EXISTS (SELECT 1 FROM links l WHERE l.domain IS NULL AND l.code = p.code))
-   OR (p.domain <> '' AND EXISTS (SELECT 1 FROM links l WHERE l.domain = p.domain AND l.code = p.code))
-   OR EXISTS (SELECT 1 FROM retired_codes r WHERE r.domain = p.domain AND r.code = p.code)
-`
-
-type LinkImportTakenRow struct {
-	Domain string
-	Code   string
-}
-
-// Which of these (domain, code) pairs are taken: by a link of any
-// workspace (live or deleted) or retired with a purged workspace. The
-// domain "" is the default short domain.
-func (q *Queries) LinkImportTaken(ctx context.Context, db DBTX, pairs []byte) ([]LinkImportTakenRow, error) {
-	rows, err := db.Query(ctx, linkImportTaken, pairs)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []LinkImportTakenRow
-	for rows.Next() {
-		var i LinkImportTakenRow
-		if err := rows.Scan(&i.Domain, &i.Code); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const linkImportUsage = `-- name: LinkImportUsage :one
 SELECT count(*) FILTER (WHERE state = 'uploaded')::integer AS pending,
-       coalesce(sum(octet_length(content)), 0)::bigint AS bytes,
+       coalesce(sum(bytes), 0)::bigint AS bytes,
        coalesce(min(expires_at), now())::timestamptz AS first_expiry
 FROM link_imports
-WHERE workspace_id = $1 AND expires_at > now()
+WHERE workspace_id = $1 AND expires_at > now() AND state <> 'receiving'
 `
 
 type LinkImportUsageRow struct {
@@ -357,7 +458,8 @@ type LinkImportUsageRow struct {
 }
 
 // A workspace's kept uploads: how many wait for confirmation, the bytes
-// of all of them, and when the first of them expires.
+// of all of them, and when the first of them expires. Uploads still
+// arriving count for nothing until they are kept.
 func (q *Queries) LinkImportUsage(ctx context.Context, db DBTX, workspaceID uuid.UUID) (LinkImportUsageRow, error) {
 	row := db.QueryRow(ctx, linkImportUsage, workspaceID)
 	var i LinkImportUsageRow

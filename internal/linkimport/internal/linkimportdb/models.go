@@ -3,3 +3,27 @@
 //   sqlc v1.30.0
 
 package linkimportdb
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
+
+type LinkImport struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	UserID      uuid.UUID
+	FileName    string
+	KeepCodes   bool
+	RowCount    int32
+	State       string
+	Processed   int32
+	Created     int32
+	Error       *string
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+	FinishedAt  *time.Time
+	Bytes       int64
+	CodesListed bool
+}

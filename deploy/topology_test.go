@@ -355,6 +355,9 @@ func (l *load) summary() string {
 }
 
 func TestTopology(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the one-machine topology: not in the -short lane")
+	}
 	c := startCluster(t)
 	var ws struct {
 		WorkspaceID string `json:"workspace_id"`

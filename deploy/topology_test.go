@@ -30,6 +30,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // cluster drives deploy/cluster.sh for one test.
@@ -237,20 +238,14 @@ func metric(t *testing.T, base, name string, labels ...string) float64 {
 	return sum
 }
 
-// poll retries check until it returns nil or the deadline passes.
+// poll is wait.Until for a check that says what is still wrong: it fails
+// with what and the last error once within has passed.
 func poll(t *testing.T, within time.Duration, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	wait.Until(t, within, func() (bool, string) {
 		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still %v after %v", what, err, within)
-		}
-		time.Sleep(100 * time.Millisecond) // polling interval, not synchronisation
-	}
+		return err == nil, fmt.Sprintf("%s: still %v", what, err)
+	})
 }
 
 // scanRows counts the scans of the given links on the primary.
@@ -360,6 +355,9 @@ func (l *load) summary() string {
 }
 
 func TestTopology(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the one-machine topology: not in the -short lane")
+	}
 	c := startCluster(t)
 	var ws struct {
 		WorkspaceID string `json:"workspace_id"`

@@ -27,6 +27,9 @@ import (
 // so every redirect answered more than about that long before the SIGKILL
 // has its row in scans — on a busy machine too.
 func TestSIGKILLUnderLoadLosesAtMost100ms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kill -9 under load: not in the -short lane")
+	}
 	requirePostgres(t)
 	// The bound is the production binary's: the race detector slows the
 	// scan writer several times over, and the crash window with it.

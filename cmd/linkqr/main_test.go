@@ -22,6 +22,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/pgembed"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // These tests run the real binary as an operator would: embedded PostgreSQL,
@@ -205,15 +206,10 @@ func postmasterPID(t *testing.T, dataDir string) int {
 
 func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
 
+// waitFor is wait.For with the arguments in this package's order.
 func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	wait.For(t, timeout, cond, what)
 }
 
 func TestServeLifecycle(t *testing.T) {

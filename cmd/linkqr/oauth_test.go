@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 func TestAdminOAuthClientCreate(t *testing.T) {
@@ -68,8 +71,7 @@ func TestAdminOAuthClientCreate(t *testing.T) {
 	if err == nil {
 		t.Fatalf("a revoked client got a token: %v", tok)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	wait.Until(t, 5*time.Second, func() (bool, string) {
 		req, _ := http.NewRequest("GET", s.url+"/api/v1/workspace", nil)
 		req.Header.Set("Authorization", "Bearer "+before.AccessToken)
 		resp, err := http.DefaultClient.Do(req)
@@ -77,14 +79,8 @@ func TestAdminOAuthClientCreate(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode == http.StatusUnauthorized {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the revoked client's token still gets %d", resp.StatusCode)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return resp.StatusCode == http.StatusUnauthorized, fmt.Sprintf("the revoked client's token still gets %d", resp.StatusCode)
+	})
 	code, _, errOut = runCmd(t, env, "admin", "oauth-client", "revoke", "--client", cc["client_id"].(string))
 	if code != 1 || !strings.Contains(errOut, "no active client") {
 		t.Errorf("second revoke: exit %d, %s", code, errOut)

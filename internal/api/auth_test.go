@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -100,18 +102,11 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	// b learns of the revocation through NOTIFY, milliseconds after commit.
-	deadline := time.Now().Add(2 * time.Second)
-	for {
+	wait.Until(t, 2*time.Second, func() (bool, string) {
 		resp := b.Do(t, "GET", "/api/v1/workspace", token, "")
 		resp.Body.Close()
-		if resp.StatusCode == 401 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("instance b still accepts the revoked key (status %d)", resp.StatusCode)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return resp.StatusCode == 401, fmt.Sprintf("instance b still accepts the revoked key (status %d)", resp.StatusCode)
+	})
 }
 
 func TestRevokeIsWorkspaceScoped(t *testing.T) {
@@ -152,18 +147,11 @@ func TestLastUsedAtRecorded(t *testing.T) {
 	for range 3 {
 		testkit.JSON(t, srv.Do(t, "GET", "/api/v1/workspace", token, ""), 200)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	wait.For(t, 5*time.Second, func() bool {
 		keys, err := srv.App.Keys.List(context.Background(), tn.WorkspaceID, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(keys) == 1 && keys[0].LastUsedAt != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("last_used_at was not recorded")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(keys) == 1 && keys[0].LastUsedAt != nil
+	}, "last_used_at was not recorded")
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -334,21 +335,16 @@ func TestCreateWebhookIdempotent(t *testing.T) {
 // newest with status, and returns them.
 func waitDeliveries(t *testing.T, f hooksFixture, id string, n int, status string) []map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var ds []map[string]any
+	wait.Until(t, 20*time.Second, func() (bool, string) {
 		page := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/webhooks/"+id+"/deliveries", f.token, ""), 200)
-		var ds []map[string]any
+		ds = nil
 		for _, d := range page["data"].([]any) {
 			ds = append(ds, d.(map[string]any))
 		}
-		if len(ds) == n && ds[0]["status"] == status {
-			return ds
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("deliveries %v: want %d, the newest %s", ds, n, status)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(ds) == n && ds[0]["status"] == status, fmt.Sprintf("deliveries %v: want %d, the newest %s", ds, n, status)
+	})
+	return ds
 }
 
 // TestWebhookDeliveriesAndRetry: a real receiver, a real River worker: the

@@ -2,12 +2,14 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // TestThroughPgBouncerTransactionMode: behind a real PgBouncer (Debian's
@@ -63,20 +65,13 @@ func TestThroughPgBouncerTransactionMode(t *testing.T) {
 		t.Fatalf("list: %v", list)
 	}
 	// The scans are written (COPY) and folded through PgBouncer.
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	wait.Until(t, 15*time.Second, func() (bool, string) {
 		rep := testkit.JSON(t, srv.Do(t, "GET", "/api/v1/links/"+id+"/analytics?interval=day", token, ""), 200)
 		if rep["as_of"] == nil {
 			t.Fatalf("analytics without as_of: %v", rep)
 		}
-		if rep["total"] == float64(2) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("analytics never counted the two scans: %v", rep)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return rep["total"] == float64(2), fmt.Sprintf("analytics never counted the two scans: %v", rep)
+	})
 
 	testkit.JSON(t, srv.Do(t, "PATCH", "/api/v1/links/"+id, token, `{"target_url":"https://example.com/after"}`), 200)
 	if loc := redirectTo(t, srv.URL+"/"+code); loc != "https://example.com/after" {
@@ -84,13 +79,10 @@ func TestThroughPgBouncerTransactionMode(t *testing.T) {
 	}
 	// The other instance hears of it through NOTIFY (sent in the change's
 	// transaction through PgBouncer, heard on its direct LISTEN session).
-	deadline = time.Now().Add(10 * time.Second)
-	for loc := ""; loc != "https://example.com/after"; loc = redirectTo(t, edge.URL+"/"+code) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the redirect instance still sends %q", loc)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	wait.Until(t, 10*time.Second, func() (bool, string) {
+		loc := redirectTo(t, edge.URL+"/"+code)
+		return loc == "https://example.com/after", fmt.Sprintf("the redirect instance still sends %q", loc)
+	})
 }
 
 // redirectTo GETs url as a browser and returns the redirect's Location.

@@ -2,12 +2,14 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // TestReadReplica runs against a real streaming replica (pg_basebackup of
@@ -48,17 +50,12 @@ func TestReadReplica(t *testing.T) {
 	}
 	untilTotal := func(srv *testkit.Server, want float64) map[string]any {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			rep := analytics(srv)
-			if rep["total"] == want {
-				return rep
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("analytics total %v, want %v", rep["total"], want)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		var rep map[string]any
+		wait.Until(t, 20*time.Second, func() (bool, string) {
+			rep = analytics(srv)
+			return rep["total"] == want, fmt.Sprintf("analytics total %v, want %v", rep["total"], want)
+		})
+		return rep
 	}
 	redirectTo(t, tolerant.URL+"/"+link["code"].(string))
 	untilTotal(tolerant, 1)
@@ -73,20 +70,13 @@ func TestReadReplica(t *testing.T) {
 	}
 	redirectTo(t, tolerant.URL+"/"+link["code"].(string))
 	// Folded on the primary…
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	wait.Until(t, 20*time.Second, func() (bool, string) {
 		var n int64
 		if err := primary.QueryRow(ctx, "SELECT scan_count FROM links").Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if n == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("scan_count %d on the primary", n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return n == 2, fmt.Sprintf("scan_count %d on the primary", n)
+	})
 	var primaryAsOf time.Time
 	if err := primary.QueryRow(ctx, "SELECT folded_at FROM scan_fold_state").Scan(&primaryAsOf); err != nil {
 		t.Fatal(err)

@@ -2,11 +2,13 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/linkqr/linkqr/internal/retention"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // TestRetentionJobsRunOnTheWorker: a served process's leader runs every
@@ -20,20 +22,14 @@ func TestRetentionJobsRunOnTheWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.StartServer(t, testkit.WithPool(pool))
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	wait.Until(t, 60*time.Second, func() (bool, string) {
 		var sessions, jobs int
 		err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM sessions),
 			(SELECT count(DISTINCT args->>'job') FROM river_job WHERE kind = 'retention' AND state = 'completed')`).Scan(&sessions, &jobs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sessions == 1 && jobs == len(retention.Jobs) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after 60 s: %d sessions (want the live one), %d retention jobs completed (want %d)", sessions, jobs, len(retention.Jobs))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return sessions == 1 && jobs == len(retention.Jobs),
+			fmt.Sprintf("%d sessions (want the live one), %d retention jobs completed (want %d)", sessions, jobs, len(retention.Jobs))
+	})
 }

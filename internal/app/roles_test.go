@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -125,15 +127,8 @@ func TestRolesWorkTogether(t *testing.T) {
 		t.Fatalf("attempted by %v, want only the worker %s", attemptedBy, worker.App.JobsID())
 	}
 
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	wait.Until(t, 15*time.Second, func() (bool, string) {
 		l := testkit.JSON(t, api.Do(t, "GET", "/api/v1/links/"+link["id"].(string), token, ""), 200)
-		if l["scan_count"] == float64(1) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("scan_count %v: the worker did not fold the redirect's scan", l["scan_count"])
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return l["scan_count"] == float64(1), fmt.Sprintf("scan_count %v: the worker did not fold the redirect's scan", l["scan_count"])
+	})
 }

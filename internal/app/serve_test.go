@@ -17,6 +17,7 @@ import (
 	"github.com/linkqr/linkqr/internal/app"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // served is linkqr running through App.Serve on a real listener, as
@@ -120,14 +121,8 @@ func (b *logBuffer) lines(parts ...string) []string {
 	return out
 }
 
-// eventually polls cond every 10 ms until it holds or the deadline passes.
+// eventually is wait.For with the arguments in this package's order.
 func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, within)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.For(t, within, cond, what)
 }

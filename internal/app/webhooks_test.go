@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -120,20 +122,15 @@ func TestWebhookMetrics(t *testing.T) {
 // MetricsURL) until re matches it, and returns the body.
 func scrapeUntil(t *testing.T, base string, re *regexp.Regexp) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var b []byte
+	wait.Until(t, 30*time.Second, func() (bool, string) {
 		resp := testkit.Get(t, base+"/metrics", nil)
-		b, _ := io.ReadAll(resp.Body)
+		b, _ = io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("GET %s/metrics: %d", base, resp.StatusCode)
 		}
-		if re.Match(b) {
-			return string(b)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/metrics never matched %s:\n%s", re, b)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return re.Match(b), fmt.Sprintf("/metrics never matched %s:\n%s", re, b)
+	})
+	return string(b)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/linkqr/linkqr/internal/erasure"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -120,14 +121,10 @@ func TestDeletedWorkspaceIsUnusableAtOnceAndPurgedInTheBackground(t *testing.T) 
 		}
 	}
 	// The other instance learns it by NOTIFY.
-	deadline := time.Now().Add(5 * time.Second)
-	for redirectStatus(t, other, a.Codes[0]) != 410 || status(t, other, "GET", "/api/v1/links", a.Key) != 401 ||
-		status(t, other, "GET", "/api/v1/links", a.Token) != 401 {
-		if time.Now().After(deadline) {
-			t.Fatal("the second instance still serves the deleted workspace")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.For(t, 5*time.Second, func() bool {
+		return redirectStatus(t, other, a.Codes[0]) == 410 && status(t, other, "GET", "/api/v1/links", a.Key) == 401 &&
+			status(t, other, "GET", "/api/v1/links", a.Token) == 401
+	}, "the second instance still serves the deleted workspace")
 	var enabled int
 	if err := srv.Pool.QueryRow(context.Background(), `SELECT count(*) FROM webhook_subscriptions WHERE workspace_id = $1 AND status = 'enabled'`, a.WorkspaceID).Scan(&enabled); err != nil || enabled != 0 {
 		t.Errorf("webhooks of the deleted workspace still enabled: %d %v", enabled, err)
@@ -137,21 +134,14 @@ func TestDeletedWorkspaceIsUnusableAtOnceAndPurgedInTheBackground(t *testing.T) 
 	}
 
 	// The purge job was queued by the deletion; wait for it.
-	deadline = time.Now().Add(30 * time.Second)
-	for {
+	wait.Until(t, 30*time.Second, func() (bool, string) {
 		left := 0
 		rows := rowsOf(t, srv, a.WorkspaceID)
 		for _, n := range rows {
 			left += n
 		}
-		if left == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("rows of the deleted workspace left: %v", rows)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return left == 0, fmt.Sprintf("rows of the deleted workspace left: %v", rows)
+	})
 	// The delivery worker may add an attempt of the other workspace's
 	// event meanwhile (a retry): its deliveries may grow, never shrink.
 	after := rowsOf(t, srv, b.WorkspaceID)

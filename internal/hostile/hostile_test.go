@@ -29,6 +29,9 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 // on any 5xx, any 4xx that breaks its surface's error format, and when the
 // service, the API key or the browser session does not survive.
 func TestHostile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the hostile-input suite: not in the -short lane")
+	}
 	t.Parallel()
 	started := time.Now()
 	env := setUp(t)

@@ -23,6 +23,7 @@ import (
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -259,14 +260,10 @@ func TestLinkTools(t *testing.T) {
 
 	// Analytics: the scan is written by the batching writer; poll until it shows.
 	var an map[string]any
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	wait.Until(t, 60*time.Second, func() (bool, string) {
 		an = ok(t, callTool(t, s, "get_link_analytics", map[string]any{"id": id, "interval": "day"}))
-		if an["total"] == float64(1) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return an["total"] == float64(1), fmt.Sprintf("analytics %v", an)
+	})
 	if an["object"] != "analytics" || an["total"] != float64(1) || len(an["series"].([]any)) == 0 || len(an["devices"].([]any)) != 1 {
 		t.Errorf("analytics %v", an)
 	}
@@ -525,14 +522,10 @@ func TestWebhookTools(t *testing.T) {
 	}
 	ok(t, callTool(t, s, "create_link", map[string]any{"target_url": "https://example.com/"}))
 	var dl map[string]any
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	wait.Until(t, 60*time.Second, func() (bool, string) {
 		dl = ok(t, callTool(t, s, "list_webhook_deliveries", map[string]any{"webhook_id": wh["id"]}))
-		if len(dl["data"].([]any)) > 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(dl["data"].([]any)) > 0, fmt.Sprintf("deliveries %v", dl)
+	})
 	if data := dl["data"].([]any); len(data) == 0 || data[0].(map[string]any)["event_type"] != "link.created" {
 		t.Errorf("deliveries %v", dl)
 	}

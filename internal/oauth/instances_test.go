@@ -2,12 +2,14 @@ package oauth_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"testing"
 	"time"
 
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // TestClientRevocationReachesEveryInstance: a token verified (and its
@@ -30,18 +32,11 @@ func TestClientRevocationReachesEveryInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.Problem(t, a.Do(t, "GET", "/api/v1/workspace", tok, ""), 401, "unauthorized")
-	deadline := time.Now().Add(2 * time.Second)
-	for {
+	wait.Until(t, 2*time.Second, func() (bool, string) {
 		resp := b.Do(t, "GET", "/api/v1/workspace", tok, "")
 		resp.Body.Close()
-		if resp.StatusCode == 401 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("instance b still accepts the revoked client's token (status %d)", resp.StatusCode)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return resp.StatusCode == 401, fmt.Sprintf("instance b still accepts the revoked client's token (status %d)", resp.StatusCode)
+	})
 }
 
 // TestClientAllowlistAndRateLimitApplyToItsTokens: the client's settings

@@ -2,6 +2,7 @@ package redirect_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -133,30 +135,17 @@ func TestRepointSeenByNextRedirect(t *testing.T) {
 		t.Errorf("same instance still redirects to %q", resp.Header.Get("Location"))
 	}
 	// The other instance hears of it through NOTIFY within milliseconds.
-	deadline := time.Now().Add(2 * time.Second)
-	for {
+	wait.Until(t, 2*time.Second, func() (bool, string) {
 		resp, _ := hit(t, "GET", b.srv.URL+"/"+code)
-		if resp.Header.Get("Location") == "https://new.example/" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("instance b still redirects to %q", resp.Header.Get("Location"))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		loc := resp.Header.Get("Location")
+		return loc == "https://new.example/", fmt.Sprintf("instance b still redirects to %q", loc)
+	})
 	// Deleting on b is seen by a.
 	testkit.Problem(t, b.srv.Do(t, "GET", "/api/v1/links/nope", a.token, ""), 404, "not-found")
 	resp := b.srv.Do(t, "DELETE", "/api/v1/links/"+l["id"].(string), a.token, "")
 	resp.Body.Close()
-	deadline = time.Now().Add(2 * time.Second)
-	for {
+	wait.Until(t, 2*time.Second, func() (bool, string) {
 		resp, _ := hit(t, "GET", a.srv.URL+"/"+code)
-		if resp.StatusCode == 410 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("instance a still answers %d for a deleted link", resp.StatusCode)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return resp.StatusCode == 410, fmt.Sprintf("instance a still answers %d for a deleted link", resp.StatusCode)
+	})
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -113,18 +114,11 @@ func TestScansAreRecordedAndListed(t *testing.T) {
 	redirectOnce(t, "HEAD", url, iPhone, "") // HEAD records nothing
 	// Scans are written in batches: wait until both are listed.
 	var l, list map[string]any
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	wait.Until(t, 5*time.Second, func() (bool, string) {
 		l = f.get(t)
 		list = testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+l["id"].(string)+"/scans", f.token, ""), 200)
-		if len(list["data"].([]any)) == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("scans listed: %v", list["data"])
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(list["data"].([]any)) == 2, fmt.Sprintf("scans listed: %v", list["data"])
+	})
 	// Drain the buffer, so nothing else (the HEAD) can still arrive.
 	f.srv.App.StopWorkers()
 	l = f.get(t)
@@ -438,16 +432,10 @@ func TestOutageBufferDropsTheOldestPastItsBound(t *testing.T) {
 	}
 }
 
-// waitUntil polls cond until it holds, failing after 20 s.
+// waitUntil is wait.For, failing after 20 s.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.For(t, 20*time.Second, cond, what)
 }
 
 // A stop while writes fail waits until its deadline, then gives up and

@@ -42,6 +42,9 @@ const chromiumTimeout = 150 * time.Second
 // 1280 × 900 window at a device scale factor of 1.
 func Chromium(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("a Chromium browser test: not in the -short lane")
+	}
 	path := chromiumPath
 	if _, err := os.Stat(path); err != nil {
 		p, lookErr := exec.LookPath("chromium")

@@ -26,6 +26,7 @@ import (
 	"github.com/linkqr/linkqr/internal/priority"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -249,16 +250,10 @@ func decode(t *testing.T, b []byte) map[string]any {
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// eventually polls cond until it holds or the deadline passes.
+// eventually is wait.For with the arguments in this package's order.
 func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, within)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.For(t, within, cond, what)
 }
 
 func compactJSON(dst *bytes.Buffer, src []byte) error { return json.Compact(dst, src) }

@@ -10,19 +10,32 @@ import (
 	"time"
 )
 
-// Interval is how often For asks again: often enough that a test waits
-// little past the moment, rarely enough that a condition asked through
-// the API stays well inside a key's rate limit.
+// Interval is how often For and Until ask again: often enough that a test
+// waits little past the moment, rarely enough that a condition asked
+// through the API stays well inside a key's rate limit.
 const Interval = 50 * time.Millisecond
 
 // For waits until cond holds, asking every Interval, and fails the test
 // naming what did not happen when within passes first.
 func For(t testing.TB, within time.Duration, cond func() bool, what string) {
 	t.Helper()
+	Until(t, within, func() (bool, string) { return cond(), what })
+}
+
+// Until waits until check reports done, asking every Interval, and fails
+// the test with what check saw the last time it was asked when within
+// passes first, so the failure says how far the condition got (a count, a
+// status, a body), not only that it did not come true.
+func Until(t testing.TB, within time.Duration, check func() (done bool, saw string)) {
+	t.Helper()
 	deadline := time.Now().Add(within)
-	for !cond() {
+	for {
+		done, saw := check()
+		if done {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("not within %v: %s", within, what)
+			t.Fatalf("not within %v: %s", within, saw)
 		}
 		time.Sleep(Interval)
 	}

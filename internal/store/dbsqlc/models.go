@@ -232,6 +232,16 @@ type OauthSigningKey struct {
 	PublishedUntil *time.Time
 }
 
+type Passkey struct {
+	ID           uuid.UUID
+	UserID       uuid.UUID
+	CredentialID []byte
+	Name         string
+	Credential   []byte
+	CreatedAt    time.Time
+	LastUsedAt   *time.Time
+}
+
 type PasswordReset struct {
 	TokenHash []byte
 	UserID    uuid.UUID
@@ -261,6 +271,13 @@ type QrDesign struct {
 	FrameText   *string
 	FrameColor  *string
 	UpdatedAt   time.Time
+}
+
+type RecoveryCode struct {
+	UserID    uuid.UUID
+	CodeHash  []byte
+	UsedAt    *time.Time
+	CreatedAt time.Time
 }
 
 type RetiredCode struct {
@@ -377,6 +394,35 @@ type SignupAttempt struct {
 	AttemptedAt time.Time
 }
 
+type SsoConnection struct {
+	WorkspaceID            uuid.UUID
+	Issuer                 string
+	ClientID               string
+	ClientSecretCiphertext []byte
+	DefaultRole            string
+	Required               bool
+	BreakGlassUserID       *uuid.UUID
+	CreatedAt              time.Time
+	UpdatedAt              time.Time
+}
+
+type SsoDomain struct {
+	WorkspaceID       uuid.UUID
+	Domain            string
+	Status            string
+	VerificationToken string
+	VerifiedAt        *time.Time
+	CreatedAt         time.Time
+}
+
+type TotpFactor struct {
+	UserID           uuid.UUID
+	SecretCiphertext []byte
+	ConfirmedAt      *time.Time
+	LastStep         int64
+	CreatedAt        time.Time
+}
+
 type User struct {
 	ID           uuid.UUID
 	Email        string
@@ -426,4 +472,10 @@ type Workspace struct {
 	ScanRetentionMonths *int32
 	ScansPurgedBefore   *time.Time
 	DeletedAt           *time.Time
+}
+
+type WorkspaceTwoFactor struct {
+	WorkspaceID uuid.UUID
+	Required    bool
+	UpdatedAt   time.Time
 }

@@ -114,11 +114,12 @@ func SignInPage(v SignInView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			templ_7745c5c3_Err = field(fieldSpec{ID: "password", Name: "password", Label: "Password", Type: "password", TestID: "signin-password",
-				Attrs: templ.Attributes{"autocomplete": "current-password", "required": true, "autofocus": v.Email != ""}}).Render(ctx, templ_7745c5c3_Buffer)
+				Hint:  "If your organisation uses single sign-on, leave it empty: you continue at its identity provider.",
+				Attrs: templ.Attributes{"autocomplete": "current-password webauthn", "autofocus": v.Email != ""}}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<div class=\"actions\"><button type=\"submit\" data-testid=\"signin-submit\">Sign in</button> <a href=\"/password/forgot\" data-testid=\"signin-forgot\">Forgot your password?</a></div></form><p class=\"muted form-footer\">New to linkqr? <a href=\"/signup\">Create an account</a></p></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<div class=\"actions\"><button type=\"submit\" data-testid=\"signin-submit\">Sign in</button> <a href=\"/password/forgot\" data-testid=\"signin-forgot\">Forgot your password?</a></div></form><div class=\"actions\"><button type=\"button\" class=\"secondary\" data-passkey=\"get\" data-options=\"/login/passkey/options\" data-finish=\"/login/passkey\" data-status=\"passkey-status\" data-testid=\"signin-passkey\">Sign in with a passkey</button></div><p class=\"error-text small\" id=\"passkey-status\" role=\"status\" data-testid=\"passkey-status\"></p><script src=\"/static/js/passkey.js\" defer></script><p class=\"muted form-footer\">New to linkqr? <a href=\"/signup\">Create an account</a></p></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -179,7 +180,7 @@ func SignUpPage(v SignUpView) templ.Component {
 				var templ_7745c5c3_Var8 string
 				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(v.Error)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `auth.templ`, Line: 41, Col: 78}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `auth.templ`, Line: 47, Col: 78}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {

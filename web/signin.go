@@ -75,6 +75,9 @@ func (u *UI) authorizingApp(r *http.Request, next string) string {
 // too busy to make is a 503 with Retry-After.
 func (u *UI) signIn(w http.ResponseWriter, r *http.Request) {
 	email := r.PostFormValue("email")
+	if done := u.signInSSO(w, r, email, r.PostFormValue("password")); done {
+		return
+	}
 	user, err := u.Accounts.SignIn(r.Context(), email, r.PostFormValue("password"), u.ClientIP.Of(r))
 	var throttled *account.ThrottledError
 	switch {
@@ -104,7 +107,7 @@ func (u *UI) signIn(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r, err)
 		return
 	}
-	u.signInAs(w, r, user, next, notice)
+	u.afterPassword(w, r, user, next, notice)
 }
 
 // returnPath is where sign-in goes: the remembered page, unless it lies in

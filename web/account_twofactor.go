@@ -21,7 +21,8 @@ func (u *UI) twoFactorShow(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r, err)
 		return
 	}
-	view := TwoFactorView{Nav: u.nav(w, r, sectionAccount), TOTP: st.TOTP, RecoveryRemaining: st.RecoveryRemaining}
+	view := TwoFactorView{Nav: u.nav(w, r, sectionAccount), TOTP: st.TOTP, RecoveryRemaining: st.RecoveryRemaining,
+		PasskeysEnabled: u.TwoFactor.PasskeysEnabled()}
 	for _, p := range st.Passkeys {
 		row := PasskeyRow{ID: p.ID.String(), Name: p.Name, Created: formatTime(p.CreatedAt), LastUsed: "never"}
 		if p.LastUsedAt != nil {

@@ -36,6 +36,10 @@ func (u *UI) startCeremony(w http.ResponseWriter, r *http.Request, c twofactor.C
 		writeJSONAnswer(w, http.StatusBadRequest, passkeyAnswer{Error: "There is no passkey to use here."})
 		return
 	}
+	if errors.Is(err, twofactor.ErrNoPasskeys) {
+		writeJSONAnswer(w, http.StatusNotFound, passkeyAnswer{Error: "Passkeys are not available on this server: its address (LINKQR_BASE_URL) must be a domain name."})
+		return
+	}
 	if err != nil {
 		u.serverError(w, r, err)
 		return
@@ -169,7 +173,7 @@ func (u *UI) passkeyRegister(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, err := u.TwoFactor.FinishRegistration(r.Context(), v.User.ID, v.User.Email, state, r.URL.Query().Get("name"), r.Body)
-	if errors.Is(err, twofactor.ErrPasskey) {
+	if errors.Is(err, twofactor.ErrPasskey) || errors.Is(err, twofactor.ErrNoPasskeys) {
 		u.passkeyRefused(w, err)
 		return
 	}

@@ -34,7 +34,7 @@ func (u *UI) signInForm(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	v := SignInView{Nav: u.nav(w, r, "")}
+	v := SignInView{Nav: u.nav(w, r, ""), Passkeys: u.TwoFactor.PasskeysEnabled()}
 	if r.URL.Query().Get("signed_out") != "" {
 		v.Notice = "You have been signed out."
 	}
@@ -140,7 +140,8 @@ func (u *UI) returnPath(r *http.Request, user account.User, next string) (string
 }
 
 func (u *UI) signInFailed(w http.ResponseWriter, r *http.Request, status int, email, message string) {
-	Render(w, r, status, SignInPage(SignInView{Nav: u.nav(w, r, ""), Email: strings.TrimSpace(email), Error: message}))
+	Render(w, r, status, SignInPage(SignInView{Nav: u.nav(w, r, ""), Email: strings.TrimSpace(email), Error: message,
+		Passkeys: u.TwoFactor.PasskeysEnabled()}))
 }
 
 // safeNext accepts only a local path, so a remembered page can never send

@@ -17,6 +17,7 @@ type TwoFactorView struct {
 	RecoveryRemaining int
 	Passkeys          []PasskeyRow
 	Required          bool // a workspace of the viewer requires a second factor
+	PasskeysEnabled   bool // LINKQR_BASE_URL is a domain name
 }
 
 // PasskeyRow is one of the viewer's passkeys.

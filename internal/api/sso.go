@@ -99,4 +99,3 @@ func (a *API) verifySSODomain(w http.ResponseWriter, r *http.Request) error {
 	}
 	return writeJSON(w, http.StatusOK, c.Wire())
 }
-

@@ -209,10 +209,10 @@ func PopNewInvitation(s *sessions.Session) (inv NewInvitation, ok bool) {
 // The keys of the sign-in's steps (single sign-on, second factor,
 // passkeys).
 const (
-	keySSO       = "sso_pending"
-	keySecond    = "second_factor"
-	keyCeremony  = "webauthn"
-	keyRecovery  = "recovery_codes"
+	keySSO      = "sso_pending"
+	keySecond   = "second_factor"
+	keyCeremony = "webauthn"
+	keyRecovery = "recovery_codes"
 )
 
 // SSOPending is a sign-in that left for a workspace's identity provider:

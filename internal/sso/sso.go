@@ -234,7 +234,7 @@ func (s *Service) Put(ctx context.Context, workspaceID uuid.UUID, in PutInput) (
 	var domains []string
 	for i, raw := range in.Domains {
 		d, err := ParseEmailDomain(raw)
-		if errs.Check(fmt.Sprintf("/domains/%d", i), err) {
+		if !errs.Check(fmt.Sprintf("/domains/%d", i), err) {
 			continue
 		}
 		if !slices.Contains(domains, d) {

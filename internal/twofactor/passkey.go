@@ -24,11 +24,11 @@ import (
 // challenge, unknown credential, bad signature…).
 var ErrPasskey = errors.New("the passkey could not be verified")
 
-func newWebAuthn(baseURL string) (*webauthn.WebAuthn, error) {
-	u, err := url.Parse(baseURL)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("twofactor: base URL %q: %v", baseURL, err)
-	}
+// ErrNoPasskeys is any passkey ceremony on a service reached by an IP
+// address (see PasskeysEnabled).
+var ErrNoPasskeys = errors.New("passkeys need LINKQR_BASE_URL to name the service by a domain name")
+
+func newWebAuthn(u *url.URL) (*webauthn.WebAuthn, error) {
 	return webauthn.New(&webauthn.Config{
 		RPID:          u.Hostname(),
 		RPDisplayName: "linkqr",
@@ -97,6 +97,9 @@ func session(state string) (webauthn.SessionData, error) {
 // discoverable credential (so it can sign in without a password), never
 // one of the user's existing ones again.
 func (s *Service) BeginRegistration(ctx context.Context, userID uuid.UUID, email string) (Ceremony, error) {
+	if s.webauthn == nil {
+		return Ceremony{}, ErrNoPasskeys
+	}
 	u, err := s.waUser(ctx, s.db.Conn(ctx), userID, email)
 	if err != nil {
 		return Ceremony{}, err
@@ -118,6 +121,9 @@ func (s *Service) BeginRegistration(ctx context.Context, userID uuid.UUID, email
 // PublicKeyCredential as JSON) and keeps the passkey under name
 // (two_factor.enrolled).
 func (s *Service) FinishRegistration(ctx context.Context, userID uuid.UUID, email, state, name string, body io.Reader) (Passkey, error) {
+	if s.webauthn == nil {
+		return Passkey{}, ErrNoPasskeys
+	}
 	sd, err := session(state)
 	if err != nil {
 		return Passkey{}, err
@@ -169,6 +175,9 @@ func (s *Service) RemovePasskey(ctx context.Context, userID, id uuid.UUID) error
 // password), or for whoever's passkey answers when userID is nil (sign-in
 // without a password).
 func (s *Service) BeginLogin(ctx context.Context, userID *uuid.UUID, email string) (Ceremony, error) {
+	if s.webauthn == nil {
+		return Ceremony{}, ErrNoPasskeys
+	}
 	if userID == nil {
 		opts, sd, err := s.webauthn.BeginDiscoverableLogin(webauthn.WithUserVerification(protocol.VerificationRequired))
 		if err != nil {
@@ -194,6 +203,9 @@ func (s *Service) BeginLogin(ctx context.Context, userID *uuid.UUID, email strin
 // was: it must be userID's when that is set. The credential's sign count
 // and flags are kept.
 func (s *Service) FinishLogin(ctx context.Context, userID *uuid.UUID, email, state string, body io.Reader) (uuid.UUID, error) {
+	if s.webauthn == nil {
+		return uuid.Nil, ErrNoPasskeys
+	}
 	sd, err := session(state)
 	if err != nil {
 		return uuid.Nil, err

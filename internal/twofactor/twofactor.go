@@ -20,6 +20,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -80,12 +81,24 @@ type Options struct {
 
 // New returns a Service.
 func New(o Options) (*Service, error) {
-	wa, err := newWebAuthn(o.BaseURL)
-	if err != nil {
-		return nil, err
+	s := &Service{db: o.DB, box: o.Box, codeKey: o.CodeKey, now: time.Now}
+	u, err := url.Parse(o.BaseURL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("twofactor: base URL %q: %v", o.BaseURL, err)
 	}
-	return &Service{db: o.DB, box: o.Box, codeKey: o.CodeKey, webauthn: wa, now: time.Now}, nil
+	// WebAuthn's relying party id is a domain name: a service reached by
+	// an IP address has no passkeys (PasskeysEnabled is false).
+	if _, err := netip.ParseAddr(u.Hostname()); err != nil {
+		if s.webauthn, err = newWebAuthn(u); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
+
+// PasskeysEnabled reports whether passkeys can be used: LINKQR_BASE_URL
+// names the service by a domain name (WebAuthn has no IP relying parties).
+func (s *Service) PasskeysEnabled() bool { return s.webauthn != nil }
 
 // Status is what a user has set up.
 type Status struct {

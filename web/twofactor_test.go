@@ -13,6 +13,7 @@ import (
 
 	"github.com/pquerna/otp/totp"
 
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -212,5 +213,33 @@ func TestTwoFactorRequiredByWorkspace(t *testing.T) {
 	other.mustSignIn(outsider.Email, outsider.Password)
 	if p := other.get("/w/" + outsider.WorkspaceExternalID() + "/links"); p.status != http.StatusOK {
 		t.Fatalf("another workspace: %d", p.status)
+	}
+}
+
+// TestTwoFactorOperatorReset: `linkqr admin user reset-2fa` (twofactor
+// Reset as the operator) removes the authenticator, recovery codes and
+// passkeys of a locked-out user; the password alone signs in again, and
+// the user's workspaces record two_factor.removed by the operator.
+func TestTwoFactorOperatorReset(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	b := newBrowser(t, srv)
+	b.mustSignIn(tn.Email, tn.Password)
+	enrolTOTP(t, b)
+	if p := newBrowser(t, srv).signIn(tn.Email, tn.Password); p.location != "/login/two-factor" {
+		t.Fatalf("before the reset: %d %q", p.status, p.location)
+	}
+	ctx := audit.WithActor(context.Background(), audit.Actor{Type: audit.ActorOperator})
+	removed, err := srv.App.TwoFactor.Reset(ctx, tn.UserID)
+	if err != nil || len(removed) != 1 || removed[0] != "totp" {
+		t.Fatalf("Reset = %v, %v", removed, err)
+	}
+	if p := newBrowser(t, srv).signIn(tn.Email, tn.Password); p.status != http.StatusSeeOther || p.location == "/login/two-factor" {
+		t.Fatalf("after the reset: %d %q", p.status, p.location)
+	}
+	var actor string
+	if err := srv.Pool.QueryRow(context.Background(), `SELECT actor_type FROM audit_events WHERE workspace_id = $1 AND action = 'two_factor.removed'`, tn.WorkspaceID).Scan(&actor); err != nil || actor != "operator" {
+		t.Fatalf("two_factor.removed by %q, %v", actor, err)
 	}
 }

@@ -216,3 +216,13 @@ func (s *Service) User(ctx context.Context, id uuid.UUID) (User, error) {
 	}
 	return userFromRow(row), nil
 }
+
+// UserByEmail returns the account of an address (any case);
+// store.ErrNotFound when there is none.
+func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
+	row, err := dbsqlc.New().UserGetByEmail(ctx, s.db.Conn(ctx), strings.TrimSpace(email))
+	if err != nil {
+		return User{}, store.InterpretError(err)
+	}
+	return userFromRow(row), nil
+}

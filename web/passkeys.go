@@ -186,7 +186,7 @@ func (u *UI) passkeyRegister(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r, err)
 		return
 	}
-	writeJSONAnswer(w, http.StatusOK, passkeyAnswer{Redirect: accountPath + "#two-factor"})
+	writeJSONAnswer(w, http.StatusOK, passkeyAnswer{Redirect: twoFactorPath})
 }
 
 // passkeyRemove is POST /account/passkeys/{passkey}/remove.
@@ -200,5 +200,5 @@ func (u *UI) passkeyRemove(w http.ResponseWriter, r *http.Request) {
 	if u.failed(w, r, u.TwoFactor.RemovePasskey(r.Context(), v.User.ID, id)) {
 		return
 	}
-	u.redirectFlash(w, r, accountPath+"#two-factor", flashOK, "The passkey was removed.")
+	u.redirectFlash(w, r, twoFactorPath, flashOK, "The passkey was removed.")
 }

@@ -1,0 +1,102 @@
+package web_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	cdpwebauthn "github.com/chromedp/cdproto/webauthn"
+	"github.com/chromedp/chromedp"
+
+	"github.com/linkqr/linkqr/internal/testkit"
+)
+
+// TestBrowserPasskey registers a passkey on Account → Two-factor sign-in
+// with Chromium's DevTools virtual authenticator, then signs in with it
+// without a password, and uses it as the second factor after a password.
+func TestBrowserPasskey(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Chromium(t)
+	srv := testkit.StartServer(t, testkit.WithLocalhost())
+	tn := testkit.NewTenant(t, srv.Pool)
+	run := func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, steps...); err != nil {
+			loc, _ := chromedp.Run(ctx, chromedp.Location())
+			html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("main")))
+			t.Fatalf("%v at %s: %s", err, loc, excerpt(html))
+		}
+	}
+	if _, err := chromedp.Call(ctx, cdpwebauthn.Enable, cdpwebauthn.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, cdpwebauthn.AddVirtualAuthenticator, cdpwebauthn.AddVirtualAuthenticatorParams{Options: &cdpwebauthn.VirtualAuthenticatorOptions{
+		Protocol: cdpwebauthn.AuthenticatorProtocolCtap2, Transport: cdpwebauthn.AuthenticatorTransportInternal,
+		HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
+	}}); err != nil {
+		t.Fatal(err)
+	}
+
+	run(
+		chromedp.Navigate(srv.URL+"/login"),
+		chromedp.SendKeys(css("signin-email"), tn.Email),
+		chromedp.SendKeys(css("signin-password"), tn.Password),
+		chromedp.Click(css("signin-submit")),
+		chromedp.WaitVisible(css("nav-settings")),
+		chromedp.Navigate(srv.URL+"/account/two-factor"),
+		chromedp.WaitVisible(css("passkey-add")),
+		chromedp.SendKeys(css("passkey-name"), "Virtual key"),
+		chromedp.Click(css("passkey-add")),
+		chromedp.WaitVisible(css("passkey-row")),
+	)
+	saveShot(t, ctx, "account-two-factor")
+	if n := scalarInt(t, srv, `SELECT count(*) FROM passkeys WHERE user_id = $1 AND name = 'Virtual key'`, tn.UserID); n != 1 {
+		t.Fatalf("%d passkeys stored", n)
+	}
+
+	// Signed out, the passkey alone signs in.
+	run(
+		chromedp.Click(css("sign-out")),
+		chromedp.WaitVisible(css("signin-passkey")),
+	)
+	saveShot(t, ctx, "signin-with-passkey")
+	run(
+		chromedp.Click(css("signin-passkey")),
+		chromedp.WaitVisible(css("nav-settings")),
+	)
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil || !strings.Contains(loc, "/w/ws_") {
+		t.Fatalf("after the passkey sign-in: %q, %v", loc, err)
+	}
+	if n := scalarInt(t, srv, `SELECT count(*) FROM passkeys WHERE user_id = $1 AND last_used_at IS NOT NULL`, tn.UserID); n != 1 {
+		t.Fatalf("the passkey's use was not recorded")
+	}
+
+	// With a passkey, the password is followed by the second step, where
+	// the passkey answers.
+	run(
+		chromedp.Click(css("sign-out")),
+		chromedp.WaitVisible(css("signin-email")),
+		chromedp.SendKeys(css("signin-email"), tn.Email),
+		chromedp.SendKeys(css("signin-password"), tn.Password),
+		chromedp.Click(css("signin-submit")),
+		chromedp.WaitVisible(css("second-passkey")),
+	)
+	saveShot(t, ctx, "second-factor")
+	run(
+		chromedp.Click(css("second-passkey")),
+		chromedp.WaitVisible(css("nav-settings")),
+	)
+}
+
+func scalarInt(t *testing.T, srv *testkit.Server, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := srv.Pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}

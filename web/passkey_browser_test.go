@@ -8,6 +8,7 @@ import (
 
 	cdpwebauthn "github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
+	"github.com/pquerna/otp/totp"
 
 	"github.com/linkqr/linkqr/internal/testkit"
 )
@@ -99,4 +100,52 @@ func scalarInt(t *testing.T, srv *testkit.Server, sql string, args ...any) int {
 		t.Fatalf("%s: %v", sql, err)
 	}
 	return n
+}
+
+// TestBrowserSecurityPages drives Settings → Security and the
+// authenticator enrolment in Chromium: the pages render (screenshots with
+// LINKQR_TEST_SCREENSHOTS), the QR code image loads, and a code typed
+// from the secret on the page turns the factor on.
+func TestBrowserSecurityPages(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Chromium(t)
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	run := func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(
+		chromedp.Navigate(srv.URL+"/login"),
+		chromedp.SendKeys(css("signin-email"), tn.Email),
+		chromedp.SendKeys(css("signin-password"), tn.Password),
+		chromedp.Click(css("signin-submit")),
+		chromedp.WaitVisible(css("nav-settings")),
+		chromedp.Navigate(srv.URL+"/w/"+tn.WorkspaceExternalID()+"/settings/security"),
+		chromedp.WaitVisible(css("sso-form")),
+	)
+	saveShot(t, ctx, "settings-security")
+	run(
+		chromedp.Navigate(srv.URL+"/account/two-factor"),
+		chromedp.Click(css("totp-start")),
+		chromedp.WaitVisible(css("totp-qr")),
+	)
+	loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid="totp-qr"]').naturalWidth > 0`))
+	if err != nil || !loaded {
+		t.Fatalf("the QR code image did not load (%v)", err)
+	}
+	saveShot(t, ctx, "totp-enrol")
+	secret, err := chromedp.Run(ctx, chromedp.Value(css("totp-secret")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _ := totp.GenerateCode(secret, time.Now())
+	run(
+		chromedp.SendKeys(css("totp-confirm-code"), code),
+		chromedp.Click(css("totp-confirm")),
+		chromedp.WaitVisible(css("recovery-codes")),
+	)
+	saveShot(t, ctx, "recovery-codes")
 }

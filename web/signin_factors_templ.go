@@ -356,33 +356,33 @@ func TOTPEnrolPage(v TOTPEnrolView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<p class=\"muted small\"><a href=\"/account/two-factor\">← Two-factor sign-in</a></p><h1>Set up an authenticator app</h1><section class=\"card totp-enrol\" data-testid=\"totp-enrol\"><img src=\"/account/two-factor/totp/qr.png\" width=\"240\" height=\"240\" alt=\"QR code of your authenticator secret\" data-testid=\"totp-qr\"><div><p>1. Scan the QR code with your authenticator app, or enter the secret by hand.</p><label for=\"totp-secret\">Secret</label><div class=\"secret\"><input type=\"text\" id=\"totp-secret\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<p class=\"muted small\"><a href=\"/account/two-factor\">← Two-factor sign-in</a></p><h1>Set up an authenticator app</h1><section class=\"card totp-enrol\" data-testid=\"totp-enrol\"><img src=\"/account/two-factor/totp/qr.png\" width=\"240\" height=\"240\" alt=\"QR code of your authenticator secret\" data-testid=\"totp-qr\"><div><p>1. Scan the QR code with your authenticator app, or enter the secret by hand.</p><div class=\"field\"><label for=\"totp-secret\">Secret</label><div class=\"secret\"><input type=\"text\" id=\"totp-secret\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var15 string
 			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(v.Secret)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 139, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 140, Col: 58}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "\" readonly spellcheck=\"false\" data-testid=\"totp-secret\"> <button type=\"button\" class=\"secondary\" data-copy-target=\"totp-secret\">Copy</button></div><label for=\"totp-uri\">Or this link (otpauth URI)</label><div class=\"secret\"><input type=\"text\" id=\"totp-uri\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "\" readonly spellcheck=\"false\" data-testid=\"totp-secret\"> <button type=\"button\" class=\"secondary\" data-copy-target=\"totp-secret\">Copy</button></div></div><div class=\"field\"><label for=\"totp-uri\">Or this link (otpauth URI)</label><div class=\"secret\"><input type=\"text\" id=\"totp-uri\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var16 string
 			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(v.URI)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 144, Col: 51}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 147, Col: 52}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "\" readonly spellcheck=\"false\" data-testid=\"totp-uri\"> <button type=\"button\" class=\"secondary\" data-copy-target=\"totp-uri\">Copy</button></div><p>2. Enter the code the app shows.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "\" readonly spellcheck=\"false\" data-testid=\"totp-uri\"> <button type=\"button\" class=\"secondary\" data-copy-target=\"totp-uri\">Copy</button></div></div><p>2. Enter the code the app shows.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -394,7 +394,7 @@ func TOTPEnrolPage(v TOTPEnrolView) templ.Component {
 				var templ_7745c5c3_Var17 string
 				templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(v.Error)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 149, Col: 77}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 153, Col: 77}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 				if templ_7745c5c3_Err != nil {
@@ -462,11 +462,7 @@ func RecoveryCodesPage(v RecoveryCodesView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = flashes(v.Nav.Flashes).Render(ctx, templ_7745c5c3_Buffer)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, " <h1>Your recovery codes</h1><div class=\"card secret-card\" data-testid=\"recovery-codes-card\"><div class=\"warning\" role=\"note\"><strong>Save these codes now.</strong> This is the only time linkqr shows them; they are stored only as hashes. Each signs you in once if you lose your authenticator app.</div><ol class=\"recovery-codes\" data-testid=\"recovery-codes\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<h1>Your recovery codes</h1><div class=\"card secret-card\" data-testid=\"recovery-codes-card\"><div class=\"warning\" role=\"note\"><strong>Save these codes now.</strong> This is the only time linkqr shows them; they are stored only as hashes. Each signs you in once if you lose your authenticator app.</div><ol class=\"recovery-codes\" data-testid=\"recovery-codes\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -478,7 +474,7 @@ func RecoveryCodesPage(v RecoveryCodesView) templ.Component {
 				var templ_7745c5c3_Var20 string
 				templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(c)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 174, Col: 51}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 177, Col: 51}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 				if templ_7745c5c3_Err != nil {
@@ -550,27 +546,27 @@ func SecurityPage(v SecurityView) templ.Component {
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "<div class=\"page-head\"><div><h1>Security</h1><p class=\"muted\">How the members of this workspace sign in.</p></div></div><section class=\"card form-card\" data-testid=\"sso-card\"><h2>Single sign-on (OpenID Connect)</h2><p class=\"muted\">Register linkqr at your identity provider as a web application with this redirect URI, then enter what it gives you.</p><p><label for=\"sso-redirect\">Redirect URI</label></p><div class=\"secret\"><input type=\"text\" id=\"sso-redirect\" value=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "<div class=\"page-head\"><div><h1>Security</h1><p class=\"muted\">How the members of this workspace sign in.</p></div></div><section class=\"card form-card\" data-testid=\"sso-card\"><h2>Single sign-on (OpenID Connect)</h2><p class=\"muted\">Register linkqr at your identity provider as a web application with this redirect URI, then enter what it gives you.</p><div class=\"field\"><label for=\"sso-redirect\">Redirect URI</label><div class=\"secret\"><input type=\"text\" id=\"sso-redirect\" value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var24 string
 				templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(v.RedirectURI)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 200, Col: 63}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 204, Col: 64}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "\" readonly spellcheck=\"false\" data-testid=\"sso-redirect-uri\"> <button type=\"button\" class=\"secondary\" data-copy-target=\"sso-redirect\">Copy</button></div><form method=\"post\" action=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "\" readonly spellcheck=\"false\" data-testid=\"sso-redirect-uri\"> <button type=\"button\" class=\"secondary\" data-copy-target=\"sso-redirect\">Copy</button></div></div><form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var25 templ.SafeURL
 				templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinURLErrs(v.Nav.wsPath("/settings/security/sso"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 203, Col: 71}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 208, Col: 71}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 				if templ_7745c5c3_Err != nil {
@@ -621,7 +617,7 @@ func SecurityPage(v SecurityView) templ.Component {
 				var templ_7745c5c3_Var28 string
 				templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(v.Form.Domains)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 213, Col: 177}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 218, Col: 177}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 				if templ_7745c5c3_Err != nil {
@@ -639,7 +635,7 @@ func SecurityPage(v SecurityView) templ.Component {
 					var templ_7745c5c3_Var29 string
 					templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(v.Errors["/domains"])
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 216, Col: 54}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 221, Col: 54}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 					if templ_7745c5c3_Err != nil {
@@ -692,7 +688,7 @@ func SecurityPage(v SecurityView) templ.Component {
 					var templ_7745c5c3_Var30 string
 					templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(v.Errors["/required"])
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 231, Col: 54}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 236, Col: 54}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
 					if templ_7745c5c3_Err != nil {
@@ -720,7 +716,7 @@ func SecurityPage(v SecurityView) templ.Component {
 						var templ_7745c5c3_Var31 string
 						templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(d.Name)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 248, Col: 48}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 253, Col: 48}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 						if templ_7745c5c3_Err != nil {
@@ -733,7 +729,7 @@ func SecurityPage(v SecurityView) templ.Component {
 						var templ_7745c5c3_Var32 string
 						templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(d.RecordName)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 249, Col: 72}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 254, Col: 72}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 						if templ_7745c5c3_Err != nil {
@@ -746,7 +742,7 @@ func SecurityPage(v SecurityView) templ.Component {
 						var templ_7745c5c3_Var33 string
 						templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(d.RecordValue)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 249, Col: 138}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 254, Col: 138}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 						if templ_7745c5c3_Err != nil {
@@ -769,7 +765,7 @@ func SecurityPage(v SecurityView) templ.Component {
 							var templ_7745c5c3_Var34 templ.SafeURL
 							templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinURLErrs(v.Nav.wsPath("/settings/security/sso/domains/" + d.Name + "/verify"))
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 255, Col: 109}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 260, Col: 109}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 							if templ_7745c5c3_Err != nil {
@@ -797,7 +793,7 @@ func SecurityPage(v SecurityView) templ.Component {
 				var templ_7745c5c3_Var35 templ.SafeURL
 				templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinURLErrs(v.Nav.wsPath("/settings/security/two-factor"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 269, Col: 78}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `signin_factors.templ`, Line: 274, Col: 78}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 				if templ_7745c5c3_Err != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/apikey"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 )
 
 // apiKeysSetRateLimit changes a key's requests-per-minute limit: any key of
@@ -18,7 +18,7 @@ import (
 func (u *UI) apiKeysSetRateLimit(w http.ResponseWriter, r *http.Request) {
 	v, _ := viewerFrom(r.Context())
 	ws, _ := workspaceFrom(r.Context())
-	keyID, ok := store.ParseID(store.PrefixAPIKey, chi.URLParam(r, "key"))
+	keyID, ok := id.Parse(id.APIKey, chi.URLParam(r, "key"))
 	if !ok {
 		u.notFound(w, r)
 		return

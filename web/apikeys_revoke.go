@@ -5,7 +5,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 )
 
 // apiKeysRevoke revokes a key of the current workspace: any of them for an
@@ -15,7 +15,7 @@ import (
 func (u *UI) apiKeysRevoke(w http.ResponseWriter, r *http.Request) {
 	v, _ := viewerFrom(r.Context())
 	ws, _ := workspaceFrom(r.Context())
-	keyID, ok := store.ParseID(store.PrefixAPIKey, chi.URLParam(r, "key"))
+	keyID, ok := id.Parse(id.APIKey, chi.URLParam(r, "key"))
 	if !ok {
 		u.notFound(w, r)
 		return

@@ -6,8 +6,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scope"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // appsPath is Settings → Authorized apps: the viewer's own consents, across
@@ -66,7 +66,7 @@ func lastUsed(t *time.Time) string {
 // and nothing is revoked.
 func (u *UI) appsRevoke(w http.ResponseWriter, r *http.Request) {
 	v, _ := viewerFrom(r.Context())
-	id, ok := store.ParseID(store.PrefixOAuthGrant, chi.URLParam(r, "grant"))
+	grantID, ok := id.Parse(id.OAuthGrant, chi.URLParam(r, "grant"))
 	if !ok {
 		u.notFound(w, r)
 		return
@@ -78,7 +78,7 @@ func (u *UI) appsRevoke(w http.ResponseWriter, r *http.Request) {
 	}
 	name, found := "", false
 	for _, g := range grants {
-		if g.ID == id {
+		if g.ID == grantID {
 			name, found = "“"+g.ClientName+"” in "+g.WorkspaceName, true
 		}
 	}
@@ -92,7 +92,7 @@ func (u *UI) appsRevoke(w http.ResponseWriter, r *http.Request) {
 	}) {
 		return
 	}
-	if u.failed(w, r, u.OAuth.RevokeGrantOfUser(r.Context(), v.User.ID, id)) {
+	if u.failed(w, r, u.OAuth.RevokeGrantOfUser(r.Context(), v.User.ID, grantID)) {
 		return
 	}
 	u.redirectFlash(w, r, appsPath, flashOK, "The app "+name+" no longer has access. Its tokens now get 401 Unauthorized.")

@@ -12,8 +12,8 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/oauth"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -61,12 +61,12 @@ func grantIDs(body string) []string {
 // lastUsedAt reads a grant's last_used_at straight from the database.
 func lastUsedAt(t *testing.T, srv *testkit.Server, grant string) time.Time {
 	t.Helper()
-	id, ok := store.ParseID(store.PrefixOAuthGrant, grant)
+	grantID, ok := id.Parse(id.OAuthGrant, grant)
 	if !ok {
 		t.Fatalf("grant id %q", grant)
 	}
 	var at time.Time
-	if err := srv.Pool.QueryRow(context.Background(), `SELECT last_used_at FROM oauth_grants WHERE id = $1`, id).Scan(&at); err != nil {
+	if err := srv.Pool.QueryRow(context.Background(), `SELECT last_used_at FROM oauth_grants WHERE id = $1`, grantID).Scan(&at); err != nil {
 		t.Fatal(err)
 	}
 	return at
@@ -75,8 +75,8 @@ func lastUsedAt(t *testing.T, srv *testkit.Server, grant string) time.Time {
 // setLastUsed moves a grant's last use back to a fixed past moment.
 func setLastUsed(t *testing.T, srv *testkit.Server, grant string, at time.Time) {
 	t.Helper()
-	id, _ := store.ParseID(store.PrefixOAuthGrant, grant)
-	if _, err := srv.Pool.Exec(context.Background(), `UPDATE oauth_grants SET last_used_at = $2 WHERE id = $1`, id, at); err != nil {
+	grantID, _ := id.Parse(id.OAuthGrant, grant)
+	if _, err := srv.Pool.Exec(context.Background(), `UPDATE oauth_grants SET last_used_at = $2 WHERE id = $1`, grantID, at); err != nil {
 		t.Fatal(err)
 	}
 }

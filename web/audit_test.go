@@ -13,7 +13,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/audit"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -26,7 +26,7 @@ func auditFixture(t *testing.T) (*testkit.Server, testkit.Tenant) {
 	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
 	admin := testkit.NewTenant(t, srv.Pool)
 	uid := admin.UserID
-	actor := audit.Actor{Type: audit.ActorUser, ID: store.FormatID(store.PrefixUser, uid), UserID: &uid, Email: admin.Email,
+	actor := audit.Actor{Type: audit.ActorUser, ID: id.Format(id.User, uid), UserID: &uid, Email: admin.Email,
 		IP: netip.MustParseAddr("198.51.100.20"), UserAgent: "Mozilla/5.0"}
 	ctx := audit.WithActor(context.Background(), actor)
 	for i := range 3 {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/domain"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
 	"github.com/linkqr/linkqr/internal/wire"
 )
@@ -68,12 +68,12 @@ func (u *UI) domainsCreate(w http.ResponseWriter, r *http.Request) {
 // unknown id or another workspace's.
 func (u *UI) domainFrom(w http.ResponseWriter, r *http.Request) (domain.Domain, bool) {
 	ws, _ := workspaceFrom(r.Context())
-	id, ok := store.ParseID(store.PrefixDomain, chi.URLParam(r, "domain"))
+	domainID, ok := id.Parse(id.Domain, chi.URLParam(r, "domain"))
 	if !ok {
 		u.notFound(w, r)
 		return domain.Domain{}, false
 	}
-	d, err := u.Domains.Get(r.Context(), ws.ID, id)
+	d, err := u.Domains.Get(r.Context(), ws.ID, domainID)
 	if u.failed(w, r, err) {
 		return d, false
 	}

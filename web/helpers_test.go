@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/session"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -218,7 +218,7 @@ func excerpt(s string) string {
 }
 
 // userID is the tenant's "usr_…" id.
-func userID(tn testkit.Tenant) string { return store.FormatID(store.PrefixUser, tn.UserID) }
+func userID(tn testkit.Tenant) string { return id.Format(id.User, tn.UserID) }
 
 // confirmed is the form of a destructive post whose confirmation was given
 // (app.js adds it after confirm(); the confirmation page's button sends it).

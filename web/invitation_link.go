@@ -8,8 +8,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/session"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // invitationLinkPath is the accept link of a token.
@@ -128,7 +128,7 @@ func (u *UI) linkRefused(w http.ResponseWriter, r *http.Request, err error, what
 	case errors.As(err, &gone):
 		heading, text := linkGoneText(what, gone.State)
 		Render(w, r, http.StatusGone, NeutralPage(http.StatusGone, heading, text, "link-"+string(gone.State)))
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, id.ErrNotFound):
 		heading, text := "This link does not work", "This invitation link is not valid. Check that you copied all of it, or ask the admin who invited you for a new one."
 		if what == "reset" {
 			text = "This password reset link is not valid. Check that you copied all of it, or ask for a new one."
@@ -172,7 +172,7 @@ func equalFoldEmail(a, b string) bool { return strings.EqualFold(a, b) }
 // link closed between the page and the post) and drops the rest.
 func linkError(err error) error {
 	var gone *account.GoneError
-	if errors.As(err, &gone) || errors.Is(err, store.ErrNotFound) {
+	if errors.As(err, &gone) || errors.Is(err, id.ErrNotFound) {
 		return err
 	}
 	return nil

@@ -7,7 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 )
 
 // invitationsList shows the signed-in user the open invitations addressed
@@ -41,7 +41,7 @@ const invitationsPath = "/w/invitations"
 // viewer cannot answer, else a server error.
 func (u *UI) invitationAnswered(w http.ResponseWriter, r *http.Request, err error) bool {
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, id.ErrNotFound):
 		u.invitationGone(w, r)
 	case err != nil:
 		u.serverError(w, r, err)
@@ -53,7 +53,7 @@ func (u *UI) invitationAnswered(w http.ResponseWriter, r *http.Request, err erro
 
 // invitationParam is the invitation id of the URL, false when malformed.
 func invitationParam(r *http.Request) (uuid.UUID, bool) {
-	return store.ParseID(store.PrefixInvitation, chi.URLParam(r, "invitation"))
+	return id.Parse(id.Invitation, chi.URLParam(r, "invitation"))
 }
 
 func (u *UI) invitationGone(w http.ResponseWriter, r *http.Request) {

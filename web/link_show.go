@@ -12,8 +12,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/analytics"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -22,12 +22,12 @@ import (
 // another workspace's).
 func (u *UI) loadLink(w http.ResponseWriter, r *http.Request) (link.Link, bool) {
 	ws, _ := workspaceFrom(r.Context())
-	id, ok := store.ParseID(store.PrefixLink, chi.URLParam(r, "link"))
+	linkID, ok := id.Parse(id.Link, chi.URLParam(r, "link"))
 	if !ok {
 		u.notFound(w, r)
 		return link.Link{}, false
 	}
-	l, err := u.Links.Get(r.Context(), ws.ID, id)
+	l, err := u.Links.Get(r.Context(), ws.ID, linkID)
 	if u.failed(w, r, err) {
 		return link.Link{}, false
 	}

@@ -20,11 +20,11 @@ import (
 	"github.com/linkqr/linkqr/internal/cursor"
 	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/hostname"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -333,15 +333,15 @@ func parseExpiryInput(s string, now time.Time) (link.Expiry, error) {
 }
 
 // linkPath is a link's page in the workspace, plus rest.
-func linkPath(ws account.Workspace, id uuid.UUID, rest string) string {
-	return "/w/" + ws.ExternalID() + "/links/" + store.FormatID(store.PrefixLink, id) + rest
+func linkPath(ws account.Workspace, linkID uuid.UUID, rest string) string {
+	return "/w/" + ws.ExternalID() + "/links/" + id.Format(id.Link, linkID) + rest
 }
 
 // linkRow is the page's own view of a link; it formats the wire ID that
 // the QR URLs use.
 func linkRow(l link.Link) LinkRow {
 	row := LinkRow{
-		ID: store.FormatID(store.PrefixLink, l.ID), Code: l.Code.String(), ShortURL: l.ShortURL, TargetURL: l.TargetURL.String(), Status: string(l.Status),
+		ID: id.Format(id.Link, l.ID), Code: l.Code.String(), ShortURL: l.ShortURL, TargetURL: l.TargetURL.String(), Status: string(l.Status),
 		Scans: strconv.FormatInt(l.ScanCount, 10), CreatedAt: formatDate(l.CreatedAt), LastScan: "no scans yet",
 	}
 	if l.Domain != nil {
@@ -369,12 +369,12 @@ func linkRow(l link.Link) LinkRow {
 func (u *UI) linkQR(format qr.Format) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ws, _ := workspaceFrom(r.Context())
-		id, ok := store.ParseID(store.PrefixLink, chi.URLParam(r, "link"))
+		linkID, ok := id.Parse(id.Link, chi.URLParam(r, "link"))
 		if !ok {
 			u.notFound(w, r)
 			return
 		}
-		l, err := u.Links.Get(r.Context(), ws.ID, id)
+		l, err := u.Links.Get(r.Context(), ws.ID, linkID)
 		if u.failed(w, r, err) {
 			return
 		}

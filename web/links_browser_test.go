@@ -25,8 +25,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/qr"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -180,7 +180,7 @@ func walkLink(t *testing.T, js bool) {
 	if wsExt == nil {
 		t.Fatalf("after sign-in at %s, want the links page", loc)
 	}
-	wsID, _ := store.ParseID(store.PrefixWorkspace, wsExt[1])
+	wsID, _ := id.Parse(id.Workspace, wsExt[1])
 
 	// A bad target: the API's message, next to the field; nothing created.
 	p.run(chromedp.SendKeys(css("new-target"), "ftp://example.com/menu"), chromedp.SendKeys(css("new-title"), "Spring menu"))
@@ -454,7 +454,7 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 	if _, err := srv.App.Accounts.Invite(bg, admin.WorkspaceID, &admin.UserID, newEmail("a-rather-long-invitee-address"), account.RoleMember); err != nil {
 		t.Fatal(err)
 	}
-	hookPath := ws + "/settings/webhooks/" + store.FormatID(store.PrefixWebhook, hook.ID)
+	hookPath := ws + "/settings/webhooks/" + id.Format(id.Webhook, hook.ID)
 	if _, err := srv.App.Webhooks.SendTest(bg, admin.WorkspaceID, hook.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +465,7 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 			t.Fatalf("no delivery attempt within 15 s (%v)", err)
 		}
 		if len(list) == 1 && list[0].Status != webhook.DeliveryPending {
-			deliveryPath = hookPath + "/deliveries/" + store.FormatID(store.PrefixDelivery, list[0].ID)
+			deliveryPath = hookPath + "/deliveries/" + id.Format(id.Delivery, list[0].ID)
 		}
 	}
 

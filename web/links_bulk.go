@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -106,8 +106,8 @@ func (u *UI) bulkDelete(r *http.Request, raw []string, out *bulkOutcome) error {
 	ws, _ := workspaceFrom(r.Context())
 	var ids []uuid.UUID
 	for _, v := range raw {
-		if id, ok := store.ParseID(store.PrefixLink, v); ok {
-			ids = append(ids, id)
+		if linkID, ok := id.Parse(id.Link, v); ok {
+			ids = append(ids, linkID)
 		}
 	}
 	deleted, err := u.Links.DeleteMany(r.Context(), ws.ID, ids)
@@ -116,7 +116,7 @@ func (u *UI) bulkDelete(r *http.Request, raw []string, out *bulkOutcome) error {
 	}
 	out.done = len(deleted)
 	for _, v := range raw {
-		if id, ok := store.ParseID(store.PrefixLink, v); !ok || !slices.Contains(deleted, id) {
+		if linkID, ok := id.Parse(id.Link, v); !ok || !slices.Contains(deleted, linkID) {
 			out.missing = append(out.missing, v)
 		}
 	}
@@ -127,13 +127,13 @@ func (u *UI) bulkDelete(r *http.Request, raw []string, out *bulkOutcome) error {
 func (u *UI) bulkApply(r *http.Request, action string, tag link.Tag, raw string, out *bulkOutcome) error {
 	ws, _ := workspaceFrom(r.Context())
 	ctx := r.Context()
-	id, ok := store.ParseID(store.PrefixLink, raw)
+	linkID, ok := id.Parse(id.Link, raw)
 	if !ok {
 		out.missing = append(out.missing, raw)
 		return nil
 	}
-	l, err := u.Links.Get(ctx, ws.ID, id)
-	if errors.Is(err, store.ErrNotFound) {
+	l, err := u.Links.Get(ctx, ws.ID, linkID)
+	if errors.Is(err, id.ErrNotFound) {
 		out.missing = append(out.missing, raw)
 		return nil
 	} else if err != nil {
@@ -153,14 +153,14 @@ func (u *UI) bulkApply(r *http.Request, action string, tag link.Tag, raw string,
 		}
 		in.Tags = link.Some(tags)
 	}
-	updated, err := u.Links.Update(ctx, ws.ID, id, in)
+	updated, err := u.Links.Update(ctx, ws.ID, linkID, in)
 	return out.count(raw, err, err == nil && !updated.UpdatedAt.Equal(l.UpdatedAt))
 }
 
 // count records one link's result: done, unchanged, or gone meanwhile.
 func (o *bulkOutcome) count(raw string, err error, changed bool) error {
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, id.ErrNotFound):
 		o.missing = append(o.missing, raw)
 	case err != nil:
 		return err

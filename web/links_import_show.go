@@ -8,8 +8,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/budget"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/linkimport"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // importPageRows is how many rows one page of a dry run or result shows.
@@ -34,12 +34,12 @@ var outcomeOrder = []linkimport.Outcome{linkimport.Created, linkimport.Invalid, 
 func (u *UI) loadImport(w http.ResponseWriter, r *http.Request) (linkimport.Import, bool) {
 	ws, _ := workspaceFrom(r.Context())
 	v, _ := viewerFrom(r.Context())
-	id, ok := store.ParseID(importPrefix, chi.URLParam(r, "import"))
+	importID, ok := id.Parse(importPrefix, chi.URLParam(r, "import"))
 	if !ok {
 		u.notFound(w, r)
 		return linkimport.Import{}, false
 	}
-	imp, err := u.LinkImports.Get(r.Context(), ws.ID, v.User.ID, id)
+	imp, err := u.LinkImports.Get(r.Context(), ws.ID, v.User.ID, importID)
 	if errors.Is(err, linkimport.ErrNotFound) {
 		u.notFound(w, r)
 		return imp, false
@@ -58,7 +58,7 @@ func (u *UI) linksImportShow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := ImportView{
-		Path: importPath(ws.ExternalID(), store.FormatID(importPrefix, imp.ID)), FileName: imp.FileName, KeepCodes: imp.KeepCodes,
+		Path: importPath(ws.ExternalID(), id.Format(importPrefix, imp.ID)), FileName: imp.FileName, KeepCodes: imp.KeepCodes,
 		State: imp.State, Rows: imp.Rows, Processed: imp.Processed, Made: imp.Made, Error: imp.Error, Expires: formatTime(imp.ExpiresAt),
 	}
 	page := 1

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/linkimport"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // linksImportStart confirms a dry run: the import's job starts creating
@@ -26,5 +26,5 @@ func (u *UI) linksImportStart(w http.ResponseWriter, r *http.Request) {
 	if u.failed(w, r, err) {
 		return
 	}
-	http.Redirect(w, r, importPath(ws.ExternalID(), store.FormatID(importPrefix, imp.ID)), http.StatusSeeOther)
+	http.Redirect(w, r, importPath(ws.ExternalID(), id.Format(importPrefix, imp.ID)), http.StatusSeeOther)
 }

@@ -11,13 +11,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkqr/linkqr/internal/budget"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/linkimport"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // importPrefix names imports in addresses ("imp_…").
-const importPrefix store.Prefix = "imp"
+const importPrefix id.Prefix = "imp"
 
 // linksImportForm is Links → Import CSV: the upload form.
 func (u *UI) linksImportForm(w http.ResponseWriter, r *http.Request) {
@@ -88,7 +88,7 @@ func (u *UI) linksImportUpload(w http.ResponseWriter, r *http.Request) {
 		u.renderImportForm(w, r, http.StatusUnprocessableEntity, keep, "The file has a header row but no links: add one row per link below it.")
 		return
 	}
-	id, err := u.LinkImports.Save(r.Context(), ws.ID, v.User.ID, fileName(hdr.Filename), data, keep, len(rows))
+	imp, err := u.LinkImports.Save(r.Context(), ws.ID, v.User.ID, fileName(hdr.Filename), data, keep, len(rows))
 	var quota *linkimport.QuotaError
 	if errors.As(err, &quota) {
 		w.Header().Set("Retry-After", strconv.Itoa(quota.Seconds()))
@@ -99,7 +99,7 @@ func (u *UI) linksImportUpload(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, importPath(ws.ExternalID(), store.FormatID(importPrefix, id)), http.StatusSeeOther)
+	http.Redirect(w, r, importPath(ws.ExternalID(), id.Format(importPrefix, imp)), http.StatusSeeOther)
 }
 
 // importPath is an import's page.

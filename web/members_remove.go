@@ -8,7 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/account"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 )
 
 // membersRemove takes a member out of the workspace; the account service
@@ -17,7 +17,7 @@ import (
 func (u *UI) membersRemove(w http.ResponseWriter, r *http.Request) {
 	v, _ := viewerFrom(r.Context())
 	ws, _ := workspaceFrom(r.Context())
-	userID, ok := store.ParseID(store.PrefixUser, chi.URLParam(r, "user"))
+	userID, ok := id.Parse(id.User, chi.URLParam(r, "user"))
 	if !ok {
 		u.notFound(w, r)
 		return

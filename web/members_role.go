@@ -7,7 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/account"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 )
 
 // lastAdmin explains why the last admin can be neither demoted nor removed.
@@ -19,7 +19,7 @@ const lastAdmin = "A workspace needs at least one admin. Make another member an 
 func (u *UI) membersSetRole(w http.ResponseWriter, r *http.Request) {
 	v, _ := viewerFrom(r.Context())
 	ws, _ := workspaceFrom(r.Context())
-	userID, ok := store.ParseID(store.PrefixUser, chi.URLParam(r, "user"))
+	userID, ok := id.Parse(id.User, chi.URLParam(r, "user"))
 	role, validRole := account.ParseRole(r.PostFormValue("role"))
 	if !ok {
 		u.notFound(w, r)
@@ -33,7 +33,7 @@ func (u *UI) membersSetRole(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, account.ErrLastAdmin):
 		u.redirectFlash(w, r, membersPath(ws), flashError, lastAdmin)
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, id.ErrNotFound):
 		u.notFound(w, r)
 	case err != nil:
 		u.serverError(w, r, err)

@@ -11,10 +11,10 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/session"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // maxFormBytes bounds a form post; the largest form (an API key with a
@@ -126,12 +126,12 @@ func (u *UI) currentUser(r *http.Request) (viewer, bool, error) {
 		return viewer{Session: sess}, false, err
 	}
 	v := viewer{Session: sess}
-	id, ok := session.UserID(sess)
+	userID, ok := session.UserID(sess)
 	if !ok {
 		return v, false, nil
 	}
-	user, err := u.Accounts.User(r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) {
+	user, err := u.Accounts.User(r.Context(), userID)
+	if errors.Is(err, id.ErrNotFound) {
 		return v, false, nil
 	}
 	if err != nil {
@@ -200,12 +200,12 @@ func (u *UI) permitOrNotFound(s scope.Scope) func(http.Handler) http.Handler {
 // id, or the id of a workspace the viewer does not belong to, answers 404
 // and reports false.
 func (u *UI) viewerWorkspace(w http.ResponseWriter, r *http.Request, v viewer, rawID string) (account.Workspace, bool) {
-	id, ok := store.ParseID(store.PrefixWorkspace, rawID)
+	wsID, ok := id.Parse(id.Workspace, rawID)
 	if !ok {
 		u.notFound(w, r)
 		return account.Workspace{}, false
 	}
-	ws, err := u.Accounts.Workspace(r.Context(), v.User.ID, id)
+	ws, err := u.Accounts.Workspace(r.Context(), v.User.ID, wsID)
 	if u.failed(w, r, err) {
 		return account.Workspace{}, false
 	}

@@ -6,10 +6,10 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/session"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // ConsentView is the consent page's model.
@@ -73,7 +73,7 @@ func (u *UI) parseAuthorize(w http.ResponseWriter, r *http.Request, vals url.Val
 		return nil, false
 	}
 	c, err := u.OAuth.ClientByExternalID(r.Context(), vals.Get("client_id"))
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err != nil && !errors.Is(err, id.ErrNotFound) {
 		u.serverError(w, r, err)
 		return nil, false
 	}
@@ -249,7 +249,7 @@ func (u *UI) authorizeDecision(w http.ResponseWriter, r *http.Request) {
 		u.authorizePage(w, r, "No answer", "Choose Allow or Deny.")
 		return
 	}
-	wsID, ok := store.ParseID(store.PrefixWorkspace, r.PostForm.Get("workspace"))
+	wsID, ok := id.Parse(id.Workspace, r.PostForm.Get("workspace"))
 	member := false
 	if ok {
 		all, err := u.Accounts.Workspaces(r.Context(), v.User.ID)

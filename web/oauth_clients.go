@@ -8,11 +8,11 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/session"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -159,7 +159,7 @@ func (u *UI) oauthClientsSecret(w http.ResponseWriter, r *http.Request) {
 // Another workspace's client is the same 404 as an unknown one.
 func (u *UI) oauthClientsRevoke(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
-	id, ok := store.ParseID(store.PrefixOAuthClient, chi.URLParam(r, "client"))
+	clientID, ok := id.Parse(id.OAuthClient, chi.URLParam(r, "client"))
 	if !ok {
 		u.notFound(w, r)
 		return
@@ -167,12 +167,12 @@ func (u *UI) oauthClientsRevoke(w http.ResponseWriter, r *http.Request) {
 	name := "The client"
 	if cs, err := u.OAuth.ListClients(r.Context(), ws.ID); err == nil {
 		for _, c := range cs {
-			if c.ID == id {
+			if c.ID == clientID {
 				name = "The client “" + c.Name + "”"
 			}
 		}
 	}
-	if u.failed(w, r, u.OAuth.RevokeClient(r.Context(), ws.ID, id)) {
+	if u.failed(w, r, u.OAuth.RevokeClient(r.Context(), ws.ID, clientID)) {
 		return
 	}
 	u.redirectFlash(w, r, "/w/"+ws.ExternalID()+"/settings/oauth-clients", flashOK,

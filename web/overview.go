@@ -8,8 +8,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/hostname"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // overviewRanges are the overview's ranges, in the order shown: whole UTC
@@ -126,7 +126,7 @@ func (u *UI) fillOverview(v *OverviewView, o analytics.Overview, wsExt string) {
 			}
 			code, _ := link.ParseCodeShape(l.Code)
 			row.ShortURL = origins.ShortURL(domain, code)
-			row.Path = "/w/" + wsExt + "/links/" + store.FormatID(store.PrefixLink, l.ID)
+			row.Path = "/w/" + wsExt + "/links/" + id.Format(id.Link, l.ID)
 		}
 		v.TopLinks = append(v.TopLinks, row)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -56,11 +56,11 @@ func foldScans(t *testing.T, srv *testkit.Server, ws uuid.UUID, want int64) {
 // linkIDOf is the link id of a link page's path.
 func linkIDOf(t *testing.T, p string) uuid.UUID {
 	t.Helper()
-	id, ok := store.ParseID(store.PrefixLink, p[strings.LastIndex(p, "/")+1:])
+	linkID, ok := id.Parse(id.Link, p[strings.LastIndex(p, "/")+1:])
 	if !ok {
 		t.Fatalf("no link id in %q", p)
 	}
-	return id
+	return linkID
 }
 
 // rowsOf returns the elements with this data-testid and their inner HTML

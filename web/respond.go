@@ -8,9 +8,9 @@ import (
 	"github.com/gorilla/sessions"
 
 	"github.com/linkqr/linkqr/internal/budget"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/internal/session"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // Flash kinds.
@@ -66,13 +66,13 @@ func (u *UI) nav(w http.ResponseWriter, r *http.Request, section string) NavMode
 }
 
 // failed answers for a load that returned err — a 404 page for
-// store.ErrNotFound (another workspace's object looks the same), a 500 page
+// id.ErrNotFound (another workspace's object looks the same), a 500 page
 // otherwise — and reports whether it did; nil writes nothing.
 func (u *UI) failed(w http.ResponseWriter, r *http.Request, err error) bool {
 	switch {
 	case err == nil:
 		return false
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, id.ErrNotFound):
 		u.notFound(w, r)
 	case u.overBudget(w, r, err):
 	default:

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/session"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // badCredentials is the one message for an unknown address and a wrong
@@ -120,16 +120,16 @@ func (u *UI) returnPath(r *http.Request, user account.User, next string) (string
 	}
 	raw, _, _ := strings.Cut(rest, "/")
 	raw, _, _ = strings.Cut(raw, "?")
-	id, ok := store.ParseID(store.PrefixWorkspace, raw)
+	wsID, ok := id.Parse(id.Workspace, raw)
 	if !ok {
 		return next, "", nil
 	}
-	if _, err := u.Accounts.Workspace(r.Context(), user.ID, id); err == nil {
+	if _, err := u.Accounts.Workspace(r.Context(), user.ID, wsID); err == nil {
 		return next, "", nil
-	} else if !errors.Is(err, store.ErrNotFound) {
+	} else if !errors.Is(err, id.ErrNotFound) {
 		return "", "", err
 	}
-	invited, err := u.Accounts.HasOpenInvitation(r.Context(), user.ID, id)
+	invited, err := u.Accounts.HasOpenInvitation(r.Context(), user.ID, wsID)
 	if err != nil {
 		return "", "", err
 	}

@@ -5,9 +5,9 @@ import (
 	"net/http"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/internal/sso"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // ssoRequiredMessage refuses a password for an address whose workspace
@@ -38,7 +38,7 @@ func (u *UI) signInSSO(w http.ResponseWriter, r *http.Request, email, password s
 		return true
 	}
 	if !allowed {
-		u.Log.Info("password sign-in refused: SSO required", "workspace", store.FormatID(store.PrefixWorkspace, conn.WorkspaceID))
+		u.Log.Info("password sign-in refused: SSO required", "workspace", id.Format(id.Workspace, conn.WorkspaceID))
 		u.signInFailed(w, r, http.StatusForbidden, email, ssoRequiredMessage)
 		return true
 	}
@@ -50,7 +50,7 @@ func (u *UI) signInSSO(w http.ResponseWriter, r *http.Request, email, password s
 func (u *UI) ssoBegin(w http.ResponseWriter, r *http.Request, conn sso.Connection, email string) {
 	to, p, err := u.SSO.Begin(r.Context(), conn, email)
 	if err != nil {
-		u.Log.Warn("sso sign-in could not start", "workspace", store.FormatID(store.PrefixWorkspace, conn.WorkspaceID), "err", err)
+		u.Log.Warn("sso sign-in could not start", "workspace", id.Format(id.Workspace, conn.WorkspaceID), "err", err)
 		u.signInFailed(w, r, http.StatusBadGateway, email, "Your organisation's identity provider could not be reached. Please try again in a moment.")
 		return
 	}
@@ -89,7 +89,7 @@ func (u *UI) ssoCallback(w http.ResponseWriter, r *http.Request) {
 		u.ssoFailed(w, r, p.WorkspaceID, &sso.RefusedError{Reason: "the identity provider refused the sign-in (" + truncate(e, 100) + ")"})
 		return
 	}
-	id, err := u.SSO.Finish(r.Context(), sso.Pending{WorkspaceID: p.WorkspaceID, State: p.State, Nonce: p.Nonce,
+	who, err := u.SSO.Finish(r.Context(), sso.Pending{WorkspaceID: p.WorkspaceID, State: p.State, Nonce: p.Nonce,
 		Verifier: p.Verifier, Email: p.Email, Started: p.Started}, q.Get("state"), q.Get("code"))
 	var refused *sso.RefusedError
 	if errors.As(err, &refused) {
@@ -100,15 +100,15 @@ func (u *UI) ssoCallback(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r, err)
 		return
 	}
-	user, created, err := u.Accounts.JoinBySSO(r.Context(), id.WorkspaceID, id.Email, account.Role(id.DefaultRole))
+	user, created, err := u.Accounts.JoinBySSO(r.Context(), who.WorkspaceID, who.Email, account.Role(who.DefaultRole))
 	if err != nil {
 		u.serverError(w, r, err)
 		return
 	}
-	u.Log.Info("sso sign-in", "workspace", store.FormatID(store.PrefixWorkspace, id.WorkspaceID), "user", user.ExternalID(), "created", created)
+	u.Log.Info("sso sign-in", "workspace", id.Format(id.Workspace, who.WorkspaceID), "user", user.ExternalID(), "created", created)
 	next := safeNext(p.Next)
 	if next == "/" {
-		next = "/w/" + store.FormatID(store.PrefixWorkspace, id.WorkspaceID) + "/links"
+		next = "/w/" + id.Format(id.Workspace, who.WorkspaceID) + "/links"
 	}
 	u.signInAs(w, r, user, next, "")
 }

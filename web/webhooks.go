@@ -11,7 +11,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/event"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/webhook"
 	"github.com/linkqr/linkqr/internal/wire"
 )
@@ -29,11 +29,11 @@ func hookPath(ws account.Workspace, id uuid.UUID, rest string) string {
 // hookParam parses the {hook} URL parameter; ok is false (and a 404 page
 // written) when it is not a webhook id.
 func (u *UI) hookParam(w http.ResponseWriter, r *http.Request) (uuid.UUID, bool) {
-	id, ok := store.ParseID(store.PrefixWebhook, chi.URLParam(r, "hook"))
+	hookID, ok := id.Parse(id.Webhook, chi.URLParam(r, "hook"))
 	if !ok {
 		u.notFound(w, r)
 	}
-	return id, ok
+	return hookID, ok
 }
 
 // loadHook reads the {hook} subscription of the current workspace; on

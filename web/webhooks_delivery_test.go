@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/account"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
 	"github.com/linkqr/linkqr/internal/wire"
@@ -63,7 +63,7 @@ func TestWebhookDeliveryDetail(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	hookPath := "/w/" + admin.WorkspaceExternalID() + "/settings/webhooks/" + store.FormatID(store.PrefixWebhook, hook.ID)
+	hookPath := "/w/" + admin.WorkspaceExternalID() + "/settings/webhooks/" + id.Format(id.Webhook, hook.ID)
 	detail := hookPath + "/deliveries/" + wire.DeliveryID(d.ID)
 
 	b := newBrowser(t, srv)

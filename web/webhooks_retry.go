@@ -8,7 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -38,7 +38,7 @@ func (u *UI) deliveryParams(w http.ResponseWriter, r *http.Request) (hook, deliv
 	if hook, ok = u.hookParam(w, r); !ok {
 		return hook, delivery, false
 	}
-	if delivery, ok = store.ParseID(store.PrefixDelivery, chi.URLParam(r, "delivery")); !ok {
+	if delivery, ok = id.Parse(id.Delivery, chi.URLParam(r, "delivery")); !ok {
 		u.notFound(w, r)
 	}
 	return hook, delivery, ok

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/erasure"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 )
 
 // workspaceExport is GET /w/{ws}/settings/workspace/export (admins): the
@@ -18,7 +18,7 @@ func (u *UI) workspaceExport(w http.ResponseWriter, r *http.Request) {
 	name := "linkqr-" + ws.ExternalID() + "-" + time.Now().UTC().Format("20060102") + ".zip"
 	out := &archiveResponse{w: w, name: name}
 	sum, err := u.Export.Workspace(r.Context(), ws.ID, out)
-	if errors.Is(err, store.ErrNotFound) && !out.started { // deleted meanwhile
+	if errors.Is(err, id.ErrNotFound) && !out.started { // deleted meanwhile
 		u.notFound(w, r)
 		return
 	}
@@ -70,7 +70,7 @@ func (u *UI) workspaceDelete(w http.ResponseWriter, r *http.Request) {
 		}))
 		return
 	}
-	if errors.Is(err, store.ErrNotFound) { // deleted meanwhile, by another admin
+	if errors.Is(err, id.ErrNotFound) { // deleted meanwhile, by another admin
 		u.notFound(w, r)
 		return
 	}

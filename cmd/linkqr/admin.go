@@ -16,6 +16,7 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/sealbox"
@@ -142,7 +143,7 @@ func adminUserReset2FA(ctx context.Context, cfg *config.Config, log *slog.Logger
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
 		sdb := store.NewDB(db.pool)
 		user, err := account.NewService(sdb, nil).UserByEmail(ctx, *email)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, id.ErrNotFound) {
 			return fmt.Errorf("no account with the address %s", strings.TrimSpace(*email))
 		}
 		if err != nil {
@@ -188,7 +189,7 @@ func adminAPIKeyCreate(ctx context.Context, cfg *config.Config, log *slog.Logger
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
 		if _, err := account.NewService(store.NewDB(db.pool), nil).WorkspaceByID(ctx, wsID); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
+			if errors.Is(err, id.ErrNotFound) {
 				return fmt.Errorf("no workspace %s", *workspace)
 			}
 			return err
@@ -204,11 +205,11 @@ func adminAPIKeyCreate(ctx context.Context, cfg *config.Config, log *slog.Logger
 
 // workspaceFlag parses --workspace.
 func workspaceFlag(v string) (uuid.UUID, error) {
-	id, ok := store.ParseID(store.PrefixWorkspace, v)
+	wsID, ok := id.Parse(id.Workspace, v)
 	if !ok {
 		return uuid.Nil, fmt.Errorf("--workspace %q is not a workspace id (ws_…)", v)
 	}
-	return id, nil
+	return wsID, nil
 }
 
 func adminAnalyticsRebuild(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {
@@ -220,16 +221,16 @@ func adminAnalyticsRebuild(ctx context.Context, cfg *config.Config, log *slog.Lo
 	}
 	var only *uuid.UUID
 	if *linkFlag != "" {
-		id, ok := store.ParseID(store.PrefixLink, *linkFlag)
+		linkID, ok := id.Parse(id.Link, *linkFlag)
 		if !ok {
 			return fmt.Errorf("--link %q is not a link id (lnk_…)", *linkFlag)
 		}
-		only = &id
+		only = &linkID
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
 		start := time.Now()
 		n, err := scan.RebuildRollups(ctx, store.NewDB(db.pool), only)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, id.ErrNotFound) {
 			return fmt.Errorf("no link %s", *linkFlag)
 		}
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -67,7 +67,7 @@ func TestAnalyticsRebuildCommand(t *testing.T) {
 		t.Fatal("deleting the rollups changed nothing")
 	}
 	env := envWithoutDataDir("LINKQR_DATABASE_URL=" + url)
-	lnk := store.FormatID(store.PrefixLink, link)
+	lnk := id.Format(id.Link, link)
 
 	code, out, errOut := runCmd(t, env, "admin", "analytics", "rebuild", "--link", lnk)
 	var res map[string]any
@@ -88,7 +88,7 @@ func TestAnalyticsRebuildCommand(t *testing.T) {
 		t.Errorf("rebuilt rollups differ:\n got  %s\n want %s", got, want)
 	}
 
-	unknown := store.FormatID(store.PrefixLink, uuid.Must(uuid.NewV7()))
+	unknown := id.Format(id.Link, uuid.Must(uuid.NewV7()))
 	for _, tc := range []struct {
 		args []string
 		code int

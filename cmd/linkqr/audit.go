@@ -9,6 +9,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 )
 
@@ -22,7 +23,7 @@ func adminAuditVerify(ctx context.Context, cfg *config.Config, log *slog.Logger,
 	if err := parseFlags(fs, args, "workspace"); err != nil {
 		return err
 	}
-	ws, ok := store.ParseID(store.PrefixWorkspace, *wsFlag)
+	ws, ok := id.Parse(id.Workspace, *wsFlag)
 	if !ok {
 		return fmt.Errorf("--workspace %q is not a workspace id (ws_…)", *wsFlag)
 	}

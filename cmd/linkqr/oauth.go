@@ -15,6 +15,7 @@ import (
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
@@ -59,7 +60,7 @@ func adminOAuthClientCreate(ctx context.Context, cfg *config.Config, log *slog.L
 		sdb := store.NewDB(db.pool)
 		if in.WorkspaceID != nil {
 			if _, err := account.NewService(sdb, nil).WorkspaceByID(ctx, wsID); err != nil {
-				if errors.Is(err, store.ErrNotFound) {
+				if errors.Is(err, id.ErrNotFound) {
 					return fmt.Errorf("no workspace %s", *workspace)
 				}
 				return err
@@ -88,7 +89,7 @@ func adminOAuthClientRevoke(ctx context.Context, cfg *config.Config, log *slog.L
 	if err := parseFlags(fs, args, "client"); err != nil {
 		return err
 	}
-	id, ok := store.ParseID(store.PrefixOAuthClient, *client)
+	cid, ok := id.Parse(id.OAuthClient, *client)
 	if !ok {
 		return fmt.Errorf("--client %q is not a client id (cli_…)", *client)
 	}
@@ -97,8 +98,8 @@ func adminOAuthClientRevoke(ctx context.Context, cfg *config.Config, log *slog.L
 		if err != nil {
 			return err
 		}
-		if err := svc.RevokeAnyClient(ctx, id); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
+		if err := svc.RevokeAnyClient(ctx, cid); err != nil {
+			if errors.Is(err, id.ErrNotFound) {
 				return fmt.Errorf("no active client %s", *client)
 			}
 			return err
@@ -141,8 +142,8 @@ func adminOAuthClientList(ctx context.Context, cfg *config.Config, log *slog.Log
 func clientListing(c oauth.Listing) map[string]any {
 	var ws *string
 	if c.WorkspaceID != nil {
-		id := store.FormatID(store.PrefixWorkspace, *c.WorkspaceID)
-		ws = &id
+		wsExt := id.Format(id.Workspace, *c.WorkspaceID)
+		ws = &wsExt
 	}
 	return map[string]any{
 		"client_id": c.ExternalID(), "name": c.Name, "origin": c.Origin(), "grant": c.GrantType,

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/pgembed"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // These tests pin finding 10 of the hardening issue: operator commands run
@@ -41,7 +41,7 @@ func TestOperatorCommandsRefuseANewDefaultCluster(t *testing.T) {
 	dir := t.TempDir()
 	env := envWithoutDataDir()
 	varDir := filepath.Join(dir, "var")
-	wsID := store.FormatID(store.PrefixWorkspace, uuid.Must(uuid.NewV7()))
+	wsID := id.Format(id.Workspace, uuid.Must(uuid.NewV7()))
 	refusal := "no linkqr data directory at " + varDir + " (no cluster under pg/); " +
 		"run from the directory where you ran `linkqr serve`, set LINKQR_DATA_DIR, or pass --init to create one"
 

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/retention"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -22,7 +23,7 @@ func adminScanRetention(ctx context.Context, cfg *config.Config, log *slog.Logge
 	if err := parseFlags(fs, args, "workspace", "months"); err != nil {
 		return err
 	}
-	ws, ok := store.ParseID(store.PrefixWorkspace, *wsFlag)
+	ws, ok := id.Parse(id.Workspace, *wsFlag)
 	if !ok {
 		return fmt.Errorf("--workspace %q is not a workspace id (ws_…)", *wsFlag)
 	}
@@ -32,7 +33,7 @@ func adminScanRetention(ctx context.Context, cfg *config.Config, log *slog.Logge
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
 		err := retention.SetScanMonths(ctx, store.NewDB(db.pool), ws, months)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, id.ErrNotFound) {
 			return fmt.Errorf("no workspace %s", *wsFlag)
 		}
 		if err != nil {

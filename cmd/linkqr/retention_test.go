@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -40,7 +40,7 @@ func TestScanRetentionCommand(t *testing.T) {
 		t.Errorf("the other workspace's setting changed to %d", *m)
 	}
 
-	unknown := store.FormatID(store.PrefixWorkspace, uuid.Must(uuid.NewV7()))
+	unknown := id.Format(id.Workspace, uuid.Must(uuid.NewV7()))
 	for _, tc := range []struct {
 		args []string
 		code int

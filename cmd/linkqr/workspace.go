@@ -13,6 +13,7 @@ import (
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/erasure"
 	"github.com/linkqr/linkqr/internal/export"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 )
 
@@ -59,7 +60,7 @@ func adminWorkspaceExport(ctx context.Context, cfg *config.Config, log *slog.Log
 			out, file = f, f
 		}
 		sum, err := export.New(store.NewDB(db.pool)).Workspace(ctx, wsID, out)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, id.ErrNotFound) {
 			return fmt.Errorf("no workspace %s", *workspace)
 		}
 		if err != nil {
@@ -92,7 +93,7 @@ func adminWorkspaceDelete(ctx context.Context, cfg *config.Config, log *slog.Log
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
 		d, err := erasure.NewService(store.NewDB(db.pool)).DeleteWorkspace(ctx, wsID)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, id.ErrNotFound) {
 			return fmt.Errorf("no workspace %s (or it is already deleted)", *workspace)
 		}
 		if err != nil {

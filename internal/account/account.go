@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
@@ -154,12 +155,12 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 		}
 		user, err := q.UserGetByEmail(ctx, tx, email)
 		switch {
-		case errors.Is(store.InterpretError(err), store.ErrNotFound):
+		case errors.Is(store.InterpretError(err), id.ErrNotFound):
 			hash, err := HashPassword(ctx, password)
 			if err != nil {
 				return err
 			}
-			user, err = q.UserCreate(ctx, tx, dbsqlc.UserCreateParams{ID: store.NewID(), Email: email, PasswordHash: hash})
+			user, err = q.UserCreate(ctx, tx, dbsqlc.UserCreateParams{ID: id.New(), Email: email, PasswordHash: hash})
 			if err != nil {
 				return store.InterpretError(err)
 			}
@@ -180,8 +181,8 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 			return err
 		}
 		res = BootstrapResult{
-			UserID:      store.FormatID(store.PrefixUser, user.ID),
-			WorkspaceID: store.FormatID(store.PrefixWorkspace, wsID),
+			UserID:      id.Format(id.User, user.ID),
+			WorkspaceID: id.Format(id.Workspace, wsID),
 		}
 		return nil
 	})
@@ -193,7 +194,7 @@ func findOrCreateAdminWorkspace(ctx context.Context, q *dbsqlc.Queries, tx pgx.T
 	if err == nil {
 		return ws.ID, nil
 	}
-	if !errors.Is(store.InterpretError(err), store.ErrNotFound) {
+	if !errors.Is(store.InterpretError(err), id.ErrNotFound) {
 		return uuid.UUID{}, store.InterpretError(err)
 	}
 	return createWorkspace(ctx, q, tx, userID, name)
@@ -201,7 +202,7 @@ func findOrCreateAdminWorkspace(ctx context.Context, q *dbsqlc.Queries, tx pgx.T
 
 // createWorkspace creates a workspace with userID as its first admin.
 func createWorkspace(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, userID uuid.UUID, name string) (uuid.UUID, error) {
-	ws, err := q.WorkspaceCreate(ctx, tx, dbsqlc.WorkspaceCreateParams{ID: store.NewID(), Name: name})
+	ws, err := q.WorkspaceCreate(ctx, tx, dbsqlc.WorkspaceCreateParams{ID: id.New(), Name: name})
 	if err != nil {
 		return uuid.UUID{}, store.InterpretError(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/account"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -203,7 +204,7 @@ func TestWorkspaceOnlyThroughMembership(t *testing.T) {
 	ctx := context.Background()
 	a, _ := signUp(t, svc, email())
 	_, theirs := signUp(t, svc, email())
-	if _, err := svc.Workspace(ctx, a.ID, theirs.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.Workspace(ctx, a.ID, theirs.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Fatalf("another user's workspace: %v, want ErrNotFound", err)
 	}
 	second, err := svc.NewWorkspace(ctx, a.ID, "Second")
@@ -228,7 +229,7 @@ func TestWorkspaceByIDHasNoViewer(t *testing.T) {
 	if err != nil || got.ID != ws.ID || got.Name != ws.Name || got.Role != "" || got.CreatedAt.IsZero() {
 		t.Fatalf("WorkspaceByID(%s) = %+v, %v; want %s %q with no role", ws.ID, got, err, ws.ID, ws.Name)
 	}
-	if got, err := svc.WorkspaceByID(ctx, uuid.Must(uuid.NewV7())); !errors.Is(err, store.ErrNotFound) {
+	if got, err := svc.WorkspaceByID(ctx, uuid.Must(uuid.NewV7())); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("unknown workspace: %+v, %v; want ErrNotFound", got, err)
 	}
 }
@@ -257,10 +258,10 @@ func TestMembers(t *testing.T) {
 	if _, _, err := svc.RemoveMember(ctx, ws.ID, admin.ID); err != nil {
 		t.Fatalf("remove one of two admins: %v", err)
 	}
-	if _, _, err := svc.RemoveMember(ctx, ws.ID, admin.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := svc.RemoveMember(ctx, ws.ID, admin.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("remove a non-member: %v", err)
 	}
-	if _, err := svc.Workspace(ctx, admin.ID, ws.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.Workspace(ctx, admin.ID, ws.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("removed admin still reaches the workspace: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -17,13 +18,13 @@ import (
 )
 
 // InvitationByLink returns the invitation an accept link names, if it can
-// still be accepted. A token that names nothing is store.ErrNotFound; one
+// still be accepted. A token that names nothing is id.ErrNotFound; one
 // that was accepted or declined, revoked (or replaced by a newer link) or
 // has expired is a *GoneError saying which, with the invitation.
 func (s *Service) InvitationByLink(ctx context.Context, token string) (Invitation, error) {
 	hash, ok := parseToken(token)
 	if !ok {
-		return Invitation{}, store.ErrNotFound
+		return Invitation{}, id.ErrNotFound
 	}
 	r, err := dbsqlc.New().InvitationGetByToken(ctx, s.db.Conn(ctx), hash)
 	if err != nil {
@@ -47,7 +48,7 @@ func invitationGone(inv Invitation, now time.Time) error {
 
 // AcceptInvitationLink makes the user a member of the workspace the link
 // invites to, with the invited role, and returns the workspace. The link
-// must be open (else *GoneError or store.ErrNotFound) and addressed to the
+// must be open (else *GoneError or id.ErrNotFound) and addressed to the
 // user's address (else ErrOtherAddress, and nothing is accepted).
 func (s *Service) AcceptInvitationLink(ctx context.Context, userID uuid.UUID, token string) (Workspace, error) {
 	var ws Workspace
@@ -106,7 +107,7 @@ func (s *Service) SignUpInvited(ctx context.Context, token, password string, ip 
 func (s *Service) lockInvitationLink(ctx context.Context, tx pgx.Tx, token string) (Invitation, error) {
 	hash, ok := parseToken(token)
 	if !ok {
-		return Invitation{}, store.ErrNotFound
+		return Invitation{}, id.ErrNotFound
 	}
 	r, err := dbsqlc.New().InvitationLockByToken(ctx, tx, hash)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
@@ -61,11 +62,11 @@ type Invitation struct {
 func (i Invitation) InviterID() *uuid.UUID { return i.inviterID }
 
 // ExternalID is the invitation's "inv_…" identifier.
-func (i Invitation) ExternalID() string { return store.FormatID(store.PrefixInvitation, i.ID) }
+func (i Invitation) ExternalID() string { return id.Format(id.Invitation, i.ID) }
 
 // ExternalWorkspaceID is the invited workspace's "ws_…" identifier.
 func (i Invitation) ExternalWorkspaceID() string {
-	return store.FormatID(store.PrefixWorkspace, i.WorkspaceID)
+	return id.Format(id.Workspace, i.WorkspaceID)
 }
 
 // Invite invites the address to the workspace with role, on behalf of the
@@ -130,7 +131,7 @@ func (s *Service) Invite(ctx context.Context, workspaceID uuid.UUID, invitedBy *
 			return errs
 		}
 		row, err := q.InvitationCreate(ctx, tx, dbsqlc.InvitationCreateParams{
-			ID: store.NewID(), WorkspaceID: ws, Email: email, Role: string(role),
+			ID: id.New(), WorkspaceID: ws, Email: email, Role: string(role),
 			InvitedBy: invitedBy, CreatedAt: now, ExpiresAt: now.Add(InvitationTTL), ByOperator: invitedBy == nil,
 		})
 		if err != nil {
@@ -153,7 +154,7 @@ func (s *Service) Invite(ctx context.Context, workspaceID uuid.UUID, invitedBy *
 			}
 			inv.InvitedBy = inviter.Email
 		}
-		if err := audit.Record(ctx, tx, ws, audit.MemberInvited, audit.TargetOf("invitation", store.PrefixInvitation, inv.ID), audit.Changes{
+		if err := audit.Record(ctx, tx, ws, audit.MemberInvited, audit.TargetOf("invitation", id.Invitation, inv.ID), audit.Changes{
 			"email": audit.Change(nil, email), "role": audit.Change(nil, string(role)),
 		}); err != nil {
 			return err
@@ -183,7 +184,7 @@ func (s *Service) PendingInvitations(ctx context.Context, workspaceID uuid.UUID)
 
 // RevokeInvitation withdraws an open invitation of the workspace and
 // returns it. Another workspace's invitation, and one that is no longer
-// open (accepted, declined, revoked, expired), are store.ErrNotFound.
+// open (accepted, declined, revoked, expired), are id.ErrNotFound.
 func (s *Service) RevokeInvitation(ctx context.Context, workspaceID, invitationID uuid.UUID) (Invitation, error) {
 	var row dbsqlc.Invitation
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
@@ -193,7 +194,7 @@ func (s *Service) RevokeInvitation(ctx context.Context, workspaceID, invitationI
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		return audit.Record(ctx, tx, workspaceID, audit.InvitationRevoked, audit.TargetOf("invitation", store.PrefixInvitation, row.ID), audit.Changes{
+		return audit.Record(ctx, tx, workspaceID, audit.InvitationRevoked, audit.TargetOf("invitation", id.Invitation, row.ID), audit.Changes{
 			"email": audit.Change(row.Email, nil), "role": audit.Change(row.Role, nil),
 		})
 	})
@@ -230,7 +231,7 @@ func (s *Service) CountInvitationsFor(ctx context.Context, userID uuid.UUID) (in
 // AcceptInvitation makes the user a member of the invitation's workspace
 // with the invited role and returns the workspace as they now see it. An
 // invitation that is not addressed to the user's address, or is no longer
-// open, is store.ErrNotFound, exactly like an unknown id. A user who already
+// open, is id.ErrNotFound, exactly like an unknown id. A user who already
 // belongs keeps their role.
 func (s *Service) AcceptInvitation(ctx context.Context, userID, invitationID uuid.UUID) (Workspace, error) {
 	var ws Workspace
@@ -252,7 +253,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, userID, invitationID uui
 }
 
 // DeclineInvitation turns an open invitation addressed to the user down
-// and returns it; otherwise it is store.ErrNotFound, as for AcceptInvitation.
+// and returns it; otherwise it is id.ErrNotFound, as for AcceptInvitation.
 func (s *Service) DeclineInvitation(ctx context.Context, userID, invitationID uuid.UUID) (Invitation, error) {
 	var declined Invitation
 	err := s.closeInvitation(ctx, userID, invitationID, invitationDeclined, func(_ *dbsqlc.Queries, _ pgx.Tx, inv Invitation) error {

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/account"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 )
 
 // join makes u a member of ws the only way there is: admin invites, u accepts.
@@ -78,7 +78,7 @@ func TestInviteThenAccept(t *testing.T) {
 		t.Fatalf("invitation %+v", inv)
 	}
 	// An invitation is an offer: no membership until it is accepted.
-	if _, err := svc.Workspace(ctx, bob.ID, ws.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.Workspace(ctx, bob.ID, ws.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Fatalf("invitee reaches the workspace before accepting: %v", err)
 	}
 	admins, err := svc.PendingInvitations(ctx, ws.ID)
@@ -101,10 +101,10 @@ func TestInviteThenAccept(t *testing.T) {
 		t.Fatalf("still open after accepting: %v %v", ids, emails)
 	}
 	// Answered once: a second accept or a late decline finds nothing.
-	if _, err := svc.AcceptInvitation(ctx, bob.ID, inv.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.AcceptInvitation(ctx, bob.ID, inv.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("accept twice: %v", err)
 	}
-	if _, err := svc.DeclineInvitation(ctx, bob.ID, inv.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.DeclineInvitation(ctx, bob.ID, inv.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("decline after accepting: %v", err)
 	}
 	// A member cannot be invited again.
@@ -168,10 +168,10 @@ func TestDeclineInvitation(t *testing.T) {
 	if err != nil || declined.ID != inv.ID || declined.WorkspaceName != ws.Name {
 		t.Fatalf("decline: %+v %v", declined, err)
 	}
-	if _, err := svc.Workspace(ctx, carol.ID, ws.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.Workspace(ctx, carol.ID, ws.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("a declined invitation made a member: %v", err)
 	}
-	if _, err := svc.AcceptInvitation(ctx, carol.ID, inv.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.AcceptInvitation(ctx, carol.ID, inv.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("accept after declining: %v", err)
 	}
 	if ids, emails := pendingFor(t, svc, carol), pendingIn(t, svc, ws); len(ids) != 0 || len(emails) != 0 {
@@ -197,10 +197,10 @@ func TestRevokeInvitation(t *testing.T) {
 	}
 	// Another workspace's admin cannot revoke it, nor can anyone revoke an
 	// unknown id.
-	if _, err := svc.RevokeInvitation(ctx, otherWS.ID, inv.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.RevokeInvitation(ctx, otherWS.ID, inv.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("revoke through another workspace: %v", err)
 	}
-	if _, err := svc.RevokeInvitation(ctx, ws.ID, store.NewID()); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.RevokeInvitation(ctx, ws.ID, id.New()); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("revoke an unknown id: %v", err)
 	}
 	if ids := pendingFor(t, svc, dave); len(ids) != 1 {
@@ -213,10 +213,10 @@ func TestRevokeInvitation(t *testing.T) {
 	if ids, emails := pendingFor(t, svc, dave), pendingIn(t, svc, ws); len(ids) != 0 || len(emails) != 0 {
 		t.Fatalf("still open after revoking: %v %v", ids, emails)
 	}
-	if _, err := svc.AcceptInvitation(ctx, dave.ID, inv.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.AcceptInvitation(ctx, dave.ID, inv.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("accept a revoked invitation: %v", err)
 	}
-	if _, err := svc.RevokeInvitation(ctx, ws.ID, inv.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.RevokeInvitation(ctx, ws.ID, inv.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("revoke twice: %v", err)
 	}
 }
@@ -239,13 +239,13 @@ func TestInvitationExpires(t *testing.T) {
 	if ids, emails := pendingFor(t, svc, erin), pendingIn(t, svc, ws); len(ids) != 0 || len(emails) != 0 {
 		t.Fatalf("listed after expiry: %v %v", ids, emails)
 	}
-	if _, err := svc.AcceptInvitation(ctx, erin.ID, inv.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.AcceptInvitation(ctx, erin.ID, inv.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("accept an expired invitation: %v", err)
 	}
-	if _, err := svc.DeclineInvitation(ctx, erin.ID, inv.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.DeclineInvitation(ctx, erin.ID, inv.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("decline an expired invitation: %v", err)
 	}
-	if _, err := svc.RevokeInvitation(ctx, ws.ID, inv.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.RevokeInvitation(ctx, ws.ID, inv.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("revoke an expired invitation: %v", err)
 	}
 	// The admin simply invites again.
@@ -268,22 +268,22 @@ func TestInvitationIsolation(t *testing.T) {
 	if ids := pendingFor(t, svc, mallory); len(ids) != 0 {
 		t.Fatalf("someone else sees the invitation: %v", ids)
 	}
-	if _, err := svc.AcceptInvitation(ctx, mallory.ID, inv.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.AcceptInvitation(ctx, mallory.ID, inv.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("accept by someone else: %v", err)
 	}
-	if _, err := svc.DeclineInvitation(ctx, mallory.ID, inv.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.DeclineInvitation(ctx, mallory.ID, inv.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("decline by someone else: %v", err)
 	}
-	if _, err := svc.RevokeInvitation(ctx, malloryWS.ID, inv.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.RevokeInvitation(ctx, malloryWS.ID, inv.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("revoke by another workspace's admin: %v", err)
 	}
 	if got := pendingIn(t, svc, malloryWS); len(got) != 0 {
 		t.Errorf("another workspace lists the invitation: %v", got)
 	}
-	if _, err := svc.Workspace(ctx, mallory.ID, ws.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.Workspace(ctx, mallory.ID, ws.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Fatalf("someone else joined: %v", err)
 	}
-	if _, err := svc.AcceptInvitation(ctx, bob.ID, store.NewID()); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.AcceptInvitation(ctx, bob.ID, id.New()); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("accept an unknown id: %v", err)
 	}
 	if ids := pendingFor(t, svc, bob); len(ids) != 1 || ids[0] != inv.ID {
@@ -310,7 +310,7 @@ func TestInviteAgainReplacesOpenInvitation(t *testing.T) {
 	if ids, emails := pendingFor(t, svc, bob), pendingIn(t, svc, ws); len(ids) != 1 || ids[0] != second.ID || len(emails) != 1 {
 		t.Fatalf("open invitations: %v %v", ids, emails)
 	}
-	if _, err := svc.AcceptInvitation(ctx, bob.ID, first.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.AcceptInvitation(ctx, bob.ID, first.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("accept the replaced invitation: %v", err)
 	}
 	if got, err := svc.AcceptInvitation(ctx, bob.ID, second.ID); err != nil || got.Role != account.RoleAdmin {
@@ -343,7 +343,7 @@ func TestInvitationAnsweredOnce(t *testing.T) {
 			switch {
 			case err == nil:
 				ok.Add(1)
-			case errors.Is(err, store.ErrNotFound):
+			case errors.Is(err, id.ErrNotFound):
 				notFound.Add(1)
 			default:
 				t.Error(err)

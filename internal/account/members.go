@@ -10,6 +10,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
@@ -34,7 +35,7 @@ type Member struct {
 }
 
 // ExternalUserID is the member's "usr_…" identifier.
-func (m Member) ExternalUserID() string { return store.FormatID(store.PrefixUser, m.UserID) }
+func (m Member) ExternalUserID() string { return id.Format(id.User, m.UserID) }
 
 // Members lists a workspace's members, oldest first. Callers have checked
 // that the viewer belongs to the workspace.
@@ -52,7 +53,7 @@ func (s *Service) Members(ctx context.Context, workspaceID uuid.UUID) ([]Member,
 
 // SetRole changes a member's role and returns the member as changed.
 // Demoting the last admin is ErrLastAdmin; a user who is not a member is
-// store.ErrNotFound.
+// id.ErrNotFound.
 func (s *Service) SetRole(ctx context.Context, workspaceID, userID uuid.UUID, role Role) (Member, error) {
 	if _, ok := ParseRole(string(role)); !ok {
 		var errs validate.Errors
@@ -93,7 +94,7 @@ func (s *Service) SetRole(ctx context.Context, workspaceID, userID uuid.UUID, ro
 // acting for the workspace, and a failure leaves both the membership and the
 // keys as they were. It returns who it was and how many keys were revoked.
 // Removing the last admin is ErrLastAdmin; a user who is not a member is
-// store.ErrNotFound.
+// id.ErrNotFound.
 func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUID) (Member, int, error) {
 	var revoked, oauthRevoked []string
 	m, err := s.changeMembership(ctx, workspaceID, userID, func(q *dbsqlc.Queries, tx pgx.Tx, m *Member) error {
@@ -178,5 +179,5 @@ func ensureAnotherAdmin(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, works
 
 // memberTarget is a member as an audit entry names it: by user id.
 func memberTarget(userID uuid.UUID) audit.Target {
-	return audit.TargetOf("member", store.PrefixUser, userID)
+	return audit.TargetOf("member", id.User, userID)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -91,7 +92,7 @@ func (s *Service) RenameWorkspace(ctx context.Context, workspaceID uuid.UUID, na
 		if old.Name == row.Name {
 			return nil
 		}
-		return audit.Record(ctx, tx, workspaceID, audit.WorkspaceRenamed, audit.TargetOf("workspace", store.PrefixWorkspace, workspaceID), audit.Changes{
+		return audit.Record(ctx, tx, workspaceID, audit.WorkspaceRenamed, audit.TargetOf("workspace", id.Workspace, workspaceID), audit.Changes{
 			"name": audit.Change(old.Name, row.Name),
 		})
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -130,7 +131,7 @@ func (w *ResetRequestWorker) Work(ctx context.Context, job *river.Job[ResetReque
 	s := w.Service
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
 		user, err := dbsqlc.New().UserGetByEmail(ctx, tx, job.Args.Email)
-		if errors.Is(store.InterpretError(err), store.ErrNotFound) {
+		if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
@@ -147,7 +148,7 @@ func (w *ResetRequestWorker) Work(ctx context.Context, job *river.Job[ResetReque
 
 // ResetLink is `linkqr admin user reset-link`: a reset link for the
 // address's account, for installations without e-mail (the operator passes
-// it on). An unknown address is store.ErrNotFound.
+// it on). An unknown address is id.ErrNotFound.
 func (s *Service) ResetLink(ctx context.Context, email string) (string, error) {
 	var link string
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
@@ -177,12 +178,12 @@ func (s *Service) newResetLink(ctx context.Context, tx pgx.Tx, userID uuid.UUID)
 }
 
 // PasswordResetUser returns the account a reset link is for, when the link
-// still works: store.ErrNotFound for an unknown token, *GoneError for a used
+// still works: id.ErrNotFound for an unknown token, *GoneError for a used
 // or expired one.
 func (s *Service) PasswordResetUser(ctx context.Context, token string) (User, error) {
 	hash, ok := parseToken(token)
 	if !ok {
-		return User{}, store.ErrNotFound
+		return User{}, id.ErrNotFound
 	}
 	r, err := dbsqlc.New().PasswordResetGet(ctx, s.db.Conn(ctx), hash)
 	if err != nil {
@@ -206,7 +207,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, password string) (Us
 	}
 	hash, ok := parseToken(token)
 	if !ok {
-		return User{}, store.ErrNotFound
+		return User{}, id.ErrNotFound
 	}
 	pwHash, err := HashPassword(ctx, password)
 	if err != nil {

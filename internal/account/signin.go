@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -60,7 +61,7 @@ type User struct {
 }
 
 // ExternalID is the user's "usr_…" identifier.
-func (u User) ExternalID() string { return store.FormatID(store.PrefixUser, u.ID) }
+func (u User) ExternalID() string { return id.Format(id.User, u.ID) }
 
 func userFromRow(r dbsqlc.User) User { return User{ID: r.ID, Email: r.Email, CreatedAt: r.CreatedAt} }
 
@@ -94,7 +95,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 	var user User
 	err := s.guarded(ctx, email, ip, func() (bool, error) {
 		row, err := dbsqlc.New().UserGetByEmail(ctx, s.db.Conn(ctx), strings.TrimSpace(email))
-		if errors.Is(store.InterpretError(err), store.ErrNotFound) {
+		if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			if err := secrethash.Dummy(ctx, password); err != nil {
 				return false, err
 			}
@@ -208,7 +209,7 @@ func (s *Service) throttled(ctx context.Context, key string, ip *netip.Addr, now
 	return wait, nil
 }
 
-// User returns a user by id (store.ErrNotFound when deleted).
+// User returns a user by id (id.ErrNotFound when deleted).
 func (s *Service) User(ctx context.Context, id uuid.UUID) (User, error) {
 	row, err := dbsqlc.New().UserGetByID(ctx, s.db.Conn(ctx), id)
 	if err != nil {
@@ -218,7 +219,7 @@ func (s *Service) User(ctx context.Context, id uuid.UUID) (User, error) {
 }
 
 // UserByEmail returns the account of an address (any case);
-// store.ErrNotFound when there is none.
+// id.ErrNotFound when there is none.
 func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
 	row, err := dbsqlc.New().UserGetByEmail(ctx, s.db.Conn(ctx), strings.TrimSpace(email))
 	if err != nil {

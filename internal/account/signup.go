@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -74,8 +75,8 @@ func (s *Service) register(ctx context.Context, email, password string, ip netip
 	var user User
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
-		row, err := q.UserCreateIfAbsent(ctx, tx, dbsqlc.UserCreateIfAbsentParams{ID: store.NewID(), Email: email, PasswordHash: hash})
-		if errors.Is(store.InterpretError(err), store.ErrNotFound) {
+		row, err := q.UserCreateIfAbsent(ctx, tx, dbsqlc.UserCreateIfAbsentParams{ID: id.New(), Email: email, PasswordHash: hash})
+		if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			return ErrAccountExists // leave the account alone
 		}
 		if err != nil {

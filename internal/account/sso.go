@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -28,7 +29,7 @@ func (s *Service) JoinBySSO(ctx context.Context, workspaceID uuid.UUID, email st
 	email = strings.TrimSpace(email)
 	q := dbsqlc.New()
 	var hash string
-	if _, err := q.UserGetByEmail(ctx, s.db.Conn(ctx), email); errors.Is(store.InterpretError(err), store.ErrNotFound) {
+	if _, err := q.UserGetByEmail(ctx, s.db.Conn(ctx), email); errors.Is(store.InterpretError(err), id.ErrNotFound) {
 		b := make([]byte, 32)
 		_, _ = rand.Read(b)
 		if hash, err = HashPassword(ctx, base64.RawURLEncoding.EncodeToString(b)); err != nil {
@@ -41,8 +42,8 @@ func (s *Service) JoinBySSO(ctx context.Context, workspaceID uuid.UUID, email st
 	created := false
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		row, err := q.UserGetByEmail(ctx, tx, email)
-		if errors.Is(store.InterpretError(err), store.ErrNotFound) && hash != "" {
-			row, err = q.UserCreateIfAbsent(ctx, tx, dbsqlc.UserCreateIfAbsentParams{ID: store.NewID(), Email: email, PasswordHash: hash})
+		if errors.Is(store.InterpretError(err), id.ErrNotFound) && hash != "" {
+			row, err = q.UserCreateIfAbsent(ctx, tx, dbsqlc.UserCreateIfAbsentParams{ID: id.New(), Email: email, PasswordHash: hash})
 			created = err == nil
 		}
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -22,7 +23,7 @@ type Workspace struct {
 }
 
 // ExternalID is the workspace's "ws_…" identifier.
-func (w Workspace) ExternalID() string { return store.FormatID(store.PrefixWorkspace, w.ID) }
+func (w Workspace) ExternalID() string { return id.Format(id.Workspace, w.ID) }
 
 // IsAdmin reports whether the viewer administers the workspace.
 func (w Workspace) IsAdmin() bool { return w.Can(scope.ManageWorkspace) }
@@ -32,7 +33,7 @@ func (w Workspace) IsAdmin() bool { return w.Can(scope.ManageWorkspace) }
 func (w Workspace) Can(s scope.Scope) bool { return w.Role.Permits(s) }
 
 // Workspace loads a workspace through userID's membership: a workspace the
-// user does not belong to is store.ErrNotFound, exactly like one that does
+// user does not belong to is id.ErrNotFound, exactly like one that does
 // not exist, so guessing ids reveals nothing.
 func (s *Service) Workspace(ctx context.Context, userID, workspaceID uuid.UUID) (Workspace, error) {
 	row, err := dbsqlc.New().WorkspaceGetForUser(ctx, s.db.Conn(ctx), dbsqlc.WorkspaceGetForUserParams{ID: workspaceID, UserID: userID})

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/epochcache"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -354,7 +355,7 @@ type dayCounters struct {
 func compute(ctx context.Context, db dbsqlc.DBTX, state dbsqlc.ScanFoldStateRow, ws, linkID uuid.UUID, r Range, now time.Time) (Report, error) {
 	q := dbsqlc.New()
 	from, to := r.From.UTC(), r.To.UTC()
-	rep := Report{Object: "analytics", LinkID: store.FormatID(store.PrefixLink, linkID), From: r.From, To: r.To, Interval: r.Interval}
+	rep := Report{Object: "analytics", LinkID: id.Format(id.Link, linkID), From: r.From, To: r.To, Interval: r.Interval}
 	// The report counts the folded scans: the rollups hold them, and raw
 	// reads of partial hours take only those below the same watermark, so
 	// every part agrees as of the last fold (docs/scan-pipeline.md).

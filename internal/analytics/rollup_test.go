@@ -17,6 +17,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/geo"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -41,7 +42,7 @@ GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT %d`
 func reference(t *testing.T, pool *pgxpool.Pool, ws, link uuid.UUID, r analytics.Range) analytics.Report {
 	t.Helper()
 	ctx := context.Background()
-	rep := analytics.Report{Object: "analytics", LinkID: store.FormatID(store.PrefixLink, link), From: r.From, To: r.To, Interval: r.Interval}
+	rep := analytics.Report{Object: "analytics", LinkID: id.Format(id.Link, link), From: r.From, To: r.To, Interval: r.Interval}
 	args := []any{link, ws, r.From, r.To}
 	if err := pool.QueryRow(ctx, refTotals, args...).Scan(&rep.Total, &rep.Unique, &rep.Bots); err != nil {
 		t.Fatal(err)
@@ -283,7 +284,7 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 	if n, err := scan.RebuildRollups(ctx, db, &links[0][1]); err != nil || n != 1 {
 		t.Fatalf("rebuilt %d links: %v", n, err)
 	}
-	if _, err := scan.RebuildRollups(ctx, db, &ws1); !errors.Is(err, store.ErrNotFound) {
+	if _, err := scan.RebuildRollups(ctx, db, &ws1); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("rebuilding an unknown link: %v, want ErrNotFound", err)
 	}
 	if after := rollupSnapshot(t, pool); !reflect.DeepEqual(before, after) {

@@ -7,12 +7,12 @@ import (
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/auth"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 )
 
 // getAnalytics answers GET /api/v1/links/{id}/analytics.
 func (a *API) getAnalytics(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, store.PrefixLink)
+	linkID, err := pathID(r, id.Link)
 	if err != nil {
 		return err
 	}
@@ -25,11 +25,11 @@ func (a *API) getAnalytics(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ws := auth.FromContext(r.Context()).WorkspaceID
-	l, err := a.Links.Get(r.Context(), ws, id)
+	l, err := a.Links.Get(r.Context(), ws, linkID)
 	if err != nil {
 		return err
 	}
-	body, err := a.Analytics.Encoded(r.Context(), ws, id, rng, func(rep analytics.Report) ([]byte, error) {
+	body, err := a.Analytics.Encoded(r.Context(), ws, linkID, rng, func(rep analytics.Report) ([]byte, error) {
 		if l.Rules == nil && l.Split == nil {
 			rep = rep.WithoutVariants()
 		}

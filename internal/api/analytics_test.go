@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -36,15 +36,15 @@ func TestAnalyticsOnAKnownDataSet(t *testing.T) {
 	t.Parallel()
 	f := newLinksFixture(t)
 	l := f.create(t, `{"target_url":"https://example.com"}`)
-	id, _ := store.ParseID(store.PrefixLink, l["id"].(string))
+	linkID, _ := id.Parse(id.Link, l["id"].(string))
 	news := str("news.example")
-	insertScan(t, f, id, "2026-11-01T23:59:59.999Z", "mobile", "iOS", "Safari", nil, false, 1)  // before from
-	insertScan(t, f, id, "2026-11-02T00:00:00Z", "mobile", "iOS", "Safari", news, false, 1)     // first instant: in
-	insertScan(t, f, id, "2026-11-02T23:59:59.999Z", "mobile", "iOS", "Safari", news, false, 1) // same visitor
-	insertScan(t, f, id, "2026-11-02T12:00:00Z", "desktop", "Windows", "Edge", nil, false, 2)
-	insertScan(t, f, id, "2026-11-04T08:30:00Z", "tablet", "Android", "Chrome", news, false, 3)
-	insertScan(t, f, id, "2026-11-03T10:00:00Z", "bot", "Other", "Googlebot", nil, true, 9) // bots apart
-	insertScan(t, f, id, "2026-11-05T00:00:00Z", "mobile", "iOS", "Safari", nil, false, 4)  // to is exclusive
+	insertScan(t, f, linkID, "2026-11-01T23:59:59.999Z", "mobile", "iOS", "Safari", nil, false, 1)  // before from
+	insertScan(t, f, linkID, "2026-11-02T00:00:00Z", "mobile", "iOS", "Safari", news, false, 1)     // first instant: in
+	insertScan(t, f, linkID, "2026-11-02T23:59:59.999Z", "mobile", "iOS", "Safari", news, false, 1) // same visitor
+	insertScan(t, f, linkID, "2026-11-02T12:00:00Z", "desktop", "Windows", "Edge", nil, false, 2)
+	insertScan(t, f, linkID, "2026-11-04T08:30:00Z", "tablet", "Android", "Chrome", news, false, 3)
+	insertScan(t, f, linkID, "2026-11-03T10:00:00Z", "bot", "Other", "Googlebot", nil, true, 9) // bots apart
+	insertScan(t, f, linkID, "2026-11-05T00:00:00Z", "mobile", "iOS", "Safari", nil, false, 4)  // to is exclusive
 
 	base := "/api/v1/links/" + l["id"].(string) + "/analytics"
 	rep := testkit.JSON(t, f.srv.Do(t, "GET", base+"?from=2026-11-02T00:00:00Z&to=2026-11-05T00:00:00Z", f.token, ""), 200)

@@ -21,6 +21,7 @@ import (
 	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
@@ -32,7 +33,6 @@ import (
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/sso"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -196,12 +196,11 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		if heavy.HTTPStatus() == http.StatusTooManyRequests {
 			p = problem.New(problem.RateLimited, heavy.Reason)
 		}
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, id.ErrNotFound):
 		p = problem.New(problem.NotFound, "no such object in this workspace")
-	case store.IsConflict(err, ""):
+	case id.IsConflict(err, ""):
 		p = problem.New(problem.Conflict, "the request conflicts with an existing object")
-	case store.Unreachable(err):
-		a.Database.Observe(err) // the next requests fail at once
+	case a.Database.Observe(err): // unreachable: the next requests fail at once
 		a.writeDatabaseDown(w, r)
 		return
 	default:

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/audit"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -41,7 +41,7 @@ func TestAuditEventsList(t *testing.T) {
 	app := f.srv.App
 	ws := f.tenant.WorkspaceID
 	uid := f.tenant.UserID
-	alice := audit.WithActor(ctx, audit.Actor{Type: audit.ActorUser, ID: store.FormatID(store.PrefixUser, uid), UserID: &uid, Email: f.tenant.Email})
+	alice := audit.WithActor(ctx, audit.Actor{Type: audit.ActorUser, ID: id.Format(id.User, uid), UserID: &uid, Email: f.tenant.Email})
 	bot := audit.WithActor(ctx, audit.Actor{Type: audit.ActorAPIKey, ID: "key_06gzzsq08t3bj5s5kz2h1x9q4c"})
 	before := time.Now().UTC()
 	token := f.srv.APIKey(t, ws, "audit:read") // the fixture's key and this one: api_key.created twice
@@ -104,7 +104,7 @@ func TestAuditEventsList(t *testing.T) {
 		{"?action=workspace.", want[:1]},
 		{"?action=domain.created", nil},
 		{"?actor_id=key_06gzzsq08t3bj5s5kz2h1x9q4c", want[1:2]},
-		{"?actor_id=" + store.FormatID(store.PrefixUser, uid), []string{want[0], want[2], want[3], want[4]}},
+		{"?actor_id=" + id.Format(id.User, uid), []string{want[0], want[2], want[3], want[4]}},
 		{"?target_id=" + hooks[0].Wire().ID, []string{want[1], want[4]}},
 		{"?target_id=" + hooks[0].Wire().ID + "&action=webhook.created", want[4:5]},
 		{"?since=" + url.QueryEscape(before.Add(-time.Minute).Format(time.RFC3339)), want},

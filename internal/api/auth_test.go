@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/apikey"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -122,7 +122,7 @@ func TestRevokeIsWorkspaceScoped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.App.Keys.Revoke(context.Background(), mine.WorkspaceID, key.ID, nil); err != store.ErrNotFound {
+	if err := srv.App.Keys.Revoke(context.Background(), mine.WorkspaceID, key.ID, nil); err != id.ErrNotFound {
 		t.Fatalf("revoking another workspace's key: %v, want ErrNotFound", err)
 	}
 	testkit.JSON(t, srv.Do(t, "GET", "/api/v1/workspace", token, ""), 200)

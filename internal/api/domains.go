@@ -7,8 +7,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/domain"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // createDomain answers POST /api/v1/domains: 201 with the pending domain
@@ -50,11 +50,11 @@ func (a *API) listDomains(w http.ResponseWriter, r *http.Request) error {
 
 // getDomain answers GET /api/v1/domains/{id}.
 func (a *API) getDomain(w http.ResponseWriter, r *http.Request) error {
-	id, err := bareID(r, store.PrefixDomain)
+	domainID, err := bareID(r, id.Domain)
 	if err != nil {
 		return err
 	}
-	d, err := a.Domains.Get(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id)
+	d, err := a.Domains.Get(r.Context(), auth.FromContext(r.Context()).WorkspaceID, domainID)
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func (a *API) getDomain(w http.ResponseWriter, r *http.Request) error {
 // updateDomain answers PATCH /api/v1/domains/{id}: the root and not-found
 // targets (null clears one).
 func (a *API) updateDomain(w http.ResponseWriter, r *http.Request) error {
-	id, err := bareID(r, store.PrefixDomain)
+	domainID, err := bareID(r, id.Domain)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (a *API) updateDomain(w http.ResponseWriter, r *http.Request) error {
 	if err := f.errs.Err(); err != nil {
 		return err
 	}
-	d, err := a.Domains.Update(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id, in)
+	d, err := a.Domains.Update(r.Context(), auth.FromContext(r.Context()).WorkspaceID, domainID, in)
 	if err != nil {
 		return err
 	}
@@ -91,14 +91,14 @@ func (a *API) updateDomain(w http.ResponseWriter, r *http.Request) error {
 // is looked up now; 200 verified, or 422 domain-not-verified saying what
 // the lookup found.
 func (a *API) verifyDomain(w http.ResponseWriter, r *http.Request) error {
-	id, err := bareID(r, store.PrefixDomain)
+	domainID, err := bareID(r, id.Domain)
 	if err != nil {
 		return err
 	}
 	if err := emptyBody(w, r); err != nil {
 		return err
 	}
-	d, err := a.Domains.Verify(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id)
+	d, err := a.Domains.Verify(r.Context(), auth.FromContext(r.Context()).WorkspaceID, domainID)
 	if err != nil {
 		return err
 	}
@@ -108,11 +108,11 @@ func (a *API) verifyDomain(w http.ResponseWriter, r *http.Request) error {
 // deleteDomain answers DELETE /api/v1/domains/{id}: 204, or 409 while
 // links use the domain.
 func (a *API) deleteDomain(w http.ResponseWriter, r *http.Request) error {
-	id, err := bareID(r, store.PrefixDomain)
+	domainID, err := bareID(r, id.Domain)
 	if err != nil {
 		return err
 	}
-	if err := a.Domains.Delete(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id); err != nil {
+	if err := a.Domains.Delete(r.Context(), auth.FromContext(r.Context()).WorkspaceID, domainID); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

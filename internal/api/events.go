@@ -14,7 +14,7 @@ import (
 	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/cursor"
 	"github.com/linkqr/linkqr/internal/event"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -52,7 +52,7 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 	case q.After != nil:
 		// Reading forward continues with after=next_cursor, always given:
 		// the last event examined, which a filtered page may have skipped.
-		next := store.FormatID(store.PrefixEvent, p.Next)
+		next := id.Format(id.Event, p.Next)
 		l.NextCursor = &next
 	case p.More:
 		next := cursor.Encode(p.Next)
@@ -70,14 +70,14 @@ func parseEventQuery(r *http.Request, pg page[uuid.UUID]) (event.Query, error) {
 	}
 	var errs validate.Errors
 	if v, ok := vals["after"]; ok {
-		id, ok := store.ParseID(store.PrefixEvent, v[0])
+		eventID, ok := id.Parse(id.Event, v[0])
 		switch {
 		case !ok:
 			errs.Add("/query/after", "must be an event id (evt_…)")
 		case pg.before != nil:
 			errs.Add("/query/after", "cannot be combined with cursor: after reads forward, cursor pages backward")
 		default:
-			q.After = &id
+			q.After = &eventID
 		}
 	}
 	if v, ok := vals["types"]; ok {

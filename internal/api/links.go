@@ -13,29 +13,29 @@ import (
 
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/hostname"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
 // pathID parses the {id} URL parameter as an ID of prefix; a malformed
 // id, or another type's, is simply not found.
-func pathID(r *http.Request, prefix store.Prefix) (uuid.UUID, error) {
-	id, ok := store.ParseID(prefix, chi.URLParam(r, "id"))
+func pathID(r *http.Request, prefix id.Prefix) (uuid.UUID, error) {
+	obj, ok := id.Parse(prefix, chi.URLParam(r, "id"))
 	if !ok {
-		return uuid.UUID{}, store.ErrNotFound
+		return uuid.UUID{}, id.ErrNotFound
 	}
-	return id, nil
+	return obj, nil
 }
 
 // bareID is pathID for endpoints that take no query parameters.
-func bareID(r *http.Request, prefix store.Prefix) (uuid.UUID, error) {
-	id, err := pathID(r, prefix)
+func bareID(r *http.Request, prefix id.Prefix) (uuid.UUID, error) {
+	objID, err := pathID(r, prefix)
 	if err != nil {
-		return id, err
+		return objID, err
 	}
-	return id, noQuery(r)
+	return objID, noQuery(r)
 }
 
 // noQuery rejects query parameters on endpoints that take none.
@@ -216,11 +216,11 @@ func (a *API) listLinks(w http.ResponseWriter, r *http.Request) error {
 
 // getLink answers GET /api/v1/links/{id}.
 func (a *API) getLink(w http.ResponseWriter, r *http.Request) error {
-	id, err := bareID(r, store.PrefixLink)
+	linkID, err := bareID(r, id.Link)
 	if err != nil {
 		return err
 	}
-	l, err := a.Links.Get(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id)
+	l, err := a.Links.Get(r.Context(), auth.FromContext(r.Context()).WorkspaceID, linkID)
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func (a *API) getLink(w http.ResponseWriter, r *http.Request) error {
 // updateLink answers PATCH /api/v1/links/{id}: re-point, retitle, pause or
 // resume, change the expiry.
 func (a *API) updateLink(w http.ResponseWriter, r *http.Request) error {
-	id, err := bareID(r, store.PrefixLink)
+	linkID, err := bareID(r, id.Link)
 	if err != nil {
 		return err
 	}
@@ -242,7 +242,7 @@ func (a *API) updateLink(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := a.Links.Update(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id, in)
+	l, err := a.Links.Update(r.Context(), auth.FromContext(r.Context()).WorkspaceID, linkID, in)
 	if err != nil {
 		return err
 	}
@@ -251,11 +251,11 @@ func (a *API) updateLink(w http.ResponseWriter, r *http.Request) error {
 
 // deleteLink answers DELETE /api/v1/links/{id}.
 func (a *API) deleteLink(w http.ResponseWriter, r *http.Request) error {
-	id, err := bareID(r, store.PrefixLink)
+	linkID, err := bareID(r, id.Link)
 	if err != nil {
 		return err
 	}
-	if err := a.Links.Delete(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id); err != nil {
+	if err := a.Links.Delete(r.Context(), auth.FromContext(r.Context()).WorkspaceID, linkID); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -11,7 +11,7 @@ import (
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/cursor"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -52,8 +52,8 @@ func invitationWire(inv account.Invitation) invitationJSON {
 		CreatedAt: inv.CreatedAt.UTC(), ExpiresAt: inv.ExpiresAt.UTC()}
 	// The inviter's account may be gone (the link then names nobody), and
 	// an operator's credential has no user at all.
-	if id := inv.InviterID(); id != nil && inv.InvitedBy != "" {
-		out.InvitedBy = &inviterJSON{UserID: store.FormatID(store.PrefixUser, *id), Email: inv.InvitedBy}
+	if inviter := inv.InviterID(); inviter != nil && inv.InvitedBy != "" {
+		out.InvitedBy = &inviterJSON{UserID: id.Format(id.User, *inviter), Email: inv.InvitedBy}
 	}
 	return out
 }
@@ -80,7 +80,7 @@ func (a *API) listMembers(w http.ResponseWriter, r *http.Request) error {
 // updateMember answers PATCH /api/v1/members/{usr_…}: {"role"} promotes or
 // demotes; the workspace's last admin cannot be demoted (409).
 func (a *API) updateMember(w http.ResponseWriter, r *http.Request) error {
-	userID, err := bareID(r, store.PrefixUser)
+	userID, err := bareID(r, id.User)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (a *API) updateMember(w http.ResponseWriter, r *http.Request) error {
 		case lookupErr != nil:
 			return lookupErr
 		case !known:
-			return store.ErrNotFound
+			return id.ErrNotFound
 		}
 		return err
 	}
@@ -123,7 +123,7 @@ func (a *API) isMember(r *http.Request, workspaceID, userID uuid.UUID) (bool, er
 // the workspace and the API keys, OAuth clients and grants they made for
 // it are revoked in the same transaction; the last admin stays (409).
 func (a *API) deleteMember(w http.ResponseWriter, r *http.Request) error {
-	userID, err := bareID(r, store.PrefixUser)
+	userID, err := bareID(r, id.User)
 	if err != nil {
 		return err
 	}
@@ -186,11 +186,11 @@ func (a *API) createInvitation(w http.ResponseWriter, r *http.Request) error {
 // invitation can no longer be accepted. One that is not open any more
 // (accepted, declined, revoked, expired) is 404 like an unknown one.
 func (a *API) deleteInvitation(w http.ResponseWriter, r *http.Request) error {
-	id, err := bareID(r, store.PrefixInvitation)
+	invID, err := bareID(r, id.Invitation)
 	if err != nil {
 		return err
 	}
-	if _, err := a.Accounts.RevokeInvitation(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id); err != nil {
+	if _, err := a.Accounts.RevokeInvitation(r.Context(), auth.FromContext(r.Context()).WorkspaceID, invID); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -44,7 +44,7 @@ func newMembersFixture(t *testing.T, opts ...testkit.ServerOption) *membersFixtu
 	return f
 }
 
-func userID(tn testkit.Tenant) string { return store.FormatID(store.PrefixUser, tn.UserID) }
+func userID(tn testkit.Tenant) string { return id.Format(id.User, tn.UserID) }
 
 // members lists every member of the token's workspace, walking the pages.
 func (f *membersFixture) members(t *testing.T, token string, limit string) []map[string]any {
@@ -152,9 +152,9 @@ func TestUpdateMember(t *testing.T) {
 		{name: "last admin again", token: f.token, id: f.tenantID, body: `{"role":"member"}`, status: 409, slug: "conflict"},
 		{name: "other workspace's member", token: f.token, id: f.otherMemberID, body: `{"role":"admin"}`, status: 404, slug: "not-found"},
 		{name: "other workspace's admin", token: f.token, id: f.otherAdminUserID, body: `{"role":"member"}`, status: 404, slug: "not-found"},
-		{name: "unknown user", token: f.token, id: store.FormatID(store.PrefixUser, store.NewID()), body: `{"role":"admin"}`, status: 404, slug: "not-found"},
+		{name: "unknown user", token: f.token, id: id.Format(id.User, id.New()), body: `{"role":"admin"}`, status: 404, slug: "not-found"},
 		{name: "malformed id", token: f.token, id: "usr_nope", body: `{"role":"admin"}`, status: 404, slug: "not-found"},
-		{name: "another kind of id", token: f.token, id: store.FormatID(store.PrefixLink, f.member.UserID), body: `{"role":"admin"}`, status: 404, slug: "not-found"},
+		{name: "another kind of id", token: f.token, id: id.Format(id.Link, f.member.UserID), body: `{"role":"admin"}`, status: 404, slug: "not-found"},
 		{name: "bad role", token: f.token, id: f.memberID, body: `{"role":"owner"}`, status: 422, slug: "validation-failed"},
 		{name: "role missing", token: f.token, id: f.memberID, body: `{}`, status: 422, slug: "validation-failed"},
 		{name: "role null", token: f.token, id: f.memberID, body: `{"role":null}`, status: 422, slug: "validation-failed"},
@@ -218,7 +218,7 @@ func TestRemoveMember(t *testing.T) {
 		slug            string
 	}{
 		{"other workspace's member", f.token, f.otherMemberID, 404, "not-found"},
-		{"unknown user", f.token, store.FormatID(store.PrefixUser, store.NewID()), 404, "not-found"},
+		{"unknown user", f.token, id.Format(id.User, id.New()), 404, "not-found"},
 		{"malformed id", f.token, "usr_" + strings.Repeat("z", 26), 404, "not-found"},
 		{"without members:write", f.readOnly, f.memberID, 403, "insufficient-scope"},
 		{"the last admin", f.token, f.tenantID, 409, "conflict"},
@@ -346,7 +346,7 @@ func TestInvitationPagesAndRevoke(t *testing.T) {
 		{"list without members:write", "GET", "/api/v1/invitations", f.readOnly, 403, "insufficient-scope"},
 		{"revoke without members:write", "DELETE", "/api/v1/invitations/" + made[0], f.readOnly, 403, "insufficient-scope"},
 		{"revoke another workspace's", "DELETE", "/api/v1/invitations/" + otherInv["id"].(string), f.token, 404, "not-found"},
-		{"revoke an unknown one", "DELETE", "/api/v1/invitations/" + store.FormatID(store.PrefixInvitation, store.NewID()), f.token, 404, "not-found"},
+		{"revoke an unknown one", "DELETE", "/api/v1/invitations/" + id.Format(id.Invitation, id.New()), f.token, 404, "not-found"},
 		{"revoke a malformed id", "DELETE", "/api/v1/invitations/inv_x", f.token, 404, "not-found"},
 		{"revoke", "DELETE", "/api/v1/invitations/" + made[0], f.token, 204, ""},
 		{"revoke again", "DELETE", "/api/v1/invitations/" + made[0], f.token, 404, "not-found"},

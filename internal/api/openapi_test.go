@@ -10,8 +10,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/linkqr/linkqr/internal/api"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/problem"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // TestOpenAPIDocumentIsValid keeps `make test` failing on an invalid
@@ -58,29 +58,29 @@ func TestOpenAPIJSONMatchesYAML(t *testing.T) {
 func TestOpenAPIIDPatterns(t *testing.T) {
 	t.Parallel()
 	schemas := api.Spec().Components.Schemas
-	for name, prefix := range map[string]store.Prefix{
-		"WorkspaceId":  store.PrefixWorkspace,
-		"LinkId":       store.PrefixLink,
-		"ScanId":       store.PrefixScan,
-		"WebhookId":    store.PrefixWebhook,
-		"DeliveryId":   store.PrefixDelivery,
-		"EventId":      store.PrefixEvent,
-		"UserId":       store.PrefixUser,
-		"InvitationId": store.PrefixInvitation,
+	for name, prefix := range map[string]id.Prefix{
+		"WorkspaceId":  id.Workspace,
+		"LinkId":       id.Link,
+		"ScanId":       id.Scan,
+		"WebhookId":    id.Webhook,
+		"DeliveryId":   id.Delivery,
+		"EventId":      id.Event,
+		"UserId":       id.User,
+		"InvitationId": id.Invitation,
 	} {
 		re := regexp.MustCompile(schemas[name].Value.Pattern)
 		for range 2000 {
-			id := store.FormatID(prefix, store.NewID())
-			if !re.MatchString(id) {
-				t.Fatalf("%s pattern %s rejects %s", name, re, id)
+			valid := id.Format(prefix, id.New())
+			if !re.MatchString(valid) {
+				t.Fatalf("%s pattern %s rejects %s", name, re, valid)
 			}
 		}
 		// Every 26-character suffix the pattern accepts must parse.
 		for _, bad := range []string{"0000000000000000000000000z", "000000000000000000000000001", "000000000000000000000000i0"} {
-			id := string(prefix) + "_" + bad
-			_, ok := store.ParseID(prefix, id)
-			if re.MatchString(id) != ok {
-				t.Errorf("%s: pattern says %v, codec says %v for %s", name, re.MatchString(id), ok, id)
+			ext := string(prefix) + "_" + bad
+			_, ok := id.Parse(prefix, ext)
+			if re.MatchString(ext) != ok {
+				t.Errorf("%s: pattern says %v, codec says %v for %s", name, re.MatchString(ext), ok, ext)
 			}
 		}
 	}

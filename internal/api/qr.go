@@ -6,9 +6,9 @@ import (
 	"net/http"
 
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // getLinkQR answers GET /api/v1/links/{id}/qr: a PNG, SVG or PDF that
@@ -18,7 +18,7 @@ import (
 // the link is loaded; conditional requests, caching, the render bound and
 // the headers are the QR server's, shared with the UI's image routes.
 func (a *API) getLinkQR(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, store.PrefixLink)
+	linkID, err := pathID(r, id.Link)
 	if err != nil {
 		return err
 	}
@@ -31,7 +31,7 @@ func (a *API) getLinkQR(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ws := auth.FromContext(r.Context()).WorkspaceID
-	l, err := a.Links.Get(r.Context(), ws, id)
+	l, err := a.Links.Get(r.Context(), ws, linkID)
 	if err != nil {
 		return err
 	}

@@ -12,11 +12,11 @@ import (
 
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/budget"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrdesign"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -27,11 +27,11 @@ const MaxDesignBodyBytes = 384 << 10
 // designLink loads the {id} link of the caller's workspace, rejecting any
 // query: another workspace's link is a 404 like an unknown one.
 func (a *API) designLink(r *http.Request) (link.Link, error) {
-	id, err := bareID(r, store.PrefixLink)
+	linkID, err := bareID(r, id.Link)
 	if err != nil {
 		return link.Link{}, err
 	}
-	return a.Links.Get(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id)
+	return a.Links.Get(r.Context(), auth.FromContext(r.Context()).WorkspaceID, linkID)
 }
 
 // getLinkQRDesign answers GET /api/v1/links/{id}/qr/design: the link's

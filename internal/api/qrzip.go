@@ -10,11 +10,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrzip"
 
 	"github.com/linkqr/linkqr/internal/requestid"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -70,12 +70,12 @@ func parseZipIDs(vs []string, errs *validate.Errors) []uuid.UUID {
 	}
 	ids := make([]uuid.UUID, 0, len(vs))
 	for _, v := range vs {
-		id, ok := store.ParseID(store.PrefixLink, v)
+		linkID, ok := id.Parse(id.Link, v)
 		if !ok {
 			errs.Add("/query/id", "must be link ids (lnk_…); "+strconv.Quote(truncate(v, 40))+" is not one")
 			return nil
 		}
-		ids = append(ids, id)
+		ids = append(ids, linkID)
 	}
 	return ids
 }

@@ -9,9 +9,9 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -161,7 +161,7 @@ func TestAuditEntryNamesTheKeysOwner(t *testing.T) {
 	}
 	actor := data[0].(map[string]any)["actor"].(map[string]any)
 	if actor["type"] != "api_key" || actor["id"] != key.ExternalID() || actor["email"] != admin.Email ||
-		actor["user_id"] != store.FormatID(store.PrefixUser, admin.UserID) {
+		actor["user_id"] != id.Format(id.User, admin.UserID) {
 		t.Errorf("actor %v", actor)
 	}
 }

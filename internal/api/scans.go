@@ -5,14 +5,14 @@ import (
 
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/cursor"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scan"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // listScans answers GET /api/v1/links/{id}/scans, newest first; bot scans
 // are listed too, flagged with "bot": true.
 func (a *API) listScans(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, store.PrefixLink)
+	linkID, err := pathID(r, id.Link)
 	if err != nil {
 		return err
 	}
@@ -21,10 +21,10 @@ func (a *API) listScans(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ws := auth.FromContext(r.Context()).WorkspaceID
-	if _, err := a.Links.Get(r.Context(), ws, id); err != nil {
+	if _, err := a.Links.Get(r.Context(), ws, linkID); err != nil {
 		return err // unknown, deleted or another workspace's link: 404
 	}
-	scans, hasMore, err := a.Scans.List(r.Context(), ws, id, pg.before, pg.limit)
+	scans, hasMore, err := a.Scans.List(r.Context(), ws, linkID, pg.before, pg.limit)
 	if err != nil {
 		return err
 	}

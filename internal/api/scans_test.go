@@ -6,7 +6,7 @@ import (
 	"time"
 
 	cursorpkg "github.com/linkqr/linkqr/internal/cursor"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -14,9 +14,9 @@ func TestListScans(t *testing.T) {
 	t.Parallel()
 	f := newLinksFixture(t)
 	l := f.create(t, `{"target_url":"https://example.com"}`)
-	linkID, _ := store.ParseID(store.PrefixLink, l["id"].(string))
+	linkID, _ := id.Parse(id.Link, l["id"].(string))
 	other := f.create(t, `{"target_url":"https://example.com/other"}`)
-	otherID, _ := store.ParseID(store.PrefixLink, other["id"].(string))
+	otherID, _ := id.Parse(id.Link, other["id"].(string))
 	start := time.Now().Add(-time.Hour)
 	var want []string // newest first
 	for i := range 5 {
@@ -24,8 +24,8 @@ func TestListScans(t *testing.T) {
 		// (limit 2) ends at scan 3: its id orders the tie, so the next page
 		// starts at 2, neither skipping nor repeating it.
 		at := start.Add(time.Duration(min(i, 2)+max(i-3, 0)) * time.Minute)
-		id := testkit.Scan(t, f.srv.Pool, &testkit.ScanOpts{WorkspaceID: f.tenant.WorkspaceID, LinkID: linkID, At: at, Bot: i == 2})
-		want = append([]string{store.FormatID(store.PrefixScan, id)}, want...)
+		scan := testkit.Scan(t, f.srv.Pool, &testkit.ScanOpts{WorkspaceID: f.tenant.WorkspaceID, LinkID: linkID, At: at, Bot: i == 2})
+		want = append([]string{id.Format(id.Scan, scan)}, want...)
 	}
 	testkit.Scan(t, f.srv.Pool, &testkit.ScanOpts{WorkspaceID: f.tenant.WorkspaceID, LinkID: otherID})
 

@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -56,11 +56,11 @@ func (a *API) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 
 // getWebhook answers GET /api/v1/webhooks/{id} (never with the secret).
 func (a *API) getWebhook(w http.ResponseWriter, r *http.Request) error {
-	id, err := bareID(r, store.PrefixWebhook)
+	hookID, err := bareID(r, id.Webhook)
 	if err != nil {
 		return err
 	}
-	res, err := a.Webhooks.Get(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id)
+	res, err := a.Webhooks.Get(r.Context(), auth.FromContext(r.Context()).WorkspaceID, hookID)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (a *API) getWebhook(w http.ResponseWriter, r *http.Request) error {
 // events or the description, disable, or re-enable (status "enabled"
 // after an automatic disable starts deliveries again).
 func (a *API) updateWebhook(w http.ResponseWriter, r *http.Request) error {
-	id, err := bareID(r, store.PrefixWebhook)
+	hookID, err := bareID(r, id.Webhook)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (a *API) updateWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err := f.errs.Err(); err != nil {
 		return err
 	}
-	res, err := a.Webhooks.Update(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id, in)
+	res, err := a.Webhooks.Update(r.Context(), auth.FromContext(r.Context()).WorkspaceID, hookID, in)
 	if err != nil {
 		return err
 	}
@@ -103,11 +103,11 @@ func optional[T any](o link.Optional[T]) webhook.Optional[T] {
 
 // deleteWebhook answers DELETE /api/v1/webhooks/{id}.
 func (a *API) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
-	id, err := bareID(r, store.PrefixWebhook)
+	hookID, err := bareID(r, id.Webhook)
 	if err != nil {
 		return err
 	}
-	if err := a.Webhooks.Delete(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id); err != nil {
+	if err := a.Webhooks.Delete(r.Context(), auth.FromContext(r.Context()).WorkspaceID, hookID); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -117,14 +117,14 @@ func (a *API) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
 // rotateWebhookSecret answers POST /api/v1/webhooks/{id}/rotate-secret:
 // the new secret, shown once; the old one keeps signing for 24 hours.
 func (a *API) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) error {
-	id, err := bareID(r, store.PrefixWebhook)
+	hookID, err := bareID(r, id.Webhook)
 	if err != nil {
 		return err
 	}
 	if err := emptyBody(w, r); err != nil {
 		return err
 	}
-	res, err := a.Webhooks.RotateSecret(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id)
+	res, err := a.Webhooks.RotateSecret(r.Context(), auth.FromContext(r.Context()).WorkspaceID, hookID)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (a *API) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) error 
 
 // listDeliveries answers GET /api/v1/webhooks/{id}/deliveries, newest first.
 func (a *API) listDeliveries(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, store.PrefixWebhook)
+	hookID, err := pathID(r, id.Webhook)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (a *API) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ds, hasMore, err := a.Webhooks.ListDeliveries(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id, pg.before, pg.limit)
+	ds, hasMore, err := a.Webhooks.ListDeliveries(r.Context(), auth.FromContext(r.Context()).WorkspaceID, hookID, pg.before, pg.limit)
 	if err != nil {
 		return err
 	}
@@ -151,13 +151,13 @@ func (a *API) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 // retryDelivery answers POST /api/v1/webhooks/{id}/deliveries/{dlv}/retry:
 // 202 with the new attempt, pending until the worker has sent it.
 func (a *API) retryDelivery(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, store.PrefixWebhook)
+	sub, err := pathID(r, id.Webhook)
 	if err != nil {
 		return err
 	}
-	dlv, ok := store.ParseID(store.PrefixDelivery, chi.URLParam(r, "dlv"))
+	dlv, ok := id.Parse(id.Delivery, chi.URLParam(r, "dlv"))
 	if !ok {
-		return store.ErrNotFound
+		return id.ErrNotFound
 	}
 	if err := noQuery(r); err != nil {
 		return err
@@ -165,7 +165,7 @@ func (a *API) retryDelivery(w http.ResponseWriter, r *http.Request) error {
 	if err := emptyBody(w, r); err != nil {
 		return err
 	}
-	d, err := a.Webhooks.RetryDelivery(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id, dlv)
+	d, err := a.Webhooks.RetryDelivery(r.Context(), auth.FromContext(r.Context()).WorkspaceID, sub, dlv)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (a *API) retryDelivery(w http.ResponseWriter, r *http.Request) error {
 // this subscription only, through the normal delivery path (the same one
 // as Settings → Webhooks → Send test event), answered with its delivery.
 func (a *API) testWebhook(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, store.PrefixWebhook)
+	hookID, err := pathID(r, id.Webhook)
 	if err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ func (a *API) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err := emptyBody(w, r); err != nil {
 		return err
 	}
-	d, err := a.Webhooks.SendTest(r.Context(), auth.FromContext(r.Context()).WorkspaceID, id)
+	d, err := a.Webhooks.SendTest(r.Context(), auth.FromContext(r.Context()).WorkspaceID, hookID)
 	if err != nil {
 		return err
 	}

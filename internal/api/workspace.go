@@ -4,8 +4,8 @@ import (
 	"net/http"
 
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scope"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // workspaceJSON is the workspace object of GET /api/v1/workspace (the
@@ -30,7 +30,7 @@ func (a *API) getWorkspace(w http.ResponseWriter, r *http.Request) error {
 	}
 	return writeJSON(w, http.StatusOK, workspaceJSON{
 		Object: "workspace",
-		ID:     store.FormatID(store.PrefixWorkspace, ws.ID),
+		ID:     id.Format(id.Workspace, ws.ID),
 		Name:   ws.Name,
 		Scopes: scope.Strings(p.Scopes),
 	})

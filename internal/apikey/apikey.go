@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/scope"
@@ -61,7 +62,7 @@ type Key struct {
 func (k Key) Hint() string { return TokenPrefix + k.PublicID + "_…" }
 
 // ExternalID is the key's "key_…" identifier.
-func (k Key) ExternalID() string { return store.FormatID(store.PrefixAPIKey, k.ID) }
+func (k Key) ExternalID() string { return id.Format(id.APIKey, k.ID) }
 
 // Service implements API key operations.
 type Service struct {
@@ -114,7 +115,7 @@ func (s *Service) Create(ctx context.Context, workspaceID uuid.UUID, createdBy *
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		row, err = dbsqlc.New().APIKeyCreate(ctx, tx, dbsqlc.APIKeyCreateParams{
-			ID: store.NewID(), WorkspaceID: workspaceID, CreatedBy: createdBy,
+			ID: id.New(), WorkspaceID: workspaceID, CreatedBy: createdBy,
 			Name: p.name, PublicID: publicID, SecretHash: hash,
 			Scopes: scope.Strings(p.scopes), RateLimitPerMinute: int32(p.rateLimit), IPAllowlist: allow,
 			Operator: createdBy == nil,
@@ -122,7 +123,7 @@ func (s *Service) Create(ctx context.Context, workspaceID uuid.UUID, createdBy *
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		return audit.Record(ctx, tx, workspaceID, audit.APIKeyCreated, audit.TargetOf("api_key", store.PrefixAPIKey, row.ID), audit.Changes{
+		return audit.Record(ctx, tx, workspaceID, audit.APIKeyCreated, audit.TargetOf("api_key", id.APIKey, row.ID), audit.Changes{
 			"name": audit.Change(nil, row.Name), "scopes": audit.Change(nil, row.Scopes),
 			"rate_limit_per_minute": audit.Change(nil, row.RateLimitPerMinute), "ip_allowlist": audit.Change(nil, row.IPAllowlist),
 		})
@@ -157,7 +158,7 @@ func (s *Service) List(ctx context.Context, workspaceID uuid.UUID, onlyCreator *
 // Revoke revokes a key of the workspace (only the creator's own unless
 // onlyCreator is nil). Every instance drops the key from its cache when the
 // revocation commits; this instance does so right after the commit. A key of
-// another workspace, or already revoked, is store.ErrNotFound.
+// another workspace, or already revoked, is id.ErrNotFound.
 func (s *Service) Revoke(ctx context.Context, workspaceID, keyID uuid.UUID, onlyCreator *uuid.UUID) error {
 	var publicID string
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
@@ -166,7 +167,7 @@ func (s *Service) Revoke(ctx context.Context, workspaceID, keyID uuid.UUID, only
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		if err := audit.Record(ctx, tx, workspaceID, audit.APIKeyRevoked, audit.TargetOf("api_key", store.PrefixAPIKey, keyID), nil); err != nil {
+		if err := audit.Record(ctx, tx, workspaceID, audit.APIKeyRevoked, audit.TargetOf("api_key", id.APIKey, keyID), nil); err != nil {
 			return err
 		}
 		return store.Notify(ctx, tx, RevokedChannel, publicID)
@@ -247,7 +248,7 @@ func (s *Service) Verify(ctx context.Context, token string) (Key, error) {
 func (s *Service) verifySlow(ctx context.Context, token, publicID string, digest [32]byte) (*entry, error) {
 	epoch := s.cache.currentEpoch()
 	row, err := dbsqlc.New().APIKeyGetActiveByPublicID(ctx, s.db.Conn(ctx), publicID)
-	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
+	if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 		return nil, ErrInvalid
 	}
 	if err != nil {

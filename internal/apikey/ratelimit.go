@@ -33,7 +33,7 @@ func ValidateRateLimit(perMinute int) error {
 // key from its cache right after the commit and every other one when the
 // NOTIFY arrives, and the next request on any instance is limited by the new
 // value, with the usage so far still counted. A key of another workspace, or
-// revoked, is store.ErrNotFound.
+// revoked, is id.ErrNotFound.
 func (s *Service) SetRateLimit(ctx context.Context, workspaceID, keyID uuid.UUID, onlyCreator *uuid.UUID, perMinute int) (Key, error) {
 	if err := ValidateRateLimit(perMinute); err != nil {
 		return Key{}, err

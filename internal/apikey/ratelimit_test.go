@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -32,10 +33,10 @@ func TestSetRateLimit(t *testing.T) {
 			t.Errorf("limit %d: %v, want a /rate_limit_per_minute validation error", bad, err)
 		}
 	}
-	if _, err := svc.SetRateLimit(ctx, other.WorkspaceID, key.ID, nil, 5); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.SetRateLimit(ctx, other.WorkspaceID, key.ID, nil, 5); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("another workspace changed the key: %v", err)
 	}
-	if _, err := svc.SetRateLimit(ctx, tn.WorkspaceID, key.ID, &other.UserID, 5); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.SetRateLimit(ctx, tn.WorkspaceID, key.ID, &other.UserID, 5); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("a member changed someone else's key: %v", err)
 	}
 	if v, _ := svc.Verify(ctx, token); v.RateLimitPerMinute != 600 {
@@ -57,7 +58,7 @@ func TestSetRateLimit(t *testing.T) {
 	if err := svc.Revoke(ctx, tn.WorkspaceID, key.ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.SetRateLimit(ctx, tn.WorkspaceID, key.ID, nil, 5); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.SetRateLimit(ctx, tn.WorkspaceID, key.ID, nil, 5); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("a revoked key was changed: %v", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/linkqr/linkqr/internal/apikey"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -29,8 +29,8 @@ func BenchmarkAPIGetLink(b *testing.B) {
 	const links = 1000
 	paths := make([]string, links)
 	for i := range paths {
-		id := testkit.Link(b, s.Pool, &testkit.LinkOpts{WorkspaceID: ws})
-		paths[i] = "/api/v1/links/" + store.FormatID(store.PrefixLink, id)
+		linkID := testkit.Link(b, s.Pool, &testkit.LinkOpts{WorkspaceID: ws})
+		paths[i] = "/api/v1/links/" + id.Format(id.Link, linkID)
 	}
 	h := s.App.Handler()
 	serve := func(path string) int {

@@ -22,10 +22,10 @@ import (
 	"github.com/linkqr/linkqr/internal/api"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/hostname"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/mcp"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -441,17 +441,17 @@ func newWorld(t *testing.T) *world {
 	}
 	w.ids = map[string]string{
 		"ws":          w.admin.WorkspaceExternalID(),
-		"links":       store.FormatID(store.PrefixLink, linkID),
-		"link":        store.FormatID(store.PrefixLink, linkID),
-		"webhooks":    store.FormatID(store.PrefixWebhook, hook.ID),
-		"hook":        store.FormatID(store.PrefixWebhook, hook.ID),
-		"deliveries":  store.FormatID(store.PrefixDelivery, uuid.New()),
-		"dlv":         store.FormatID(store.PrefixDelivery, uuid.New()),
-		"delivery":    store.FormatID(store.PrefixDelivery, uuid.New()),
-		"domains":     store.FormatID(store.PrefixDomain, dom.ID),
-		"domain":      store.FormatID(store.PrefixDomain, dom.ID),
-		"members":     store.FormatID(store.PrefixUser, w.victim.UserID),
-		"user":        store.FormatID(store.PrefixUser, w.victim.UserID),
+		"links":       id.Format(id.Link, linkID),
+		"link":        id.Format(id.Link, linkID),
+		"webhooks":    id.Format(id.Webhook, hook.ID),
+		"hook":        id.Format(id.Webhook, hook.ID),
+		"deliveries":  id.Format(id.Delivery, uuid.New()),
+		"dlv":         id.Format(id.Delivery, uuid.New()),
+		"delivery":    id.Format(id.Delivery, uuid.New()),
+		"domains":     id.Format(id.Domain, dom.ID),
+		"domain":      id.Format(id.Domain, dom.ID),
+		"members":     id.Format(id.User, w.victim.UserID),
+		"user":        id.Format(id.User, w.victim.UserID),
 		"invitations": inv.ExternalID(),
 		"invitation":  inv.ExternalID(),
 		"key":         key.ExternalID(),

@@ -73,6 +73,11 @@ var rules = []rule{
 // sqlFree are the edges, which never write SQL (no pgx at all).
 var sqlFree = []string{"internal/api", "web", "internal/auth", "internal/redirect", "internal/ratelimit", "internal/mcp"}
 
+// storeFree are the edges that speak to the domain and never to the
+// persistence package: IDs and "not found" are internal/id's, database
+// outages internal/dbhealth's.
+var storeFree = []string{"internal/api", "web", "internal/redirect", "internal/wire", "internal/mcp"}
+
 // htmlFree must not depend on web or templ, even transitively.
 var htmlFree = []string{"internal/api", "internal/mcp", "internal/scan", "internal/redirect", "internal/link", "internal/analytics", "internal/account", "internal/apikey", "internal/webhook", "internal/ratelimit", "internal/oauth", "internal/domain"}
 
@@ -91,6 +96,13 @@ func TestImportRules(t *testing.T) {
 		for _, imp := range pkgs[p] {
 			if imp == pgx || strings.HasPrefix(imp, pgx+"/") || imp == module+"/internal/store/dbsqlc" {
 				t.Errorf("%s imports %s: handlers never write SQL; call a domain method", p, imp)
+			}
+		}
+	}
+	for _, p := range storeFree {
+		for _, imp := range pkgs[p] {
+			if imp == module+"/internal/store" || strings.HasPrefix(imp, module+"/internal/store/") {
+				t.Errorf("%s imports %s: an edge speaks internal/id and the domain's methods, never the store", p, imp)
 			}
 		}
 	}

@@ -23,13 +23,13 @@ import (
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/export"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/qrdesign"
 	"github.com/linkqr/linkqr/internal/retention"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/sso"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -55,7 +55,7 @@ func newRig(t *testing.T) *rig {
 	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_DNS_RESOLVER", dns.Addr), testkit.WithEnv("LINKQR_WEBHOOK_ALLOW_PRIVATE", "true"))
 	tn := testkit.NewTenant(t, srv.Pool)
 	uid := tn.UserID
-	a := audit.Actor{Type: audit.ActorUser, ID: store.FormatID(store.PrefixUser, uid), UserID: &uid, Email: tn.Email,
+	a := audit.Actor{Type: audit.ActorUser, ID: id.Format(id.User, uid), UserID: &uid, Email: tn.Email,
 		IP: netip.MustParseAddr("203.0.113.7"), UserAgent: "audit-test/1"}
 	return &rig{
 		srv: srv, app: srv.App, pool: srv.Pool, dns: dns, tenant: tn, ws: tn.WorkspaceID, actor: a,

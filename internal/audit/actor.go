@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 )
 
 // ActorType says what kind of credential acted.
@@ -63,7 +63,7 @@ func OnBehalfOf(ctx context.Context, userID uuid.UUID) context.Context {
 	if _, ok := ctx.Value(actorKey{}).(Actor); ok {
 		return ctx
 	}
-	return WithActor(ctx, Actor{Type: ActorUser, ID: store.FormatID(store.PrefixUser, userID), UserID: &userID})
+	return WithActor(ctx, Actor{Type: ActorUser, ID: id.Format(id.User, userID), UserID: &userID})
 }
 
 // Label names the actor for people: the e-mail address of the person

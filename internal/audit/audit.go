@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -75,8 +76,8 @@ type Target struct {
 }
 
 // TargetOf is the Target of an object with the external id of prefix p.
-func TargetOf(typ string, p store.Prefix, id uuid.UUID) Target {
-	return Target{Type: typ, ID: store.FormatID(p, id)}
+func TargetOf(typ string, p id.Prefix, obj uuid.UUID) Target {
+	return Target{Type: typ, ID: id.Format(p, obj)}
 }
 
 // Changes are the fields a change set, each with its old and new value
@@ -141,12 +142,12 @@ func Record(ctx context.Context, db pgx.Tx, workspaceID uuid.UUID, action Action
 		// address too, as a session's entries do.
 		if u, err := q.UserGetByID(ctx, db, *a.UserID); err == nil {
 			a.Email = u.Email
-		} else if err = store.InterpretError(err); !errors.Is(err, store.ErrNotFound) {
+		} else if err = store.InterpretError(err); !errors.Is(err, id.ErrNotFound) {
 			return err
 		}
 	}
 	e := Entry{
-		Object: "audit_event", ID: store.NewID(), Action: action,
+		Object: "audit_event", ID: id.New(), Action: action,
 		Actor: actorJSON(a), Target: target, Changes: rawChanges,
 		IP: addrString(a), UserAgent: nonEmpty(a.UserAgent),
 		CreatedAt: time.Now().UTC().Truncate(time.Microsecond), PrevHash: prev,
@@ -176,7 +177,7 @@ func Record(ctx context.Context, db pgx.Tx, workspaceID uuid.UUID, action Action
 func actorJSON(a Actor) ActorJSON {
 	j := ActorJSON{Type: a.Type, ID: nonEmpty(a.ID), Email: nonEmpty(a.Email)}
 	if a.UserID != nil {
-		u := store.FormatID(store.PrefixUser, *a.UserID)
+		u := id.Format(id.User, *a.UserID)
 		j.UserID = &u
 	}
 	return j
@@ -221,7 +222,7 @@ type Entry struct {
 }
 
 // ExternalID is the entry's "aud_…" id.
-func (e Entry) ExternalID() string { return store.FormatID(store.PrefixAudit, e.ID) }
+func (e Entry) ExternalID() string { return id.Format(id.Audit, e.ID) }
 
 // MarshalJSON writes the audit_event object.
 func (e Entry) MarshalJSON() ([]byte, error) {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/retention"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -93,23 +93,23 @@ func TestVerifyFindsTampering(t *testing.T) {
 		tamper func(t *testing.T, r *rig, ids []string) (broken string)
 	}{
 		{"edited changes", func(t *testing.T, r *rig, ids []string) string {
-			id, _ := store.ParseID(store.PrefixAudit, ids[2])
-			superuser(t, r, `UPDATE audit_events SET changes = jsonb_set(changes, '{name,1}', '"innocent"') WHERE id = $1`, id)
+			entryID, _ := id.Parse(id.Audit, ids[2])
+			superuser(t, r, `UPDATE audit_events SET changes = jsonb_set(changes, '{name,1}', '"innocent"') WHERE id = $1`, entryID)
 			return ids[2]
 		}},
 		{"edited actor", func(t *testing.T, r *rig, ids []string) string {
-			id, _ := store.ParseID(store.PrefixAudit, ids[1])
-			superuser(t, r, `UPDATE audit_events SET actor_email = 'someone-else@example.com' WHERE id = $1`, id)
+			entryID, _ := id.Parse(id.Audit, ids[1])
+			superuser(t, r, `UPDATE audit_events SET actor_email = 'someone-else@example.com' WHERE id = $1`, entryID)
 			return ids[1]
 		}},
 		{"deleted middle", func(t *testing.T, r *rig, ids []string) string {
-			id, _ := store.ParseID(store.PrefixAudit, ids[2])
-			superuser(t, r, `DELETE FROM audit_events WHERE id = $1`, id)
+			entryID, _ := id.Parse(id.Audit, ids[2])
+			superuser(t, r, `DELETE FROM audit_events WHERE id = $1`, entryID)
 			return ids[3]
 		}},
 		{"deleted last", func(t *testing.T, r *rig, ids []string) string {
-			id, _ := store.ParseID(store.PrefixAudit, ids[4])
-			superuser(t, r, `DELETE FROM audit_events WHERE id = $1`, id)
+			entryID, _ := id.Parse(id.Audit, ids[4])
+			superuser(t, r, `DELETE FROM audit_events WHERE id = $1`, entryID)
 			return ""
 		}},
 	} {
@@ -184,8 +184,8 @@ func TestRetentionPurgesOldEntriesAndChainStillVerifies(t *testing.T) {
 	ids := entryIDs(t, r)
 	// The two oldest were written 400 days ago (moved back as the superuser).
 	for _, raw := range ids[:2] {
-		id, _ := store.ParseID(store.PrefixAudit, raw)
-		superuser(t, r, "UPDATE audit_events SET created_at = created_at - interval '400 days' WHERE id = $1", id)
+		entryID, _ := id.Parse(id.Audit, raw)
+		superuser(t, r, "UPDATE audit_events SET created_at = created_at - interval '400 days' WHERE id = $1", entryID)
 	}
 	purged, err := r.app.Retention.Run(context.Background(), retention.JobAudit)
 	if err != nil {

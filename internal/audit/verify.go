@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -61,7 +62,7 @@ func Verify(ctx context.Context, db *store.DB, workspaceID uuid.UUID) (Verificat
 	}
 	head, err := q.AuditHeadGet(ctx, db.Conn(ctx), workspaceID)
 	switch err = store.InterpretError(err); {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, id.ErrNotFound):
 		if v.Entries > 0 {
 			v.Reason = "the chain has entries but no head"
 			return v, nil
@@ -76,7 +77,7 @@ func Verify(ctx context.Context, db *store.DB, workspaceID uuid.UUID) (Verificat
 	return v, nil
 }
 
-func (v Verification) broken(id uuid.UUID, reason string) Verification {
-	v.Broken, v.Reason = store.FormatID(store.PrefixAudit, id), reason
+func (v Verification) broken(entry uuid.UUID, reason string) Verification {
+	v.Broken, v.Reason = id.Format(id.Audit, entry), reason
 	return v
 }

@@ -19,12 +19,12 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/clientip"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // Principal is who a request acts as.
@@ -228,7 +228,7 @@ func (p *Principal) Check(s scope.Scope) *problem.Problem {
 // actor is who the request acts as, for the audit log.
 func (p *Principal) actor(r *http.Request) audit.Actor {
 	a := audit.Actor{Type: audit.ActorAPIKey, ID: p.CredentialID, UserID: p.UserID, IP: p.ClientIP, UserAgent: r.UserAgent()}
-	if strings.HasPrefix(p.CredentialID, string(store.PrefixOAuthClient)+"_") {
+	if strings.HasPrefix(p.CredentialID, string(id.OAuthClient)+"_") {
 		a.Type = audit.ActorOAuthClient
 		a.ID, _, _ = strings.Cut(p.CredentialID, ":") // a partner's budget is per workspace
 	}

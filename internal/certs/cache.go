@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/crypto/acme/autocert"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/sealbox"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -44,7 +45,7 @@ func (c *Cache) ad(name string) []byte { return []byte(c.issuer + "\x00" + name)
 // than every handshake failing.
 func (c *Cache) Get(ctx context.Context, name string) ([]byte, error) {
 	sealed, err := dbsqlc.New().ACMECacheGet(ctx, c.db.Conn(ctx), dbsqlc.ACMECacheGetParams{Issuer: c.issuer, Name: name})
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return nil, autocert.ErrCacheMiss
 	} else if err != nil {
 		return nil, err

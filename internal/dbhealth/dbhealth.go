@@ -54,16 +54,22 @@ func (m *Monitor) Up() bool { return m == nil || !m.down.Load() }
 
 // Observe takes an error of a database call: a connection error marks the
 // database down at once (and wakes the prober, which marks it up again as
-// soon as it answers); anything else, nil included, is ignored.
-func (m *Monitor) Observe(err error) {
-	if m == nil || !store.Unreachable(err) {
-		return
+// soon as it answers); anything else, nil included, is ignored. It
+// reports whether err was such an error (a nil Monitor judges too), so an
+// edge can answer "database unreachable" without knowing the store.
+func (m *Monitor) Observe(err error) bool {
+	if !store.Unreachable(err) {
+		return false
+	}
+	if m == nil {
+		return true
 	}
 	m.setDown(true, err)
 	select {
 	case m.wake <- struct{}{}:
 	default:
 	}
+	return true
 }
 
 // Reached says a connection just succeeded (LISTEN was re-established),

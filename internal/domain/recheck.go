@@ -9,6 +9,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -77,7 +78,7 @@ func (s *Service) Recheck(ctx context.Context, limit int) (int, error) {
 			defer func() { <-sem; wg.Done() }()
 			// A domain removed meanwhile is ErrNotFound; one verified by
 			// another workspace first is recorded as such: neither fails the run.
-			if _, err := s.record(ctx, d, check(ctx, s.resolver, d)); err != nil && !errors.Is(err, ErrTaken) && !errors.Is(err, store.ErrNotFound) {
+			if _, err := s.record(ctx, d, check(ctx, s.resolver, d)); err != nil && !errors.Is(err, ErrTaken) && !errors.Is(err, id.ErrNotFound) {
 				mu.Lock()
 				errs = append(errs, fmt.Errorf("re-check %s: %w", d.Hostname, err))
 				mu.Unlock()

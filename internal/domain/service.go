@@ -12,6 +12,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/hostname"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -105,9 +106,9 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, h hostname.Name) (Do
 			return ErrTaken
 		}
 		row, err = q.DomainCreate(ctx, tx, dbsqlc.DomainCreateParams{
-			ID: store.NewID(), WorkspaceID: ws, Hostname: h.String(), VerificationToken: newToken(),
+			ID: id.New(), WorkspaceID: ws, Hostname: h.String(), VerificationToken: newToken(),
 		})
-		if err = store.InterpretError(err); store.IsConflict(err, workspaceHostnameConstraint) {
+		if err = store.InterpretError(err); id.IsConflict(err, workspaceHostnameConstraint) {
 			return ErrExists
 		} else if err != nil {
 			return err
@@ -120,7 +121,7 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, h hostname.Name) (Do
 	return fromRow(row), nil
 }
 
-// Get returns a domain of the workspace, or store.ErrNotFound.
+// Get returns a domain of the workspace, or id.ErrNotFound.
 func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Domain, error) {
 	row, err := dbsqlc.New().DomainGetByID(ctx, s.db.Conn(ctx), dbsqlc.DomainGetByIDParams{ID: id, WorkspaceID: ws})
 	if err != nil {
@@ -237,7 +238,7 @@ func (s *Service) record(ctx context.Context, d Domain, c Outcome) (Domain, erro
 		// Every instance may serve it once this commits.
 		return notifyChanged(ctx, tx, row.Hostname)
 	})
-	if store.IsConflict(err, verifiedHostnameConstraint) {
+	if id.IsConflict(err, verifiedHostnameConstraint) {
 		detail := ErrTaken.Error()
 		p.Found, p.CheckError = false, &detail
 		if _, err := dbsqlc.New().DomainRecordCheck(ctx, s.db.Conn(ctx), p); err != nil {
@@ -316,7 +317,7 @@ func (s *Service) Sites(ctx context.Context) ([]Site, error) {
 }
 
 // Site returns the servable domain host (canonical form), or
-// store.ErrNotFound.
+// id.ErrNotFound.
 func (s *Service) Site(ctx context.Context, host string) (Site, error) {
 	r, err := dbsqlc.New().DomainSite(ctx, s.db.Conn(ctx), host)
 	if err != nil {
@@ -341,8 +342,8 @@ func (s *Service) afterChange(ctx context.Context, hostname string) {
 }
 
 // auditTarget is a domain as an audit entry names it.
-func auditTarget(id uuid.UUID) audit.Target {
-	return audit.TargetOf("domain", store.PrefixDomain, id)
+func auditTarget(dom uuid.UUID) audit.Target {
+	return audit.TargetOf("domain", id.Domain, dom)
 }
 
 func equalPtr(a, b *string) bool {

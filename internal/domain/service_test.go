@@ -12,6 +12,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/hostname"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -127,7 +128,7 @@ func TestVerifiedHostnameBelongsToOneWorkspace(t *testing.T) {
 	if _, err := svc.Create(ctx, c, mustHost(t, "go.acme.com")); !errors.Is(err, domain.ErrTaken) {
 		t.Errorf("add in a third workspace: %v", err)
 	}
-	if _, err := svc.Get(ctx, b, da.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.Get(ctx, b, da.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("another workspace's domain: %v", err)
 	}
 }
@@ -231,7 +232,7 @@ func TestDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Delete(ctx, other, d.ID); !errors.Is(err, store.ErrNotFound) {
+	if err := svc.Delete(ctx, other, d.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("delete from another workspace: %v", err)
 	}
 	dnsSrv.SetTXT(domain.RecordName(d.Hostname), d.RecordValue())
@@ -262,7 +263,7 @@ func TestDelete(t *testing.T) {
 	if err := svc.Delete(ctx, ws, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Get(ctx, ws, d.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := svc.Get(ctx, ws, d.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("after delete: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/store"
@@ -31,7 +32,7 @@ func (e *LastAdminError) Error() string {
 // in the others, the keys and OAuth clients they created and the grants
 // they gave are revoked, as when a member is removed. The user row goes
 // last, and with it (ON DELETE CASCADE) their sessions, memberships and
-// reset tokens. Unknown user: store.ErrNotFound.
+// reset tokens. Unknown user: id.ErrNotFound.
 func (s *Service) DeleteAccount(ctx context.Context, userID uuid.UUID) (deleted []Deleted, err error) {
 	var rev Revoked
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
@@ -79,7 +80,7 @@ func (s *Service) DeleteAccount(ctx context.Context, userID uuid.UUID) (deleted 
 			return store.InterpretError(err)
 		}
 		if n == 0 {
-			return store.ErrNotFound
+			return id.ErrNotFound
 		}
 		return nil
 	})

@@ -64,7 +64,7 @@ type Deleted struct {
 }
 
 // DeleteWorkspace deletes the workspace now (see the package comment); its
-// rows go in the background. Unknown or already deleted is store.ErrNotFound.
+// rows go in the background. Unknown or already deleted is id.ErrNotFound.
 func (s *Service) DeleteWorkspace(ctx context.Context, id uuid.UUID) (Deleted, error) {
 	return s.deleteWorkspace(ctx, id, nil)
 }

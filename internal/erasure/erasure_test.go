@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/erasure"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -132,7 +132,7 @@ func TestDeletedWorkspaceIsUnusableAtOnceAndPurgedInTheBackground(t *testing.T) 
 	if err := srv.Pool.QueryRow(context.Background(), `SELECT count(*) FROM webhook_subscriptions WHERE workspace_id = $1 AND status = 'enabled'`, a.WorkspaceID).Scan(&enabled); err != nil || enabled != 0 {
 		t.Errorf("webhooks of the deleted workspace still enabled: %d %v", enabled, err)
 	}
-	if _, err := srv.App.Erasure.DeleteWorkspace(context.Background(), a.WorkspaceID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := srv.App.Erasure.DeleteWorkspace(context.Background(), a.WorkspaceID); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("deleting twice: %v", err)
 	}
 

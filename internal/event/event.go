@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -119,7 +120,7 @@ func (r *Recorder) RecordMany(ctx context.Context, tx pgx.Tx, events []New) ([]u
 		if err != nil {
 			return nil, fmt.Errorf("encode %s event: %w", e.Type, err)
 		}
-		ids[i] = store.NewID()
+		ids[i] = id.New()
 		p.WorkspaceIds[i], p.Types[i], p.Data[i] = e.WorkspaceID, string(e.Type), string(raw)
 		recorded[i] = Recorded{ID: ids[i], WorkspaceID: e.WorkspaceID, Type: e.Type}
 	}
@@ -138,7 +139,7 @@ func (r *Recorder) RecordMany(ctx context.Context, tx pgx.Tx, events []New) ([]u
 	return ids, nil
 }
 
-// Load returns a workspace's event as its envelope, or store.ErrNotFound.
+// Load returns a workspace's event as its envelope, or id.ErrNotFound.
 // It reads through db, so inside an ambient transaction it sees that
 // transaction's events.
 func Load(ctx context.Context, db *store.DB, workspaceID, id uuid.UUID) (Envelope, error) {
@@ -151,13 +152,13 @@ func Load(ctx context.Context, db *store.DB, workspaceID, id uuid.UUID) (Envelop
 
 // EnvelopeOf is the envelope of an event read by another query (the
 // webhook worker reads it together with the subscription).
-func EnvelopeOf(id, workspaceID uuid.UUID, t Type, createdAt time.Time, data json.RawMessage) Envelope {
+func EnvelopeOf(eventID, workspaceID uuid.UUID, t Type, createdAt time.Time, data json.RawMessage) Envelope {
 	return Envelope{
-		ID:          store.FormatID(store.PrefixEvent, id),
+		ID:          id.Format(id.Event, eventID),
 		Object:      "event",
 		Type:        t,
 		CreatedAt:   createdAt.UTC(),
-		WorkspaceID: store.FormatID(store.PrefixWorkspace, workspaceID),
+		WorkspaceID: id.Format(id.Workspace, workspaceID),
 		Data:        data,
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
@@ -57,7 +58,7 @@ func TestRecorderFansOutInTheSameTransaction(t *testing.T) {
 	if err != nil || env.Type != event.ScanCreated || string(env.Data) != `{"n": 2}` || env.Object != "event" {
 		t.Fatalf("Load: %+v %v", env, err)
 	}
-	if _, err := event.Load(ctx, db, testkit.NewTenant(t, pool).WorkspaceID, calls[0][1].ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := event.Load(ctx, db, testkit.NewTenant(t, pool).WorkspaceID, calls[0][1].ID); !errors.Is(err, id.ErrNotFound) {
 		t.Fatalf("Load from another workspace: %v", err)
 	}
 
@@ -74,7 +75,7 @@ func TestRecorderFansOutInTheSameTransaction(t *testing.T) {
 	if err == nil {
 		t.Fatal("the transaction committed")
 	}
-	if _, err := event.Load(ctx, db, ws, lost); !errors.Is(err, store.ErrNotFound) {
+	if _, err := event.Load(ctx, db, ws, lost); !errors.Is(err, id.ErrNotFound) {
 		t.Fatalf("the event of a failed fan-out exists: %v", err)
 	}
 

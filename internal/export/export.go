@@ -22,6 +22,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/budget"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -36,7 +37,7 @@ type Summary struct {
 // idCol is a UUID column written as its external "<prefix>_…" id.
 type idCol struct {
 	name   string
-	prefix store.Prefix
+	prefix id.Prefix
 }
 
 // jsonFile is one JSON-lines file: each row of inner ($1 is the
@@ -58,46 +59,46 @@ func (f jsonFile) sql() string {
 }
 
 var jsonFiles = []jsonFile{
-	{"workspace.jsonl", []idCol{{"id", store.PrefixWorkspace}},
+	{"workspace.jsonl", []idCol{{"id", id.Workspace}},
 		`SELECT id, name, created_at FROM workspaces WHERE id = $1`},
-	{"members.jsonl", []idCol{{"user_id", store.PrefixUser}},
+	{"members.jsonl", []idCol{{"user_id", id.User}},
 		`SELECT m.user_id, u.email, m.role, m.created_at AS joined_at
 		   FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 ORDER BY m.created_at`},
-	{"links.jsonl", []idCol{{"id", store.PrefixLink}},
+	{"links.jsonl", []idCol{{"id", id.Link}},
 		`SELECT id, code, domain, target_url, title, status, expires_at, scan_count, last_scanned_at,
 		          created_at, updated_at, deleted_at, tags, rules, split, password_hash IS NOT NULL AS password_protected, max_scans
 		   FROM links WHERE workspace_id = $1 ORDER BY id`},
 	// The workspace default (link_id null) and each link's own design; a
 	// logo as the data URI the API takes, so a design can be put back.
-	{"qr_designs.jsonl", []idCol{{"link_id", store.PrefixLink}},
+	{"qr_designs.jsonl", []idCol{{"link_id", id.Link}},
 		`SELECT link_id, fg, bg, ecc, margin, modules,
 		          'data:image/png;base64,' || translate(encode(logo_png, 'base64'), E'\n', '') AS logo,
 		          frame_text, frame_color, updated_at
 		   FROM qr_designs WHERE workspace_id = $1 ORDER BY link_id NULLS FIRST`},
-	{"domains.jsonl", []idCol{{"id", store.PrefixDomain}},
+	{"domains.jsonl", []idCol{{"id", id.Domain}},
 		`SELECT id, hostname, status, root_url, not_found_url, verified_at, record_missing_since, created_at, updated_at
 		   FROM domains WHERE workspace_id = $1 ORDER BY id`},
-	{"webhooks.jsonl", []idCol{{"id", store.PrefixWebhook}},
+	{"webhooks.jsonl", []idCol{{"id", id.Webhook}},
 		`SELECT id, url, events, description, status, disabled_reason, created_at, updated_at
 		   FROM webhook_subscriptions WHERE workspace_id = $1 ORDER BY id`},
-	{"api_keys.jsonl", []idCol{{"id", store.PrefixAPIKey}, {"created_by", store.PrefixUser}},
+	{"api_keys.jsonl", []idCol{{"id", id.APIKey}, {"created_by", id.User}},
 		`SELECT id, created_by, name, 'lqk_' || public_id || '_…' AS hint, scopes, rate_limit_per_minute,
 		          ip_allowlist, created_at, last_used_at, revoked_at
 		   FROM api_keys WHERE workspace_id = $1 ORDER BY id`},
-	{"oauth_clients.jsonl", []idCol{{"id", store.PrefixOAuthClient}, {"created_by", store.PrefixUser}},
+	{"oauth_clients.jsonl", []idCol{{"id", id.OAuthClient}, {"created_by", id.User}},
 		`SELECT id, created_by, name, grant_type, scopes, rate_limit_per_minute, ip_allowlist, created_at, revoked_at
 		   FROM oauth_clients WHERE workspace_id = $1 ORDER BY id`},
 	// The audit log in chain order, each entry the API's audit_event
 	// object, so its hash can be checked from the archive alone.
-	{"audit_events.jsonl", []idCol{{"id", store.PrefixAudit}},
+	{"audit_events.jsonl", []idCol{{"id", id.Audit}},
 		`SELECT id, 'audit_event' AS object, action,
 		          jsonb_build_object('type', actor_type, 'id', actor_id, 'user_id', actor_user_id, 'email', actor_email) AS actor,
 		          jsonb_build_object('type', target_type, 'id', target_id) AS target,
 		          changes, ip, user_agent, ` + ts("created_at") + ` AS created_at, hash, prev_hash
 		   FROM audit_events WHERE workspace_id = $1 ORDER BY seq`},
-	{"events.jsonl", []idCol{{"id", store.PrefixEvent}},
+	{"events.jsonl", []idCol{{"id", id.Event}},
 		`SELECT id, type, data, created_at FROM events WHERE workspace_id = $1 ORDER BY id`},
-	{"scans.jsonl", []idCol{{"id", store.PrefixScan}, {"link_id", store.PrefixLink}},
+	{"scans.jsonl", []idCol{{"id", id.Scan}, {"link_id", id.Link}},
 		scanColumns},
 }
 
@@ -112,18 +113,18 @@ const scanColumns = `SELECT s.id, s.link_id, s.occurred_at, s.referrer_host, s.d
 type csvFile struct {
 	name   string
 	header []string
-	ids    map[int]store.Prefix
+	ids    map[int]id.Prefix
 	sql    string
 }
 
 var csvFiles = []csvFile{
 	{"links.csv", []string{"id", "code", "domain", "target_url", "title", "status", "expires_at", "scan_count", "created_at", "updated_at", "deleted_at", "tags"},
-		map[int]store.Prefix{0: store.PrefixLink},
+		map[int]id.Prefix{0: id.Link},
 		`SELECT id::text, code, domain, target_url, title, status, ` + ts("expires_at") + `, scan_count::text, ` +
 			ts("created_at") + `, ` + ts("updated_at") + `, ` + ts("deleted_at") + `, array_to_string(tags, '` + linkcsv.TagSeparator + `')
 		 FROM links WHERE workspace_id = $1 ORDER BY id`},
 	{"scans.csv", []string{"id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "country", "source", "variant"},
-		map[int]store.Prefix{0: store.PrefixScan, 1: store.PrefixLink},
+		map[int]id.Prefix{0: id.Scan, 1: id.Link},
 		`SELECT id::text, link_id::text, ` + ts("occurred_at") + `, referrer_host, device, os, browser, bot::text, country, source, variant
 		 FROM (` + scanColumns + `) x`},
 }
@@ -141,7 +142,7 @@ type Service struct{ db *store.DB }
 func New(db *store.DB) *Service { return &Service{db: db} }
 
 // Workspace writes the workspace's archive to w. A workspace that does not
-// exist (or is being deleted) is store.ErrNotFound, before anything is
+// exist (or is being deleted) is id.ErrNotFound, before anything is
 // written.
 //
 // The export records workspace.exported in its own transaction, as its
@@ -168,7 +169,7 @@ func (s *Service) Workspace(ctx context.Context, ws uuid.UUID, w io.Writer) (Sum
 // workspace is one attempt of Workspace; started says whether anything was
 // written to w.
 func (s *Service) workspace(ctx context.Context, ws uuid.UUID, w io.Writer) (Summary, bool, error) {
-	sum := Summary{WorkspaceID: store.FormatID(store.PrefixWorkspace, ws), Files: map[string]int64{}}
+	sum := Summary{WorkspaceID: id.Format(id.Workspace, ws), Files: map[string]int64{}}
 	started := false
 	err := s.db.InTxIsolated(ctx, pgx.RepeatableRead, func(tx pgx.Tx) error {
 		// Timestamps in the JSON files read in UTC, whatever the server's zone.
@@ -179,7 +180,7 @@ func (s *Service) workspace(ctx context.Context, ws uuid.UUID, w io.Writer) (Sum
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		if err := audit.Record(ctx, tx, ws, audit.WorkspaceExported, audit.TargetOf("workspace", store.PrefixWorkspace, ws), nil); err != nil {
+		if err := audit.Record(ctx, tx, ws, audit.WorkspaceExported, audit.TargetOf("workspace", id.Workspace, ws), nil); err != nil {
 			return err
 		}
 		started = true
@@ -250,7 +251,7 @@ func spliceIDs(buf []byte, cols []idCol, ids []*uuid.UUID, rest []byte) []byte {
 			buf = append(buf, "null"...)
 		} else {
 			buf = append(buf, '"')
-			buf = append(buf, store.FormatID(c.prefix, *ids[i])...)
+			buf = append(buf, id.Format(c.prefix, *ids[i])...)
 			buf = append(buf, '"')
 		}
 	}
@@ -305,13 +306,13 @@ func writeCSV(ctx context.Context, tx pgx.Tx, z *zip.Writer, f csvFile, ws uuid.
 
 // cell renders one CSV value: ids in their external form, and values a
 // spreadsheet would run as a formula (= + - @) behind a quote.
-func cell(v *string, p store.Prefix) string {
+func cell(v *string, p id.Prefix) string {
 	switch {
 	case v == nil:
 		return ""
 	case p != "":
-		if id, err := uuid.Parse(*v); err == nil {
-			return store.FormatID(p, id)
+		if u, err := uuid.Parse(*v); err == nil {
+			return id.Format(p, u)
 		}
 		return *v
 	case *v != "" && strings.ContainsRune("=+-@", rune((*v)[0])):

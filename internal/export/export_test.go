@@ -18,7 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/export"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -128,9 +128,9 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 	if err != nil || len(others) == 0 {
 		t.Fatalf("b's entries: %v %v", others, err)
 	}
-	for _, id := range others {
-		if strings.Contains(audited, store.FormatID(store.PrefixAudit, id)) {
-			t.Errorf("a's export holds b's audit entry %s", id)
+	for _, entry := range others {
+		if strings.Contains(audited, id.Format(id.Audit, entry)) {
+			t.Errorf("a's export holds b's audit entry %s", entry)
 		}
 	}
 }

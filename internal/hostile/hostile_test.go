@@ -14,9 +14,9 @@ import (
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/hostile"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -116,12 +116,12 @@ func setUp(t *testing.T) env {
 	e.known.IDs["dom"] = dom["id"].(string)
 	verification, _ := dom["verification"].(map[string]any)
 	dnsSrv.SetTXT("_linkqr.go.hostile.example", verification["value"].(string)) // verify answers 200
-	hookID, _ := store.ParseID(store.PrefixWebhook, e.known.IDs["whk"])
+	hookID, _ := id.Parse(id.Webhook, e.known.IDs["whk"])
 	dlv, err := srv.App.Webhooks.SendTest(ctx, tn.WorkspaceID, hookID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.known.IDs["dlv"] = store.FormatID(store.PrefixDelivery, dlv.ID)
+	e.known.IDs["dlv"] = id.Format(id.Delivery, dlv.ID)
 	// Until it is sent, the delivery has no Retry button: wait, so that
 	// every run finds the same forms.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
@@ -159,7 +159,7 @@ func setUp(t *testing.T) env {
 	}
 	// The members API's ids: the member (never the tenant, the last admin)
 	// and the open invitation.
-	e.known.IDs["usr"] = store.FormatID(store.PrefixUser, member.UserID)
+	e.known.IDs["usr"] = id.Format(id.User, member.UserID)
 	e.known.IDs["inv"] = open.ExternalID()
 	// A partner app the tenant authorized, for Settings → Authorized apps
 	// (the grant written as the code's redemption writes it).
@@ -171,7 +171,7 @@ func setUp(t *testing.T) env {
 		t.Fatal(err)
 	}
 	if _, err := srv.Pool.Exec(ctx, `INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes) VALUES ($1, $2, $3, $4, '{links:read}')`,
-		store.NewID(), partner.ID, tn.WorkspaceID, tn.UserID); err != nil {
+		id.New(), partner.ID, tn.WorkspaceID, tn.UserID); err != nil {
 		t.Fatal(err)
 	}
 	// And an invitation to the tenant, which puts /w/invitations in the nav.

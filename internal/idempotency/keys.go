@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -55,7 +56,7 @@ func (a *attempt) previous(ctx context.Context) (*stored, error) {
 		s := &stored{method: row.Method, path: row.Path, bodyHash: row.BodySha256, status: int(row.ResponseStatus), body: row.ResponseBody}
 		_ = json.Unmarshal(row.ResponseHeaders, &s.headers)
 		return s, nil
-	case !errors.Is(err, store.ErrNotFound):
+	case !errors.Is(err, id.ErrNotFound):
 		return nil, err
 	}
 	err = q.IdempotencyKeyDeleteOne(ctx, a.ambient.Conn(), dbsqlc.IdempotencyKeyDeleteOneParams{WorkspaceID: a.req.workspace, Key: a.req.key})

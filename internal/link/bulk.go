@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/text"
@@ -139,7 +140,7 @@ func bulkRowOf(in CreateInput) bulkRow {
 		code = generateCode()
 	}
 	return bulkRow{
-		ID: store.NewID(), Code: code.String(), TargetURL: in.TargetURL.String(), Title: text.Ptr(in.Title),
+		ID: id.New(), Code: code.String(), TargetURL: in.TargetURL.String(), Title: text.Ptr(in.Title),
 		ExpiresAt: expiryPtr(in.ExpiresAt), Domain: domainPtr(in.Domain), Tags: in.Tags.Strings(),
 		Rules: rulesJSON(in.Rules), Split: splitJSON(in.Split), MaxScans: in.MaxScans,
 	}
@@ -160,7 +161,7 @@ func usableDomains(ctx context.Context, tx pgx.Tx, ws uuid.UUID, items []CreateI
 		}
 		_, err := dbsqlc.New().LinkDomainForCreate(ctx, tx, dbsqlc.LinkDomainForCreateParams{WorkspaceID: ws, Hostname: h})
 		switch err = store.InterpretError(err); {
-		case errors.Is(err, store.ErrNotFound):
+		case errors.Is(err, id.ErrNotFound):
 			usable[h] = false
 		case err != nil:
 			return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/hostname"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -64,7 +65,7 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Lin
 			}
 		}
 		res, err := s.create(ctx, ws, code, in)
-		if store.IsConflict(err, codeConstraint) || store.IsConflict(err, domainCodeConstraint) {
+		if id.IsConflict(err, codeConstraint) || id.IsConflict(err, domainCodeConstraint) {
 			if !in.Code.IsZero() {
 				return Link{}, fmt.Errorf("code %q: %w", code, ErrCodeTaken)
 			}
@@ -87,14 +88,14 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in Create
 		domain := domainPtr(in.Domain)
 		if domain != nil {
 			_, err := q.LinkDomainForCreate(ctx, tx, dbsqlc.LinkDomainForCreateParams{WorkspaceID: ws, Hostname: *domain})
-			if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+			if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 				return ErrDomainUnusable
 			} else if err != nil {
 				return err
 			}
 		}
 		row, err := q.LinkCreate(ctx, tx, dbsqlc.LinkCreateParams{
-			ID: store.NewID(), WorkspaceID: ws, Code: code.String(), TargetURL: in.TargetURL.String(),
+			ID: id.New(), WorkspaceID: ws, Code: code.String(), TargetURL: in.TargetURL.String(),
 			Title: text.Ptr(in.Title), ExpiresAt: expiryPtr(in.ExpiresAt), Domain: domain, Tags: in.Tags.Strings(),
 			Rules: rulesJSON(in.Rules), Split: splitJSON(in.Split), PasswordHash: hash, MaxScans: in.MaxScans,
 		})
@@ -109,7 +110,7 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in Create
 }
 
 // Resolve returns what a code on a domain redirects to, or
-// store.ErrNotFound. Deleted links resolve too (they answer 410, not 404),
+// id.ErrNotFound. Deleted links resolve too (they answer 410, not 404),
 // and so do the links of a deleted workspace and the codes retired when it
 // was purged.
 func (s *Service) Resolve(ctx context.Context, k Key) (Target, error) {
@@ -144,7 +145,7 @@ func targetOf(r dbsqlc.LinkResolveCodeRow) Target {
 	return t
 }
 
-// Get returns a live link of the workspace, or store.ErrNotFound.
+// Get returns a live link of the workspace, or id.ErrNotFound.
 func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Link, error) {
 	row, err := dbsqlc.New().LinkGetByID(ctx, s.db.Conn(ctx), dbsqlc.LinkGetByIDParams{ID: id, WorkspaceID: ws})
 	if err != nil {
@@ -333,7 +334,7 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 }
 
 // deleteTx deletes a link in tx with its link.deleted event and returns
-// its cache key; an unknown link is store.ErrNotFound.
+// its cache key; an unknown link is id.ErrNotFound.
 func (s *Service) deleteTx(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (string, error) {
 	row, err := dbsqlc.New().LinkDelete(ctx, tx, dbsqlc.LinkDeleteParams{ID: id, WorkspaceID: ws})
 	if err != nil {
@@ -356,23 +357,23 @@ func (s *Service) DeleteMany(ctx context.Context, ws uuid.UUID, ids []uuid.UUID)
 	var changed []string
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		deleted, changed = nil, nil
-		for _, id := range ids {
-			key, err := s.deleteTx(ctx, tx, ws, id)
-			if errors.Is(err, store.ErrNotFound) {
+		for _, linkID := range ids {
+			key, err := s.deleteTx(ctx, tx, ws, linkID)
+			if errors.Is(err, id.ErrNotFound) {
 				continue
 			} else if err != nil {
 				return err
 			}
-			deleted, changed = append(deleted, id), append(changed, key)
+			deleted, changed = append(deleted, linkID), append(changed, key)
 		}
 		if len(deleted) == 0 {
 			return nil
 		}
 		names := make([]string, len(deleted))
-		for i, id := range deleted {
-			names[i] = store.FormatID(store.PrefixLink, id)
+		for i, linkID := range deleted {
+			names[i] = id.Format(id.Link, linkID)
 		}
-		return audit.Record(ctx, tx, ws, audit.LinksBulkDeleted, audit.TargetOf("workspace", store.PrefixWorkspace, ws), audit.Changes{
+		return audit.Record(ctx, tx, ws, audit.LinksBulkDeleted, audit.TargetOf("workspace", id.Workspace, ws), audit.Changes{
 			"links": audit.Change(names, nil), "count": audit.Change(len(names), 0),
 		})
 	})
@@ -440,11 +441,11 @@ const BudgetReturnedChannel = "linkqr_link_budget_returned"
 // under the row's lock, so that the grants of every instance add up to at
 // most max_scans. 0: nothing left (then BudgetChannel is notified, so that
 // other instances give back what they hold), or no limit.
-func (s *Service) GrantScans(ctx context.Context, id uuid.UUID, block func(remaining int64) int64) (int64, error) {
+func (s *Service) GrantScans(ctx context.Context, linkID uuid.UUID, block func(remaining int64) int64) (int64, error) {
 	var n int64
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
-		row, err := q.LinkScanBudgetForUpdate(ctx, tx, id)
+		row, err := q.LinkScanBudgetForUpdate(ctx, tx, linkID)
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -453,12 +454,12 @@ func (s *Service) GrantScans(ctx context.Context, id uuid.UUID, block func(remai
 		}
 		remaining := *row.MaxScans - row.ScansGranted
 		if remaining <= 0 {
-			return store.Notify(ctx, tx, BudgetChannel, id.String())
+			return store.Notify(ctx, tx, BudgetChannel, linkID.String())
 		}
 		n = min(remaining, max(1, block(remaining)))
-		return store.InterpretError(q.LinkScanBudgetGrant(ctx, tx, dbsqlc.LinkScanBudgetGrantParams{N: n, ID: id}))
+		return store.InterpretError(q.LinkScanBudgetGrant(ctx, tx, dbsqlc.LinkScanBudgetGrantParams{N: n, ID: linkID}))
 	})
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, id.ErrNotFound) {
 		return 0, nil
 	}
 	return n, err

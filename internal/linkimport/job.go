@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/store"
@@ -44,10 +45,10 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // events), its rows' outcomes and the progress commit in one transaction,
 // so a run cut short and run again neither loses nor repeats a row. An
 // import that is gone (expired, its workspace deleted) is nothing to do.
-func (s *Service) Run(ctx context.Context, id uuid.UUID) error {
+func (s *Service) Run(ctx context.Context, importID uuid.UUID) error {
 	q := dbsqlc.New()
-	head, err := q.LinkImportForWork(ctx, s.db.Conn(ctx), id)
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+	head, err := q.LinkImportForWork(ctx, s.db.Conn(ctx), importID)
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return nil
 	} else if err != nil {
 		return err
@@ -55,22 +56,22 @@ func (s *Service) Run(ctx context.Context, id uuid.UUID) error {
 	if head.State != StateQueued {
 		return nil
 	}
-	content, err := s.content(ctx, head.WorkspaceID, id)
+	content, err := s.content(ctx, head.WorkspaceID, importID)
 	if err != nil {
 		return err
 	}
 	rows, err := linkcsv.Parse(content, linkcsv.ImportOptions{KeepCodes: head.KeepCodes, Now: time.Now()})
 	if err != nil {
 		msg := err.Error()
-		return q.LinkImportFinish(ctx, s.db.Conn(ctx), dbsqlc.LinkImportFinishParams{ID: id, State: StateFailed, Error: &msg})
+		return q.LinkImportFinish(ctx, s.db.Conn(ctx), dbsqlc.LinkImportFinishParams{ID: importID, State: StateFailed, Error: &msg})
 	}
 	for start := int(head.Processed); start < len(rows); start += ChunkRows {
 		end := min(start+ChunkRows, len(rows))
-		if err := s.runChunk(ctx, head.WorkspaceID, id, start, rows[start:end]); err != nil {
+		if err := s.runChunk(ctx, head.WorkspaceID, importID, start, rows[start:end]); err != nil {
 			return err
 		}
 	}
-	return q.LinkImportFinish(ctx, s.db.Conn(ctx), dbsqlc.LinkImportFinishParams{ID: id, State: StateDone})
+	return q.LinkImportFinish(ctx, s.db.Conn(ctx), dbsqlc.LinkImportFinishParams{ID: importID, State: StateDone})
 }
 
 // resultItem is a row's outcome as LinkImportAddRows reads it.

@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -125,7 +126,7 @@ func (e *QuotaError) Seconds() int { return max(1, int((e.RetryAfter+time.Second
 // rows) for ws and user, within the workspace's quotas (*QuotaError).
 // Expired imports are removed by the retention job, not here.
 func (s *Service) Save(ctx context.Context, ws, user uuid.UUID, name string, content []byte, keepCodes bool, rows int) (uuid.UUID, error) {
-	id := store.NewID()
+	importID := id.New()
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
 		if err := q.LinkImportLockWorkspace(ctx, tx, ws); err != nil {
@@ -143,20 +144,20 @@ func (s *Service) Save(ctx context.Context, ws, user uuid.UUID, name string, con
 			return &QuotaError{Pending: int(u.Pending), StoredBytes: u.Bytes, RetryAfter: retry, Bytes: true}
 		}
 		return q.LinkImportCreate(ctx, tx, dbsqlc.LinkImportCreateParams{
-			ID: id, WorkspaceID: ws, UserID: user, FileName: name, Content: content, KeepCodes: keepCodes, RowCount: int32(rows),
+			ID: importID, WorkspaceID: ws, UserID: user, FileName: name, Content: content, KeepCodes: keepCodes, RowCount: int32(rows),
 		})
 	})
 	var quota *QuotaError
 	if errors.As(err, &quota) {
 		return uuid.Nil, err
 	}
-	return id, store.InterpretError(err)
+	return importID, store.InterpretError(err)
 }
 
 // Get is an import of ws uploaded by user (ErrNotFound otherwise).
-func (s *Service) Get(ctx context.Context, ws, user, id uuid.UUID) (Import, error) {
-	r, err := dbsqlc.New().LinkImportGet(ctx, s.db.Conn(ctx), dbsqlc.LinkImportGetParams{ID: id, WorkspaceID: ws, UserID: user})
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+func (s *Service) Get(ctx context.Context, ws, user, importID uuid.UUID) (Import, error) {
+	r, err := dbsqlc.New().LinkImportGet(ctx, s.db.Conn(ctx), dbsqlc.LinkImportGetParams{ID: importID, WorkspaceID: ws, UserID: user})
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return Import{}, ErrNotFound
 	} else if err != nil {
 		return Import{}, err
@@ -180,18 +181,18 @@ func (s *Service) content(ctx context.Context, ws, id uuid.UUID) ([]byte, error)
 // Start confirms an uploaded import and queues its job, once: a second
 // confirmation (a double click) changes nothing. ErrNotFound when it is
 // not this person's import.
-func (s *Service) Start(ctx context.Context, ws, user, id uuid.UUID) error {
-	if _, err := s.Get(ctx, ws, user, id); err != nil {
+func (s *Service) Start(ctx context.Context, ws, user, importID uuid.UUID) error {
+	if _, err := s.Get(ctx, ws, user, importID); err != nil {
 		return err
 	}
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
-		row, err := dbsqlc.New().LinkImportQueue(ctx, tx, dbsqlc.LinkImportQueueParams{ID: id, WorkspaceID: ws, UserID: user})
-		if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+		row, err := dbsqlc.New().LinkImportQueue(ctx, tx, dbsqlc.LinkImportQueueParams{ID: importID, WorkspaceID: ws, UserID: user})
+		if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 			return nil // already started
 		} else if err != nil {
 			return err
 		}
-		if err := audit.Record(ctx, tx, ws, audit.LinksImported, audit.TargetOf("workspace", store.PrefixWorkspace, ws), audit.Changes{
+		if err := audit.Record(ctx, tx, ws, audit.LinksImported, audit.TargetOf("workspace", id.Workspace, ws), audit.Changes{
 			"file": audit.Change(nil, row.FileName), "rows": audit.Change(nil, row.RowCount), "keep_codes": audit.Change(nil, row.KeepCodes),
 		}); err != nil {
 			return err
@@ -199,7 +200,7 @@ func (s *Service) Start(ctx context.Context, ws, user, id uuid.UUID) error {
 		if s.jobs == nil {
 			return errors.New("linkimport: no job client")
 		}
-		if _, err := s.jobs.InsertTx(ctx, tx, Args{ID: id}, nil); err != nil {
+		if _, err := s.jobs.InsertTx(ctx, tx, Args{ID: importID}, nil); err != nil {
 			return fmt.Errorf("enqueue the import: %w", err)
 		}
 		return nil

@@ -18,10 +18,10 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/mcp"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -845,7 +845,7 @@ func TestOutputSchemas(t *testing.T) {
 	check("list_domains", nil)
 	check("delete_webhook", map[string]any{"webhook_id": hook["id"]})
 	check("delete_link", map[string]any{"id": link["id"]})
-	memberID := store.FormatID(store.PrefixUser, member.UserID)
+	memberID := id.Format(id.User, member.UserID)
 	check("list_members", nil)
 	check("update_member_role", map[string]any{"user_id": memberID, "role": "admin"})
 	inv := check("create_invitation", map[string]any{"email": "schema@example.com", "role": "member"})
@@ -869,8 +869,8 @@ func TestMemberTools(t *testing.T) {
 	tn, other := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
 	member := srv.AddMember(t, tn, account.RoleMember)
 	otherMember := srv.AddMember(t, other, account.RoleMember)
-	adminID, memberID := store.FormatID(store.PrefixUser, tn.UserID), store.FormatID(store.PrefixUser, member.UserID)
-	otherMemberID := store.FormatID(store.PrefixUser, otherMember.UserID)
+	adminID, memberID := id.Format(id.User, tn.UserID), id.Format(id.User, member.UserID)
+	otherMemberID := id.Format(id.User, otherMember.UserID)
 	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID, "members:read", "members:write"))
 
 	list := ok(t, callTool(t, s, "list_members", map[string]any{"limit": 1}))

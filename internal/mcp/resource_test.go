@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -169,8 +169,8 @@ func TestTokensPerResource(t *testing.T) {
 
 	// The operator revokes the self-registered client: its tokens stop on
 	// /mcp and it cannot refresh.
-	id, _ := store.ParseID(store.PrefixOAuthClient, reg.ClientID)
-	if err := srv.App.OAuth.RevokeAnyClient(ctx, id); err != nil {
+	clientID, _ := id.Parse(id.OAuthClient, reg.ClientID)
+	if err := srv.App.OAuth.RevokeAnyClient(ctx, clientID); err != nil {
 		t.Fatal(err)
 	}
 	testkit.Problem(t, post(t, srv.URL+"/mcp", again["access_token"].(string), initialize), http.StatusUnauthorized, "unauthorized")

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/epochcache"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
@@ -77,7 +78,7 @@ func RoleInTx(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid.UUID) (sc
 
 func roleIn(ctx context.Context, db dbsqlc.DBTX, workspaceID, userID uuid.UUID) (scope.Role, error) {
 	s, err := dbsqlc.New().MembershipGetRole(ctx, db, dbsqlc.MembershipGetRoleParams{WorkspaceID: workspaceID, UserID: userID})
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return "", nil
 	}
 	return scope.Role(s), err

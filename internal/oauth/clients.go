@@ -16,6 +16,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
@@ -55,7 +56,7 @@ type Client struct {
 }
 
 // ExternalID is the client's "cli_…" identifier, its OAuth client_id.
-func (c *Client) ExternalID() string { return store.FormatID(store.PrefixOAuthClient, c.ID) }
+func (c *Client) ExternalID() string { return id.Format(id.OAuthClient, c.ID) }
 
 // CreateInput is a new client. Name, Scopes, RateLimitPerMinute and
 // IPAllowlist follow the API key rules (apikey.CreateInput).
@@ -180,7 +181,7 @@ func (s *Service) CreateClient(ctx context.Context, in CreateInput) (*Client, st
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		row, err = dbsqlc.New().OAuthClientCreate(ctx, tx, dbsqlc.OAuthClientCreateParams{
-			ID: store.NewID(), WorkspaceID: in.WorkspaceID, CreatedBy: in.CreatedBy, Name: in.Name,
+			ID: id.New(), WorkspaceID: in.WorkspaceID, CreatedBy: in.CreatedBy, Name: in.Name,
 			GrantType: in.GrantType, SecretHash: hash, RedirectUris: uris, Scopes: scope.Strings(scopes),
 			RateLimitPerMinute: int32(rate), IPAllowlist: allow,
 			Operator: in.CreatedBy == nil && in.GrantType == GrantClientCredentials,
@@ -191,7 +192,7 @@ func (s *Service) CreateClient(ctx context.Context, in CreateInput) (*Client, st
 		if row.WorkspaceID == nil {
 			return nil // a partner of the whole instance: no workspace's log
 		}
-		return audit.Record(ctx, tx, *row.WorkspaceID, audit.OAuthClientCreated, audit.TargetOf("oauth_client", store.PrefixOAuthClient, row.ID), audit.Changes{
+		return audit.Record(ctx, tx, *row.WorkspaceID, audit.OAuthClientCreated, audit.TargetOf("oauth_client", id.OAuthClient, row.ID), audit.Changes{
 			"name": audit.Change(nil, row.Name), "grant_type": audit.Change(nil, row.GrantType), "scopes": audit.Change(nil, row.Scopes),
 		})
 	})
@@ -217,7 +218,7 @@ func (s *Service) ListClients(ctx context.Context, workspaceID uuid.UUID) ([]*Cl
 // RevokeClient revokes a client of the workspace: its secret stops working
 // at once and its access tokens on the next request on every instance
 // (NOTIFY after commit; this instance drops it right after the commit).
-// A client of another workspace, or already revoked, is store.ErrNotFound.
+// A client of another workspace, or already revoked, is id.ErrNotFound.
 func (s *Service) RevokeClient(ctx context.Context, workspaceID, clientID uuid.UUID) error {
 	return s.revokeClient(ctx, clientID, func(tx pgx.Tx) error {
 		row, err := dbsqlc.New().OAuthClientRevoke(ctx, tx, dbsqlc.OAuthClientRevokeParams{ID: clientID, WorkspaceID: &workspaceID})
@@ -245,7 +246,7 @@ func (s *Service) revokeClient(ctx context.Context, clientID uuid.UUID, revoke f
 }
 
 // client returns a client, revoked or not, from the cache or the database;
-// store.ErrNotFound when it does not exist.
+// id.ErrNotFound when it does not exist.
 func (s *Service) client(ctx context.Context, id uuid.UUID) (*Client, error) {
 	if c, ok := s.clients.Get(id); ok {
 		return c, nil
@@ -261,18 +262,18 @@ func (s *Service) client(ctx context.Context, id uuid.UUID) (*Client, error) {
 }
 
 // ClientByExternalID returns an active client by its client_id, for the
-// authorization endpoint; store.ErrNotFound for unknown or revoked ones.
+// authorization endpoint; id.ErrNotFound for unknown or revoked ones.
 func (s *Service) ClientByExternalID(ctx context.Context, clientID string) (*Client, error) {
-	id, ok := store.ParseID(store.PrefixOAuthClient, clientID)
+	cid, ok := id.Parse(id.OAuthClient, clientID)
 	if !ok {
-		return nil, store.ErrNotFound
+		return nil, id.ErrNotFound
 	}
-	c, err := s.client(ctx, id)
+	c, err := s.client(ctx, cid)
 	if err != nil {
 		return nil, err
 	}
 	if c.Revoked {
-		return nil, store.ErrNotFound
+		return nil, id.ErrNotFound
 	}
 	return c, nil
 }
@@ -360,7 +361,7 @@ func (s *Service) Invalidate(payloads ...string) {
 
 // RevokeAnyClient is the operator's revocation (`linkqr admin oauth-client
 // revoke`): any client, partners included, with the same effect as
-// RevokeClient. Unknown or already revoked is store.ErrNotFound.
+// RevokeClient. Unknown or already revoked is id.ErrNotFound.
 func (s *Service) RevokeAnyClient(ctx context.Context, clientID uuid.UUID) error {
 	return s.revokeClient(ctx, clientID, func(tx pgx.Tx) error {
 		row, err := dbsqlc.New().OAuthClientRevokeAny(ctx, tx, clientID)
@@ -373,11 +374,11 @@ func (s *Service) RevokeAnyClient(ctx context.Context, clientID uuid.UUID) error
 
 // recordClientRevoked writes oauth_client.revoked in tx, for a client of a
 // workspace (a partner of the whole instance is in no workspace's log).
-func recordClientRevoked(ctx context.Context, tx pgx.Tx, id uuid.UUID, ws *uuid.UUID) error {
+func recordClientRevoked(ctx context.Context, tx pgx.Tx, client uuid.UUID, ws *uuid.UUID) error {
 	if ws == nil {
 		return nil
 	}
-	return audit.Record(ctx, tx, *ws, audit.OAuthClientRevoked, audit.TargetOf("oauth_client", store.PrefixOAuthClient, id), nil)
+	return audit.Record(ctx, tx, *ws, audit.OAuthClientRevoked, audit.TargetOf("oauth_client", id.OAuthClient, client), nil)
 }
 
 // Listing is a client as the operator sees it: with where it came from

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -33,7 +34,7 @@ type Grant struct {
 }
 
 // ExternalID is the grant's "grt_…" identifier in the UI's URLs.
-func (g Grant) ExternalID() string { return store.FormatID(store.PrefixOAuthGrant, g.ID) }
+func (g Grant) ExternalID() string { return id.Format(id.OAuthGrant, g.ID) }
 
 // GrantsOfUser lists the live grants userID gave, in every workspace they
 // belong to, newest first. Another user's grants never appear.
@@ -60,7 +61,7 @@ func (s *Service) GrantsOfUser(ctx context.Context, userID uuid.UUID) ([]Grant, 
 // on every instance (NOTIFY in the transaction; this instance drops it
 // right after the commit), exactly like the partner revoking its own
 // token. Another user's grant, an unknown one or one already revoked is
-// store.ErrNotFound, and nothing changes.
+// id.ErrNotFound, and nothing changes.
 func (s *Service) RevokeGrantOfUser(ctx context.Context, userID, grantID uuid.UUID) error {
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		row, err := dbsqlc.New().OAuthGrantRevokeOfUser(ctx, tx, dbsqlc.OAuthGrantRevokeOfUserParams{ID: grantID, UserID: userID})
@@ -140,8 +141,8 @@ func recordGrant(ctx context.Context, tx pgx.Tx, action audit.Action, ws, grantI
 	var changes audit.Changes
 	if action == audit.OAuthGrantCreated {
 		ctx = audit.OnBehalfOf(ctx, userID)
-		changes = audit.Changes{"client_id": audit.Change(nil, store.FormatID(store.PrefixOAuthClient, clientID)),
-			"user_id": audit.Change(nil, store.FormatID(store.PrefixUser, userID))}
+		changes = audit.Changes{"client_id": audit.Change(nil, id.Format(id.OAuthClient, clientID)),
+			"user_id": audit.Change(nil, id.Format(id.User, userID))}
 	}
-	return audit.Record(ctx, tx, ws, action, audit.TargetOf("oauth_grant", store.PrefixOAuthGrant, grantID), changes)
+	return audit.Record(ctx, tx, ws, action, audit.TargetOf("oauth_grant", id.OAuthGrant, grantID), changes)
 }

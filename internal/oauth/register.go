@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -169,7 +170,7 @@ func (s *Service) Register(ctx context.Context, body []byte) (Registration, erro
 		return Registration{}, e
 	}
 	row, err := dbsqlc.New().OAuthClientCreate(ctx, s.db.Conn(ctx), dbsqlc.OAuthClientCreateParams{
-		ID: store.NewID(), Name: m.name, GrantType: GrantAuthorizationCode, RedirectUris: m.redirectURIs,
+		ID: id.New(), Name: m.name, GrantType: GrantAuthorizationCode, RedirectUris: m.redirectURIs,
 		Scopes: scope.Strings(m.scopes), RateLimitPerMinute: apikey.DefaultRateLimit, IPAllowlist: []string{}, Dynamic: true,
 	})
 	if err != nil {

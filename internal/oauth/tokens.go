@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
@@ -80,14 +81,14 @@ type ClientAuth struct {
 // (argon2id, constant time), public clients by client_id alone.
 func (s *Service) authenticate(ctx context.Context, a ClientAuth) (*Client, error) {
 	fail := errInvalidClient("client authentication failed")
-	id, ok := store.ParseID(store.PrefixOAuthClient, a.ClientID)
+	cid, ok := id.Parse(id.OAuthClient, a.ClientID)
 	var c *Client
 	if ok {
 		// Read from the database, not the cache: the token endpoint pays
 		// argon2id anyway, and a client revoked a moment ago on another
 		// instance must not get a token while the NOTIFY is on its way.
-		row, err := dbsqlc.New().OAuthClientGet(ctx, s.db.Conn(ctx), id)
-		if err != nil && !errors.Is(store.InterpretError(err), store.ErrNotFound) {
+		row, err := dbsqlc.New().OAuthClientGet(ctx, s.db.Conn(ctx), cid)
+		if err != nil && !errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			return nil, store.InterpretError(err)
 		}
 		if err == nil {
@@ -179,7 +180,7 @@ func (s *Service) issue(subject string, c *Client, workspaceID uuid.UUID, scopes
 		Issuer: s.issuer, Subject: subject, Audience: s.ResourceAudience(res),
 		Expiry: now.Add(AccessTokenTTL).Unix(), IssuedAt: now.Unix(), ID: rand.Text(),
 		ClientID: c.ExternalID(), Scope: joinScopes(scopes),
-		WorkspaceID: store.FormatID(store.PrefixWorkspace, workspaceID),
+		WorkspaceID: id.Format(id.Workspace, workspaceID),
 	}
 	if grantID != nil {
 		cl.GrantID = grantID.String()
@@ -320,7 +321,7 @@ func (s *Service) AuthorizationCode(ctx context.Context, a ClientAuth, code, red
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
 		row, err := q.OAuthCodeGetForUpdate(ctx, tx, hashSecret(code))
-		if errors.Is(store.InterpretError(err), store.ErrNotFound) {
+		if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			fail = errInvalidGrant("the code is unknown, expired or already used")
 			return nil
 		}
@@ -359,7 +360,7 @@ func (s *Service) AuthorizationCode(ctx context.Context, a ClientAuth, code, red
 			return nil
 		}
 		g, err := q.OAuthGrantCreate(ctx, tx, dbsqlc.OAuthGrantCreateParams{
-			ID: store.NewID(), ClientID: c.ID, WorkspaceID: row.WorkspaceID, UserID: row.UserID, Scopes: row.Scopes,
+			ID: id.New(), ClientID: c.ID, WorkspaceID: row.WorkspaceID, UserID: row.UserID, Scopes: row.Scopes,
 			Resource: row.Resource,
 		})
 		if err != nil {
@@ -393,7 +394,7 @@ func (s *Service) issueWithRefresh(ctx context.Context, tx pgx.Tx, c *Client, g 
 	for i, sc := range g.Scopes {
 		scopes[i] = scope.Scope(sc)
 	}
-	tok, err := s.issue(store.FormatID(store.PrefixUser, g.UserID), c, g.WorkspaceID, scopes, &g.ID, resourceFromStored(g.Resource))
+	tok, err := s.issue(id.Format(id.User, g.UserID), c, g.WorkspaceID, scopes, &g.ID, resourceFromStored(g.Resource))
 	if err != nil {
 		return Token{}, err
 	}
@@ -445,7 +446,7 @@ func (s *Service) Refresh(ctx context.Context, a ClientAuth, refresh, scopeParam
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := dbsqlc.New()
 		row, err := q.OAuthRefreshGetForUpdate(ctx, tx, hashSecret(refresh))
-		if errors.Is(store.InterpretError(err), store.ErrNotFound) {
+		if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			fail = errInvalidGrant("the refresh token is unknown, expired or revoked")
 			return nil
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -92,16 +93,16 @@ func (s *Service) VerifyAccessToken(ctx context.Context, token string) (Access, 
 	if err != nil {
 		return Access{}, err
 	}
-	clientID, ok := store.ParseID(store.PrefixOAuthClient, cl.ClientID)
+	clientID, ok := id.Parse(id.OAuthClient, cl.ClientID)
 	if !ok {
 		return Access{}, ErrInvalidToken
 	}
-	wsID, ok := store.ParseID(store.PrefixWorkspace, cl.WorkspaceID)
+	wsID, ok := id.Parse(id.Workspace, cl.WorkspaceID)
 	if !ok {
 		return Access{}, ErrInvalidToken
 	}
 	c, err := s.client(ctx, clientID)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, id.ErrNotFound) {
 		return Access{}, ErrInvalidToken
 	}
 	if err != nil {
@@ -158,19 +159,19 @@ type grantState struct {
 }
 
 // grant returns the state of the token's grant, cached until it changes.
-func (s *Service) grant(ctx context.Context, id, clientID, wsID uuid.UUID) (grantState, error) {
-	if g, ok := s.grants.Get(id); ok {
+func (s *Service) grant(ctx context.Context, grantID, clientID, wsID uuid.UUID) (grantState, error) {
+	if g, ok := s.grants.Get(grantID); ok {
 		return g, nil
 	}
 	epoch := s.grants.Epoch()
-	g, err := dbsqlc.New().OAuthGrantGet(ctx, s.db.Conn(ctx), id)
-	if errors.Is(store.InterpretError(err), store.ErrNotFound) {
+	g, err := dbsqlc.New().OAuthGrantGet(ctx, s.db.Conn(ctx), grantID)
+	if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 		return grantState{revoked: true}, nil
 	}
 	if err != nil {
 		return grantState{}, fmt.Errorf("load grant: %w", store.InterpretError(err))
 	}
 	st := grantState{revoked: g.RevokedAt != nil || g.ClientID != clientID || g.WorkspaceID != wsID, user: g.UserID}
-	s.grants.Put(id, st, epoch)
+	s.grants.Put(grantID, st, epoch)
 	return st, nil
 }

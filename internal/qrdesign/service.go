@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/store"
@@ -108,7 +109,7 @@ func (s *Service) PutDefault(ctx context.Context, ws uuid.UUID, u Update) (Desig
 		if row, err = dbsqlc.New().QRDesignUpsertDefault(ctx, tx, params(ws, next)); err != nil {
 			return store.InterpretError(err)
 		}
-		return audit.Record(ctx, tx, ws, audit.WorkspaceQRStyleUpdated, audit.TargetOf("workspace", store.PrefixWorkspace, ws), styleChanges(cur, next))
+		return audit.Record(ctx, tx, ws, audit.WorkspaceQRStyleUpdated, audit.TargetOf("workspace", id.Workspace, ws), styleChanges(cur, next))
 	})
 	if err != nil {
 		return Design{}, err

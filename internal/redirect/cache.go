@@ -11,8 +11,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/epochcache"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // maxCached bounds the code cache (a miss costs one indexed query).
@@ -95,7 +95,7 @@ func (c *cache) load(ctx context.Context, code link.Key) (*link.Target, error) {
 		defer cancel()
 		epoch := c.entries.Epoch()
 		t, err := c.resolver.Resolve(ctx, code)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, id.ErrNotFound) {
 			return (*link.Target)(nil), nil
 		}
 		if err != nil {

@@ -11,14 +11,14 @@ import (
 
 	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/domain"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 )
 
 // SiteSource reads the servable custom domains (verified, of a live
 // workspace); domain.Service is the real one.
 type SiteSource interface {
 	Sites(ctx context.Context) ([]domain.Site, error)
-	// Site returns one, or store.ErrNotFound.
+	// Site returns one, or id.ErrNotFound.
 	Site(ctx context.Context, host string) (domain.Site, error)
 }
 
@@ -135,7 +135,7 @@ func (s *sites) reload(ctx context.Context, host string) (*domain.Site, error) {
 	switch {
 	case err == nil:
 		found = &site
-	case !errors.Is(err, store.ErrNotFound):
+	case !errors.Is(err, id.ErrNotFound):
 		s.db.Observe(err)
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/dbhealth"
 	"github.com/linkqr/linkqr/internal/domain"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/redirect"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -26,7 +27,7 @@ func TestSitesSeeAChangeOnlyWhenTold(t *testing.T) {
 		t.Helper()
 		if _, err := pool.Exec(ctx, `INSERT INTO domains (id, workspace_id, hostname, verification_token, status, verified_at, root_url)
 			VALUES ($1, $2, $3, 't', 'verified', now(), $4)
-			ON CONFLICT (workspace_id, hostname) DO UPDATE SET root_url = $4`, store.NewID(), ws, host, root); err != nil {
+			ON CONFLICT (workspace_id, hostname) DO UPDATE SET root_url = $4`, id.New(), ws, host, root); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/retention"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -88,7 +89,7 @@ func purgedMetric(t *testing.T, p *retention.Purger, table string) float64 {
 	return 0
 }
 
-// idAt is a UUIDv7 of time t, as store.NewID would have made at t.
+// idAt is a UUIDv7 of time t, as id.New would have made at t.
 func idAt(t time.Time) uuid.UUID {
 	var id uuid.UUID
 	_, _ = rand.Read(id[:])
@@ -117,7 +118,7 @@ func TestCredentialsPurgeExactlyTheExpired(t *testing.T) {
 
 	// OAuth: a partner client, a grant; codes expired for more and less
 	// than the hour's grace; refresh tokens expired and live.
-	client, grant := store.NewID(), store.NewID()
+	client, grant := id.New(), id.New()
 	exec(t, pool, `INSERT INTO oauth_clients (id, name, grant_type, scopes) VALUES ($1, 'partner', 'authorization_code', '{links:read}')`, client)
 	exec(t, pool, `INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes) VALUES ($1, $2, $3, $4, '{links:read}')`, grant, client, tn.WorkspaceID, tn.UserID)
 	for i, exp := range []time.Duration{-2 * time.Hour, -61 * time.Minute, -59 * time.Minute, time.Minute} {
@@ -204,7 +205,7 @@ func TestInvitationsPurgeClosedPastTheirAge(t *testing.T) {
 		}
 		exec(t, pool, `INSERT INTO invitations (id, workspace_id, email, role, status, created_at, expires_at, closed_at)
 			VALUES ($1, $2, $3, 'member', $4, $5, $6, $7)`,
-			store.NewID(), tn.WorkspaceID, fmt.Sprintf("i%d-%v@example.com", i, inv.purgedTo), inv.status, now.Add(-60*day), now.Add(inv.expires), closed)
+			id.New(), tn.WorkspaceID, fmt.Sprintf("i%d-%v@example.com", i, inv.purgedTo), inv.status, now.Add(-60*day), now.Add(inv.expires), closed)
 	}
 	// More than a run's worth of old closed ones.
 	exec(t, pool, `INSERT INTO invitations (id, workspace_id, email, role, status, created_at, expires_at, closed_at)
@@ -234,7 +235,7 @@ func TestWebhooksPurgeDeliveriesThenUnneededEvents(t *testing.T) {
 	tn := testkit.NewTenant(t, pool)
 	other := testkit.NewTenant(t, pool)
 	day := 24 * time.Hour
-	sub := store.NewID()
+	sub := id.New()
 	exec(t, pool, `INSERT INTO webhook_subscriptions (id, workspace_id, url, events, secret_ciphertext) VALUES ($1, $2, 'https://hooks.example/x', '{link.updated}', '\x00')`, sub, tn.WorkspaceID)
 	event := func(age time.Duration, ws uuid.UUID) uuid.UUID {
 		id := idAt(now.Add(-age))
@@ -324,17 +325,17 @@ func TestUnusedSelfRegisteredClientsPurged(t *testing.T) {
 	old := now.Add(-retention.UnusedDynamicClientAge - time.Minute)
 	young := now.Add(-retention.UnusedDynamicClientAge + time.Minute)
 	client := func(dynamic bool, created time.Time) uuid.UUID {
-		id := store.NewID()
+		clientID := id.New()
 		exec(t, pool, `INSERT INTO oauth_clients (id, name, grant_type, scopes, redirect_uris, dynamic, created_at)
-			VALUES ($1, 'app', 'authorization_code', '{links:read}', '{http://127.0.0.1/cb}', $2, $3)`, id, dynamic, created)
-		return id
+			VALUES ($1, 'app', 'authorization_code', '{links:read}', '{http://127.0.0.1/cb}', $2, $3)`, clientID, dynamic, created)
+		return clientID
 	}
 	abandoned, used, revokedGrant, recent, operator := client(true, old), client(true, old), client(true, old), client(true, young), client(false, old)
 	exec(t, pool, `INSERT INTO oauth_codes (code_hash, client_id, workspace_id, user_id, redirect_uri, scopes, code_challenge, expires_at)
 		VALUES (sha256('c'::bytea), $1, $2, $3, 'http://127.0.0.1/cb', '{links:read}', 'x', $4)`, abandoned, tn.WorkspaceID, tn.UserID, now.Add(time.Minute))
-	exec(t, pool, `INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes) VALUES ($1, $2, $3, $4, '{links:read}')`, store.NewID(), used, tn.WorkspaceID, tn.UserID)
+	exec(t, pool, `INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes) VALUES ($1, $2, $3, $4, '{links:read}')`, id.New(), used, tn.WorkspaceID, tn.UserID)
 	exec(t, pool, `INSERT INTO oauth_grants (id, client_id, workspace_id, user_id, scopes, revoked_at) VALUES ($1, $2, $3, $4, '{links:read}', $5)`,
-		store.NewID(), revokedGrant, tn.WorkspaceID, tn.UserID, old)
+		id.New(), revokedGrant, tn.WorkspaceID, tn.UserID, old)
 
 	if got := run(t, p, retention.JobCredentials); got["oauth_clients"] != 1 {
 		t.Errorf("deleted %d clients, want 1", got["oauth_clients"])
@@ -357,11 +358,11 @@ func TestExpiredLinkImportsPurged(t *testing.T) {
 	p, pool, now := setup(t)
 	tn := testkit.NewTenant(t, pool)
 	imp := func(state string, expires time.Time) uuid.UUID {
-		id := store.NewID()
+		importID := id.New()
 		exec(t, pool, `INSERT INTO link_imports (id, workspace_id, user_id, file_name, content, keep_codes, row_count, state, expires_at)
-			VALUES ($1, $2, $3, 'links.csv', $6::bytea, true, 1, $4, $5)`, id, tn.WorkspaceID, tn.UserID, state, expires, []byte("target_url\nhttps://example.com\n"))
-		exec(t, pool, `INSERT INTO link_import_rows (import_id, row_number, outcome, message) VALUES ($1, 2, 'invalid', 'x')`, id)
-		return id
+			VALUES ($1, $2, $3, 'links.csv', $6::bytea, true, 1, $4, $5)`, importID, tn.WorkspaceID, tn.UserID, state, expires, []byte("target_url\nhttps://example.com\n"))
+		exec(t, pool, `INSERT INTO link_import_rows (import_id, row_number, outcome, message) VALUES ($1, 2, 'invalid', 'x')`, importID)
+		return importID
 	}
 	expired, done, fresh, running := imp("uploaded", now.Add(-time.Minute)), imp("done", now.Add(-time.Hour)),
 		imp("uploaded", now.Add(time.Hour)), imp("queued", now.Add(-time.Minute))

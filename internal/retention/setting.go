@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -41,7 +42,7 @@ func (m ScanMonths) Months() int { return m.n }
 
 // SetScanMonths sets how long a workspace keeps its raw scans; the next
 // run of the scans job applies it. Scans already purged stay purged when
-// the retention grows. An unknown workspace is store.ErrNotFound.
+// the retention grows. An unknown workspace is id.ErrNotFound.
 func SetScanMonths(ctx context.Context, db *store.DB, workspace uuid.UUID, m ScanMonths) error {
 	var months *int32
 	if !m.Default() {
@@ -59,12 +60,12 @@ func SetScanMonths(ctx context.Context, db *store.DB, workspace uuid.UUID, m Sca
 			return store.InterpretError(err)
 		}
 		if n == 0 {
-			return store.ErrNotFound
+			return id.ErrNotFound
 		}
 		if equalMonths(old.ScanRetentionMonths, months) {
 			return nil
 		}
-		return audit.Record(ctx, tx, workspace, audit.WorkspaceRetentionChanged, audit.TargetOf("workspace", store.PrefixWorkspace, workspace), audit.Changes{
+		return audit.Record(ctx, tx, workspace, audit.WorkspaceRetentionChanged, audit.TargetOf("workspace", id.Workspace, workspace), audit.Changes{
 			"scan_retention_months": audit.Change(monthsValue(old.ScanRetentionMonths), monthsValue(months)),
 		})
 	})

@@ -51,7 +51,7 @@ DELETE FROM events WHERE id IN (
     ORDER BY e.id LIMIT $3)`
 
 // uuidV7Floor is the lowest UUIDv7 of t's millisecond: every UUIDv7 made
-// before t sorts below it (store.NewID makes the ids of events and
+// before t sorts below it (id.New makes the ids of events and
 // deliveries), so "made before t" is a range of the primary key.
 func uuidV7Floor(t time.Time) uuid.UUID {
 	var id uuid.UUID

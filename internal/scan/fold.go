@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -361,7 +362,7 @@ func sortedKeys[K comparable, V any](m map[K]V, compare func(a, b K) int) []K {
 // RebuildRollups recomputes the analytics rollups, scan_count and
 // last_scanned_at of one link (nil: of every link, one after the other)
 // from raw scans and returns how many links it rebuilt; an unknown link is
-// store.ErrNotFound. Each link is rebuilt in its own transaction under the
+// id.ErrNotFound. Each link is rebuilt in its own transaction under the
 // fold lock (see rebuild_scan_rollups), so folds wait only while one link
 // is rebuilt, and the redirect never waits.
 func RebuildRollups(ctx context.Context, db *store.DB, link *uuid.UUID) (int, error) {
@@ -371,7 +372,7 @@ func RebuildRollups(ctx context.Context, db *store.DB, link *uuid.UUID) (int, er
 		return 0, store.InterpretError(err)
 	}
 	if link != nil && len(ids) == 0 {
-		return 0, store.ErrNotFound
+		return 0, id.ErrNotFound
 	}
 	for i, id := range ids {
 		// READ COMMITTED: once the function holds the fold lock, its

@@ -15,6 +15,7 @@ import (
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/geo"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -178,7 +179,7 @@ func (r *Recorder) Record(ctx context.Context, h Hit) error {
 	if r.closed {
 		return ErrClosed
 	}
-	h.ID = store.NewID()
+	h.ID = id.New()
 	select {
 	case r.ch <- h:
 		return nil

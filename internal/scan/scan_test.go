@@ -21,6 +21,7 @@ import (
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/geo"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
@@ -160,11 +161,11 @@ func TestScansAreRecordedAndListed(t *testing.T) {
 }
 
 func uuidOf(t *testing.T, ws string) uuid.UUID {
-	id, ok := store.ParseID(store.PrefixWorkspace, ws)
+	wsID, ok := id.Parse(id.Workspace, ws)
 	if !ok {
 		t.Fatalf("bad workspace id %q", ws)
 	}
-	return id
+	return wsID
 }
 
 func TestGoneLinksRecordNothing(t *testing.T) {
@@ -248,8 +249,8 @@ func TestRecorderWritesEventsForSubscribedWorkspacesOnly(t *testing.T) {
 	if at, err := time.Parse(time.RFC3339Nano, sc["occurred_at"].(string)); err != nil || !at.Equal(stored) {
 		t.Errorf("scan.created occurred_at %v, stored %v", sc["occurred_at"], stored)
 	}
-	if !strings.HasPrefix(sc["id"].(string), "scn_") || sc["link_id"] != store.FormatID(store.PrefixLink, linkA) || sc["object"] != "scan" ||
-		l["id"] != store.FormatID(store.PrefixLink, linkA) || l["workspace_id"] != store.FormatID(store.PrefixWorkspace, a.WorkspaceID) || l["code"] != "codeA" {
+	if !strings.HasPrefix(sc["id"].(string), "scn_") || sc["link_id"] != id.Format(id.Link, linkA) || sc["object"] != "scan" ||
+		l["id"] != id.Format(id.Link, linkA) || l["workspace_id"] != id.Format(id.Workspace, a.WorkspaceID) || l["code"] != "codeA" {
 		t.Errorf("event data %v", data)
 	}
 	if err := rec.Record(context.Background(), scan.Hit{}); err != scan.ErrClosed {

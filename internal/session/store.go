@@ -23,6 +23,7 @@ import (
 	"github.com/gorilla/securecookie"
 	"github.com/gorilla/sessions"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -112,14 +113,14 @@ func (s *Store) New(r *http.Request, name string) (*sessions.Session, error) {
 	if err != nil {
 		return sess, nil
 	}
-	var id string
-	if err := s.cookie.Decode(name, c.Value, &id); err != nil {
+	var sid string
+	if err := s.cookie.Decode(name, c.Value, &sid); err != nil {
 		return sess, nil
 	}
-	hash := hashID(id)
+	hash := hashID(sid)
 	row, err := dbsqlc.New().SessionGet(r.Context(), s.db.Conn(r.Context()), dbsqlc.SessionGetParams{IDHash: hash[:], Now: s.now()})
 	if err != nil {
-		if errors.Is(store.InterpretError(err), store.ErrNotFound) {
+		if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			return sess, nil
 		}
 		return sess, fmt.Errorf("load session: %w", store.InterpretError(err))
@@ -129,7 +130,7 @@ func (s *Store) New(r *http.Request, name string) (*sessions.Session, error) {
 		sess.Values = map[any]any{}
 		return sess, nil
 	}
-	sess.ID, sess.IsNew = id, false
+	sess.ID, sess.IsNew = sid, false
 	if err := dbsqlc.New().SessionTouch(r.Context(), s.db.Conn(r.Context()), dbsqlc.SessionTouchParams{IDHash: hash[:], Now: s.now()}); err != nil {
 		s.log.Warn("record session use", "err", err)
 	}

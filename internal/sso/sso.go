@@ -29,6 +29,7 @@ import (
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/domain"
 	"github.com/linkqr/linkqr/internal/hostname"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/sealbox"
 	"github.com/linkqr/linkqr/internal/sso/internal/ssodb"
@@ -169,7 +170,7 @@ func (s *Service) get(ctx context.Context, db ssodb.DBTX, workspaceID uuid.UUID,
 	} else {
 		row, err = q.ConnectionGet(ctx, db, workspaceID)
 	}
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return Connection{}, ErrNotConfigured
 	} else if err != nil {
 		return Connection{}, err
@@ -309,7 +310,7 @@ func (s *Service) Put(ctx context.Context, workspaceID uuid.UUID, in PutInput) (
 		if in.ClientSecret != "" {
 			changes["client_secret"] = audit.Change(nil, "replaced") // that it changed, never the value
 		}
-		if err := audit.Record(ctx, tx, workspaceID, audit.SSOUpdated, audit.TargetOf("workspace", store.PrefixWorkspace, workspaceID), changes); err != nil {
+		if err := audit.Record(ctx, tx, workspaceID, audit.SSOUpdated, audit.TargetOf("workspace", id.Workspace, workspaceID), changes); err != nil {
 			return err
 		}
 		out, err = s.get(ctx, tx, workspaceID, false)
@@ -320,12 +321,12 @@ func (s *Service) Put(ctx context.Context, workspaceID uuid.UUID, in PutInput) (
 
 // VerifyDomain looks the domain's TXT record up now: verified, or
 // *domain.NotVerifiedError saying what was found; ErrTaken when another
-// workspace holds it verified; store.ErrNotFound for a domain the
+// workspace holds it verified; id.ErrNotFound for a domain the
 // connection does not list.
 func (s *Service) VerifyDomain(ctx context.Context, workspaceID uuid.UUID, name string) (Connection, error) {
 	name, err := ParseEmailDomain(name)
 	if err != nil {
-		return Connection{}, store.ErrNotFound
+		return Connection{}, id.ErrNotFound
 	}
 	q := ssodb.New()
 	row, err := q.DomainGet(ctx, s.db.Conn(ctx), ssodb.DomainGetParams{WorkspaceID: workspaceID, Domain: name})
@@ -346,12 +347,12 @@ func (s *Service) VerifyDomain(ctx context.Context, workspaceID uuid.UUID, name 
 				return ErrTaken
 			}
 			if _, err := q.DomainMarkVerified(ctx, tx, ssodb.DomainMarkVerifiedParams{WorkspaceID: workspaceID, Domain: name, VerifiedAt: new(s.now())}); err != nil {
-				if store.IsConflict(store.InterpretError(err), "") {
+				if id.IsConflict(store.InterpretError(err), "") {
 					return ErrTaken
 				}
 				return store.InterpretError(err)
 			}
-			return audit.Record(ctx, tx, workspaceID, audit.SSOUpdated, audit.TargetOf("workspace", store.PrefixWorkspace, workspaceID),
+			return audit.Record(ctx, tx, workspaceID, audit.SSOUpdated, audit.TargetOf("workspace", id.Workspace, workspaceID),
 				audit.Changes{"domain_verified": audit.Change(nil, name)})
 		})
 		if err != nil {
@@ -373,7 +374,7 @@ func (s *Service) ForEmail(ctx context.Context, email string) (Connection, bool,
 		return Connection{}, false, nil
 	}
 	row, err := ssodb.New().ConnectionByVerifiedDomain(ctx, s.db.Conn(ctx), d)
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return Connection{}, false, nil
 	} else if err != nil {
 		return Connection{}, false, err
@@ -394,7 +395,7 @@ func (s *Service) PasswordAllowed(ctx context.Context, email string) (bool, erro
 		return false, nil
 	}
 	bg, err := ssodb.New().UserEmail(ctx, s.db.Conn(ctx), *c.BreakGlass)
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return false, nil
 	} else if err != nil {
 		return false, err

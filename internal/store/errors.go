@@ -1,6 +1,7 @@
 // Package store holds the persistence machinery shared by the domain
-// packages: the connection pool, transactions, migrations, the external ID
-// codec and the one place where database errors become domain errors.
+// packages: the connection pool, transactions, migrations and the one
+// place where database errors become the domain's (internal/id's
+// ErrNotFound and ConflictError).
 package store
 
 import (
@@ -14,41 +15,25 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/linkqr/linkqr/internal/id"
 )
 
-// ErrNotFound means the row does not exist in the caller's workspace.
-var ErrNotFound = errors.New("not found")
-
-// ConflictError is a unique-constraint violation; Constraint names it so the
-// caller can say which value was taken.
-type ConflictError struct {
-	Constraint string
-}
-
-func (e *ConflictError) Error() string { return "conflict on " + e.Constraint }
-
-// InterpretError maps pgx errors to the store's vocabulary: no rows →
-// ErrNotFound, unique violation → *ConflictError. Other errors pass through
+// InterpretError maps pgx errors to the domain's vocabulary: no rows →
+// id.ErrNotFound, unique violation → *id.ConflictError. Other errors pass through
 // wrapped, so callers can always use errors.Is / errors.As.
 func InterpretError(err error) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
-		return ErrNotFound
+		return id.ErrNotFound
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		return &ConflictError{Constraint: pgErr.ConstraintName}
+		return &id.ConflictError{Constraint: pgErr.ConstraintName}
 	}
 	return fmt.Errorf("store: %w", err)
-}
-
-// IsConflict reports whether err is a unique violation on constraint (any
-// constraint when it is "").
-func IsConflict(err error, constraint string) bool {
-	var ce *ConflictError
-	return errors.As(err, &ce) && (constraint == "" || ce.Constraint == constraint)
 }
 
 // Unreachable reports whether err says the database could not be reached

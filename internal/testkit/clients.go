@@ -11,8 +11,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/oauth"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // ClientCredentials are what the client libraries' suites (clients/…) run
@@ -58,10 +58,10 @@ func (s *Server) NewClientCredentials(t testing.TB, ws uuid.UUID, name string) C
 		"LINKQR_TOKEN=" + token,
 		"LINKQR_TOKEN_LIMITED=" + limited,
 		"LINKQR_TOKEN_AUDIT=" + s.APIKey(t, ws, "audit:read"),
-		"LINKQR_OAUTH_CLIENT_ID=" + store.FormatID(store.PrefixOAuthClient, cl.ID),
+		"LINKQR_OAUTH_CLIENT_ID=" + id.Format(id.OAuthClient, cl.ID),
 		"LINKQR_OAUTH_CLIENT_SECRET=" + secret,
 		"LINKQR_TOKEN_MEMBERS=" + s.APIKey(t, ws, "members:read", "members:write"),
-		"LINKQR_MEMBER_ID=" + store.FormatID(store.PrefixUser, member.UserID),
+		"LINKQR_MEMBER_ID=" + id.Format(id.User, member.UserID),
 	}}
 }
 

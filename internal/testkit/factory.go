@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -51,14 +52,14 @@ func Link(t testing.TB, pool *pgxpool.Pool, o *LinkOpts) uuid.UUID {
 		now := time.Now()
 		deleted = &now
 	}
-	id := store.NewID()
+	linkID := id.New()
 	_, err := pool.Exec(context.Background(),
 		`INSERT INTO links (id, workspace_id, code, target_url, status, expires_at, deleted_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		id, o.WorkspaceID, o.Code, o.TargetURL, o.Status, expires, deleted)
+		linkID, o.WorkspaceID, o.Code, o.TargetURL, o.Status, expires, deleted)
 	if err != nil {
 		t.Fatalf("testkit.Link: %v", err)
 	}
-	return id
+	return linkID
 }
 
 // ScanOpts describe a scan row; WorkspaceID and LinkID are required.
@@ -97,16 +98,16 @@ func Scan(t testing.TB, pool *pgxpool.Pool, o *ScanOpts) uuid.UUID {
 	if o.ReferrerHost != "" {
 		referrer = &o.ReferrerHost
 	}
-	id := store.NewID()
+	scanID := id.New()
 	_, err := pool.Exec(context.Background(),
 		`INSERT INTO scans (id, workspace_id, link_id, occurred_at, referrer_host, device, os, browser, bot, visitor_hash, xid)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL)`,
-		id, o.WorkspaceID, o.LinkID, o.At, referrer, o.Device, o.OS, o.Browser, o.Bot, append([]byte{o.Visitor}, o.At.UTC().Format("20060102")...))
+		scanID, o.WorkspaceID, o.LinkID, o.At, referrer, o.Device, o.OS, o.Browser, o.Bot, append([]byte{o.Visitor}, o.At.UTC().Format("20060102")...))
 	if err != nil {
 		t.Fatalf("testkit.Scan: %v", err)
 	}
 	if _, err := scan.RebuildRollups(context.Background(), store.NewDB(pool), &o.LinkID); err != nil {
 		t.Fatalf("testkit.Scan: rebuilding rollups: %v", err)
 	}
-	return id
+	return scanID
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -29,7 +30,7 @@ type Tenant struct {
 
 // WorkspaceExternalID is the tenant's "ws_…" id.
 func (tn Tenant) WorkspaceExternalID() string {
-	return store.FormatID(store.PrefixWorkspace, tn.WorkspaceID)
+	return id.Format(id.Workspace, tn.WorkspaceID)
 }
 
 // NewTenant creates a user and a workspace they administer.
@@ -43,8 +44,8 @@ func NewTenant(t testing.TB, pool *pgxpool.Pool) Tenant {
 	if err != nil {
 		t.Fatalf("testkit: bootstrap tenant: %v", err)
 	}
-	tn.UserID, _ = store.ParseID(store.PrefixUser, res.UserID)
-	tn.WorkspaceID, _ = store.ParseID(store.PrefixWorkspace, res.WorkspaceID)
+	tn.UserID, _ = id.Parse(id.User, res.UserID)
+	tn.WorkspaceID, _ = id.Parse(id.Workspace, res.WorkspaceID)
 	return tn
 }
 

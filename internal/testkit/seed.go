@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/oauth"
-	"github.com/linkqr/linkqr/internal/store"
 )
 
 // Seeded is a workspace with rows in every table a workspace fills, for
@@ -37,11 +37,11 @@ func SeedWorkspace(t testing.TB, s *Server) Seeded {
 	sd.LinkIDs = append(sd.LinkIDs, created["id"].(string))
 	for i := range 3 {
 		code := "sd" + randomHex(6)
-		id := Link(t, s.Pool, &LinkOpts{WorkspaceID: sd.WorkspaceID, Code: code, Deleted: i == 2})
+		linkID := Link(t, s.Pool, &LinkOpts{WorkspaceID: sd.WorkspaceID, Code: code, Deleted: i == 2})
 		sd.Codes = append(sd.Codes, code)
-		sd.LinkIDs = append(sd.LinkIDs, store.FormatID(store.PrefixLink, id))
+		sd.LinkIDs = append(sd.LinkIDs, id.Format(id.Link, linkID))
 		for v := range 2 {
-			Scan(t, s.Pool, &ScanOpts{WorkspaceID: sd.WorkspaceID, LinkID: id, Visitor: byte(v)})
+			Scan(t, s.Pool, &ScanOpts{WorkspaceID: sd.WorkspaceID, LinkID: linkID, Visitor: byte(v)})
 		}
 	}
 	if _, err := s.Pool.Exec(ctx, `INSERT INTO domains (id, workspace_id, hostname, verification_token)

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/twofactor/internal/twofactordb"
 )
@@ -148,7 +149,7 @@ func (s *Service) FinishRegistration(ctx context.Context, userID uuid.UUID, emai
 	if name == "" || len(name) > 100 {
 		name = "Passkey"
 	}
-	p := Passkey{ID: store.NewID(), Name: name, CreatedAt: s.now()}
+	p := Passkey{ID: id.New(), Name: name, CreatedAt: s.now()}
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		if err := twofactordb.New().PasskeyInsert(ctx, tx, twofactordb.PasskeyInsertParams{
 			ID: p.ID, UserID: userID, CredentialID: cred.ID, Name: name, Credential: raw,
@@ -161,7 +162,7 @@ func (s *Service) FinishRegistration(ctx context.Context, userID uuid.UUID, emai
 }
 
 // RemovePasskey deletes one of the user's passkeys (two_factor.removed);
-// store.ErrNotFound for another user's.
+// id.ErrNotFound for another user's.
 func (s *Service) RemovePasskey(ctx context.Context, userID, id uuid.UUID) error {
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
 		if _, err := twofactordb.New().PasskeyDelete(ctx, tx, twofactordb.PasskeyDeleteParams{UserID: userID, ID: id}); err != nil {

@@ -32,6 +32,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/sealbox"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/twofactor/internal/twofactordb"
@@ -127,7 +128,7 @@ func (s *Service) Status(ctx context.Context, userID uuid.UUID) (Status, error) 
 	switch err = store.InterpretError(err); {
 	case err == nil:
 		st.TOTP, st.TOTPPending = row.ConfirmedAt != nil, row.ConfirmedAt == nil
-	case !errors.Is(err, store.ErrNotFound):
+	case !errors.Is(err, id.ErrNotFound):
 		return Status{}, err
 	}
 	n, err := q.RecoveryCodesRemaining(ctx, s.db.Conn(ctx), userID)
@@ -172,7 +173,7 @@ func (s *Service) StartTOTP(ctx context.Context, userID uuid.UUID, email string)
 // ErrAlreadyEnrolled once confirmed).
 func (s *Service) PendingTOTP(ctx context.Context, userID uuid.UUID, email string) (Enrolment, error) {
 	row, err := twofactordb.New().TOTPGet(ctx, s.db.Conn(ctx), userID)
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return Enrolment{}, ErrNoPending
 	} else if err != nil {
 		return Enrolment{}, err
@@ -211,7 +212,7 @@ func totpURI(email, secret string) string {
 func (s *Service) ConfirmTOTP(ctx context.Context, userID uuid.UUID, code string) ([]string, error) {
 	q := twofactordb.New()
 	row, err := q.TOTPGet(ctx, s.db.Conn(ctx), userID)
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return nil, ErrNoPending
 	} else if err != nil {
 		return nil, err
@@ -271,7 +272,7 @@ func (s *Service) match(userID uuid.UUID, row twofactordb.TotpFactor, code strin
 func (s *Service) VerifyTOTP(ctx context.Context, userID uuid.UUID, code string) error {
 	q := twofactordb.New()
 	row, err := q.TOTPGet(ctx, s.db.Conn(ctx), userID)
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return ErrBadCode
 	} else if err != nil {
 		return err
@@ -436,7 +437,7 @@ func (s *Service) recordAll(ctx context.Context, tx pgx.Tx, userID uuid.UUID, ac
 		if action == audit.TwoFactorRemoved {
 			old, new = factor, nil
 		}
-		if err := audit.Record(ctx, tx, ws, action, audit.TargetOf("member", store.PrefixUser, userID),
+		if err := audit.Record(ctx, tx, ws, action, audit.TargetOf("member", id.User, userID),
 			audit.Changes{"factor": audit.Change(old, new)}); err != nil {
 			return err
 		}
@@ -447,7 +448,7 @@ func (s *Service) recordAll(ctx context.Context, tx pgx.Tx, userID uuid.UUID, ac
 // Required reports whether the workspace requires a second factor.
 func (s *Service) Required(ctx context.Context, workspaceID uuid.UUID) (bool, error) {
 	r, err := twofactordb.New().PolicyGet(ctx, s.db.Conn(ctx), workspaceID)
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return false, nil
 	}
 	return r, err
@@ -459,7 +460,7 @@ func (s *Service) SetRequired(ctx context.Context, workspaceID uuid.UUID, requir
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := twofactordb.New()
 		old, err := q.PolicyGet(ctx, tx, workspaceID)
-		if err = store.InterpretError(err); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if err = store.InterpretError(err); err != nil && !errors.Is(err, id.ErrNotFound) {
 			return err
 		}
 		if old == required {
@@ -468,7 +469,7 @@ func (s *Service) SetRequired(ctx context.Context, workspaceID uuid.UUID, requir
 		if err := q.PolicySet(ctx, tx, twofactordb.PolicySetParams{WorkspaceID: workspaceID, Required: required}); err != nil {
 			return store.InterpretError(err)
 		}
-		return audit.Record(ctx, tx, workspaceID, audit.TwoFactorRequired, audit.TargetOf("workspace", store.PrefixWorkspace, workspaceID),
+		return audit.Record(ctx, tx, workspaceID, audit.TwoFactorRequired, audit.TargetOf("workspace", id.Workspace, workspaceID),
 			audit.Changes{"required": audit.Change(old, required)})
 	})
 }

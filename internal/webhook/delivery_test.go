@@ -21,7 +21,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/event"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -45,7 +45,7 @@ func TestDeliveryRequest(t *testing.T) {
 	want := map[string]string{
 		"Content-Type":             "application/json",
 		"User-Agent":               "linkqr-webhooks/1",
-		"Service-Event-Id":         store.FormatID(store.PrefixEvent, evID),
+		"Service-Event-Id":         id.Format(id.Event, evID),
 		"Service-Delivery-Attempt": "1",
 	}
 	for k, v := range want {
@@ -66,8 +66,8 @@ func TestDeliveryRequest(t *testing.T) {
 	}
 
 	env := decode(t, got.body)
-	if env["id"] != store.FormatID(store.PrefixEvent, evID) || env["object"] != "event" || env["type"] != "link.created" ||
-		env["workspace_id"] != store.FormatID(store.PrefixWorkspace, e.ws) || len(env) != 6 {
+	if env["id"] != id.Format(id.Event, evID) || env["object"] != "event" || env["type"] != "link.created" ||
+		env["workspace_id"] != id.Format(id.Workspace, e.ws) || len(env) != 6 {
 		t.Errorf("envelope %s", got.body)
 	}
 	if _, err := time.Parse(time.RFC3339Nano, env["created_at"].(string)); err != nil || !strings.HasSuffix(env["created_at"].(string), "Z") {
@@ -92,8 +92,8 @@ func TestDeliveryRequest(t *testing.T) {
 		d.ID == (uuid.UUID{}) || d.SubscriptionID != sub.ID {
 		t.Errorf("delivery %+v", d)
 	}
-	if w := d.Wire(); w.Object != "delivery" || !strings.HasPrefix(w.ID, "dlv_") || w.WebhookID != store.FormatID(store.PrefixWebhook, sub.ID) ||
-		w.EventID != store.FormatID(store.PrefixEvent, evID) || w.EventType != "link.created" {
+	if w := d.Wire(); w.Object != "delivery" || !strings.HasPrefix(w.ID, "dlv_") || w.WebhookID != id.Format(id.Webhook, sub.ID) ||
+		w.EventID != id.Format(id.Event, evID) || w.EventType != "link.created" {
 		t.Errorf("wire delivery %+v", w)
 	}
 
@@ -467,7 +467,7 @@ func TestManualRetry(t *testing.T) {
 	failed := e.deliveries(t, sub)[0]
 	failedID := failed.ID
 
-	if _, err := e.svc.RetryDelivery(ctx, e.other, subID, failedID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.svc.RetryDelivery(ctx, e.other, subID, failedID); !errors.Is(err, id.ErrNotFound) {
 		t.Fatalf("retry from another workspace: %v", err)
 	}
 	pending, err := e.svc.RetryDelivery(ctx, e.ws, subID, failedID)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/wire"
@@ -46,7 +47,7 @@ func (d DeliveryDetail) RequestHeaders(a Delivery) http.Header {
 
 // DeliveryDetail loads a delivery of the workspace's subscription with the
 // event it carried and all its attempts. Another workspace's ids are
-// store.ErrNotFound.
+// id.ErrNotFound.
 func (s *Service) DeliveryDetail(ctx context.Context, ws, hookID, deliveryID uuid.UUID) (DeliveryDetail, error) {
 	sub, err := s.Get(ctx, ws, hookID)
 	if err != nil {
@@ -67,7 +68,7 @@ func (s *Service) DeliveryDetail(ctx context.Context, ws, hookID, deliveryID uui
 	}
 	env, err := event.Load(ctx, s.db, ws, row.EventID)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, id.ErrNotFound):
 		return d, nil
 	case err != nil:
 		return DeliveryDetail{}, err

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/event"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/validate"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -32,7 +32,7 @@ func TestSendTest(t *testing.T) {
 	sub := e.create(t, rcv.URL+"/hook", event.ScanCreated)
 	e.create(t, other.URL+"/hook", event.LinkCreated, event.ScanCreated)
 
-	if _, err := e.svc.SendTest(ctx, e.other, sub.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.svc.SendTest(ctx, e.other, sub.ID); !errors.Is(err, id.ErrNotFound) {
 		t.Fatalf("SendTest from another workspace: %v", err)
 	}
 	pending, err := e.svc.SendTest(ctx, e.ws, sub.ID)

@@ -22,6 +22,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/priority"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -177,13 +178,13 @@ func (e *env) work(t *testing.T, args webhook.DeliverArgs, attempt int) (*river.
 	return job, e.svc.Worker().Work(context.Background(), job)
 }
 
-func mustID(t *testing.T, p store.Prefix, s string) uuid.UUID {
+func mustID(t *testing.T, p id.Prefix, s string) uuid.UUID {
 	t.Helper()
-	id, ok := store.ParseID(p, s)
+	objID, ok := id.Parse(p, s)
 	if !ok {
 		t.Fatalf("bad %s id %q", p, s)
 	}
-	return id
+	return objID
 }
 
 // deliveries lists the subscription's delivery rows, newest first.

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/wire"
@@ -45,7 +46,7 @@ func (s *Service) SendTest(ctx context.Context, ws, subID uuid.UUID) (Delivery, 
 		}
 		now := s.now().UTC()
 		row, err = q.WebhookDeliveryInsert(ctx, tx, dbsqlc.WebhookDeliveryInsertParams{
-			ID: store.NewID(), WorkspaceID: ws, SubscriptionID: subID, EventID: evID,
+			ID: id.New(), WorkspaceID: ws, SubscriptionID: subID, EventID: evID,
 			EventType: string(event.Ping), Attempt: 1, Status: DeliveryPending, CreatedAt: now, NextAttemptAt: &now,
 		})
 		if err != nil {

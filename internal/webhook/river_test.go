@@ -14,10 +14,10 @@ import (
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/scan"
-	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -101,7 +101,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	linkID := l.ID
-	lid := store.FormatID(store.PrefixLink, l.ID)
+	lid := id.Format(id.Link, l.ID)
 	if _, err := links.Update(ctx, e.ws, linkID, link.UpdateInput{TargetURL: link.Some(mustTarget(t, "https://example.com/new"))}); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestEndToEnd(t *testing.T) {
 			got.header.Get("User-Agent") != "linkqr-webhooks/1" || got.header.Get("Content-Type") != "application/json" {
 			t.Errorf("headers %v for %s", got.header, env["id"])
 		}
-		if env["workspace_id"] != store.FormatID(store.PrefixWorkspace, e.ws) || env["object"] != "event" {
+		if env["workspace_id"] != id.Format(id.Workspace, e.ws) || env["object"] != "event" {
 			t.Errorf("envelope %s", got.body)
 		}
 		byType[env["type"].(string)] = env["data"].(map[string]any)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/epochcache"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/priority"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
@@ -112,19 +113,19 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Res
 	if err := s.ValidateCreate(ctx, in); err != nil {
 		return Resource{}, err
 	}
-	id, secret := store.NewID(), newSecret()
+	hookID, secret := id.New(), newSecret()
 	createdBy := audit.ActorFrom(ctx).Label()
 	var row dbsqlc.WebhookSubscription
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		row, err = dbsqlc.New().WebhookSubscriptionCreate(ctx, tx, dbsqlc.WebhookSubscriptionCreateParams{
-			ID: id, WorkspaceID: ws, URL: in.URL, Events: in.Events, Description: text.Ptr(in.Description),
-			SecretCiphertext: s.sealer.seal(id, secret), CreatedBy: &createdBy,
+			ID: hookID, WorkspaceID: ws, URL: in.URL, Events: in.Events, Description: text.Ptr(in.Description),
+			SecretCiphertext: s.sealer.seal(hookID, secret), CreatedBy: &createdBy,
 		})
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		if err := audit.Record(ctx, tx, ws, audit.WebhookCreated, auditTarget(id), audit.Changes{
+		if err := audit.Record(ctx, tx, ws, audit.WebhookCreated, auditTarget(hookID), audit.Changes{
 			"url": audit.Change(nil, row.URL), "events": audit.Change(nil, row.Events), "description": audit.Change(nil, row.Description),
 		}); err != nil {
 			return err
@@ -140,7 +141,7 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Res
 	return res, nil
 }
 
-// Get returns a subscription of the workspace, or store.ErrNotFound.
+// Get returns a subscription of the workspace, or id.ErrNotFound.
 func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Resource, error) {
 	row, err := dbsqlc.New().WebhookSubscriptionGetByID(ctx, s.db.Conn(ctx), dbsqlc.WebhookSubscriptionGetByIDParams{ID: id, WorkspaceID: ws})
 	if err != nil {
@@ -215,16 +216,16 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 
 // Delete removes a subscription and its delivery history; its queued
 // deliveries are dropped when they come up.
-func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
+func (s *Service) Delete(ctx context.Context, ws, sub uuid.UUID) error {
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		n, err := dbsqlc.New().WebhookSubscriptionDelete(ctx, tx, dbsqlc.WebhookSubscriptionDeleteParams{ID: id, WorkspaceID: ws})
+		n, err := dbsqlc.New().WebhookSubscriptionDelete(ctx, tx, dbsqlc.WebhookSubscriptionDeleteParams{ID: sub, WorkspaceID: ws})
 		if err != nil {
 			return store.InterpretError(err)
 		}
 		if n == 0 {
-			return store.ErrNotFound
+			return id.ErrNotFound
 		}
-		if err := audit.Record(ctx, tx, ws, audit.WebhookDeleted, auditTarget(id), nil); err != nil {
+		if err := audit.Record(ctx, tx, ws, audit.WebhookDeleted, auditTarget(sub), nil); err != nil {
 			return err
 		}
 		return s.notifyChanged(ctx, tx, ws)
@@ -332,7 +333,7 @@ func (s *Service) RetryDelivery(ctx context.Context, ws, subID, deliveryID uuid.
 		}
 		now := s.now().UTC()
 		row, err = q.WebhookDeliveryInsert(ctx, tx, dbsqlc.WebhookDeliveryInsertParams{
-			ID: store.NewID(), WorkspaceID: ws, SubscriptionID: subID, EventID: orig.EventID,
+			ID: id.New(), WorkspaceID: ws, SubscriptionID: subID, EventID: orig.EventID,
 			EventType: orig.EventType, Attempt: attempt, Status: DeliveryPending, CreatedAt: now, NextAttemptAt: &now,
 		})
 		if err != nil {
@@ -352,8 +353,8 @@ func (s *Service) RetryDelivery(ctx context.Context, ws, subID, deliveryID uuid.
 }
 
 // auditTarget is a subscription as an audit entry names it.
-func auditTarget(id uuid.UUID) audit.Target {
-	return audit.TargetOf("webhook", store.PrefixWebhook, id)
+func auditTarget(sub uuid.UUID) audit.Target {
+	return audit.TargetOf("webhook", id.Webhook, sub)
 }
 
 // recordUpdate writes the audit entries of a PATCH in tx: webhook.disabled

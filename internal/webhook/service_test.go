@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/event"
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/validate"
 	"github.com/linkqr/linkqr/internal/webhook"
@@ -130,26 +130,26 @@ func TestCRUDAndIsolation(t *testing.T) {
 		w.Object != "webhook" || w.Secret != created.Secret || *created.Description != "orders" || !slices.Equal(created.Events, []event.Type{event.ScanCreated, event.LinkUpdated}) {
 		t.Fatalf("created: %+v", created)
 	}
-	id := created.ID
-	got, err := e.svc.Get(ctx, e.ws, id)
+	sub := created.ID
+	got, err := e.svc.Get(ctx, e.ws, sub)
 	if err != nil || got.Secret != "" || got.URL != created.URL {
 		t.Fatalf("Get: %+v %v (the secret must not come back)", got, err)
 	}
 
 	// Another workspace sees nothing and changes nothing.
-	if _, err := e.svc.Get(ctx, e.other, id); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.svc.Get(ctx, e.other, sub); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("Get from another workspace: %v", err)
 	}
-	if _, err := e.svc.Update(ctx, e.other, id, webhook.UpdateInput{Status: webhook.Some("disabled")}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.svc.Update(ctx, e.other, sub, webhook.UpdateInput{Status: webhook.Some("disabled")}); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("Update from another workspace: %v", err)
 	}
-	if _, err := e.svc.RotateSecret(ctx, e.other, id); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.svc.RotateSecret(ctx, e.other, sub); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("RotateSecret from another workspace: %v", err)
 	}
-	if _, _, err := e.svc.ListDeliveries(ctx, e.other, id, nil, 10); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := e.svc.ListDeliveries(ctx, e.other, sub, nil, 10); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("ListDeliveries from another workspace: %v", err)
 	}
-	if err := e.svc.Delete(ctx, e.other, id); !errors.Is(err, store.ErrNotFound) {
+	if err := e.svc.Delete(ctx, e.other, sub); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("Delete from another workspace: %v", err)
 	}
 	if list, _, _ := e.svc.List(ctx, e.other, nil, 10); len(list) != 0 {
@@ -157,7 +157,7 @@ func TestCRUDAndIsolation(t *testing.T) {
 	}
 
 	// Update: fields, disable with a reason, re-enable clears it.
-	upd, err := e.svc.Update(ctx, e.ws, id, webhook.UpdateInput{
+	upd, err := e.svc.Update(ctx, e.ws, sub, webhook.UpdateInput{
 		URL: webhook.Some("http://127.0.0.1:9/b"), Events: webhook.Some([]string{"link.deleted"}),
 		Description: webhook.Some[*text.Text](nil), Status: webhook.Some("disabled"),
 	})
@@ -165,22 +165,22 @@ func TestCRUDAndIsolation(t *testing.T) {
 		upd.Description != nil || upd.Status != "disabled" || upd.DisabledReason == nil {
 		t.Fatalf("Update: %+v %v", upd, err)
 	}
-	upd, err = e.svc.Update(ctx, e.ws, id, webhook.UpdateInput{Status: webhook.Some("enabled")})
+	upd, err = e.svc.Update(ctx, e.ws, sub, webhook.UpdateInput{Status: webhook.Some("enabled")})
 	if err != nil || upd.Status != "enabled" || upd.DisabledReason != nil || upd.URL != "http://127.0.0.1:9/b" {
 		t.Fatalf("re-enable: %+v %v", upd, err)
 	}
-	_, err = e.svc.Update(ctx, e.ws, id, webhook.UpdateInput{Status: webhook.Some("paused"), Events: webhook.Some([]string{})})
+	_, err = e.svc.Update(ctx, e.ws, sub, webhook.UpdateInput{Status: webhook.Some("paused"), Events: webhook.Some([]string{})})
 	if ve := (validate.Errors{}); !errors.As(err, &ve) || len(ve) != 2 {
 		t.Fatalf("invalid update: %v", err)
 	}
 
-	if err := e.svc.Delete(ctx, e.ws, id); err != nil {
+	if err := e.svc.Delete(ctx, e.ws, sub); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Get(ctx, e.ws, id); !errors.Is(err, store.ErrNotFound) {
+	if _, err := e.svc.Get(ctx, e.ws, sub); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("Get after Delete: %v", err)
 	}
-	if err := e.svc.Delete(ctx, e.ws, id); !errors.Is(err, store.ErrNotFound) {
+	if err := e.svc.Delete(ctx, e.ws, sub); !errors.Is(err, id.ErrNotFound) {
 		t.Errorf("second Delete: %v", err)
 	}
 }

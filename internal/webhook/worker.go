@@ -16,6 +16,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/event"
+	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
@@ -145,7 +146,7 @@ func (s *Service) loadAttempt(ctx context.Context, a DeliverArgs) (*attempt, err
 	row, err := dbsqlc.New().WebhookAttemptLoad(ctx, s.db.Conn(ctx), dbsqlc.WebhookAttemptLoadParams{
 		EventID: a.EventID, SubscriptionID: a.SubscriptionID, WorkspaceID: a.WorkspaceID,
 	})
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return nil, river.JobCancel(errors.New("webhook subscription was deleted"))
 	} else if err != nil {
 		return nil, err
@@ -165,7 +166,7 @@ func (s *Service) loadAttempt(ctx context.Context, a DeliverArgs) (*attempt, err
 	number := row.NextAttempt
 	if a.DeliveryID != nil {
 		d, err := dbsqlc.New().WebhookDeliveryGetByID(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryGetByIDParams{ID: *a.DeliveryID, SubscriptionID: a.SubscriptionID, WorkspaceID: a.WorkspaceID})
-		if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+		if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 			return nil, river.JobCancel(errors.New("pending delivery no longer exists"))
 		} else if err != nil {
 			return nil, err
@@ -203,7 +204,7 @@ func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub dbsqlc.
 	if err == nil && disabled {
 		s.invalidateAfterCommit(ctx, sub.WorkspaceID)
 		s.log.Warn("webhook subscription disabled after failing deliveries",
-			"webhook_id", store.FormatID(store.PrefixWebhook, sub.ID), "failing_since", sub.FailingSince)
+			"webhook_id", id.Format(id.Webhook, sub.ID), "failing_since", sub.FailingSince)
 	}
 	return disabled, err
 }
@@ -215,7 +216,7 @@ func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub dbsqlc.
 func (s *Service) recordSuccess(ctx context.Context, sub dbsqlc.WebhookSubscription, a DeliverArgs, attempt int32, out outcome, now time.Time) error {
 	ms := int32(out.duration.Milliseconds())
 	err := dbsqlc.New().WebhookDeliveryRecordSuccess(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryRecordSuccessParams{
-		ID: store.NewID(), WorkspaceID: sub.WorkspaceID, SubscriptionID: sub.ID, EventID: a.EventID,
+		ID: id.New(), WorkspaceID: sub.WorkspaceID, SubscriptionID: sub.ID, EventID: a.EventID,
 		EventType: string(a.EventType), Attempt: attempt, ResponseStatus: out.status, ResponseBody: out.body,
 		DurationMs: &ms, CreatedAt: now, RequestSignature: nonEmpty(out.signature), ResponseHeaders: out.headers,
 	})
@@ -263,7 +264,7 @@ func (s *Service) recordInTx(ctx context.Context, job *rivertype.JobRow, sub dbs
 			return store.InterpretError(err)
 		}
 		_, err := q.WebhookDeliveryInsert(ctx, tx, dbsqlc.WebhookDeliveryInsertParams{
-			ID: store.NewID(), WorkspaceID: sub.WorkspaceID, SubscriptionID: sub.ID, EventID: a.EventID,
+			ID: id.New(), WorkspaceID: sub.WorkspaceID, SubscriptionID: sub.ID, EventID: a.EventID,
 			EventType: string(a.EventType), Attempt: attempt, Status: status, ResponseStatus: code,
 			ResponseBody: out.body, Error: errText, DurationMs: &ms, CreatedAt: now, NextAttemptAt: next,
 			RequestSignature: nonEmpty(out.signature), ResponseHeaders: out.headers,
@@ -295,10 +296,10 @@ func (s *Service) autoDisable(ctx context.Context, tx pgx.Tx, sub dbsqlc.Webhook
 
 // completePendingAsDisabled closes a manual retry that came up after its
 // subscription was disabled: nothing was sent.
-func (s *Service) completePendingAsDisabled(ctx context.Context, id uuid.UUID) error {
+func (s *Service) completePendingAsDisabled(ctx context.Context, sub uuid.UUID) error {
 	msg := "not sent: the subscription is disabled"
-	_, err := dbsqlc.New().WebhookDeliveryComplete(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryCompleteParams{ID: id, Status: DeliveryFailed, Error: &msg})
-	if err = store.InterpretError(err); errors.Is(err, store.ErrNotFound) {
+	_, err := dbsqlc.New().WebhookDeliveryComplete(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryCompleteParams{ID: sub, Status: DeliveryFailed, Error: &msg})
+	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return nil // completed already
 	}
 	return err

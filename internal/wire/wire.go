@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/id"
 )
 
 // Link is the API's link object (the Link schema). Nullable fields are
@@ -87,9 +87,9 @@ type Scan struct {
 
 // LinkID, WorkspaceID and ScanID format domain uuids as the contract's
 // prefixed IDs.
-func LinkID(id uuid.UUID) string      { return store.FormatID(store.PrefixLink, id) }
-func WorkspaceID(id uuid.UUID) string { return store.FormatID(store.PrefixWorkspace, id) }
-func ScanID(id uuid.UUID) string      { return store.FormatID(store.PrefixScan, id) }
+func LinkID(u uuid.UUID) string      { return id.Format(id.Link, u) }
+func WorkspaceID(u uuid.UUID) string { return id.Format(id.Workspace, u) }
+func ScanID(u uuid.UUID) string      { return id.Format(id.Scan, u) }
 
 // Time renders a timestamp in UTC, as every time of the contract is ("…Z").
 func Time(t time.Time) time.Time { return t.UTC() }
@@ -138,9 +138,9 @@ type Delivery struct {
 
 // WebhookID, DeliveryID and EventID format domain uuids as the contract's
 // prefixed IDs.
-func WebhookID(id uuid.UUID) string  { return store.FormatID(store.PrefixWebhook, id) }
-func DeliveryID(id uuid.UUID) string { return store.FormatID(store.PrefixDelivery, id) }
-func EventID(id uuid.UUID) string    { return store.FormatID(store.PrefixEvent, id) }
+func WebhookID(u uuid.UUID) string  { return id.Format(id.Webhook, u) }
+func DeliveryID(u uuid.UUID) string { return id.Format(id.Delivery, u) }
+func EventID(u uuid.UUID) string    { return id.Format(id.Event, u) }
 
 // Domain is the API's custom domain object (the Domain schema).
 type Domain struct {
@@ -165,4 +165,4 @@ type DomainVerification struct {
 }
 
 // DomainID formats a domain uuid as the contract's prefixed ID.
-func DomainID(id uuid.UUID) string { return store.FormatID(store.PrefixDomain, id) }
+func DomainID(u uuid.UUID) string { return id.Format(id.Domain, u) }

@@ -228,6 +228,7 @@ func TestSSOBrokenTokens(t *testing.T) {
 		jwks       []byte
 		tamper     func(*mockoidc.IDTokenClaims)
 		unverified bool
+		other      bool
 		want       string
 	}{
 		{name: "wrong audience", tamper: func(c *mockoidc.IDTokenClaims) { c.Audience = jwt.ClaimStrings{"someone-else"} }, want: "wrong audience"},
@@ -239,6 +240,9 @@ func TestSSOBrokenTokens(t *testing.T) {
 		{name: "bad nonce", tamper: func(c *mockoidc.IDTokenClaims) { c.Nonce = "not-the-nonce-we-sent" }, want: "nonce does not match"},
 		{name: "unverified e-mail", unverified: true, want: "has not verified the e-mail address"},
 		{name: "unknown key", jwks: foreignJWKS, want: "signature does not verify"},
+		// Not one of the five token checks: the provider vouches for an
+		// address the workspace has not proven it owns.
+		{name: "address at another domain", other: true, want: "not at a verified domain of this workspace"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -248,6 +252,9 @@ func TestSSOBrokenTokens(t *testing.T) {
 			u := verifiedUser(email)
 			u.tamper = c.tamper
 			u.EmailVerified = !c.unverified
+			if c.other {
+				u.Email = "mallory@gmail.example"
+			}
 			p := r.signInThroughProvider(t, newBrowser(t, r.srv), email, u)
 			if p.status != http.StatusUnauthorized || !strings.Contains(htmlUnescape(p.body), c.want) || !hasTestID(p.body, "error-page") {
 				t.Fatalf("callback: %d, want 401 saying %q: %s", p.status, c.want, excerpt(p.body))

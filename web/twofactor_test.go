@@ -243,3 +243,27 @@ func TestTwoFactorOperatorReset(t *testing.T) {
 		t.Fatalf("two_factor.removed by %q, %v", actor, err)
 	}
 }
+
+// TestTwoFactorOtherUsersPasskey: one user cannot remove another's
+// passkey (404, the passkey stays).
+func TestTwoFactorOtherUsersPasskey(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	owner := testkit.NewTenant(t, srv.Pool)
+	other := testkit.NewTenant(t, srv.Pool)
+	var pk string
+	if err := srv.Pool.QueryRow(context.Background(), `INSERT INTO passkeys (id, user_id, credential_id, name, credential)
+		VALUES (gen_random_uuid(), $1, '\x0102', 'Owner key', '{}') RETURNING id::text`, owner.UserID).Scan(&pk); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, srv)
+	b.mustSignIn(other.Email, other.Password)
+	if p := b.post("/account/passkeys/"+pk+"/remove", nil); p.status != http.StatusNotFound {
+		t.Fatalf("removing another user's passkey: %d", p.status)
+	}
+	var n int
+	_ = srv.Pool.QueryRow(context.Background(), `SELECT count(*) FROM passkeys WHERE id = $1::uuid`, pk).Scan(&n)
+	if n != 1 {
+		t.Fatal("the passkey is gone")
+	}
+}

@@ -221,7 +221,7 @@ func (s *Service) Finish(ctx context.Context, pend Pending, state, code string) 
 	}
 	email := strings.TrimSpace(claims.Email)
 	if !c.atVerifiedDomain(email) {
-		return Identity{}, refused(fmt.Sprintf("the provider signed in %q, which is not at a verified domain of this workspace", email), nil)
+		return Identity{}, refused(fmt.Sprintf("the provider signed in %s, which is not at a verified domain of this workspace", email), nil)
 	}
 	return Identity{WorkspaceID: wsID, Email: email, Subject: idt.Subject, DefaultRole: string(c.DefaultRole)}, nil
 }

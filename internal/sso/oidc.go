@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/google/uuid"
@@ -36,7 +38,7 @@ const PendingTTL = 10 * time.Minute
 func ParseIssuer(raw string) (string, error) {
 	raw = strings.TrimSuffix(strings.TrimSpace(raw), "/")
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || len(raw) > 2048 {
+	if err != nil || !utf8.ValidString(raw) || strings.ContainsFunc(raw, unicode.IsControl) || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || len(raw) > 2048 {
 		return "", validate.Reject("must be the provider's issuer URL, such as https://login.example.com")
 	}
 	switch {

@@ -34,7 +34,14 @@ import (
 	"github.com/linkqr/linkqr/internal/sealbox"
 	"github.com/linkqr/linkqr/internal/sso/internal/ssodb"
 	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/validate"
+)
+
+// The rules of the client's id and secret, as the provider issues them.
+var (
+	clientIDRule     = text.Rule{Min: 1, Max: 512, Trim: true}
+	clientSecretRule = text.Rule{Min: 0, Max: 1024, Trim: true}
 )
 
 // MaxDomains bounds a connection's e-mail domains.
@@ -219,12 +226,11 @@ func (s *Service) Put(ctx context.Context, workspaceID uuid.UUID, in PutInput) (
 	var errs validate.Errors
 	issuer, err := ParseIssuer(in.Issuer)
 	errs.Check("/issuer", err)
-	in.ClientID = strings.TrimSpace(in.ClientID)
-	if in.ClientID == "" || len(in.ClientID) > 512 {
-		errs.Add("/client_id", "must be the client id the provider gave, 1 to 512 characters")
+	if id, err := clientIDRule.Parse(in.ClientID); errs.Check("/client_id", err) {
+		in.ClientID = id.String()
 	}
-	if len(in.ClientSecret) > 1024 {
-		errs.Add("/client_secret", "must be at most 1024 characters")
+	if secret, err := clientSecretRule.Parse(in.ClientSecret); errs.Check("/client_secret", err) {
+		in.ClientSecret = secret.String()
 	}
 	if in.DefaultRole == "" {
 		in.DefaultRole = scope.RoleMember

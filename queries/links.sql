@@ -65,6 +65,19 @@ SET target_url = $3, title = $4, status = $5, expires_at = $6, tags = $7, update
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 RETURNING *;
 
+-- name: LinkBulkEdit :one
+-- One link of a bulk edit (link.Service.UpdateMany), its row locked by
+-- LinkGetByIDForUpdate: the tags are added and removed here, on the row as
+-- it is now, so two edits of one link at once never lose a tag. Sorted
+-- bytewise, as ParseTags sorts them.
+UPDATE links
+SET status = @status, expires_at = sqlc.narg(expires_at), updated_at = now(),
+    tags = ARRAY(
+        SELECT DISTINCT (t COLLATE "C") FROM unnest(tags || @add_tags::text[]) AS u(t)
+        WHERE t <> ALL (@remove_tags::text[]) ORDER BY 1)
+WHERE id = @id AND workspace_id = @workspace_id AND deleted_at IS NULL
+RETURNING *;
+
 -- name: LinkDelete :one
 UPDATE links SET deleted_at = now(), updated_at = now()
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL

@@ -12,7 +12,6 @@ import (
 
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
-	"github.com/linkqr/linkqr/internal/validate"
 )
 
 // maxBulkSelection bounds one bulk action: a page shows 50 links.
@@ -73,25 +72,10 @@ func (u *UI) linksBulk(w http.ResponseWriter, r *http.Request) {
 	}):
 		return
 	}
-	var out bulkOutcome
-	if action == "delete" {
-		// One transaction and one links.bulk_deleted audit entry for all.
-		if err := u.bulkDelete(r, ids, &out); err != nil {
-			u.serverError(w, r, err)
-			return
-		}
-		kind := flashOK
-		if len(out.missing) > 0 {
-			kind = flashError
-		}
-		u.redirectFlash(w, r, back, kind, out.message(action, tag))
+	out, err := u.bulkRun(r, action, tag, ids)
+	if err != nil {
+		u.serverError(w, r, err)
 		return
-	}
-	for _, raw := range ids {
-		if err := u.bulkApply(r, action, tag, raw, &out); err != nil {
-			u.serverError(w, r, err)
-			return
-		}
 	}
 	kind := flashOK
 	if len(out.missing) > 0 || len(out.full) > 0 {
@@ -100,91 +84,60 @@ func (u *UI) linksBulk(w http.ResponseWriter, r *http.Request) {
 	u.redirectFlash(w, r, back, kind, out.message(action, tag))
 }
 
-// bulkDelete deletes the links with the wire ids raw through
-// link.Service.DeleteMany; the ids it did not delete are missing.
-func (u *UI) bulkDelete(r *http.Request, raw []string, out *bulkOutcome) error {
+// bulkRun applies action to the links with the wire ids raw through the
+// link service's bulk operations — one transaction for all, tags added
+// and removed by the database, as the API's PATCH and DELETE
+// /links/bulk — and counts what happened.
+func (u *UI) bulkRun(r *http.Request, action string, tag link.Tag, raw []string) (bulkOutcome, error) {
 	ws, _ := workspaceFrom(r.Context())
-	var ids []uuid.UUID
+	var (
+		out   bulkOutcome
+		ids   []uuid.UUID
+		asked []string
+	)
 	for _, v := range raw {
 		if linkID, ok := id.Parse(id.Link, v); ok {
-			ids = append(ids, linkID)
-		}
-	}
-	deleted, err := u.Links.DeleteMany(r.Context(), ws.ID, ids)
-	if err != nil {
-		return err
-	}
-	out.done = len(deleted)
-	for _, v := range raw {
-		if linkID, ok := id.Parse(id.Link, v); !ok || !slices.Contains(deleted, linkID) {
+			ids, asked = append(ids, linkID), append(asked, v)
+		} else {
 			out.missing = append(out.missing, v)
 		}
 	}
-	return nil
-}
-
-// bulkApply applies action to the link with the wire id raw.
-func (u *UI) bulkApply(r *http.Request, action string, tag link.Tag, raw string, out *bulkOutcome) error {
-	ws, _ := workspaceFrom(r.Context())
-	ctx := r.Context()
-	linkID, ok := id.Parse(id.Link, raw)
-	if !ok {
-		out.missing = append(out.missing, raw)
-		return nil
-	}
-	l, err := u.Links.Get(ctx, ws.ID, linkID)
-	if errors.Is(err, id.ErrNotFound) {
-		out.missing = append(out.missing, raw)
-		return nil
-	} else if err != nil {
-		return err
-	}
-	var in link.UpdateInput
+	var e link.BulkEdit
 	switch action {
 	case "pause":
-		in.Status = link.Some(link.StatusPaused)
+		e.Status = link.Some(link.StatusPaused)
 	case "resume":
-		in.Status = link.Some(link.StatusActive)
-	case "tag", "untag":
-		tags, ok := retagged(l.Tags, tag, action == "tag")
-		if !ok {
-			out.full = append(out.full, linkRow(l).Code)
-			return nil
+		e.Status = link.Some(link.StatusActive)
+	case "tag":
+		e.AddTags = []link.Tag{tag}
+	case "untag":
+		e.RemoveTags = []link.Tag{tag}
+	}
+	var (
+		results []link.EditResult
+		err     error
+	)
+	if action == "delete" {
+		results, err = u.Links.DeleteMany(r.Context(), ws.ID, ids, false)
+	} else {
+		results, err = u.Links.UpdateMany(r.Context(), ws.ID, ids, e, false)
+	}
+	if err != nil {
+		return out, err
+	}
+	for i, res := range results {
+		switch {
+		case errors.Is(res.Err, link.ErrTooManyTags):
+			out.full = append(out.full, linkRow(res.Link).Code)
+		case res.Err != nil:
+			out.missing = append(out.missing, asked[i])
+		case res.Changed:
+			out.done++
+		default:
+			out.unchanged++
 		}
-		in.Tags = link.Some(tags)
 	}
-	updated, err := u.Links.Update(ctx, ws.ID, linkID, in)
-	return out.count(raw, err, err == nil && !updated.UpdatedAt.Equal(l.UpdatedAt))
-}
-
-// count records one link's result: done, unchanged, or gone meanwhile.
-func (o *bulkOutcome) count(raw string, err error, changed bool) error {
-	switch {
-	case errors.Is(err, id.ErrNotFound):
-		o.missing = append(o.missing, raw)
-	case err != nil:
-		return err
-	case changed:
-		o.done++
-	default:
-		o.unchanged++
-	}
-	return nil
-}
-
-// retagged is tags with tag added (or removed); false when adding would
-// make more than link.MaxTagsPerLink.
-func retagged(tags link.Tags, tag link.Tag, add bool) (link.Tags, bool) {
-	list := slices.Clone(tags.Strings())
-	if add && !slices.Contains(list, tag.String()) {
-		list = append(list, tag.String())
-	}
-	if !add {
-		list = slices.DeleteFunc(list, func(t string) bool { return t == tag.String() })
-	}
-	var errs validate.Errors
-	out := link.ParseTags(list, "/tags", &errs)
-	return out, len(errs) == 0
+	return out, nil
 }
 
 // message says what a bulk action did.

@@ -82,6 +82,8 @@ func (a *API) Routes(r chi.Router) {
 
 		r.With(a.scope(scope.LinksWrite), a.Idempotency.Handler).Post("/links", a.handle(a.createLink))
 		r.With(a.scope(scope.LinksWrite), a.Idempotency.HandlerUpTo(MaxBulkBodyBytes)).Post("/links/bulk", a.handle(a.createLinks))
+		r.With(a.scope(scope.LinksWrite), a.Idempotency.HandlerUpTo(MaxBulkEditBodyBytes)).Patch("/links/bulk", a.handle(a.editLinks))
+		r.With(a.scope(scope.LinksWrite), a.Idempotency.Handler).Delete("/links/bulk", a.handle(a.deleteLinks))
 		r.With(a.scope(scope.LinksRead)).Get("/links", a.handle(a.listLinks))
 		r.With(a.scope(scope.LinksRead)).Get("/links/export", a.handle(a.exportLinks))
 		r.With(a.scope(scope.LinksRead)).Get("/tags", a.handle(a.listTags))

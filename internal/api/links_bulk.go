@@ -58,7 +58,7 @@ func (a *API) createLinks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := a.chargeBulk(w, r, len(items)); err != nil {
+	if err := a.chargeBulk(w, r, len(items), "/links"); err != nil {
 		return err
 	}
 	if err := collectErrors(itemErrs); atomic && err != nil {
@@ -157,11 +157,11 @@ func decodeBulk(f *fields, now time.Time) (items []link.CreateInput, atomic bool
 
 // chargeBulk charges the items' cost to the rate limit, refusing first a
 // batch that costs more than the key's whole budget: it would never fit.
-func (a *API) chargeBulk(w http.ResponseWriter, r *http.Request, n int) error {
+func (a *API) chargeBulk(w http.ResponseWriter, r *http.Request, n int, pointer string) error {
 	cost, limit := BulkCost(n), a.RateLimit.Limit(r)
 	if cost+1 > limit {
 		var errs validate.Errors
-		errs.Add("/links", fmt.Sprintf("%d links cost %d requests of the rate limit, more than this key's %d per minute; send at most %d links per request or raise the key's rate limit",
+		errs.Add(pointer, fmt.Sprintf("%d links cost %d requests of the rate limit, more than this key's %d per minute; send at most %d links per request or raise the key's rate limit",
 			n, cost+1, limit, max(limit-1, 0)*BulkItemsPerCost))
 		return errs.Err()
 	}

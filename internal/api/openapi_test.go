@@ -115,6 +115,8 @@ func TestOpenAPIOperations(t *testing.T) {
 		"POST /links":                  "createLink",
 		"GET /links":                   "listLinks",
 		"POST /links/bulk":             "createLinks",
+		"PATCH /links/bulk":            "editLinks",
+		"DELETE /links/bulk":           "deleteLinks",
 		"GET /links/export":            "exportLinks",
 		"GET /tags":                    "listTags",
 		"GET /links/{id}":              "getLink",

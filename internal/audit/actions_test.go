@@ -461,7 +461,7 @@ func changes() []change {
 					ids = append(ids, l.ID)
 				}
 				return func(ctx context.Context) error {
-						_, err := r.app.Links.DeleteMany(ctx, r.ws, append(ids, uuid.New()))
+						_, err := r.app.Links.DeleteMany(ctx, r.ws, append(ids, uuid.New()), false)
 						return err
 					}, func() bool {
 						return r.scalar(t, "SELECT count(*) FROM links WHERE id = ANY($1) AND deleted_at IS NOT NULL", ids) == 2

@@ -1,4 +1,5 @@
-// Package idempotency makes every POST under /api/v1 safe to retry. A
+// Package idempotency makes every POST under /api/v1 (and the bulk PATCH
+// and DELETE of links) safe to retry. A
 // request with an Idempotency-Key runs inside one database transaction that
 // also stores its response, so the resource change and the stored response
 // commit together or not at all; a retry gets the stored response back byte
@@ -34,7 +35,8 @@ const MaxBody = 64 << 10
 // replayedHeaders are the response headers stored and replayed.
 var replayedHeaders = []string{"Content-Type", "Location"}
 
-// Middleware deduplicates POST requests that carry an Idempotency-Key. It
+// Middleware deduplicates the requests of the routes it wraps that carry
+// an Idempotency-Key (a query counts as part of the request). It
 // runs after authentication, so keys are scoped per workspace.
 type Middleware struct {
 	DB       *store.DB
@@ -67,7 +69,7 @@ func (m *Middleware) HandlerUpTo(maxBody int64) func(http.Handler) http.Handler 
 func (m *Middleware) handler(next http.Handler, maxBody int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		values := r.Header.Values(KeyHeader)
-		if r.Method != http.MethodPost || len(values) == 0 {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || len(values) == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -87,6 +89,11 @@ func (m *Middleware) handler(next http.Handler, maxBody int64) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		// A query is part of what the key stands for (DELETE
+		// /links/bulk?ids=…); a request without one hashes its body alone.
+		if r.URL.RawQuery != "" {
+			body = append(append(body, '?'), r.URL.RawQuery...)
+		}
 		req := request{workspace: p.WorkspaceID, key: values[0], method: r.Method, path: r.URL.Path, bodyHash: sha256.Sum256(body)}
 		m.serve(w, r, next, req)
 	})
@@ -149,7 +156,7 @@ func (m *Middleware) runAndKeep(w http.ResponseWriter, r *http.Request, next htt
 func (m *Middleware) replay(w http.ResponseWriter, r *http.Request, req request, prev *stored) {
 	if prev.method != req.method || prev.path != req.path || !bytes.Equal(prev.bodyHash, req.bodyHash[:]) {
 		m.Problems.Write(w, r, problem.New(problem.IdempotencyKeyReused,
-			"this Idempotency-Key was already used for a different request (method, path or body); use a new key"))
+			"this Idempotency-Key was already used for a different request (method, path, query or body); use a new key"))
 		return
 	}
 	for k, v := range prev.headers {

@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/id"
@@ -324,7 +323,7 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 	var changed string
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		changed, err = s.deleteTx(ctx, tx, ws, id)
+		_, changed, err = s.deleteTx(ctx, tx, ws, id)
 		return err
 	})
 	if err == nil {
@@ -334,58 +333,18 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 }
 
 // deleteTx deletes a link in tx with its link.deleted event and returns
-// its cache key; an unknown link is id.ErrNotFound.
-func (s *Service) deleteTx(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (string, error) {
-	row, err := dbsqlc.New().LinkDelete(ctx, tx, dbsqlc.LinkDeleteParams{ID: id, WorkspaceID: ws})
+// it as it was and its cache key; an unknown link is id.ErrNotFound.
+func (s *Service) deleteTx(ctx context.Context, tx pgx.Tx, ws, linkID uuid.UUID) (Link, string, error) {
+	row, err := dbsqlc.New().LinkDelete(ctx, tx, dbsqlc.LinkDeleteParams{ID: linkID, WorkspaceID: ws})
 	if err != nil {
-		return "", store.InterpretError(err)
+		return Link{}, "", store.InterpretError(err)
 	}
 	gone := fromRow(row, s.origins)
 	if _, err := s.Events.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": gone.Wire()}); err != nil {
-		return "", err
+		return Link{}, "", err
 	}
 	key := gone.key().String()
-	return key, notifyChanged(ctx, tx, key)
-}
-
-// DeleteMany deletes the workspace's links among ids in one transaction,
-// each with its link.deleted event, and records one links.bulk_deleted
-// audit entry naming them. Ids that are not live links of the workspace
-// are skipped; it returns the ids it deleted.
-func (s *Service) DeleteMany(ctx context.Context, ws uuid.UUID, ids []uuid.UUID) ([]uuid.UUID, error) {
-	var deleted []uuid.UUID
-	var changed []string
-	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		deleted, changed = nil, nil
-		for _, linkID := range ids {
-			key, err := s.deleteTx(ctx, tx, ws, linkID)
-			if errors.Is(err, id.ErrNotFound) {
-				continue
-			} else if err != nil {
-				return err
-			}
-			deleted, changed = append(deleted, linkID), append(changed, key)
-		}
-		if len(deleted) == 0 {
-			return nil
-		}
-		names := make([]string, len(deleted))
-		for i, linkID := range deleted {
-			names[i] = id.Format(id.Link, linkID)
-		}
-		return audit.Record(ctx, tx, ws, audit.LinksBulkDeleted, audit.TargetOf("workspace", id.Workspace, ws), audit.Changes{
-			"links": audit.Change(names, nil), "count": audit.Change(len(names), 0),
-		})
-	})
-	if err != nil {
-		return nil, err
-	}
-	store.AfterCommit(ctx, func() {
-		for _, k := range changed {
-			s.Changed(k)
-		}
-	})
-	return deleted, nil
+	return gone, key, notifyChanged(ctx, tx, key)
 }
 
 // ByIDs returns the links with these ids (of any workspace: the scan

@@ -102,7 +102,7 @@ func TestToolsFollowScopes(t *testing.T) {
 		want   []string
 	}{
 		{[]string{"links:read"}, []string{"get_link", "get_link_qr", "get_links_qr_zip", "get_qr_design", "get_workspace", "list_links", "search_links"}},
-		{[]string{"links:write"}, []string{"create_link", "create_links", "delete_link", "delete_link_qr_design", "get_workspace", "pause_link", "repoint_link", "resume_link", "set_link_destinations", "set_qr_design", "update_link"}},
+		{[]string{"links:write"}, []string{"create_link", "create_links", "delete_link", "delete_link_qr_design", "delete_links", "edit_links", "get_workspace", "pause_link", "repoint_link", "resume_link", "set_link_destinations", "set_qr_design", "update_link"}},
 		{[]string{"webhooks:read"}, []string{"get_workspace", "list_webhook_deliveries", "list_webhooks"}},
 		{[]string{"webhooks:write"}, []string{"create_webhook", "delete_webhook", "get_workspace", "rotate_webhook_secret", "test_webhook", "update_webhook"}},
 		{[]string{"domains:write"}, []string{"get_workspace"}},
@@ -149,7 +149,7 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s: input schema %s", tool.Name, schema)
 		}
 	}
-	want := []string{"create_invitation", "create_link", "create_links", "create_webhook", "delete_link", "delete_link_qr_design", "delete_webhook", "get_link", "get_link_analytics", "get_link_qr", "get_links_qr_zip",
+	want := []string{"create_invitation", "create_link", "create_links", "create_webhook", "delete_link", "delete_link_qr_design", "delete_links", "delete_webhook", "edit_links", "get_link", "get_link_analytics", "get_link_qr", "get_links_qr_zip",
 		"get_qr_design", "get_workspace", "list_audit_events", "list_domains", "list_invitations", "list_link_scans", "list_links", "list_members", "list_webhook_deliveries", "list_webhooks", "pause_link",
 		"remove_member", "repoint_link", "resume_link", "revoke_invitation", "rotate_webhook_secret", "search_links", "set_link_destinations", "set_qr_design", "test_webhook",
 		"update_link", "update_member_role", "update_webhook"}
@@ -832,6 +832,14 @@ func TestOutputSchemas(t *testing.T) {
 	check("get_link", map[string]any{"id": link["id"]})
 	check("update_link", map[string]any{"id": link["id"], "title": ""})
 	check("create_links", map[string]any{"links": []map[string]any{{"target_url": "https://example.com/b1"}, {"target_url": "ftp://x"}}})
+	edited := check("edit_links", map[string]any{"ids": []string{link["id"].(string), "lnk_nope"}, "add_tags": []string{"mcp"}, "expires_at": ""})
+	if d, _ := edited["data"].([]any); len(d) != 2 || !strings.Contains(fmt.Sprint(d[0]), "tags:[mcp]") {
+		t.Errorf("edit_links: %v", edited)
+	}
+	other := check("create_link", map[string]any{"target_url": "https://example.com/gone"})
+	if gone := check("delete_links", map[string]any{"ids": []string{other["id"].(string)}}); !strings.Contains(fmt.Sprint(gone["data"]), "status:200") {
+		t.Errorf("delete_links: %v", gone)
+	}
 	check("list_links", nil)
 	check("search_links", map[string]any{"query": "example out"})
 	check("get_workspace", nil)

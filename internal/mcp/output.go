@@ -28,6 +28,8 @@ var toolOutputs = map[string]string{
 	"pause_link":              "Link",
 	"resume_link":             "Link",
 	"delete_link":             doneSchema,
+	"edit_links":              "BulkEditList",
+	"delete_links":            "BulkEditList",
 	"get_qr_design":           "QRDesign",
 	"set_qr_design":           "QRDesign",
 	"delete_link_qr_design":   doneSchema,

@@ -33,6 +33,8 @@ var toolScopes = map[string]scope.Scope{
 	"pause_link":              scope.LinksWrite,
 	"resume_link":             scope.LinksWrite,
 	"delete_link":             scope.LinksWrite,
+	"edit_links":              scope.LinksWrite,
+	"delete_links":            scope.LinksWrite,
 	"get_link_qr":             scope.LinksRead,
 	"get_qr_design":           scope.LinksRead,
 	"set_qr_design":           scope.LinksWrite,

@@ -50,6 +50,49 @@ type createLinksIn struct {
 	IdempotencyKey string         `json:"idempotency_key,omitempty"`
 }
 
+type editLinksIn struct {
+	IDs            []string `json:"ids"`
+	AddTags        []string `json:"add_tags,omitempty"`
+	RemoveTags     []string `json:"remove_tags,omitempty"`
+	Status         string   `json:"status,omitempty"`
+	ExpiresAt      *string  `json:"expires_at,omitempty"`
+	Atomic         bool     `json:"atomic,omitempty"`
+	IdempotencyKey string   `json:"idempotency_key,omitempty"`
+}
+
+// body is PATCH /links/bulk's body: only the arguments given.
+func (in editLinksIn) body() map[string]any {
+	body := map[string]any{"ids": in.IDs, "atomic": in.Atomic}
+	if in.AddTags != nil {
+		body["add_tags"] = in.AddTags
+	}
+	if in.RemoveTags != nil {
+		body["remove_tags"] = in.RemoveTags
+	}
+	if in.Status != "" {
+		body["status"] = in.Status
+	}
+	if in.ExpiresAt != nil {
+		body["expires_at"] = emptyAsNull(*in.ExpiresAt)
+	}
+	return body
+}
+
+type deleteLinksIn struct {
+	IDs            []string `json:"ids"`
+	Atomic         bool     `json:"atomic,omitempty"`
+	IdempotencyKey string   `json:"idempotency_key,omitempty"`
+}
+
+// bulkIDsSchema is the ids argument of the bulk tools.
+func bulkIDsSchema(what string) *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Type: "array", MinItems: ptr(1), MaxItems: ptr(1000),
+		Description: what + ": 1 to 1,000 link ids (lnk_…, from list_links or search_links).",
+		Items:       &jsonschema.Schema{Type: "string"},
+	}
+}
+
 type updateLinkIn struct {
 	ID        string    `json:"id"`
 	TargetURL *string   `json:"target_url,omitempty"`
@@ -258,6 +301,46 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{"id": linkID()}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in linkIDIn) (*sdk.CallToolResult, any, error) {
 		return d.run(ctx, call{method: http.MethodDelete, path: linkPath(in.ID)})
+	})
+
+	sdk.AddTool(s, &sdk.Tool{
+		Name: "edit_links",
+		Description: "Apply one change to 1 to 1,000 links in one call (scope links:write; PATCH /links/bulk): add_tags and remove_tags " +
+			"(added and removed on each link as it is, so edits at once never lose a tag), status active|paused, expires_at (\"\" removes it). " +
+			"Returns {object:\"list\", data:[{index, id, status:200, link} | {index, id, status:404|422, error}]}: with atomic false (default) " +
+			"each id on its own (404: not a link of this workspace; 422: a malformed id or more than 10 tags); with atomic true all or none. " +
+			"Emits link.updated per changed link. Costs 1 request of the rate limit plus 1 per 10 ids.",
+		Annotations: mutating("Edit Links", false, true),
+		InputSchema: object([]string{"ids"}, map[string]*jsonschema.Schema{
+			"ids":             bulkIDsSchema("The links to change"),
+			"add_tags":        tagsSchema(),
+			"remove_tags":     tagsSchema(),
+			"status":          enum("paused stops redirecting (410 Gone); active resumes.", "active", "paused"),
+			"expires_at":      dateTime("RFC 3339 instant in the future after which the links answer 410 Gone; \"\" removes the expiry."),
+			"atomic":          {Type: "boolean", Description: "true: change all or none. Default: false (each id on its own)."},
+			"idempotency_key": idempotencyKey(),
+		}),
+	}, func(ctx context.Context, _ *sdk.CallToolRequest, in editLinksIn) (*sdk.CallToolResult, any, error) {
+		return d.run(ctx, call{method: http.MethodPatch, path: "/links/bulk", body: in.body(), idempotencyKey: in.IdempotencyKey})
+	})
+
+	sdk.AddTool(s, &sdk.Tool{
+		Name: "delete_links",
+		Description: "Delete 1 to 1,000 links for good in one call (scope links:write; DELETE /links/bulk): as delete_link for each. " +
+			"Returns {object:\"list\", data:[{index, id, status:200, link (as it was)} | {index, id, status:404|422, error}]}; with atomic true " +
+			"all are deleted or none. Emits link.deleted per deleted link.",
+		Annotations: mutating("Delete Links", true, true),
+		InputSchema: object([]string{"ids"}, map[string]*jsonschema.Schema{
+			"ids":             bulkIDsSchema("The links to delete"),
+			"atomic":          {Type: "boolean", Description: "true: delete all or none. Default: false (each id on its own)."},
+			"idempotency_key": idempotencyKey(),
+		}),
+	}, func(ctx context.Context, _ *sdk.CallToolRequest, in deleteLinksIn) (*sdk.CallToolResult, any, error) {
+		q := url.Values{"ids": {strings.Join(in.IDs, ",")}}
+		if in.Atomic {
+			q.Set("atomic", "true")
+		}
+		return d.run(ctx, call{method: http.MethodDelete, path: "/links/bulk?" + q.Encode(), idempotencyKey: in.IdempotencyKey})
 	})
 
 	sdk.AddTool(s, &sdk.Tool{

@@ -36,6 +36,11 @@ export type BulkCreate = Schemas["BulkCreate"];
 /** The answer of POST /links/bulk: one entry per item, a created link (201) or a problem (409/422). */
 export type BulkResult = Schemas["BulkResult"];
 export type BulkItem = Schemas["BulkItem"];
+/** The body of PATCH /links/bulk: one change (tags added and removed, status, expiry) for 1–1,000 links. */
+export type BulkEdit = Schemas["BulkEdit"];
+/** The answer of PATCH and DELETE /links/bulk: one entry per id, the link (200) or a problem (404/422). */
+export type BulkEditList = Schemas["BulkEditList"];
+export type BulkEditItem = Schemas["BulkEditItem"];
 /** A tag of the workspace and how many live links carry it. */
 export type Tag = Schemas["TagObject"];
 export type Scan = Schemas["Scan"];
@@ -202,6 +207,24 @@ export class LinkqrClient {
    */
   async createLinks(body: BulkCreate, opts: PostOptions = {}): Promise<BulkResult> {
     return ok(await this.raw.POST("/links/bulk", { body, params: { header: idem(opts) }, ...this.#signal(opts) }));
+  }
+
+  /**
+   * Apply one change to up to 1,000 links in one transaction (links:write): tags added and
+   * removed (never replaced, so concurrent edits keep each other's tags), status, expiry.
+   * One entry per id; with atomic: true any failure makes the call throw (422) and changes nothing.
+   */
+  async editLinks(body: BulkEdit, opts: PostOptions = {}): Promise<BulkEditList> {
+    return ok(await this.raw.PATCH("/links/bulk", { body, params: { header: idem(opts) }, ...this.#signal(opts) }));
+  }
+
+  /**
+   * Delete up to 1,000 links in one transaction (links:write). One entry per id (the link as
+   * it was, or a 404/422 problem); with atomic: true any failure throws (422) and deletes nothing.
+   */
+  async deleteLinks(ids: string[], opts: PostOptions & { atomic?: boolean } = {}): Promise<BulkEditList> {
+    const query = { ids: ids.join(","), ...(opts.atomic ? { atomic: true } : {}) };
+    return ok(await this.raw.DELETE("/links/bulk", { params: { query, header: idem(opts) }, ...this.#signal(opts) }));
   }
 
   /** The links that the filter finds as CSV (links:read), streamed as the server sends it. */

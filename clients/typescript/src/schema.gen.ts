@@ -96,10 +96,47 @@ export interface paths {
          *     links cost 101); bodies may be up to 4 MiB.
          */
         post: operations["createLinks"];
-        delete?: never;
+        /**
+         * Delete many links
+         * @description **Scope:** `links:write`
+         *
+         *     Deletes 1 to 1,000 links (`ids`, comma-separated) in one database
+         *     transaction, as `DELETE /links/{id}` deletes one: their short URLs
+         *     answer `410` and their codes are never used again. Each deleted
+         *     link is `200` with the link as it was and emits one
+         *     `link.deleted`; one `links.bulk_deleted` audit entry names them all.
+         *     An id that is not a live link of this workspace is `404` (a
+         *     malformed one `422`), or, with `atomic=true`, makes the whole answer
+         *     `422` with pointers `/query/ids/<index>` and nothing is deleted.
+         *
+         *     The `Idempotency-Key` covers the whole request, its query included.
+         *     The request costs one request of the rate limit plus one per 10 ids.
+         */
+        delete: operations["deleteLinks"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Edit many links
+         * @description **Scope:** `links:write`
+         *
+         *     Applies one change to 1 to 1,000 links (`ids`) in one database
+         *     transaction: tags added (`add_tags`) and removed (`remove_tags`),
+         *     a `status`, an `expires_at`. Tags are added and removed by the
+         *     database on each link as it is at that moment, so two edits of the
+         *     same link at once both land (neither loses the other's tag). A link
+         *     the change leaves as it was is `200` and writes nothing; every
+         *     changed link emits one `link.updated` with `previous_attributes`.
+         *
+         *     With `"atomic": false` (the default) each id succeeds or fails on its
+         *     own: `404` for an id that is not a live link of this workspace,
+         *     `422` for a malformed id or a link that would hold more than 10
+         *     tags. With `"atomic": true` any such failure makes the whole answer
+         *     `422` with pointers `/ids/<index>`, and nothing changes.
+         *
+         *     The `Idempotency-Key` covers the whole request. The request costs
+         *     one request of the rate limit plus one per 10 ids.
+         */
+        patch: operations["editLinks"];
         trace?: never;
     };
     "/links/export": {
@@ -1754,6 +1791,54 @@ export interface components {
             status: 409 | 422;
             error: components["schemas"]["Problem"];
         };
+        /**
+         * @description One change applied to many links; at least one of `add_tags`,
+         *     `remove_tags`, `status` and `expires_at`. Absent fields stay as they
+         *     are on every link.
+         */
+        BulkEdit: {
+            /** @description The links to change (`lnk_…`), 1 to 1,000. */
+            ids: string[];
+            /** @description Tags to add to every link (a link keeps the tags it has; at most 10 in all). */
+            add_tags?: components["schemas"]["Tag"][];
+            /** @description Tags to remove from every link (a tag a link lacks is ignored). */
+            remove_tags?: components["schemas"]["Tag"][];
+            /**
+             * @description `paused` stops redirecting (`410 Gone`); `active` resumes.
+             * @enum {string}
+             */
+            status?: "active" | "paused";
+            /**
+             * Format: date-time
+             * @description New expiry, in the future; `null` removes it.
+             */
+            expires_at?: string | null;
+            /** @description `true`: change all or none. Default `false` (each id on its own). */
+            atomic?: boolean;
+        };
+        /** @description The outcome of a bulk edit or deletion, one entry per id in request order. */
+        BulkEditList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["BulkEditItem"][];
+        };
+        BulkEditItem: {
+            /** @description The id's position in `ids`. */
+            index: number;
+            /** @description The id as given. */
+            id: string;
+            /** @constant */
+            status: 200;
+            link: components["schemas"]["Link"];
+        } | {
+            /** @description The id's position in `ids`. */
+            index: number;
+            /** @description The id as given. */
+            id: string;
+            /** @enum {integer} */
+            status: 404 | 422;
+            error: components["schemas"]["Problem"];
+        };
         /** @description One recorded scan (or click) of a link's short URL. */
         Scan: {
             /** @constant */
@@ -3248,6 +3333,110 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BulkResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteLinks: {
+        parameters: {
+            query: {
+                /**
+                 * @description The links to delete, 1 to 1,000 ids separated by commas.
+                 * @example lnk_01jbx2vq8m4k3r7t9w2y5z6a8c,lnk_01jbx2vq8m4k3r7t9w2y5z6a8g
+                 */
+                ids: string;
+                /** @description `true`: delete all or none. Default `false` (each id on its own). */
+                atomic?: boolean;
+            };
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: within 24 hours, the same key with
+                 *     the same request returns the stored response instead of acting again
+                 *     (see *Idempotency*). 1–255 visible ASCII characters; anything else is
+                 *     `400 invalid-request`.
+                 * @example 5d0c1e7a-9b8f-4c6e-a1d2-3f4e5a6b7c8d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description Every id's outcome, in the order given (or, with
+             *     `Idempotent-Replayed: true`, the stored response of an earlier
+             *     identical request).
+             */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkEditList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    editLinks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: within 24 hours, the same key with
+                 *     the same request returns the stored response instead of acting again
+                 *     (see *Idempotency*). 1–255 visible ASCII characters; anything else is
+                 *     `400 invalid-request`.
+                 * @example 5d0c1e7a-9b8f-4c6e-a1d2-3f4e5a6b7c8d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkEdit"];
+            };
+        };
+        responses: {
+            /**
+             * @description Every id's outcome, in the order given (or, with
+             *     `Idempotent-Replayed: true`, the stored response of an earlier
+             *     identical request).
+             */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkEditList"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -239,6 +239,19 @@ test("many links in one request, tagged, filtered by tags and exported as CSV", 
     assert.ok(e.errors.some((f) => f.pointer === "/links/3/target_url"), JSON.stringify(e.errors));
     return true;
   });
+
+  // Bulk edit and delete: tags added and removed, one entry per id.
+  const ids = res.data.slice(0, 3).flatMap((d) => ("link" in d ? [d.link.id] : []));
+  const edited = await lq.editLinks({ ids: [...ids, "lnk_nope"], add_tags: ["edited"], remove_tags: ["even"], status: "paused" });
+  assert.equal(edited.object, "list");
+  assert.deepEqual(edited.data.map((d) => d.status), [200, 200, 200, 422]);
+  const first = edited.data[0];
+  assert.ok(first && "link" in first);
+  assert.deepEqual(first.link.tags, ["edited", tag].sort());
+  assert.equal(first.link.status, "paused");
+  const deleted = await lq.deleteLinks(ids.slice(0, 2), { idempotencyKey: `ts-bulk-del-${run}` });
+  assert.deepEqual(deleted.data.map((d) => d.status), [200, 200]);
+  await assert.rejects(lq.deleteLinks(ids, { atomic: true }), (e: unknown) => e instanceof ProblemError && e.status === 422);
 });
 
 test("events: newest first, and read forward after an event with types and a long poll", async () => {

@@ -12,6 +12,65 @@ import (
 	"github.com/google/uuid"
 )
 
+const linkBulkEdit = `-- name: LinkBulkEdit :one
+UPDATE links
+SET status = $1, expires_at = $2, updated_at = now(),
+    tags = ARRAY(
+        SELECT DISTINCT (t COLLATE "C") FROM unnest(tags || $3::text[]) AS u(t)
+        WHERE t <> ALL ($4::text[]) ORDER BY 1)
+WHERE id = $5 AND workspace_id = $6 AND deleted_at IS NULL
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
+`
+
+type LinkBulkEditParams struct {
+	Status      string
+	ExpiresAt   *time.Time
+	AddTags     []string
+	RemoveTags  []string
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+}
+
+// One link of a bulk edit (link.Service.UpdateMany), its row locked by
+// LinkGetByIDForUpdate: the tags are added and removed here, on the row as
+// it is now, so two edits of one link at once never lose a tag. Sorted
+// bytewise, as ParseTags sorts them.
+func (q *Queries) LinkBulkEdit(ctx context.Context, db DBTX, arg LinkBulkEditParams) (Link, error) {
+	row := db.QueryRow(ctx, linkBulkEdit,
+		arg.Status,
+		arg.ExpiresAt,
+		arg.AddTags,
+		arg.RemoveTags,
+		arg.ID,
+		arg.WorkspaceID,
+	)
+	var i Link
+	err := row.Scan(
+		&i.ID,
+		&i.WorkspaceID,
+		&i.Code,
+		&i.TargetURL,
+		&i.Title,
+		&i.Status,
+		&i.ExpiresAt,
+		&i.ScanCount,
+		&i.LastScannedAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.DeletedAt,
+		&i.PreviousTargetUrl,
+		&i.TargetChangedAt,
+		&i.Domain,
+		&i.Tags,
+		&i.Rules,
+		&i.Split,
+		&i.PasswordHash,
+		&i.MaxScans,
+		&i.ScansGranted,
+	)
+	return i, err
+}
+
 const linkCreate = `-- name: LinkCreate :one
 INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags,
                    rules, split, password_hash, max_scans)

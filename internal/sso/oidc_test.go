@@ -41,7 +41,6 @@ func TestIssuerClientRefusesPrivateAddresses(t *testing.T) {
 	for issuer, target := range map[string]string{
 		"https://10.0.0.1":        "https://10.0.0.1/.well-known/openid-configuration",
 		"https://169.254.169.254": "https://169.254.169.254/latest/meta-data",
-		"https://127.0.0.1":       "https://127.0.0.1/.well-known/openid-configuration",
 		"http://127.0.0.1:1":      "http://10.0.0.1/.well-known/openid-configuration",
 	} {
 		resp, err := httpClient(issuer).Get(target)

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/pquerna/otp/totp"
 
+	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -148,4 +149,86 @@ func TestBrowserSecurityPages(t *testing.T) {
 		chromedp.WaitVisible(css("recovery-codes")),
 	)
 	saveShot(t, ctx, "recovery-codes")
+}
+
+// TestBrowserSSO is single sign-on in Chromium: the admin configures the
+// provider in Settings → Security and verifies the domain; then a new
+// person types only their address at /login, goes to the provider and
+// back, and lands in the workspace as a member. The second-factor page
+// with an authenticator is drawn too.
+func TestBrowserSSO(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Chromium(t)
+	dns := testkit.StartDNS(t)
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_DNS_RESOLVER", dns.Addr))
+	idp := startProvider(t, nil)
+	domain := "browser-sso.example"
+	admin := "boss@" + domain
+	res, err := srv.App.Accounts.Bootstrap(context.Background(), account.BootstrapInput{Email: admin, Password: password, Workspace: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			loc, _ := chromedp.Run(ctx, chromedp.Location())
+			t.Fatalf("%v at %s", err, loc)
+		}
+	}
+	run(
+		chromedp.Navigate(srv.URL+"/login"),
+		chromedp.SendKeys(css("signin-email"), admin),
+		chromedp.SendKeys(css("signin-password"), password),
+		chromedp.Click(css("signin-submit")),
+		chromedp.WaitVisible(css("nav-settings")),
+		chromedp.Navigate(srv.URL+"/w/"+res.WorkspaceID+"/settings/security"),
+		chromedp.SendKeys(css("sso-issuer"), idp.Issuer()),
+		chromedp.SendKeys(css("sso-client-id"), idp.ClientID),
+		chromedp.SendKeys(css("sso-client-secret"), idp.ClientSecret),
+		chromedp.SendKeys(css("sso-domains"), domain),
+		chromedp.Click(css("sso-save")),
+		chromedp.WaitVisible(css("sso-domain-verify")),
+	)
+	saveShot(t, ctx, "settings-security-pending")
+	value, err := chromedp.Run(ctx, chromedp.Text(css("sso-domain-value")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dns.SetTXT("_linkqr."+domain, strings.TrimSpace(value))
+	run(
+		chromedp.Click(css("sso-domain-verify")),
+		chromedp.WaitNotPresent(css("sso-domain-verify")),
+	)
+	if status, _ := chromedp.Run(ctx, chromedp.Text(css("sso-domain-status"))); strings.TrimSpace(status) != "Verified" {
+		t.Fatalf("domain status %q", status)
+	}
+	saveShot(t, ctx, "settings-security-verified")
+
+	jane := "jane@" + domain
+	idp.QueueUser(verifiedUser(jane))
+	run(
+		chromedp.Click(css("sign-out")),
+		chromedp.WaitVisible(css("signin-email")),
+		chromedp.SendKeys(css("signin-email"), jane),
+		chromedp.Click(css("signin-submit")),
+		chromedp.WaitVisible(css("nav-settings")),
+	)
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil || !strings.HasSuffix(loc, "/w/"+res.WorkspaceID+"/links") {
+		t.Fatalf("after the provider: %q, %v", loc, err)
+	}
+	saveShot(t, ctx, "sso-signed-in")
+
+	// A refused sign-in, as the person sees it.
+	bad := verifiedUser(jane)
+	bad.EmailVerified = false
+	idp.QueueUser(bad)
+	run(
+		chromedp.Click(css("sign-out")),
+		chromedp.WaitVisible(css("signin-email")),
+		chromedp.SendKeys(css("signin-email"), jane),
+		chromedp.Click(css("signin-submit")),
+		chromedp.WaitVisible(css("error-page")),
+	)
+	saveShot(t, ctx, "sso-refused")
 }

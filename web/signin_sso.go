@@ -64,7 +64,15 @@ func (u *UI) ssoBegin(w http.ResponseWriter, r *http.Request, conn sso.Connectio
 	if !u.save(w, r, sess) {
 		return
 	}
-	http.Redirect(w, r, to, http.StatusSeeOther)
+	// Not a redirect: the sign-in form's page allows form-action 'self'
+	// only, and browsers check the redirects of a form's submission
+	// against it, so a 303 to the provider would be stopped. This page
+	// goes on by itself (Refresh, a navigation of its own) and links there
+	// for a browser that does not.
+	w.Header().Set("Refresh", "0; url="+to)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	Render(w, r, http.StatusOK, SSOContinuePage(u.nav(w, r, ""), to))
 }
 
 // ssoCallback is GET /login/sso/callback, where the provider sends the

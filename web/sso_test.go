@@ -130,9 +130,11 @@ func (r *ssoRig) signInThroughProvider(t *testing.T, b *browser, email string, u
 	t.Helper()
 	r.idp.QueueUser(user)
 	start := b.signIn(email, "")
-	if start.status != http.StatusSeeOther || !strings.HasPrefix(start.location, r.idp.AuthorizationEndpoint()) {
-		t.Fatalf("/login sent %s to %d %q, want the provider: %s", email, start.status, start.location, excerpt(start.body))
+	to, found := strings.CutPrefix(start.header.Get("Refresh"), "0; url=")
+	if start.status != http.StatusOK || !found || !strings.HasPrefix(to, r.idp.AuthorizationEndpoint()) || !hasTestID(start.body, "sso-continue") {
+		t.Fatalf("/login sent %s to %d %q, want the provider: %s", email, start.status, start.header.Get("Refresh"), excerpt(start.body))
 	}
+	start.location = to
 	auth, _ := url.Parse(start.location)
 	q := auth.Query()
 	for _, k := range []string{"state", "nonce", "code_challenge"} {

@@ -149,6 +149,22 @@ func TestBrowserSecurityPages(t *testing.T) {
 		chromedp.WaitVisible(css("recovery-codes")),
 	)
 	saveShot(t, ctx, "recovery-codes")
+	// The next sign-in asks for a code after the password.
+	run(
+		chromedp.Click(css("sign-out")),
+		chromedp.WaitVisible(css("signin-email")),
+		chromedp.SendKeys(css("signin-email"), tn.Email),
+		chromedp.SendKeys(css("signin-password"), tn.Password),
+		chromedp.Click(css("signin-submit")),
+		chromedp.WaitVisible(css("totp-code")),
+	)
+	saveShot(t, ctx, "second-factor-totp")
+	next, _ := totp.GenerateCode(secret, time.Now().Add(30*time.Second))
+	run(
+		chromedp.SendKeys(css("totp-code"), next),
+		chromedp.Click(css("totp-submit")),
+		chromedp.WaitVisible(css("nav-settings")),
+	)
 }
 
 // TestBrowserSSO is single sign-on in Chromium: the admin configures the

@@ -104,7 +104,7 @@ func SecondFactorPage(v SecondFactorView) templ.Component {
 				}
 			}
 			if v.Recovery {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<details data-testid=\"recovery-details\"><summary>Lost your authenticator? Use a recovery code</summary><form method=\"post\" action=\"/login/two-factor\" data-testid=\"recovery-form\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<details class=\"recovery-details\" data-testid=\"recovery-details\"><summary>Lost your authenticator? Use a recovery code</summary><form method=\"post\" action=\"/login/two-factor\" data-testid=\"recovery-form\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

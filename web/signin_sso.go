@@ -126,7 +126,7 @@ func (u *UI) ssoCallback(w http.ResponseWriter, r *http.Request) {
 func (u *UI) ssoFailed(w http.ResponseWriter, r *http.Request, workspaceID string, err *sso.RefusedError) {
 	u.Log.Warn("sso sign-in refused", "workspace_uuid", workspaceID, "reason", err.Reason, "err", err.Err)
 	u.errorPage(w, r, http.StatusUnauthorized, "Single sign-on failed",
-		"linkqr did not sign you in: "+err.Reason+". Nothing was changed. If this keeps happening, tell your workspace's admins.")
+		"linkqr did not sign you in: "+err.Reason+". Nothing was changed. Try again from the sign-in page; if this keeps happening, tell your workspace's admins.")
 }
 
 func truncate(s string, n int) string {

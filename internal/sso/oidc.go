@@ -34,9 +34,11 @@ const providerTTL = time.Hour
 const PendingTTL = 10 * time.Minute
 
 // ParseIssuer accepts an https:// issuer URL, or http:// on a loopback
-// address (development and tests); no query, fragment or user info.
+// address (development and tests); no query, fragment or user info. It is
+// kept as written, trailing slash included: the ID token's iss must equal
+// it exactly (Auth0's issuers end in "/", most others do not).
 func ParseIssuer(raw string) (string, error) {
-	raw = strings.TrimSuffix(strings.TrimSpace(raw), "/")
+	raw = strings.TrimSpace(raw)
 	u, err := url.Parse(raw)
 	if err != nil || !utf8.ValidString(raw) || strings.ContainsFunc(raw, unicode.IsControl) || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || len(raw) > 2048 {
 		return "", validate.Reject("must be the provider's issuer URL, such as https://login.example.com")

@@ -11,7 +11,7 @@ func TestParseIssuer(t *testing.T) {
 	t.Parallel()
 	for raw, want := range map[string]string{
 		"https://login.example.com":           "https://login.example.com",
-		" https://login.example.com/tenant/ ": "https://login.example.com/tenant",
+		" https://login.example.com/tenant/ ": "https://login.example.com/tenant/",
 		"http://127.0.0.1:5556/dex":           "http://127.0.0.1:5556/dex",
 		"http://[::1]:8080":                   "http://[::1]:8080",
 		"http://localhost:9000":               "http://localhost:9000",

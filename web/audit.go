@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/csv"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,8 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/csvout"
 	"github.com/linkqr/linkqr/internal/cursor"
-	"github.com/linkqr/linkqr/internal/linkcsv"
 )
 
 // auditPageSize is how many entries one page of Settings → Audit log lists.
@@ -183,7 +182,7 @@ func actorLabel(a audit.ActorJSON) string {
 
 // auditCSV downloads the entries the page's filters find, every page of
 // them, streamed; cells that a spreadsheet would run as a formula are
-// neutralised (linkcsv.Safe).
+// neutralised (internal/csvout).
 func (u *UI) auditCSV(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
 	f, _, errs := auditFilter(r.URL.Query())
@@ -202,37 +201,22 @@ func (u *UI) auditCSV(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Disposition", `attachment; filename="audit-`+ws.ExternalID()+"-"+time.Now().UTC().Format("20060102T1504Z")+`.csv"`)
 	h.Set("Cache-Control", "no-store")
 	out := &sentWriter{ResponseWriter: w}
-	c := csv.NewWriter(out)
-	write := func(cells ...string) error {
-		for i, v := range cells {
-			cells[i] = linkcsv.Safe(v)
-		}
-		return c.Write(cells)
-	}
-	err := write("id", "created_at", "action", "actor_type", "actor_id", "actor_user_id", "actor_email",
+	c := csvout.New(out)
+	err := c.Write("id", "created_at", "action", "actor_type", "actor_id", "actor_user_id", "actor_email",
 		"target_type", "target_id", "changes", "ip", "user_agent", "hash", "prev_hash")
-	n := 0
 	if err == nil {
 		err = u.Audit.Each(r.Context(), ws.ID, f, func(e audit.Entry) error {
 			changes := ""
 			if e.Changes != nil {
 				changes = string(e.Changes)
 			}
-			if err := write(e.ExternalID(), e.CreatedAt.UTC().Format(audit.TimeLayout), string(e.Action), string(e.Actor.Type),
+			return c.Write(e.ExternalID(), e.CreatedAt.UTC().Format(audit.TimeLayout), string(e.Action), string(e.Actor.Type),
 				deref(e.Actor.ID), deref(e.Actor.UserID), deref(e.Actor.Email), e.Target.Type, e.Target.ID, changes,
-				deref(e.IP), deref(e.UserAgent), e.Hash, e.PrevHash); err != nil {
-				return err
-			}
-			if n++; n%500 == 0 {
-				c.Flush()
-				out.Flush()
-			}
-			return c.Error()
+				deref(e.IP), deref(e.UserAgent), e.Hash, e.PrevHash)
 		})
 	}
-	c.Flush()
-	if err == nil {
-		err = c.Error()
+	if ferr := c.Flush(); err == nil {
+		err = ferr
 	}
 	if err != nil {
 		if !out.sent {

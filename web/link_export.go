@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/csv"
 	"errors"
 	"net/http"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/analytics"
+	"github.com/linkqr/linkqr/internal/csvout"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/scan"
 )
@@ -58,12 +58,12 @@ func (u *UI) linkSeriesCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	csvHeaders(w, l, "series", c.Range)
-	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"bucket_start", "interval", "scans", "unique"})
+	cw := csvout.New(w)
+	_ = cw.Write("bucket_start", "interval", "scans", "unique")
 	for _, b := range rep.Series {
-		_ = cw.Write([]string{b.Start.UTC().Format(time.RFC3339), string(rep.Interval), strconv.FormatInt(b.Scans, 10), strconv.FormatInt(b.Unique, 10)})
+		_ = cw.Write(b.Start.UTC().Format(time.RFC3339), string(rep.Interval), strconv.FormatInt(b.Scans, 10), strconv.FormatInt(b.Unique, 10))
 	}
-	cw.Flush()
+	_ = cw.Flush()
 }
 
 // linkScansCSV streams the raw scans of the chosen range, oldest first,
@@ -86,9 +86,8 @@ func (u *UI) linkScansCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	csvHeaders(w, l, "scans", c.Range)
-	flusher, _ := w.(http.Flusher)
-	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "country", "source", "variant"})
+	cw := csvout.New(w)
+	_ = cw.Write("id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "country", "source", "variant")
 	for {
 		for _, s := range page {
 			ref := ""
@@ -96,12 +95,9 @@ func (u *UI) linkScansCSV(w http.ResponseWriter, r *http.Request) {
 				ref = *s.ReferrerHost
 			}
 			wire := s.Wire()
-			_ = cw.Write([]string{wire.ID, wire.OccurredAt.Format(time.RFC3339Nano), csvCell(ref), csvCell(s.Device), csvCell(s.OS), csvCell(s.Browser), strconv.FormatBool(s.Bot), s.Country.String(), string(s.Source), s.Variant})
+			_ = cw.Write(wire.ID, wire.OccurredAt.Format(time.RFC3339Nano), ref, s.Device, s.OS, s.Browser, strconv.FormatBool(s.Bot), s.Country.String(), string(s.Source), s.Variant)
 		}
-		cw.Flush()
-		if flusher != nil {
-			flusher.Flush()
-		}
+		_ = cw.Flush()
 		if !more || len(page) == 0 {
 			return
 		}
@@ -114,15 +110,6 @@ func (u *UI) linkScansCSV(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-}
-
-// csvCell keeps a value from being read as a formula by spreadsheet
-// programs (a leading =, +, - or @ gets a quote in front).
-func csvCell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }
 
 // analyticsFailed answers for a failed report: a 503 page with Retry-After

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -56,9 +55,12 @@ func (u *UI) renderLinksWith(w http.ResponseWriter, r *http.Request, status int,
 		BulkError: bulkError,
 	}
 	var errs validate.Errors
-	search, shownDomain, shownTags := parseLinkFilters(q, &errs)
+	filter := link.ParseFilter(q, "", &errs)
+	search := filter.Search
 	search.Limit = linksPageSize
-	v.Domain, v.Tags = shownDomain, shownTags
+	if v.Tags = filter.Tags; filter.Domain != "" {
+		v.Domain = filter.Domain // normalised; a refused one stays as typed beside its error
+	}
 	if c := q.Get("before"); c != "" {
 		id, ok := cursor.Decode(c)
 		if !ok {
@@ -110,51 +112,9 @@ func (u *UI) renderLinksWith(w http.ResponseWriter, r *http.Request, status int,
 	Render(w, r, status, LinksPage(v))
 }
 
-// parseLinkFilters reads the links page's filters (?q, ?status, ?domain
-// and repeatable ?tag) into a search, collecting refusals under /q,
-// /status, /domain and /tag; domain and tags are as they are shown
-// (normalised).
-func parseLinkFilters(q url.Values, errs *validate.Errors) (search link.Search, domain string, tags []string) {
-	term, err := link.ParseSearchTerm(q.Get("q"))
-	errs.Check("/q", err)
-	search.Term = term
-	state, err := link.ParseState(q.Get("status"))
-	errs.Check("/status", err)
-	search.State = state
-	if d := q.Get("domain"); d != "" {
-		domain = d
-		h, err := hostname.Parse(d)
-		if errs.Check("/domain", err) {
-			search.Domain, domain = &h, h.String()
-		}
-	}
-	search.Tags, tags = parseTagFilter(q["tag"], errs)
-	return search, domain, tags
-}
-
 // tagChoices is how many of the workspace's tags the tag filter offers
 // (by name); more are reached through a link's chips.
 const tagChoices = 200
-
-// parseTagFilter reads the ?tag= filters (empty ones are the select's "any
-// tag"): each a tag, at most link.MaxTagsPerLink, duplicates once.
-func parseTagFilter(raw []string, errs *validate.Errors) (tags []link.Tag, shown []string) {
-	for _, r := range raw {
-		if strings.TrimSpace(r) == "" {
-			continue
-		}
-		t, err := link.ParseTag(r)
-		if !errs.Check("/tag", err) || slices.Contains(tags, t) {
-			continue
-		}
-		if len(tags) == link.MaxTagsPerLink {
-			errs.Add("/tag", fmt.Sprintf("takes at most %d tags", link.MaxTagsPerLink))
-			break
-		}
-		tags, shown = append(tags, t), append(shown, t.String())
-	}
-	return tags, shown
-}
 
 // filterQuery is the page's search and filters as a query string (without
 // the cursor), kept by "Older links", the chips and the export.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/validate"
 )
@@ -17,7 +18,7 @@ import (
 func (u *UI) linksExport(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
 	var errs validate.Errors
-	search, _, _ := parseLinkFilters(r.URL.Query(), &errs)
+	search := link.ParseFilter(r.URL.Query(), "", &errs).Search
 	if fe, bad := fieldErrors(errs.Err()); bad {
 		msgs := []string{sentence("The search", fe["/q"]), sentence("The status", fe["/status"]), sentence("The domain", fe["/domain"]), sentence("The tag filter", fe["/tag"])}
 		u.errorPage(w, r, http.StatusUnprocessableEntity, "Invalid filter", strings.TrimSpace(strings.Join(msgs, " ")))

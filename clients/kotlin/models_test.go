@@ -31,9 +31,10 @@ type schema struct {
 }
 
 type param struct {
-	Ref  string `yaml:"$ref"`
-	Name string `yaml:"name"`
-	In   string `yaml:"in"`
+	Ref      string `yaml:"$ref"`
+	Name     string `yaml:"name"`
+	In       string `yaml:"in"`
+	Required bool   `yaml:"required"`
 }
 
 type operation struct {
@@ -263,6 +264,8 @@ func TestOperationsMatchOpenAPI(t *testing.T) {
 					p = d.Components.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")]
 				}
 				switch {
+				case p.In == "query" && p.Required:
+					want[camel(p.Name)] = ""
 				case p.In == "query":
 					want[camel(p.Name)] = "?"
 				case p.Name == "Idempotency-Key":

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/linkqr/linkqr/internal/app"
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/erasure"
 	"github.com/linkqr/linkqr/internal/export"
@@ -59,7 +60,7 @@ func adminWorkspaceExport(ctx context.Context, cfg *config.Config, log *slog.Log
 			defer f.Close()
 			out, file = f, f
 		}
-		sum, err := export.New(store.NewDB(db.pool)).Workspace(ctx, wsID, out)
+		sum, err := export.New(store.NewDB(db.pool), app.Origins(cfg)).Workspace(ctx, wsID, out)
 		if errors.Is(err, id.ErrNotFound) {
 			return fmt.Errorf("no workspace %s", *workspace)
 		}

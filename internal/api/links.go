@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"slices"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -155,54 +153,25 @@ func expiryAfter(now time.Time) func(time.Time) (link.Expiry, error) {
 	return func(t time.Time) (link.Expiry, error) { return link.ParseExpiry(t, now) }
 }
 
-// linkFilterParams are the query parameters of the link filters (the list,
-// the export): a search term, a state, a domain and repeatable tags.
-var linkFilterParams = []string{"q", "status", "domain", "tag"}
-
-// parseLinkFilter reads the link filters of q into a search (without
-// paging); filtered reports whether any was given.
-func parseLinkFilter(q url.Values) (s link.Search, filtered bool, err error) {
-	var errs validate.Errors
-	if q.Has("domain") {
-		h, err := hostname.Parse(q.Get("domain"))
-		errs.Check("/query/domain", err)
-		s.Domain = &h
-	}
-	term, termErr := link.ParseSearchTerm(q.Get("q"))
-	errs.Check("/query/q", termErr)
-	state, stateErr := link.ParseState(q.Get("status"))
-	errs.Check("/query/status", stateErr)
-	s.Term, s.State = term, state
-	if tags := q["tag"]; len(tags) > link.MaxTagsPerLink {
-		errs.Add("/query/tag", fmt.Sprintf("must be given at most %d times (a link has at most %d tags)", link.MaxTagsPerLink, link.MaxTagsPerLink))
-	} else {
-		for _, raw := range tags {
-			t, err := link.ParseTag(raw)
-			if errs.Check("/query/tag", err) && !slices.Contains(s.Tags, t) {
-				s.Tags = append(s.Tags, t)
-			}
-		}
-	}
-	return s, q.Has("q") || q.Has("status") || q.Has("domain") || q.Has("tag"), errs.Err()
-}
-
 // listLinks answers GET /api/v1/links, newest first, optionally filtered
-// (parseLinkFilter).
+// (link.ParseFilter).
 func (a *API) listLinks(w http.ResponseWriter, r *http.Request) error {
-	pg, err := parsePage(r, linkFilterParams...)
+	pg, err := parsePage(r, link.FilterParams...)
 	if err != nil {
 		return err
 	}
 	ws := auth.FromContext(r.Context()).WorkspaceID
-	search, filtered, err := parseLinkFilter(r.URL.Query())
-	if err != nil {
+	var errs validate.Errors
+	filter := link.ParseFilter(r.URL.Query(), "/query", &errs)
+	if err := errs.Err(); err != nil {
 		return err
 	}
+	search := filter.Search
 	var res link.SearchResult
 	switch {
-	case !filtered:
+	case !filter.Filtered:
 		res.Links, res.HasMore, err = a.Links.List(r.Context(), ws, pg.before, pg.limit)
-	case search.Domain != nil && !r.URL.Query().Has("q") && !r.URL.Query().Has("status") && len(search.Tags) == 0:
+	case search.Domain != nil && search.Term.String() == "" && search.State == link.StateAny && len(search.Tags) == 0:
 		res.Links, res.HasMore, err = a.Links.ListOnDomain(r.Context(), ws, *search.Domain, pg.before, pg.limit)
 	default:
 		search.Before, search.Limit, search.NoTotal = pg.before, pg.limit, true

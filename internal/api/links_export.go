@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/linkqr/linkqr/internal/auth"
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/requestid"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -18,13 +19,10 @@ func (a *API) exportLinks(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var errs validate.Errors
-	checkKnownParams(q, &errs, linkFilterParams...)
+	checkKnownParams(q, &errs, link.FilterParams...)
 	checkOnce(q, &errs)
+	search := link.ParseFilter(q, "/query", &errs).Search
 	if err := errs.Err(); err != nil {
-		return err
-	}
-	search, _, err := parseLinkFilter(q)
-	if err != nil {
 		return err
 	}
 	h := w.Header()

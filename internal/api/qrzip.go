@@ -11,6 +11,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrzip"
 
@@ -29,7 +30,7 @@ func parseZipRequest(r *http.Request) (qrzip.Request, error) {
 		return qrzip.Request{}, err
 	}
 	var errs validate.Errors
-	checkKnownParams(q, &errs, append([]string{"id", "format", "size"}, linkFilterParams...)...)
+	checkKnownParams(q, &errs, append([]string{"id", "format", "size"}, link.FilterParams...)...)
 	repeated := url.Values{}
 	for name, vs := range q {
 		if name != "id" && name != "tag" {
@@ -38,11 +39,7 @@ func parseZipRequest(r *http.Request) (qrzip.Request, error) {
 	}
 	checkOnce(repeated, &errs)
 	var zr qrzip.Request
-	search, _, err := parseLinkFilter(q)
-	if verrs, ok := err.(validate.Errors); ok {
-		errs = append(errs, verrs...)
-	}
-	zr.Search = search
+	zr.Search = link.ParseFilter(q, "/query", &errs).Search
 	zr.Search.IDs = parseZipIDs(q["id"], &errs)
 	opts := url.Values{}
 	for _, name := range []string{"format", "size"} {

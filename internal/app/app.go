@@ -458,8 +458,12 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 }
 
 // origins are where links' short URLs point.
-func (a *App) origins() link.Origins {
-	return link.Origins{ShortBase: a.Config.ShortBaseURL.String(), CustomScheme: a.Config.CustomDomainScheme}
+func (a *App) origins() link.Origins { return Origins(a.Config) }
+
+// Origins are where the short URLs of an installation configured by cfg
+// point (the admin commands need them too).
+func Origins(cfg *config.Config) link.Origins {
+	return link.Origins{ShortBase: cfg.ShortBaseURL.String(), CustomScheme: cfg.CustomDomainScheme}
 }
 
 // newScanRecorder builds the scan buffer, reporting into the metrics.

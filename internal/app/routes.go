@@ -219,7 +219,7 @@ func (a *App) webDeps(reports *analytics.Reports) web.Deps {
 		Accounts:    a.Accounts,
 		Erasure:     a.Erasure,
 		LinkImports: a.LinkImports,
-		Export:      export.New(a.DB),
+		Export:      export.New(a.DB, a.origins()),
 		Audit:       audit.NewLog(a.DB),
 		Keys:        a.Keys,
 		ClientIP:    clientip.Resolver{Trusted: a.Config.TrustedProxies},

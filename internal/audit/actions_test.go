@@ -409,7 +409,7 @@ func changes() []change {
 		{action: audit.WorkspaceExported, target: "workspace",
 			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
 				return func(ctx context.Context) error {
-					_, err := export.New(r.app.DB).Workspace(ctx, r.ws, io.Discard)
+					_, err := export.New(r.app.DB, app.Origins(r.app.Config)).Workspace(ctx, r.ws, io.Discard)
 					return err
 				}, nil // an export changes nothing but the log
 			}},

@@ -11,9 +11,9 @@ package export
 import (
 	"archive/zip"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,7 +22,9 @@ import (
 
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/budget"
+	"github.com/linkqr/linkqr/internal/csvout"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -111,22 +113,27 @@ const scanColumns = `SELECT s.id, s.link_id, s.occurred_at, s.referrer_host, s.d
 // csvFile selects text columns; those named in ids are UUIDs written as
 // external ids.
 type csvFile struct {
-	name   string
-	header []string
-	ids    map[int]id.Prefix
-	sql    string
+	name    string
+	header  []string
+	ids     map[int]id.Prefix
+	sql     string
+	origins bool // sql takes the default short base ($2) and the custom domains' scheme ($3)
 }
 
 var csvFiles = []csvFile{
-	{"links.csv", []string{"id", "code", "domain", "target_url", "title", "status", "expires_at", "scan_count", "created_at", "updated_at", "deleted_at", "tags"},
+	// links.csv has the links export's columns (linkcsv.ExportColumns),
+	// so it re-imports, and then deleted_at: the archive keeps deleted links.
+	{"links.csv", append(slices.Clone(linkcsv.ExportColumns), "deleted_at"),
 		map[int]id.Prefix{0: id.Link},
-		`SELECT id::text, code, domain, target_url, title, status, ` + ts("expires_at") + `, scan_count::text, ` +
-			ts("created_at") + `, ` + ts("updated_at") + `, ` + ts("deleted_at") + `, array_to_string(tags, '` + linkcsv.TagSeparator + `')
-		 FROM links WHERE workspace_id = $1 ORDER BY id`},
+		`SELECT id::text, code, domain,
+		        CASE WHEN domain IS NULL THEN $2 || '/' || code ELSE $3 || '://' || domain || '/' || code END,
+		        target_url, title, array_to_string(tags, '` + linkcsv.TagSeparator + `'), status, ` + ts("expires_at") + `,
+		        scan_count::text, ` + ts("last_scanned_at") + `, ` + ts("created_at") + `, ` + ts("updated_at") + `, ` + ts("deleted_at") + `
+		 FROM links WHERE workspace_id = $1 ORDER BY id`, true},
 	{"scans.csv", []string{"id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "country", "source", "variant"},
 		map[int]id.Prefix{0: id.Scan, 1: id.Link},
 		`SELECT id::text, link_id::text, ` + ts("occurred_at") + `, referrer_host, device, os, browser, bot::text, country, source, variant
-		 FROM (` + scanColumns + `) x`},
+		 FROM (` + scanColumns + `) x`, false},
 }
 
 // ts renders a timestamptz column as RFC 3339 in UTC.
@@ -135,11 +142,15 @@ func ts(col string) string {
 }
 
 // Service exports workspaces.
-type Service struct{ db *store.DB }
+type Service struct {
+	db      *store.DB
+	origins link.Origins
+}
 
 // New returns a Service reading db (the primary: an export is one
-// consistent snapshot, never a lagging replica's).
-func New(db *store.DB) *Service { return &Service{db: db} }
+// consistent snapshot, never a lagging replica's); origins make the
+// links' short URLs.
+func New(db *store.DB, origins link.Origins) *Service { return &Service{db: db, origins: origins} }
 
 // Workspace writes the workspace's archive to w. A workspace that does not
 // exist (or is being deleted) is id.ErrNotFound, before anything is
@@ -191,7 +202,7 @@ func (s *Service) workspace(ctx context.Context, ws uuid.UUID, w io.Writer) (Sum
 			}
 		}
 		for _, f := range csvFiles {
-			if sum.Files[f.name], err = writeCSV(ctx, tx, z, f, ws); err != nil {
+			if sum.Files[f.name], err = s.writeCSV(ctx, tx, z, f, ws); err != nil {
 				return fmt.Errorf("export %s: %w", f.name, err)
 			}
 		}
@@ -264,16 +275,20 @@ func spliceIDs(buf []byte, cols []idCol, ids []*uuid.UUID, rest []byte) []byte {
 	return append(buf, '\n')
 }
 
-func writeCSV(ctx context.Context, tx pgx.Tx, z *zip.Writer, f csvFile, ws uuid.UUID) (int64, error) {
+func (s *Service) writeCSV(ctx context.Context, tx pgx.Tx, z *zip.Writer, f csvFile, ws uuid.UUID) (int64, error) {
 	out, err := create(z, f.name)
 	if err != nil {
 		return 0, err
 	}
-	cw := csv.NewWriter(out)
-	if err := cw.Write(f.header); err != nil {
+	cw := csvout.New(out)
+	if err := cw.Write(slices.Clone(f.header)...); err != nil {
 		return 0, err
 	}
-	rows, err := tx.Query(ctx, f.sql, ws)
+	args := []any{ws}
+	if f.origins {
+		args = append(args, s.origins.ShortBase, s.origins.DomainScheme())
+	}
+	rows, err := tx.Query(ctx, f.sql, args...)
 	if err != nil {
 		return 0, store.InterpretError(err)
 	}
@@ -292,7 +307,7 @@ func writeCSV(ctx context.Context, tx pgx.Tx, z *zip.Writer, f csvFile, ws uuid.
 		for i, c := range cols {
 			rec[i] = cell(c, f.ids[i])
 		}
-		if err := cw.Write(rec); err != nil {
+		if err := cw.Write(rec...); err != nil {
 			return n, err
 		}
 		n++
@@ -300,12 +315,11 @@ func writeCSV(ctx context.Context, tx pgx.Tx, z *zip.Writer, f csvFile, ws uuid.
 	if err := rows.Err(); err != nil {
 		return n, store.InterpretError(err)
 	}
-	cw.Flush()
-	return n, cw.Error()
+	return n, cw.Flush()
 }
 
-// cell renders one CSV value: ids in their external form, and values a
-// spreadsheet would run as a formula (= + - @) behind a quote.
+// cell renders one CSV value, ids in their external form (the writer
+// makes every cell formula-safe).
 func cell(v *string, p id.Prefix) string {
 	switch {
 	case v == nil:
@@ -314,9 +328,6 @@ func cell(v *string, p id.Prefix) string {
 		if u, err := uuid.Parse(*v); err == nil {
 			return id.Format(p, u)
 		}
-		return *v
-	case *v != "" && strings.ContainsRune("=+-@", rune((*v)[0])):
-		return "'" + *v
 	}
 	return *v
 }

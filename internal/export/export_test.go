@@ -11,14 +11,18 @@ import (
 	"image/draw"
 	"image/png"
 	"io"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/app"
 	"github.com/linkqr/linkqr/internal/export"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -36,7 +40,7 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 		testkit.JSON(t, srv.Do(t, "PATCH", "/api/v1/links/"+w.LinkIDs[0], w.Key, `{"tags":["print","spring 27"]}`), 200)
 	}
 	var buf bytes.Buffer
-	sum, err := export.New(srv.App.DB).Workspace(context.Background(), a.WorkspaceID, &buf)
+	sum, err := export.New(srv.App.DB, app.Origins(srv.App.Config)).Workspace(context.Background(), a.WorkspaceID, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,11 +83,26 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 		!strings.Contains(designs[1], `"frame_text": "Scan me"`) {
 		t.Errorf("QR designs:\n%s", files["qr_designs.jsonl"])
 	}
-	if !strings.Contains(files["links.csv"], ",print|spring 27\n") || !strings.Contains(files["links.jsonl"], `"tags": ["print", "spring 27"]`) {
+	if !strings.Contains(files["links.csv"], ",print|spring 27,") || !strings.Contains(files["links.jsonl"], `"tags": ["print", "spring 27"]`) {
 		t.Errorf("tags missing:\n%s\n%s", files["links.csv"], files["links.jsonl"])
 	}
 	if !strings.Contains(files["links.csv"], "'=formula") {
 		t.Errorf("a formula-like title is not neutralised in links.csv:\n%s", files["links.csv"])
+	}
+	// links.csv is the links export's column set (and deleted_at), so the
+	// archive's links re-import.
+	header, _, _ := strings.Cut(files["links.csv"], "\n")
+	if want := strings.Join(append(slices.Clone(linkcsv.ExportColumns), "deleted_at"), ","); header != want {
+		t.Errorf("links.csv header %q, want %q", header, want)
+	}
+	reimported, err := linkcsv.Parse([]byte(files["links.csv"]), linkcsv.ImportOptions{KeepCodes: true, Now: time.Now()})
+	if err != nil || len(reimported) != 4 {
+		t.Errorf("links.csv does not re-import: %d rows, %v", len(reimported), err)
+	}
+	for _, r := range reimported {
+		if r.Input.TargetURL.String() == "" || (r.Valid() && !strings.Contains(files["links.csv"], ","+r.Input.TargetURL.String()+",")) {
+			t.Errorf("re-imported row %+v", r)
+		}
 	}
 	for _, other := range append(append([]string{b.Email, b.WorkspaceExternalID()}, b.Codes...), b.LinkIDs...) {
 		if strings.Contains(all, other) {
@@ -212,7 +231,7 @@ func TestExportStreamsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &probe{t: t, srv: srv, after: 2 << 20}
-	sum, err := export.New(srv.App.DB).Workspace(context.Background(), tn.WorkspaceID, p)
+	sum, err := export.New(srv.App.DB, app.Origins(srv.App.Config)).Workspace(context.Background(), tn.WorkspaceID, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,11 +103,16 @@ func (o Origins) ShortURL(domain *hostname.Name, code Code) string {
 	if domain == nil {
 		return o.ShortBase + "/" + code.String()
 	}
-	scheme := o.CustomScheme
-	if scheme == "" {
-		scheme = "https"
+	return o.DomainScheme() + "://" + domain.String() + "/" + code.String()
+}
+
+// DomainScheme is the scheme of short URLs on custom domains (https
+// unless configured otherwise).
+func (o Origins) DomainScheme() string {
+	if o.CustomScheme == "" {
+		return "https"
 	}
-	return scheme + "://" + domain.String() + "/" + code.String()
+	return o.CustomScheme
 }
 
 // Key names a code where the redirect finds it: the hostname of its custom

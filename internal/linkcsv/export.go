@@ -6,9 +6,7 @@ package linkcsv
 
 import (
 	"context"
-	"encoding/csv"
 	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/budget"
+	"github.com/linkqr/linkqr/internal/csvout"
 	"github.com/linkqr/linkqr/internal/link"
 )
 
@@ -50,8 +49,8 @@ func Export(ctx context.Context, links Searcher, ws uuid.UUID, q link.Search, w 
 		return err
 	}
 	defer release()
-	out := csv.NewWriter(w)
-	if err := out.Write(ExportColumns); err != nil {
+	out := csvout.New(w)
+	if err := out.Write(ExportColumns...); err != nil {
 		return err
 	}
 	q.Before, q.Limit, q.NoTotal = nil, exportPage, true
@@ -62,16 +61,12 @@ func Export(ctx context.Context, links Searcher, ws uuid.UUID, q link.Search, w 
 			return err
 		}
 		for _, l := range page.Links {
-			if err := out.Write(fillRow(row, l)); err != nil {
+			if err := out.Write(fillRow(row, l)...); err != nil {
 				return err
 			}
 		}
-		out.Flush()
-		if err := out.Error(); err != nil {
+		if err := out.Flush(); err != nil {
 			return err
-		}
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
 		}
 		if !page.HasMore || len(page.Links) == 0 {
 			return nil
@@ -81,16 +76,17 @@ func Export(ctx context.Context, links Searcher, ws uuid.UUID, q link.Search, w 
 	}
 }
 
-// fillRow writes l's cells into row, in ExportColumns order.
+// fillRow writes l's cells into row, in ExportColumns order (the writer
+// makes them formula-safe).
 func fillRow(row []string, l link.Link) []string {
 	w := l.Wire()
 	row[0] = w.ID
 	row[1] = w.Code
 	row[2] = deref(w.Domain)
 	row[3] = w.ShortURL
-	row[4] = Safe(w.TargetURL)
-	row[5] = Safe(deref(w.Title))
-	row[6] = Safe(strings.Join(w.Tags, TagSeparator))
+	row[4] = w.TargetURL
+	row[5] = deref(w.Title)
+	row[6] = strings.Join(w.Tags, TagSeparator)
 	row[7] = w.Status
 	row[8] = formatTime(l.ExpiresAt)
 	row[9] = strconv.FormatInt(w.ScanCount, 10)
@@ -105,25 +101,6 @@ func formatTime(t *time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339Nano)
-}
-
-// Safe makes a cell formula-safe: a value that a spreadsheet would run
-// as a formula (starting with =, +, -, @, a tab or a carriage return)
-// gets a leading apostrophe. Unsafe undoes it on import.
-func Safe(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
-}
-
-// Unsafe undoes Safe: an apostrophe followed by a formula character is
-// dropped.
-func Unsafe(s string) string {
-	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(s[1])) {
-		return s[1:]
-	}
-	return s
 }
 
 func deref(s *string) string {

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/linkqr/linkqr/internal/csvout"
 	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -176,7 +177,7 @@ func (c columns) cell(rec []string, name string) string {
 	if i < 0 || i >= len(rec) {
 		return ""
 	}
-	return Unsafe(strings.TrimSpace(rec[i]))
+	return csvout.Unsafe(strings.TrimSpace(rec[i]))
 }
 
 // parseRow parses one row with the API's rules.

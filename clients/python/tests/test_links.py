@@ -247,5 +247,14 @@ def test_create_many_tags_and_export(client: Client, marker: str) -> None:
     assert (updated.tags, updated.rules, updated.split, updated.password_protected, updated.max_scans) == (
         [], None, None, False, None
     )
-    for link in (first.link, second.link):
-        client.links.delete(link.id)
+    ids = [first.link.id, second.link.id]
+    edited = client.links.edit_many([*ids, "lnk_nope"], add_tags=["edited"], remove_tags=["bulk"], status="paused")
+    assert edited.object == "list" and [i.status for i in edited.data] == [200, 200, 422]
+    assert edited.data[0].link is not None and edited.data[0].link.tags == sorted(["edited", tag])
+    assert edited.data[0].link.status == "paused" and edited.data[2].problem is not None
+    with pytest.raises(ProblemError) as e:
+        client.links.delete_many([*ids, "lnk_nope"], atomic=True)
+    assert e.value.status == 422
+    gone = client.links.delete_many(ids)
+    assert [i.status for i in gone.data] == [200, 200] and gone.data[1].link is not None
+

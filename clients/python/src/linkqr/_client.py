@@ -12,6 +12,7 @@ from ._decode import decode, encode, format_timestamp
 from ._models import (
     Analytics,
     AuditEvent,
+    BulkEditList,
     BulkResult,
     Delivery,
     Domain,
@@ -183,6 +184,48 @@ class Links:
             body["atomic"] = atomic
         r = self._t.request("POST", "/links/bulk", json=body, idempotency_key=idempotency_key)
         return decode(BulkResult, r.json())
+
+    def edit_many(
+        self,
+        ids: Sequence[str],
+        *,
+        add_tags: Sequence[str] | None = None,
+        remove_tags: Sequence[str] | None = None,
+        status: LinkStatus | _Unset = UNSET,
+        expires_at: datetime | str | None | _Unset = UNSET,
+        atomic: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> BulkEditList:
+        """Applies one change to 1 to 1,000 links in one transaction (links:write):
+        tags added and removed (never replaced, so edits at once keep each other's
+        tags), ``status``, ``expires_at`` (``None`` removes it). One item per id
+        (see ``BulkEditList.data``); with ``atomic=True`` any failure raises
+        ProblemError 422 and nothing changes."""
+        body: dict[str, Any] = {"ids": list(ids)}
+        if add_tags is not None:
+            body["add_tags"] = list(add_tags)
+        if remove_tags is not None:
+            body["remove_tags"] = list(remove_tags)
+        if not isinstance(status, _Unset):
+            body["status"] = status
+        if not isinstance(expires_at, _Unset):
+            body["expires_at"] = None if expires_at is None else _ts(expires_at)
+        if atomic is not None:
+            body["atomic"] = atomic
+        r = self._t.request("PATCH", "/links/bulk", json=body, idempotency_key=idempotency_key)
+        return decode(BulkEditList, r.json())
+
+    def delete_many(
+        self, ids: Sequence[str], *, atomic: bool | None = None, idempotency_key: str | None = None
+    ) -> BulkEditList:
+        """Deletes 1 to 1,000 links in one transaction (links:write); each item holds
+        the link as it was, or a 404/422 problem. With ``atomic=True`` any failure
+        raises ProblemError 422 and nothing is deleted."""
+        params: dict[str, Any] = {"ids": ",".join(ids)}
+        if atomic:
+            params["atomic"] = "true"
+        r = self._t.request("DELETE", "/links/bulk", params=params, idempotency_key=idempotency_key)
+        return decode(BulkEditList, r.json())
 
     def export(
         self,

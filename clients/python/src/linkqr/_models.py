@@ -369,6 +369,32 @@ class BulkResult:
     data: list[BulkItem]
 
 
+@dataclass(frozen=True)
+class BulkEditItem:
+    """The outcome of one id of a bulk edit or deletion: ``status`` 200 with
+    ``link`` (as it is now; as it was, for a deletion), or 404/422 with
+    ``error`` (a problem document; see ``problem``) and nothing done."""
+
+    index: int
+    id: str
+    status: int
+    link: Link | None = None
+    error: dict[str, Any] | None = None
+
+    @property
+    def problem(self) -> ProblemError | None:
+        """``error`` as a ProblemError, or None for a link that was edited or deleted."""
+        return None if self.error is None else ProblemError(self.status, self.error)
+
+
+@dataclass(frozen=True)
+class BulkEditList:
+    """The outcome of a bulk edit or deletion, one item per id in request order."""
+
+    object: Literal["list"]
+    data: list[BulkEditItem]
+
+
 T = TypeVar("T")
 
 

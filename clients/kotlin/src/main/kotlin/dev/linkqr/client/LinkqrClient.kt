@@ -157,6 +157,48 @@ class Links internal constructor(private val t: Transport) {
         return t.json(BulkResult::class.java, "POST", "/links/bulk", body = b, idempotencyKey = idempotencyKey)
     }
 
+    // operation: editLinks
+    /**
+     * Applies one change to 1 to 1,000 links in one transaction (links:write):
+     * [addTags] and [removeTags] are added and removed (never replaced, so
+     * edits at once keep each other's tags), [status], [expiresAt]
+     * ([clearExpiresAt] removes it). Each id succeeds or fails on its own
+     * (see each [BulkEditItem]); with atomic = true any failure throws a
+     * ProblemException (422) and nothing changes.
+     */
+    @JvmOverloads
+    fun editMany(
+        ids: List<String>,
+        addTags: List<String>? = null,
+        removeTags: List<String>? = null,
+        status: String? = null,
+        expiresAt: Instant? = null,
+        clearExpiresAt: Boolean = false,
+        atomic: Boolean? = null,
+        idempotencyKey: String? = null
+    ): BulkEditList {
+        val b = JsonObject()
+        b.add("ids", Json.gson.toJsonTree(ids))
+        b.putJson("add_tags", addTags, false)
+        b.putJson("remove_tags", removeTags, false)
+        b.put("status", status, false)
+        b.put("expires_at", expiresAt?.toString(), clearExpiresAt)
+        if (atomic != null) b.addProperty("atomic", atomic)
+        return t.json(BulkEditList::class.java, "PATCH", "/links/bulk", body = b, idempotencyKey = idempotencyKey)
+    }
+
+    // operation: deleteLinks
+    /**
+     * Deletes 1 to 1,000 links in one transaction (links:write); each item
+     * holds the link as it was, or a 404/422 problem. With atomic = true any
+     * failure throws a ProblemException (422) and nothing is deleted.
+     */
+    @JvmOverloads
+    fun deleteMany(ids: List<String>, atomic: Boolean? = null, idempotencyKey: String? = null): BulkEditList {
+        val query = listOf("ids" to ids.joinToString(","), "atomic" to atomic?.toString())
+        return t.json(BulkEditList::class.java, "DELETE", "/links/bulk", query = query, idempotencyKey = idempotencyKey)
+    }
+
     // operation: exportLinks
     /**
      * The links the list's filters find (all without one), newest first, as

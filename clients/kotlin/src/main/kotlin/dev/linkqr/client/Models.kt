@@ -116,6 +116,26 @@ data class BulkItem(
     fun problem(): ProblemException? = error?.let { ProblemException.fromJson(status, it) }
 }
 
+/** The outcome of a bulk edit or deletion: one item per id, in the order given. */
+data class BulkEditList(
+    val `object`: String,
+    val data: List<BulkEditItem>
+)
+
+/** One id of a bulk edit or deletion: status 200 with [link] (as it is now; as it was, for a deletion), or 404/422 with [error] and nothing done. */
+data class BulkEditItem(
+    /** The id's index in the request's ids. */
+    val index: Int,
+    /** The id as given. */
+    val id: String,
+    val status: Int,
+    val link: Link?,
+    val error: com.google.gson.JsonObject?
+) {
+    /** The item's error as a ProblemException (slug, errors, …); null for a link edited or deleted. */
+    fun problem(): ProblemException? = error?.let { ProblemException.fromJson(status, it) }
+}
+
 // schema: Scan
 /** One recorded scan (or click) of a link's short URL. */
 data class Scan(

@@ -108,6 +108,16 @@ class ClientTest {
         assertTrue(csv.contains(one.code), csv)
 
         assertEquals(emptyList<String>(), lq.links.update(one.id, tags = emptyList()).tags)
+
+        val ids = listOf(one.id, bulk.data[0].link!!.id)
+        val edited = lq.links.editMany(ids + "lnk_nope", addTags = listOf("edited"), removeTags = listOf(tag), status = "paused")
+        assertEquals("list", edited.`object`)
+        assertEquals(listOf(200, 200, 422), edited.data.map { it.status })
+        assertEquals(listOf("edited"), edited.data[1].link!!.tags)
+        assertEquals("paused", edited.data[0].link!!.status)
+        assertEquals(422, edited.data[2].problem()!!.status)
+        val gone = lq.links.deleteMany(ids)
+        assertEquals(listOf(200, 200), gone.data.map { it.status })
     }
 
     @Test

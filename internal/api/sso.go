@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -32,13 +31,13 @@ func (a *API) putSSO(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f.rejectUnknown("object", "issuer", "client_id", "client_secret", "default_role", "required", "domains")
+	f.rejectUnknown("issuer", "client_id", "client_secret", "default_role", "required", "domains")
 	in := sso.PutInput{
 		Issuer:       f.str("issuer", true).Value,
 		ClientID:     f.str("client_id", true).Value,
 		ClientSecret: f.str("client_secret", false).Value,
 		DefaultRole:  scope.Role(f.str("default_role", false).Value),
-		Domains:      f.domainNames("domains"),
+		Domains:      f.strList("domains", false).Value,
 	}
 	if f.has("required") {
 		if err := json.Unmarshal(f.m["required"], &in.Required); err != nil || f.isNull("required") {
@@ -53,36 +52,6 @@ func (a *API) putSSO(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, c.Wire())
-}
-
-// domainNames decodes the domains of an sso_connection: names, or domain
-// objects as GET returns them (only their "domain" is read).
-func (f *fields) domainNames(name string) []string {
-	if !f.has(name) {
-		return nil
-	}
-	var items []json.RawMessage
-	if f.isNull(name) || json.Unmarshal(f.m[name], &items) != nil {
-		f.errs.Add(f.ptr(name), "must be an array of e-mail domains")
-		return nil
-	}
-	out := make([]string, 0, len(items))
-	for i, raw := range items {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			out = append(out, s)
-			continue
-		}
-		var o struct {
-			Domain string `json:"domain"`
-		}
-		if json.Unmarshal(raw, &o) != nil || o.Domain == "" {
-			f.errs.Add(fmt.Sprintf("%s/%d", f.ptr(name), i), `must be a domain name or an object with "domain"`)
-			continue
-		}
-		out = append(out, o.Domain)
-	}
-	return out
 }
 
 // verifySSODomain answers POST /api/v1/sso/domains/{domain}/verify: the

@@ -51,7 +51,7 @@ func TestSSOConnectionAPI(t *testing.T) {
 		t.Fatalf("the client secret is stored in the clear (%v)", err)
 	}
 	// Without client_secret the stored one stays.
-	keep := `{"issuer":"` + idp.Issuer() + `","client_id":"` + idp.ClientID + `","domains":[{"domain":"acme-api.example.com"}],"required":false}`
+	keep := `{"issuer":"` + idp.Issuer() + `","client_id":"` + idp.ClientID + `","domains":["acme-api.example.com"],"required":false}`
 	testkit.JSON(t, f.srv.Do(t, "PUT", "/api/v1/sso", f.token, keep), 200)
 
 	testkit.Problem(t, f.srv.Do(t, "POST", "/api/v1/sso/domains/acme-api.example.com/verify", f.token, ""), 422, "domain-not-verified")

@@ -1075,8 +1075,8 @@ export interface paths {
          *     `{LINKQR_BASE_URL}/login/sso/callback` as the redirect URI at the
          *     provider. `client_secret` is required the first time and may be
          *     left out afterwards to keep the stored one (it is kept encrypted).
-         *     `domains` lists the e-mail domains (names, or objects with
-         *     `domain`); a new domain is `pending` until verified with `POST
+         *     `domains` lists the e-mail domains by name; a new domain is
+         *     `pending` until verified with `POST
          *     /sso/domains/{domain}/verify`, a domain left out is removed.
          *     `required: true` refuses password sign-in to the addresses of the
          *     verified domains, except for the admin who turned it on (the
@@ -2162,16 +2162,9 @@ export interface components {
             domain: string;
             /** @enum {string} */
             status: "pending" | "verified";
-            verification: {
-                /** @enum {string} */
-                type: "TXT";
-                name: string;
-                value: string;
-            };
+            verification: components["schemas"]["DomainVerification"];
         };
         SSOConnectionInput: {
-            /** @enum {string} */
-            object?: "sso_connection";
             issuer: string;
             client_id: string;
             /** @description Required the first time; leave it out to keep the stored one. */
@@ -2183,9 +2176,8 @@ export interface components {
             default_role: "admin" | "member";
             /** @default false */
             required: boolean;
-            domains?: (string | {
-                domain: string;
-            })[];
+            /** @description The e-mail domains, such as `acme.com`; one left out is removed. */
+            domains?: string[];
         };
         /** @description A custom short domain of the workspace. */
         Domain: {

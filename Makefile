@@ -28,8 +28,13 @@ test:
 hostile:
 	$(GO) run ./internal/testkit/testenv -- $(GOTEST) -v $(HOSTILE)
 
-## generate: regenerate sqlc, templ and the TypeScript client's types (committed)
+## generate: regenerate sqlc (one block per owner in sqlc.yaml, into
+## internal/<owner>/internal/<owner>db), templ and the TypeScript client's types
+## (committed). The sqlc output directories hold nothing else: they are emptied
+## first, so the output of a block that is gone goes too (check-generated sees it)
+SQLC_OUT := internal/*/internal/*db
 generate:
+	rm -rf $(SQLC_OUT)
 	$(GO) tool sqlc generate
 	$(GO) tool templ generate -path web
 	@$(MAKE) --no-print-directory generate-ts
@@ -59,7 +64,7 @@ check-ts:
 
 ## check-generated: fail when committed generated code differs from the generators' output,
 ## or the TypeScript client does not compile with tsc --strict
-GENERATED := internal/store/dbsqlc 'web/*_templ.go' $(TS_DIR)/src/schema.gen.ts $(TS_DIR)/src/version.gen.ts $(TS_DIR)/src/problems.gen.ts $(TS_DIR)/package.json
+GENERATED := '$(SQLC_OUT)/*' 'web/*_templ.go' $(TS_DIR)/src/schema.gen.ts $(TS_DIR)/src/version.gen.ts $(TS_DIR)/src/problems.gen.ts $(TS_DIR)/package.json
 check-generated: generate check-ts
 	@git diff --exit-code -- $(GENERATED) || (echo "generated code is stale: run make generate and commit"; exit 1)
 	@test -z "$$(git status --porcelain -- $(GENERATED))" || (git status --short -- $(GENERATED); echo "generated files are untracked: run make generate and commit"; exit 1)

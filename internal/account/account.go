@@ -15,12 +15,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/account/internal/accountdb"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/validate"
 )
@@ -148,7 +148,7 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 
 	var res BootstrapResult
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := accountdb.New()
 		// Serialise concurrent bootstraps of the same address.
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext(lower($1)))", email); err != nil {
 			return store.InterpretError(err)
@@ -160,7 +160,7 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 			if err != nil {
 				return err
 			}
-			user, err = q.UserCreate(ctx, tx, dbsqlc.UserCreateParams{ID: id.New(), Email: email, PasswordHash: hash})
+			user, err = q.UserCreate(ctx, tx, accountdb.UserCreateParams{ID: id.New(), Email: email, PasswordHash: hash})
 			if err != nil {
 				return store.InterpretError(err)
 			}
@@ -189,8 +189,8 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 	return res, err
 }
 
-func findOrCreateAdminWorkspace(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, userID uuid.UUID, name string) (uuid.UUID, error) {
-	ws, err := q.WorkspaceFindAdminByName(ctx, tx, dbsqlc.WorkspaceFindAdminByNameParams{UserID: userID, Name: name})
+func findOrCreateAdminWorkspace(ctx context.Context, q *accountdb.Queries, tx pgx.Tx, userID uuid.UUID, name string) (uuid.UUID, error) {
+	ws, err := q.WorkspaceFindAdminByName(ctx, tx, accountdb.WorkspaceFindAdminByNameParams{UserID: userID, Name: name})
 	if err == nil {
 		return ws.ID, nil
 	}
@@ -201,12 +201,12 @@ func findOrCreateAdminWorkspace(ctx context.Context, q *dbsqlc.Queries, tx pgx.T
 }
 
 // createWorkspace creates a workspace with userID as its first admin.
-func createWorkspace(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, userID uuid.UUID, name string) (uuid.UUID, error) {
-	ws, err := q.WorkspaceCreate(ctx, tx, dbsqlc.WorkspaceCreateParams{ID: id.New(), Name: name})
+func createWorkspace(ctx context.Context, q *accountdb.Queries, tx pgx.Tx, userID uuid.UUID, name string) (uuid.UUID, error) {
+	ws, err := q.WorkspaceCreate(ctx, tx, accountdb.WorkspaceCreateParams{ID: id.New(), Name: name})
 	if err != nil {
 		return uuid.UUID{}, store.InterpretError(err)
 	}
-	if _, err := q.MembershipCreate(ctx, tx, dbsqlc.MembershipCreateParams{WorkspaceID: ws.ID, UserID: userID, Role: string(RoleAdmin)}); err != nil {
+	if _, err := q.MembershipCreate(ctx, tx, accountdb.MembershipCreateParams{WorkspaceID: ws.ID, UserID: userID, Role: string(RoleAdmin)}); err != nil {
 		return uuid.UUID{}, store.InterpretError(err)
 	}
 	return ws.ID, nil

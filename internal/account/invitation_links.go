@@ -9,11 +9,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/account/internal/accountdb"
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -26,16 +26,16 @@ func (s *Service) InvitationByLink(ctx context.Context, token string) (Invitatio
 	if !ok {
 		return Invitation{}, id.ErrNotFound
 	}
-	r, err := dbsqlc.New().InvitationGetByToken(ctx, s.db.Conn(ctx), hash)
+	r, err := accountdb.New().InvitationGetByToken(ctx, s.db.Conn(ctx), hash)
 	if err != nil {
 		return Invitation{}, store.InterpretError(err)
 	}
-	inv := invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
+	inv := invitationFromRow(accountdb.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
 		Status: r.Status, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, InvitedBy: r.InvitedBy, ByOperator: r.ByOperator}, r.WorkspaceName, r.InvitedByEmail)
 	if err := invitationGone(inv, s.now()); err != nil {
 		return inv, err
 	}
-	return inv, inviterStillAdmin(ctx, dbsqlc.New(), s.db.Conn(ctx), inv)
+	return inv, inviterStillAdmin(ctx, accountdb.New(), s.db.Conn(ctx), inv)
 }
 
 func invitationGone(inv Invitation, now time.Time) error {
@@ -57,7 +57,7 @@ func (s *Service) AcceptInvitationLink(ctx context.Context, userID uuid.UUID, to
 		if err != nil {
 			return err
 		}
-		user, err := dbsqlc.New().UserGetByID(ctx, tx, userID)
+		user, err := accountdb.New().UserGetByID(ctx, tx, userID)
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -89,7 +89,7 @@ func (s *Service) SignUpInvited(ctx context.Context, token, password string, ip 
 		return User{}, Workspace{}, err
 	}
 	var ws Workspace
-	user, err := s.register(ctx, inv.Email, password, ip, func(_ *dbsqlc.Queries, tx pgx.Tx, user User) error {
+	user, err := s.register(ctx, inv.Email, password, ip, func(_ *accountdb.Queries, tx pgx.Tx, user User) error {
 		locked, err := s.lockInvitationLink(ctx, tx, token)
 		if err != nil {
 			return err
@@ -109,28 +109,28 @@ func (s *Service) lockInvitationLink(ctx context.Context, tx pgx.Tx, token strin
 	if !ok {
 		return Invitation{}, id.ErrNotFound
 	}
-	r, err := dbsqlc.New().InvitationLockByToken(ctx, tx, hash)
+	r, err := accountdb.New().InvitationLockByToken(ctx, tx, hash)
 	if err != nil {
 		return Invitation{}, store.InterpretError(err)
 	}
-	inv := invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
+	inv := invitationFromRow(accountdb.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
 		Status: r.Status, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, InvitedBy: r.InvitedBy, ByOperator: r.ByOperator}, r.WorkspaceName, nil)
 	if err := invitationGone(inv, s.now()); err != nil {
 		return inv, err
 	}
-	return inv, inviterStillAdmin(ctx, dbsqlc.New(), tx, inv)
+	return inv, inviterStillAdmin(ctx, accountdb.New(), tx, inv)
 }
 
 // join adds the membership of a locked open invitation and closes it.
 func (s *Service) join(ctx context.Context, tx pgx.Tx, userID uuid.UUID, inv Invitation) (Workspace, error) {
-	q := dbsqlc.New()
+	q := accountdb.New()
 	if err := s.addMember(ctx, q, tx, inv, userID); err != nil {
 		return Workspace{}, err
 	}
-	if err := q.InvitationClose(ctx, tx, dbsqlc.InvitationCloseParams{ID: inv.ID, Status: invitationAccepted, Now: s.now()}); err != nil {
+	if err := q.InvitationClose(ctx, tx, accountdb.InvitationCloseParams{ID: inv.ID, Status: invitationAccepted, Now: s.now()}); err != nil {
 		return Workspace{}, store.InterpretError(err)
 	}
-	row, err := q.WorkspaceGetForUser(ctx, tx, dbsqlc.WorkspaceGetForUserParams{ID: inv.WorkspaceID, UserID: userID})
+	row, err := q.WorkspaceGetForUser(ctx, tx, accountdb.WorkspaceGetForUserParams{ID: inv.WorkspaceID, UserID: userID})
 	if err != nil {
 		return Workspace{}, store.InterpretError(err)
 	}
@@ -140,8 +140,8 @@ func (s *Service) join(ctx context.Context, tx pgx.Tx, userID uuid.UUID, inv Inv
 // HasOpenInvitation reports whether the user holds an open invitation to
 // the workspace.
 func (s *Service) HasOpenInvitation(ctx context.Context, userID, workspaceID uuid.UUID) (bool, error) {
-	ok, err := dbsqlc.New().InvitationOpenForWorkspaceExists(ctx, s.db.Conn(ctx),
-		dbsqlc.InvitationOpenForWorkspaceExistsParams{UserID: userID, WorkspaceID: workspaceID, Now: s.now()})
+	ok, err := accountdb.New().InvitationOpenForWorkspaceExists(ctx, s.db.Conn(ctx),
+		accountdb.InvitationOpenForWorkspaceExistsParams{UserID: userID, WorkspaceID: workspaceID, Now: s.now()})
 	return ok, store.InterpretError(err)
 }
 
@@ -150,11 +150,11 @@ func (s *Service) HasOpenInvitation(ctx context.Context, userID, workspaceID uui
 // offer it, and publishes the change: a cached "not a member" of this user
 // must not outlive the commit (callers Drop it from this instance's cache
 // once their transaction has committed).
-func (s *Service) addMember(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, inv Invitation, userID uuid.UUID) error {
+func (s *Service) addMember(ctx context.Context, q *accountdb.Queries, tx pgx.Tx, inv Invitation, userID uuid.UUID) error {
 	if err := inviterStillAdmin(ctx, q, tx, inv); err != nil {
 		return err
 	}
-	n, err := q.MembershipCreateIfAbsent(ctx, tx, dbsqlc.MembershipCreateIfAbsentParams{
+	n, err := q.MembershipCreateIfAbsent(ctx, tx, accountdb.MembershipCreateIfAbsentParams{
 		WorkspaceID: inv.WorkspaceID, UserID: userID, Role: string(inv.Role),
 	})
 	if err != nil {

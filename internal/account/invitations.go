@@ -9,12 +9,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/account/internal/accountdb"
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -91,7 +91,7 @@ func (s *Service) Invite(ctx context.Context, workspaceID uuid.UUID, invitedBy *
 	now := s.now()
 	var inv Invitation
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := accountdb.New()
 		// Serialises invitations of the workspace with its membership
 		// changes, so the checks below hold until commit.
 		ws, err := q.WorkspaceLock(ctx, tx, workspaceID)
@@ -111,7 +111,7 @@ func (s *Service) Invite(ctx context.Context, workspaceID uuid.UUID, invitedBy *
 			errs.Add("/role", "cannot be higher than your own role ("+string(inviterRole)+")")
 			return errs
 		}
-		member, err := q.MembershipExistsByEmail(ctx, tx, dbsqlc.MembershipExistsByEmailParams{WorkspaceID: ws, Email: email})
+		member, err := q.MembershipExistsByEmail(ctx, tx, accountdb.MembershipExistsByEmailParams{WorkspaceID: ws, Email: email})
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -119,10 +119,10 @@ func (s *Service) Invite(ctx context.Context, workspaceID uuid.UUID, invitedBy *
 			errs.Add("/email", "is already a member of this workspace")
 			return errs
 		}
-		if err := q.InvitationReplacePending(ctx, tx, dbsqlc.InvitationReplacePendingParams{WorkspaceID: ws, Email: email, Now: now}); err != nil {
+		if err := q.InvitationReplacePending(ctx, tx, accountdb.InvitationReplacePendingParams{WorkspaceID: ws, Email: email, Now: now}); err != nil {
 			return store.InterpretError(err)
 		}
-		open, err := q.InvitationCountPending(ctx, tx, dbsqlc.InvitationCountPendingParams{WorkspaceID: ws, Now: now})
+		open, err := q.InvitationCountPending(ctx, tx, accountdb.InvitationCountPendingParams{WorkspaceID: ws, Now: now})
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -130,7 +130,7 @@ func (s *Service) Invite(ctx context.Context, workspaceID uuid.UUID, invitedBy *
 			errs.Add("/email", "cannot be invited: this workspace already has "+strconv.Itoa(MaxPendingInvitations)+" open invitations; revoke some first")
 			return errs
 		}
-		row, err := q.InvitationCreate(ctx, tx, dbsqlc.InvitationCreateParams{
+		row, err := q.InvitationCreate(ctx, tx, accountdb.InvitationCreateParams{
 			ID: id.New(), WorkspaceID: ws, Email: email, Role: string(role),
 			InvitedBy: invitedBy, CreatedAt: now, ExpiresAt: now.Add(InvitationTTL), ByOperator: invitedBy == nil,
 		})
@@ -143,7 +143,7 @@ func (s *Service) Invite(ctx context.Context, workspaceID uuid.UUID, invitedBy *
 		}
 		inv = invitationFromRow(row, wsRow.Name, nil)
 		token, hash := newToken()
-		if err := q.InvitationSetToken(ctx, tx, dbsqlc.InvitationSetTokenParams{ID: inv.ID, TokenHash: hash}); err != nil {
+		if err := q.InvitationSetToken(ctx, tx, accountdb.InvitationSetTokenParams{ID: inv.ID, TokenHash: hash}); err != nil {
 			return store.InterpretError(err)
 		}
 		inv.Link = s.baseURL + "/invitations/" + token
@@ -169,14 +169,14 @@ func (s *Service) Invite(ctx context.Context, workspaceID uuid.UUID, invitedBy *
 // PendingInvitations lists the workspace's open invitations, newest first.
 // Callers have checked that the viewer administers the workspace.
 func (s *Service) PendingInvitations(ctx context.Context, workspaceID uuid.UUID) ([]Invitation, error) {
-	rows, err := dbsqlc.New().InvitationListPendingByWorkspace(ctx, s.db.Conn(ctx),
-		dbsqlc.InvitationListPendingByWorkspaceParams{WorkspaceID: workspaceID, Now: s.now()})
+	rows, err := accountdb.New().InvitationListPendingByWorkspace(ctx, s.db.Conn(ctx),
+		accountdb.InvitationListPendingByWorkspaceParams{WorkspaceID: workspaceID, Now: s.now()})
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
 	out := make([]Invitation, len(rows))
 	for i, r := range rows {
-		out[i] = invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
+		out[i] = invitationFromRow(accountdb.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
 			InvitedBy: r.InvitedBy, ByOperator: r.ByOperator, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
 	}
 	return out, nil
@@ -186,11 +186,11 @@ func (s *Service) PendingInvitations(ctx context.Context, workspaceID uuid.UUID)
 // returns it. Another workspace's invitation, and one that is no longer
 // open (accepted, declined, revoked, expired), are id.ErrNotFound.
 func (s *Service) RevokeInvitation(ctx context.Context, workspaceID, invitationID uuid.UUID) (Invitation, error) {
-	var row dbsqlc.Invitation
+	var row accountdb.Invitation
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		row, err = dbsqlc.New().InvitationRevoke(ctx, tx,
-			dbsqlc.InvitationRevokeParams{ID: invitationID, WorkspaceID: workspaceID, Now: s.now()})
+		row, err = accountdb.New().InvitationRevoke(ctx, tx,
+			accountdb.InvitationRevokeParams{ID: invitationID, WorkspaceID: workspaceID, Now: s.now()})
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -207,14 +207,14 @@ func (s *Service) RevokeInvitation(ctx context.Context, workspaceID, invitationI
 // InvitationsFor lists the open invitations addressed to the user's
 // address, newest first: what they may accept or decline.
 func (s *Service) InvitationsFor(ctx context.Context, userID uuid.UUID) ([]Invitation, error) {
-	rows, err := dbsqlc.New().InvitationListPendingForUser(ctx, s.db.Conn(ctx),
-		dbsqlc.InvitationListPendingForUserParams{UserID: userID, Now: s.now()})
+	rows, err := accountdb.New().InvitationListPendingForUser(ctx, s.db.Conn(ctx),
+		accountdb.InvitationListPendingForUserParams{UserID: userID, Now: s.now()})
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
 	out := make([]Invitation, len(rows))
 	for i, r := range rows {
-		out[i] = invitationFromRow(dbsqlc.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
+		out[i] = invitationFromRow(accountdb.Invitation{ID: r.ID, WorkspaceID: r.WorkspaceID, Email: r.Email, Role: r.Role,
 			InvitedBy: r.InvitedBy, ByOperator: r.ByOperator, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, r.WorkspaceName, r.InvitedByEmail)
 	}
 	return out, nil
@@ -223,8 +223,8 @@ func (s *Service) InvitationsFor(ctx context.Context, userID uuid.UUID) ([]Invit
 // CountInvitationsFor is how many open invitations await the user (the
 // top bar shows it on every page, so it is one cheap query).
 func (s *Service) CountInvitationsFor(ctx context.Context, userID uuid.UUID) (int, error) {
-	n, err := dbsqlc.New().InvitationCountPendingForUser(ctx, s.db.Conn(ctx),
-		dbsqlc.InvitationCountPendingForUserParams{UserID: userID, Now: s.now()})
+	n, err := accountdb.New().InvitationCountPendingForUser(ctx, s.db.Conn(ctx),
+		accountdb.InvitationCountPendingForUserParams{UserID: userID, Now: s.now()})
 	return int(n), store.InterpretError(err)
 }
 
@@ -235,11 +235,11 @@ func (s *Service) CountInvitationsFor(ctx context.Context, userID uuid.UUID) (in
 // belongs keeps their role.
 func (s *Service) AcceptInvitation(ctx context.Context, userID, invitationID uuid.UUID) (Workspace, error) {
 	var ws Workspace
-	err := s.closeInvitation(ctx, userID, invitationID, invitationAccepted, func(q *dbsqlc.Queries, tx pgx.Tx, inv Invitation) error {
+	err := s.closeInvitation(ctx, userID, invitationID, invitationAccepted, func(q *accountdb.Queries, tx pgx.Tx, inv Invitation) error {
 		if err := s.addMember(ctx, q, tx, inv, userID); err != nil {
 			return err
 		}
-		row, err := q.WorkspaceGetForUser(ctx, tx, dbsqlc.WorkspaceGetForUserParams{ID: inv.WorkspaceID, UserID: userID})
+		row, err := q.WorkspaceGetForUser(ctx, tx, accountdb.WorkspaceGetForUserParams{ID: inv.WorkspaceID, UserID: userID})
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -256,7 +256,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, userID, invitationID uui
 // and returns it; otherwise it is id.ErrNotFound, as for AcceptInvitation.
 func (s *Service) DeclineInvitation(ctx context.Context, userID, invitationID uuid.UUID) (Invitation, error) {
 	var declined Invitation
-	err := s.closeInvitation(ctx, userID, invitationID, invitationDeclined, func(_ *dbsqlc.Queries, _ pgx.Tx, inv Invitation) error {
+	err := s.closeInvitation(ctx, userID, invitationID, invitationDeclined, func(_ *accountdb.Queries, _ pgx.Tx, inv Invitation) error {
 		declined = inv
 		return nil
 	})
@@ -266,24 +266,24 @@ func (s *Service) DeclineInvitation(ctx context.Context, userID, invitationID uu
 // closeInvitation locks the user's open invitation, runs then and marks
 // the invitation with status, in one transaction: an invitation is answered
 // once, even when two tabs answer it at the same moment.
-func (s *Service) closeInvitation(ctx context.Context, userID, invitationID uuid.UUID, status string, then func(*dbsqlc.Queries, pgx.Tx, Invitation) error) error {
+func (s *Service) closeInvitation(ctx context.Context, userID, invitationID uuid.UUID, status string, then func(*accountdb.Queries, pgx.Tx, Invitation) error) error {
 	now := s.now()
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
-		row, err := q.InvitationGetPendingForUserForUpdate(ctx, tx, dbsqlc.InvitationGetPendingForUserForUpdateParams{ID: invitationID, UserID: userID, Now: now})
+		q := accountdb.New()
+		row, err := q.InvitationGetPendingForUserForUpdate(ctx, tx, accountdb.InvitationGetPendingForUserForUpdateParams{ID: invitationID, UserID: userID, Now: now})
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		inv := invitationFromRow(dbsqlc.Invitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role,
+		inv := invitationFromRow(accountdb.Invitation{ID: row.ID, WorkspaceID: row.WorkspaceID, Email: row.Email, Role: row.Role,
 			CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt, InvitedBy: row.InvitedBy, ByOperator: row.ByOperator}, row.WorkspaceName, nil)
 		if err := then(q, tx, inv); err != nil {
 			return err
 		}
-		return store.InterpretError(q.InvitationClose(ctx, tx, dbsqlc.InvitationCloseParams{ID: invitationID, Status: status, Now: now}))
+		return store.InterpretError(q.InvitationClose(ctx, tx, accountdb.InvitationCloseParams{ID: invitationID, Status: status, Now: now}))
 	})
 }
 
-func invitationFromRow(r dbsqlc.Invitation, workspaceName string, invitedBy *string) Invitation {
+func invitationFromRow(r accountdb.Invitation, workspaceName string, invitedBy *string) Invitation {
 	inv := Invitation{
 		ID: r.ID, WorkspaceID: r.WorkspaceID, WorkspaceName: workspaceName, Email: r.Email, Role: Role(r.Role),
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, Status: r.Status,
@@ -300,14 +300,14 @@ func invitationFromRow(r dbsqlc.Invitation, workspaceName string, invitedBy *str
 // admin, or deleting their account, revokes what they offered. Demotion
 // and removal also close those invitations (revokeInvitationsBy); this
 // check holds even for one that slipped past.
-func inviterStillAdmin(ctx context.Context, q *dbsqlc.Queries, tx dbsqlc.DBTX, inv Invitation) error {
+func inviterStillAdmin(ctx context.Context, q *accountdb.Queries, tx accountdb.DBTX, inv Invitation) error {
 	if inv.byOperator {
 		return nil
 	}
 	if inv.inviterID == nil {
 		return &GoneError{State: LinkRevoked}
 	}
-	ok, err := q.InvitationInviterIsAdmin(ctx, tx, dbsqlc.InvitationInviterIsAdminParams{WorkspaceID: inv.WorkspaceID, UserID: *inv.inviterID})
+	ok, err := q.InvitationInviterIsAdmin(ctx, tx, accountdb.InvitationInviterIsAdminParams{WorkspaceID: inv.WorkspaceID, UserID: *inv.inviterID})
 	if err != nil {
 		return store.InterpretError(err)
 	}
@@ -319,7 +319,7 @@ func inviterStillAdmin(ctx context.Context, q *dbsqlc.Queries, tx dbsqlc.DBTX, i
 
 // revokeInvitationsBy closes, in tx, the open invitations userID made in
 // the workspace (they stopped being an admin there).
-func (s *Service) revokeInvitationsBy(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, workspaceID, userID uuid.UUID) error {
-	_, err := q.InvitationRevokeAllByInviter(ctx, tx, dbsqlc.InvitationRevokeAllByInviterParams{WorkspaceID: workspaceID, InvitedBy: &userID, Now: s.now()})
+func (s *Service) revokeInvitationsBy(ctx context.Context, q *accountdb.Queries, tx pgx.Tx, workspaceID, userID uuid.UUID) error {
+	_, err := q.InvitationRevokeAllByInviter(ctx, tx, accountdb.InvitationRevokeAllByInviterParams{WorkspaceID: workspaceID, InvitedBy: &userID, Now: s.now()})
 	return store.InterpretError(err)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/account/internal/accountdb"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/id"
@@ -15,7 +16,6 @@ import (
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -40,7 +40,7 @@ func (m Member) ExternalUserID() string { return id.Format(id.User, m.UserID) }
 // Members lists a workspace's members, oldest first. Callers have checked
 // that the viewer belongs to the workspace.
 func (s *Service) Members(ctx context.Context, workspaceID uuid.UUID) ([]Member, error) {
-	rows, err := dbsqlc.New().MembershipListByWorkspace(ctx, s.db.Conn(ctx), workspaceID)
+	rows, err := accountdb.New().MembershipListByWorkspace(ctx, s.db.Conn(ctx), workspaceID)
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -60,7 +60,7 @@ func (s *Service) SetRole(ctx context.Context, workspaceID, userID uuid.UUID, ro
 		errs.Add("/role", "must be admin or member")
 		return Member{}, errs
 	}
-	return s.changeMembership(ctx, workspaceID, userID, func(q *dbsqlc.Queries, tx pgx.Tx, m *Member) error {
+	return s.changeMembership(ctx, workspaceID, userID, func(q *accountdb.Queries, tx pgx.Tx, m *Member) error {
 		if m.Role == role {
 			return nil
 		}
@@ -69,7 +69,7 @@ func (s *Service) SetRole(ctx context.Context, workspaceID, userID uuid.UUID, ro
 				return err
 			}
 		}
-		if _, err := q.MembershipSetRole(ctx, tx, dbsqlc.MembershipSetRoleParams{WorkspaceID: workspaceID, UserID: userID, Role: string(role)}); err != nil {
+		if _, err := q.MembershipSetRole(ctx, tx, accountdb.MembershipSetRoleParams{WorkspaceID: workspaceID, UserID: userID, Role: string(role)}); err != nil {
 			return store.InterpretError(err)
 		}
 		if m.Role == RoleAdmin {
@@ -97,7 +97,7 @@ func (s *Service) SetRole(ctx context.Context, workspaceID, userID uuid.UUID, ro
 // id.ErrNotFound.
 func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUID) (Member, int, error) {
 	var revoked, oauthRevoked []string
-	m, err := s.changeMembership(ctx, workspaceID, userID, func(q *dbsqlc.Queries, tx pgx.Tx, m *Member) error {
+	m, err := s.changeMembership(ctx, workspaceID, userID, func(q *accountdb.Queries, tx pgx.Tx, m *Member) error {
 		var err error
 		if revoked, err = apikey.RevokeAllByCreator(ctx, tx, workspaceID, userID); err != nil {
 			return err
@@ -113,7 +113,7 @@ func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUI
 		if err := s.revokeInvitationsBy(ctx, q, tx, workspaceID, userID); err != nil {
 			return err
 		}
-		if err := q.MembershipDelete(ctx, tx, dbsqlc.MembershipDeleteParams{WorkspaceID: workspaceID, UserID: userID}); err != nil {
+		if err := q.MembershipDelete(ctx, tx, accountdb.MembershipDeleteParams{WorkspaceID: workspaceID, UserID: userID}); err != nil {
 			return store.InterpretError(err)
 		}
 		return audit.Record(ctx, tx, workspaceID, audit.MemberRemoved, memberTarget(userID), audit.Changes{
@@ -138,14 +138,14 @@ func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUI
 // serialised and the last-admin rule cannot be raced. The change is
 // published (membership.Changed), so the member's credentials act with
 // the new role from the next request on every instance.
-func (s *Service) changeMembership(ctx context.Context, workspaceID, userID uuid.UUID, change func(*dbsqlc.Queries, pgx.Tx, *Member) error) (Member, error) {
+func (s *Service) changeMembership(ctx context.Context, workspaceID, userID uuid.UUID, change func(*accountdb.Queries, pgx.Tx, *Member) error) (Member, error) {
 	var m Member
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := accountdb.New()
 		if _, err := q.WorkspaceLock(ctx, tx, workspaceID); err != nil {
 			return store.InterpretError(err)
 		}
-		row, err := q.MembershipGetForUpdate(ctx, tx, dbsqlc.MembershipGetForUpdateParams{WorkspaceID: workspaceID, UserID: userID})
+		row, err := q.MembershipGetForUpdate(ctx, tx, accountdb.MembershipGetForUpdateParams{WorkspaceID: workspaceID, UserID: userID})
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -166,7 +166,7 @@ func (s *Service) changeMembership(ctx context.Context, workspaceID, userID uuid
 	return m, nil
 }
 
-func ensureAnotherAdmin(ctx context.Context, q *dbsqlc.Queries, tx pgx.Tx, workspaceID uuid.UUID) error {
+func ensureAnotherAdmin(ctx context.Context, q *accountdb.Queries, tx pgx.Tx, workspaceID uuid.UUID) error {
 	n, err := q.MembershipCountAdmins(ctx, tx, workspaceID)
 	if err != nil {
 		return store.InterpretError(err)

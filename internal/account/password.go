@@ -6,11 +6,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/account/internal/accountdb"
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -32,7 +32,7 @@ func (s *Service) ConfirmPassword(ctx context.Context, userID uuid.UUID, pointer
 
 // passwordMatches compares password with the user's (argon2id, constant time).
 func (s *Service) passwordMatches(ctx context.Context, userID uuid.UUID, password string) (bool, error) {
-	row, err := dbsqlc.New().UserGetByID(ctx, s.db.Conn(ctx), userID)
+	row, err := accountdb.New().UserGetByID(ctx, s.db.Conn(ctx), userID)
 	if err != nil {
 		return false, store.InterpretError(err)
 	}
@@ -79,14 +79,14 @@ func (s *Service) RenameWorkspace(ctx context.Context, workspaceID uuid.UUID, na
 	if err := errs.Err(); err != nil {
 		return Workspace{}, err
 	}
-	var row dbsqlc.Workspace
+	var row accountdb.Workspace
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := accountdb.New()
 		old, err := q.WorkspaceGetByID(ctx, tx, workspaceID)
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		if row, err = q.WorkspaceRename(ctx, tx, dbsqlc.WorkspaceRenameParams{ID: workspaceID, Name: name}); err != nil {
+		if row, err = q.WorkspaceRename(ctx, tx, accountdb.WorkspaceRenameParams{ID: workspaceID, Name: name}); err != nil {
 			return store.InterpretError(err)
 		}
 		if old.Name == row.Name {

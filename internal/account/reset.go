@@ -12,9 +12,10 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/linkqr/linkqr/internal/account/internal/accountdb"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -70,7 +71,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email string, ip net
 // countForgot records a forgot-password request and refuses it (removing
 // the record again) when a window is full.
 func (s *Service) countForgot(ctx context.Context, key string, ip netip.Addr) error {
-	q := dbsqlc.New()
+	q := accountdb.New()
 	now := s.now().Truncate(time.Microsecond)
 	conn := s.db.Conn(ctx)
 	if err := q.PasswordResetRequestPrune(ctx, conn, now.Add(-forgotRetentionSpan)); err != nil {
@@ -81,11 +82,11 @@ func (s *Service) countForgot(ctx context.Context, key string, ip netip.Addr) er
 		ip = ip.Unmap()
 		ipArg = &ip
 	}
-	id, err := q.PasswordResetRequestInsert(ctx, conn, dbsqlc.PasswordResetRequestInsertParams{EmailKey: key, IP: ipArg, RequestedAt: now})
+	id, err := q.PasswordResetRequestInsert(ctx, conn, accountdb.PasswordResetRequestInsertParams{EmailKey: key, IP: ipArg, RequestedAt: now})
 	if err != nil {
 		return store.InterpretError(err)
 	}
-	c, err := q.PasswordResetRequestCounts(ctx, conn, dbsqlc.PasswordResetRequestCountsParams{
+	c, err := q.PasswordResetRequestCounts(ctx, conn, accountdb.PasswordResetRequestCountsParams{
 		EmailKey: key, EmailSince: now.Add(-ForgotEmailWindow), IP: ipArg, IpSince: now.Add(-ForgotIPWindow),
 	})
 	if err != nil {
@@ -130,7 +131,7 @@ type ResetRequestWorker struct {
 func (w *ResetRequestWorker) Work(ctx context.Context, job *river.Job[ResetRequestArgs]) error {
 	s := w.Service
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
-		user, err := dbsqlc.New().UserGetByEmail(ctx, tx, job.Args.Email)
+		user, err := accountdb.New().UserGetByEmail(ctx, tx, job.Args.Email)
 		if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			return nil
 		}
@@ -152,7 +153,7 @@ func (w *ResetRequestWorker) Work(ctx context.Context, job *river.Job[ResetReque
 func (s *Service) ResetLink(ctx context.Context, email string) (string, error) {
 	var link string
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		user, err := dbsqlc.New().UserGetByEmail(ctx, tx, email)
+		user, err := accountdb.New().UserGetByEmail(ctx, tx, email)
 		if err != nil {
 			return fmt.Errorf("no account with the address %s: %w", email, store.InterpretError(err))
 		}
@@ -163,13 +164,13 @@ func (s *Service) ResetLink(ctx context.Context, email string) (string, error) {
 }
 
 func (s *Service) newResetLink(ctx context.Context, tx pgx.Tx, userID uuid.UUID) (string, error) {
-	q := dbsqlc.New()
+	q := accountdb.New()
 	now := s.now()
 	if err := q.PasswordResetPrune(ctx, tx, now.Add(-24*time.Hour)); err != nil {
 		return "", store.InterpretError(err)
 	}
 	token, hash := newToken()
-	if err := q.PasswordResetCreate(ctx, tx, dbsqlc.PasswordResetCreateParams{
+	if err := q.PasswordResetCreate(ctx, tx, accountdb.PasswordResetCreateParams{
 		TokenHash: hash, UserID: userID, CreatedAt: now, ExpiresAt: now.Add(ResetTTL),
 	}); err != nil {
 		return "", store.InterpretError(err)
@@ -185,7 +186,7 @@ func (s *Service) PasswordResetUser(ctx context.Context, token string) (User, er
 	if !ok {
 		return User{}, id.ErrNotFound
 	}
-	r, err := dbsqlc.New().PasswordResetGet(ctx, s.db.Conn(ctx), hash)
+	r, err := accountdb.New().PasswordResetGet(ctx, s.db.Conn(ctx), hash)
 	if err != nil {
 		return User{}, store.InterpretError(err)
 	}
@@ -215,7 +216,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, password string) (Us
 	}
 	var user User
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := accountdb.New()
 		r, err := q.PasswordResetGetForUpdate(ctx, tx, hash)
 		if err != nil {
 			return store.InterpretError(err)
@@ -223,22 +224,22 @@ func (s *Service) ResetPassword(ctx context.Context, token, password string) (Us
 		if state := linkGone(r.UsedAt != nil, false, r.ExpiresAt, s.now()); state != "" {
 			return &GoneError{State: state}
 		}
-		if err := q.PasswordResetUseAll(ctx, tx, dbsqlc.PasswordResetUseAllParams{UserID: r.UserID, Now: s.now()}); err != nil {
+		if err := q.PasswordResetUseAll(ctx, tx, accountdb.PasswordResetUseAllParams{UserID: r.UserID, Now: s.now()}); err != nil {
 			return store.InterpretError(err)
 		}
 		user, err = s.setPassword(ctx, tx, r.UserID, pwHash)
 		if err != nil {
 			return err
 		}
-		_, err = q.SessionDeleteByUser(ctx, tx, &r.UserID)
-		return store.InterpretError(err)
+		_, err = session.RevokeAll(ctx, tx, r.UserID)
+		return err
 	})
 	return user, err
 }
 
 func (s *Service) setPassword(ctx context.Context, tx pgx.Tx, userID uuid.UUID, hash string) (User, error) {
-	q := dbsqlc.New()
-	if err := q.UserSetPassword(ctx, tx, dbsqlc.UserSetPasswordParams{ID: userID, PasswordHash: hash}); err != nil {
+	q := accountdb.New()
+	if err := q.UserSetPassword(ctx, tx, accountdb.UserSetPasswordParams{ID: userID, PasswordHash: hash}); err != nil {
 		return User{}, store.InterpretError(err)
 	}
 	row, err := q.UserGetByID(ctx, tx, userID)

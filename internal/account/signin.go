@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/account/internal/accountdb"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Sign-in throttling keeps guessing expensive without handing attackers a
@@ -63,7 +63,9 @@ type User struct {
 // ExternalID is the user's "usr_…" identifier.
 func (u User) ExternalID() string { return id.Format(id.User, u.ID) }
 
-func userFromRow(r dbsqlc.User) User { return User{ID: r.ID, Email: r.Email, CreatedAt: r.CreatedAt} }
+func userFromRow(r accountdb.User) User {
+	return User{ID: r.ID, Email: r.Email, CreatedAt: r.CreatedAt}
+}
 
 // emailKey is how failures are counted: trimmed, lower-case, bounded.
 func emailKey(email string) string {
@@ -94,7 +96,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 	}
 	var user User
 	err := s.guarded(ctx, email, ip, func() (bool, error) {
-		row, err := dbsqlc.New().UserGetByEmail(ctx, s.db.Conn(ctx), strings.TrimSpace(email))
+		row, err := accountdb.New().UserGetByEmail(ctx, s.db.Conn(ctx), strings.TrimSpace(email))
 		if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			if err := secrethash.Dummy(ctx, password); err != nil {
 				return false, err
@@ -133,7 +135,7 @@ func (s *Service) CheckSecondFactor(ctx context.Context, email string, ip netip.
 // past the limits; a success forgives the failures of the same (address,
 // IP).
 func (s *Service) guarded(ctx context.Context, email string, ip netip.Addr, check func() (bool, error)) error {
-	q := dbsqlc.New()
+	q := accountdb.New()
 	key := emailKey(email)
 	now := s.now().Truncate(time.Microsecond) // PostgreSQL's precision
 	var ipp *netip.Addr
@@ -144,7 +146,7 @@ func (s *Service) guarded(ctx context.Context, email string, ip netip.Addr, chec
 	if err := q.SigninFailurePrune(ctx, s.db.Conn(ctx), now.Add(-max(SignInWindow, EmailBackstopWindow))); err != nil {
 		return store.InterpretError(err)
 	}
-	attempt, err := q.SigninFailureInsert(ctx, s.db.Conn(ctx), dbsqlc.SigninFailureInsertParams{EmailKey: key, IP: ipp, FailedAt: now})
+	attempt, err := q.SigninFailureInsert(ctx, s.db.Conn(ctx), accountdb.SigninFailureInsertParams{EmailKey: key, IP: ipp, FailedAt: now})
 	if err != nil {
 		return store.InterpretError(err)
 	}
@@ -169,7 +171,7 @@ func (s *Service) guarded(ctx context.Context, email string, ip netip.Addr, chec
 	if !ok {
 		return ErrBadCredentials
 	}
-	if err := q.SigninFailureClearEmailIP(ctx, s.db.Conn(ctx), dbsqlc.SigninFailureClearEmailIPParams{EmailKey: key, IP: ipp}); err != nil {
+	if err := q.SigninFailureClearEmailIP(ctx, s.db.Conn(ctx), accountdb.SigninFailureClearEmailIPParams{EmailKey: key, IP: ipp}); err != nil {
 		return store.InterpretError(err)
 	}
 	return nil
@@ -178,7 +180,7 @@ func (s *Service) guarded(ctx context.Context, email string, ip netip.Addr, chec
 // throttled returns how long to wait when the failures in a window (this
 // attempt included) exceed its limit, else 0.
 func (s *Service) throttled(ctx context.Context, key string, ip *netip.Addr, now time.Time) (time.Duration, error) {
-	q := dbsqlc.New()
+	q := accountdb.New()
 	var wait time.Duration
 	over := func(failures int32, oldest time.Time, limit int, window time.Duration) {
 		if int(failures) > limit {
@@ -186,19 +188,19 @@ func (s *Service) throttled(ctx context.Context, key string, ip *netip.Addr, now
 		}
 	}
 	since := now.Add(-SignInWindow)
-	pair, err := q.SigninFailuresByEmailIP(ctx, s.db.Conn(ctx), dbsqlc.SigninFailuresByEmailIPParams{Since: since, EmailKey: key, IP: ip})
+	pair, err := q.SigninFailuresByEmailIP(ctx, s.db.Conn(ctx), accountdb.SigninFailuresByEmailIPParams{Since: since, EmailKey: key, IP: ip})
 	if err != nil {
 		return 0, store.InterpretError(err)
 	}
 	over(pair.Failures, pair.Oldest, MaxFailuresPerEmailIP, SignInWindow)
 	if ip != nil {
-		byIP, err := q.SigninFailuresByIP(ctx, s.db.Conn(ctx), dbsqlc.SigninFailuresByIPParams{Since: since, IP: ip})
+		byIP, err := q.SigninFailuresByIP(ctx, s.db.Conn(ctx), accountdb.SigninFailuresByIPParams{Since: since, IP: ip})
 		if err != nil {
 			return 0, store.InterpretError(err)
 		}
 		over(byIP.Failures, byIP.Oldest, MaxFailuresPerIP, SignInWindow)
 	}
-	byEmail, err := q.SigninFailuresByEmail(ctx, s.db.Conn(ctx), dbsqlc.SigninFailuresByEmailParams{Since: now.Add(-EmailBackstopWindow), EmailKey: key})
+	byEmail, err := q.SigninFailuresByEmail(ctx, s.db.Conn(ctx), accountdb.SigninFailuresByEmailParams{Since: now.Add(-EmailBackstopWindow), EmailKey: key})
 	if err != nil {
 		return 0, store.InterpretError(err)
 	}
@@ -211,7 +213,7 @@ func (s *Service) throttled(ctx context.Context, key string, ip *netip.Addr, now
 
 // User returns a user by id (id.ErrNotFound when deleted).
 func (s *Service) User(ctx context.Context, id uuid.UUID) (User, error) {
-	row, err := dbsqlc.New().UserGetByID(ctx, s.db.Conn(ctx), id)
+	row, err := accountdb.New().UserGetByID(ctx, s.db.Conn(ctx), id)
 	if err != nil {
 		return User{}, store.InterpretError(err)
 	}
@@ -221,7 +223,7 @@ func (s *Service) User(ctx context.Context, id uuid.UUID) (User, error) {
 // UserByEmail returns the account of an address (any case);
 // id.ErrNotFound when there is none.
 func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
-	row, err := dbsqlc.New().UserGetByEmail(ctx, s.db.Conn(ctx), strings.TrimSpace(email))
+	row, err := accountdb.New().UserGetByEmail(ctx, s.db.Conn(ctx), strings.TrimSpace(email))
 	if err != nil {
 		return User{}, store.InterpretError(err)
 	}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/account/internal/accountdb"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -54,7 +54,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput, ip netip.Addr) (Us
 	if err := errs.Err(); err != nil {
 		return User{}, err
 	}
-	return s.register(ctx, email, in.Password, ip, func(q *dbsqlc.Queries, tx pgx.Tx, user User) error {
+	return s.register(ctx, email, in.Password, ip, func(q *accountdb.Queries, tx pgx.Tx, user User) error {
 		_, err := createWorkspace(ctx, q, tx, user.ID, name)
 		return err
 	})
@@ -63,7 +63,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput, ip netip.Addr) (Us
 // register creates the user (throttled, hashed first) and runs then in the
 // same transaction; an address with an account is ErrAccountExists, after
 // the notice to its owner.
-func (s *Service) register(ctx context.Context, email, password string, ip netip.Addr, then func(*dbsqlc.Queries, pgx.Tx, User) error) (User, error) {
+func (s *Service) register(ctx context.Context, email, password string, ip netip.Addr, then func(*accountdb.Queries, pgx.Tx, User) error) (User, error) {
 	forgive, err := s.countSignUp(ctx, ip)
 	if err != nil {
 		return User{}, err
@@ -74,8 +74,8 @@ func (s *Service) register(ctx context.Context, email, password string, ip netip
 	}
 	var user User
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
-		row, err := q.UserCreateIfAbsent(ctx, tx, dbsqlc.UserCreateIfAbsentParams{ID: id.New(), Email: email, PasswordHash: hash})
+		q := accountdb.New()
+		row, err := q.UserCreateIfAbsent(ctx, tx, accountdb.UserCreateIfAbsentParams{ID: id.New(), Email: email, PasswordHash: hash})
 		if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			return ErrAccountExists // leave the account alone
 		}
@@ -107,13 +107,13 @@ func (s *Service) countSignUp(ctx context.Context, ip netip.Addr) (forgive func(
 		return func(err error) error { return err }, nil
 	}
 	ip = ip.Unmap()
-	q := dbsqlc.New()
+	q := accountdb.New()
 	now := s.now().Truncate(time.Microsecond) // PostgreSQL's precision
 	since := now.Add(-SignUpWindow)
 	if err := q.SignupAttemptPrune(ctx, s.db.Conn(ctx), since); err != nil {
 		return nil, store.InterpretError(err)
 	}
-	attempt, err := q.SignupAttemptInsert(ctx, s.db.Conn(ctx), dbsqlc.SignupAttemptInsertParams{IP: ip, AttemptedAt: now})
+	attempt, err := q.SignupAttemptInsert(ctx, s.db.Conn(ctx), accountdb.SignupAttemptInsertParams{IP: ip, AttemptedAt: now})
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -124,7 +124,7 @@ func (s *Service) countSignUp(ctx context.Context, ip netip.Addr) (forgive func(
 		}
 		return err
 	}
-	byIP, err := q.SignupAttemptsByIP(ctx, s.db.Conn(ctx), dbsqlc.SignupAttemptsByIPParams{Since: since, IP: ip})
+	byIP, err := q.SignupAttemptsByIP(ctx, s.db.Conn(ctx), accountdb.SignupAttemptsByIPParams{Since: since, IP: ip})
 	if err != nil {
 		return nil, forgive(store.InterpretError(err))
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/account/internal/accountdb"
 )
 
 // JoinBySSO is the account behind a sign-in through a workspace's
@@ -27,7 +27,7 @@ import (
 // own change).
 func (s *Service) JoinBySSO(ctx context.Context, workspaceID uuid.UUID, email string, role Role) (User, bool, error) {
 	email = strings.TrimSpace(email)
-	q := dbsqlc.New()
+	q := accountdb.New()
 	var hash string
 	if _, err := q.UserGetByEmail(ctx, s.db.Conn(ctx), email); errors.Is(store.InterpretError(err), id.ErrNotFound) {
 		b := make([]byte, 32)
@@ -43,14 +43,14 @@ func (s *Service) JoinBySSO(ctx context.Context, workspaceID uuid.UUID, email st
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		row, err := q.UserGetByEmail(ctx, tx, email)
 		if errors.Is(store.InterpretError(err), id.ErrNotFound) && hash != "" {
-			row, err = q.UserCreateIfAbsent(ctx, tx, dbsqlc.UserCreateIfAbsentParams{ID: id.New(), Email: email, PasswordHash: hash})
+			row, err = q.UserCreateIfAbsent(ctx, tx, accountdb.UserCreateIfAbsentParams{ID: id.New(), Email: email, PasswordHash: hash})
 			created = err == nil
 		}
 		if err != nil {
 			return store.InterpretError(err) // a concurrent first sign-in: the next attempt finds the account
 		}
 		user = userFromRow(row)
-		n, err := q.MembershipCreateIfAbsent(ctx, tx, dbsqlc.MembershipCreateIfAbsentParams{
+		n, err := q.MembershipCreateIfAbsent(ctx, tx, accountdb.MembershipCreateIfAbsentParams{
 			WorkspaceID: workspaceID, UserID: user.ID, Role: string(role),
 		})
 		if err != nil {

@@ -7,10 +7,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/account/internal/accountdb"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -36,7 +36,7 @@ func (w Workspace) Can(s scope.Scope) bool { return w.Role.Permits(s) }
 // user does not belong to is id.ErrNotFound, exactly like one that does
 // not exist, so guessing ids reveals nothing.
 func (s *Service) Workspace(ctx context.Context, userID, workspaceID uuid.UUID) (Workspace, error) {
-	row, err := dbsqlc.New().WorkspaceGetForUser(ctx, s.db.Conn(ctx), dbsqlc.WorkspaceGetForUserParams{ID: workspaceID, UserID: userID})
+	row, err := accountdb.New().WorkspaceGetForUser(ctx, s.db.Conn(ctx), accountdb.WorkspaceGetForUserParams{ID: workspaceID, UserID: userID})
 	if err != nil {
 		return Workspace{}, store.InterpretError(err)
 	}
@@ -46,7 +46,7 @@ func (s *Service) Workspace(ctx context.Context, userID, workspaceID uuid.UUID) 
 // WorkspaceByID loads a workspace for a caller already bound to it (an API
 // credential, an operator); Role is empty.
 func (s *Service) WorkspaceByID(ctx context.Context, id uuid.UUID) (Workspace, error) {
-	row, err := dbsqlc.New().WorkspaceGetByID(ctx, s.db.Conn(ctx), id)
+	row, err := accountdb.New().WorkspaceGetByID(ctx, s.db.Conn(ctx), id)
 	if err != nil {
 		return Workspace{}, store.InterpretError(err)
 	}
@@ -55,7 +55,7 @@ func (s *Service) WorkspaceByID(ctx context.Context, id uuid.UUID) (Workspace, e
 
 // Workspaces lists the user's workspaces by name.
 func (s *Service) Workspaces(ctx context.Context, userID uuid.UUID) ([]Workspace, error) {
-	rows, err := dbsqlc.New().WorkspaceListForUser(ctx, s.db.Conn(ctx), userID)
+	rows, err := accountdb.New().WorkspaceListForUser(ctx, s.db.Conn(ctx), userID)
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -76,7 +76,7 @@ func (s *Service) NewWorkspace(ctx context.Context, userID uuid.UUID, name strin
 	}
 	var ws Workspace
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		id, err := createWorkspace(ctx, dbsqlc.New(), tx, userID, name)
+		id, err := createWorkspace(ctx, accountdb.New(), tx, userID, name)
 		ws = Workspace{ID: id, Name: name, Role: RoleAdmin}
 		return err
 	})

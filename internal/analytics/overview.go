@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/scan/rollup"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // OverviewTopLinks is how many links the overview ranks.
@@ -81,7 +81,7 @@ func (s *Reports) Overview(ctx context.Context, ws uuid.UUID, from, to time.Time
 	defer func() { s.limits.Pace.Adjust(float64(time.Since(start).Milliseconds()) - paceEstimate) }()
 
 	var o Overview
-	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db dbsqlc.DBTX) error {
+	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db store.DBTX) error {
 		var err error
 		o, err = overview(ctx, db, ws, from, to)
 		return err
@@ -93,12 +93,11 @@ func (s *Reports) Overview(ctx context.Context, ws uuid.UUID, from, to time.Time
 }
 
 // overview reads the overview in one read-only snapshot.
-func overview(ctx context.Context, db dbsqlc.DBTX, ws uuid.UUID, from, to time.Time) (Overview, error) {
-	q := dbsqlc.New()
+func overview(ctx context.Context, db store.DBTX, ws uuid.UUID, from, to time.Time) (Overview, error) {
 	o := Overview{From: from, To: to, Days: []Bucket{}, TopLinks: []OverviewLink{}, Countries: []KeyCount{}, Sources: []KeyCount{}}
-	state, err := q.ScanFoldState(ctx, db)
+	state, err := rollup.State(ctx, db)
 	if err != nil {
-		return o, store.InterpretError(err)
+		return o, err
 	}
 	o.AsOf = state.FoldedAt.UTC()
 
@@ -106,9 +105,9 @@ func overview(ctx context.Context, db dbsqlc.DBTX, ws uuid.UUID, from, to time.T
 	for day := from; day.Before(to); day = Day.Next(day) {
 		list = append(list, day)
 	}
-	days, err := q.AnalyticsOverviewDays(ctx, db, dbsqlc.AnalyticsOverviewDaysParams{WorkspaceID: ws, Days: list})
+	days, err := rollup.OverviewDays(ctx, db, ws, list)
 	if err != nil {
-		return o, store.InterpretError(err)
+		return o, err
 	}
 	byDay := make(map[time.Time]int64, len(days))
 	for _, d := range days {
@@ -120,9 +119,9 @@ func overview(ctx context.Context, db dbsqlc.DBTX, ws uuid.UUID, from, to time.T
 		o.Total += n
 	}
 
-	keys, err := q.AnalyticsOverviewKeys(ctx, db, dbsqlc.AnalyticsOverviewKeysParams{WorkspaceID: ws, Days: list})
+	keys, err := rollup.OverviewKeys(ctx, db, ws, list)
 	if err != nil {
-		return o, store.InterpretError(err)
+		return o, err
 	}
 	for _, k := range keys {
 		switch k.Dim {
@@ -133,9 +132,9 @@ func overview(ctx context.Context, db dbsqlc.DBTX, ws uuid.UUID, from, to time.T
 		}
 	}
 
-	top, err := q.AnalyticsOverviewTop(ctx, db, dbsqlc.AnalyticsOverviewTopParams{WorkspaceID: ws, Days: list, MaxLinks: OverviewTopLinks})
+	top, err := rollup.OverviewTop(ctx, db, ws, list, OverviewTopLinks)
 	if err != nil {
-		return o, store.InterpretError(err)
+		return o, err
 	}
 	ids := make([]uuid.UUID, 0, len(top))
 	for _, t := range top {
@@ -149,11 +148,11 @@ func overview(ctx context.Context, db dbsqlc.DBTX, ws uuid.UUID, from, to time.T
 	if len(ids) == 0 {
 		return o, nil
 	}
-	names, err := q.AnalyticsOverviewLinks(ctx, db, dbsqlc.AnalyticsOverviewLinksParams{WorkspaceID: ws, Ids: ids})
+	names, err := rollup.LinkNames(ctx, db, ws, ids)
 	if err != nil {
-		return o, store.InterpretError(err)
+		return o, err
 	}
-	byID := make(map[uuid.UUID]dbsqlc.AnalyticsOverviewLinksRow, len(names))
+	byID := make(map[uuid.UUID]rollup.LinkName, len(names))
 	for _, n := range names {
 		byID[n.ID] = n
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/epochcache"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/scan/rollup"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -237,9 +237,9 @@ func (s *Reports) again(ctx context.Context, q question) (Report, bool, error) {
 	if !ok {
 		return Report{}, false, nil
 	}
-	version, err := dbsqlc.New().ScanFoldVersion(ctx, s.db.Conn(ctx))
+	version, err := rollup.Version(ctx, s.db.Conn(ctx))
 	if err != nil {
-		return Report{}, false, store.InterpretError(err)
+		return Report{}, false, err
 	}
 	if version != a.version {
 		return Report{}, false, nil
@@ -324,10 +324,10 @@ func (s *Reports) Encoded(ctx context.Context, ws, linkID uuid.UUID, r Range, en
 	var rep Report
 	var version int64
 	epoch := s.answered.Epoch()
-	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db dbsqlc.DBTX) error {
-		state, err := dbsqlc.New().ScanFoldState(ctx, db)
+	err = s.db.ReadOnly(ctx, s.limits.StatementTimeout, func(db store.DBTX) error {
+		state, err := rollup.State(ctx, db)
 		if err != nil {
-			return store.InterpretError(err)
+			return err
 		}
 		version = state.Version
 		rep, err = compute(ctx, db, state, ws, linkID, r, now)
@@ -352,8 +352,7 @@ type dayCounters struct {
 
 // compute builds the report from the rollups as state, read in the same
 // snapshot, says they are.
-func compute(ctx context.Context, db dbsqlc.DBTX, state dbsqlc.ScanFoldStateRow, ws, linkID uuid.UUID, r Range, now time.Time) (Report, error) {
-	q := dbsqlc.New()
+func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, linkID uuid.UUID, r Range, now time.Time) (Report, error) {
 	from, to := r.From.UTC(), r.To.UTC()
 	rep := Report{Object: "analytics", LinkID: id.Format(id.Link, linkID), From: r.From, To: r.To, Interval: r.Interval}
 	// The report counts the folded scans: the rollups hold them, and raw
@@ -398,9 +397,9 @@ func compute(ctx context.Context, db dbsqlc.DBTX, state dbsqlc.ScanFoldStateRow,
 		return c
 	}
 	if h0.Before(h1) {
-		hours, err := q.AnalyticsHours(ctx, db, dbsqlc.AnalyticsHoursParams{LinkID: linkID, WorkspaceID: ws, FromHour: h0, ToHour: h1})
+		hours, err := rollup.Hours(ctx, db, ws, linkID, h0, h1)
 		if err != nil {
-			return rep, store.InterpretError(err)
+			return rep, err
 		}
 		for _, h := range hours {
 			hour := h.Hour.UTC()
@@ -421,9 +420,9 @@ func compute(ctx context.Context, db dbsqlc.DBTX, state dbsqlc.ScanFoldStateRow,
 	// their hour bits of that day.
 	edgeVisitors := map[time.Time]map[string]int32{}
 	if from.Before(h0) || h1.Before(to) {
-		edges, err := q.AnalyticsEdgeScans(ctx, db, dbsqlc.AnalyticsEdgeScansParams{LinkID: linkID, WorkspaceID: ws, From1: from, To1: h0, From2: h1, To2: to, FoldedBelow: state.FoldedBelow})
+		edges, err := rollup.Edges(ctx, db, rollup.EdgeQuery{LinkID: linkID, WorkspaceID: ws, From1: from, To1: h0, From2: h1, To2: to, FoldedBelow: state.FoldedBelow})
 		if err != nil {
-			return rep, store.InterpretError(err)
+			return rep, err
 		}
 		for _, e := range edges {
 			hour := e.Hour.UTC()
@@ -467,9 +466,9 @@ func compute(ctx context.Context, db dbsqlc.DBTX, state dbsqlc.ScanFoldStateRow,
 				u += c.last
 			}
 		default: // a range inside one day
-			n, err := q.AnalyticsVisitorsInHours(ctx, db, dbsqlc.AnalyticsVisitorsInHoursParams{LinkID: linkID, WorkspaceID: ws, Day: day, Mask: mask})
+			n, err := rollup.VisitorsInHours(ctx, db, ws, linkID, day, mask)
 			if err != nil {
-				return rep, store.InterpretError(err)
+				return rep, err
 			}
 			u = n
 		}
@@ -484,14 +483,14 @@ func compute(ctx context.Context, db dbsqlc.DBTX, state dbsqlc.ScanFoldStateRow,
 		}
 	}
 
-	keys, err := q.AnalyticsKeys(ctx, db, dbsqlc.AnalyticsKeysParams{
+	keys, err := rollup.Keys(ctx, db, rollup.KeysQuery{
 		MaxKeys: MaxBreakdownKeys, LinkID: linkID, WorkspaceID: ws,
 		FromDay: d0, ToDay: d1,
 		HourFrom1: h0, HourTo1: d0, HourFrom2: d1, HourTo2: h1,
 		From1: from, To1: h0, From2: h1, To2: to, FoldedBelow: state.FoldedBelow,
 	})
 	if err != nil {
-		return rep, store.InterpretError(err)
+		return rep, err
 	}
 	rep.Devices, rep.OS, rep.Browsers, rep.Referrers = []KeyCount{}, []KeyCount{}, []KeyCount{}, []KeyCount{}
 	rep.Countries, rep.Sources = []KeyCount{}, []KeyCount{}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"gopkg.in/yaml.v3"
 
 	"github.com/linkqr/linkqr/internal/api"
 	"github.com/linkqr/linkqr/internal/id"
@@ -234,5 +235,70 @@ func TestOpenAPISecurityLint(t *testing.T) {
 	}
 	if doc.Info.License == nil || doc.Info.License.URL == "" || doc.Info.Contact == nil || doc.Info.Contact.URL == "" {
 		t.Errorf("info.license %+v, info.contact %+v", doc.Info.License, doc.Info.Contact)
+	}
+}
+
+// TestComponentsAreReachableFromPaths: every component the webhooks use is
+// used by an operation too (or written inline). Code generators that keep
+// only what paths reach (oapi-codegen's default) would otherwise drop it
+// and emit a client that does not compile, as PingEvent and the Service-*
+// headers once made them.
+func TestComponentsAreReachableFromPaths(t *testing.T) {
+	t.Parallel()
+	var doc map[string]any
+	if err := yaml.Unmarshal(api.OpenAPIYAML(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	comps := doc["components"].(map[string]any)
+	// reach collects the components v refers to, following them.
+	reached := map[string]bool{}
+	var reach func(v any)
+	reach = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok && strings.HasPrefix(ref, "#/components/") && !reached[ref] {
+				reached[ref] = true
+				parts := strings.Split(strings.TrimPrefix(ref, "#/components/"), "/")
+				if kind, ok := comps[parts[0]].(map[string]any); ok {
+					reach(kind[parts[1]])
+				}
+			}
+			for _, e := range x {
+				reach(e)
+			}
+		case []any:
+			for _, e := range x {
+				reach(e)
+			}
+		}
+	}
+	reach(doc["paths"])
+	fromWebhooks := map[string]bool{}
+	var collect func(v any)
+	collect = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok {
+				fromWebhooks[ref] = true
+			}
+			for _, e := range x {
+				collect(e)
+			}
+		case []any:
+			for _, e := range x {
+				collect(e)
+			}
+		}
+	}
+	collect(doc["webhooks"])
+	if len(fromWebhooks) == 0 {
+		t.Fatal("the webhooks refer to no component: the walk is wrong")
+	}
+	for ref := range fromWebhooks {
+		if strings.HasPrefix(ref, "#/components/schemas/") || strings.HasPrefix(ref, "#/components/parameters/") {
+			if !reached[ref] {
+				t.Errorf("%s is used by webhooks only: reference it from an operation or write it inline", ref)
+			}
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/linkqr/linkqr/internal/apikey/internal/apikeydb"
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
@@ -24,7 +25,6 @@ import (
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -111,10 +111,10 @@ func (s *Service) Create(ctx context.Context, workspaceID uuid.UUID, createdBy *
 	for i, pfx := range p.allowlist {
 		allow[i] = pfx.String()
 	}
-	var row dbsqlc.APIKey
+	var row apikeydb.APIKey
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		row, err = dbsqlc.New().APIKeyCreate(ctx, tx, dbsqlc.APIKeyCreateParams{
+		row, err = apikeydb.New().APIKeyCreate(ctx, tx, apikeydb.APIKeyCreateParams{
 			ID: id.New(), WorkspaceID: workspaceID, CreatedBy: createdBy,
 			Name: p.name, PublicID: publicID, SecretHash: hash,
 			Scopes: scope.Strings(p.scopes), RateLimitPerMinute: int32(p.rateLimit), IPAllowlist: allow,
@@ -137,11 +137,11 @@ func (s *Service) Create(ctx context.Context, workspaceID uuid.UUID, createdBy *
 // List returns the workspace's active keys, newest first; with onlyCreator
 // set, just that user's keys (members see their own, admins all).
 func (s *Service) List(ctx context.Context, workspaceID uuid.UUID, onlyCreator *uuid.UUID) ([]Key, error) {
-	q := dbsqlc.New()
-	var rows []dbsqlc.APIKey
+	q := apikeydb.New()
+	var rows []apikeydb.APIKey
 	var err error
 	if onlyCreator != nil {
-		rows, err = q.APIKeyListByCreator(ctx, s.db.Conn(ctx), dbsqlc.APIKeyListByCreatorParams{WorkspaceID: workspaceID, CreatedBy: onlyCreator})
+		rows, err = q.APIKeyListByCreator(ctx, s.db.Conn(ctx), apikeydb.APIKeyListByCreatorParams{WorkspaceID: workspaceID, CreatedBy: onlyCreator})
 	} else {
 		rows, err = q.APIKeyListByWorkspace(ctx, s.db.Conn(ctx), workspaceID)
 	}
@@ -163,7 +163,7 @@ func (s *Service) Revoke(ctx context.Context, workspaceID, keyID uuid.UUID, only
 	var publicID string
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		publicID, err = dbsqlc.New().APIKeyRevoke(ctx, tx, dbsqlc.APIKeyRevokeParams{ID: keyID, WorkspaceID: workspaceID, CreatedBy: onlyCreator})
+		publicID, err = apikeydb.New().APIKeyRevoke(ctx, tx, apikeydb.APIKeyRevokeParams{ID: keyID, WorkspaceID: workspaceID, CreatedBy: onlyCreator})
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -188,7 +188,7 @@ func (s *Service) Revoke(ctx context.Context, workspaceID, keyID uuid.UUID, only
 // member uses it, so that leaving a workspace and losing its keys are one
 // change.
 func RevokeAllByCreator(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid.UUID) ([]string, error) {
-	ids, err := dbsqlc.New().APIKeyRevokeAllByCreator(ctx, tx, dbsqlc.APIKeyRevokeAllByCreatorParams{WorkspaceID: workspaceID, CreatedBy: &userID})
+	ids, err := apikeydb.New().APIKeyRevokeAllByCreator(ctx, tx, apikeydb.APIKeyRevokeAllByCreatorParams{WorkspaceID: workspaceID, CreatedBy: &userID})
 	return notifyRevoked(ctx, tx, ids, err)
 }
 
@@ -196,7 +196,7 @@ func RevokeAllByCreator(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid
 // active key of the workspace, like RevokeAllByCreator (deleting a
 // workspace).
 func RevokeAllOfWorkspace(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID) ([]string, error) {
-	ids, err := dbsqlc.New().APIKeyRevokeAllByWorkspace(ctx, tx, workspaceID)
+	ids, err := apikeydb.New().APIKeyRevokeAllByWorkspace(ctx, tx, workspaceID)
 	return notifyRevoked(ctx, tx, ids, err)
 }
 
@@ -247,7 +247,7 @@ func (s *Service) Verify(ctx context.Context, token string) (Key, error) {
 // verifySlow checks a token against its stored argon2id hash and caches it.
 func (s *Service) verifySlow(ctx context.Context, token, publicID string, digest [32]byte) (*entry, error) {
 	epoch := s.cache.currentEpoch()
-	row, err := dbsqlc.New().APIKeyGetActiveByPublicID(ctx, s.db.Conn(ctx), publicID)
+	row, err := apikeydb.New().APIKeyGetActiveByPublicID(ctx, s.db.Conn(ctx), publicID)
 	if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 		return nil, ErrInvalid
 	}
@@ -279,13 +279,13 @@ func (s *Service) maybeTouch(e *entry) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := dbsqlc.New().APIKeyTouch(ctx, s.db.Conn(ctx), e.key.ID); err != nil {
+		if err := apikeydb.New().APIKeyTouch(ctx, s.db.Conn(ctx), e.key.ID); err != nil {
 			s.log.Warn("record API key use", "key_id", e.key.ExternalID(), "err", err)
 		}
 	}()
 }
 
-func fromRow(r dbsqlc.APIKey) Key {
+func fromRow(r apikeydb.APIKey) Key {
 	k := Key{
 		ID: r.ID, WorkspaceID: r.WorkspaceID, CreatedBy: r.CreatedBy, Operator: r.Operator, Name: r.Name, PublicID: r.PublicID,
 		RateLimitPerMinute: int(r.RateLimitPerMinute), CreatedAt: r.CreatedAt, LastUsedAt: r.LastUsedAt,

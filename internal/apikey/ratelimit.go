@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/apikey/internal/apikeydb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -38,10 +38,10 @@ func (s *Service) SetRateLimit(ctx context.Context, workspaceID, keyID uuid.UUID
 	if err := ValidateRateLimit(perMinute); err != nil {
 		return Key{}, err
 	}
-	var row dbsqlc.APIKey
+	var row apikeydb.APIKey
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		row, err = dbsqlc.New().APIKeySetRateLimit(ctx, tx, dbsqlc.APIKeySetRateLimitParams{
+		row, err = apikeydb.New().APIKeySetRateLimit(ctx, tx, apikeydb.APIKeySetRateLimitParams{
 			ID: keyID, WorkspaceID: workspaceID, CreatedBy: onlyCreator, RateLimitPerMinute: int32(perMinute),
 		})
 		if err != nil {

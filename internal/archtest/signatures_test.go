@@ -12,44 +12,39 @@ import (
 	"testing"
 )
 
-const dbsqlcPath = module + "/internal/store/dbsqlc"
-
-// storageOwner is the one package whose exported API may speak sqlc's
-// types: internal/store hands queries their connection (DB.Conn).
-const storageOwner = "internal/store"
-
-// TestExportedSignaturesHideSqlc: a domain package may use dbsqlc inside,
-// but no exported function, method or type of it mentions a dbsqlc type,
-// or its callers would have to import dbsqlc (or build its rows) to use it:
-// the leak the import rules alone cannot see.
+// TestExportedSignaturesHideSqlc: a domain package may use its own
+// generated queries (internal/<owner>/internal/<owner>db) inside, but no
+// exported function, method or type of it mentions one of their types, or
+// its callers would have to build its rows to use it (they cannot import
+// the package): the leak Go's internal/ rule alone does not refuse.
 func TestExportedSignaturesHideSqlc(t *testing.T) {
 	pkgs := loadPackages(t)
 	root := moduleRoot(t)
 	checked := 0
 	for _, p := range sortedKeys(pkgs) {
-		if p == storageOwner || !slices.Contains(pkgs[p], dbsqlcPath) {
+		if queriesPackage(module+"/"+p) || !slices.ContainsFunc(pkgs[p], queriesPackage) {
 			continue
 		}
 		checked++
 		for _, leak := range sqlcLeaks(t, filepath.Join(root, filepath.FromSlash(p))) {
-			t.Errorf("%s: %s; take *store.DB or pgx.Tx and return the package's own types", p, leak)
+			t.Errorf("%s: %s; take *store.DB, store.DBTX or pgx.Tx and return the package's own types", p, leak)
 		}
 	}
-	if checked < 5 {
-		t.Errorf("only %d packages import dbsqlc: the loader is wrong", checked)
+	if checked < 8 {
+		t.Errorf("only %d packages import generated queries: the loader is wrong", checked)
 	}
 }
 
 // TestSqlcLeaksAreFound guards the check: the fixture's exported API
-// leaks dbsqlc in every way the check knows, and each leak is reported.
+// leaks generated queries (linkdb) in every way the check knows, and each leak is reported.
 func TestSqlcLeaksAreFound(t *testing.T) {
 	got := strings.Join(sqlcLeaks(t, filepath.Join("testdata", "leaky")), "\n")
 	for _, want := range []string{
-		"func Load mentions dbsqlc.DBTX",
-		"func EnvelopeOf mentions dbsqlc.Event",
-		"method (*Service).Row mentions dbsqlc.Link",
-		"type Row mentions dbsqlc.Link",
-		"type Service mentions dbsqlc.Queries",
+		"func Load mentions linkdb.DBTX",
+		"func EnvelopeOf mentions linkdb.Event",
+		"method (*Service).Row mentions linkdb.Link",
+		"type Row mentions linkdb.Link",
+		"type Service mentions linkdb.Queries",
 		"type Store mentions q.DBTX",
 	} {
 		if !strings.Contains(got, want) {
@@ -65,7 +60,7 @@ func TestSqlcLeaksAreFound(t *testing.T) {
 
 // sqlcLeaks lists the exported declarations of the non-test Go files in
 // dir whose signature (parameters, results, receiver, or for a type its
-// definition's exported parts) names a dbsqlc type.
+// definition's exported parts) names a type of generated queries.
 func sqlcLeaks(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
@@ -116,14 +111,14 @@ func sqlcLeaks(t *testing.T, dir string) []string {
 	return leaks
 }
 
-// sqlcName is the name a file imports dbsqlc under, or "".
+// sqlcName is the name a file imports generated queries under, or "".
 func sqlcName(f *ast.File) string {
 	for _, imp := range f.Imports {
-		if path, _ := strconv.Unquote(imp.Path.Value); path == dbsqlcPath {
+		if path, _ := strconv.Unquote(imp.Path.Value); queriesPackage(path) {
 			if imp.Name != nil {
 				return imp.Name.Name
 			}
-			return "dbsqlc"
+			return path[strings.LastIndex(path, "/")+1:]
 		}
 	}
 	return ""

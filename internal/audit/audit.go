@@ -15,9 +15,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/audit/internal/auditdb"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Action names what an entry records.
@@ -127,7 +127,7 @@ func Record(ctx context.Context, db pgx.Tx, workspaceID uuid.UUID, action Action
 			return fmt.Errorf("audit: encode the changes of %s: %w", action, err)
 		}
 	}
-	q := dbsqlc.New()
+	q := auditdb.New()
 	head, err := q.AuditHeadLock(ctx, db, workspaceID)
 	if err != nil {
 		return store.InterpretError(err)
@@ -140,8 +140,8 @@ func Record(ctx context.Context, db pgx.Tx, workspaceID uuid.UUID, action Action
 	if a.Email == "" && a.UserID != nil {
 		// A key or token names its owner by id; the entry names them by
 		// address too, as a session's entries do.
-		if u, err := q.UserGetByID(ctx, db, *a.UserID); err == nil {
-			a.Email = u.Email
+		if email, err := q.AuditActorEmail(ctx, db, *a.UserID); err == nil {
+			a.Email = email
 		} else if err = store.InterpretError(err); !errors.Is(err, id.ErrNotFound) {
 			return err
 		}
@@ -156,7 +156,7 @@ func Record(ctx context.Context, db pgx.Tx, workspaceID uuid.UUID, action Action
 		return err
 	}
 	seq := head.Seq + 1
-	p := dbsqlc.AuditEventInsertParams{
+	p := auditdb.AuditEventInsertParams{
 		ID: e.ID, WorkspaceID: workspaceID, Seq: seq, Action: string(action), ActorType: string(a.Type),
 		ActorID: e.Actor.ID, ActorUserID: e.Actor.UserID, ActorEmail: e.Actor.Email,
 		TargetType: target.Type, TargetID: target.ID, Changes: rawChanges, IP: e.IP, UserAgent: e.UserAgent,
@@ -165,7 +165,7 @@ func Record(ctx context.Context, db pgx.Tx, workspaceID uuid.UUID, action Action
 	if err := q.AuditEventInsert(ctx, db, p); err != nil {
 		return store.InterpretError(err)
 	}
-	if err := q.AuditHeadSet(ctx, db, dbsqlc.AuditHeadSetParams{WorkspaceID: workspaceID, Seq: seq, Hash: e.Hash}); err != nil {
+	if err := q.AuditHeadSet(ctx, db, auditdb.AuditHeadSetParams{WorkspaceID: workspaceID, Seq: seq, Hash: e.Hash}); err != nil {
 		return store.InterpretError(err)
 	}
 	if fail, _ := ctx.Value(failKey{}).(bool); fail {
@@ -283,7 +283,7 @@ func canonicalJSON(v any) ([]byte, error) {
 
 // fromRow is an entry as stored; its changes are canonicalised again, as
 // jsonb keeps its own key order.
-func fromRow(r dbsqlc.AuditEvent) (Entry, error) {
+func fromRow(r auditdb.AuditEvent) (Entry, error) {
 	e := Entry{
 		Object: "audit_event", ID: r.ID, Action: Action(r.Action),
 		Actor:  ActorJSON{Type: ActorType(r.ActorType), ID: r.ActorID, UserID: r.ActorUserID, Email: r.ActorEmail},

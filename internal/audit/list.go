@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/audit/internal/auditdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Filter narrows a list of entries; the zero value lists everything.
@@ -126,7 +126,7 @@ type Page struct {
 // List returns up to limit of the workspace's entries matching f, newest
 // first, older than before when it is set.
 func List(ctx context.Context, db *store.DB, workspaceID uuid.UUID, f Filter, before *uuid.UUID, limit int) (Page, error) {
-	p := dbsqlc.AuditEventListPageParams{
+	p := auditdb.AuditEventListPageParams{
 		WorkspaceID: workspaceID, BeforeID: before, Since: f.Since, Until: f.Until, Lim: int32(limit + 1),
 	}
 	switch {
@@ -141,7 +141,7 @@ func List(ctx context.Context, db *store.DB, workspaceID uuid.UUID, f Filter, be
 	if f.TargetID != "" {
 		p.TargetID = &f.TargetID
 	}
-	rows, err := dbsqlc.New().AuditEventListPage(ctx, db.Conn(ctx), p)
+	rows, err := auditdb.New().AuditEventListPage(ctx, db.Conn(ctx), p)
 	if err != nil {
 		return Page{}, store.InterpretError(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/audit/internal/auditdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // AllowPurge lets tx delete audit entries: the append-only trigger lets a
@@ -16,7 +16,7 @@ import (
 // purge and the purge of a deleted workspace call it (the workspace's own
 // row going cascades to its entries).
 func AllowPurge(ctx context.Context, tx pgx.Tx) error {
-	return store.InterpretError(dbsqlc.New().AuditPurgeAllow(ctx, tx))
+	return store.InterpretError(auditdb.New().AuditPurgeAllow(ctx, tx))
 }
 
 // PurgeOlder deletes, in tx, up to limit entries of any workspace created
@@ -25,7 +25,7 @@ func PurgeOlder(ctx context.Context, tx pgx.Tx, cutoff time.Time, limit int32) (
 	if err := AllowPurge(ctx, tx); err != nil {
 		return 0, err
 	}
-	n, err := dbsqlc.New().AuditEventDeleteOlder(ctx, tx, dbsqlc.AuditEventDeleteOlderParams{Cutoff: cutoff, Lim: limit})
+	n, err := auditdb.New().AuditEventDeleteOlder(ctx, tx, auditdb.AuditEventDeleteOlderParams{Cutoff: cutoff, Lim: limit})
 	return n, store.InterpretError(err)
 }
 
@@ -35,6 +35,6 @@ func PurgeWorkspace(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, limit
 	if err := AllowPurge(ctx, tx); err != nil {
 		return 0, err
 	}
-	n, err := dbsqlc.New().AuditEventDeleteWorkspace(ctx, tx, dbsqlc.AuditEventDeleteWorkspaceParams{WorkspaceID: workspaceID, Lim: limit})
+	n, err := auditdb.New().AuditEventDeleteWorkspace(ctx, tx, auditdb.AuditEventDeleteWorkspaceParams{WorkspaceID: workspaceID, Lim: limit})
 	return n, store.InterpretError(err)
 }

@@ -6,9 +6,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/audit/internal/auditdb"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Verification is what Verify found: how many entries it read, and the
@@ -28,7 +28,7 @@ type Verification struct {
 // verification starts where the chain now starts.
 func Verify(ctx context.Context, db *store.DB, workspaceID uuid.UUID) (Verification, error) {
 	const pageSize = 1000
-	q := dbsqlc.New()
+	q := auditdb.New()
 	var (
 		v       Verification
 		after   int64
@@ -36,7 +36,7 @@ func Verify(ctx context.Context, db *store.DB, workspaceID uuid.UUID) (Verificat
 		lastSeq int64
 	)
 	for {
-		rows, err := q.AuditEventChainPage(ctx, db.Conn(ctx), dbsqlc.AuditEventChainPageParams{WorkspaceID: workspaceID, AfterSeq: after, Lim: pageSize})
+		rows, err := q.AuditEventChainPage(ctx, db.Conn(ctx), auditdb.AuditEventChainPageParams{WorkspaceID: workspaceID, AfterSeq: after, Lim: pageSize})
 		if err != nil {
 			return v, store.InterpretError(err)
 		}

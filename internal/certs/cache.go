@@ -7,10 +7,10 @@ import (
 
 	"golang.org/x/crypto/acme/autocert"
 
+	"github.com/linkqr/linkqr/internal/certs/internal/certsdb"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/sealbox"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Cache is autocert's Cache in PostgreSQL (table acme_cache), so every
@@ -44,7 +44,7 @@ func (c *Cache) ad(name string) []byte { return []byte(c.issuer + "\x00" + name)
 // certificate or account is then obtained again and overwrites it, rather
 // than every handshake failing.
 func (c *Cache) Get(ctx context.Context, name string) ([]byte, error) {
-	sealed, err := dbsqlc.New().ACMECacheGet(ctx, c.db.Conn(ctx), dbsqlc.ACMECacheGetParams{Issuer: c.issuer, Name: name})
+	sealed, err := certsdb.New().ACMECacheGet(ctx, c.db.Conn(ctx), certsdb.ACMECacheGetParams{Issuer: c.issuer, Name: name})
 	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return nil, autocert.ErrCacheMiss
 	} else if err != nil {
@@ -60,7 +60,7 @@ func (c *Cache) Get(ctx context.Context, name string) ([]byte, error) {
 
 // Put stores value under name, replacing what was there.
 func (c *Cache) Put(ctx context.Context, name string, value []byte) error {
-	err := dbsqlc.New().ACMECachePut(ctx, c.db.Conn(ctx), dbsqlc.ACMECachePutParams{
+	err := certsdb.New().ACMECachePut(ctx, c.db.Conn(ctx), certsdb.ACMECachePutParams{
 		Issuer: c.issuer, Name: name, ValueEnc: c.box.Seal(c.ad(name), value),
 	})
 	if err != nil {
@@ -74,5 +74,5 @@ func (c *Cache) Put(ctx context.Context, name string, value []byte) error {
 
 // Delete removes name; removing what is not there is no error.
 func (c *Cache) Delete(ctx context.Context, name string) error {
-	return dbsqlc.New().ACMECacheDelete(ctx, c.db.Conn(ctx), dbsqlc.ACMECacheDeleteParams{Issuer: c.issuer, Name: name})
+	return certsdb.New().ACMECacheDelete(ctx, c.db.Conn(ctx), certsdb.ACMECacheDeleteParams{Issuer: c.issuer, Name: name})
 }

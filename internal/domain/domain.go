@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/domain/internal/domaindb"
 	"github.com/linkqr/linkqr/internal/hostname"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/wire"
 )
 
@@ -103,7 +103,7 @@ func (d Domain) Wire() wire.Domain {
 	}
 }
 
-func fromRow(r dbsqlc.Domain) Domain {
+func fromRow(r domaindb.Domain) Domain {
 	return Domain{
 		ID: r.ID, WorkspaceID: r.WorkspaceID, Hostname: hostname.Stored(r.Hostname), Status: r.Status,
 		Token: r.VerificationToken, RootURL: r.RootURL, NotFoundURL: r.NotFoundURL, VerifiedAt: r.VerifiedAt,

@@ -9,9 +9,9 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/linkqr/linkqr/internal/domain/internal/domaindb"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // The re-check schedule: the job runs every RecheckEvery and looks at up
@@ -58,7 +58,7 @@ func (w *RecheckWorker) Work(ctx context.Context, _ *river.Job[RecheckArgs]) err
 // It returns how many it looked at.
 func (s *Service) Recheck(ctx context.Context, limit int) (int, error) {
 	now := s.now().UTC()
-	rows, err := dbsqlc.New().DomainListDue(ctx, s.db.Conn(ctx), dbsqlc.DomainListDueParams{
+	rows, err := domaindb.New().DomainListDue(ctx, s.db.Conn(ctx), domaindb.DomainListDueParams{
 		Limit: int32(limit), PendingBefore: now.Add(-PendingAge), VerifiedBefore: now.Add(-VerifiedAge),
 	})
 	if err != nil {

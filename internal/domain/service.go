@@ -11,11 +11,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/domain/internal/domaindb"
 	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -85,9 +85,9 @@ type UpdateInput struct {
 
 // Create adds a pending domain with a fresh verification token.
 func (s *Service) Create(ctx context.Context, ws uuid.UUID, h hostname.Name) (Domain, error) {
-	var row dbsqlc.Domain
+	var row domaindb.Domain
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := domaindb.New()
 		if err := q.DomainLockWorkspace(ctx, tx, ws); err != nil {
 			return store.InterpretError(err)
 		}
@@ -98,14 +98,14 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, h hostname.Name) (Do
 		if n >= MaxPerWorkspace {
 			return ErrLimit
 		}
-		taken, err := q.DomainVerifiedElsewhere(ctx, tx, dbsqlc.DomainVerifiedElsewhereParams{Hostname: h.String(), WorkspaceID: ws})
+		taken, err := q.DomainVerifiedElsewhere(ctx, tx, domaindb.DomainVerifiedElsewhereParams{Hostname: h.String(), WorkspaceID: ws})
 		if err != nil {
 			return store.InterpretError(err)
 		}
 		if taken {
 			return ErrTaken
 		}
-		row, err = q.DomainCreate(ctx, tx, dbsqlc.DomainCreateParams{
+		row, err = q.DomainCreate(ctx, tx, domaindb.DomainCreateParams{
 			ID: id.New(), WorkspaceID: ws, Hostname: h.String(), VerificationToken: newToken(),
 		})
 		if err = store.InterpretError(err); id.IsConflict(err, workspaceHostnameConstraint) {
@@ -123,7 +123,7 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, h hostname.Name) (Do
 
 // Get returns a domain of the workspace, or id.ErrNotFound.
 func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Domain, error) {
-	row, err := dbsqlc.New().DomainGetByID(ctx, s.db.Conn(ctx), dbsqlc.DomainGetByIDParams{ID: id, WorkspaceID: ws})
+	row, err := domaindb.New().DomainGetByID(ctx, s.db.Conn(ctx), domaindb.DomainGetByIDParams{ID: id, WorkspaceID: ws})
 	if err != nil {
 		return Domain{}, store.InterpretError(err)
 	}
@@ -133,7 +133,7 @@ func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Domain, error) {
 // List returns up to limit domains older than before (nil: the newest),
 // and whether more follow.
 func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, limit int) ([]Domain, bool, error) {
-	rows, err := dbsqlc.New().DomainListByWorkspace(ctx, s.db.Conn(ctx), dbsqlc.DomainListByWorkspaceParams{
+	rows, err := domaindb.New().DomainListByWorkspace(ctx, s.db.Conn(ctx), domaindb.DomainListByWorkspaceParams{
 		WorkspaceID: ws, Before: before, Limit: int32(limit + 1),
 	})
 	if err != nil {
@@ -145,14 +145,14 @@ func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, lim
 
 // Update changes the root and not-found targets.
 func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) (Domain, error) {
-	var row dbsqlc.Domain
+	var row domaindb.Domain
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
-		old, err := q.DomainGetByIDForUpdate(ctx, tx, dbsqlc.DomainGetByIDForUpdateParams{ID: id, WorkspaceID: ws})
+		q := domaindb.New()
+		old, err := q.DomainGetByIDForUpdate(ctx, tx, domaindb.DomainGetByIDForUpdateParams{ID: id, WorkspaceID: ws})
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		p := dbsqlc.DomainUpdateURLsParams{ID: id, WorkspaceID: ws, RootURL: old.RootURL, NotFoundURL: old.NotFoundURL}
+		p := domaindb.DomainUpdateURLsParams{ID: id, WorkspaceID: ws, RootURL: old.RootURL, NotFoundURL: old.NotFoundURL}
 		if in.RootURL.Set {
 			p.RootURL = urlPtr(in.RootURL.Value)
 		}
@@ -216,15 +216,15 @@ func (s *Service) Verify(ctx context.Context, ws, id uuid.UUID) (Domain, error) 
 // workspace holds verified leaves the domain pending, says so, and
 // returns ErrTaken.
 func (s *Service) record(ctx context.Context, d Domain, c Outcome) (Domain, error) {
-	p := dbsqlc.DomainRecordCheckParams{ID: d.ID, WorkspaceID: d.WorkspaceID, Found: c.Found, CheckedAt: s.now().UTC()}
+	p := domaindb.DomainRecordCheckParams{ID: d.ID, WorkspaceID: d.WorkspaceID, Found: c.Found, CheckedAt: s.now().UTC()}
 	if !c.Found {
 		p.CheckError = &c.Detail
 	}
-	var row dbsqlc.Domain
+	var row domaindb.Domain
 	verified := false
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		if row, err = dbsqlc.New().DomainRecordCheck(ctx, tx, p); err != nil {
+		if row, err = domaindb.New().DomainRecordCheck(ctx, tx, p); err != nil {
 			return store.InterpretError(err)
 		}
 		if verified = row.Status == StatusVerified && d.Status != StatusVerified; !verified {
@@ -241,7 +241,7 @@ func (s *Service) record(ctx context.Context, d Domain, c Outcome) (Domain, erro
 	if id.IsConflict(err, verifiedHostnameConstraint) {
 		detail := ErrTaken.Error()
 		p.Found, p.CheckError = false, &detail
-		if _, err := dbsqlc.New().DomainRecordCheck(ctx, s.db.Conn(ctx), p); err != nil {
+		if _, err := domaindb.New().DomainRecordCheck(ctx, s.db.Conn(ctx), p); err != nil {
 			return Domain{}, store.InterpretError(err)
 		}
 		return Domain{}, ErrTaken
@@ -259,21 +259,21 @@ func (s *Service) record(ctx context.Context, d Domain, c Outcome) (Domain, erro
 func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 	var host string
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := domaindb.New()
 		// The lock makes a link being put on the domain wait (it shares
 		// the row while it goes in), so the count cannot go stale.
-		d, err := q.DomainGetByIDForUpdate(ctx, tx, dbsqlc.DomainGetByIDForUpdateParams{ID: id, WorkspaceID: ws})
+		d, err := q.DomainGetByIDForUpdate(ctx, tx, domaindb.DomainGetByIDForUpdateParams{ID: id, WorkspaceID: ws})
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		n, err := q.DomainLinkCount(ctx, tx, dbsqlc.DomainLinkCountParams{WorkspaceID: ws, Domain: &d.Hostname})
+		n, err := q.DomainLinkCount(ctx, tx, domaindb.DomainLinkCountParams{WorkspaceID: ws, Domain: &d.Hostname})
 		if err != nil {
 			return store.InterpretError(err)
 		}
 		if n > 0 {
 			return &InUseError{Links: n}
 		}
-		if _, err = q.DomainDelete(ctx, tx, dbsqlc.DomainDeleteParams{ID: id, WorkspaceID: ws}); err != nil {
+		if _, err = q.DomainDelete(ctx, tx, domaindb.DomainDeleteParams{ID: id, WorkspaceID: ws}); err != nil {
 			return store.InterpretError(err)
 		}
 		if err := audit.Record(ctx, tx, ws, audit.DomainDeleted, auditTarget(id), audit.Changes{"hostname": audit.Change(d.Hostname, nil)}); err != nil {
@@ -305,7 +305,7 @@ type Site struct {
 
 // Sites returns every servable domain.
 func (s *Service) Sites(ctx context.Context) ([]Site, error) {
-	rows, err := dbsqlc.New().DomainSites(ctx, s.db.Conn(ctx))
+	rows, err := domaindb.New().DomainSites(ctx, s.db.Conn(ctx))
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -319,7 +319,7 @@ func (s *Service) Sites(ctx context.Context) ([]Site, error) {
 // Site returns the servable domain host (canonical form), or
 // id.ErrNotFound.
 func (s *Service) Site(ctx context.Context, host string) (Site, error) {
-	r, err := dbsqlc.New().DomainSite(ctx, s.db.Conn(ctx), host)
+	r, err := domaindb.New().DomainSite(ctx, s.db.Conn(ctx), host)
 	if err != nil {
 		return Site{}, store.InterpretError(err)
 	}
@@ -329,7 +329,7 @@ func (s *Service) Site(ctx context.Context, host string) (Site, error) {
 // notifyChanged tells every instance (ChangedChannel, at db's commit)
 // that how hostname is served may have changed; afterChange tells this
 // one, once that committed.
-func notifyChanged(ctx context.Context, db dbsqlc.DBTX, hostname string) error {
+func notifyChanged(ctx context.Context, db domaindb.DBTX, hostname string) error {
 	return store.Notify(ctx, db, ChangedChannel, hostname)
 }
 

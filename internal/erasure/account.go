@@ -9,11 +9,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/erasure/internal/erasuredb"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // LastAdminError refuses an account deletion that would leave workspaces
@@ -36,15 +36,15 @@ func (e *LastAdminError) Error() string {
 func (s *Service) DeleteAccount(ctx context.Context, userID uuid.UUID) (deleted []Deleted, err error) {
 	var rev Revoked
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := erasuredb.New()
 		// Membership changes lock the workspace: two admins leaving at
 		// once cannot both count the other as the remaining admin.
-		mine, err := q.WorkspaceListForUser(ctx, tx, userID)
+		mine, err := q.ErasureUserWorkspaces(ctx, tx, userID)
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		for _, w := range mine {
-			if _, err := q.WorkspaceLock(ctx, tx, w.ID); err != nil {
+		for _, ws := range mine {
+			if _, err := q.ErasureWorkspaceLock(ctx, tx, ws); err != nil {
 				return store.InterpretError(err)
 			}
 		}
@@ -95,25 +95,25 @@ func (s *Service) DeleteAccount(ctx context.Context, userID uuid.UUID) (deleted 
 // stay a (former) member of: keys, OAuth clients and grants, and the
 // invitations they made.
 func revokeMemberships(ctx context.Context, tx pgx.Tx, userID uuid.UUID, rev Revoked) (Revoked, error) {
-	rows, err := dbsqlc.New().WorkspaceListForUser(ctx, tx, userID)
+	rows, err := erasuredb.New().ErasureUserWorkspaces(ctx, tx, userID)
 	if err != nil {
 		return rev, store.InterpretError(err)
 	}
-	for _, w := range rows {
-		keys, err := apikey.RevokeAllByCreator(ctx, tx, w.ID, userID)
+	for _, ws := range rows {
+		keys, err := apikey.RevokeAllByCreator(ctx, tx, ws, userID)
 		if err != nil {
 			return rev, err
 		}
-		payloads, err := oauth.RevokeAllOfMember(ctx, tx, w.ID, userID)
+		payloads, err := oauth.RevokeAllOfMember(ctx, tx, ws, userID)
 		if err != nil {
 			return rev, err
 		}
 		// What they offered as an admin goes with them, and every
 		// instance forgets their role there.
-		if _, err := dbsqlc.New().InvitationRevokeAllByInviter(ctx, tx, dbsqlc.InvitationRevokeAllByInviterParams{WorkspaceID: w.ID, InvitedBy: &userID, Now: time.Now()}); err != nil {
+		if err := erasuredb.New().ErasureInvitationsRevokeByInviter(ctx, tx, erasuredb.ErasureInvitationsRevokeByInviterParams{WorkspaceID: ws, InvitedBy: &userID, Now: time.Now()}); err != nil {
 			return rev, store.InterpretError(err)
 		}
-		if err := membership.Changed(ctx, tx, w.ID, userID); err != nil {
+		if err := membership.Changed(ctx, tx, ws, userID); err != nil {
 			return rev, err
 		}
 		rev = merge(rev, Revoked{KeyIDs: keys, OAuth: payloads})

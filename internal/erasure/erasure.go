@@ -18,10 +18,10 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/linkqr/linkqr/internal/apikey"
+	"github.com/linkqr/linkqr/internal/erasure/internal/erasuredb"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // ErrConfirmation: the typed name is not the workspace's name.
@@ -79,7 +79,7 @@ func (s *Service) deleteWorkspace(ctx context.Context, id uuid.UUID, typed *stri
 	var d Deleted
 	var rev Revoked
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		row, err := dbsqlc.New().ErasureWorkspaceMarkDeleted(ctx, tx, id)
+		row, err := erasuredb.New().ErasureWorkspaceMarkDeleted(ctx, tx, id)
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -102,7 +102,7 @@ func (s *Service) deleteWorkspace(ctx context.Context, id uuid.UUID, typed *stri
 // invitations gone, webhooks disabled, its codes announced gone, the
 // purge enqueued.
 func (s *Service) markedTx(ctx context.Context, tx pgx.Tx, id uuid.UUID) (Revoked, error) {
-	q := dbsqlc.New()
+	q := erasuredb.New()
 	rev := Revoked{Workspaces: []uuid.UUID{id}}
 	var err error
 	if rev.KeyIDs, err = apikey.RevokeAllOfWorkspace(ctx, tx, id); err != nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/linkqr/linkqr/internal/audit"
+	"github.com/linkqr/linkqr/internal/erasure/internal/erasuredb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Batch sizes of the purge: each statement deletes at most BatchRows rows
@@ -69,7 +69,7 @@ func (s *Service) delay() time.Duration {
 // batch by batch, until none is left (done) or ctx ends.
 func (s *Service) Purge(ctx context.Context) (done bool, err error) {
 	before := time.Now().Add(-s.delay())
-	ids, err := dbsqlc.New().ErasureWorkspacesPending(ctx, s.db.Conn(ctx), &before)
+	ids, err := erasuredb.New().ErasureWorkspacesPending(ctx, s.db.Conn(ctx), &before)
 	if err != nil {
 		return false, store.InterpretError(err)
 	}
@@ -87,9 +87,9 @@ func (s *Service) Purge(ctx context.Context) (done bool, err error) {
 // deliveries); then the workspace row, whose remaining small tables go by
 // ON DELETE CASCADE.
 func (s *Service) purgeWorkspace(ctx context.Context, ws uuid.UUID) error {
-	q := dbsqlc.New()
+	q := erasuredb.New()
 	for {
-		links, err := q.ErasureLinkBatch(ctx, s.db.Conn(ctx), dbsqlc.ErasureLinkBatchParams{WorkspaceID: ws, Limit: batchLinks})
+		links, err := q.ErasureLinkBatch(ctx, s.db.Conn(ctx), erasuredb.ErasureLinkBatchParams{WorkspaceID: ws, Limit: batchLinks})
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -101,12 +101,12 @@ func (s *Service) purgeWorkspace(ctx context.Context, ws uuid.UUID) error {
 		}
 	}
 	if err := drain(ctx, s.db, func(tx pgx.Tx) (int64, error) {
-		return q.ErasureWorkspaceDaysDelete(ctx, tx, dbsqlc.ErasureWorkspaceDaysDeleteParams{Ws: ws, Lim: BatchRows})
+		return q.ErasureWorkspaceDaysDelete(ctx, tx, erasuredb.ErasureWorkspaceDaysDeleteParams{Ws: ws, Lim: BatchRows})
 	}); err != nil {
 		return err
 	}
 	if err := drain(ctx, s.db, func(tx pgx.Tx) (int64, error) {
-		return q.ErasureEventsDelete(ctx, tx, dbsqlc.ErasureEventsDeleteParams{WorkspaceID: ws, Lim: BatchRows})
+		return q.ErasureEventsDelete(ctx, tx, erasuredb.ErasureEventsDeleteParams{WorkspaceID: ws, Lim: BatchRows})
 	}); err != nil {
 		return err
 	}
@@ -127,29 +127,29 @@ func (s *Service) purgeWorkspace(ctx context.Context, ws uuid.UUID) error {
 }
 
 func (s *Service) purgeLinks(ctx context.Context, ws uuid.UUID, links []uuid.UUID) error {
-	q := dbsqlc.New()
-	for _, del := range []func(context.Context, dbsqlc.DBTX, []uuid.UUID) (int64, error){
-		func(ctx context.Context, db dbsqlc.DBTX, l []uuid.UUID) (int64, error) {
-			return q.ErasureScansDelete(ctx, db, dbsqlc.ErasureScansDeleteParams{Links: l, Lim: BatchRows})
+	q := erasuredb.New()
+	for _, del := range []func(context.Context, erasuredb.DBTX, []uuid.UUID) (int64, error){
+		func(ctx context.Context, db erasuredb.DBTX, l []uuid.UUID) (int64, error) {
+			return q.ErasureScansDelete(ctx, db, erasuredb.ErasureScansDeleteParams{Links: l, Lim: BatchRows})
 		},
-		func(ctx context.Context, db dbsqlc.DBTX, l []uuid.UUID) (int64, error) {
-			return q.ErasureVisitorDaysDelete(ctx, db, dbsqlc.ErasureVisitorDaysDeleteParams{Links: l, Lim: BatchRows})
+		func(ctx context.Context, db erasuredb.DBTX, l []uuid.UUID) (int64, error) {
+			return q.ErasureVisitorDaysDelete(ctx, db, erasuredb.ErasureVisitorDaysDeleteParams{Links: l, Lim: BatchRows})
 		},
-		func(ctx context.Context, db dbsqlc.DBTX, l []uuid.UUID) (int64, error) {
-			return q.ErasureRollupKeysHourlyDelete(ctx, db, dbsqlc.ErasureRollupKeysHourlyDeleteParams{Links: l, Lim: BatchRows})
+		func(ctx context.Context, db erasuredb.DBTX, l []uuid.UUID) (int64, error) {
+			return q.ErasureRollupKeysHourlyDelete(ctx, db, erasuredb.ErasureRollupKeysHourlyDeleteParams{Links: l, Lim: BatchRows})
 		},
-		func(ctx context.Context, db dbsqlc.DBTX, l []uuid.UUID) (int64, error) {
-			return q.ErasureRollupKeysDailyDelete(ctx, db, dbsqlc.ErasureRollupKeysDailyDeleteParams{Links: l, Lim: BatchRows})
+		func(ctx context.Context, db erasuredb.DBTX, l []uuid.UUID) (int64, error) {
+			return q.ErasureRollupKeysDailyDelete(ctx, db, erasuredb.ErasureRollupKeysDailyDeleteParams{Links: l, Lim: BatchRows})
 		},
-		func(ctx context.Context, db dbsqlc.DBTX, l []uuid.UUID) (int64, error) {
-			return q.ErasureRollupsDelete(ctx, db, dbsqlc.ErasureRollupsDeleteParams{Links: l, Lim: BatchRows})
+		func(ctx context.Context, db erasuredb.DBTX, l []uuid.UUID) (int64, error) {
+			return q.ErasureRollupsDelete(ctx, db, erasuredb.ErasureRollupsDeleteParams{Links: l, Lim: BatchRows})
 		},
 	} {
 		if err := drain(ctx, s.db, func(tx pgx.Tx) (int64, error) { return del(ctx, tx, links) }); err != nil {
 			return err
 		}
 	}
-	_, err := q.ErasureLinksRetire(ctx, s.db.Conn(ctx), dbsqlc.ErasureLinksRetireParams{Links: links, WorkspaceID: ws})
+	_, err := q.ErasureLinksRetire(ctx, s.db.Conn(ctx), erasuredb.ErasureLinksRetireParams{Links: links, WorkspaceID: ws})
 	return store.InterpretError(err)
 }
 

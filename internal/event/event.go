@@ -13,9 +13,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/event/internal/eventdb"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Type names an event.
@@ -111,7 +111,7 @@ func (r *Recorder) RecordMany(ctx context.Context, tx pgx.Tx, events []New) ([]u
 	now := time.Now().UTC()
 	ids := make([]uuid.UUID, len(events))
 	recorded := make([]Recorded, len(events))
-	p := dbsqlc.EventCreateManyParams{
+	p := eventdb.EventCreateManyParams{
 		Ids: ids, WorkspaceIds: make([]uuid.UUID, len(events)), Types: make([]string, len(events)),
 		Data: make([]string, len(events)), CreatedAt: now,
 	}
@@ -125,7 +125,7 @@ func (r *Recorder) RecordMany(ctx context.Context, tx pgx.Tx, events []New) ([]u
 		recorded[i] = Recorded{ID: ids[i], WorkspaceID: e.WorkspaceID, Type: e.Type}
 	}
 	// One statement however many: a bulk creation records a thousand.
-	if err := dbsqlc.New().EventCreateMany(ctx, tx, p); err != nil {
+	if err := eventdb.New().EventCreateMany(ctx, tx, p); err != nil {
 		return nil, store.InterpretError(err)
 	}
 	if err := notifyRecorded(ctx, tx, events); err != nil {
@@ -143,7 +143,7 @@ func (r *Recorder) RecordMany(ctx context.Context, tx pgx.Tx, events []New) ([]u
 // It reads through db, so inside an ambient transaction it sees that
 // transaction's events.
 func Load(ctx context.Context, db *store.DB, workspaceID, id uuid.UUID) (Envelope, error) {
-	row, err := dbsqlc.New().EventGetByID(ctx, db.Conn(ctx), dbsqlc.EventGetByIDParams{ID: id, WorkspaceID: workspaceID})
+	row, err := eventdb.New().EventGetByID(ctx, db.Conn(ctx), eventdb.EventGetByIDParams{ID: id, WorkspaceID: workspaceID})
 	if err != nil {
 		return Envelope{}, store.InterpretError(err)
 	}

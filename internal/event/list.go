@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/event/internal/eventdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // MaxWait bounds a long poll (GET /api/v1/events?wait=): below the
@@ -200,16 +200,16 @@ func (r *Reader) page(ctx context.Context, ws uuid.UUID, q Query) (Page, error) 
 		types[i] = string(t)
 	}
 	var (
-		rows []dbsqlc.Event
+		rows []eventdb.Event
 		err  error
 	)
 	if q.After != nil {
-		rows, err = dbsqlc.New().EventListAfter(ctx, r.DB.Conn(ctx), dbsqlc.EventListAfterParams{
+		rows, err = eventdb.New().EventListAfter(ctx, r.DB.Conn(ctx), eventdb.EventListAfterParams{
 			WorkspaceID: ws, Types: types, AfterID: *q.After,
 			SettledAt: time.Now().Add(-r.settle()), Lim: int32(q.Limit + 1),
 		})
 	} else {
-		rows, err = dbsqlc.New().EventListPage(ctx, r.DB.Conn(ctx), dbsqlc.EventListPageParams{
+		rows, err = eventdb.New().EventListPage(ctx, r.DB.Conn(ctx), eventdb.EventListPageParams{
 			WorkspaceID: ws, Types: types, BeforeID: q.Before, Lim: int32(q.Limit + 1),
 		})
 	}
@@ -271,11 +271,11 @@ func (r *Reader) filtered(ctx context.Context, ws uuid.UUID, q Query) (Page, err
 	if len(picked) == 0 {
 		return p, nil
 	}
-	rows, err := dbsqlc.New().EventListByIDs(ctx, r.DB.Conn(ctx), dbsqlc.EventListByIDsParams{WorkspaceID: ws, Ids: picked})
+	rows, err := eventdb.New().EventListByIDs(ctx, r.DB.Conn(ctx), eventdb.EventListByIDsParams{WorkspaceID: ws, Ids: picked})
 	if err != nil {
 		return Page{}, store.InterpretError(err)
 	}
-	slices.SortFunc(rows, func(a, b dbsqlc.Event) int {
+	slices.SortFunc(rows, func(a, b eventdb.Event) int {
 		return slices.Index(picked, a.ID) - slices.Index(picked, b.ID)
 	})
 	p.Events = envelopes(rows)
@@ -286,7 +286,7 @@ func (r *Reader) filtered(ctx context.Context, ws uuid.UUID, q Query) (Page, err
 func (r *Reader) scan(ctx context.Context, ws uuid.UUID, q Query) ([]scanned, error) {
 	var out []scanned
 	if q.After != nil {
-		rows, err := dbsqlc.New().EventScanAfter(ctx, r.DB.Conn(ctx), dbsqlc.EventScanAfterParams{
+		rows, err := eventdb.New().EventScanAfter(ctx, r.DB.Conn(ctx), eventdb.EventScanAfterParams{
 			WorkspaceID: ws, AfterID: *q.After, SettledAt: time.Now().Add(-r.settle()), Lim: scanWindow,
 		})
 		for _, row := range rows {
@@ -294,7 +294,7 @@ func (r *Reader) scan(ctx context.Context, ws uuid.UUID, q Query) ([]scanned, er
 		}
 		return out, store.InterpretError(err)
 	}
-	rows, err := dbsqlc.New().EventScanPage(ctx, r.DB.Conn(ctx), dbsqlc.EventScanPageParams{
+	rows, err := eventdb.New().EventScanPage(ctx, r.DB.Conn(ctx), eventdb.EventScanPageParams{
 		WorkspaceID: ws, BeforeID: q.Before, Lim: scanWindow,
 	})
 	for _, row := range rows {
@@ -303,7 +303,7 @@ func (r *Reader) scan(ctx context.Context, ws uuid.UUID, q Query) ([]scanned, er
 	return out, store.InterpretError(err)
 }
 
-func envelopes(rows []dbsqlc.Event) []Envelope {
+func envelopes(rows []eventdb.Event) []Envelope {
 	out := make([]Envelope, len(rows))
 	for i, row := range rows {
 		out[i] = EnvelopeOf(row.ID, row.WorkspaceID, Type(row.Type), row.CreatedAt, row.Data)

@@ -6,8 +6,8 @@ import (
 	"errors"
 
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/idempotency/internal/idempotencydb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // stored is a finished request kept under its key.
@@ -49,8 +49,8 @@ func begin(ctx context.Context, db *store.DB, req request) (context.Context, *at
 // previous returns the key's finished earlier use, or nil. An expired, not
 // yet purged use does not count: it is deleted here.
 func (a *attempt) previous(ctx context.Context) (*stored, error) {
-	q := dbsqlc.New()
-	row, err := q.IdempotencyKeyGet(ctx, a.ambient.Conn(), dbsqlc.IdempotencyKeyGetParams{WorkspaceID: a.req.workspace, Key: a.req.key})
+	q := idempotencydb.New()
+	row, err := q.IdempotencyKeyGet(ctx, a.ambient.Conn(), idempotencydb.IdempotencyKeyGetParams{WorkspaceID: a.req.workspace, Key: a.req.key})
 	switch err = store.InterpretError(err); {
 	case err == nil:
 		s := &stored{method: row.Method, path: row.Path, bodyHash: row.BodySha256, status: int(row.ResponseStatus), body: row.ResponseBody}
@@ -59,7 +59,7 @@ func (a *attempt) previous(ctx context.Context) (*stored, error) {
 	case !errors.Is(err, id.ErrNotFound):
 		return nil, err
 	}
-	err = q.IdempotencyKeyDeleteOne(ctx, a.ambient.Conn(), dbsqlc.IdempotencyKeyDeleteOneParams{WorkspaceID: a.req.workspace, Key: a.req.key})
+	err = q.IdempotencyKeyDeleteOne(ctx, a.ambient.Conn(), idempotencydb.IdempotencyKeyDeleteOneParams{WorkspaceID: a.req.workspace, Key: a.req.key})
 	return nil, store.InterpretError(err)
 }
 
@@ -70,7 +70,7 @@ func (a *attempt) save(ctx context.Context, status int, headers map[string]strin
 	if err != nil {
 		return err
 	}
-	err = dbsqlc.New().IdempotencyKeyStore(ctx, a.ambient.Conn(), dbsqlc.IdempotencyKeyStoreParams{
+	err = idempotencydb.New().IdempotencyKeyStore(ctx, a.ambient.Conn(), idempotencydb.IdempotencyKeyStoreParams{
 		WorkspaceID: a.req.workspace, Key: a.req.key, Method: a.req.method, Path: a.req.path,
 		BodySha256: a.req.bodyHash[:], ResponseStatus: int32(status), ResponseHeaders: hj,
 		ResponseBody: append([]byte{}, body...), // never nil: an empty body is not NULL
@@ -88,6 +88,6 @@ func (a *attempt) rollback(ctx context.Context) {
 
 // Purge deletes every key older than 24 hours and returns how many.
 func Purge(ctx context.Context, db *store.DB) (int64, error) {
-	n, err := dbsqlc.New().IdempotencyKeyDeleteExpired(ctx, db.Conn(ctx))
+	n, err := idempotencydb.New().IdempotencyKeyDeleteExpired(ctx, db.Conn(ctx))
 	return n, store.InterpretError(err)
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/link/internal/linkdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/text"
 )
 
@@ -111,7 +111,7 @@ func (s *Service) createMany(ctx context.Context, tx pgx.Tx, ws uuid.UUID, items
 		if err != nil {
 			return nil, fmt.Errorf("bulk create: encode items: %w", err)
 		}
-		created, err := dbsqlc.New().LinkCreateMany(ctx, tx, dbsqlc.LinkCreateManyParams{WorkspaceID: ws, Items: raw})
+		created, err := linkdb.New().LinkCreateMany(ctx, tx, linkdb.LinkCreateManyParams{WorkspaceID: ws, Items: raw})
 		if err != nil {
 			return nil, store.InterpretError(err)
 		}
@@ -159,7 +159,7 @@ func usableDomains(ctx context.Context, tx pgx.Tx, ws uuid.UUID, items []CreateI
 		if _, seen := usable[h]; seen {
 			continue
 		}
-		_, err := dbsqlc.New().LinkDomainForCreate(ctx, tx, dbsqlc.LinkDomainForCreateParams{WorkspaceID: ws, Hostname: h})
+		_, err := linkdb.New().LinkDomainForCreate(ctx, tx, linkdb.LinkDomainForCreateParams{WorkspaceID: ws, Hostname: h})
 		switch err = store.InterpretError(err); {
 		case errors.Is(err, id.ErrNotFound):
 			usable[h] = false

@@ -13,8 +13,8 @@ import (
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/link/internal/linkdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // MaxBulkEditIDs is how many links one bulk edit or bulk deletion names
@@ -65,12 +65,12 @@ func (s *Service) UpdateMany(ctx context.Context, ws uuid.UUID, ids []uuid.UUID,
 	)
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		results, changed = make([]EditResult, len(ids)), nil
-		q := dbsqlc.New()
+		q := linkdb.New()
 		var events []event.New
 		for _, i := range lockOrder(ids) {
 			r := &results[i]
 			r.ID = ids[i]
-			old, err := q.LinkGetByIDForUpdate(ctx, tx, dbsqlc.LinkGetByIDForUpdateParams{ID: ids[i], WorkspaceID: ws})
+			old, err := q.LinkGetByIDForUpdate(ctx, tx, linkdb.LinkGetByIDForUpdateParams{ID: ids[i], WorkspaceID: ws})
 			if err = store.InterpretError(err); err != nil {
 				r.Err = err
 				if !errors.Is(err, id.ErrNotFound) {
@@ -91,7 +91,7 @@ func (s *Service) UpdateMany(ctx context.Context, ws uuid.UUID, ids []uuid.UUID,
 				r.Link = fromRow(old, s.origins)
 				continue
 			}
-			row, err := q.LinkBulkEdit(ctx, tx, dbsqlc.LinkBulkEditParams{
+			row, err := q.LinkBulkEdit(ctx, tx, linkdb.LinkBulkEditParams{
 				ID: ids[i], WorkspaceID: ws, Status: next.Status, ExpiresAt: next.ExpiresAt, AddTags: add, RemoveTags: remove,
 			})
 			if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/hostname"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/link/internal/linkdb"
 	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/wire"
 )
@@ -153,7 +153,7 @@ func (l Link) key() Key {
 
 // fromRow converts a stored row; what the database holds was parsed when
 // it was written, so it is trusted here.
-func fromRow(r dbsqlc.Link, o Origins) Link {
+func fromRow(r linkdb.Link, o Origins) Link {
 	var domain *hostname.Name
 	if r.Domain != nil {
 		h := hostname.Stored(*r.Domain)

@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/hostname"
+	"github.com/linkqr/linkqr/internal/link/internal/linkdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/validate"
 )
@@ -106,8 +106,8 @@ func (s *Service) Search(ctx context.Context, ws uuid.UUID, q Search) (SearchRes
 	if len(q.Tags) > 0 {
 		return s.searchTagged(ctx, ws, q, state)
 	}
-	db, queries, domain := s.db.Conn(ctx), dbsqlc.New(), domainPtr(q.Domain)
-	rows, err := queries.LinkSearch(ctx, db, dbsqlc.LinkSearchParams{
+	db, queries, domain := s.db.Conn(ctx), linkdb.New(), domainPtr(q.Domain)
+	rows, err := queries.LinkSearch(ctx, db, linkdb.LinkSearchParams{
 		WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain, Ids: q.IDs, Before: q.Before, Lim: int32(q.Limit + 1),
 	})
 	if err != nil {
@@ -115,7 +115,7 @@ func (s *Service) Search(ctx context.Context, ws uuid.UUID, q Search) (SearchRes
 	}
 	var total int64
 	if !q.NoTotal {
-		total, err = queries.LinkSearchCount(ctx, db, dbsqlc.LinkSearchCountParams{WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain, Ids: q.IDs})
+		total, err = queries.LinkSearchCount(ctx, db, linkdb.LinkSearchCountParams{WorkspaceID: ws, Pattern: q.Term.pattern(), State: state, Domain: domain, Ids: q.IDs})
 		if err != nil {
 			return SearchResult{}, store.InterpretError(err)
 		}
@@ -131,8 +131,8 @@ func (s *Service) searchTagged(ctx context.Context, ws uuid.UUID, q Search, stat
 	for i, t := range q.Tags {
 		all[i] = t.String()
 	}
-	db, queries, domain := s.db.Conn(ctx), dbsqlc.New(), domainPtr(q.Domain)
-	rows, err := queries.LinkSearchTagged(ctx, db, dbsqlc.LinkSearchTaggedParams{
+	db, queries, domain := s.db.Conn(ctx), linkdb.New(), domainPtr(q.Domain)
+	rows, err := queries.LinkSearchTagged(ctx, db, linkdb.LinkSearchTaggedParams{
 		WorkspaceID: ws, Tag: all[0], AllTags: all, Pattern: q.Term.pattern(), State: state, Domain: domain, Ids: q.IDs,
 		Before: q.Before, Lim: int32(q.Limit + 1),
 	})
@@ -141,7 +141,7 @@ func (s *Service) searchTagged(ctx context.Context, ws uuid.UUID, q Search, stat
 	}
 	var total int64
 	if !q.NoTotal {
-		total, err = queries.LinkSearchTaggedCount(ctx, db, dbsqlc.LinkSearchTaggedCountParams{
+		total, err = queries.LinkSearchTaggedCount(ctx, db, linkdb.LinkSearchTaggedCountParams{
 			WorkspaceID: ws, Tag: all[0], AllTags: all, Pattern: q.Term.pattern(), State: state, Domain: domain, Ids: q.IDs,
 		})
 		if err != nil {

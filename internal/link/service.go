@@ -15,9 +15,9 @@ import (
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/link/internal/linkdb"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/text"
 	"github.com/linkqr/linkqr/internal/wire"
 )
@@ -83,17 +83,17 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in Create
 		return Link{}, err
 	}
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := linkdb.New()
 		domain := domainPtr(in.Domain)
 		if domain != nil {
-			_, err := q.LinkDomainForCreate(ctx, tx, dbsqlc.LinkDomainForCreateParams{WorkspaceID: ws, Hostname: *domain})
+			_, err := q.LinkDomainForCreate(ctx, tx, linkdb.LinkDomainForCreateParams{WorkspaceID: ws, Hostname: *domain})
 			if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 				return ErrDomainUnusable
 			} else if err != nil {
 				return err
 			}
 		}
-		row, err := q.LinkCreate(ctx, tx, dbsqlc.LinkCreateParams{
+		row, err := q.LinkCreate(ctx, tx, linkdb.LinkCreateParams{
 			ID: id.New(), WorkspaceID: ws, Code: code.String(), TargetURL: in.TargetURL.String(),
 			Title: text.Ptr(in.Title), ExpiresAt: expiryPtr(in.ExpiresAt), Domain: domain, Tags: in.Tags.Strings(),
 			Rules: rulesJSON(in.Rules), Split: splitJSON(in.Split), PasswordHash: hash, MaxScans: in.MaxScans,
@@ -113,13 +113,13 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in Create
 // and so do the links of a deleted workspace and the codes retired when it
 // was purged.
 func (s *Service) Resolve(ctx context.Context, k Key) (Target, error) {
-	q, db := dbsqlc.New(), s.db.Conn(ctx)
+	q, db := linkdb.New(), s.db.Conn(ctx)
 	if k.Domain != "" {
-		row, err := q.LinkResolveDomainCode(ctx, db, dbsqlc.LinkResolveDomainCodeParams{Domain: k.Domain, Code: k.Code.String()})
+		row, err := q.LinkResolveDomainCode(ctx, db, linkdb.LinkResolveDomainCodeParams{Domain: k.Domain, Code: k.Code.String()})
 		if err != nil {
 			return Target{}, store.InterpretError(err)
 		}
-		return targetOf(dbsqlc.LinkResolveCodeRow(row)), nil
+		return targetOf(linkdb.LinkResolveCodeRow(row)), nil
 	}
 	row, err := q.LinkResolveCode(ctx, db, k.Code.String())
 	if err != nil {
@@ -128,7 +128,7 @@ func (s *Service) Resolve(ctx context.Context, k Key) (Target, error) {
 	return targetOf(row), nil
 }
 
-func targetOf(r dbsqlc.LinkResolveCodeRow) Target {
+func targetOf(r linkdb.LinkResolveCodeRow) Target {
 	t := Target{
 		LinkID: r.ID, WorkspaceID: r.WorkspaceID, URL: r.TargetURL,
 		Status: Status(r.Status), ExpiresAt: r.ExpiresAt, Deleted: r.Gone,
@@ -146,7 +146,7 @@ func targetOf(r dbsqlc.LinkResolveCodeRow) Target {
 
 // Get returns a live link of the workspace, or id.ErrNotFound.
 func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Link, error) {
-	row, err := dbsqlc.New().LinkGetByID(ctx, s.db.Conn(ctx), dbsqlc.LinkGetByIDParams{ID: id, WorkspaceID: ws})
+	row, err := linkdb.New().LinkGetByID(ctx, s.db.Conn(ctx), linkdb.LinkGetByIDParams{ID: id, WorkspaceID: ws})
 	if err != nil {
 		return Link{}, store.InterpretError(err)
 	}
@@ -157,7 +157,7 @@ func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Link, error) {
 // whether more follow.
 func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, limit int) ([]Link, bool, error) {
 	db := s.db.Conn(ctx)
-	rows, err := dbsqlc.New().LinkListByWorkspace(ctx, db, dbsqlc.LinkListByWorkspaceParams{
+	rows, err := linkdb.New().LinkListByWorkspace(ctx, db, linkdb.LinkListByWorkspaceParams{
 		WorkspaceID: ws, Before: before, Limit: int32(limit + 1),
 	})
 	if err != nil {
@@ -170,7 +170,7 @@ func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, lim
 // ListOnDomain is List of the links on one custom domain.
 func (s *Service) ListOnDomain(ctx context.Context, ws uuid.UUID, domain hostname.Name, before *uuid.UUID, limit int) ([]Link, bool, error) {
 	h := domain.String()
-	rows, err := dbsqlc.New().LinkListByWorkspaceDomain(ctx, s.db.Conn(ctx), dbsqlc.LinkListByWorkspaceDomainParams{
+	rows, err := linkdb.New().LinkListByWorkspaceDomain(ctx, s.db.Conn(ctx), linkdb.LinkListByWorkspaceDomainParams{
 		WorkspaceID: ws, Domain: &h, Before: before, Limit: int32(limit + 1),
 	})
 	if err != nil {
@@ -180,7 +180,7 @@ func (s *Service) ListOnDomain(ctx context.Context, ws uuid.UUID, domain hostnam
 	return out, hasMore, nil
 }
 
-func (s *Service) fromRow(r dbsqlc.Link) Link { return fromRow(r, s.origins) }
+func (s *Service) fromRow(r linkdb.Link) Link { return fromRow(r, s.origins) }
 
 // Update applies a PATCH. When a value actually changes it records
 // link.updated with previous_attributes holding the old values of exactly
@@ -199,8 +199,8 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		}
 	}
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
-		old, err := q.LinkGetByIDForUpdate(ctx, tx, dbsqlc.LinkGetByIDForUpdateParams{ID: id, WorkspaceID: ws})
+		q := linkdb.New()
+		old, err := q.LinkGetByIDForUpdate(ctx, tx, linkdb.LinkGetByIDForUpdateParams{ID: id, WorkspaceID: ws})
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -210,7 +210,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 			res = fromRow(old, s.origins)
 			return nil
 		}
-		row, err := q.LinkUpdate(ctx, tx, dbsqlc.LinkUpdateParams{
+		row, err := q.LinkUpdate(ctx, tx, linkdb.LinkUpdateParams{
 			ID: id, WorkspaceID: ws, TargetURL: next.TargetURL, Title: next.Title,
 			Status: next.Status, ExpiresAt: next.ExpiresAt, Tags: next.Tags,
 			Rules: next.Rules, Split: next.Split, PasswordHash: next.PasswordHash, MaxScans: next.MaxScans,
@@ -233,7 +233,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 
 // applyUpdate returns the row with in applied and the previous values of
 // the fields whose value changed, keyed by their JSON names.
-func applyUpdate(old dbsqlc.Link, in UpdateInput) (dbsqlc.Link, map[string]any) {
+func applyUpdate(old linkdb.Link, in UpdateInput) (linkdb.Link, map[string]any) {
 	next, previous := old, map[string]any{}
 	if in.TargetURL.Set && in.TargetURL.Value.String() != old.TargetURL {
 		previous["target_url"] = old.TargetURL
@@ -262,7 +262,7 @@ func applyUpdate(old dbsqlc.Link, in UpdateInput) (dbsqlc.Link, map[string]any) 
 // new password's hash (nil: none). A new password always counts as a
 // change (hashes of one password differ); previous_attributes shows only
 // whether there was one.
-func applyTargeting(next *dbsqlc.Link, old dbsqlc.Link, in UpdateInput, hash *string, previous map[string]any) {
+func applyTargeting(next *linkdb.Link, old linkdb.Link, in UpdateInput, hash *string, previous map[string]any) {
 	if in.Rules.Set {
 		if r := rulesJSON(in.Rules.Value); !jsonEqual(r, old.Rules) {
 			previous["rules"] = RulesWire(storedRules(old.Rules))
@@ -335,7 +335,7 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 // deleteTx deletes a link in tx with its link.deleted event and returns
 // it as it was and its cache key; an unknown link is id.ErrNotFound.
 func (s *Service) deleteTx(ctx context.Context, tx pgx.Tx, ws, linkID uuid.UUID) (Link, string, error) {
-	row, err := dbsqlc.New().LinkDelete(ctx, tx, dbsqlc.LinkDeleteParams{ID: linkID, WorkspaceID: ws})
+	row, err := linkdb.New().LinkDelete(ctx, tx, linkdb.LinkDeleteParams{ID: linkID, WorkspaceID: ws})
 	if err != nil {
 		return Link{}, "", store.InterpretError(err)
 	}
@@ -354,7 +354,7 @@ func ByIDs(ctx context.Context, tx pgx.Tx, o Origins, ids []uuid.UUID) (map[uuid
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := dbsqlc.New().LinkListByIDs(ctx, tx, ids)
+	rows, err := linkdb.New().LinkListByIDs(ctx, tx, ids)
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -403,7 +403,7 @@ const BudgetReturnedChannel = "linkqr_link_budget_returned"
 func (s *Service) GrantScans(ctx context.Context, linkID uuid.UUID, block func(remaining int64) int64) (int64, error) {
 	var n int64
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := linkdb.New()
 		row, err := q.LinkScanBudgetForUpdate(ctx, tx, linkID)
 		if err != nil {
 			return store.InterpretError(err)
@@ -416,7 +416,7 @@ func (s *Service) GrantScans(ctx context.Context, linkID uuid.UUID, block func(r
 			return store.Notify(ctx, tx, BudgetChannel, linkID.String())
 		}
 		n = min(remaining, max(1, block(remaining)))
-		return store.InterpretError(q.LinkScanBudgetGrant(ctx, tx, dbsqlc.LinkScanBudgetGrantParams{N: n, ID: linkID}))
+		return store.InterpretError(q.LinkScanBudgetGrant(ctx, tx, linkdb.LinkScanBudgetGrantParams{N: n, ID: linkID}))
 	})
 	if errors.Is(err, id.ErrNotFound) {
 		return 0, nil
@@ -428,7 +428,7 @@ func (s *Service) GrantScans(ctx context.Context, linkID uuid.UUID, block func(r
 // notifies BudgetReturnedChannel in the same transaction.
 func (s *Service) ReturnScans(ctx context.Context, id uuid.UUID, n int64) error {
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
-		err := dbsqlc.New().LinkReturnScans(ctx, tx, dbsqlc.LinkReturnScansParams{Unused: n, ID: id})
+		err := linkdb.New().LinkReturnScans(ctx, tx, linkdb.LinkReturnScansParams{Unused: n, ID: id})
 		if err != nil {
 			return store.InterpretError(err)
 		}

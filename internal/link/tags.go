@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/linkqr/linkqr/internal/link/internal/linkdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -100,10 +100,10 @@ func (s *Service) ListTags(ctx context.Context, ws uuid.UUID, after string, limi
 	if after != "" {
 		a = &after
 	}
-	rows, err := dbsqlc.New().TagList(ctx, s.db.Conn(ctx), dbsqlc.TagListParams{WorkspaceID: ws, After: a, Lim: int32(limit + 1)})
+	rows, err := linkdb.New().TagList(ctx, s.db.Conn(ctx), linkdb.TagListParams{WorkspaceID: ws, After: a, Lim: int32(limit + 1)})
 	if err != nil {
 		return nil, false, store.InterpretError(err)
 	}
-	out, hasMore := store.Page(rows, limit, func(r dbsqlc.TagListRow) TagCount { return TagCount{Name: r.Tag, LinkCount: r.LinkCount} })
+	out, hasMore := store.Page(rows, limit, func(r linkdb.TagListRow) TagCount { return TagCount{Name: r.Tag, LinkCount: r.LinkCount} })
 	return out, hasMore, nil
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/linkcsv"
+	"github.com/linkqr/linkqr/internal/linkimport/internal/linkimportdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // PlannedRow is a row's outcome in the dry run.
@@ -42,7 +42,7 @@ func (s *Service) DryRun(ctx context.Context, ws uuid.UUID, imp Import) (Plan, e
 	if err != nil {
 		return Plan{}, err // the file was checked at upload; only a changed rule gets here
 	}
-	verified, err := dbsqlc.New().LinkImportVerifiedDomains(ctx, s.db.Conn(ctx), ws)
+	verified, err := linkimportdb.New().LinkImportVerifiedDomains(ctx, s.db.Conn(ctx), ws)
 	if err != nil {
 		return Plan{}, store.InterpretError(err)
 	}
@@ -112,7 +112,7 @@ func (s *Service) takenCodes(ctx context.Context, rows []linkcsv.Row) (map[codeK
 		if err != nil {
 			return nil, err
 		}
-		found, err := dbsqlc.New().LinkImportTaken(ctx, s.db.Conn(ctx), raw)
+		found, err := linkimportdb.New().LinkImportTaken(ctx, s.db.Conn(ctx), raw)
 		if err != nil {
 			return nil, store.InterpretError(err)
 		}

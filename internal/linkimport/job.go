@@ -13,8 +13,8 @@ import (
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/linkcsv"
+	"github.com/linkqr/linkqr/internal/linkimport/internal/linkimportdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Args is the job that creates a confirmed import's links.
@@ -46,7 +46,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // so a run cut short and run again neither loses nor repeats a row. An
 // import that is gone (expired, its workspace deleted) is nothing to do.
 func (s *Service) Run(ctx context.Context, importID uuid.UUID) error {
-	q := dbsqlc.New()
+	q := linkimportdb.New()
 	head, err := q.LinkImportForWork(ctx, s.db.Conn(ctx), importID)
 	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return nil
@@ -63,7 +63,7 @@ func (s *Service) Run(ctx context.Context, importID uuid.UUID) error {
 	rows, err := linkcsv.Parse(content, linkcsv.ImportOptions{KeepCodes: head.KeepCodes, Now: time.Now()})
 	if err != nil {
 		msg := err.Error()
-		return q.LinkImportFinish(ctx, s.db.Conn(ctx), dbsqlc.LinkImportFinishParams{ID: importID, State: StateFailed, Error: &msg})
+		return q.LinkImportFinish(ctx, s.db.Conn(ctx), linkimportdb.LinkImportFinishParams{ID: importID, State: StateFailed, Error: &msg})
 	}
 	for start := int(head.Processed); start < len(rows); start += ChunkRows {
 		end := min(start+ChunkRows, len(rows))
@@ -71,7 +71,7 @@ func (s *Service) Run(ctx context.Context, importID uuid.UUID) error {
 			return err
 		}
 	}
-	return q.LinkImportFinish(ctx, s.db.Conn(ctx), dbsqlc.LinkImportFinishParams{ID: importID, State: StateDone})
+	return q.LinkImportFinish(ctx, s.db.Conn(ctx), linkimportdb.LinkImportFinishParams{ID: importID, State: StateDone})
 }
 
 // resultItem is a row's outcome as LinkImportAddRows reads it.
@@ -86,7 +86,7 @@ type resultItem struct {
 // transaction, unless another run did already.
 func (s *Service) runChunk(ctx context.Context, ws, id uuid.UUID, start int, rows []linkcsv.Row) error {
 	return s.db.InTxAmbient(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := linkimportdb.New()
 		head, err := q.LinkImportForWork(ctx, tx, id)
 		if err != nil {
 			return store.InterpretError(err)
@@ -127,9 +127,9 @@ func (s *Service) runChunk(ctx context.Context, ws, id uuid.UUID, start int, row
 		if err != nil {
 			return err
 		}
-		if err := q.LinkImportAddRows(ctx, tx, dbsqlc.LinkImportAddRowsParams{ImportID: id, Items: raw}); err != nil {
+		if err := q.LinkImportAddRows(ctx, tx, linkimportdb.LinkImportAddRowsParams{ImportID: id, Items: raw}); err != nil {
 			return store.InterpretError(err)
 		}
-		return store.InterpretError(q.LinkImportProgress(ctx, tx, dbsqlc.LinkImportProgressParams{ID: id, Processed: int32(start + len(rows)), Added: int32(made)}))
+		return store.InterpretError(q.LinkImportProgress(ctx, tx, linkimportdb.LinkImportProgressParams{ID: id, Processed: int32(start + len(rows)), Added: int32(made)}))
 	})
 }

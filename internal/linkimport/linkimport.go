@@ -19,8 +19,8 @@ import (
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/linkimport/internal/linkimportdb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // ChunkRows is how many file rows one step of the job handles: its valid
@@ -128,7 +128,7 @@ func (e *QuotaError) Seconds() int { return max(1, int((e.RetryAfter+time.Second
 func (s *Service) Save(ctx context.Context, ws, user uuid.UUID, name string, content []byte, keepCodes bool, rows int) (uuid.UUID, error) {
 	importID := id.New()
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := linkimportdb.New()
 		if err := q.LinkImportLockWorkspace(ctx, tx, ws); err != nil {
 			return err
 		}
@@ -143,7 +143,7 @@ func (s *Service) Save(ctx context.Context, ws, user uuid.UUID, name string, con
 		case u.Bytes+int64(len(content)) > MaxStoredBytes:
 			return &QuotaError{Pending: int(u.Pending), StoredBytes: u.Bytes, RetryAfter: retry, Bytes: true}
 		}
-		return q.LinkImportCreate(ctx, tx, dbsqlc.LinkImportCreateParams{
+		return q.LinkImportCreate(ctx, tx, linkimportdb.LinkImportCreateParams{
 			ID: importID, WorkspaceID: ws, UserID: user, FileName: name, Content: content, KeepCodes: keepCodes, RowCount: int32(rows),
 		})
 	})
@@ -156,7 +156,7 @@ func (s *Service) Save(ctx context.Context, ws, user uuid.UUID, name string, con
 
 // Get is an import of ws uploaded by user (ErrNotFound otherwise).
 func (s *Service) Get(ctx context.Context, ws, user, importID uuid.UUID) (Import, error) {
-	r, err := dbsqlc.New().LinkImportGet(ctx, s.db.Conn(ctx), dbsqlc.LinkImportGetParams{ID: importID, WorkspaceID: ws, UserID: user})
+	r, err := linkimportdb.New().LinkImportGet(ctx, s.db.Conn(ctx), linkimportdb.LinkImportGetParams{ID: importID, WorkspaceID: ws, UserID: user})
 	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return Import{}, ErrNotFound
 	} else if err != nil {
@@ -174,7 +174,7 @@ func (s *Service) Get(ctx context.Context, ws, user, importID uuid.UUID) (Import
 
 // content is an import's file.
 func (s *Service) content(ctx context.Context, ws, id uuid.UUID) ([]byte, error) {
-	b, err := dbsqlc.New().LinkImportContent(ctx, s.db.Conn(ctx), dbsqlc.LinkImportContentParams{ID: id, WorkspaceID: ws})
+	b, err := linkimportdb.New().LinkImportContent(ctx, s.db.Conn(ctx), linkimportdb.LinkImportContentParams{ID: id, WorkspaceID: ws})
 	return b, store.InterpretError(err)
 }
 
@@ -186,7 +186,7 @@ func (s *Service) Start(ctx context.Context, ws, user, importID uuid.UUID) error
 		return err
 	}
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
-		row, err := dbsqlc.New().LinkImportQueue(ctx, tx, dbsqlc.LinkImportQueueParams{ID: importID, WorkspaceID: ws, UserID: user})
+		row, err := linkimportdb.New().LinkImportQueue(ctx, tx, linkimportdb.LinkImportQueueParams{ID: importID, WorkspaceID: ws, UserID: user})
 		if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 			return nil // already started
 		} else if err != nil {
@@ -218,8 +218,8 @@ type ResultRow struct {
 // Results is a page of an import's outcomes (problems first, then by
 // row) and the count of each outcome.
 func (s *Service) Results(ctx context.Context, id uuid.UUID, offset, limit int) ([]ResultRow, map[Outcome]int, error) {
-	q, db := dbsqlc.New(), s.db.Conn(ctx)
-	rows, err := q.LinkImportRows(ctx, db, dbsqlc.LinkImportRowsParams{ImportID: id, Off: int32(offset), Lim: int32(limit)})
+	q, db := linkimportdb.New(), s.db.Conn(ctx)
+	rows, err := q.LinkImportRows(ctx, db, linkimportdb.LinkImportRowsParams{ImportID: id, Off: int32(offset), Lim: int32(limit)})
 	if err != nil {
 		return nil, nil, store.InterpretError(err)
 	}

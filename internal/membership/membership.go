@@ -16,10 +16,10 @@ import (
 
 	"github.com/linkqr/linkqr/internal/epochcache"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/membership/internal/membershipdb"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // ChangedChannel carries "<workspace uuid>:<user uuid>" for every changed
@@ -76,8 +76,8 @@ func RoleInTx(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid.UUID) (sc
 	return roleIn(ctx, tx, workspaceID, userID)
 }
 
-func roleIn(ctx context.Context, db dbsqlc.DBTX, workspaceID, userID uuid.UUID) (scope.Role, error) {
-	s, err := dbsqlc.New().MembershipGetRole(ctx, db, dbsqlc.MembershipGetRoleParams{WorkspaceID: workspaceID, UserID: userID})
+func roleIn(ctx context.Context, db membershipdb.DBTX, workspaceID, userID uuid.UUID) (scope.Role, error) {
+	s, err := membershipdb.New().MembershipGetRole(ctx, db, membershipdb.MembershipGetRoleParams{WorkspaceID: workspaceID, UserID: userID})
 	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return "", nil
 	}

@@ -17,10 +17,10 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/oauth/internal/oauthdb"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -177,10 +177,10 @@ func (s *Service) CreateClient(ctx context.Context, in CreateInput) (*Client, st
 		}
 		hash = &h
 	}
-	var row dbsqlc.OauthClient
+	var row oauthdb.OauthClient
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		row, err = dbsqlc.New().OAuthClientCreate(ctx, tx, dbsqlc.OAuthClientCreateParams{
+		row, err = oauthdb.New().OAuthClientCreate(ctx, tx, oauthdb.OAuthClientCreateParams{
 			ID: id.New(), WorkspaceID: in.WorkspaceID, CreatedBy: in.CreatedBy, Name: in.Name,
 			GrantType: in.GrantType, SecretHash: hash, RedirectUris: uris, Scopes: scope.Strings(scopes),
 			RateLimitPerMinute: int32(rate), IPAllowlist: allow,
@@ -204,7 +204,7 @@ func (s *Service) CreateClient(ctx context.Context, in CreateInput) (*Client, st
 
 // ListClients returns the workspace's active clients, newest first.
 func (s *Service) ListClients(ctx context.Context, workspaceID uuid.UUID) ([]*Client, error) {
-	rows, err := dbsqlc.New().OAuthClientListByWorkspace(ctx, s.db.Conn(ctx), &workspaceID)
+	rows, err := oauthdb.New().OAuthClientListByWorkspace(ctx, s.db.Conn(ctx), &workspaceID)
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -221,7 +221,7 @@ func (s *Service) ListClients(ctx context.Context, workspaceID uuid.UUID) ([]*Cl
 // A client of another workspace, or already revoked, is id.ErrNotFound.
 func (s *Service) RevokeClient(ctx context.Context, workspaceID, clientID uuid.UUID) error {
 	return s.revokeClient(ctx, clientID, func(tx pgx.Tx) error {
-		row, err := dbsqlc.New().OAuthClientRevoke(ctx, tx, dbsqlc.OAuthClientRevokeParams{ID: clientID, WorkspaceID: &workspaceID})
+		row, err := oauthdb.New().OAuthClientRevoke(ctx, tx, oauthdb.OAuthClientRevokeParams{ID: clientID, WorkspaceID: &workspaceID})
 		if err != nil {
 			return err
 		}
@@ -252,7 +252,7 @@ func (s *Service) client(ctx context.Context, id uuid.UUID) (*Client, error) {
 		return c, nil
 	}
 	epoch := s.clients.Epoch()
-	row, err := dbsqlc.New().OAuthClientGet(ctx, s.db.Conn(ctx), id)
+	row, err := oauthdb.New().OAuthClientGet(ctx, s.db.Conn(ctx), id)
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -278,7 +278,7 @@ func (s *Service) ClientByExternalID(ctx context.Context, clientID string) (*Cli
 	return c, nil
 }
 
-func clientFromRow(r dbsqlc.OauthClient) *Client {
+func clientFromRow(r oauthdb.OauthClient) *Client {
 	c := &Client{
 		ID: r.ID, WorkspaceID: r.WorkspaceID, CreatedBy: r.CreatedBy, Name: r.Name, GrantType: r.GrantType,
 		Public: r.SecretHash == nil, RedirectURIs: r.RedirectUris, RateLimitPerMinute: int(r.RateLimitPerMinute),
@@ -305,12 +305,12 @@ func clientFromRow(r dbsqlc.OauthClient) *Client {
 // (this instance's own notification arrives asynchronously). Removing a
 // member uses it, like apikey.RevokeAllByCreator.
 func RevokeAllOfMember(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid.UUID) ([]string, error) {
-	q := dbsqlc.New()
-	clients, err := q.OAuthClientRevokeAllByCreator(ctx, tx, dbsqlc.OAuthClientRevokeAllByCreatorParams{WorkspaceID: &workspaceID, CreatedBy: &userID})
+	q := oauthdb.New()
+	clients, err := q.OAuthClientRevokeAllByCreator(ctx, tx, oauthdb.OAuthClientRevokeAllByCreatorParams{WorkspaceID: &workspaceID, CreatedBy: &userID})
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
-	grants, err := q.OAuthGrantRevokeAllOfMember(ctx, tx, dbsqlc.OAuthGrantRevokeAllOfMemberParams{WorkspaceID: workspaceID, UserID: userID})
+	grants, err := q.OAuthGrantRevokeAllOfMember(ctx, tx, oauthdb.OAuthGrantRevokeAllOfMemberParams{WorkspaceID: workspaceID, UserID: userID})
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -321,7 +321,7 @@ func RevokeAllOfMember(ctx context.Context, tx pgx.Tx, workspaceID, userID uuid.
 // client bound to the workspace and every grant partners hold for it, like
 // RevokeAllOfMember (deleting a workspace).
 func RevokeAllOfWorkspace(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID) ([]string, error) {
-	q := dbsqlc.New()
+	q := oauthdb.New()
 	clients, err := q.OAuthClientRevokeAllByWorkspace(ctx, tx, &workspaceID)
 	if err != nil {
 		return nil, store.InterpretError(err)
@@ -364,7 +364,7 @@ func (s *Service) Invalidate(payloads ...string) {
 // RevokeClient. Unknown or already revoked is id.ErrNotFound.
 func (s *Service) RevokeAnyClient(ctx context.Context, clientID uuid.UUID) error {
 	return s.revokeClient(ctx, clientID, func(tx pgx.Tx) error {
-		row, err := dbsqlc.New().OAuthClientRevokeAny(ctx, tx, clientID)
+		row, err := oauthdb.New().OAuthClientRevokeAny(ctx, tx, clientID)
 		if err != nil {
 			return err
 		}
@@ -410,13 +410,13 @@ func (c *Client) Origin() string {
 // list`): every client, newest first; revoked ones too when
 // includeRevoked, only self-registered ones when dynamicOnly.
 func (s *Service) ListAllClients(ctx context.Context, includeRevoked, dynamicOnly bool) ([]Listing, error) {
-	rows, err := dbsqlc.New().OAuthClientListAll(ctx, s.db.Conn(ctx), dbsqlc.OAuthClientListAllParams{IncludeRevoked: includeRevoked, DynamicOnly: dynamicOnly})
+	rows, err := oauthdb.New().OAuthClientListAll(ctx, s.db.Conn(ctx), oauthdb.OAuthClientListAllParams{IncludeRevoked: includeRevoked, DynamicOnly: dynamicOnly})
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
 	out := make([]Listing, len(rows))
 	for i, r := range rows {
-		out[i] = Listing{Client: clientFromRow(dbsqlc.OauthClient{
+		out[i] = Listing{Client: clientFromRow(oauthdb.OauthClient{
 			ID: r.ID, WorkspaceID: r.WorkspaceID, CreatedBy: r.CreatedBy, Name: r.Name, GrantType: r.GrantType,
 			SecretHash: r.SecretHash, RedirectUris: r.RedirectUris, Scopes: r.Scopes, RateLimitPerMinute: r.RateLimitPerMinute,
 			IPAllowlist: r.IPAllowlist, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt, Dynamic: r.Dynamic,

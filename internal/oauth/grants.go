@@ -11,9 +11,9 @@ import (
 
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/oauth/internal/oauthdb"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Grant is a consent a user gave a partner app in one of their workspaces,
@@ -39,7 +39,7 @@ func (g Grant) ExternalID() string { return id.Format(id.OAuthGrant, g.ID) }
 // GrantsOfUser lists the live grants userID gave, in every workspace they
 // belong to, newest first. Another user's grants never appear.
 func (s *Service) GrantsOfUser(ctx context.Context, userID uuid.UUID) ([]Grant, error) {
-	rows, err := dbsqlc.New().OAuthGrantListByUser(ctx, s.db.Conn(ctx), userID)
+	rows, err := oauthdb.New().OAuthGrantListByUser(ctx, s.db.Conn(ctx), userID)
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -64,7 +64,7 @@ func (s *Service) GrantsOfUser(ctx context.Context, userID uuid.UUID) ([]Grant, 
 // id.ErrNotFound, and nothing changes.
 func (s *Service) RevokeGrantOfUser(ctx context.Context, userID, grantID uuid.UUID) error {
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		row, err := dbsqlc.New().OAuthGrantRevokeOfUser(ctx, tx, dbsqlc.OAuthGrantRevokeOfUserParams{ID: grantID, UserID: userID})
+		row, err := oauthdb.New().OAuthGrantRevokeOfUser(ctx, tx, oauthdb.OAuthGrantRevokeOfUserParams{ID: grantID, UserID: userID})
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -83,7 +83,7 @@ func (s *Service) RevokeGrantOfUser(ctx context.Context, userID, grantID uuid.UU
 // touchGrantTx records, in the token endpoint's transaction tx, that the
 // grant was used (a refresh); the query itself writes at most once a minute.
 func touchGrantTx(ctx context.Context, tx pgx.Tx, grantID uuid.UUID) error {
-	if err := dbsqlc.New().OAuthGrantTouch(ctx, tx, grantID); err != nil {
+	if err := oauthdb.New().OAuthGrantTouch(ctx, tx, grantID); err != nil {
 		return fmt.Errorf("record grant use: %w", store.InterpretError(err))
 	}
 	return nil
@@ -127,7 +127,7 @@ func (s *Service) touchGrantAsync(id uuid.UUID) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := dbsqlc.New().OAuthGrantTouch(ctx, s.db.Conn(ctx), id); err != nil {
+		if err := oauthdb.New().OAuthGrantTouch(ctx, s.db.Conn(ctx), id); err != nil {
 			s.log.Warn("record OAuth grant use", "grant_id", id, "err", err)
 		}
 	}()

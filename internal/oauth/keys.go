@@ -18,9 +18,9 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/oauth/internal/oauthdb"
 	"github.com/linkqr/linkqr/internal/sealbox"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Alg is the one signature algorithm linkqr issues and accepts. ES256 is
@@ -117,7 +117,7 @@ func (k *signingKey) getSigner(kr *keyring) (jose.Signer, error) {
 
 // ReloadKeys reads the key set from the database.
 func (s *Service) ReloadKeys(ctx context.Context) error {
-	rows, err := dbsqlc.New().OAuthSigningKeyList(ctx, s.db.Conn(ctx))
+	rows, err := oauthdb.New().OAuthSigningKeyList(ctx, s.db.Conn(ctx))
 	if err != nil {
 		return store.InterpretError(err)
 	}
@@ -187,7 +187,7 @@ func (s *Service) reloadForUnknownKid(ctx context.Context) bool {
 func (s *Service) EnsureKeys(ctx context.Context) error {
 	now := s.now()
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := oauthdb.New()
 		if err := q.OAuthSigningKeyLock(ctx, tx); err != nil {
 			return store.InterpretError(err)
 		}
@@ -208,14 +208,14 @@ func (s *Service) EnsureKeys(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			rows = append([]dbsqlc.OauthSigningKey{r}, rows...)
+			rows = append([]oauthdb.OauthSigningKey{r}, rows...)
 			cur, changed = 0, true
 		}
 		// Retire every key before the current one.
 		for i := 0; i < cur; i++ {
 			if rows[i].PublishedUntil == nil {
 				until := rows[i+1].ActivatesAt.Add(AccessTokenTTL + clockSkew)
-				if err := q.OAuthSigningKeyRetire(ctx, tx, dbsqlc.OAuthSigningKeyRetireParams{Kid: rows[i].Kid, PublishedUntil: &until}); err != nil {
+				if err := q.OAuthSigningKeyRetire(ctx, tx, oauthdb.OAuthSigningKeyRetireParams{Kid: rows[i].Kid, PublishedUntil: &until}); err != nil {
 					return store.InterpretError(err)
 				}
 				changed = true
@@ -247,30 +247,30 @@ func (s *Service) EnsureKeys(ctx context.Context) error {
 	return s.ReloadKeys(ctx)
 }
 
-func (s *Service) createKey(ctx context.Context, tx pgx.Tx, now, activates time.Time) (dbsqlc.OauthSigningKey, error) {
+func (s *Service) createKey(ctx context.Context, tx pgx.Tx, now, activates time.Time) (oauthdb.OauthSigningKey, error) {
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return dbsqlc.OauthSigningKey{}, err
+		return oauthdb.OauthSigningKey{}, err
 	}
 	jwk := jose.JSONWebKey{Key: &priv.PublicKey, Algorithm: string(Alg), Use: "sig"}
 	tp, err := jwk.Thumbprint(crypto.SHA256)
 	if err != nil {
-		return dbsqlc.OauthSigningKey{}, err
+		return oauthdb.OauthSigningKey{}, err
 	}
 	jwk.KeyID = base64.RawURLEncoding.EncodeToString(tp)
 	pubJSON, err := jwk.MarshalJSON()
 	if err != nil {
-		return dbsqlc.OauthSigningKey{}, err
+		return oauthdb.OauthSigningKey{}, err
 	}
 	der, err := x509.MarshalPKCS8PrivateKey(priv)
 	if err != nil {
-		return dbsqlc.OauthSigningKey{}, err
+		return oauthdb.OauthSigningKey{}, err
 	}
-	r := dbsqlc.OauthSigningKey{
+	r := oauthdb.OauthSigningKey{
 		Kid: jwk.KeyID, Alg: string(Alg), PublicJwk: pubJSON,
 		PrivateKeyEnc: s.keys.seal(jwk.KeyID, der), CreatedAt: now, ActivatesAt: activates,
 	}
-	err = dbsqlc.New().OAuthSigningKeyCreate(ctx, tx, dbsqlc.OAuthSigningKeyCreateParams{
+	err = oauthdb.New().OAuthSigningKeyCreate(ctx, tx, oauthdb.OAuthSigningKeyCreateParams{
 		Kid: r.Kid, Alg: r.Alg, PublicJwk: r.PublicJwk, PrivateKeyEnc: r.PrivateKeyEnc,
 		CreatedAt: r.CreatedAt, ActivatesAt: r.ActivatesAt,
 	})

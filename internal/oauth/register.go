@@ -11,9 +11,9 @@ import (
 
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/oauth/internal/oauthdb"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // MaxRegistrationBytes bounds a registration request's body: client
@@ -169,7 +169,7 @@ func (s *Service) Register(ctx context.Context, body []byte) (Registration, erro
 	if e != nil {
 		return Registration{}, e
 	}
-	row, err := dbsqlc.New().OAuthClientCreate(ctx, s.db.Conn(ctx), dbsqlc.OAuthClientCreateParams{
+	row, err := oauthdb.New().OAuthClientCreate(ctx, s.db.Conn(ctx), oauthdb.OAuthClientCreateParams{
 		ID: id.New(), Name: m.name, GrantType: GrantAuthorizationCode, RedirectUris: m.redirectURIs,
 		Scopes: scope.Strings(m.scopes), RateLimitPerMinute: apikey.DefaultRateLimit, IPAllowlist: []string{}, Dynamic: true,
 	})

@@ -17,10 +17,10 @@ import (
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/membership"
+	"github.com/linkqr/linkqr/internal/oauth/internal/oauthdb"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // Error is an RFC 6749 section 5.2 error of the token (or revocation)
@@ -87,7 +87,7 @@ func (s *Service) authenticate(ctx context.Context, a ClientAuth) (*Client, erro
 		// Read from the database, not the cache: the token endpoint pays
 		// argon2id anyway, and a client revoked a moment ago on another
 		// instance must not get a token while the NOTIFY is on its way.
-		row, err := dbsqlc.New().OAuthClientGet(ctx, s.db.Conn(ctx), cid)
+		row, err := oauthdb.New().OAuthClientGet(ctx, s.db.Conn(ctx), cid)
 		if err != nil && !errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			return nil, store.InterpretError(err)
 		}
@@ -261,7 +261,7 @@ func (s *Service) IssueCode(ctx context.Context, r CodeRequest) (string, error) 
 		return "", ErrNothingToGrant
 	}
 	code := newOpaque()
-	err = dbsqlc.New().OAuthCodeCreate(ctx, s.db.Conn(ctx), dbsqlc.OAuthCodeCreateParams{
+	err = oauthdb.New().OAuthCodeCreate(ctx, s.db.Conn(ctx), oauthdb.OAuthCodeCreateParams{
 		CodeHash: hashSecret(code), ClientID: r.Client.ID, WorkspaceID: r.WorkspaceID, UserID: r.UserID,
 		RedirectUri: r.RedirectURI, Scopes: scope.Strings(granted), CodeChallenge: r.CodeChallenge,
 		ExpiresAt: s.now().Add(CodeTTL), Resource: r.Resource.stored(),
@@ -319,7 +319,7 @@ func (s *Service) AuthorizationCode(ctx context.Context, a ClientAuth, code, red
 	var fail *Error
 	var revoked *uuid.UUID
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := oauthdb.New()
 		row, err := q.OAuthCodeGetForUpdate(ctx, tx, hashSecret(code))
 		if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			fail = errInvalidGrant("the code is unknown, expired or already used")
@@ -359,7 +359,7 @@ func (s *Service) AuthorizationCode(ctx context.Context, a ClientAuth, code, red
 			fail = errInvalidTarget("resource differs from the authorization request's: " + s.ResourceAudience(resourceFromStored(row.Resource)))
 			return nil
 		}
-		g, err := q.OAuthGrantCreate(ctx, tx, dbsqlc.OAuthGrantCreateParams{
+		g, err := q.OAuthGrantCreate(ctx, tx, oauthdb.OAuthGrantCreateParams{
 			ID: id.New(), ClientID: c.ID, WorkspaceID: row.WorkspaceID, UserID: row.UserID, Scopes: row.Scopes,
 			Resource: row.Resource,
 		})
@@ -369,7 +369,7 @@ func (s *Service) AuthorizationCode(ctx context.Context, a ClientAuth, code, red
 		if err := recordGrant(ctx, tx, audit.OAuthGrantCreated, g.WorkspaceID, g.ID, g.ClientID, g.UserID); err != nil {
 			return err
 		}
-		if err := q.OAuthCodeRedeem(ctx, tx, dbsqlc.OAuthCodeRedeemParams{CodeHash: row.CodeHash, GrantID: &g.ID}); err != nil {
+		if err := q.OAuthCodeRedeem(ctx, tx, oauthdb.OAuthCodeRedeemParams{CodeHash: row.CodeHash, GrantID: &g.ID}); err != nil {
 			return store.InterpretError(err)
 		}
 		tok, err = s.issueWithRefresh(ctx, tx, c, g)
@@ -389,7 +389,7 @@ func (s *Service) AuthorizationCode(ctx context.Context, a ClientAuth, code, red
 
 // issueWithRefresh signs an access token for grant g and stores a fresh
 // refresh token of its family in tx.
-func (s *Service) issueWithRefresh(ctx context.Context, tx pgx.Tx, c *Client, g dbsqlc.OauthGrant) (Token, error) {
+func (s *Service) issueWithRefresh(ctx context.Context, tx pgx.Tx, c *Client, g oauthdb.OauthGrant) (Token, error) {
 	scopes := make([]scope.Scope, len(g.Scopes))
 	for i, sc := range g.Scopes {
 		scopes[i] = scope.Scope(sc)
@@ -399,7 +399,7 @@ func (s *Service) issueWithRefresh(ctx context.Context, tx pgx.Tx, c *Client, g 
 		return Token{}, err
 	}
 	refresh := newOpaque()
-	if err := dbsqlc.New().OAuthRefreshCreate(ctx, tx, dbsqlc.OAuthRefreshCreateParams{
+	if err := oauthdb.New().OAuthRefreshCreate(ctx, tx, oauthdb.OAuthRefreshCreateParams{
 		TokenHash: hashSecret(refresh), GrantID: g.ID, ExpiresAt: s.now().Add(RefreshTokenTTL),
 	}); err != nil {
 		return Token{}, store.InterpretError(err)
@@ -409,7 +409,7 @@ func (s *Service) issueWithRefresh(ctx context.Context, tx pgx.Tx, c *Client, g 
 }
 
 func (s *Service) revokeGrantTx(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
-	rows, err := dbsqlc.New().OAuthGrantRevoke(ctx, tx, id)
+	rows, err := oauthdb.New().OAuthGrantRevoke(ctx, tx, id)
 	if err != nil {
 		return store.InterpretError(err)
 	}
@@ -444,7 +444,7 @@ func (s *Service) Refresh(ctx context.Context, a ClientAuth, refresh, scopeParam
 	var fail *Error
 	var revoked *uuid.UUID
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := oauthdb.New()
 		row, err := q.OAuthRefreshGetForUpdate(ctx, tx, hashSecret(refresh))
 		if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			fail = errInvalidGrant("the refresh token is unknown, expired or revoked")
@@ -461,7 +461,7 @@ func (s *Service) Refresh(ctx context.Context, a ClientAuth, refresh, scopeParam
 			fail = errInvalidGrant("the refresh token is unknown, expired or revoked")
 			return nil
 		}
-		member, err := q.OAuthMembershipExists(ctx, tx, dbsqlc.OAuthMembershipExistsParams{WorkspaceID: row.WorkspaceID, UserID: row.UserID})
+		member, err := q.OAuthMembershipExists(ctx, tx, oauthdb.OAuthMembershipExistsParams{WorkspaceID: row.WorkspaceID, UserID: row.UserID})
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -477,7 +477,7 @@ func (s *Service) Refresh(ctx context.Context, a ClientAuth, refresh, scopeParam
 			fail = errInvalidTarget("resource differs from the grant's: " + s.ResourceAudience(resourceFromStored(row.Resource)))
 			return nil
 		}
-		g := dbsqlc.OauthGrant{ID: row.GrantID, ClientID: row.ClientID, WorkspaceID: row.WorkspaceID, UserID: row.UserID, Scopes: row.Scopes, Resource: row.Resource}
+		g := oauthdb.OauthGrant{ID: row.GrantID, ClientID: row.ClientID, WorkspaceID: row.WorkspaceID, UserID: row.UserID, Scopes: row.Scopes, Resource: row.Resource}
 		if strings.TrimSpace(scopeParam) != "" {
 			granted := make([]scope.Scope, len(row.Scopes))
 			for i, sc := range row.Scopes {
@@ -535,7 +535,7 @@ func (s *Service) Revoke(ctx context.Context, a ClientAuth, token string) error 
 	}
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		if grantID == nil {
-			row, err := dbsqlc.New().OAuthRefreshGetForUpdate(ctx, tx, hashSecret(token))
+			row, err := oauthdb.New().OAuthRefreshGetForUpdate(ctx, tx, hashSecret(token))
 			if err != nil || row.ClientID != c.ID {
 				return nil // unknown or another client's: nothing to do
 			}

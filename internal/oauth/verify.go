@@ -13,9 +13,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/oauth/internal/oauthdb"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 var onlyES256 = []jose.SignatureAlgorithm{Alg}
@@ -164,7 +164,7 @@ func (s *Service) grant(ctx context.Context, grantID, clientID, wsID uuid.UUID) 
 		return g, nil
 	}
 	epoch := s.grants.Epoch()
-	g, err := dbsqlc.New().OAuthGrantGet(ctx, s.db.Conn(ctx), grantID)
+	g, err := oauthdb.New().OAuthGrantGet(ctx, s.db.Conn(ctx), grantID)
 	if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 		return grantState{revoked: true}, nil
 	}

@@ -85,7 +85,7 @@ func (pw Writer) Object(r *http.Request, p *Problem) Body {
 		Title:         p.Type.Title,
 		Status:        p.Type.Status,
 		Detail:        detail,
-		Instance:      r.URL.Path,
+		Instance:      r.URL.EscapedPath(), // a uri-reference, as the schema says: "/links/%C3%A4%20x", never a raw NUL
 		RequestID:     requestid.FromContext(r.Context()),
 		Errors:        p.Errors,
 		RequiredScope: p.RequiredScope,

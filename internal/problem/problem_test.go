@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 
 	"github.com/linkqr/linkqr/internal/requestid"
@@ -70,5 +71,27 @@ func TestCatalog(t *testing.T) {
 	}
 	if _, ok := Lookup("nope"); ok {
 		t.Error("Lookup of unknown slug")
+	}
+}
+
+// TestInstanceIsAURIReference: instance is the path as sent on the wire
+// (escaped), which the schema's uri-reference format accepts, never the
+// decoded one (a space, a NUL, a non-ASCII letter).
+func TestInstanceIsAURIReference(t *testing.T) {
+	t.Parallel()
+	pw := Writer{BaseURL: "https://linkqr.example"}
+	for raw, want := range map[string]string{
+		"/api/v1/links/%C3%A4%20x": "/api/v1/links/%C3%A4%20x",
+		"/api/v1/links/a%00b":      "/api/v1/links/a%00b",
+		"/api/v1/links/lnk_1":      "/api/v1/links/lnk_1",
+	} {
+		req := httptest.NewRequest(http.MethodGet, raw, nil)
+		got := pw.Object(req, New(NotFound, "")).Instance
+		if got != want {
+			t.Errorf("%s: instance %q, want %q", raw, got, want)
+		}
+		if u, err := url.Parse(got); err != nil || u.Path != req.URL.Path {
+			t.Errorf("%s: instance %q is not a reference to the path (%v)", raw, got, err)
+		}
 	}
 }

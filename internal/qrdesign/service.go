@@ -13,8 +13,8 @@ import (
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
+	"github.com/linkqr/linkqr/internal/qrdesign/internal/qrdesigndb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // ErrUnreadable means the design's code does not decode to its content;
@@ -46,7 +46,7 @@ func NewService(db *store.DB, sample string) *Service {
 // ForLink is the design a link's codes use: its own, else its workspace's
 // default, else Defaults. l was loaded from ws, so it is ws's.
 func (s *Service) ForLink(ctx context.Context, ws uuid.UUID, l link.Link) (Design, error) {
-	row, err := dbsqlc.New().QRDesignGetLink(ctx, s.db.Conn(ctx), dbsqlc.QRDesignGetLinkParams{WorkspaceID: ws, LinkID: &l.ID})
+	row, err := qrdesigndb.New().QRDesignGetLink(ctx, s.db.Conn(ctx), qrdesigndb.QRDesignGetLinkParams{WorkspaceID: ws, LinkID: &l.ID})
 	if err == nil {
 		return fromRow(row)
 	}
@@ -58,7 +58,7 @@ func (s *Service) ForLink(ctx context.Context, ws uuid.UUID, l link.Link) (Desig
 
 // Default is the workspace's default design, else Defaults.
 func (s *Service) Default(ctx context.Context, ws uuid.UUID) (Design, error) {
-	row, err := dbsqlc.New().QRDesignGetDefault(ctx, s.db.Conn(ctx), ws)
+	row, err := qrdesigndb.New().QRDesignGetDefault(ctx, s.db.Conn(ctx), ws)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Defaults(), nil
 	}
@@ -82,7 +82,7 @@ func (s *Service) PutLink(ctx context.Context, ws uuid.UUID, l link.Link, u Upda
 		return Design{}, err
 	}
 	p := params(ws, next)
-	row, err := dbsqlc.New().QRDesignUpsertLink(ctx, s.db.Conn(ctx), dbsqlc.QRDesignUpsertLinkParams{
+	row, err := qrdesigndb.New().QRDesignUpsertLink(ctx, s.db.Conn(ctx), qrdesigndb.QRDesignUpsertLinkParams{
 		WorkspaceID: ws, LinkID: &l.ID, Fg: p.Fg, Bg: p.Bg, Ecc: p.Ecc, Margin: p.Margin, Modules: p.Modules,
 		LogoPng: p.LogoPng, LogoWidth: p.LogoWidth, LogoHeight: p.LogoHeight, FrameText: p.FrameText, FrameColor: p.FrameColor,
 	})
@@ -103,10 +103,10 @@ func (s *Service) PutDefault(ctx context.Context, ws uuid.UUID, u Update) (Desig
 	if err := s.prove(ctx, next, s.Sample); err != nil {
 		return Design{}, err
 	}
-	var row dbsqlc.QrDesign
+	var row qrdesigndb.QrDesign
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		if row, err = dbsqlc.New().QRDesignUpsertDefault(ctx, tx, params(ws, next)); err != nil {
+		if row, err = qrdesigndb.New().QRDesignUpsertDefault(ctx, tx, params(ws, next)); err != nil {
 			return store.InterpretError(err)
 		}
 		return audit.Record(ctx, tx, ws, audit.WorkspaceQRStyleUpdated, audit.TargetOf("workspace", id.Workspace, ws), styleChanges(cur, next))
@@ -147,7 +147,7 @@ func styleChanges(old, cur Design) audit.Changes {
 // DeleteLink removes the link's own design: its codes follow the
 // workspace default again. Deleting a design that does not exist is fine.
 func (s *Service) DeleteLink(ctx context.Context, ws uuid.UUID, l link.Link) error {
-	_, err := dbsqlc.New().QRDesignDeleteLink(ctx, s.db.Conn(ctx), dbsqlc.QRDesignDeleteLinkParams{WorkspaceID: ws, LinkID: &l.ID})
+	_, err := qrdesigndb.New().QRDesignDeleteLink(ctx, s.db.Conn(ctx), qrdesigndb.QRDesignDeleteLinkParams{WorkspaceID: ws, LinkID: &l.ID})
 	return store.InterpretError(err)
 }
 
@@ -155,7 +155,7 @@ func (s *Service) DeleteLink(ctx context.Context, ws uuid.UUID, l link.Link) err
 // each its own or the workspace default (def, looked up by the caller
 // once with Default).
 func (s *Service) ForLinks(ctx context.Context, ws uuid.UUID, ids []uuid.UUID, def Design) (map[uuid.UUID]Design, error) {
-	rows, err := dbsqlc.New().QRDesignListLinks(ctx, s.db.Conn(ctx), dbsqlc.QRDesignListLinksParams{WorkspaceID: ws, LinkIds: ids})
+	rows, err := qrdesigndb.New().QRDesignListLinks(ctx, s.db.Conn(ctx), qrdesigndb.QRDesignListLinksParams{WorkspaceID: ws, LinkIds: ids})
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -189,8 +189,8 @@ func (s *Service) prove(ctx context.Context, d Design, content string) error {
 	return qr.Verify(content, d.Options())
 }
 
-func params(ws uuid.UUID, d Design) dbsqlc.QRDesignUpsertDefaultParams {
-	p := dbsqlc.QRDesignUpsertDefaultParams{
+func params(ws uuid.UUID, d Design) qrdesigndb.QRDesignUpsertDefaultParams {
+	p := qrdesigndb.QRDesignUpsertDefaultParams{
 		WorkspaceID: ws, Fg: qr.HexColour(d.FG), Bg: qr.HexColour(d.BG), Ecc: string(d.ECC),
 		Margin: int32(d.Margin), Modules: string(d.Modules),
 	}
@@ -206,7 +206,7 @@ func params(ws uuid.UUID, d Design) dbsqlc.QRDesignUpsertDefaultParams {
 }
 
 // fromRow reads a stored design; its values were parsed on write.
-func fromRow(r dbsqlc.QrDesign) (Design, error) {
+func fromRow(r qrdesigndb.QrDesign) (Design, error) {
 	fg, err1 := qr.ParseColour(r.Fg)
 	bg, err2 := qr.ParseColour(r.Bg)
 	if err := errors.Join(err1, err2); err != nil {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/oauth"
+	"github.com/linkqr/linkqr/internal/retention/internal/retentiondb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // These grace periods keep an expired token a little longer where its row
@@ -32,38 +32,38 @@ const UnusedDynamicClientAge = 30 * 24 * time.Hour
 // window that reads them (account.SignInWindow and friends): a counter
 // row outside its window no longer counts.
 func (r *run) credentials(ctx context.Context) error {
-	q, now := dbsqlc.New(), r.now
+	q, now := retentiondb.New(), r.now
 	for _, t := range []struct {
 		table string
-		del   func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error)
+		del   func(ctx context.Context, db retentiondb.DBTX, lim int32) (int64, error)
 	}{
-		{"sessions", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
-			return q.RetentionSessionsExpired(ctx, db, dbsqlc.RetentionSessionsExpiredParams{Now: now, Lim: lim})
+		{"sessions", func(ctx context.Context, db retentiondb.DBTX, lim int32) (int64, error) {
+			return q.RetentionSessionsExpired(ctx, db, retentiondb.RetentionSessionsExpiredParams{Now: now, Lim: lim})
 		}},
-		{"oauth_codes", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
-			return q.RetentionOAuthCodesExpired(ctx, db, dbsqlc.RetentionOAuthCodesExpiredParams{Now: now.Add(-oauthCodeGrace), Lim: lim})
+		{"oauth_codes", func(ctx context.Context, db retentiondb.DBTX, lim int32) (int64, error) {
+			return q.RetentionOAuthCodesExpired(ctx, db, retentiondb.RetentionOAuthCodesExpiredParams{Now: now.Add(-oauthCodeGrace), Lim: lim})
 		}},
-		{"oauth_refresh_tokens", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
-			return q.RetentionOAuthRefreshTokensExpired(ctx, db, dbsqlc.RetentionOAuthRefreshTokensExpiredParams{Now: now, Lim: lim})
+		{"oauth_refresh_tokens", func(ctx context.Context, db retentiondb.DBTX, lim int32) (int64, error) {
+			return q.RetentionOAuthRefreshTokensExpired(ctx, db, retentiondb.RetentionOAuthRefreshTokensExpiredParams{Now: now, Lim: lim})
 		}},
-		{"password_resets", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
-			return q.RetentionPasswordResetsExpired(ctx, db, dbsqlc.RetentionPasswordResetsExpiredParams{Now: now.Add(-passwordResetGrace), Lim: lim})
+		{"password_resets", func(ctx context.Context, db retentiondb.DBTX, lim int32) (int64, error) {
+			return q.RetentionPasswordResetsExpired(ctx, db, retentiondb.RetentionPasswordResetsExpiredParams{Now: now.Add(-passwordResetGrace), Lim: lim})
 		}},
-		{"password_reset_requests", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
+		{"password_reset_requests", func(ctx context.Context, db retentiondb.DBTX, lim int32) (int64, error) {
 			before := now.Add(-max(account.ForgotEmailWindow, account.ForgotIPWindow))
-			return q.RetentionPasswordResetRequestsBefore(ctx, db, dbsqlc.RetentionPasswordResetRequestsBeforeParams{Before: before, Lim: lim})
+			return q.RetentionPasswordResetRequestsBefore(ctx, db, retentiondb.RetentionPasswordResetRequestsBeforeParams{Before: before, Lim: lim})
 		}},
-		{"signin_failures", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
+		{"signin_failures", func(ctx context.Context, db retentiondb.DBTX, lim int32) (int64, error) {
 			before := now.Add(-max(account.SignInWindow, account.EmailBackstopWindow))
-			return q.RetentionSigninFailuresBefore(ctx, db, dbsqlc.RetentionSigninFailuresBeforeParams{Before: before, Lim: lim})
+			return q.RetentionSigninFailuresBefore(ctx, db, retentiondb.RetentionSigninFailuresBeforeParams{Before: before, Lim: lim})
 		}},
-		{"signup_attempts", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
-			return q.RetentionSignupAttemptsBefore(ctx, db, dbsqlc.RetentionSignupAttemptsBeforeParams{Before: now.Add(-account.SignUpWindow), Lim: lim})
+		{"signup_attempts", func(ctx context.Context, db retentiondb.DBTX, lim int32) (int64, error) {
+			return q.RetentionSignupAttemptsBefore(ctx, db, retentiondb.RetentionSignupAttemptsBeforeParams{Before: now.Add(-account.SignUpWindow), Lim: lim})
 		}},
 		{"oauth_clients", r.unusedDynamicClients},
-		{"link_imports", func(ctx context.Context, db dbsqlc.DBTX, lim int32) (int64, error) {
+		{"link_imports", func(ctx context.Context, db retentiondb.DBTX, lim int32) (int64, error) {
 			// An import's rows go with it (cascade): a few at a time.
-			return q.RetentionLinkImportsExpired(ctx, db, dbsqlc.RetentionLinkImportsExpiredParams{Before: now, Lim: min(lim, 10)})
+			return q.RetentionLinkImportsExpired(ctx, db, retentiondb.RetentionLinkImportsExpiredParams{Before: now, Lim: min(lim, 10)})
 		}},
 	} {
 		err := r.batches(ctx, t.table, r.budget(), func(ctx context.Context, lim int32) (int64, error) {
@@ -81,7 +81,7 @@ func (r *run) credentials(ctx context.Context) error {
 func (r *run) invitations(ctx context.Context) error {
 	before := r.now.Add(-r.p.Policy.Invitations)
 	return r.batches(ctx, "invitations", r.budget(), func(ctx context.Context, lim int32) (int64, error) {
-		return dbsqlc.New().RetentionInvitationsClosedBefore(ctx, r.p.DB.Conn(ctx), dbsqlc.RetentionInvitationsClosedBeforeParams{Before: before, Lim: lim})
+		return retentiondb.New().RetentionInvitationsClosedBefore(ctx, r.p.DB.Conn(ctx), retentiondb.RetentionInvitationsClosedBeforeParams{Before: before, Lim: lim})
 	})
 }
 
@@ -89,10 +89,10 @@ func (r *run) invitations(ctx context.Context) error {
 // consented to within UnusedDynamicClientAge, and tells every instance to
 // drop them from its client cache (in the same transaction), so a cached
 // copy cannot lead to a consent for a client that no longer exists.
-func (r *run) unusedDynamicClients(ctx context.Context, _ dbsqlc.DBTX, lim int32) (int64, error) {
+func (r *run) unusedDynamicClients(ctx context.Context, _ retentiondb.DBTX, lim int32) (int64, error) {
 	var n int64
 	err := r.p.DB.InTx(ctx, func(tx pgx.Tx) error {
-		ids, err := dbsqlc.New().RetentionOAuthDynamicClientsUnused(ctx, tx, dbsqlc.RetentionOAuthDynamicClientsUnusedParams{
+		ids, err := retentiondb.New().RetentionOAuthDynamicClientsUnused(ctx, tx, retentiondb.RetentionOAuthDynamicClientsUnusedParams{
 			Before: r.now.Add(-UnusedDynamicClientAge), Lim: lim,
 		})
 		if err != nil {

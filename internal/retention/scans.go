@@ -10,8 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/linkqr/linkqr/internal/retention/internal/retentiondb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // scans deletes raw scans past their workspace's retention: whole months,
@@ -25,7 +25,7 @@ import (
 // (db/migrations/00024_retention.sql). Scans the fold has not passed stay
 // until it has.
 func (r *run) scans(ctx context.Context) error {
-	q, conn := dbsqlc.New(), r.p.DB.Conn(ctx)
+	q, conn := retentiondb.New(), r.p.DB.Conn(ctx)
 	workspaces, err := q.RetentionScanWorkspaces(ctx, conn)
 	if err != nil {
 		return store.InterpretError(err)
@@ -75,7 +75,7 @@ func (r *run) scans(ctx context.Context) error {
 			return err
 		}
 		err := r.batches(ctx, "scans", budget, func(ctx context.Context, lim int32) (int64, error) {
-			return q.RetentionScansBefore(ctx, r.p.DB.Conn(ctx), dbsqlc.RetentionScansBeforeParams{WorkspaceID: w.ID, Before: before, Lim: lim})
+			return q.RetentionScansBefore(ctx, r.p.DB.Conn(ctx), retentiondb.RetentionScansBeforeParams{WorkspaceID: w.ID, Before: before, Lim: lim})
 		})
 		if err != nil {
 			return err
@@ -89,11 +89,11 @@ func (r *run) scans(ctx context.Context) error {
 // goes (RetentionScanFoldLock says why).
 func (r *run) advanceHorizon(ctx context.Context, ids []uuid.UUID, before time.Time) error {
 	return r.p.DB.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := retentiondb.New()
 		if err := q.RetentionScanFoldLock(ctx, tx); err != nil {
 			return store.InterpretError(err)
 		}
-		return store.InterpretError(q.RetentionScanHorizonAdvance(ctx, tx, dbsqlc.RetentionScanHorizonAdvanceParams{Before: before, WorkspaceIds: ids}))
+		return store.InterpretError(q.RetentionScanHorizonAdvance(ctx, tx, retentiondb.RetentionScanHorizonAdvanceParams{Before: before, WorkspaceIds: ids}))
 	})
 }
 

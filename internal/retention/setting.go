@@ -10,8 +10,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/retention/internal/retentiondb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // MaxScanMonths bounds a workspace's scan retention (a century).
@@ -50,23 +50,23 @@ func SetScanMonths(ctx context.Context, db *store.DB, workspace uuid.UUID, m Sca
 		months = &n
 	}
 	return db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
-		old, err := q.WorkspaceGetByID(ctx, tx, workspace)
+		q := retentiondb.New()
+		old, err := q.RetentionWorkspaceScanMonths(ctx, tx, workspace)
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		n, err := q.RetentionWorkspaceSetScanMonths(ctx, tx, dbsqlc.RetentionWorkspaceSetScanMonthsParams{Months: months, ID: workspace})
+		n, err := q.RetentionWorkspaceSetScanMonths(ctx, tx, retentiondb.RetentionWorkspaceSetScanMonthsParams{Months: months, ID: workspace})
 		if err != nil {
 			return store.InterpretError(err)
 		}
 		if n == 0 {
 			return id.ErrNotFound
 		}
-		if equalMonths(old.ScanRetentionMonths, months) {
+		if equalMonths(old, months) {
 			return nil
 		}
 		return audit.Record(ctx, tx, workspace, audit.WorkspaceRetentionChanged, audit.TargetOf("workspace", id.Workspace, workspace), audit.Changes{
-			"scan_retention_months": audit.Change(monthsValue(old.ScanRetentionMonths), monthsValue(months)),
+			"scan_retention_months": audit.Change(monthsValue(old), monthsValue(months)),
 		})
 	})
 }

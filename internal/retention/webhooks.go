@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/retention/internal/retentiondb"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -20,7 +20,7 @@ func (r *run) webhooks(ctx context.Context) error {
 	before := r.now.Add(-r.p.Policy.Events)
 	idBelow := uuidV7Floor(before)
 	err := r.batches(ctx, "webhook_deliveries", r.budget(), func(ctx context.Context, lim int32) (int64, error) {
-		return dbsqlc.New().RetentionWebhookDeliveriesBefore(ctx, r.p.DB.Conn(ctx), dbsqlc.RetentionWebhookDeliveriesBeforeParams{
+		return retentiondb.New().RetentionWebhookDeliveriesBefore(ctx, r.p.DB.Conn(ctx), retentiondb.RetentionWebhookDeliveriesBeforeParams{
 			IDBelow: idBelow, Before: before, Lim: lim,
 		})
 	})

@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/scan/internal/scandb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // The analytics rollups (db/migrations/00012_scan_rollups.sql) and the
@@ -91,7 +91,7 @@ const foldChunk = 50_000
 // rest is that fold's.
 func Fold(ctx context.Context, db *store.DB) (Folded, error) {
 	var total Folded
-	q := dbsqlc.New()
+	q := scandb.New()
 	target, err := q.ScanFoldTarget(ctx, db.Pool())
 	if err != nil {
 		return total, store.InterpretError(err)
@@ -113,18 +113,18 @@ func Fold(ctx context.Context, db *store.DB) (Folded, error) {
 				done = true // another instance got there first
 				return nil
 			}
-			end, err := q.ScanFoldChunkEnd(ctx, tx, dbsqlc.ScanFoldChunkEndParams{FromXid: state.FoldedBelow, TargetXid: target.Target, Rows: foldChunk})
+			end, err := q.ScanFoldChunkEnd(ctx, tx, scandb.ScanFoldChunkEndParams{FromXid: state.FoldedBelow, TargetXid: target.Target, Rows: foldChunk})
 			if err != nil {
 				return store.InterpretError(err)
 			}
-			rows, err := q.ScanFoldTake(ctx, tx, dbsqlc.ScanFoldTakeParams{FromXid: state.FoldedBelow, UptoXid: end})
+			rows, err := q.ScanFoldTake(ctx, tx, scandb.ScanFoldTakeParams{FromXid: state.FoldedBelow, UptoXid: end})
 			if err != nil {
 				return store.InterpretError(err)
 			}
 			if f, err = foldRows(ctx, tx, rows); err != nil {
 				return err
 			}
-			advance := dbsqlc.ScanFoldAdvanceParams{UptoXid: end}
+			advance := scandb.ScanFoldAdvanceParams{UptoXid: end}
 			if end == target.Target {
 				advance.At = &target.At
 				f.AsOf, done = target.At.UTC(), true
@@ -146,8 +146,8 @@ func Fold(ctx context.Context, db *store.DB) (Folded, error) {
 }
 
 // foldRows adds the taken rows to the rollups and the links' counts.
-func foldRows(ctx context.Context, tx pgx.Tx, rows []dbsqlc.ScanFoldTakeRow) (Folded, error) {
-	q := dbsqlc.New()
+func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Folded, error) {
+	q := scandb.New()
 	f := Folded{Rows: len(rows)}
 	workspace := map[uuid.UUID]uuid.UUID{}
 	hours := map[hourKey]*hourCounts{}
@@ -217,7 +217,7 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []dbsqlc.ScanFoldTakeRow) (Fo
 		vkeys := sortedKeys(visitors, func(a, b visitorKey) int {
 			return cmp.Or(bytes.Compare(a.link[:], b.link[:]), cmp.Compare(a.day, b.day), bytes.Compare(a.hash[:], b.hash[:]))
 		})
-		p := dbsqlc.ScanVisitorDaysUpsertParams{}
+		p := scandb.ScanVisitorDaysUpsertParams{}
 		for _, k := range vkeys {
 			p.LinkIds = append(p.LinkIds, k.link)
 			p.Days = append(p.Days, time.Unix(k.day, 0).UTC())
@@ -237,7 +237,7 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []dbsqlc.ScanFoldTakeRow) (Fo
 	hkeys := sortedKeys(hours, func(a, b hourKey) int {
 		return cmp.Or(bytes.Compare(a.link[:], b.link[:]), cmp.Compare(a.hour, b.hour))
 	})
-	hp := dbsqlc.ScanRollupsUpsertParams{}
+	hp := scandb.ScanRollupsUpsertParams{}
 	for _, k := range hkeys {
 		c := hours[k]
 		hp.LinkIds = append(hp.LinkIds, k.link)
@@ -256,13 +256,13 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []dbsqlc.ScanFoldTakeRow) (Fo
 		return f, nil
 	}
 	h := keyColumns(hourly, workspace)
-	if err := q.ScanRollupKeysHourlyUpsert(ctx, tx, dbsqlc.ScanRollupKeysHourlyUpsertParams{
+	if err := q.ScanRollupKeysHourlyUpsert(ctx, tx, scandb.ScanRollupKeysHourlyUpsertParams{
 		LinkIds: h.links, Hours: h.ats, Dims: h.dims, Keys: h.keys, WorkspaceIds: h.workspaces, Scans: h.scans,
 	}); err != nil {
 		return f, store.InterpretError(err)
 	}
 	d := keyColumns(daily, workspace)
-	if err := q.ScanRollupKeysDailyUpsert(ctx, tx, dbsqlc.ScanRollupKeysDailyUpsertParams{
+	if err := q.ScanRollupKeysDailyUpsert(ctx, tx, scandb.ScanRollupKeysDailyUpsertParams{
 		LinkIds: d.links, Days: d.ats, Dims: d.dims, Keys: d.keys, WorkspaceIds: d.workspaces, Scans: d.scans,
 	}); err != nil {
 		return f, store.InterpretError(err)
@@ -270,7 +270,7 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []dbsqlc.ScanFoldTakeRow) (Fo
 	if err := upsertOverview(ctx, tx, overview); err != nil {
 		return f, err
 	}
-	lp := dbsqlc.LinkAddScansParams{}
+	lp := scandb.LinkAddScansParams{}
 	for _, id := range sortedKeys(links, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }) {
 		lp.LinkIds = append(lp.LinkIds, id)
 		lp.Counts = append(lp.Counts, links[id].scans)
@@ -282,7 +282,7 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []dbsqlc.ScanFoldTakeRow) (Fo
 // upsertOverview adds the fold's scans to the workspace overview, one row
 // per workspace, day and key, in key order like the other upserts.
 func upsertOverview(ctx context.Context, tx pgx.Tx, counts map[keyKey]int64) error {
-	p := dbsqlc.ScanWorkspaceDaysUpsertParams{}
+	p := scandb.ScanWorkspaceDaysUpsertParams{}
 	for _, k := range sortedKeys(counts, compareKeyKey) {
 		p.WorkspaceIds = append(p.WorkspaceIds, k.link)
 		p.Days = append(p.Days, time.Unix(k.at, 0).UTC())
@@ -290,7 +290,7 @@ func upsertOverview(ctx context.Context, tx pgx.Tx, counts map[keyKey]int64) err
 		p.Keys = append(p.Keys, k.key)
 		p.Scans = append(p.Scans, counts[k])
 	}
-	return store.InterpretError(dbsqlc.New().ScanWorkspaceDaysUpsert(ctx, tx, p))
+	return store.InterpretError(scandb.New().ScanWorkspaceDaysUpsert(ctx, tx, p))
 }
 
 // linkCount is one link's human scans in a fold.
@@ -366,7 +366,7 @@ func sortedKeys[K comparable, V any](m map[K]V, compare func(a, b K) int) []K {
 // fold lock (see rebuild_scan_rollups), so folds wait only while one link
 // is rebuilt, and the redirect never waits.
 func RebuildRollups(ctx context.Context, db *store.DB, link *uuid.UUID) (int, error) {
-	q := dbsqlc.New()
+	q := scandb.New()
 	ids, err := q.ScanRollupLinks(ctx, db.Conn(ctx), link)
 	if err != nil {
 		return 0, store.InterpretError(err)

@@ -3,6 +3,9 @@
 // database, yet nothing is dropped: a full buffer makes redirects wait
 // (backpressure), a failing database is retried, and shutdown drains the
 // buffer before the pool closes.
+//
+// scan is the one owner of the scans and their rollups: it writes them
+// (the fold), and reports read them through internal/scan/rollup.
 package scan
 
 import (
@@ -13,8 +16,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/cursor"
 	"github.com/linkqr/linkqr/internal/geo"
+	"github.com/linkqr/linkqr/internal/scan/internal/scandb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/wire"
 )
 
@@ -86,15 +89,15 @@ func NewReader(db *store.DB) *Reader { return &Reader{db: db} }
 // follow. The link must belong to the workspace; callers check that first
 // so an unknown link is a 404.
 func (s *Reader) List(ctx context.Context, ws, linkID uuid.UUID, before *cursor.Position, limit int) ([]Scan, bool, error) {
-	p := dbsqlc.ScanListByLinkParams{LinkID: linkID, WorkspaceID: ws, Lim: int32(limit + 1)}
+	p := scandb.ScanListByLinkParams{LinkID: linkID, WorkspaceID: ws, Lim: int32(limit + 1)}
 	if before != nil {
 		p.BeforeID, p.BeforeTime = &before.ID, before.At
 	}
-	rows, err := dbsqlc.New().ScanListByLink(ctx, s.db.Conn(ctx), p)
+	rows, err := scandb.New().ScanListByLink(ctx, s.db.Conn(ctx), p)
 	if err != nil {
 		return nil, false, store.InterpretError(err)
 	}
-	out, hasMore := store.Page(rows, limit, func(r dbsqlc.ScanListByLinkRow) Scan {
+	out, hasMore := store.Page(rows, limit, func(r scandb.ScanListByLinkRow) Scan {
 		return stored(r.ID, r.LinkID, r.OccurredAt, r.ReferrerHost, r.Device, r.OS, r.Browser, r.Bot, r.Country, r.Source, r.Variant)
 	})
 	return out, hasMore, nil
@@ -103,7 +106,7 @@ func (s *Reader) List(ctx context.Context, ws, linkID uuid.UUID, before *cursor.
 // EnsurePartitions creates the monthly partitions of the scans table from
 // last month to two months ahead; run at start and daily.
 func EnsurePartitions(ctx context.Context, db *store.DB, now time.Time) error {
-	err := dbsqlc.New().ScanEnsurePartitions(ctx, db.Conn(ctx), dbsqlc.ScanEnsurePartitionsParams{Start: now.AddDate(0, -1, 0), Months: 4})
+	err := scandb.New().ScanEnsurePartitions(ctx, db.Conn(ctx), scandb.ScanEnsurePartitionsParams{Start: now.AddDate(0, -1, 0), Months: 4})
 	return store.InterpretError(err)
 }
 
@@ -112,15 +115,15 @@ func EnsurePartitions(ctx context.Context, db *store.DB, now time.Time) error {
 // more follow: the pages of a streamed export. The link must belong to the
 // workspace; callers check that first.
 func (s *Reader) InRange(ctx context.Context, ws, linkID uuid.UUID, from, to time.Time, after *Scan, limit int) ([]Scan, bool, error) {
-	p := dbsqlc.ScanListByLinkRangeParams{LinkID: linkID, WorkspaceID: ws, FromTime: from, ToTime: to, Lim: int32(limit + 1)}
+	p := scandb.ScanListByLinkRangeParams{LinkID: linkID, WorkspaceID: ws, FromTime: from, ToTime: to, Lim: int32(limit + 1)}
 	if after != nil {
 		p.AfterID, p.AfterTime = &after.ID, after.OccurredAt
 	}
-	rows, err := dbsqlc.New().ScanListByLinkRange(ctx, s.db.Conn(ctx), p)
+	rows, err := scandb.New().ScanListByLinkRange(ctx, s.db.Conn(ctx), p)
 	if err != nil {
 		return nil, false, store.InterpretError(err)
 	}
-	out, hasMore := store.Page(rows, limit, func(r dbsqlc.ScanListByLinkRangeRow) Scan {
+	out, hasMore := store.Page(rows, limit, func(r scandb.ScanListByLinkRangeRow) Scan {
 		return stored(r.ID, r.LinkID, r.OccurredAt, r.ReferrerHost, r.Device, r.OS, r.Browser, r.Bot, r.Country, r.Source, r.Variant)
 	})
 	return out, hasMore, nil

@@ -8,9 +8,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/gorilla/sessions"
+	"github.com/jackc/pgx/v5"
 
+	"github.com/linkqr/linkqr/internal/session/internal/sessiondb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // maxUserAgent bounds the stored User-Agent (the column's limit).
@@ -62,7 +63,7 @@ func truncateUTF8(s string, n int) string {
 // List returns the user's live sessions, most recently used first; current
 // is the request's session, marked in the result.
 func (s *Store) List(ctx context.Context, userID uuid.UUID, current *sessions.Session) ([]Info, error) {
-	rows, err := dbsqlc.New().SessionListByUser(ctx, s.db.Conn(ctx), dbsqlc.SessionListByUserParams{UserID: &userID, Now: s.now()})
+	rows, err := sessiondb.New().SessionListByUser(ctx, s.db.Conn(ctx), sessiondb.SessionListByUserParams{UserID: &userID, Now: s.now()})
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}
@@ -86,7 +87,7 @@ func (s *Store) List(ctx context.Context, userID uuid.UUID, current *sessions.Se
 // Revoke ends one of the user's sessions by its ref; another user's ref
 // ends nothing (false).
 func (s *Store) Revoke(ctx context.Context, userID, ref uuid.UUID) (bool, error) {
-	n, err := dbsqlc.New().SessionDeleteByRef(ctx, s.db.Conn(ctx), dbsqlc.SessionDeleteByRefParams{UserID: &userID, Ref: ref})
+	n, err := sessiondb.New().SessionDeleteByRef(ctx, s.db.Conn(ctx), sessiondb.SessionDeleteByRefParams{UserID: &userID, Ref: ref})
 	return n > 0, store.InterpretError(err)
 }
 
@@ -94,6 +95,14 @@ func (s *Store) Revoke(ctx context.Context, userID, ref uuid.UUID) (bool, error)
 // it returns how many ended.
 func (s *Store) RevokeOthers(ctx context.Context, userID uuid.UUID, keep *sessions.Session) (int64, error) {
 	h := hashID(keep.ID)
-	n, err := dbsqlc.New().SessionDeleteByUserExcept(ctx, s.db.Conn(ctx), dbsqlc.SessionDeleteByUserExceptParams{UserID: &userID, Keep: h[:]})
+	n, err := sessiondb.New().SessionDeleteByUserExcept(ctx, s.db.Conn(ctx), sessiondb.SessionDeleteByUserExceptParams{UserID: &userID, Keep: h[:]})
+	return n, store.InterpretError(err)
+}
+
+// RevokeAll ends every session of the user in tx, for a change that must
+// sign them out everywhere with it (a password reset: internal/account);
+// it returns how many ended.
+func RevokeAll(ctx context.Context, tx pgx.Tx, userID uuid.UUID) (int64, error) {
+	n, err := sessiondb.New().SessionDeleteByUser(ctx, tx, &userID)
 	return n, store.InterpretError(err)
 }

@@ -24,8 +24,8 @@ import (
 	"github.com/gorilla/sessions"
 
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/session/internal/sessiondb"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
 
 // CookieName is the name of linkqr's session cookie.
@@ -118,7 +118,7 @@ func (s *Store) New(r *http.Request, name string) (*sessions.Session, error) {
 		return sess, nil
 	}
 	hash := hashID(sid)
-	row, err := dbsqlc.New().SessionGet(r.Context(), s.db.Conn(r.Context()), dbsqlc.SessionGetParams{IDHash: hash[:], Now: s.now()})
+	row, err := sessiondb.New().SessionGet(r.Context(), s.db.Conn(r.Context()), sessiondb.SessionGetParams{IDHash: hash[:], Now: s.now()})
 	if err != nil {
 		if errors.Is(store.InterpretError(err), id.ErrNotFound) {
 			return sess, nil
@@ -131,7 +131,7 @@ func (s *Store) New(r *http.Request, name string) (*sessions.Session, error) {
 		return sess, nil
 	}
 	sess.ID, sess.IsNew = sid, false
-	if err := dbsqlc.New().SessionTouch(r.Context(), s.db.Conn(r.Context()), dbsqlc.SessionTouchParams{IDHash: hash[:], Now: s.now()}); err != nil {
+	if err := sessiondb.New().SessionTouch(r.Context(), s.db.Conn(r.Context()), sessiondb.SessionTouchParams{IDHash: hash[:], Now: s.now()}); err != nil {
 		s.log.Warn("record session use", "err", err)
 	}
 	return sess, nil
@@ -162,7 +162,7 @@ func (s *Store) Save(r *http.Request, w http.ResponseWriter, sess *sessions.Sess
 	}
 	now := s.now()
 	expires := now.Add(s.maxAge)
-	q := dbsqlc.New()
+	q := sessiondb.New()
 	if sess.ID == "" {
 		id, err := newID()
 		if err != nil {
@@ -174,7 +174,7 @@ func (s *Store) Save(r *http.Request, w http.ResponseWriter, sess *sessions.Sess
 			return fmt.Errorf("encode session: %w", err)
 		}
 		ua, ip := s.client(r)
-		if err := q.SessionCreate(r.Context(), s.db.Conn(r.Context()), dbsqlc.SessionCreateParams{
+		if err := q.SessionCreate(r.Context(), s.db.Conn(r.Context()), sessiondb.SessionCreateParams{
 			IDHash: hash[:], UserID: userIDValue(sess), Data: data, ExpiresAt: expires, UserAgent: ua, IP: ip,
 		}); err != nil {
 			return fmt.Errorf("create session: %w", store.InterpretError(err))
@@ -186,7 +186,7 @@ func (s *Store) Save(r *http.Request, w http.ResponseWriter, sess *sessions.Sess
 		if err != nil {
 			return fmt.Errorf("encode session: %w", err)
 		}
-		n, err := q.SessionUpdate(r.Context(), s.db.Conn(r.Context()), dbsqlc.SessionUpdateParams{
+		n, err := q.SessionUpdate(r.Context(), s.db.Conn(r.Context()), sessiondb.SessionUpdateParams{
 			IDHash: hash[:], UserID: userIDValue(sess), Data: data, ExpiresAt: expires, Now: now,
 		})
 		if err != nil {
@@ -221,7 +221,7 @@ func (s *Store) Renew(ctx context.Context, sess *sessions.Session) error {
 	sess.ID = ""
 	sess.IsNew = true
 	clear(sess.Values)
-	if _, err := dbsqlc.New().SessionDeleteExpired(ctx, s.db.Conn(ctx), s.now()); err != nil {
+	if _, err := sessiondb.New().SessionDeleteExpired(ctx, s.db.Conn(ctx), s.now()); err != nil {
 		s.log.Warn("sweep expired sessions", "err", err)
 	}
 	return nil
@@ -229,7 +229,7 @@ func (s *Store) Renew(ctx context.Context, sess *sessions.Session) error {
 
 func (s *Store) delete(ctx context.Context, id string) error {
 	hash := hashID(id)
-	if err := dbsqlc.New().SessionDelete(ctx, s.db.Conn(ctx), hash[:]); err != nil {
+	if err := sessiondb.New().SessionDelete(ctx, s.db.Conn(ctx), hash[:]); err != nil {
 		return fmt.Errorf("delete session: %w", store.InterpretError(err))
 	}
 	return nil

@@ -11,9 +11,18 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 )
+
+// DBTX is what a query runs on: the pool, a transaction or the ambient
+// transaction. It has the method set of the DBTX interface sqlc generates
+// into every owner's queries package (internal/<owner>/internal/<owner>db),
+// so a DBTX from here is accepted by each of them without store knowing
+// any of them.
+type DBTX interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
 
 // DB is the one handle through which domain services reach PostgreSQL.
 // Every call resolves the request's ambient transaction first (see
@@ -45,7 +54,7 @@ func (d *DB) Pool() *pgxpool.Pool {
 
 // Conn returns what a query should run on: the ambient transaction when ctx
 // has one (so a handler reads its own uncommitted writes), else the pool.
-func (d *DB) Conn(ctx context.Context) dbsqlc.DBTX {
+func (d *DB) Conn(ctx context.Context) DBTX {
 	if s := scopeFrom(ctx); s != nil {
 		return s.tx
 	}
@@ -141,7 +150,7 @@ func (d *DB) BeginAmbient(ctx context.Context) (context.Context, *Ambient, error
 }
 
 // Conn is the ambient transaction itself, for the owner's own statements.
-func (a *Ambient) Conn() dbsqlc.DBTX { return a.scope.tx }
+func (a *Ambient) Conn() DBTX { return a.scope.tx }
 
 // Commit commits and then runs the callbacks registered with AfterCommit.
 func (a *Ambient) Commit(ctx context.Context) error {
@@ -199,7 +208,7 @@ func AfterCommit(ctx context.Context, fn func()) {
 
 // Notify queues a PostgreSQL NOTIFY on channel, delivered to every
 // listening instance when db's transaction commits (at once on a pool).
-func Notify(ctx context.Context, db dbsqlc.DBTX, channel, payload string) error {
+func Notify(ctx context.Context, db DBTX, channel, payload string) error {
 	_, err := db.Exec(ctx, "SELECT pg_notify($1, $2)", channel, payload)
 	return InterpretError(err)
 }
@@ -216,7 +225,7 @@ var ErrStatementTimeout = errors.New("store: statement timeout")
 // so a bound on concurrent readers is a bound on the backends (and CPUs)
 // they occupy. Inside an ambient transaction fn runs in a savepoint of it,
 // with these settings until fn returns.
-func (d *DB) ReadOnly(ctx context.Context, timeout time.Duration, fn func(q dbsqlc.DBTX) error) error {
+func (d *DB) ReadOnly(ctx context.Context, timeout time.Duration, fn func(q DBTX) error) error {
 	ms := strconv.FormatInt(max(1, timeout.Milliseconds()), 10)
 	var (
 		tx                       pgx.Tx

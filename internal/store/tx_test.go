@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
 
@@ -19,7 +18,7 @@ func TestReadOnlyTimesOutReadOnlyAndAlone(t *testing.T) {
 	db := store.NewDB(pool)
 	ctx := context.Background()
 
-	err := db.ReadOnly(ctx, 50*time.Millisecond, func(q dbsqlc.DBTX) error {
+	err := db.ReadOnly(ctx, 50*time.Millisecond, func(q store.DBTX) error {
 		_, err := q.Exec(ctx, "SELECT pg_sleep(30)")
 		return err
 	})
@@ -27,13 +26,13 @@ func TestReadOnlyTimesOutReadOnlyAndAlone(t *testing.T) {
 		t.Fatalf("a 30 s statement under a 50 ms timeout: %v, want ErrStatementTimeout", err)
 	}
 	var iso, ro, timeout, parallel string
-	err = db.ReadOnly(ctx, 1500*time.Millisecond, func(q dbsqlc.DBTX) error {
+	err = db.ReadOnly(ctx, 1500*time.Millisecond, func(q store.DBTX) error {
 		return q.QueryRow(ctx, "SELECT current_setting('transaction_isolation'), current_setting('transaction_read_only'), current_setting('statement_timeout'), current_setting('max_parallel_workers_per_gather')").Scan(&iso, &ro, &timeout, &parallel)
 	})
 	if err != nil || iso != "repeatable read" || ro != "on" || timeout != "1500ms" || parallel != "0" {
 		t.Errorf("inside ReadOnly: %q %q %q %q, %v", iso, ro, timeout, parallel, err)
 	}
-	err = db.ReadOnly(ctx, time.Second, func(q dbsqlc.DBTX) error {
+	err = db.ReadOnly(ctx, time.Second, func(q store.DBTX) error {
 		_, err := q.Exec(ctx, "CREATE TABLE nope (x int)")
 		return err
 	})
@@ -53,7 +52,7 @@ func TestReadOnlyTimesOutReadOnlyAndAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer amb.Rollback(ctx)
-	if err := db.ReadOnly(actx, 2*time.Second, func(q dbsqlc.DBTX) error {
+	if err := db.ReadOnly(actx, 2*time.Second, func(q store.DBTX) error {
 		return q.QueryRow(actx, "SELECT current_setting('statement_timeout')").Scan(&timeout)
 	}); err != nil || timeout != "2s" {
 		t.Errorf("ambient ReadOnly saw %q, %v", timeout, err)

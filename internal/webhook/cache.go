@@ -10,7 +10,7 @@ import (
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/webhook/internal/webhookdb"
 )
 
 // target is an enabled subscription as the fan-out needs it.
@@ -23,12 +23,12 @@ type target struct {
 // (once per change) with one indexed query on db. An unsubscribed
 // workspace is cached too, as an empty list: that is what makes the scan
 // hot path free for it.
-func (s *Service) targets(ctx context.Context, db dbsqlc.DBTX, ws uuid.UUID) ([]target, error) {
+func (s *Service) targets(ctx context.Context, db webhookdb.DBTX, ws uuid.UUID) ([]target, error) {
 	if ts, ok := s.cache.Get(ws); ok {
 		return ts, nil
 	}
 	epoch := s.cache.Epoch()
-	rows, err := dbsqlc.New().WebhookSubscriptionListEnabled(ctx, db, ws)
+	rows, err := webhookdb.New().WebhookSubscriptionListEnabled(ctx, db, ws)
 	if err != nil {
 		return nil, store.InterpretError(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/webhook/internal/webhookdb"
 	"github.com/linkqr/linkqr/internal/wire"
 )
 
@@ -53,13 +53,13 @@ func (s *Service) DeliveryDetail(ctx context.Context, ws, hookID, deliveryID uui
 	if err != nil {
 		return DeliveryDetail{}, err
 	}
-	q := dbsqlc.New()
-	row, err := q.WebhookDeliveryGetByID(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryGetByIDParams{ID: deliveryID, SubscriptionID: hookID, WorkspaceID: ws})
+	q := webhookdb.New()
+	row, err := q.WebhookDeliveryGetByID(ctx, s.db.Conn(ctx), webhookdb.WebhookDeliveryGetByIDParams{ID: deliveryID, SubscriptionID: hookID, WorkspaceID: ws})
 	if err != nil {
 		return DeliveryDetail{}, store.InterpretError(err)
 	}
 	d := DeliveryDetail{Delivery: toDelivery(row), URL: sub.URL}
-	rows, err := q.WebhookDeliveryListByEvent(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryListByEventParams{SubscriptionID: hookID, WorkspaceID: ws, EventID: row.EventID})
+	rows, err := q.WebhookDeliveryListByEvent(ctx, s.db.Conn(ctx), webhookdb.WebhookDeliveryListByEventParams{SubscriptionID: hookID, WorkspaceID: ws, EventID: row.EventID})
 	if err != nil {
 		return DeliveryDetail{}, store.InterpretError(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/webhook/internal/webhookdb"
 )
 
 // HealthWindow is how far back Health looks.
@@ -46,7 +46,7 @@ func (s *Service) Health(ctx context.Context, ws uuid.UUID, ids []uuid.UUID) (ma
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := dbsqlc.New().WebhookDeliveryHealth(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryHealthParams{
+	rows, err := webhookdb.New().WebhookDeliveryHealth(ctx, s.db.Conn(ctx), webhookdb.WebhookDeliveryHealthParams{
 		WorkspaceID: ws, SubscriptionIds: ids, Since: s.now().Add(-HealthWindow).UTC(),
 	})
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/webhook/internal/webhookdb"
 	"github.com/linkqr/linkqr/internal/wire"
 )
 
@@ -32,9 +32,9 @@ func (s *Service) SendTest(ctx context.Context, ws, subID uuid.UUID) (Delivery, 
 	if s.jobs == nil {
 		return Delivery{}, fmt.Errorf("webhook: no job client configured")
 	}
-	var row dbsqlc.WebhookDelivery
+	var row webhookdb.WebhookDelivery
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := webhookdb.New()
 		sub, err := lockEnabled(ctx, tx, ws, subID)
 		if err != nil {
 			return err
@@ -45,7 +45,7 @@ func (s *Service) SendTest(ctx context.Context, ws, subID uuid.UUID) (Delivery, 
 			return err
 		}
 		now := s.now().UTC()
-		row, err = q.WebhookDeliveryInsert(ctx, tx, dbsqlc.WebhookDeliveryInsertParams{
+		row, err = q.WebhookDeliveryInsert(ctx, tx, webhookdb.WebhookDeliveryInsertParams{
 			ID: id.New(), WorkspaceID: ws, SubscriptionID: subID, EventID: evID,
 			EventType: string(event.Ping), Attempt: 1, Status: DeliveryPending, CreatedAt: now, NextAttemptAt: &now,
 		})

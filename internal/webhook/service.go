@@ -19,8 +19,8 @@ import (
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/priority"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
 	"github.com/linkqr/linkqr/internal/text"
+	"github.com/linkqr/linkqr/internal/webhook/internal/webhookdb"
 )
 
 // DefaultTimeout is how long a receiver has to answer (docs/api.md#webhooks).
@@ -115,10 +115,10 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Res
 	}
 	hookID, secret := id.New(), newSecret()
 	createdBy := audit.ActorFrom(ctx).Label()
-	var row dbsqlc.WebhookSubscription
+	var row webhookdb.WebhookSubscription
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		row, err = dbsqlc.New().WebhookSubscriptionCreate(ctx, tx, dbsqlc.WebhookSubscriptionCreateParams{
+		row, err = webhookdb.New().WebhookSubscriptionCreate(ctx, tx, webhookdb.WebhookSubscriptionCreateParams{
 			ID: hookID, WorkspaceID: ws, URL: in.URL, Events: in.Events, Description: text.Ptr(in.Description),
 			SecretCiphertext: s.sealer.seal(hookID, secret), CreatedBy: &createdBy,
 		})
@@ -143,7 +143,7 @@ func (s *Service) Create(ctx context.Context, ws uuid.UUID, in CreateInput) (Res
 
 // Get returns a subscription of the workspace, or id.ErrNotFound.
 func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Resource, error) {
-	row, err := dbsqlc.New().WebhookSubscriptionGetByID(ctx, s.db.Conn(ctx), dbsqlc.WebhookSubscriptionGetByIDParams{ID: id, WorkspaceID: ws})
+	row, err := webhookdb.New().WebhookSubscriptionGetByID(ctx, s.db.Conn(ctx), webhookdb.WebhookSubscriptionGetByIDParams{ID: id, WorkspaceID: ws})
 	if err != nil {
 		return Resource{}, store.InterpretError(err)
 	}
@@ -153,7 +153,7 @@ func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Resource, error) {
 // List returns up to limit subscriptions older than before (nil: the
 // newest), and whether more follow.
 func (s *Service) List(ctx context.Context, ws uuid.UUID, before *uuid.UUID, limit int) ([]Resource, bool, error) {
-	rows, err := dbsqlc.New().WebhookSubscriptionListByWorkspace(ctx, s.db.Conn(ctx), dbsqlc.WebhookSubscriptionListByWorkspaceParams{
+	rows, err := webhookdb.New().WebhookSubscriptionListByWorkspace(ctx, s.db.Conn(ctx), webhookdb.WebhookSubscriptionListByWorkspaceParams{
 		WorkspaceID: ws, Before: before, Limit: int32(limit + 1),
 	})
 	if err != nil {
@@ -170,14 +170,14 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 	if err := s.ValidateUpdate(ctx, in); err != nil {
 		return Resource{}, err
 	}
-	var row dbsqlc.WebhookSubscription
+	var row webhookdb.WebhookSubscription
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
-		old, err := q.WebhookSubscriptionGetByIDForUpdate(ctx, tx, dbsqlc.WebhookSubscriptionGetByIDForUpdateParams{ID: id, WorkspaceID: ws})
+		q := webhookdb.New()
+		old, err := q.WebhookSubscriptionGetByIDForUpdate(ctx, tx, webhookdb.WebhookSubscriptionGetByIDForUpdateParams{ID: id, WorkspaceID: ws})
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		p := dbsqlc.WebhookSubscriptionUpdateParams{
+		p := webhookdb.WebhookSubscriptionUpdateParams{
 			ID: id, WorkspaceID: ws, URL: old.URL, Events: old.Events, Description: old.Description,
 			Status: old.Status, DisabledReason: old.DisabledReason, FailingSince: old.FailingSince,
 		}
@@ -218,7 +218,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 // deliveries are dropped when they come up.
 func (s *Service) Delete(ctx context.Context, ws, sub uuid.UUID) error {
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		n, err := dbsqlc.New().WebhookSubscriptionDelete(ctx, tx, dbsqlc.WebhookSubscriptionDeleteParams{ID: sub, WorkspaceID: ws})
+		n, err := webhookdb.New().WebhookSubscriptionDelete(ctx, tx, webhookdb.WebhookSubscriptionDeleteParams{ID: sub, WorkspaceID: ws})
 		if err != nil {
 			return store.InterpretError(err)
 		}
@@ -242,10 +242,10 @@ func (s *Service) Delete(ctx context.Context, ws, sub uuid.UUID) error {
 // v1 entry) for SecretOverlap, so receivers can switch without a gap.
 func (s *Service) RotateSecret(ctx context.Context, ws, id uuid.UUID) (Resource, error) {
 	secret := newSecret()
-	var row dbsqlc.WebhookSubscription
+	var row webhookdb.WebhookSubscription
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		row, err = dbsqlc.New().WebhookSubscriptionRotateSecret(ctx, tx, dbsqlc.WebhookSubscriptionRotateSecretParams{
+		row, err = webhookdb.New().WebhookSubscriptionRotateSecret(ctx, tx, webhookdb.WebhookSubscriptionRotateSecretParams{
 			ID: id, WorkspaceID: ws, PreviousExpiresAt: s.now().Add(SecretOverlap).UTC(),
 			SecretCiphertext: s.sealer.seal(id, secret),
 		})
@@ -265,7 +265,7 @@ func (s *Service) RotateSecret(ctx context.Context, ws, id uuid.UUID) (Resource,
 
 // signingSecrets returns the secrets a delivery at now is signed with:
 // the current one, then the previous one while its overlap lasts.
-func (s *Service) signingSecrets(row dbsqlc.WebhookSubscription, now time.Time) ([]string, error) {
+func (s *Service) signingSecrets(row webhookdb.WebhookSubscription, now time.Time) ([]string, error) {
 	cur, err := s.sealer.open(row.ID, row.SecretCiphertext)
 	if err != nil {
 		return nil, err
@@ -287,7 +287,7 @@ func (s *Service) ListDeliveries(ctx context.Context, ws, id uuid.UUID, before *
 	if _, err := s.Get(ctx, ws, id); err != nil {
 		return nil, false, err
 	}
-	rows, err := dbsqlc.New().WebhookDeliveryListBySubscription(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryListBySubscriptionParams{
+	rows, err := webhookdb.New().WebhookDeliveryListBySubscription(ctx, s.db.Conn(ctx), webhookdb.WebhookDeliveryListBySubscriptionParams{
 		SubscriptionID: id, WorkspaceID: ws, Before: before, Limit: int32(limit + 1),
 	})
 	if err != nil {
@@ -299,8 +299,8 @@ func (s *Service) ListDeliveries(ctx context.Context, ws, id uuid.UUID, before *
 
 // lockEnabled locks the workspace's subscription for the transaction, so
 // a concurrent disable or delete waits; a disabled one is ErrDisabled.
-func lockEnabled(ctx context.Context, tx pgx.Tx, ws, subID uuid.UUID) (dbsqlc.WebhookSubscription, error) {
-	sub, err := dbsqlc.New().WebhookSubscriptionGetByIDForUpdate(ctx, tx, dbsqlc.WebhookSubscriptionGetByIDForUpdateParams{ID: subID, WorkspaceID: ws})
+func lockEnabled(ctx context.Context, tx pgx.Tx, ws, subID uuid.UUID) (webhookdb.WebhookSubscription, error) {
+	sub, err := webhookdb.New().WebhookSubscriptionGetByIDForUpdate(ctx, tx, webhookdb.WebhookSubscriptionGetByIDForUpdateParams{ID: subID, WorkspaceID: ws})
 	if err != nil {
 		return sub, store.InterpretError(err)
 	}
@@ -317,22 +317,22 @@ func (s *Service) RetryDelivery(ctx context.Context, ws, subID, deliveryID uuid.
 	if s.jobs == nil {
 		return Delivery{}, errors.New("webhook: no job client configured")
 	}
-	var row dbsqlc.WebhookDelivery
+	var row webhookdb.WebhookDelivery
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := webhookdb.New()
 		if _, err := lockEnabled(ctx, tx, ws, subID); err != nil {
 			return err
 		}
-		orig, err := q.WebhookDeliveryGetByID(ctx, tx, dbsqlc.WebhookDeliveryGetByIDParams{ID: deliveryID, SubscriptionID: subID, WorkspaceID: ws})
+		orig, err := q.WebhookDeliveryGetByID(ctx, tx, webhookdb.WebhookDeliveryGetByIDParams{ID: deliveryID, SubscriptionID: subID, WorkspaceID: ws})
 		if err != nil {
 			return store.InterpretError(err)
 		}
-		attempt, err := q.WebhookDeliveryNextAttempt(ctx, tx, dbsqlc.WebhookDeliveryNextAttemptParams{SubscriptionID: subID, EventID: orig.EventID})
+		attempt, err := q.WebhookDeliveryNextAttempt(ctx, tx, webhookdb.WebhookDeliveryNextAttemptParams{SubscriptionID: subID, EventID: orig.EventID})
 		if err != nil {
 			return store.InterpretError(err)
 		}
 		now := s.now().UTC()
-		row, err = q.WebhookDeliveryInsert(ctx, tx, dbsqlc.WebhookDeliveryInsertParams{
+		row, err = q.WebhookDeliveryInsert(ctx, tx, webhookdb.WebhookDeliveryInsertParams{
 			ID: id.New(), WorkspaceID: ws, SubscriptionID: subID, EventID: orig.EventID,
 			EventType: orig.EventType, Attempt: attempt, Status: DeliveryPending, CreatedAt: now, NextAttemptAt: &now,
 		})
@@ -360,7 +360,7 @@ func auditTarget(sub uuid.UUID) audit.Target {
 // recordUpdate writes the audit entries of a PATCH in tx: webhook.disabled
 // when it disabled the subscription, webhook.updated with every other
 // field it changed (re-enabling included).
-func recordUpdate(ctx context.Context, tx pgx.Tx, old, cur dbsqlc.WebhookSubscription) error {
+func recordUpdate(ctx context.Context, tx pgx.Tx, old, cur webhookdb.WebhookSubscription) error {
 	changes := audit.Changes{}
 	if old.URL != cur.URL {
 		changes["url"] = audit.Change(old.URL, cur.URL)

@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/event"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/webhook/internal/webhookdb"
 	"github.com/linkqr/linkqr/internal/wire"
 )
 
@@ -123,7 +123,7 @@ func (d Delivery) Wire() wire.Delivery {
 	}
 }
 
-func toResource(r dbsqlc.WebhookSubscription) Resource {
+func toResource(r webhookdb.WebhookSubscription) Resource {
 	events := make([]event.Type, len(r.Events))
 	for i, e := range r.Events {
 		events[i] = event.Type(e)
@@ -142,7 +142,7 @@ func toResource(r dbsqlc.WebhookSubscription) Resource {
 	}
 }
 
-func toDelivery(r dbsqlc.WebhookDelivery) Delivery {
+func toDelivery(r webhookdb.WebhookDelivery) Delivery {
 	return Delivery{
 		ID:               r.ID,
 		SubscriptionID:   r.SubscriptionID,

@@ -18,7 +18,7 @@ import (
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/webhook/internal/webhookdb"
 )
 
 // retryDelays are the waits after each failed attempt (docs/api.md#webhooks:
@@ -130,7 +130,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 
 // attempt is what one run of a delivery job sends.
 type attempt struct {
-	sub     dbsqlc.WebhookSubscription
+	sub     webhookdb.WebhookSubscription
 	body    []byte // the event envelope, compact JSON
 	eventID string // Service-Event-Id
 	number  int32  // Service-Delivery-Attempt
@@ -143,7 +143,7 @@ type attempt struct {
 // pending row's for a manual retry, else one more than the attempts
 // recorded for this event and subscription.
 func (s *Service) loadAttempt(ctx context.Context, a DeliverArgs) (*attempt, error) {
-	row, err := dbsqlc.New().WebhookAttemptLoad(ctx, s.db.Conn(ctx), dbsqlc.WebhookAttemptLoadParams{
+	row, err := webhookdb.New().WebhookAttemptLoad(ctx, s.db.Conn(ctx), webhookdb.WebhookAttemptLoadParams{
 		EventID: a.EventID, SubscriptionID: a.SubscriptionID, WorkspaceID: a.WorkspaceID,
 	})
 	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
@@ -165,7 +165,7 @@ func (s *Service) loadAttempt(ctx context.Context, a DeliverArgs) (*attempt, err
 	}
 	number := row.NextAttempt
 	if a.DeliveryID != nil {
-		d, err := dbsqlc.New().WebhookDeliveryGetByID(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryGetByIDParams{ID: *a.DeliveryID, SubscriptionID: a.SubscriptionID, WorkspaceID: a.WorkspaceID})
+		d, err := webhookdb.New().WebhookDeliveryGetByID(ctx, s.db.Conn(ctx), webhookdb.WebhookDeliveryGetByIDParams{ID: *a.DeliveryID, SubscriptionID: a.SubscriptionID, WorkspaceID: a.WorkspaceID})
 		if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 			return nil, river.JobCancel(errors.New("pending delivery no longer exists"))
 		} else if err != nil {
@@ -187,7 +187,7 @@ func (s *Service) loadAttempt(ctx context.Context, a DeliverArgs) (*attempt, err
 // record writes the attempt's delivery row and the subscription's health
 // atomically: a success of the automatic schedule as one statement
 // (recordSuccess), anything else in one transaction (recordInTx).
-func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub dbsqlc.WebhookSubscription, a DeliverArgs, attempt int32, out outcome) (disabled bool, err error) {
+func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub webhookdb.WebhookSubscription, a DeliverArgs, attempt int32, out outcome) (disabled bool, err error) {
 	now := s.now().UTC()
 	if out.err == nil && a.DeliveryID == nil {
 		err = s.recordSuccess(ctx, sub, a, attempt, out, now)
@@ -213,9 +213,9 @@ func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub dbsqlc.
 // (WebhookDeliveryRecordSuccess), which is its own transaction: the
 // delivery row and the subscription's health change together or not at
 // all, without a BEGIN and COMMIT round trip of their own.
-func (s *Service) recordSuccess(ctx context.Context, sub dbsqlc.WebhookSubscription, a DeliverArgs, attempt int32, out outcome, now time.Time) error {
+func (s *Service) recordSuccess(ctx context.Context, sub webhookdb.WebhookSubscription, a DeliverArgs, attempt int32, out outcome, now time.Time) error {
 	ms := int32(out.duration.Milliseconds())
-	err := dbsqlc.New().WebhookDeliveryRecordSuccess(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryRecordSuccessParams{
+	err := webhookdb.New().WebhookDeliveryRecordSuccess(ctx, s.db.Conn(ctx), webhookdb.WebhookDeliveryRecordSuccessParams{
 		ID: id.New(), WorkspaceID: sub.WorkspaceID, SubscriptionID: sub.ID, EventID: a.EventID,
 		EventType: string(a.EventType), Attempt: attempt, ResponseStatus: out.status, ResponseBody: out.body,
 		DurationMs: &ms, CreatedAt: now, RequestSignature: nonEmpty(out.signature), ResponseHeaders: out.headers,
@@ -228,9 +228,9 @@ func (s *Service) recordSuccess(ctx context.Context, sub dbsqlc.WebhookSubscript
 // failure that extends a streak of failures without success past
 // DisableAfterFailures disables the subscription (reported as disabled, so
 // no further attempt is scheduled).
-func (s *Service) recordInTx(ctx context.Context, job *rivertype.JobRow, sub dbsqlc.WebhookSubscription, a DeliverArgs, attempt int32, out outcome, now time.Time) (disabled bool, err error) {
+func (s *Service) recordInTx(ctx context.Context, job *rivertype.JobRow, sub webhookdb.WebhookSubscription, a DeliverArgs, attempt int32, out outcome, now time.Time) (disabled bool, err error) {
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
-		q := dbsqlc.New()
+		q := webhookdb.New()
 		status := DeliverySucceeded
 		var next *time.Time
 		if out.err == nil {
@@ -239,7 +239,7 @@ func (s *Service) recordInTx(ctx context.Context, job *rivertype.JobRow, sub dbs
 			}
 		} else {
 			status = DeliveryFailed
-			since, err := q.WebhookSubscriptionMarkFailing(ctx, tx, dbsqlc.WebhookSubscriptionMarkFailingParams{ID: sub.ID, At: now})
+			since, err := q.WebhookSubscriptionMarkFailing(ctx, tx, webhookdb.WebhookSubscriptionMarkFailingParams{ID: sub.ID, At: now})
 			if err != nil {
 				return store.InterpretError(err)
 			}
@@ -256,14 +256,14 @@ func (s *Service) recordInTx(ctx context.Context, job *rivertype.JobRow, sub dbs
 		errText := errString(out.err)
 		code, ms := out.status, int32(out.duration.Milliseconds())
 		if a.DeliveryID != nil {
-			_, err := q.WebhookDeliveryComplete(ctx, tx, dbsqlc.WebhookDeliveryCompleteParams{
+			_, err := q.WebhookDeliveryComplete(ctx, tx, webhookdb.WebhookDeliveryCompleteParams{
 				ID: *a.DeliveryID, Status: status, ResponseStatus: code, ResponseBody: out.body,
 				Error: errText, DurationMs: &ms, NextAttemptAt: next,
 				RequestSignature: nonEmpty(out.signature), ResponseHeaders: out.headers,
 			})
 			return store.InterpretError(err)
 		}
-		_, err := q.WebhookDeliveryInsert(ctx, tx, dbsqlc.WebhookDeliveryInsertParams{
+		_, err := q.WebhookDeliveryInsert(ctx, tx, webhookdb.WebhookDeliveryInsertParams{
 			ID: id.New(), WorkspaceID: sub.WorkspaceID, SubscriptionID: sub.ID, EventID: a.EventID,
 			EventType: string(a.EventType), Attempt: attempt, Status: status, ResponseStatus: code,
 			ResponseBody: out.body, Error: errText, DurationMs: &ms, CreatedAt: now, NextAttemptAt: next,
@@ -276,9 +276,9 @@ func (s *Service) recordInTx(ctx context.Context, job *rivertype.JobRow, sub dbs
 
 // autoDisable sets the subscription disabled with the reason, and tells
 // every instance's cache.
-func (s *Service) autoDisable(ctx context.Context, tx pgx.Tx, sub dbsqlc.WebhookSubscription, since time.Time) (bool, error) {
+func (s *Service) autoDisable(ctx context.Context, tx pgx.Tx, sub webhookdb.WebhookSubscription, since time.Time) (bool, error) {
 	reason := fmt.Sprintf("deliveries failed without a success since %s", since.UTC().Format(time.RFC3339))
-	n, err := dbsqlc.New().WebhookSubscriptionDisable(ctx, tx, dbsqlc.WebhookSubscriptionDisableParams{ID: sub.ID, DisabledReason: &reason})
+	n, err := webhookdb.New().WebhookSubscriptionDisable(ctx, tx, webhookdb.WebhookSubscriptionDisableParams{ID: sub.ID, DisabledReason: &reason})
 	if err != nil {
 		return false, store.InterpretError(err)
 	}
@@ -298,7 +298,7 @@ func (s *Service) autoDisable(ctx context.Context, tx pgx.Tx, sub dbsqlc.Webhook
 // subscription was disabled: nothing was sent.
 func (s *Service) completePendingAsDisabled(ctx context.Context, sub uuid.UUID) error {
 	msg := "not sent: the subscription is disabled"
-	_, err := dbsqlc.New().WebhookDeliveryComplete(ctx, s.db.Conn(ctx), dbsqlc.WebhookDeliveryCompleteParams{ID: sub, Status: DeliveryFailed, Error: &msg})
+	_, err := webhookdb.New().WebhookDeliveryComplete(ctx, s.db.Conn(ctx), webhookdb.WebhookDeliveryCompleteParams{ID: sub, Status: DeliveryFailed, Error: &msg})
 	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return nil // completed already
 	}

@@ -2489,20 +2489,6 @@ export interface components {
                 link: components["schemas"]["Link"];
             };
         };
-        /** @description The body of a test delivery (`ping`). */
-        PingEvent: {
-            id: components["schemas"]["EventId"];
-            /** @constant */
-            object: "event";
-            /** @constant */
-            type: "ping";
-            created_at: components["schemas"]["Timestamp"];
-            workspace_id: components["schemas"]["WorkspaceId"];
-            /** @description What happened. */
-            data: {
-                webhook: components["schemas"]["Webhook"];
-            };
-        };
         /**
          * @description The values before a `link.updated` change, of exactly the fields whose
          *     value changed (at least one; never `updated_at`), under their names in
@@ -2894,7 +2880,7 @@ export interface components {
          *     beginning with this prefix when it ends in `.` (`webhook.`).
          * @example webhook.
          */
-        AuditAction: string;
+        AuditActionFilter: string;
         /**
          * @description Only entries made by this actor: a user (`usr_…`), an API key
          *     (`key_…`) or an OAuth client (`cli_…`).
@@ -3014,23 +3000,6 @@ export interface components {
          * @example 5d0c1e7a-9b8f-4c6e-a1d2-3f4e5a6b7c8d
          */
         IdempotencyKey: string;
-        /**
-         * @description `t=<unix seconds>,v1=<hex>`: `<hex>` is the lowercase hex
-         *     HMAC-SHA256 of `<t>.<raw body>` keyed with the subscription's secret
-         *     (the whole `whsec_…` string). During the 24 hours after a secret
-         *     rotation a second `v1=` follows, made with the old secret; accept
-         *     the delivery when any `v1` matches. Reject a `t` more than 300 s
-         *     from your clock, so that a captured delivery cannot be replayed.
-         * @example t=1795636800,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
-         */
-        ServiceSignature: string;
-        /** @description The event's `id`, also in the body; the key to de-duplicate by. */
-        ServiceEventId: components["schemas"]["EventId"];
-        /**
-         * @description This delivery's attempt number, from 1 (a retry, automatic or manual, counts up).
-         * @example 1
-         */
-        ServiceDeliveryAttempt: number;
     };
     requestBodies: never;
     headers: {
@@ -5189,7 +5158,7 @@ export interface operations {
                  *     beginning with this prefix when it ends in `.` (`webhook.`).
                  * @example webhook.
                  */
-                action?: components["parameters"]["AuditAction"];
+                action?: components["parameters"]["AuditActionFilter"];
                 /**
                  * @description Only entries made by this actor: a user (`usr_…`), an API key
                  *     (`key_…`) or an OAuth client (`cli_…`).
@@ -5254,14 +5223,14 @@ export interface operations {
                  *     from your clock, so that a captured delivery cannot be replayed.
                  * @example t=1795636800,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
-                "Service-Signature": components["parameters"]["ServiceSignature"];
+                "Service-Signature": string;
                 /** @description The event's `id`, also in the body; the key to de-duplicate by. */
-                "Service-Event-Id": components["parameters"]["ServiceEventId"];
+                "Service-Event-Id": components["schemas"]["EventId"];
                 /**
                  * @description This delivery's attempt number, from 1 (a retry, automatic or manual, counts up).
                  * @example 1
                  */
-                "Service-Delivery-Attempt": components["parameters"]["ServiceDeliveryAttempt"];
+                "Service-Delivery-Attempt": number;
             };
             path?: never;
             cookie?: never;
@@ -5288,14 +5257,14 @@ export interface operations {
                  *     from your clock, so that a captured delivery cannot be replayed.
                  * @example t=1795636800,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
-                "Service-Signature": components["parameters"]["ServiceSignature"];
+                "Service-Signature": string;
                 /** @description The event's `id`, also in the body; the key to de-duplicate by. */
-                "Service-Event-Id": components["parameters"]["ServiceEventId"];
+                "Service-Event-Id": components["schemas"]["EventId"];
                 /**
                  * @description This delivery's attempt number, from 1 (a retry, automatic or manual, counts up).
                  * @example 1
                  */
-                "Service-Delivery-Attempt": components["parameters"]["ServiceDeliveryAttempt"];
+                "Service-Delivery-Attempt": number;
             };
             path?: never;
             cookie?: never;
@@ -5322,14 +5291,14 @@ export interface operations {
                  *     from your clock, so that a captured delivery cannot be replayed.
                  * @example t=1795636800,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
-                "Service-Signature": components["parameters"]["ServiceSignature"];
+                "Service-Signature": string;
                 /** @description The event's `id`, also in the body; the key to de-duplicate by. */
-                "Service-Event-Id": components["parameters"]["ServiceEventId"];
+                "Service-Event-Id": components["schemas"]["EventId"];
                 /**
                  * @description This delivery's attempt number, from 1 (a retry, automatic or manual, counts up).
                  * @example 1
                  */
-                "Service-Delivery-Attempt": components["parameters"]["ServiceDeliveryAttempt"];
+                "Service-Delivery-Attempt": number;
             };
             path?: never;
             cookie?: never;
@@ -5356,14 +5325,14 @@ export interface operations {
                  *     from your clock, so that a captured delivery cannot be replayed.
                  * @example t=1795636800,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
-                "Service-Signature": components["parameters"]["ServiceSignature"];
+                "Service-Signature": string;
                 /** @description The event's `id`, also in the body; the key to de-duplicate by. */
-                "Service-Event-Id": components["parameters"]["ServiceEventId"];
+                "Service-Event-Id": components["schemas"]["EventId"];
                 /**
                  * @description This delivery's attempt number, from 1 (a retry, automatic or manual, counts up).
                  * @example 1
                  */
-                "Service-Delivery-Attempt": components["parameters"]["ServiceDeliveryAttempt"];
+                "Service-Delivery-Attempt": number;
             };
             path?: never;
             cookie?: never;
@@ -5390,21 +5359,33 @@ export interface operations {
                  *     from your clock, so that a captured delivery cannot be replayed.
                  * @example t=1795636800,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
-                "Service-Signature": components["parameters"]["ServiceSignature"];
+                "Service-Signature": string;
                 /** @description The event's `id`, also in the body; the key to de-duplicate by. */
-                "Service-Event-Id": components["parameters"]["ServiceEventId"];
+                "Service-Event-Id": components["schemas"]["EventId"];
                 /**
                  * @description This delivery's attempt number, from 1 (a retry, automatic or manual, counts up).
                  * @example 1
                  */
-                "Service-Delivery-Attempt": components["parameters"]["ServiceDeliveryAttempt"];
+                "Service-Delivery-Attempt": number;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PingEvent"];
+                "application/json": {
+                    id: components["schemas"]["EventId"];
+                    /** @constant */
+                    object: "event";
+                    /** @constant */
+                    type: "ping";
+                    created_at: components["schemas"]["Timestamp"];
+                    workspace_id: components["schemas"]["WorkspaceId"];
+                    /** @description What happened. */
+                    data: {
+                        webhook: components["schemas"]["Webhook"];
+                    };
+                };
             };
         };
         responses: {

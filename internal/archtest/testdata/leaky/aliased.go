@@ -1,6 +1,6 @@
 package leaky
 
-import q "github.com/linkqr/linkqr/internal/store/dbsqlc"
+import q "github.com/linkqr/linkqr/internal/link/internal/linkdb"
 
 // Store leaks through an import renamed q.
 type Store interface {

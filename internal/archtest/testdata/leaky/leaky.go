@@ -1,41 +1,41 @@
 // Package leaky is TestSqlcLeaksAreFound's fixture: exported API that
-// mentions dbsqlc types, next to unexported use that may.
+// mentions the types of generated queries, next to unexported use that may.
 package leaky
 
 import (
 	"context"
 
-	"github.com/linkqr/linkqr/internal/store/dbsqlc"
+	"github.com/linkqr/linkqr/internal/link/internal/linkdb"
 )
 
 // Leaks.
 
-func Load(ctx context.Context, db dbsqlc.DBTX, id int) error { return nil }
+func Load(ctx context.Context, db linkdb.DBTX, id int) error { return nil }
 
-func EnvelopeOf(row dbsqlc.Event) string { return "" }
+func EnvelopeOf(row linkdb.Event) string { return "" }
 
 type Service struct {
-	Q       *dbsqlc.Queries
-	private dbsqlc.DBTX
+	Q       *linkdb.Queries
+	private linkdb.DBTX
 }
 
-func (s *Service) Row(ctx context.Context) (dbsqlc.Link, error) { return dbsqlc.Link{}, nil }
+func (s *Service) Row(ctx context.Context) (linkdb.Link, error) { return linkdb.Link{}, nil }
 
-type Row = dbsqlc.Link
+type Row = linkdb.Link
 
 // Fine: unexported, or not in the signature.
 
-func load(db dbsqlc.DBTX) {}
+func load(db linkdb.DBTX) {}
 
-type service struct{ q dbsqlc.DBTX }
+type service struct{ q linkdb.DBTX }
 
-func (s *service) Hidden(db dbsqlc.DBTX) {}
+func (s *service) Hidden(db linkdb.DBTX) {}
 
 func Clean(ctx context.Context) error {
-	_ = dbsqlc.New()
+	_ = linkdb.New()
 	return nil
 }
 
 type Private struct {
-	q dbsqlc.DBTX
+	q linkdb.DBTX
 }

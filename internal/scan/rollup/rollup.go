@@ -1,0 +1,193 @@
+// Package rollup is how reports read what internal/scan writes: the fold's
+// state, the per-link rollups, the raw scans of a range's partial edge
+// hours and the workspace overview's days (queries/scan/analytics.sql).
+// scan owns those tables alone; this package is the read half of that one
+// owner, apart from package scan only because scan imports
+// internal/analytics (user-agent classification, the visitor hash) and
+// analytics' reports read here. It shares scan's generated queries (Go's
+// internal/ rule lets internal/scan/... import internal/scan/internal/scandb)
+// and returns its own types.
+//
+// Every function runs on the db it is given, so a report's reads share one
+// snapshot (store.DB.ReadOnly); errors come translated (store.InterpretError).
+package rollup
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/linkqr/linkqr/internal/scan/internal/scandb"
+	"github.com/linkqr/linkqr/internal/store"
+)
+
+// FoldState is how far the fold has gone: every scan of a transaction
+// below FoldedBelow is in the rollups, as of FoldedAt; Version moves with
+// every change of the rollups.
+type FoldState struct {
+	FoldedBelow int64
+	FoldedAt    time.Time
+	Version     int64
+}
+
+// State reads the fold's state.
+func State(ctx context.Context, db store.DBTX) (FoldState, error) {
+	s, err := scandb.New().ScanFoldState(ctx, db)
+	return FoldState(s), store.InterpretError(err)
+}
+
+// Version is the rollups' version alone: a report computed at a version
+// is the answer for as long as it stays.
+func Version(ctx context.Context, db store.DBTX) (int64, error) {
+	v, err := scandb.New().ScanFoldVersion(ctx, db)
+	return v, store.InterpretError(err)
+}
+
+// Hour is one hour of a link's rollup: scans and bots, the visitors
+// unique in the hour, and those first and last seen that UTC day in it.
+type Hour struct {
+	Hour     time.Time
+	Scans    int64
+	Bots     int64
+	Uniq     int64
+	DayFirst int64
+	DayLast  int64
+}
+
+// Hours reads the hours [from, to) of the workspace's link, in order.
+func Hours(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID, from, to time.Time) ([]Hour, error) {
+	rows, err := scandb.New().AnalyticsHours(ctx, db, scandb.AnalyticsHoursParams{LinkID: linkID, WorkspaceID: ws, FromHour: from, ToHour: to})
+	return convert(rows, func(r scandb.AnalyticsHoursRow) Hour { return Hour(r) }), store.InterpretError(err)
+}
+
+// EdgeQuery asks for one link's folded scans (below FoldedBelow) of the
+// partial hours [From1, To1) and [From2, To2).
+type EdgeQuery struct {
+	LinkID      uuid.UUID
+	WorkspaceID uuid.UUID
+	From1       time.Time
+	To1         time.Time
+	FoldedBelow int64
+	From2       time.Time
+	To2         time.Time
+}
+
+// EdgeScans are the scans of one hour and visitor (or bot) at a range's
+// edge, with the visitor's hour bits of that UTC day (0 for bots).
+type EdgeScans struct {
+	Hour        time.Time
+	Bot         bool
+	VisitorHash []byte
+	Scans       int64
+	DayHours    int32
+}
+
+// Edges reads the edge hours of q.
+func Edges(ctx context.Context, db store.DBTX, q EdgeQuery) ([]EdgeScans, error) {
+	rows, err := scandb.New().AnalyticsEdgeScans(ctx, db, scandb.AnalyticsEdgeScansParams(q))
+	return convert(rows, func(r scandb.AnalyticsEdgeScansRow) EdgeScans { return EdgeScans(r) }), store.InterpretError(err)
+}
+
+// VisitorsInHours counts the distinct visitors of the workspace's link
+// and UTC day seen in any hour of mask (bit n: hour n).
+func VisitorsInHours(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID, day time.Time, mask int32) (int64, error) {
+	n, err := scandb.New().AnalyticsVisitorsInHours(ctx, db, scandb.AnalyticsVisitorsInHoursParams{LinkID: linkID, WorkspaceID: ws, Day: day, Mask: mask})
+	return n, store.InterpretError(err)
+}
+
+// KeysQuery asks for one link's top breakdown keys: whole days
+// [FromDay, ToDay) from the daily rollup, the hours [HourFrom1, HourTo1)
+// and [HourFrom2, HourTo2) from the hourly one, the partial hours
+// [From1, To1) and [From2, To2) from the scans folded below FoldedBelow;
+// at most MaxKeys per breakdown, countries and variants whole.
+type KeysQuery struct {
+	MaxKeys     int64
+	LinkID      uuid.UUID
+	WorkspaceID uuid.UUID
+	FromDay     time.Time
+	ToDay       time.Time
+	HourFrom1   time.Time
+	HourTo1     time.Time
+	HourFrom2   time.Time
+	HourTo2     time.Time
+	From1       time.Time
+	To1         time.Time
+	FoldedBelow int64
+	From2       time.Time
+	To2         time.Time
+}
+
+// Key is a breakdown's key and its human scans; Dim is the breakdown: d
+// device, o OS, b browser, r referrer, c country, s source, v variant
+// (and, in the overview's days, l link).
+type Key struct {
+	Dim   string
+	Key   string
+	Scans int64
+}
+
+// Keys reads the keys of q, per Dim, scans descending, then key.
+func Keys(ctx context.Context, db store.DBTX, q KeysQuery) ([]Key, error) {
+	rows, err := scandb.New().AnalyticsKeys(ctx, db, scandb.AnalyticsKeysParams(q))
+	return convert(rows, func(r scandb.AnalyticsKeysRow) Key { return Key(r) }), store.InterpretError(err)
+}
+
+// DayScans are a workspace's human scans of one UTC day.
+type DayScans struct {
+	Day   time.Time
+	Scans int64
+}
+
+// OverviewDays reads the workspace's human scans per day of days (days
+// without scans are left out), in order.
+func OverviewDays(ctx context.Context, db store.DBTX, ws uuid.UUID, days []time.Time) ([]DayScans, error) {
+	rows, err := scandb.New().AnalyticsOverviewDays(ctx, db, scandb.AnalyticsOverviewDaysParams{WorkspaceID: ws, Days: days})
+	return convert(rows, func(r scandb.AnalyticsOverviewDaysRow) DayScans { return DayScans(r) }), store.InterpretError(err)
+}
+
+// OverviewKeys reads every country (c) and source (s) of the workspace's
+// days, scans descending, then key.
+func OverviewKeys(ctx context.Context, db store.DBTX, ws uuid.UUID, days []time.Time) ([]Key, error) {
+	rows, err := scandb.New().AnalyticsOverviewKeys(ctx, db, scandb.AnalyticsOverviewKeysParams{WorkspaceID: ws, Days: days})
+	return convert(rows, func(r scandb.AnalyticsOverviewKeysRow) Key { return Key(r) }), store.InterpretError(err)
+}
+
+// LinkScans are a link's (Key: its uuid) human scans over some days.
+type LinkScans struct {
+	Key   string
+	Scans int64
+}
+
+// OverviewTop reads the at most limit links of the workspace with the most
+// scans on days, scans descending, then key.
+func OverviewTop(ctx context.Context, db store.DBTX, ws uuid.UUID, days []time.Time, limit int64) ([]LinkScans, error) {
+	rows, err := scandb.New().AnalyticsOverviewTop(ctx, db, scandb.AnalyticsOverviewTopParams{WorkspaceID: ws, Days: days, MaxLinks: limit})
+	return convert(rows, func(r scandb.AnalyticsOverviewTopRow) LinkScans { return LinkScans(r) }), store.InterpretError(err)
+}
+
+// LinkName is how the overview names one of its top links.
+type LinkName struct {
+	ID        uuid.UUID
+	Code      string
+	Title     *string
+	Domain    *string
+	DeletedAt *time.Time
+}
+
+// LinkNames reads the names of the workspace's links ids, deleted ones
+// too (the overview says so); an id of no row is left out. The links
+// table is internal/link's, read here because link imports analytics
+// (its targeting names analytics' devices) and analytics cannot import it.
+func LinkNames(ctx context.Context, db store.DBTX, ws uuid.UUID, ids []uuid.UUID) ([]LinkName, error) {
+	rows, err := scandb.New().AnalyticsOverviewLinks(ctx, db, scandb.AnalyticsOverviewLinksParams{WorkspaceID: ws, Ids: ids})
+	return convert(rows, func(r scandb.AnalyticsOverviewLinksRow) LinkName { return LinkName(r) }), store.InterpretError(err)
+}
+
+func convert[R, T any](rows []R, f func(R) T) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		out[i] = f(r)
+	}
+	return out
+}

@@ -250,47 +250,39 @@ func TestComponentsAreReachableFromPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	comps := doc["components"].(map[string]any)
-	// reach collects the components v refers to, following them.
-	reached := map[string]bool{}
-	var reach func(v any)
-	reach = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			if ref, ok := x["$ref"].(string); ok && strings.HasPrefix(ref, "#/components/") && !reached[ref] {
-				reached[ref] = true
-				parts := strings.Split(strings.TrimPrefix(ref, "#/components/"), "/")
-				if kind, ok := comps[parts[0]].(map[string]any); ok {
-					reach(kind[parts[1]])
-				}
-			}
-			for _, e := range x {
-				reach(e)
-			}
-		case []any:
-			for _, e := range x {
-				reach(e)
-			}
-		}
-	}
-	reach(doc["paths"])
-	fromWebhooks := map[string]bool{}
-	var collect func(v any)
-	collect = func(v any) {
+	// refs calls fn with every $ref under v.
+	var refs func(v any, fn func(ref string))
+	refs = func(v any, fn func(ref string)) {
 		switch x := v.(type) {
 		case map[string]any:
 			if ref, ok := x["$ref"].(string); ok {
-				fromWebhooks[ref] = true
+				fn(ref)
 			}
 			for _, e := range x {
-				collect(e)
+				refs(e, fn)
 			}
 		case []any:
 			for _, e := range x {
-				collect(e)
+				refs(e, fn)
 			}
 		}
 	}
-	collect(doc["webhooks"])
+	// The components the paths reach, following components to components.
+	reached := map[string]bool{}
+	var reach func(ref string)
+	reach = func(ref string) {
+		if !strings.HasPrefix(ref, "#/components/") || reached[ref] {
+			return
+		}
+		reached[ref] = true
+		parts := strings.Split(strings.TrimPrefix(ref, "#/components/"), "/")
+		if kind, ok := comps[parts[0]].(map[string]any); ok {
+			refs(kind[parts[1]], reach)
+		}
+	}
+	refs(doc["paths"], reach)
+	fromWebhooks := map[string]bool{}
+	refs(doc["webhooks"], func(ref string) { fromWebhooks[ref] = true })
 	if len(fromWebhooks) == 0 {
 		t.Fatal("the webhooks refer to no component: the walk is wrong")
 	}

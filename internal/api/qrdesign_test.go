@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 var logoRed = color.RGBA{0xE5, 0x39, 0x35, 0xff}
@@ -399,10 +400,7 @@ func rasterisePDF(t *testing.T, pdf []byte) image.Image {
 	t.Helper()
 	bin, err := exec.LookPath("pdftoppm")
 	if err != nil {
-		if os.Getenv("CI")+os.Getenv("LINKQR_TEST_STRICT") != "" {
-			t.Fatal("pdftoppm (poppler-utils) is needed")
-		}
-		t.Skip("pdftoppm (poppler-utils) not installed")
+		strict.Skip(t, "pdftoppm (poppler-utils) is not installed")
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "code.pdf")

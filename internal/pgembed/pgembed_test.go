@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // requireBinaries skips (loudly) when no PostgreSQL server is installed, except under
@@ -21,10 +23,7 @@ import (
 func requireBinaries(t *testing.T) {
 	t.Helper()
 	if _, err := FindBinDir(); err != nil {
-		if os.Getenv("LINKQR_TEST_STRICT") == "1" {
-			t.Fatalf("LINKQR_TEST_STRICT=1 and no PostgreSQL server: %v", err)
-		}
-		t.Skipf("SKIPPING: real-PostgreSQL test without a PostgreSQL server: %v", err)
+		strict.Skip(t, "no PostgreSQL server is installed: "+err.Error())
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/srwiley/oksvg"
 	"github.com/srwiley/rasterx"
 
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -90,10 +91,7 @@ func rasterisePDF(t *testing.T, pdf []byte) image.Image {
 	t.Helper()
 	bin, err := exec.LookPath("pdftoppm")
 	if err != nil {
-		if os.Getenv("CI")+os.Getenv("LINKQR_TEST_STRICT") != "" {
-			t.Fatal("pdftoppm (poppler-utils) is needed to rasterise PDFs")
-		}
-		t.Skip("pdftoppm (poppler-utils) not installed")
+		strict.Skip(t, "pdftoppm (poppler-utils) is not installed")
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "code.pdf")

@@ -1,22 +1,21 @@
 package testkit
 
 import (
-	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
-// Strict reports LINKQR_TEST_STRICT=1, under which CI turns every skip into a
-// failure: a green run must mean every test ran.
-func Strict() bool { return os.Getenv("LINKQR_TEST_STRICT") == "1" }
+// Strict reports LINKQR_TEST_STRICT=1 (internal/testkit/strict: the one
+// rule), under which CI turns every skip into a failure.
+func Strict() bool { return strict.On() }
 
-// SkipUnlessStrict skips the test with a loud reason, or fails it in strict mode.
+// SkipUnlessStrict skips the test with a loud reason, or fails it in strict
+// mode (strict.Skip).
 func SkipUnlessStrict(t testing.TB, reason string) {
 	t.Helper()
-	if Strict() {
-		t.Fatalf("LINKQR_TEST_STRICT=1 and %s", reason)
-	}
-	t.Skipf("SKIPPED (machine lacks a prerequisite): %s", reason)
+	strict.Skip(t, reason)
 }
 
 // RequireBinary returns the path of an executable, skipping (or failing in

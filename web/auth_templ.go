@@ -114,11 +114,22 @@ func SignInPage(v SignInView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			templ_7745c5c3_Err = field(fieldSpec{ID: "password", Name: "password", Label: "Password", Type: "password", TestID: "signin-password",
-				Attrs: templ.Attributes{"autocomplete": "current-password", "required": true, "autofocus": v.Email != ""}}).Render(ctx, templ_7745c5c3_Buffer)
+				Hint:  "If your organisation uses single sign-on, leave it empty: you continue at its identity provider.",
+				Attrs: templ.Attributes{"autocomplete": "current-password webauthn", "autofocus": v.Email != ""}}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<div class=\"actions\"><button type=\"submit\" data-testid=\"signin-submit\">Sign in</button> <a href=\"/password/forgot\" data-testid=\"signin-forgot\">Forgot your password?</a></div></form><p class=\"muted form-footer\">New to linkqr? <a href=\"/signup\">Create an account</a></p></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<div class=\"actions\"><button type=\"submit\" data-testid=\"signin-submit\">Sign in</button> <a href=\"/password/forgot\" data-testid=\"signin-forgot\">Forgot your password?</a></div></form>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			if v.Passkeys {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<div class=\"actions\"><button type=\"button\" class=\"secondary\" data-passkey=\"get\" data-options=\"/login/passkey/options\" data-finish=\"/login/passkey\" data-status=\"passkey-status\" data-testid=\"signin-passkey\">Sign in with a passkey</button></div><p class=\"error-text small\" id=\"passkey-status\" role=\"status\" data-testid=\"passkey-status\"></p><script src=\"/static/js/passkey.js\" defer></script>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<p class=\"muted form-footer\">New to linkqr? <a href=\"/signup\">Create an account</a></p></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -167,30 +178,30 @@ func SignUpPage(v SignUpView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<section class=\"card narrow\" data-testid=\"signup-page\"><h1>Create your linkqr account</h1><p class=\"muted\">You will be the admin of your first workspace and can invite others later.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<section class=\"card narrow\" data-testid=\"signup-page\"><h1>Create your linkqr account</h1><p class=\"muted\">You will be the admin of your first workspace and can invite others later.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if v.Error != "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<div class=\"flash error\" role=\"alert\" data-testid=\"signup-error\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<div class=\"flash error\" role=\"alert\" data-testid=\"signup-error\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var8 string
 				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(v.Error)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `auth.templ`, Line: 41, Col: 78}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `auth.templ`, Line: 49, Col: 78}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</div>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</div>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<form method=\"post\" action=\"/signup\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<form method=\"post\" action=\"/signup\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -214,7 +225,7 @@ func SignUpPage(v SignUpView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<div class=\"actions\"><button type=\"submit\" data-testid=\"signup-submit\">Create account</button></div></form><p class=\"muted form-footer\">Already have an account? <a href=\"/login\">Sign in</a></p></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<div class=\"actions\"><button type=\"submit\" data-testid=\"signup-submit\">Create account</button></div></form><p class=\"muted form-footer\">Already have an account? <a href=\"/login\">Sign in</a></p></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -150,12 +150,16 @@ func (u *UI) loadWorkspace(next http.Handler) http.Handler {
 		if !ok {
 			return
 		}
+		r = r.WithContext(withWorkspace(r.Context(), ws))
+		if !u.requireSecondFactor(w, r) {
+			return
+		}
 		if session.SetWorkspace(v.Session, ws.ID) {
 			if err := u.Sessions.Save(r, w, v.Session); err != nil {
 				u.Log.Warn("remember current workspace", "err", err)
 			}
 		}
-		next.ServeHTTP(w, r.WithContext(withWorkspace(r.Context(), ws)))
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -34,7 +34,7 @@ func (u *UI) signInForm(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	v := SignInView{Nav: u.nav(w, r, "")}
+	v := SignInView{Nav: u.nav(w, r, ""), Passkeys: u.TwoFactor.PasskeysEnabled()}
 	if r.URL.Query().Get("signed_out") != "" {
 		v.Notice = "You have been signed out."
 	}
@@ -75,6 +75,9 @@ func (u *UI) authorizingApp(r *http.Request, next string) string {
 // too busy to make is a 503 with Retry-After.
 func (u *UI) signIn(w http.ResponseWriter, r *http.Request) {
 	email := r.PostFormValue("email")
+	if done := u.signInSSO(w, r, email, r.PostFormValue("password")); done {
+		return
+	}
 	user, err := u.Accounts.SignIn(r.Context(), email, r.PostFormValue("password"), u.ClientIP.Of(r))
 	var throttled *account.ThrottledError
 	switch {
@@ -104,7 +107,7 @@ func (u *UI) signIn(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r, err)
 		return
 	}
-	u.signInAs(w, r, user, next, notice)
+	u.afterPassword(w, r, user, next, notice)
 }
 
 // returnPath is where sign-in goes: the remembered page, unless it lies in
@@ -137,7 +140,8 @@ func (u *UI) returnPath(r *http.Request, user account.User, next string) (string
 }
 
 func (u *UI) signInFailed(w http.ResponseWriter, r *http.Request, status int, email, message string) {
-	Render(w, r, status, SignInPage(SignInView{Nav: u.nav(w, r, ""), Email: strings.TrimSpace(email), Error: message}))
+	Render(w, r, status, SignInPage(SignInView{Nav: u.nav(w, r, ""), Email: strings.TrimSpace(email), Error: message,
+		Passkeys: u.TwoFactor.PasskeysEnabled()}))
 }
 
 // safeNext accepts only a local path, so a remembered page can never send

@@ -101,6 +101,9 @@ type SignInView struct {
 	App    string // the application of the authorization request that asked for sign-in, if any
 	Error  string // one message for every failure, or the throttle notice
 	Notice string // e.g. after signing out
+	// Passkeys offers "Sign in with a passkey" (LINKQR_BASE_URL is a
+	// domain name).
+	Passkeys bool
 }
 
 // SignUpView is the sign-up form.

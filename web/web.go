@@ -26,6 +26,8 @@ import (
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/session"
+	"github.com/linkqr/linkqr/internal/sso"
+	"github.com/linkqr/linkqr/internal/twofactor"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -69,6 +71,11 @@ type Deps struct {
 	// Idempotency deduplicates the New link form (a double click or a
 	// resubmitted page creates one link), like Idempotency-Key in the API.
 	Idempotency *idempotency.Middleware
+	// SSO is single sign-on (the sign-in page, Settings → Security).
+	SSO *sso.Service
+	// TwoFactor keeps second factors (Account, the sign-in's second step)
+	// and the workspaces' requirement (Settings → Security).
+	TwoFactor *twofactor.Service
 	// OAuth is the authorization server: consent (GET/POST
 	// /oauth/authorize) and Settings → OAuth clients.
 	OAuth *oauth.Service
@@ -120,6 +127,13 @@ func (u *UI) Mount(r chi.Router) {
 		r.Get("/login", u.signInForm)
 		r.Post("/login", u.signIn)
 		r.Post("/logout", u.signOut)
+		r.Get(sso.CallbackPath, u.ssoCallback)
+		r.Get(secondFactorPath, u.secondFactorForm)
+		r.Post(secondFactorPath, u.secondFactor)
+		r.Post(secondFactorPath+"/passkey/options", u.secondPasskeyOptions)
+		r.Post(secondFactorPath+"/passkey", u.secondPasskey)
+		r.Post("/login/passkey/options", u.passkeyLoginOptions)
+		r.Post("/login/passkey", u.passkeyLogin)
 		r.Get("/oauth/authorize", u.authorize)
 		r.Post("/oauth/authorize", u.authorizeDecision)
 		r.Get("/invitations/{token}", u.invitationLink)
@@ -138,6 +152,17 @@ func (u *UI) Mount(r chi.Router) {
 			r.Post(accountPath+"/sessions/revoke-others", u.accountRevokeOthers)
 			r.Post(accountPath+"/sessions/{ref}/revoke", u.accountRevokeSession)
 			r.Post(accountPath+"/delete", u.accountDelete)
+			r.Get(twoFactorPath, u.twoFactorShow)
+			r.Post(twoFactorPath+"/totp", u.totpStart)
+			r.Get(twoFactorPath+"/totp", u.totpEnrol)
+			r.Get(twoFactorPath+"/totp/qr.png", u.totpQR)
+			r.Post(twoFactorPath+"/totp/confirm", u.totpConfirm)
+			r.Post(twoFactorPath+"/totp/remove", u.totpRemove)
+			r.Get(twoFactorPath+"/recovery-codes", u.recoveryCodesShow)
+			r.Post(twoFactorPath+"/recovery-codes", u.recoveryCodesRenew)
+			r.Post(accountPath+"/passkeys/options", u.passkeyRegisterOptions)
+			r.Post(accountPath+"/passkeys", u.passkeyRegister)
+			r.Post(accountPath+"/passkeys/{passkey}/remove", u.passkeyRemove)
 			r.Get(appsPath, u.appsList)
 			r.Post(appsPath+"/{grant}/revoke", u.appsRevoke)
 			r.Get("/w/new", u.workspaceNewForm)
@@ -227,6 +252,14 @@ func (u *UI) Mount(r chi.Router) {
 				// The audit log: admins (audit:read), docs/ui.md.
 				r.With(u.permit(scope.AuditRead)).Get("/settings/audit", u.auditList)
 				r.With(u.permit(scope.AuditRead)).Get("/settings/audit.csv", u.auditCSV)
+
+				// Settings → Security: single sign-on and the second-factor
+				// requirement decide who gets in, so admins only.
+				security := r.With(u.permit(scope.MembersWrite))
+				security.Get("/settings/security", u.securityShow)
+				security.Post("/settings/security/sso", u.securitySSO)
+				security.Post("/settings/security/sso/domains/{domain}/verify", u.securityVerify)
+				security.Post("/settings/security/two-factor", u.securityTwoFactor)
 
 				// Every member sees the domains; admins add, verify, edit
 				// and remove them.

@@ -19,7 +19,9 @@ import (
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/sealbox"
 	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/twofactor"
 )
 
 // admin runs `linkqr admin <command>`; its commands are listed in usage.
@@ -53,8 +55,11 @@ func admin(ctx context.Context, cfg *config.Config, log *slog.Logger, args []str
 		}
 		return exitCode(stderr, "admin oauth-client create", adminOAuthClientCreate(ctx, cfg, log, args[2:], stdout, stderr))
 	case "user":
+		if len(args) >= 2 && args[1] == "reset-2fa" {
+			return exitCode(stderr, "admin user reset-2fa", adminUserReset2FA(ctx, cfg, log, args[2:], stdout, stderr))
+		}
 		if len(args) < 2 || args[1] != "reset-link" {
-			fmt.Fprintf(stderr, "linkqr admin user: expected \"reset-link\"\n\n%s", usage)
+			fmt.Fprintf(stderr, "linkqr admin user: expected \"reset-link\" or \"reset-2fa\"\n\n%s", usage)
 			return 2
 		}
 		return exitCode(stderr, "admin user reset-link", adminUserResetLink(ctx, cfg, log, args[2:], stdout, stderr))
@@ -120,6 +125,46 @@ func adminUserResetLink(ctx context.Context, cfg *config.Config, log *slog.Logge
 			return err
 		}
 		return json.NewEncoder(stdout).Encode(map[string]string{"reset_url": link})
+	})
+}
+
+// adminUserReset2FA removes every second factor of an account (its
+// authenticator app, recovery codes and passkeys) for a user who lost
+// them; each workspace of the user records two_factor.removed by the
+// operator. The user signs in with their password next (and is asked to
+// enrol again where a workspace requires a factor).
+func adminUserReset2FA(ctx context.Context, cfg *config.Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("admin user reset-2fa", "--email E [--init]", stderr)
+	email := fs.String("email", "", "the account's e-mail address")
+	init := initFlag(fs)
+	if err := parseFlags(fs, args, "email"); err != nil {
+		return err
+	}
+	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
+		sdb := store.NewDB(db.pool)
+		user, err := account.NewService(sdb, nil).UserByEmail(ctx, *email)
+		if errors.Is(err, id.ErrNotFound) {
+			return fmt.Errorf("no account with the address %s", strings.TrimSpace(*email))
+		}
+		if err != nil {
+			return err
+		}
+		box, err := sealbox.New(config.DeriveKey(cfg.SecretKey, "totp-secret"))
+		if err != nil {
+			return err
+		}
+		factors, err := twofactor.New(twofactor.Options{DB: sdb, Box: box, CodeKey: config.DeriveKey(cfg.SecretKey, "recovery-code"), BaseURL: cfg.BaseURL.String()})
+		if err != nil {
+			return err
+		}
+		removed, err := factors.Reset(ctx, user.ID)
+		if err != nil {
+			return err
+		}
+		if removed == nil {
+			removed = []string{}
+		}
+		return json.NewEncoder(stdout).Encode(map[string]any{"user_id": user.ExternalID(), "removed": removed})
 	})
 }
 

@@ -53,6 +53,9 @@ commands:
       revoke any OAuth client (a partner, say): its secret and tokens stop working on every instance; prints {"client_id","status"}
   admin user reset-link --email E [--init]
       make a password reset link for an account (for installations without e-mail); prints {"reset_url"}, valid once, for 60 minutes
+  admin user reset-2fa --email E [--init]
+      remove every second factor of an account (authenticator app, recovery codes, passkeys) for a user locked out;
+      audited in each of their workspaces; prints {"user_id","removed"}
   admin workspace export --workspace ws_… --output FILE|- [--init]
       write everything of a workspace (links, members, webhooks and keys without secrets, events, scans) as a zip of
       JSON lines and CSV to FILE (- for stdout); prints the rows per file as JSON (on stderr with -)

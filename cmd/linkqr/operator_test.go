@@ -154,6 +154,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		"admin oauth-client create --grant authorization_code --name N --redirect-uri U [--public] --scopes a,b [--init]",
 		"admin oauth-client revoke --client cli_… [--init]",
 		"admin user reset-link --email E [--init]",
+		"admin user reset-2fa --email E [--init]",
 		"admin workspace export --workspace ws_… --output FILE|- [--init]",
 		"admin workspace delete --workspace ws_… [--init]",
 		"admin analytics rebuild [--link lnk_…] [--init]",

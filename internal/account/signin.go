@@ -91,6 +91,50 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 	if _, err := EmailRule.Parse(email); err != nil {
 		return User{}, ErrBadCredentials // no account has such an address, and PostgreSQL could not even compare it
 	}
+	if len(password) > MaxPasswordLen {
+		password = password[:MaxPasswordLen]
+	}
+	var user User
+	err := s.guarded(ctx, email, ip, func() (bool, error) {
+		row, err := accountdb.New().UserGetByEmail(ctx, s.db.Conn(ctx), strings.TrimSpace(email))
+		if errors.Is(store.InterpretError(err), id.ErrNotFound) {
+			if err := secrethash.Dummy(ctx, password); err != nil {
+				return false, err
+			}
+			return false, nil
+		}
+		if err != nil {
+			return false, store.InterpretError(err)
+		}
+		ok, err := secrethash.Compare(ctx, uuid.Nil, password, row.PasswordHash)
+		if err != nil { // ErrBusy, ctx's error or a damaged hash: nothing was checked
+			return false, fmt.Errorf("verify password: %w", err)
+		}
+		user = userFromRow(row)
+		return ok, nil
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return user, nil
+}
+
+// CheckSecondFactor counts a second-factor code (an authenticator code, a
+// recovery code) of the address exactly like a password guess: the same
+// windows, limits and *ThrottledError, checked before the code is, so
+// codes cannot be guessed faster than passwords. check reports whether the
+// code is right; a wrong one is ErrBadCredentials.
+func (s *Service) CheckSecondFactor(ctx context.Context, email string, ip netip.Addr, check func() (bool, error)) error {
+	return s.guarded(ctx, email, ip, check)
+}
+
+// guarded runs check as one sign-in attempt of the address. The attempt
+// is recorded as a failure before check runs and forgiven when check could
+// not decide (an error) or the attempt is throttled, so concurrent
+// attempts on any number of instances count each other and cannot slip
+// past the limits; a success forgives the failures of the same (address,
+// IP).
+func (s *Service) guarded(ctx context.Context, email string, ip netip.Addr, check func() (bool, error)) error {
 	q := accountdb.New()
 	key := emailKey(email)
 	now := s.now().Truncate(time.Microsecond) // PostgreSQL's precision
@@ -100,11 +144,11 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 		ipp = &ip
 	}
 	if err := q.SigninFailurePrune(ctx, s.db.Conn(ctx), now.Add(-max(SignInWindow, EmailBackstopWindow))); err != nil {
-		return User{}, store.InterpretError(err)
+		return store.InterpretError(err)
 	}
 	attempt, err := q.SigninFailureInsert(ctx, s.db.Conn(ctx), accountdb.SigninFailureInsertParams{EmailKey: key, IP: ipp, FailedAt: now})
 	if err != nil {
-		return User{}, store.InterpretError(err)
+		return store.InterpretError(err)
 	}
 	// forgive removes this attempt again; it runs even when ctx has ended.
 	forgive := func(err error) error {
@@ -116,35 +160,21 @@ func (s *Service) SignIn(ctx context.Context, email, password string, ip netip.A
 	}
 	if wait, err := s.throttled(ctx, key, ipp, now); err != nil || wait > 0 {
 		if err := forgive(err); err != nil {
-			return User{}, err
+			return err
 		}
-		return User{}, &ThrottledError{RetryAfter: wait}
+		return &ThrottledError{RetryAfter: wait}
 	}
-
-	if len(password) > MaxPasswordLen {
-		password = password[:MaxPasswordLen]
-	}
-	row, err := q.UserGetByEmail(ctx, s.db.Conn(ctx), strings.TrimSpace(email))
-	if errors.Is(store.InterpretError(err), id.ErrNotFound) {
-		if err := secrethash.Dummy(ctx, password); err != nil {
-			return User{}, forgive(err)
-		}
-		return User{}, ErrBadCredentials
-	}
+	ok, err := check()
 	if err != nil {
-		return User{}, forgive(store.InterpretError(err))
-	}
-	ok, err := secrethash.Compare(ctx, uuid.Nil, password, row.PasswordHash)
-	if err != nil { // ErrBusy, ctx's error or a damaged hash: nothing was checked
-		return User{}, forgive(fmt.Errorf("verify password: %w", err))
+		return forgive(err)
 	}
 	if !ok {
-		return User{}, ErrBadCredentials
+		return ErrBadCredentials
 	}
 	if err := q.SigninFailureClearEmailIP(ctx, s.db.Conn(ctx), accountdb.SigninFailureClearEmailIPParams{EmailKey: key, IP: ipp}); err != nil {
-		return User{}, store.InterpretError(err)
+		return store.InterpretError(err)
 	}
-	return userFromRow(row), nil
+	return nil
 }
 
 // throttled returns how long to wait when the failures in a window (this
@@ -184,6 +214,16 @@ func (s *Service) throttled(ctx context.Context, key string, ip *netip.Addr, now
 // User returns a user by id (id.ErrNotFound when deleted).
 func (s *Service) User(ctx context.Context, id uuid.UUID) (User, error) {
 	row, err := accountdb.New().UserGetByID(ctx, s.db.Conn(ctx), id)
+	if err != nil {
+		return User{}, store.InterpretError(err)
+	}
+	return userFromRow(row), nil
+}
+
+// UserByEmail returns the account of an address (any case);
+// id.ErrNotFound when there is none.
+func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
+	row, err := accountdb.New().UserGetByEmail(ctx, s.db.Conn(ctx), strings.TrimSpace(email))
 	if err != nil {
 		return User{}, store.InterpretError(err)
 	}

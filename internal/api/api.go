@@ -32,6 +32,7 @@ import (
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/secrethash"
+	"github.com/linkqr/linkqr/internal/sso"
 	"github.com/linkqr/linkqr/internal/validate"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -57,6 +58,8 @@ type API struct {
 	Webhooks *webhook.Service
 	// Domains manages the workspace's custom domains.
 	Domains *domain.Service
+	// SSO keeps the workspace's single sign-on connection.
+	SSO *sso.Service
 	// Events lists the workspace's events (GET /events, `linkqr listen`).
 	Events *event.Reader
 	// Audit reads the workspace's audit log (GET /audit-events).
@@ -122,6 +125,9 @@ func (a *API) Routes(r chi.Router) {
 		r.With(a.scope(scope.MembersWrite), a.Idempotency.Handler).Post("/invitations", a.handle(a.createInvitation))
 		r.With(a.scope(scope.MembersWrite)).Delete("/invitations/{id}", a.handle(a.deleteInvitation))
 		r.With(a.scope(scope.AuditRead)).Get("/audit-events", a.handle(a.listAuditEvents))
+		r.With(a.scope(scope.MembersWrite)).Get("/sso", a.handle(a.getSSO))
+		r.With(a.scope(scope.MembersWrite)).Put("/sso", a.handle(a.putSSO))
+		r.With(a.scope(scope.MembersWrite)).Post("/sso/domains/{domain}/verify", a.handle(a.verifySSODomain))
 	})
 }
 
@@ -182,8 +188,10 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		p = problem.New(problem.DomainNotVerified, unver.Found)
 	case errors.As(err, &inUse):
 		p = problem.New(problem.Conflict, inUse.Error())
-	case errors.Is(err, domain.ErrTaken), errors.Is(err, domain.ErrExists), errors.Is(err, domain.ErrLimit):
+	case errors.Is(err, domain.ErrTaken), errors.Is(err, domain.ErrExists), errors.Is(err, domain.ErrLimit), errors.Is(err, sso.ErrTaken):
 		p = problem.New(problem.Conflict, err.Error())
+	case errors.Is(err, sso.ErrNotConfigured):
+		p = problem.New(problem.NotFound, err.Error())
 	case errors.As(err, &role):
 		p = problem.New(problem.Forbidden, role.Error())
 	case errors.Is(err, account.ErrLastAdmin):

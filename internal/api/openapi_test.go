@@ -151,13 +151,16 @@ func TestOpenAPIOperations(t *testing.T) {
 		"DELETE /domains/{id}":      "deleteDomain",
 		"POST /domains/{id}/verify": "verifyDomain",
 
-		"GET /members":             "listMembers",
-		"PATCH /members/{id}":      "updateMember",
-		"DELETE /members/{id}":     "removeMember",
-		"GET /invitations":         "listInvitations",
-		"POST /invitations":        "createInvitation",
-		"DELETE /invitations/{id}": "revokeInvitation",
-		"GET /audit-events":        "listAuditEvents",
+		"GET /members":                      "listMembers",
+		"PATCH /members/{id}":               "updateMember",
+		"DELETE /members/{id}":              "removeMember",
+		"GET /invitations":                  "listInvitations",
+		"POST /invitations":                 "createInvitation",
+		"DELETE /invitations/{id}":          "revokeInvitation",
+		"GET /audit-events":                 "listAuditEvents",
+		"GET /sso":                          "getSso",
+		"PUT /sso":                          "putSso",
+		"POST /sso/domains/{domain}/verify": "verifySsoDomain",
 	}
 	got := map[string]string{}
 	for path, item := range doc.Paths.Map() {

@@ -48,7 +48,10 @@ import (
 	"github.com/linkqr/linkqr/internal/replica"
 	"github.com/linkqr/linkqr/internal/retention"
 	"github.com/linkqr/linkqr/internal/scan"
+	"github.com/linkqr/linkqr/internal/sealbox"
+	"github.com/linkqr/linkqr/internal/sso"
 	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/twofactor"
 	"github.com/linkqr/linkqr/internal/webhook"
 	"github.com/linkqr/linkqr/web"
 )
@@ -99,7 +102,11 @@ type App struct {
 	Designs  *qrdesign.Service
 	Webhooks *webhook.Service
 	Domains  *domain.Service
-	OAuth    *oauth.Service
+	// SSO is single sign-on with workspaces' OIDC providers.
+	SSO *sso.Service
+	// TwoFactor keeps users' second factors and the workspaces' requirement.
+	TwoFactor *twofactor.Service
+	OAuth     *oauth.Service
 	// Certs obtains TLS certificates for verified domains; nil without
 	// LINKQR_TLS_ADDR.
 	Certs *certs.Manager
@@ -404,6 +411,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		SecureCookies: cfg.ShortBaseURL.Scheme == "https", Guesses: a.Counter,
 	})
 	a.Domains.Changed = a.Redirects.DomainChanged
+	if err := a.newSignIn(); err != nil {
+		return nil, err
+	}
 	if cfg.TLS.Enabled() {
 		if err := a.newCerts(); err != nil {
 			return nil, err
@@ -660,4 +670,22 @@ func (a *App) Close(ctx context.Context) error {
 	}
 	a.Pool.Close()
 	return a.cluster.Close(ctx)
+}
+
+// newSignIn builds single sign-on and the second factors, each secret
+// under a key of its own derived from LINKQR_SECRET_KEY.
+func (a *App) newSignIn() error {
+	ssoBox, err := sealbox.New(config.DeriveKey(a.Config.SecretKey, "sso-client-secret"))
+	if err != nil {
+		return err
+	}
+	a.SSO = sso.New(sso.Options{DB: a.DB, Box: ssoBox, Resolver: domain.NewResolver(a.Config.DNSResolver),
+		Log: a.Log, BaseURL: a.Config.BaseURL.String()})
+	totpBox, err := sealbox.New(config.DeriveKey(a.Config.SecretKey, "totp-secret"))
+	if err != nil {
+		return err
+	}
+	a.TwoFactor, err = twofactor.New(twofactor.Options{DB: a.DB, Box: totpBox,
+		CodeKey: config.DeriveKey(a.Config.SecretKey, "recovery-code"), BaseURL: a.Config.BaseURL.String()})
+	return err
 }

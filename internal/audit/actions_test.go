@@ -10,9 +10,12 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/oauth2-proxy/mockoidc"
+	"github.com/pquerna/otp/totp"
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
@@ -26,6 +29,7 @@ import (
 	"github.com/linkqr/linkqr/internal/qrdesign"
 	"github.com/linkqr/linkqr/internal/retention"
 	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/sso"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -465,6 +469,61 @@ func changes() []change {
 					}, func() bool {
 						return r.scalar(t, "SELECT count(*) FROM links WHERE id = ANY($1) AND deleted_at IS NOT NULL", ids) == 2
 					}
+			}},
+		{action: audit.SSOUpdated, target: "workspace", changes: []string{"issuer", "client_id", "domains"},
+			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
+				idp, err := mockoidc.Run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = idp.Shutdown() })
+				client := fmt.Sprintf("client-%d", n)
+				return func(ctx context.Context) error {
+						_, err := r.app.SSO.Put(ctx, r.ws, sso.PutInput{Issuer: idp.Issuer(), ClientID: client, ClientSecret: "s3cret",
+							Domains: []string{fmt.Sprintf("sso%d.audit.example.com", n)}})
+						return err
+					}, func() bool {
+						return r.scalar(t, "SELECT count(*) FROM sso_connections WHERE workspace_id = $1 AND client_id = $2", r.ws, client) == 1
+					}
+			}},
+		{action: audit.TwoFactorRequired, target: "workspace", changes: []string{"required"},
+			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
+				return func(ctx context.Context) error { return r.app.TwoFactor.SetRequired(ctx, r.ws, true) },
+					func() bool {
+						return r.scalar(t, "SELECT count(*) FROM workspace_two_factor WHERE workspace_id = $1 AND required", r.ws) == 1
+					}
+			}},
+		{action: audit.TwoFactorEnrolled, target: "member", changes: []string{"factor"},
+			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
+				u := r.member(t)
+				e, err := r.app.TwoFactor.StartTOTP(r.setup, u.UserID, u.Email)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return func(ctx context.Context) error {
+						code, err := totp.GenerateCode(e.Secret, time.Now())
+						if err != nil {
+							return err
+						}
+						_, err = r.app.TwoFactor.ConfirmTOTP(ctx, u.UserID, code)
+						return err
+					}, func() bool {
+						return r.scalar(t, "SELECT count(*) FROM totp_factors WHERE user_id = $1 AND confirmed_at IS NOT NULL", u.UserID) == 1
+					}
+			}},
+		{action: audit.TwoFactorRemoved, target: "member", changes: []string{"factor"},
+			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
+				u := r.member(t)
+				e, err := r.app.TwoFactor.StartTOTP(r.setup, u.UserID, u.Email)
+				if err != nil {
+					t.Fatal(err)
+				}
+				code, _ := totp.GenerateCode(e.Secret, time.Now())
+				if _, err := r.app.TwoFactor.ConfirmTOTP(r.setup, u.UserID, code); err != nil {
+					t.Fatal(err)
+				}
+				return func(ctx context.Context) error { return r.app.TwoFactor.RemoveTOTP(ctx, u.UserID) },
+					func() bool { return r.scalar(t, "SELECT count(*) FROM totp_factors WHERE user_id = $1", u.UserID) == 0 }
 			}},
 	}
 }

@@ -51,6 +51,10 @@ const (
 	WorkspaceRetentionChanged Action = "workspace.retention_changed"
 	LinksImported             Action = "links.imported"
 	LinksBulkDeleted          Action = "links.bulk_deleted"
+	SSOUpdated                Action = "sso.updated"
+	TwoFactorRequired         Action = "two_factor.required"
+	TwoFactorEnrolled         Action = "two_factor.enrolled"
+	TwoFactorRemoved          Action = "two_factor.removed"
 )
 
 // Actions lists every action, in the order the docs list them.
@@ -61,6 +65,7 @@ var Actions = []Action{
 	MemberInvited, MemberJoined, MemberRoleChanged, MemberRemoved, InvitationRevoked,
 	WorkspaceRenamed, WorkspaceExported, WorkspaceQRStyleUpdated, WorkspaceRetentionChanged,
 	LinksImported, LinksBulkDeleted,
+	SSOUpdated, TwoFactorRequired, TwoFactorEnrolled, TwoFactorRemoved,
 }
 
 // Target is what an entry's change was made to: its type ("api_key",

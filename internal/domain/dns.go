@@ -83,9 +83,9 @@ func (r *serverResolver) LookupTXT(ctx context.Context, name string) ([]string, 
 	return out, nil
 }
 
-// outcome is the result of one look at a domain's record: Found when a
-// value equals the expected one; otherwise Detail says what was seen.
-type outcome struct {
+// Outcome is the result of one look at a TXT record: Found when a value
+// equals the expected one; otherwise Detail says what was seen.
+type Outcome struct {
 	Found  bool
 	Detail string
 }
@@ -98,21 +98,27 @@ const (
 )
 
 // check looks up d's record and compares it with the expected value.
-func check(ctx context.Context, r Resolver, d Domain) outcome {
+func check(ctx context.Context, r Resolver, d Domain) Outcome {
+	return CheckTXT(ctx, r, RecordName(d.Hostname), d.RecordValue())
+}
+
+// CheckTXT looks up the TXT values at name and reports Found when one is
+// want; otherwise Detail says what the lookup saw. Custom domains and the
+// e-mail domains of single sign-on are proven with it.
+func CheckTXT(ctx context.Context, r Resolver, name, want string) Outcome {
 	ctx, cancel := context.WithTimeout(ctx, LookupTimeout)
 	defer cancel()
-	name, want := RecordName(d.Hostname), d.RecordValue()
 	values, err := r.LookupTXT(ctx, name)
 	if err != nil {
-		return outcome{Detail: fmt.Sprintf("the DNS lookup of TXT %s failed: %s", name, err)}
+		return Outcome{Detail: fmt.Sprintf("the DNS lookup of TXT %s failed: %s", name, err)}
 	}
 	for _, v := range values {
 		if strings.TrimSpace(v) == want {
-			return outcome{Found: true}
+			return Outcome{Found: true}
 		}
 	}
 	if len(values) == 0 {
-		return outcome{Detail: fmt.Sprintf("no TXT record at %s; create one with the value %s", name, want)}
+		return Outcome{Detail: fmt.Sprintf("no TXT record at %s; create one with the value %s", name, want)}
 	}
 	shown := make([]string, 0, maxShownValues)
 	for i, v := range values {
@@ -125,5 +131,5 @@ func check(ctx context.Context, r Resolver, d Domain) outcome {
 		}
 		shown = append(shown, fmt.Sprintf("%q", v))
 	}
-	return outcome{Detail: fmt.Sprintf("found %s at %s, expected %q", strings.Join(shown, ", "), name, want)}
+	return Outcome{Detail: fmt.Sprintf("found %s at %s, expected %q", strings.Join(shown, ", "), name, want)}
 }

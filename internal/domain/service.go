@@ -215,7 +215,7 @@ func (s *Service) Verify(ctx context.Context, ws, id uuid.UUID) (Domain, error) 
 // record stores a check's outcome. Found on a hostname that another
 // workspace holds verified leaves the domain pending, says so, and
 // returns ErrTaken.
-func (s *Service) record(ctx context.Context, d Domain, c outcome) (Domain, error) {
+func (s *Service) record(ctx context.Context, d Domain, c Outcome) (Domain, error) {
 	p := domaindb.DomainRecordCheckParams{ID: d.ID, WorkspaceID: d.WorkspaceID, Found: c.Found, CheckedAt: s.now().UTC()}
 	if !c.Found {
 		p.CheckError = &c.Detail

@@ -288,6 +288,9 @@ func fill(path string, valid map[string]string, name, value string) string {
 // prefix its example shows ("lnk_…"), else the first item of the
 // collection the path continues (GET /links for /links/{id}).
 func (w *apiWalk) validID(ctx context.Context, op operation, name string, valid map[string]string) (string, error) {
+	if v, ok := w.Known.Params[name]; ok {
+		return v, nil
+	}
 	for _, p := range op.params {
 		if p.str("name") != name || p.str("in") != "path" {
 			continue

@@ -11,12 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/oauth2-proxy/mockoidc"
+	"github.com/pquerna/otp/totp"
+
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/hostile"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
+	"github.com/linkqr/linkqr/internal/sso"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -181,7 +185,32 @@ func setUp(t *testing.T) env {
 	if _, err := srv.App.Accounts.Invite(ctx, member.WorkspaceID, &member.UserID, tn.Email, account.RoleMember); err != nil {
 		t.Fatal(err)
 	}
-	e.browser = signIn(t, srv, tn)
+	// Single sign-on with a provider that answers (a valid PUT /sso
+	// discovers it), one e-mail domain whose TXT record verifies, and a
+	// second factor for the tenant, so a form that requires one leaves
+	// the session its pages.
+	idp, err := mockoidc.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = idp.Shutdown() })
+	conn, err := srv.App.SSO.Put(ctx, tn.WorkspaceID, sso.PutInput{Issuer: idp.Issuer(), ClientID: idp.ClientID, ClientSecret: idp.ClientSecret,
+		Domains: []string{"sso.hostile.example"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dnsSrv.SetTXT(conn.Domains[0].RecordName(), conn.Domains[0].RecordValue())
+	e.known.Members = map[string]any{"issuer": idp.Issuer(), "domains": []any{"sso.hostile.example"}}
+	e.known.Params = map[string]string{"domain": "sso.hostile.example"}
+	e.browser = signIn(t, srv, tn) // before the second factor, which sign-in would ask for
+	enrol, err := srv.App.TwoFactor.StartTOTP(ctx, tn.UserID, tn.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _ := totp.GenerateCode(enrol.Secret, time.Now())
+	if _, err := srv.App.TwoFactor.ConfirmTOTP(ctx, tn.UserID, code); err != nil {
+		t.Fatal(err)
+	}
 	return e
 }
 

@@ -128,11 +128,15 @@ func (s schema) required() []string {
 func (s schema) items() schema { return s.child(s.m["items"]) }
 
 // Known are values a valid request needs that no schema can give: the IDs
-// of objects that exist (by their prefix, "lnk"), and a URL that accepts
-// webhook deliveries and is a fine link target.
+// of objects that exist (by their prefix, "lnk"), a URL that accepts
+// webhook deliveries and is a fine link target, values of object members
+// by name (an OIDC issuer that answers discovery) and of path parameters
+// that are not IDs (an e-mail domain the workspace holds).
 type Known struct {
-	IDs map[string]string
-	URL string
+	IDs     map[string]string
+	URL     string
+	Members map[string]any
+	Params  map[string]string
 }
 
 // valid builds a valid value for s: an object with its required members,
@@ -157,7 +161,16 @@ func (k Known) valid(s schema) (any, bool) {
 	switch types[0] {
 	case "object":
 		obj := map[string]any{}
+		props, _ := s.m["properties"].(map[string]any)
+		for name, v := range k.Members {
+			if _, declared := props[name]; declared {
+				obj[name] = v
+			}
+		}
 		for _, name := range s.required() {
+			if _, known := obj[name]; known {
+				continue
+			}
 			v, ok := k.valid(s.property(name))
 			if !ok {
 				return nil, false

@@ -98,11 +98,16 @@ func Suffixes() []Text {
 
 // IDs are the hostile values of a path parameter that names an object:
 // malformed, truncated or wrongly typed IDs, and strings of every class
-// but numbers (an ID is not parsed as one).
+// but numbers (an ID is not parsed as one). A parameter that is not an ID
+// (an e-mail domain) gets the same, its unknown value a name it is not.
 func IDs(valid string) []Text {
-	prefix, _, _ := strings.Cut(valid, "_")
+	prefix, _, isID := strings.Cut(valid, "_")
+	unknown := "unknown-" + valid
+	if isID {
+		unknown = prefix + "_" + strings.Repeat("0", len(valid)-len(prefix)-1)
+	}
 	out := []Text{
-		{"unknown id", prefix + "_" + strings.Repeat("0", len(valid)-len(prefix)-1)},
+		{"unknown id", unknown},
 		{"upper case", strings.ToUpper(valid)},
 		{"truncated", valid[:len(valid)-1]},
 		{"one more", valid + "0"},

@@ -2,6 +2,8 @@ package session
 
 import (
 	"encoding/gob"
+	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/gorilla/sessions"
@@ -202,4 +204,82 @@ func PopNewInvitation(s *sessions.Session) (inv NewInvitation, ok bool) {
 	inv, ok = s.Values[keyNewInvite].(NewInvitation)
 	delete(s.Values, keyNewInvite)
 	return inv, ok
+}
+
+// The keys of the sign-in's steps (single sign-on, second factor,
+// passkeys).
+const (
+	keySSO      = "sso_pending"
+	keySecond   = "second_factor"
+	keyCeremony = "webauthn"
+	keyRecovery = "recovery_codes"
+)
+
+// SSOPending is a sign-in that left for a workspace's identity provider:
+// what the callback needs to check the provider's answer. Its fields are
+// sso.Pending's.
+type SSOPending struct {
+	WorkspaceID, State, Nonce, Verifier, Email string
+	Started                                    time.Time
+	Next                                       string
+}
+
+// SecondFactor is a sign-in whose password was right and that waits for
+// the user's second factor; the session is not signed in until then.
+type SecondFactor struct {
+	UserID  string // uuid
+	Email   string
+	Started time.Time
+	Next    string
+}
+
+func init() {
+	gob.Register(SSOPending{})
+	gob.Register(SecondFactor{})
+}
+
+// SetSSOPending keeps the sign-in that went to the provider.
+func SetSSOPending(s *sessions.Session, p SSOPending) { s.Values[keySSO] = p }
+
+// PopSSOPending returns and forgets it: the provider's answer is used once.
+func PopSSOPending(s *sessions.Session) (SSOPending, bool) {
+	p, ok := s.Values[keySSO].(SSOPending)
+	delete(s.Values, keySSO)
+	return p, ok
+}
+
+// SetSecondFactor marks the session as waiting for the second factor.
+func SetSecondFactor(s *sessions.Session, f SecondFactor) { s.Values[keySecond] = f }
+
+// PeekSecondFactor returns the sign-in waiting for its second factor.
+func PeekSecondFactor(s *sessions.Session) (SecondFactor, bool) {
+	f, ok := s.Values[keySecond].(SecondFactor)
+	return f, ok
+}
+
+// ClearSecondFactor forgets the waiting sign-in.
+func ClearSecondFactor(s *sessions.Session) { delete(s.Values, keySecond) }
+
+// SetCeremony keeps a WebAuthn ceremony's state (the challenge) until the
+// browser answers; PopCeremony returns and forgets it (used once).
+func SetCeremony(s *sessions.Session, state string) { s.Values[keyCeremony] = state }
+
+// PopCeremony returns and forgets the ceremony's state.
+func PopCeremony(s *sessions.Session) string {
+	v, _ := s.Values[keyCeremony].(string)
+	delete(s.Values, keyCeremony)
+	return v
+}
+
+// SetRecoveryCodes keeps new recovery codes for the one page that shows
+// them; PopRecoveryCodes returns and forgets them.
+func SetRecoveryCodes(s *sessions.Session, codes []string) {
+	s.Values[keyRecovery] = strings.Join(codes, " ")
+}
+
+// PopRecoveryCodes returns and forgets the codes to show.
+func PopRecoveryCodes(s *sessions.Session) []string {
+	v, _ := s.Values[keyRecovery].(string)
+	delete(s.Values, keyRecovery)
+	return strings.Fields(v)
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -26,14 +27,27 @@ type Server struct {
 	MetricsURL string
 	App        *app.App
 	Pool       *pgxpool.Pool
+	logs       *lockedBuffer
 }
+
+// Logs is what the service has logged so far (tests that check a refusal
+// is logged read it).
+func (s *Server) Logs() string { return s.logs.String() }
 
 // ServerOption adjusts how StartServer configures the service.
 type ServerOption func(*serverSettings)
 
 type serverSettings struct {
-	env  map[string]string // what the configuration is read from
-	pool *pgxpool.Pool     // nil: a fresh database
+	env       map[string]string // what the configuration is read from
+	pool      *pgxpool.Pool     // nil: a fresh database
+	localhost bool
+}
+
+// WithLocalhost names the server http://localhost:<port> rather than by
+// its IP address: WebAuthn's relying party id must be a domain name, and
+// browsers treat localhost as a secure context.
+func WithLocalhost() ServerOption {
+	return func(s *serverSettings) { s.localhost = true }
 }
 
 // WithEnv sets one LINKQR_* variable for the server.
@@ -66,6 +80,11 @@ func StartServer(t testing.TB, opts ...ServerOption) *Server {
 	for _, o := range opts {
 		o(s)
 	}
+	if s.localhost {
+		_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
+		base = "http://localhost:" + port
+		s.env["LINKQR_BASE_URL"] = base
+	}
 	pool := s.pool
 	if pool == nil {
 		pool = DB(t)
@@ -77,7 +96,8 @@ func StartServer(t testing.TB, opts ...ServerOption) *Server {
 	if cfg.MetricsAddr != mts.Listener.Addr().String() {
 		mts.Close() // "off", or an address of the test's own: not served here
 	}
-	a, err := app.New(context.Background(), cfg, Logger(t), pool)
+	logger, logs := newLogger(t)
+	a, err := app.New(context.Background(), cfg, logger, pool)
 	if err != nil {
 		t.Fatalf("testkit: start app: %v", err)
 	}
@@ -85,7 +105,7 @@ func StartServer(t testing.TB, opts ...ServerOption) *Server {
 	ts.Config.Handler = a.Handler()
 	ts.Start()
 	t.Cleanup(ts.Close)
-	srv := &Server{URL: base, App: a, Pool: pool}
+	srv := &Server{URL: base, App: a, Pool: pool, logs: logs}
 	if cfg.MetricsAddr == mts.Listener.Addr().String() {
 		mts.Config.Handler = a.MetricsHandler()
 		mts.Start()
@@ -106,13 +126,19 @@ func NewSecretKey() string {
 // test fails, so passing runs stay quiet and failures show their context.
 func Logger(t testing.TB) *slog.Logger {
 	t.Helper()
+	l, _ := newLogger(t)
+	return l
+}
+
+func newLogger(t testing.TB) (*slog.Logger, *lockedBuffer) {
+	t.Helper()
 	buf := &lockedBuffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("service log:\n%s", buf.String())
 		}
 	})
-	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})), buf
 }
 
 type lockedBuffer struct {

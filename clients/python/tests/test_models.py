@@ -40,6 +40,8 @@ MODELS: dict[str, type] = {
     "Invitation": linkqr.Invitation,
     "InvitationWithAcceptUrl": linkqr.InvitationWithAcceptUrl,
     "Inviter": linkqr.Inviter,
+    "SSOConnection": linkqr.SSOConnection,
+    "SSODomain": linkqr.SSODomain,
 }
 
 # Request bodies → the method whose keywords carry their fields.
@@ -54,6 +56,7 @@ BODIES: dict[str, Callable[..., Any]] = {
     "QRDesignInput": linkqr.Links.set_qr_design,
     "MemberUpdate": linkqr.Members.update,
     "InvitationCreate": linkqr.Invitations.create,
+    "SSOConnectionInput": linkqr.SingleSignOn.put,
 }
 
 # operationId → the method whose keywords carry its query parameters
@@ -102,6 +105,9 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
     "listInvitations": linkqr.Invitations.list_page,
     "createInvitation": linkqr.Invitations.create,
     "revokeInvitation": linkqr.Invitations.revoke,
+    "getSso": linkqr.SingleSignOn.get,
+    "putSso": linkqr.SingleSignOn.put,
+    "verifySsoDomain": linkqr.SingleSignOn.verify_domain,
 }
 
 # Query parameters that are HTTP machinery, not options of the call.

@@ -1048,6 +1048,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the workspace's single sign-on connection
+         * @description **Scope:** `members:write`
+         *
+         *     The workspace's OpenID Connect connection: issuer, client id, the
+         *     role given to people on their first sign-in, whether SSO is
+         *     required, and the e-mail domains whose addresses sign in through
+         *     it, each with the DNS TXT record that proves it. The client secret
+         *     is write-only and never returned. `404` while none is configured.
+         */
+        get: operations["getSso"];
+        /**
+         * Configure single sign-on
+         * @description **Scope:** `members:write`
+         *
+         *     Replaces the workspace's connection. The issuer must be `https://`
+         *     (or `http://` on a loopback address, for development); it is
+         *     discovered now (`/.well-known/openid-configuration`), and a failed
+         *     discovery is `422` on `/issuer`. Register
+         *     `{LINKQR_BASE_URL}/login/sso/callback` as the redirect URI at the
+         *     provider. `client_secret` is required the first time and may be
+         *     left out afterwards to keep the stored one (it is kept encrypted).
+         *     `domains` lists the e-mail domains by name; a new domain is
+         *     `pending` until verified with `POST
+         *     /sso/domains/{domain}/verify`, a domain left out is removed.
+         *     `required: true` refuses password sign-in to the addresses of the
+         *     verified domains, except for the admin who turned it on (the
+         *     break-glass account; an operator key makes none). Writes the audit
+         *     entry `sso.updated`.
+         */
+        put: operations["putSso"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sso/domains/{domain}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An e-mail domain of the connection (`acme.com`); any other is `404`. */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an e-mail domain of single sign-on now
+         * @description **Scope:** `members:write`
+         *
+         *     Looks up the domain's TXT record (`verification.name`) now. When one
+         *     of its values equals `verification.value` the answer is `200` with
+         *     the domain `verified`; otherwise `422 domain-not-verified`, whose
+         *     `detail` says what the lookup found. A domain another workspace has
+         *     verified is `409 conflict`. Takes no body (or `{}`).
+         */
+        post: operations["verifySsoDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-events": {
         parameters: {
             query?: never;
@@ -1233,7 +1307,7 @@ export interface components {
          * @description What an audit entry records.
          * @enum {string}
          */
-        AuditAction: "api_key.created" | "api_key.revoked" | "oauth_client.created" | "oauth_client.revoked" | "oauth_grant.created" | "oauth_grant.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "domain.created" | "domain.verified" | "domain.updated" | "domain.deleted" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked" | "workspace.renamed" | "workspace.exported" | "workspace.qr_style_updated" | "workspace.retention_changed" | "links.imported" | "links.bulk_deleted";
+        AuditAction: "api_key.created" | "api_key.revoked" | "oauth_client.created" | "oauth_client.revoked" | "oauth_grant.created" | "oauth_grant.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "domain.created" | "domain.verified" | "domain.updated" | "domain.deleted" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked" | "workspace.renamed" | "workspace.exported" | "workspace.qr_style_updated" | "workspace.retention_changed" | "links.imported" | "links.bulk_deleted" | "sso.updated" | "two_factor.required" | "two_factor.enrolled" | "two_factor.removed";
         /**
          * @description One entry of the workspace's audit log. Never holds a secret, a
          *     token or a password.
@@ -2067,6 +2141,46 @@ export interface components {
          * @example go.acme.com
          */
         Hostname: string;
+        /** @description A workspace's single sign-on (OpenID Connect) connection. The client secret is write-only. */
+        SSOConnection: {
+            /** @enum {string} */
+            object: "sso_connection";
+            /**
+             * Format: uri
+             * @description The provider's issuer URL.
+             */
+            issuer: string;
+            client_id: string;
+            /**
+             * @description The role of people who join by their first sign-in.
+             * @enum {string}
+             */
+            default_role: "admin" | "member";
+            /** @description Password sign-in is refused for the verified domains' addresses (except the break-glass admin). */
+            required: boolean;
+            domains: components["schemas"]["SSODomain"][];
+        };
+        SSODomain: {
+            domain: string;
+            /** @enum {string} */
+            status: "pending" | "verified";
+            verification: components["schemas"]["DomainVerification"];
+        };
+        SSOConnectionInput: {
+            issuer: string;
+            client_id: string;
+            /** @description Required the first time; leave it out to keep the stored one. */
+            client_secret?: string;
+            /**
+             * @default member
+             * @enum {string}
+             */
+            default_role: "admin" | "member";
+            /** @default false */
+            required: boolean;
+            /** @description The e-mail domains, such as `acme.com`; one left out is removed. */
+            domains?: string[];
+        };
         /** @description A custom short domain of the workspace. */
         Domain: {
             /** @constant */
@@ -4905,6 +5019,127 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SSOConnection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SSOConnectionInput"];
+            };
+        };
+        responses: {
+            /** @description The connection as saved. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SSOConnection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifySsoDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: within 24 hours, the same key with
+                 *     the same request returns the stored response instead of acting again
+                 *     (see *Idempotency*). 1–255 visible ASCII characters; anything else is
+                 *     `400 invalid-request`.
+                 * @example 5d0c1e7a-9b8f-4c6e-a1d2-3f4e5a6b7c8d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description An e-mail domain of the connection (`acme.com`); any other is `404`. */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        /** @description None, or an empty JSON object. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The connection, with the domain verified. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SSOConnection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["DomainNotVerified"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

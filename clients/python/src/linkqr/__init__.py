@@ -3,10 +3,12 @@
     from linkqr import Client, ProblemError, construct_event
 """
 
-from ._client import UNSET, AuditLog, Client, Domains, Invitations, Links, Members, Webhooks, create_body
+from ._client import UNSET, AuditLog, Client, Domains, Invitations, Links, Members, SingleSignOn, Webhooks, create_body
 from ._decode import DecodeError
 from ._errors import FieldError, LinkqrError, OAuthError, ProblemError, WebhookVerificationError
 from ._models import (
+    SSOConnection,
+    SSODomain,
     Analytics,
     AuditActor,
     AuditEvent,
@@ -66,6 +68,9 @@ __all__ = [
     "Domain",
     "DomainVerification",
     "Domains",
+    "SSOConnection",
+    "SSODomain",
+    "SingleSignOn",
     "Event",
     "FieldError",
     "Invitation",

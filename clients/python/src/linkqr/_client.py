@@ -10,6 +10,7 @@ import httpx
 
 from ._decode import decode, encode, format_timestamp
 from ._models import (
+    SSOConnection,
     Analytics,
     AuditEvent,
     BulkEditList,
@@ -115,6 +116,7 @@ class Client:
         self.domains = Domains(self._t)
         self.audit = AuditLog(self._t)
         self.members = Members(self._t)
+        self.sso = SingleSignOn(self._t)
         self.invitations = Invitations(self._t)
 
     def workspace(self) -> Workspace:
@@ -728,6 +730,46 @@ class Invitations:
     def revoke(self, id: str) -> None:
         """Withdraws an open invitation: its link stops working (members:write)."""
         self._t.request("DELETE", f"/invitations/{_seg(id)}")
+
+
+class SingleSignOn:
+    """Single sign-on with the workspace's OpenID Connect provider (``client.sso``, members:write)."""
+
+    def __init__(self, t: Transport) -> None:
+        self._t = t
+
+    def get(self) -> SSOConnection:
+        """The connection; a ProblemError ``not-found`` while none is configured."""
+        return decode(SSOConnection, self._t.request("GET", "/sso").json())
+
+    def put(
+        self,
+        issuer: str,
+        client_id: str,
+        *,
+        client_secret: str | None = None,
+        default_role: Role | None = None,
+        required: bool | None = None,
+        domains: Sequence[str] | None = None,
+    ) -> SSOConnection:
+        """Replaces the connection; the issuer is discovered now. ``client_secret`` is required the
+        first time, ``None`` keeps the stored one; domains left out are removed."""
+        body: dict[str, Any] = {"issuer": issuer, "client_id": client_id}
+        if client_secret is not None:
+            body["client_secret"] = client_secret
+        if default_role is not None:
+            body["default_role"] = default_role
+        if required is not None:
+            body["required"] = required
+        if domains is not None:
+            body["domains"] = list(domains)
+        return decode(SSOConnection, self._t.request("PUT", "/sso", json=body).json())
+
+    def verify_domain(self, domain: str, idempotency_key: str | None = None) -> SSOConnection:
+        """Looks the domain's TXT record up now; ``domain-not-verified`` says what was found,
+        ``conflict`` when another workspace holds it verified."""
+        r = self._t.request("POST", f"/sso/domains/{_seg(domain)}/verify", idempotency_key=idempotency_key)
+        return decode(SSOConnection, r.json())
 
 
 class AuditLog:

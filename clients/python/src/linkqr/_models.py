@@ -267,6 +267,27 @@ class QRDesign:
 
 
 @dataclass(frozen=True)
+class SSODomain:
+    """An e-mail domain of the single sign-on connection and the TXT record that proves it."""
+
+    domain: str
+    status: DomainStatus
+    verification: DomainVerification
+
+
+@dataclass(frozen=True)
+class SSOConnection:
+    """The workspace's single sign-on (OpenID Connect) connection; the client secret is never returned."""
+
+    object: Literal["sso_connection"]
+    issuer: str
+    client_id: str
+    default_role: Role
+    required: bool
+    domains: list[SSODomain]
+
+
+@dataclass(frozen=True)
 class Domain:
     """A custom short domain of the workspace."""
 
@@ -434,6 +455,10 @@ AuditAction = Literal[
     "workspace.retention_changed",
     "links.imported",
     "links.bulk_deleted",
+    "sso.updated",
+    "two_factor.required",
+    "two_factor.enrolled",
+    "two_factor.removed",
 ]
 AuditActorType = Literal["user", "api_key", "oauth_client", "operator", "system"]
 

@@ -46,6 +46,9 @@ class LinkqrClient @JvmOverloads constructor(
     /** The workspace's audit log: who changed keys, apps, webhooks, domains, members or settings. */
     val audit: AuditLog = AuditLog(t)
 
+    /** Single sign-on with the workspace's OpenID Connect provider. */
+    val sso: SingleSignOn = SingleSignOn(t)
+
     // operation: getWorkspace
     /** The credential's workspace and scopes (any valid credential). */
     fun workspace(): Workspace = t.json(Workspace::class.java, "GET", "/workspace")
@@ -505,6 +508,45 @@ class WebhookSubscriptions internal constructor(private val t: Transport) {
     fun retryDelivery(id: String, deliveryId: String, idempotencyKey: String? = null): Delivery =
         t.json(Delivery::class.java, "POST", "/webhooks/" + enc(id) + "/deliveries/" + enc(deliveryId) + "/retry",
             idempotencyKey = idempotencyKey)
+}
+
+/** Single sign-on: the workspace's OpenID Connect connection and its e-mail domains (members:write). */
+class SingleSignOn internal constructor(private val t: Transport) {
+    // operation: getSso
+    /** The connection; a ProblemException not-found while none is configured. */
+    fun get(): SSOConnection = t.json(SSOConnection::class.java, "GET", "/sso")
+
+    // operation: putSso
+    /**
+     * Replaces the connection; the issuer is discovered now. clientSecret is
+     * required the first time, null keeps the stored one; domains left out
+     * are removed. required refuses password sign-in at the verified domains
+     * (except the break-glass admin).
+     */
+    @JvmOverloads
+    fun put(
+        issuer: String,
+        clientId: String,
+        clientSecret: String? = null,
+        defaultRole: String? = null,
+        required: Boolean? = null,
+        domains: List<String>? = null
+    ): SSOConnection {
+        val b = JsonObject()
+        b.addProperty("issuer", issuer)
+        b.addProperty("client_id", clientId)
+        b.put("client_secret", clientSecret, false)
+        b.put("default_role", defaultRole, false)
+        if (required != null) b.addProperty("required", required)
+        b.putJson("domains", domains, false)
+        return t.json(SSOConnection::class.java, "PUT", "/sso", body = b)
+    }
+
+    // operation: verifySsoDomain
+    /** Looks the domain's TXT record up now; domain-not-verified says what was found, conflict when another workspace holds it. */
+    @JvmOverloads
+    fun verifyDomain(domain: String, idempotencyKey: String? = null): SSOConnection =
+        t.json(SSOConnection::class.java, "POST", "/sso/domains/" + enc(domain) + "/verify", idempotencyKey = idempotencyKey)
 }
 
 /** Custom short domains: add, verify by DNS, set the root and not-found URLs, remove. */

@@ -307,6 +307,27 @@ data class DomainVerification(
     val value: String
 )
 
+// schema: SSOConnection
+/** The workspace's single sign-on connection (the client secret is never returned). */
+data class SSOConnection(
+    val `object`: String,
+    val issuer: String,
+    val clientId: String,
+    /** "admin" or "member": the role of people who join by their first sign-in. */
+    val defaultRole: String,
+    val required: Boolean,
+    val domains: List<SSODomain>
+)
+
+// schema: SSODomain
+/** An e-mail domain of the connection and the TXT record that proves it. */
+data class SSODomain(
+    val domain: String,
+    /** "pending" or "verified". */
+    val status: String,
+    val verification: DomainVerification
+)
+
 // schema: Member
 /** One person's membership of the workspace. */
 data class Member(

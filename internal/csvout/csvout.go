@@ -21,18 +21,21 @@ type Writer struct {
 	cw   *csv.Writer
 	out  io.Writer
 	rows int
+	row  []string // the guarded cells of the row being written (the caller's are left alone)
 }
 
 // New writes CSV to out.
 func New(out io.Writer) *Writer { return &Writer{cw: csv.NewWriter(out), out: out} }
 
-// Write writes one row, each cell through Safe; every FlushEvery rows it
-// flushes. It returns the first error of writing.
+// Write writes one row, each cell through Safe (cells itself is not
+// changed: a header may be shared); every FlushEvery rows it flushes. It
+// returns the first error of writing.
 func (w *Writer) Write(cells ...string) error {
-	for i, c := range cells {
-		cells[i] = Safe(c)
+	w.row = w.row[:0]
+	for _, c := range cells {
+		w.row = append(w.row, Safe(c))
 	}
-	if err := w.cw.Write(cells); err != nil {
+	if err := w.cw.Write(w.row); err != nil {
 		return err
 	}
 	if w.rows++; w.rows%FlushEvery == 0 {

@@ -46,3 +46,16 @@ func TestWriterGuardsAndFlushes(t *testing.T) {
 		t.Fatalf("rows %d, first %v, err %v", len(rows), rows[0], err)
 	}
 }
+
+// TestWriterLeavesTheCallersCells: a shared header (linkcsv.ExportColumns)
+// is written by many exports at once; Write must not change it.
+func TestWriterLeavesTheCallersCells(t *testing.T) {
+	t.Parallel()
+	cells := []string{"=a", "b"}
+	if err := New(httptest.NewRecorder()).Write(cells...); err != nil {
+		t.Fatal(err)
+	}
+	if cells[0] != "=a" {
+		t.Errorf("Write changed its argument to %q", cells[0])
+	}
+}

@@ -281,7 +281,7 @@ func (s *Service) writeCSV(ctx context.Context, tx pgx.Tx, z *zip.Writer, f csvF
 		return 0, err
 	}
 	cw := csvout.New(out)
-	if err := cw.Write(slices.Clone(f.header)...); err != nil {
+	if err := cw.Write(f.header...); err != nil {
 		return 0, err
 	}
 	args := []any{ws}

@@ -153,8 +153,16 @@ func TestLinksImportMemoryDoesNotGrowWithTheFile(t *testing.T) {
 		WHERE i.workspace_id = $1`, tn.WorkspaceID).Scan(&stored, &pieces); err != nil || stored != size || pieces != 3*((size+256<<10-1)/(256<<10)) {
 		t.Fatalf("stored %d bytes in %d pieces (%v), want %d in pieces of 256 KiB", stored, pieces, err, size)
 	}
+	// Half the file without the race detector (2–4 MiB measured); under
+	// it (make test) the same code keeps 5–8 MiB live, so the limit is
+	// one and a half files (14 MiB). Holding the file, as before, kept
+	// 21–50 MiB: either limit fails it.
+	limit := size / 2
+	if raceEnabled {
+		limit = size * 3 / 2
+	}
 	for what, growth := range map[string]int64{"upload": upload, "dry run": dryRun} {
-		if growth > size/2 {
+		if growth > limit {
 			t.Errorf("the %s grew the heap by %.1f MiB for a file of %.1f MiB: it holds the file", what, float64(growth)/(1<<20), float64(size)/(1<<20))
 		}
 	}

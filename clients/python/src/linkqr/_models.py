@@ -364,6 +364,11 @@ class TagObject:
     link_count: int
 
 
+def _item_problem(item: BulkItem | BulkEditItem) -> ProblemError | None:
+    """A bulk item's ``error`` as a ProblemError (None when it succeeded)."""
+    return None if item.error is None else ProblemError(item.status, item.error)
+
+
 @dataclass(frozen=True)
 class BulkItem:
     """The outcome of one item of a bulk creation: ``status`` 201 with ``link``,
@@ -374,10 +379,7 @@ class BulkItem:
     link: Link | None = None
     error: dict[str, Any] | None = None
 
-    @property
-    def problem(self) -> ProblemError | None:
-        """``error`` as a ProblemError, or None for a created link."""
-        return None if self.error is None else ProblemError(self.status, self.error)
+    problem = property(_item_problem, doc="``error`` as a ProblemError, or None for a created link.")
 
 
 @dataclass(frozen=True)
@@ -402,10 +404,7 @@ class BulkEditItem:
     link: Link | None = None
     error: dict[str, Any] | None = None
 
-    @property
-    def problem(self) -> ProblemError | None:
-        """``error`` as a ProblemError, or None for a link that was edited or deleted."""
-        return None if self.error is None else ProblemError(self.status, self.error)
+    problem = property(_item_problem, doc="``error`` as a ProblemError, or None for a link that was edited or deleted.")
 
 
 @dataclass(frozen=True)

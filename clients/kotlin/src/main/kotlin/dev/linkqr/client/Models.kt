@@ -104,17 +104,23 @@ data class BulkResult(
     val data: List<BulkItem>
 )
 
+/** An item of a bulk answer: its status, and the problem when it failed. */
+interface BulkOutcome {
+    val status: Int
+    val error: com.google.gson.JsonObject?
+
+    /** The item's error as a ProblemException (slug, errors, …); null when it succeeded. */
+    fun problem(): ProblemException? = error?.let { ProblemException.fromJson(status, it) }
+}
+
 /** One item of a bulk creation: status 201 with [link], or 409/422 with [error] (a problem document). */
 data class BulkItem(
     /** The item's index in the request's links. */
     val index: Int,
-    val status: Int,
+    override val status: Int,
     val link: Link?,
-    val error: com.google.gson.JsonObject?
-) {
-    /** The item's error as a ProblemException (slug, errors, …); null for a created link. */
-    fun problem(): ProblemException? = error?.let { ProblemException.fromJson(status, it) }
-}
+    override val error: com.google.gson.JsonObject?
+) : BulkOutcome
 
 /** The outcome of a bulk edit or deletion: one item per id, in the order given. */
 data class BulkEditList(
@@ -128,13 +134,10 @@ data class BulkEditItem(
     val index: Int,
     /** The id as given. */
     val id: String,
-    val status: Int,
+    override val status: Int,
     val link: Link?,
-    val error: com.google.gson.JsonObject?
-) {
-    /** The item's error as a ProblemException (slug, errors, …); null for a link edited or deleted. */
-    fun problem(): ProblemException? = error?.let { ProblemException.fromJson(status, it) }
-}
+    override val error: com.google.gson.JsonObject?
+) : BulkOutcome
 
 // schema: Scan
 /** One recorded scan (or click) of a link's short URL. */

@@ -99,7 +99,7 @@ func adminBootstrap(ctx context.Context, cfg *config.Config, log *slog.Logger, a
 		return flagError(err)
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
-		res, err := account.NewService(store.NewDB(db.pool), nil).Bootstrap(ctx, in)
+		res, err := account.NewService(store.NewDB(db.pool), "", nil, nil, nil).Bootstrap(ctx, in)
 		if err != nil {
 			return flagError(err)
 		}
@@ -118,8 +118,7 @@ func adminUserResetLink(ctx context.Context, cfg *config.Config, log *slog.Logge
 		return err
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
-		accounts := account.NewService(store.NewDB(db.pool), nil)
-		accounts.SetBaseURL(cfg.BaseURL.String())
+		accounts := account.NewService(store.NewDB(db.pool), cfg.BaseURL.String(), nil, nil, nil)
 		link, err := accounts.ResetLink(ctx, strings.TrimSpace(*email))
 		if err != nil {
 			return err
@@ -142,7 +141,7 @@ func adminUserReset2FA(ctx context.Context, cfg *config.Config, log *slog.Logger
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
 		sdb := store.NewDB(db.pool)
-		user, err := account.NewService(sdb, nil).UserByEmail(ctx, *email)
+		user, err := account.NewService(sdb, "", nil, nil, nil).UserByEmail(ctx, *email)
 		if errors.Is(err, id.ErrNotFound) {
 			return fmt.Errorf("no account with the address %s", strings.TrimSpace(*email))
 		}
@@ -188,7 +187,7 @@ func adminAPIKeyCreate(ctx context.Context, cfg *config.Config, log *slog.Logger
 		return flagError(err)
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
-		if _, err := account.NewService(store.NewDB(db.pool), nil).WorkspaceByID(ctx, wsID); err != nil {
+		if _, err := account.NewService(store.NewDB(db.pool), "", nil, nil, nil).WorkspaceByID(ctx, wsID); err != nil {
 			if errors.Is(err, id.ErrNotFound) {
 				return fmt.Errorf("no workspace %s", *workspace)
 			}

@@ -59,7 +59,7 @@ func adminOAuthClientCreate(ctx context.Context, cfg *config.Config, log *slog.L
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
 		sdb := store.NewDB(db.pool)
 		if in.WorkspaceID != nil {
-			if _, err := account.NewService(sdb, nil).WorkspaceByID(ctx, wsID); err != nil {
+			if _, err := account.NewService(sdb, "", nil, nil, nil).WorkspaceByID(ctx, wsID); err != nil {
 				if errors.Is(err, id.ErrNotFound) {
 					return fmt.Errorf("no workspace %s", *workspace)
 				}

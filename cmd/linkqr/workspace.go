@@ -93,7 +93,7 @@ func adminWorkspaceDelete(ctx context.Context, cfg *config.Config, log *slog.Log
 		return err
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
-		d, err := erasure.NewService(store.NewDB(db.pool)).DeleteWorkspace(ctx, wsID)
+		d, err := erasure.NewService(store.NewDB(db.pool), nil).DeleteWorkspace(ctx, wsID)
 		if errors.Is(err, id.ErrNotFound) {
 			return fmt.Errorf("no workspace %s (or it is already deleted)", *workspace)
 		}

@@ -50,23 +50,36 @@ type Service struct {
 	db    *store.DB
 	roles *membership.Roles // this instance's role cache; nil in operator commands
 	clock clock
-	// KeysRevoked, when set, is called after a commit that revoked API keys
+	// keysRevoked is called after a commit that revoked API keys
 	// (removing a member), with their public ids, so this instance's key
 	// cache drops them at once; other instances learn through
 	// apikey.RevokedChannel.
-	KeysRevoked func(publicIDs ...string)
-	// OAuthRevoked is the same for the OAuth clients and grants that
+	keysRevoked func(publicIDs ...string)
+	// oauthRevoked is the same for the OAuth clients and grants that
 	// removing a member revokes (oauth.Service.Invalidate).
-	OAuthRevoked func(payloads ...string)
+	oauthRevoked func(payloads ...string)
 
 	baseURL string      // LINKQR_BASE_URL, which links in messages start with
 	mail    Mailer      // nil: no e-mail
 	jobs    JobInserter // queues forgot-password lookups; nil without e-mail
 }
 
-// NewService returns a Service over db.
-func NewService(db *store.DB, roles *membership.Roles) *Service {
-	return &Service{db: db, roles: roles}
+// NewService returns a Service over db. baseURL is LINKQR_BASE_URL, which
+// links in messages start with. roles, keysRevoked and oauthRevoked are
+// this process's caches that a membership change must reach at once, after
+// its commit (nil in operator commands, which cache nothing: serving
+// instances hear of the change through PostgreSQL). They are arguments,
+// not fields set later, so a composition root that forgets one does not
+// compile.
+func NewService(db *store.DB, baseURL string, roles *membership.Roles, keysRevoked, oauthRevoked func(ids ...string)) *Service {
+	none := func(...string) {}
+	if keysRevoked == nil {
+		keysRevoked = none
+	}
+	if oauthRevoked == nil {
+		oauthRevoked = none
+	}
+	return &Service{db: db, baseURL: baseURL, roles: roles, keysRevoked: keysRevoked, oauthRevoked: oauthRevoked}
 }
 
 // EmailRule is an e-mail address as text: trimmed, storable, at most 254

@@ -31,7 +31,7 @@ func email() string { return fmt.Sprintf("acct%d@example.com", seq.Add(1)) }
 
 func setup(t *testing.T) (*account.Service, *atomic.Int64) {
 	t.Helper()
-	svc := account.NewService(store.NewDB(testkit.DB(t)), nil)
+	svc := account.NewService(store.NewDB(testkit.DB(t)), "", nil, nil, nil)
 	var now atomic.Int64
 	now.Store(time.Now().UnixNano())
 	svc.SetClock(func() time.Time { return time.Unix(0, now.Load()) })

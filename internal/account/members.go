@@ -124,11 +124,11 @@ func (s *Service) RemoveMember(ctx context.Context, workspaceID, userID uuid.UUI
 	if err != nil {
 		return Member{}, 0, err
 	}
-	if len(revoked) > 0 && s.KeysRevoked != nil {
-		store.AfterCommit(ctx, func() { s.KeysRevoked(revoked...) })
+	if len(revoked) > 0 {
+		store.AfterCommit(ctx, func() { s.keysRevoked(revoked...) })
 	}
-	if len(oauthRevoked) > 0 && s.OAuthRevoked != nil {
-		store.AfterCommit(ctx, func() { s.OAuthRevoked(oauthRevoked...) })
+	if len(oauthRevoked) > 0 {
+		store.AfterCommit(ctx, func() { s.oauthRevoked(oauthRevoked...) })
 	}
 	return m, len(revoked), nil
 }

@@ -33,16 +33,15 @@ func setupKeys(t *testing.T) *keysBundle {
 	db := store.NewDB(pool)
 	log := slog.New(slog.DiscardHandler)
 	b := &keysBundle{
-		accounts: account.NewService(db, nil),
-		keys:     apikey.NewService(db, log, []byte("cache key")),
-		remote:   apikey.NewService(db, log, []byte("cache key")),
+		keys:   apikey.NewService(db, log, []byte("cache key")),
+		remote: apikey.NewService(db, log, []byte("cache key")),
 	}
-	b.accounts.KeysRevoked = func(ids ...string) {
+	b.accounts = account.NewService(db, "", nil, func(ids ...string) {
 		b.mu.Lock()
 		b.hooked = append(b.hooked, ids...)
 		b.mu.Unlock()
 		b.keys.Invalidate(ids...)
-	}
+	}, nil)
 	l := notify.New(pool, log)
 	b.remote.Subscribe(l)
 	ctx, cancel := context.WithCancel(context.Background())

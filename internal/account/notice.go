@@ -38,10 +38,6 @@ type Mailer func(ctx context.Context, tx pgx.Tx, n Notice) error
 // nothing is ever mailed and MailEnabled is false.
 func (s *Service) UseMail(send Mailer, jobs JobInserter) { s.mail, s.jobs = send, jobs }
 
-// SetBaseURL sets LINKQR_BASE_URL, which every link the service makes
-// (invitations, password resets) starts with.
-func (s *Service) SetBaseURL(base string) { s.baseURL = base }
-
 // MailEnabled reports whether the service sends e-mail.
 func (s *Service) MailEnabled() bool { return s.mail != nil }
 

@@ -21,7 +21,7 @@ import (
 func setupPool(t *testing.T) (*account.Service, *pgxpool.Pool, func(time.Duration)) {
 	t.Helper()
 	pool := testkit.DB(t)
-	svc := account.NewService(store.NewDB(pool), nil)
+	svc := account.NewService(store.NewDB(pool), "", nil, nil, nil)
 	now := time.Now()
 	var offset time.Duration
 	svc.SetClock(func() time.Time { return now.Add(offset) })

@@ -56,6 +56,12 @@ import (
 	"github.com/linkqr/linkqr/web"
 )
 
+// writeTimeout bounds the handling and writing of one response, against
+// clients that never read what they asked for. It is deliberately generous:
+// the largest response, a 4096-pixel QR PNG of a few hundred KiB, reaches a
+// 10 kB/s client in well under a minute.
+const writeTimeout = 5 * time.Minute
+
 // ShutdownGrace is how long in-flight requests may take to finish after
 // SIGINT/SIGTERM (docs/operations.md#commands).
 const ShutdownGrace = 10 * time.Second
@@ -133,7 +139,6 @@ type App struct {
 	// or Pool without it.
 	direct   *pgxpool.Pool
 	problems problem.Writer
-	security *securityHeaders
 	router   chi.Router
 	handler  http.Handler // router inside what must come before it (outermost)
 	draining atomic.Bool
@@ -151,7 +156,7 @@ type App struct {
 	// deliveryPace and reportPace pace the work that yields to the redirect.
 	deliveryPace, reportPace *priority.Budget
 
-	bodyReadTimeout atomic.Int64                // nanoseconds; 0 means BodyReadTimeout (tests shorten it)
+	bodyReadTimeout atomic.Int64                // nanoseconds; 0 means httpmw.BodyReadTimeout (tests shorten it)
 	metricsAddr     atomic.Pointer[net.TCPAddr] // where LINKQR_METRICS_ADDR is bound, once it is
 	tlsAddr         atomic.Pointer[net.TCPAddr] // where LINKQR_TLS_ADDR is bound, once it is
 }
@@ -321,11 +326,9 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		Metrics:   metrics.New(),
 		Keys:      apikey.NewService(db, log, config.DeriveKey(cfg.SecretKey, "api-key-cache")),
 		Roles:     roles,
-		Accounts:  account.NewService(db, roles),
 		QR:        qrserve.New(qrserve.Config{}),
 		cluster:   cluster,
 		problems:  problem.Writer{BaseURL: cfg.BaseURL.String()},
-		security:  newSecurityHeaders(cfg.BaseURL.Scheme == "https"),
 		listener:  notify.New(direct, log),
 		// The primary itself is probed, on the direct connection when
 		// there is one: through PgBouncer a probe may wait for a server
@@ -351,15 +354,13 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	a.ownPools = own
 	a.Keys.Subscribe(a.listener)
 	a.Roles.Subscribe(a.listener)
-	a.Accounts.KeysRevoked = a.Keys.Invalidate
-	a.Accounts.SetBaseURL(cfg.BaseURL.String())
 	if a.Mail, err = mail.NewOutbox(cfg.SMTP.Enabled(), config.DeriveKey(cfg.SecretKey, "mail-jobs")); err != nil {
 		return nil, err
 	}
 	if err := a.newOAuth(ctx); err != nil {
 		return nil, err
 	}
-	a.Accounts.OAuthRevoked = a.OAuth.Invalidate
+	a.Accounts = account.NewService(db, cfg.BaseURL.String(), roles, a.Keys.Invalidate, a.OAuth.Invalidate)
 	a.newPriority()
 	if err := a.newWebhooks(); err != nil {
 		return nil, err
@@ -387,16 +388,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		})
 	}
 	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
-	a.Links = link.NewService(a.DB, a.origins())
-	a.Designs = qrdesign.NewService(a.DB, a.Config.ShortBaseURL.String()+"/"+qrdesign.SampleCode+"?"+link.QRQuery)
-	a.Designs.Reserve = a.QR.Reserve
-	a.Domains = domain.NewService(domain.Options{
-		DB: a.DB, Resolver: domain.NewResolver(cfg.DNSResolver),
-		ReservedHosts: []string{cfg.BaseURL.Hostname(), cfg.ShortBaseURL.Hostname()},
-	})
-	a.Links.Events = a.events
-	// The redirect resolves codes through its own pool (see ResolveDB).
-	resolver := link.NewService(a.ResolveDB, a.origins())
+	a.Designs = qrdesign.NewService(a.DB, a.Config.ShortBaseURL.String()+"/"+qrdesign.SampleCode+"?"+link.QRQuery, a.QR.Reserve)
 	countries, err := a.countries(cfg, clientIPs)
 	if err != nil {
 		return nil, err
@@ -404,13 +396,20 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	if err := a.openRateLimiter(); err != nil {
 		return nil, err
 	}
+	// The redirect resolves codes through its own pool (see ResolveDB);
+	// the domains and links it caches are built after it, and tell it of
+	// their changes.
 	a.Redirects = redirect.New(redirect.Options{
-		Resolver: resolver, Sites: a.Domains, DefaultOrigins: []string{cfg.ShortBaseURL.String(), cfg.BaseURL.String()},
+		Resolver: link.NewResolver(a.ResolveDB, a.origins()), Sites: domain.NewSites(a.DB), DefaultOrigins: []string{cfg.ShortBaseURL.String(), cfg.BaseURL.String()},
 		Recorder: a.Scans, Pages: web.RedirectPages(), ClientIP: clientIPs.Of, Country: countries.Country, DB: a.Database, Log: log,
 		Hasher: a.visitorHasher, PasswordKey: config.DeriveKey(cfg.SecretKey, "link-password-cookie"),
-		SecureCookies: cfg.ShortBaseURL.Scheme == "https", Guesses: a.Counter,
+		SecureCookies: cfg.ShortBaseURL.Scheme == "https", Guesses: a.Counter, Load: a.Priority,
 	})
-	a.Domains.Changed = a.Redirects.DomainChanged
+	a.Domains = domain.NewService(domain.Options{
+		DB: a.DB, Resolver: domain.NewResolver(cfg.DNSResolver),
+		ReservedHosts: []string{cfg.BaseURL.Hostname(), cfg.ShortBaseURL.Hostname()},
+	}, a.Redirects.DomainChanged)
+	a.Links = link.NewService(a.DB, a.origins(), a.events, a.linkChanged)
 	if err := a.newSignIn(); err != nil {
 		return nil, err
 	}
@@ -422,27 +421,8 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	a.Redirects.Subscribe(a.listener)
 	a.eventWake = event.NewWakeup()
 	a.eventWake.Subscribe(a.listener)
-	a.Redirects.Load = a.Priority
-	a.Links.Changed = func(code string) {
-		a.Redirects.Invalidate(code)
-		// The change is reported done once its NOTIFY has come back to
-		// this instance; PostgreSQL sent it to the other instances at the
-		// same time. Measured in deploy/topology_test.go: without the wait
-		// another instance served the old target for about 4 ms after the
-		// API answered, with it for 0–3 ms (docs/deployment.md).
-		ctx, cancel := context.WithTimeout(context.Background(), changeEchoWait)
-		defer cancel()
-		a.listener.Heard(ctx, link.ChangedChannel, code, time.Now().Add(-time.Second))
-	}
-	a.Erasure = erasure.NewService(a.DB)
+	a.Erasure = erasure.NewService(a.DB, a.erased)
 	a.LinkImports = linkimport.New(a.DB, a.Links)
-	a.Erasure.Revoked = func(r erasure.Revoked) {
-		a.Keys.Invalidate(r.KeyIDs...)
-		a.OAuth.Invalidate(r.OAuth...)
-		for _, ws := range r.Workspaces {
-			a.Redirects.WorkspaceDeleted(ws)
-		}
-	}
 	a.router = a.routes()
 	a.handler = a.outermost(a.router)
 	jobs, err := a.newJobs()
@@ -458,6 +438,28 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		return nil, ctx.Err()
 	}
 	return a, nil
+}
+
+// linkChanged drops a changed code from this instance's redirect cache.
+// The change is reported done once its NOTIFY has come back to this
+// instance; PostgreSQL sent it to the other instances at the same time.
+// Measured in deploy/topology_test.go: without the wait another instance
+// served the old target for about 4 ms after the API answered, with it
+// for 0–3 ms (docs/deployment.md).
+func (a *App) linkChanged(code string) {
+	a.Redirects.Invalidate(code)
+	ctx, cancel := context.WithTimeout(context.Background(), changeEchoWait)
+	defer cancel()
+	a.listener.Heard(ctx, link.ChangedChannel, code, time.Now().Add(-time.Second))
+}
+
+// erased drops what a deletion ended from this instance's caches.
+func (a *App) erased(r erasure.Revoked) {
+	a.Keys.Invalidate(r.KeyIDs...)
+	a.OAuth.Invalidate(r.OAuth...)
+	for _, ws := range r.Workspaces {
+		a.Redirects.WorkspaceDeleted(ws)
+	}
 }
 
 // origins are where links' short URLs point.
@@ -584,7 +586,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 
 // newServer is an http.Server with the connection limits of
 // docs/api.md#responses-and-headers: headers within 10 s, bodies within BodyReadTimeout (set per
-// request by limitBodyRead), responses within writeTimeout, idle keep-alive
+// request by httpmw.BodyDeadline), responses within writeTimeout, idle keep-alive
 // connections closed after 2 minutes.
 func (a *App) newServer(h http.Handler) *http.Server {
 	return &http.Server{

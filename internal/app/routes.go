@@ -19,6 +19,7 @@ import (
 	"github.com/linkqr/linkqr/internal/config"
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/export"
+	"github.com/linkqr/linkqr/internal/httpmw"
 	"github.com/linkqr/linkqr/internal/idempotency"
 	"github.com/linkqr/linkqr/internal/problem"
 	"github.com/linkqr/linkqr/internal/qrzip"
@@ -38,7 +39,7 @@ func (a *App) routes() chi.Router {
 	r := chi.NewRouter()
 	a.use(r)
 	r.Use(a.Redirects.CustomDomains(a.Config.Roles.Redirect(), "/healthz", "/readyz", "/static/"))
-	r.Use(headAsGet(r))
+	r.Use(httpmw.HeadAsGet(r))
 
 	r.Get("/healthz", a.healthz)
 	r.Get("/readyz", a.readyz)
@@ -123,33 +124,25 @@ func (a *App) tlsAllowed(w http.ResponseWriter, r *http.Request) {
 // listener: request id, metrics and logs, the body deadline, security
 // headers, and panic recovery innermost, so its error page gets the rest.
 func (a *App) use(r chi.Router) {
-	r.Use(requestid.Middleware, a.observe, a.limitBodyRead, a.security.Handler, a.recoverPanics)
+	r.Use(requestid.Middleware,
+		httpmw.Observe(a.Log, web.LogPath, r, a.Metrics.ObserveHTTP),
+		httpmw.BodyDeadline(a.bodyTimeout),
+		httpmw.SecurityHeaders(a.Config.BaseURL.Scheme == "https"),
+		httpmw.Recover(a.Log, web.LogPath, a.problems, serverErrorPage))
 }
 
-// headAsGet answers HEAD like GET (net/http drops the body) on every path
-// a GET route serves. Only the redirect registers HEAD, as /{code}, so chi
-// sent HEAD /docs or HEAD /signin there, and they answered 404.
-func headAsGet(mux *chi.Mux) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodHead && !hasOwnRoute(mux, http.MethodHead, r.URL.Path) {
-				if hasOwnRoute(mux, http.MethodGet, r.URL.Path) {
-					get := r.Clone(r.Context())
-					get.Method = http.MethodGet
-					next.ServeHTTP(w, get)
-					return
-				}
-			}
-			next.ServeHTTP(w, r)
-		})
+// serverErrorPage is the page a browser gets for a handler's panic.
+func serverErrorPage(w http.ResponseWriter, r *http.Request) {
+	web.Render(w, r, http.StatusInternalServerError, web.ErrorPage(http.StatusInternalServerError,
+		"Something went wrong", "The error has been logged. Please try again."))
+}
+
+// bodyTimeout is httpmw.BodyReadTimeout, or what a test set.
+func (a *App) bodyTimeout() time.Duration {
+	if d := time.Duration(a.bodyReadTimeout.Load()); d > 0 {
+		return d
 	}
-}
-
-// hasOwnRoute reports whether a route other than the redirect's /{code}
-// serves method on path.
-func hasOwnRoute(mux *chi.Mux, method, path string) bool {
-	p := mux.Find(chi.NewRouteContext(), method, path)
-	return p != "" && p != "/{code}"
+	return httpmw.BodyReadTimeout
 }
 
 // MetricsHandler serves LINKQR_METRICS_ADDR: /metrics and nothing else.

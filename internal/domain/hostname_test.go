@@ -9,7 +9,7 @@ import (
 
 func TestServiceRefusesOwnHosts(t *testing.T) {
 	t.Parallel()
-	s := NewService(Options{ReservedHosts: []string{"App.Example.com", "qr.example"}})
+	s := NewService(Options{ReservedHosts: []string{"App.Example.com", "qr.example"}}, nil)
 	for _, in := range []string{"app.example.com", "QR.example."} {
 		if _, err := s.ParseHostname(in); err == nil || !strings.Contains(err.Error(), "own hostname") {
 			t.Errorf("ParseHostname(%q): %v", in, err)

@@ -41,15 +41,18 @@ type Service struct {
 	resolver Resolver
 	reserved []string
 	now      func() time.Time
-	// Changed is called with a hostname after a commit that changes how
+	// changed is called with a hostname after a commit that changes how
 	// it is served (verified, its URLs edited, removed), so this
 	// instance's redirect sees it at once; other instances learn it
 	// through ChangedChannel.
-	Changed func(hostname string)
+	changed func(hostname string)
 }
 
-// NewService returns a Service.
-func NewService(o Options) *Service {
+// NewService returns a Service; changed is told of every hostname whose
+// serving changed, after its commit (nil: nothing in this process caches
+// domains). It is an argument, not a field set later, so a composition
+// root that forgets it does not compile.
+func NewService(o Options, changed func(hostname string)) *Service {
 	if o.Resolver == nil {
 		o.Resolver = NewResolver("")
 	}
@@ -60,7 +63,10 @@ func NewService(o Options) *Service {
 	for _, h := range o.ReservedHosts {
 		reserved = append(reserved, strings.ToLower(strings.TrimSuffix(h, ".")))
 	}
-	return &Service{db: o.DB, resolver: o.Resolver, reserved: reserved, now: o.Now}
+	if changed == nil {
+		changed = func(string) {}
+	}
+	return &Service{db: o.DB, resolver: o.Resolver, reserved: reserved, now: o.Now, changed: changed}
 }
 
 // ParseHostname is hostname.Parse that also refuses the service's own hosts.
@@ -303,8 +309,15 @@ type Site struct {
 	NotFoundURL *string // an unknown code answers 302 here; nil: the 404 page
 }
 
+// Sites reads the servable domains: the redirect's read side of domains,
+// which needs none of Service's collaborators.
+type Sites struct{ db *store.DB }
+
+// NewSites returns Sites over db.
+func NewSites(db *store.DB) *Sites { return &Sites{db: db} }
+
 // Sites returns every servable domain.
-func (s *Service) Sites(ctx context.Context) ([]Site, error) {
+func (s *Sites) Sites(ctx context.Context) ([]Site, error) {
 	rows, err := domaindb.New().DomainSites(ctx, s.db.Conn(ctx))
 	if err != nil {
 		return nil, store.InterpretError(err)
@@ -318,7 +331,7 @@ func (s *Service) Sites(ctx context.Context) ([]Site, error) {
 
 // Site returns the servable domain host (canonical form), or
 // id.ErrNotFound.
-func (s *Service) Site(ctx context.Context, host string) (Site, error) {
+func (s *Sites) Site(ctx context.Context, host string) (Site, error) {
 	r, err := domaindb.New().DomainSite(ctx, s.db.Conn(ctx), host)
 	if err != nil {
 		return Site{}, store.InterpretError(err)
@@ -334,11 +347,7 @@ func notifyChanged(ctx context.Context, db domaindb.DBTX, hostname string) error
 }
 
 func (s *Service) afterChange(ctx context.Context, hostname string) {
-	store.AfterCommit(ctx, func() {
-		if s.Changed != nil {
-			s.Changed(hostname)
-		}
-	})
+	store.AfterCommit(ctx, func() { s.changed(hostname) })
 }
 
 // auditTarget is a domain as an audit entry names it.

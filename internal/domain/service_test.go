@@ -36,7 +36,7 @@ func setup(t *testing.T) (*domain.Service, *testkit.DNSServer, *clock, *store.DB
 	dnsSrv := testkit.StartDNS(t)
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	db := store.NewDB(pool)
-	return domain.NewService(domain.Options{DB: db, Resolver: domain.NewResolver(dnsSrv.Addr), Now: clk.Now}), dnsSrv, clk, db
+	return domain.NewService(domain.Options{DB: db, Resolver: domain.NewResolver(dnsSrv.Addr), Now: clk.Now}, nil), dnsSrv, clk, db
 }
 
 func mustHost(t *testing.T, s string) hostname.Name {
@@ -239,7 +239,7 @@ func TestDelete(t *testing.T) {
 	if _, err := svc.Verify(ctx, ws, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	links := link.NewService(db, link.Origins{ShortBase: "https://s.example"})
+	links := link.NewService(db, link.Origins{ShortBase: "https://s.example"}, nil, nil)
 	target, _ := link.ParseTargetURL("https://example.com/")
 	var ids []uuid.UUID
 	for range 2 {
@@ -273,7 +273,7 @@ func TestUnreachableResolverIsReportedWithoutItsAddress(t *testing.T) {
 	pool := testkit.DB(t)
 	db := store.NewDB(pool)
 	// Port 1 on loopback: nothing listens, the query is refused at once.
-	svc := domain.NewService(domain.Options{DB: db, Resolver: domain.NewResolver("127.0.0.1:1")})
+	svc := domain.NewService(domain.Options{DB: db, Resolver: domain.NewResolver("127.0.0.1:1")}, nil)
 	ctx := context.Background()
 	ws := testkit.NewTenant(t, pool).WorkspaceID
 	d, err := svc.Create(ctx, ws, mustHost(t, "go.acme.com"))

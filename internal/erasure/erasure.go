@@ -43,15 +43,24 @@ type JobInserter interface {
 // Service deletes workspaces and accounts.
 type Service struct {
 	db *store.DB
-	// Revoked, when set, is called after a deletion commits.
-	Revoked func(Revoked)
+	// revoked is called after a deletion commits.
+	revoked func(Revoked)
 	// PurgeDelay overrides the package's PurgeDelay (tests).
 	PurgeDelay time.Duration
 	jobs       JobInserter
 }
 
-// NewService returns a Service on db.
-func NewService(db *store.DB) *Service { return &Service{db: db} }
+// NewService returns a Service on db; revoked is told, after a deletion
+// commits, of the credentials and workspaces it ended, so this process's
+// caches drop them at once (nil in operator commands: serving instances
+// hear of it through PostgreSQL). It is an argument, not a field set
+// later, so a composition root that forgets it does not compile.
+func NewService(db *store.DB, revoked func(Revoked)) *Service {
+	if revoked == nil {
+		revoked = func(Revoked) {}
+	}
+	return &Service{db: db, revoked: revoked}
+}
 
 // UseJobs enqueues a purge with every deletion; without it the periodic
 // purge (every minute on a worker) picks deletions up.
@@ -132,8 +141,4 @@ func (s *Service) markedTx(ctx context.Context, tx pgx.Tx, id uuid.UUID) (Revoke
 	return rev, nil
 }
 
-func (s *Service) announce(rev Revoked) {
-	if s.Revoked != nil {
-		s.Revoked(rev)
-	}
-}
+func (s *Service) announce(rev Revoked) { s.revoked(rev) }

@@ -32,8 +32,7 @@ func TestServiceWritesStayInTheKeysTransaction(t *testing.T) {
 		h, _, p := harness(t, func(w http.ResponseWriter, r *http.Request) {
 			ctx := r.Context()
 			ws := auth.FromContext(ctx).WorkspaceID
-			links := link.NewService(db, link.Origins{ShortBase: "https://s.example"})
-			links.Changed = func(code string) { changed = append(changed, code) }
+			links := link.NewService(db, link.Origins{ShortBase: "https://s.example"}, nil, func(code string) { changed = append(changed, code) })
 			a, errA := link.ParseTargetURL("https://example.com/a")
 			b, errB := link.ParseTargetURL("https://example.com/b")
 			if errA != nil || errB != nil {
@@ -58,7 +57,7 @@ func TestServiceWritesStayInTheKeysTransaction(t *testing.T) {
 			if err := pool.QueryRow(ctx, "SELECT id FROM users LIMIT 1").Scan(&user); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := account.NewService(db, nil).NewWorkspace(ctx, user, "Escaped"); err != nil {
+			if _, err := account.NewService(db, "", nil, nil, nil).NewWorkspace(ctx, user, "Escaped"); err != nil {
 				t.Fatal(err)
 			}
 			if len(changed) != 0 {

@@ -69,7 +69,7 @@ func (s *Service) CreateMany(ctx context.Context, ws uuid.UUID, items []CreateIn
 			}
 			events = append(events, event.New{WorkspaceID: ws, Type: event.LinkCreated, Data: map[string]any{"link": r.Link.Wire()}})
 		}
-		_, err = s.Events.RecordMany(ctx, tx, events)
+		_, err = s.events.RecordMany(ctx, tx, events)
 		return err
 	})
 	if errors.Is(err, ErrBatchRejected) {

@@ -108,7 +108,7 @@ func (s *Service) UpdateMany(ctx context.Context, ws uuid.UUID, ids []uuid.UUID,
 		if atomic && failed(results) {
 			return ErrBatchRejected
 		}
-		_, err := s.Events.RecordMany(ctx, tx, events)
+		_, err := s.events.RecordMany(ctx, tx, events)
 		return err
 	})
 	return s.finishMany(ctx, results, changed, err)
@@ -165,7 +165,7 @@ func (s *Service) finishMany(ctx context.Context, results []EditResult, changed 
 	}
 	store.AfterCommit(ctx, func() {
 		for _, k := range changed {
-			s.Changed(k)
+			s.changed(k)
 		}
 	})
 	return results, nil

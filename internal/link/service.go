@@ -39,18 +39,48 @@ const (
 type Service struct {
 	db      *store.DB
 	origins Origins
-	// Changed is called with a Key.String after a commit that changes how
+	// changed is called with a Key.String after a commit that changes how
 	// a code redirects, so this instance's redirect cache drops it at once
 	// (other instances learn through ChangedChannel).
-	Changed func(key string)
-	// Events records link.* events; the app sets one whose fan-out enqueues
-	// webhook deliveries. nil records without fan-out.
-	Events *event.Recorder
+	changed func(key string)
+	// events records link.* events; the app's fans out to webhook
+	// deliveries. nil records without fan-out.
+	events *event.Recorder
 }
 
-// NewService returns a Service.
-func NewService(db *store.DB, origins Origins) *Service {
-	return &Service{db: db, origins: origins, Changed: func(string) {}}
+// NewService returns a Service over db. events records link.* events (nil:
+// recorded without fan-out); changed is told of every key whose redirect
+// changed, after its commit (nil: nobody in this process caches codes).
+// Both are arguments, not fields set later, so a composition root that
+// forgets one does not compile.
+func NewService(db *store.DB, origins Origins, events *event.Recorder, changed func(key string)) *Service {
+	if changed == nil {
+		changed = func(string) {}
+	}
+	return &Service{db: db, origins: origins, changed: changed, events: events}
+}
+
+// Resolver is the redirect's read side of links: what a code resolves to
+// and the blocks of scan budgets. It records no events and changes no
+// redirect, so it needs neither of Service's collaborators.
+type Resolver struct{ s Service }
+
+// NewResolver returns a Resolver over db (the redirect's own pool).
+func NewResolver(db *store.DB, origins Origins) *Resolver {
+	return &Resolver{s: Service{db: db, origins: origins}}
+}
+
+// Resolve is Service.Resolve.
+func (r *Resolver) Resolve(ctx context.Context, k Key) (Target, error) { return r.s.Resolve(ctx, k) }
+
+// GrantScans is Service.GrantScans.
+func (r *Resolver) GrantScans(ctx context.Context, linkID uuid.UUID, block func(remaining int64) int64) (int64, error) {
+	return r.s.GrantScans(ctx, linkID, block)
+}
+
+// ReturnScans is Service.ReturnScans.
+func (r *Resolver) ReturnScans(ctx context.Context, id uuid.UUID, n int64) error {
+	return r.s.ReturnScans(ctx, id, n)
 }
 
 // Create creates the link and records link.created. in was parsed at the
@@ -102,7 +132,7 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in Create
 			return store.InterpretError(err)
 		}
 		res = fromRow(row, s.origins)
-		_, err = s.Events.Record(ctx, tx, ws, event.LinkCreated, map[string]any{"link": res.Wire()})
+		_, err = s.events.Record(ctx, tx, ws, event.LinkCreated, map[string]any{"link": res.Wire()})
 		return err
 	})
 	return res, err
@@ -220,13 +250,13 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		}
 		res = fromRow(row, s.origins)
 		changed = res.key().String()
-		if _, err := s.Events.Record(ctx, tx, ws, event.LinkUpdated, map[string]any{"link": res.Wire(), "previous_attributes": previous}); err != nil {
+		if _, err := s.events.Record(ctx, tx, ws, event.LinkUpdated, map[string]any{"link": res.Wire(), "previous_attributes": previous}); err != nil {
 			return err
 		}
 		return notifyChanged(ctx, tx, changed)
 	})
 	if err == nil && changed != "" {
-		store.AfterCommit(ctx, func() { s.Changed(changed) })
+		store.AfterCommit(ctx, func() { s.changed(changed) })
 	}
 	return res, err
 }
@@ -328,7 +358,7 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 		return err
 	})
 	if err == nil {
-		store.AfterCommit(ctx, func() { s.Changed(changed) })
+		store.AfterCommit(ctx, func() { s.changed(changed) })
 	}
 	return err
 }
@@ -341,7 +371,7 @@ func (s *Service) deleteTx(ctx context.Context, tx pgx.Tx, ws, linkID uuid.UUID)
 		return Link{}, "", store.InterpretError(err)
 	}
 	gone := fromRow(row, s.origins)
-	if _, err := s.Events.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": gone.Wire()}); err != nil {
+	if _, err := s.events.Record(ctx, tx, ws, event.LinkDeleted, map[string]any{"link": gone.Wire()}); err != nil {
 		return Link{}, "", err
 	}
 	key := gone.key().String()

@@ -65,7 +65,7 @@ func TestUploadsKeptBeforeTheirFileWasInPieces(t *testing.T) {
 	}
 
 	db := store.NewDB(pool)
-	svc := linkimport.New(db, link.NewService(db, link.Origins{ShortBase: "https://s.example"}))
+	svc := linkimport.New(db, link.NewService(db, link.Origins{ShortBase: "https://s.example"}, nil, nil))
 	imp, err := svc.Get(ctx, tn.WorkspaceID, tn.UserID, importID)
 	if err != nil || imp.Bytes != size || imp.Rows != 4000 {
 		t.Fatalf("import %+v, %v", imp, err)

@@ -28,20 +28,23 @@ const SampleCode = "Ab3xY9q"
 // Service reads and saves designs.
 type Service struct {
 	db *store.DB
-	// Reserve takes a slot of the process's QR render bound, in the
+	// reserve takes a slot of the process's QR render bound, in the
 	// workspace's share, for the render-and-decode of a save
-	// (qrserve.Server.Reserve), so saves share the renders' CPU budget;
-	// nil runs unbounded (tests).
-	Reserve func(ctx context.Context, ws uuid.UUID) (release func(), err error)
+	// (qrserve.Server.Reserve), so saves share the renders' CPU budget.
+	reserve Reserve
 	// Sample is the QR text a workspace default is proven with (a short
 	// URL with a generated-length code and ?qr=1).
 	Sample string
 }
 
+// Reserve takes a slot of a render bound for ws and returns its release.
+type Reserve func(ctx context.Context, ws uuid.UUID) (release func(), err error)
+
 // NewService returns a Service; sample is what a workspace default must
-// scan as (see Sample).
-func NewService(db *store.DB, sample string) *Service {
-	return &Service{db: db, Sample: sample}
+// scan as (see Sample), and every save's render-and-decode runs in a slot
+// of reserve.
+func NewService(db *store.DB, sample string, reserve Reserve) *Service {
+	return &Service{db: db, Sample: sample, reserve: reserve}
 }
 
 // ForLink is the design a link's codes use: its own, else its workspace's
@@ -180,13 +183,11 @@ func (s *Service) prove(ctx context.Context, ws uuid.UUID, d Design, content str
 	if err := d.check(); err != nil {
 		return err
 	}
-	if s.Reserve != nil {
-		release, err := s.Reserve(ctx, ws)
-		if err != nil {
-			return err
-		}
-		defer release()
+	release, err := s.reserve(ctx, ws)
+	if err != nil {
+		return err
 	}
+	defer release()
 	return qr.Verify(content, d.Options())
 }
 

@@ -27,7 +27,7 @@ func TestSuspendedCacheAsksTheDatabaseAndServesCachedTargetsOnlyWhenItIsDown(t *
 	testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: tn.WorkspaceID, Code: "susp1", TargetURL: "https://example.com/old"})
 	testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: tn.WorkspaceID, Code: "susp2"})
 	db := dbhealth.New(pool.Ping, slog.New(slog.DiscardHandler))
-	c := redirect.NewCache(link.NewService(store.NewDB(pool), link.Origins{ShortBase: "https://s.example"}), db)
+	c := redirect.NewCache(link.NewResolver(store.NewDB(pool), link.Origins{ShortBase: "https://s.example"}), db)
 	code, _ := link.ParseCodeShape("susp1")
 	target := func() string {
 		t.Helper()

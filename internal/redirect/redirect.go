@@ -70,10 +70,12 @@ type Handler struct {
 	pass     *passwords
 	secure   bool
 	sameSite *http.CrossOriginProtection
-	// Load, when set, is told of every request, so work that yields to
-	// the redirect knows when it is busy (internal/priority).
-	Load interface{ Hit() }
+	load     Load
 }
+
+// Load is told of every request, so work that yields to the redirect
+// knows when it is busy (priority.Governor).
+type Load interface{ Hit() }
 
 // Options configure a Handler.
 type Options struct {
@@ -106,6 +108,8 @@ type Options struct {
 	// Guesses counts wrong password guesses (nil: in-process counts);
 	// shared through Redis, every instance counts in the same windows.
 	Guesses ratelimit.Counter
+	// Load is told of every request (nil: nobody yields to the redirect).
+	Load Load
 }
 
 // New returns the redirect handler.
@@ -117,6 +121,7 @@ func New(o Options) *Handler {
 		cache: newCache(o.Resolver, o.DB), sites: newSites(o.Sites, o.DB), hosts: newHosts(o.DefaultOrigins),
 		pages: o.Pages, recorder: o.Recorder, clientIP: o.ClientIP, country: o.Country, log: o.Log, now: time.Now,
 		hasher: o.Hasher, pass: newPasswords(o.PasswordKey, o.Guesses), secure: o.SecureCookies, sameSite: http.NewCrossOriginProtection(),
+		load: o.Load,
 	}
 	if o.Budgets != nil {
 		h.budgets = newBudgets(o.Budgets)
@@ -236,8 +241,8 @@ func (h *Handler) ServeCode(w http.ResponseWriter, r *http.Request, raw string) 
 // or HEAD; site is the custom domain's, whose not-found URL an unknown
 // code goes to.
 func (h *Handler) serveCode(w http.ResponseWriter, r *http.Request, host, raw string, site *domain.Site) {
-	if h.Load != nil {
-		h.Load.Hit()
+	if h.load != nil {
+		h.load.Hit()
 	}
 	code, ok := link.ParseCodeShape(raw)
 	var t *link.Target

@@ -33,7 +33,7 @@ func TestSitesSeeAChangeOnlyWhenTold(t *testing.T) {
 	}
 	verify("one.example", "https://one.example/v1")
 	db := dbhealth.New(pool.Ping, slog.New(slog.DiscardHandler))
-	s := redirect.NewSites(domain.NewService(domain.Options{DB: store.NewDB(pool)}), db)
+	s := redirect.NewSites(domain.NewSites(store.NewDB(pool)), db)
 	root := func(host string) string {
 		t.Helper()
 		site, err := s.Lookup(ctx, host)

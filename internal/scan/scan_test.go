@@ -286,7 +286,7 @@ func TestFullBufferWaitsInsteadOfDropping(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The link's scan_count counts the scans once the fold passed them.
-	links := link.NewService(store.NewDB(pool), link.Origins{ShortBase: "https://s.example"})
+	links := link.NewService(store.NewDB(pool), link.Origins{ShortBase: "https://s.example"}, nil, nil)
 	if l, err := links.Get(context.Background(), tn.WorkspaceID, hit.LinkID); err != nil || l.ScanCount != 0 {
 		t.Errorf("before the fold: scan_count %d (%v), want 0", l.ScanCount, err)
 	}

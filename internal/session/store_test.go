@@ -31,7 +31,7 @@ func testKeys(seed byte) session.Keys {
 func setup(t *testing.T) (*session.Store, *pgxpool.Pool, uuid.UUID) {
 	t.Helper()
 	pool := testkit.DB(t)
-	if _, err := account.NewService(store.NewDB(pool), nil).Bootstrap(context.Background(), account.BootstrapInput{
+	if _, err := account.NewService(store.NewDB(pool), "", nil, nil, nil).Bootstrap(context.Background(), account.BootstrapInput{
 		Email: "s@example.com", Password: "a long enough password", Workspace: "W",
 	}); err != nil {
 		t.Fatal(err)

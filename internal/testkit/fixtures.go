@@ -38,7 +38,7 @@ func NewTenant(t testing.TB, pool *pgxpool.Pool) Tenant {
 	t.Helper()
 	n := fixtureSeq.Add(1)
 	tn := Tenant{Email: fmt.Sprintf("user%d-%s@example.com", n, randomHex(3)), Password: "correct horse battery staple"}
-	res, err := account.NewService(store.NewDB(pool), nil).Bootstrap(context.Background(), account.BootstrapInput{
+	res, err := account.NewService(store.NewDB(pool), "", nil, nil, nil).Bootstrap(context.Background(), account.BootstrapInput{
 		Email: tn.Email, Password: tn.Password, Workspace: fmt.Sprintf("Workspace %d", n),
 	})
 	if err != nil {

@@ -78,9 +78,7 @@ func (e *env) jobCount(t *testing.T, state string) int {
 }
 
 func (e *env) links() *link.Service {
-	ls := link.NewService(e.db, link.Origins{ShortBase: "https://s.example"})
-	ls.Events = &event.Recorder{Fanout: e.svc.Fanout}
-	return ls
+	return link.NewService(e.db, link.Origins{ShortBase: "https://s.example"}, &event.Recorder{Fanout: e.svc.Fanout}, nil)
 }
 
 // TestEndToEnd: link and scan events reach a real receiver through a real

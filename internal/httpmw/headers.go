@@ -1,4 +1,8 @@
-package app
+// Package httpmw is the middleware every response of linkqr goes through,
+// on every listener: panic recovery, metrics and request logs, the body
+// deadline, security headers, and HEAD answered as GET. Each takes what it
+// needs as arguments; internal/app chains them.
+package httpmw
 
 import (
 	"net/http"
@@ -29,19 +33,14 @@ const hstsMaxAge = "max-age=31536000"
 // than writing into the shared array.
 func fixed(v string) []string { return []string{v}[:1:1] }
 
-// securityHeaders adds the browser-hardening headers of
+// SecurityHeaders adds the browser-hardening headers of
 // docs/api.md#responses-and-headers: X-Content-Type-Options on every response (HSTS too when the base
 // URL is https), and on documents a browser renders (HTML, SVG) a strict CSP,
 // X-Frame-Options and Referrer-Policy. Which responses are documents is only
 // known once the handler has chosen a Content-Type, so the document headers
 // are added when the header is written; a redirect (no body, no type) stays
-// as small as it was, with nosniff alone.
-type securityHeaders struct {
-	nosniff, hsts               []string // hsts is nil on plain http
-	csp, frameOptions, referrer []string
-}
-
-func newSecurityHeaders(https bool) *securityHeaders {
+// as small as it was, with nosniff alone. https adds HSTS.
+func SecurityHeaders(https bool) func(http.Handler) http.Handler {
 	s := &securityHeaders{
 		nosniff:      fixed("nosniff"),
 		csp:          fixed(pageCSP),
@@ -51,11 +50,16 @@ func newSecurityHeaders(https bool) *securityHeaders {
 	if https {
 		s.hsts = fixed(hstsMaxAge)
 	}
-	return s
+	return s.handler
 }
 
-// Handler wraps next.
-func (s *securityHeaders) Handler(next http.Handler) http.Handler {
+// securityHeaders are SecurityHeaders' values, shared by every response.
+type securityHeaders struct {
+	nosniff, hsts               []string // hsts is nil on plain http
+	csp, frameOptions, referrer []string
+}
+
+func (s *securityHeaders) handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h["X-Content-Type-Options"] = s.nosniff

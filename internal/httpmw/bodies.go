@@ -1,4 +1,4 @@
-package app
+package httpmw
 
 import (
 	"io"
@@ -12,14 +12,8 @@ import (
 // bytes to hold a connection and a goroutine open is cut off instead.
 const BodyReadTimeout = 20 * time.Second
 
-// writeTimeout bounds the handling and writing of one response, against
-// clients that never read what they asked for. It is deliberately generous:
-// the largest response, a 4096-pixel QR PNG of a few hundred KiB, reaches a
-// 10 kB/s client in well under a minute.
-const writeTimeout = 5 * time.Minute
-
-// limitBodyRead gives a request body BodyReadTimeout (a.bodyReadTimeout in
-// tests) to arrive. The deadline is set on the connection only for requests
+// BodyDeadline gives a request body timeout() to arrive (BodyReadTimeout,
+// but tests shorten it). The deadline is set on the connection only for requests
 // that have a body, and cleared as soon as the body has been read to its end:
 // net/http's background read, which notices a client hanging up during a
 // long handler, must not time out. A handler that stops reading early leaves
@@ -28,27 +22,22 @@ const writeTimeout = 5 * time.Minute
 // that one would also cut off the background read of every long request,
 // and because it holds for the test servers, which run the handler without
 // Serve.
-func (a *App) limitBodyRead(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body == nil || r.Body == http.NoBody {
+func BodyDeadline(timeout func() time.Duration) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Body == nil || r.Body == http.NoBody {
+				next.ServeHTTP(w, r)
+				return
+			}
+			rc := http.NewResponseController(w)
+			if err := rc.SetReadDeadline(time.Now().Add(timeout())); err != nil {
+				next.ServeHTTP(w, r) // not on a connection that has deadlines
+				return
+			}
+			r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
 			next.ServeHTTP(w, r)
-			return
-		}
-		rc := http.NewResponseController(w)
-		if err := rc.SetReadDeadline(time.Now().Add(a.bodyTimeout())); err != nil {
-			next.ServeHTTP(w, r) // not on a connection that has deadlines
-			return
-		}
-		r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func (a *App) bodyTimeout() time.Duration {
-	if d := time.Duration(a.bodyReadTimeout.Load()); d > 0 {
-		return d
+		})
 	}
-	return BodyReadTimeout
 }
 
 // deadlineBody clears the connection's read deadline once the body is done.

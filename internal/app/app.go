@@ -410,6 +410,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		ReservedHosts: []string{cfg.BaseURL.Hostname(), cfg.ShortBaseURL.Hostname()},
 	}, a.Redirects.DomainChanged)
 	a.Links = link.NewService(a.DB, a.origins(), a.events, a.linkChanged)
+	a.Links.Subscribe(a.listener)
 	if err := a.newSignIn(); err != nil {
 		return nil, err
 	}

@@ -85,6 +85,17 @@ func (c *Cache[K, V]) Reset() {
 	clear(c.entries)
 }
 
+// Keys returns the cached keys, in no order.
+func (c *Cache[K, V]) Keys() []K {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]K, 0, len(c.entries))
+	for k := range c.entries {
+		out = append(out, k)
+	}
+	return out
+}
+
 // Len is the number of cached entries.
 func (c *Cache[K, V]) Len() int {
 	c.mu.RLock()

@@ -46,7 +46,10 @@ func TestRecoverAnswersEachClientInItsForm(t *testing.T) {
 	var logged bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logged, nil))
 	h := httpmw.Recover(log, func(p string) string { return strings.ReplaceAll(p, "secret", "…") }, problem.Writer{},
-		func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError); _, _ = w.Write([]byte("page")) },
+		func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte("page"))
+		},
 	)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))
 
 	api := httptest.NewRecorder()

@@ -163,6 +163,13 @@ func (s *Service) finishMany(ctx context.Context, results []EditResult, changed 
 	if err != nil {
 		return nil, err
 	}
+	var ids []uuid.UUID
+	for _, r := range results {
+		if r.Changed {
+			ids = append(ids, r.ID)
+		}
+	}
+	s.forget(ctx, ids...)
 	store.AfterCommit(ctx, func() {
 		for _, k := range changed {
 			s.changed(k)

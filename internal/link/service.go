@@ -46,6 +46,8 @@ type Service struct {
 	// events records link.* events; the app's fans out to webhook
 	// deliveries. nil records without fan-out.
 	events *event.Recorder
+	// reads serves Get from memory once Subscribe set it (reads.go).
+	reads *reads
 }
 
 // NewService returns a Service over db. events records link.* events (nil:
@@ -176,11 +178,33 @@ func targetOf(r linkdb.LinkResolveCodeRow) Target {
 
 // Get returns a live link of the workspace, or id.ErrNotFound.
 func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Link, error) {
+	cached := s.reads != nil && !store.InAmbient(ctx)
+	if cached {
+		if l, ok := s.reads.get(ws, id); ok {
+			return l, nil
+		}
+	}
+	var epoch uint64
+	start := time.Now()
+	if cached {
+		epoch = s.reads.epoch()
+	}
 	row, err := linkdb.New().LinkGetByID(ctx, s.db.Conn(ctx), linkdb.LinkGetByIDParams{ID: id, WorkspaceID: ws})
 	if err != nil {
 		return Link{}, store.InterpretError(err)
 	}
-	return fromRow(row, s.origins), nil
+	l := fromRow(row, s.origins)
+	if cached {
+		s.reads.put(l, epoch, start)
+	}
+	return l, nil
+}
+
+// forget drops ids from Get's memory once ctx's transaction commits.
+func (s *Service) forget(ctx context.Context, ids ...uuid.UUID) {
+	if s.reads != nil {
+		s.reads.forget(ctx, ids...)
+	}
 }
 
 // List returns up to limit links older than before (nil: the newest), and
@@ -256,6 +280,7 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 		return notifyChanged(ctx, tx, changed)
 	})
 	if err == nil && changed != "" {
+		s.forget(ctx, id)
 		store.AfterCommit(ctx, func() { s.changed(changed) })
 	}
 	return res, err
@@ -358,6 +383,7 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 		return err
 	})
 	if err == nil {
+		s.forget(ctx, id)
 		store.AfterCommit(ctx, func() { s.changed(changed) })
 	}
 	return err

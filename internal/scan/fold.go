@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/scan/internal/scandb"
 	"github.com/linkqr/linkqr/internal/store"
 )
@@ -276,7 +277,12 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 		lp.Counts = append(lp.Counts, links[id].scans)
 		lp.LastAts = append(lp.LastAts, links[id].lastAt.UTC())
 	}
-	return f, store.InterpretError(q.LinkAddScans(ctx, tx, lp))
+	if err := q.LinkAddScans(ctx, tx, lp); err != nil {
+		return f, store.InterpretError(err)
+	}
+	// Instances that serve links from memory read the new counters once
+	// (internal/link reads.go).
+	return f, store.Notify(ctx, tx, link.CountsChannel, "")
 }
 
 // upsertOverview adds the fold's scans to the workspace overview, one row

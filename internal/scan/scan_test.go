@@ -23,6 +23,7 @@ import (
 	"github.com/linkqr/linkqr/internal/geo"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -285,18 +286,27 @@ func TestFullBufferWaitsInsteadOfDropping(t *testing.T) {
 	if err := rec.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	// The link's scan_count counts the scans once the fold passed them.
+	// The link's scan_count counts the scans once the fold passed them;
+	// a service that serves links from memory (subscribed) hears the
+	// fold's counts notification: the link it cached at 0 scans reads 2.
 	links := link.NewService(store.NewDB(pool), link.Origins{ShortBase: "https://s.example"}, nil, nil)
-	if l, err := links.Get(context.Background(), tn.WorkspaceID, hit.LinkID); err != nil || l.ScanCount != 0 {
+	listener := notify.New(pool, slog.New(slog.DiscardHandler))
+	links.Subscribe(listener)
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	go listener.Run(ctx)
+	<-listener.Ready()
+	if l, err := links.Get(ctx, tn.WorkspaceID, hit.LinkID); err != nil || l.ScanCount != 0 {
 		t.Errorf("before the fold: scan_count %d (%v), want 0", l.ScanCount, err)
 	}
-	if f, err := scan.Fold(context.Background(), store.NewDB(pool)); err != nil || f.Scans != 2 {
+	if f, err := scan.Fold(ctx, store.NewDB(pool)); err != nil || f.Scans != 2 {
 		t.Fatalf("fold: %+v, %v", f, err)
 	}
-	l, err := links.Get(context.Background(), tn.WorkspaceID, hit.LinkID)
-	if err != nil || l.ScanCount != 2 || l.LastScannedAt == nil || !l.LastScannedAt.Equal(hit.At.Truncate(time.Microsecond)) {
-		t.Errorf("folded: scan_count %d, last scanned %v (%v); want the 2 accepted hits at %v", l.ScanCount, l.LastScannedAt, err, hit.At)
-	}
+	wait.Until(t, 10*time.Second, func() (bool, string) {
+		got, err := links.Get(ctx, tn.WorkspaceID, hit.LinkID)
+		saw := fmt.Sprintf("scan_count %d, last scanned %v (%v)", got.ScanCount, got.LastScannedAt, err)
+		return err == nil && got.ScanCount == 2 && got.LastScannedAt != nil && got.LastScannedAt.Equal(hit.At.Truncate(time.Microsecond)), saw
+	})
 	var n int
 	if err := pool.QueryRow(context.Background(), "SELECT scan_count FROM links").Scan(&n); err != nil || n != 2 {
 		t.Errorf("stored scan_count %d (%v) after the fold, want 2", n, err)

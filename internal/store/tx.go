@@ -168,6 +168,10 @@ func (a *Ambient) Commit(ctx context.Context) error {
 }
 
 // Rollback undoes everything done in the ambient transaction and drops its
+// InAmbient reports whether ctx carries an ambient transaction: reads from
+// a cache must not stand in for what that transaction itself sees.
+func InAmbient(ctx context.Context) bool { return scopeFrom(ctx) != nil }
+
 // AfterCommit callbacks; after a Commit it does nothing.
 func (a *Ambient) Rollback(ctx context.Context) {
 	_ = a.scope.tx.Rollback(ctx)

@@ -204,3 +204,9 @@ WHERE t.workspace_id = sqlc.arg(workspace_id) AND t.tag = sqlc.arg(tag)
        OR (sqlc.narg(state)::text = 'expired' AND l.expires_at <= now()))
   AND (sqlc.narg(domain)::text IS NULL OR l.domain = sqlc.narg(domain)::text)
   AND (sqlc.narg(ids)::uuid[] IS NULL OR l.id = ANY(sqlc.narg(ids)::uuid[]));
+
+-- name: LinkCounts :many
+-- The counters the fold moves, of the links an instance holds in memory
+-- (reads.go): refreshed with one query per fold, not one per read.
+SELECT id, scan_count, last_scanned_at FROM links
+WHERE id = ANY(sqlc.arg(ids)::uuid[]);

@@ -71,6 +71,39 @@ func (q *Queries) LinkBulkEdit(ctx context.Context, db DBTX, arg LinkBulkEditPar
 	return i, err
 }
 
+const linkCounts = `-- name: LinkCounts :many
+SELECT id, scan_count, last_scanned_at FROM links
+WHERE id = ANY($1::uuid[])
+`
+
+type LinkCountsRow struct {
+	ID            uuid.UUID
+	ScanCount     int64
+	LastScannedAt *time.Time
+}
+
+// The counters the fold moves, of the links an instance holds in memory
+// (reads.go): refreshed with one query per fold, not one per read.
+func (q *Queries) LinkCounts(ctx context.Context, db DBTX, ids []uuid.UUID) ([]LinkCountsRow, error) {
+	rows, err := db.Query(ctx, linkCounts, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []LinkCountsRow
+	for rows.Next() {
+		var i LinkCountsRow
+		if err := rows.Scan(&i.ID, &i.ScanCount, &i.LastScannedAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const linkCreate = `-- name: LinkCreate :one
 INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags,
                    rules, split, password_hash, max_scans)

@@ -29,7 +29,7 @@ func TestAccountChangePassword(t *testing.T) {
 		t.Fatalf("account page: %d: %s", p.status, excerpt(p.body))
 	}
 	if p := a.post("/account/password", url.Values{"current": {"wrong password here"}, "password": {"a new passphrase!"}}); p.status != http.StatusUnprocessableEntity ||
-		textOf(t, p.body, "account-current-error") != "Current password is not your current password." {
+		textOf(t, p.body, "account-current-error") != "Current password is incorrect." {
 		t.Fatalf("wrong current password: %d", p.status)
 	}
 	if p := a.post("/account/password", url.Values{"current": {user.Password}, "password": {"short"}}); p.status != http.StatusUnprocessableEntity ||

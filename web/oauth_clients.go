@@ -69,10 +69,11 @@ func (u *UI) oauthClientsList(w http.ResponseWriter, r *http.Request) {
 	Render(w, r, http.StatusOK, OAuthClientsPage(OAuthClientsView{Nav: u.nav(w, r, sectionOAuthClients), Clients: rows, TokenURL: u.tokenURL()}))
 }
 
-// oauthClientsNew shows the empty create form.
+// oauthClientsNew shows the empty create form, with an API key's default
+// scopes ticked: a client needs at least one, and reading is the usual start.
 func (u *UI) oauthClientsNew(w http.ResponseWriter, r *http.Request) {
 	Render(w, r, http.StatusOK, OAuthClientNewPage(APIKeyFormView{
-		Nav: u.nav(w, r, sectionOAuthClients), Scopes: scopeOptions(r, nil), RateLimit: strconv.Itoa(apikey.DefaultRateLimit),
+		Nav: u.nav(w, r, sectionOAuthClients), Scopes: scopeOptions(r, defaultKeyScopes), RateLimit: strconv.Itoa(apikey.DefaultRateLimit),
 	}))
 }
 

@@ -49,7 +49,7 @@ func ForgotPage(v ForgotView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if !v.MailEnabled {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<div class=\"flash error\" role=\"status\" data-testid=\"forgot-no-mail\">Reset by e-mail is not configured on this linkqr installation. Ask its operator for a reset link: they can make one with <code>linkqr admin user reset-link --email</code> followed by your address.</div><p><a href=\"/login\">Back to sign in</a></p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<div class=\"flash error\" role=\"status\" data-testid=\"forgot-no-mail\">Password reset by e-mail is not available here. Ask whoever runs linkqr for your organisation for a reset link: they can make one for your address.</div><p><a href=\"/login\">Back to sign in</a></p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -119,7 +119,7 @@ func SecondFactorPage(v SecondFactorView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<p class=\"muted small form-footer\">Lost every factor? An operator can remove them with <code>linkqr admin user reset-2fa</code>.</p></section><script src=\"/static/js/passkey.js\" defer></script>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<p class=\"muted small form-footer\">Lost every factor? Ask whoever runs linkqr for your organisation to remove them, then sign in with your password and set them up again.</p></section><script src=\"/static/js/passkey.js\" defer></script>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

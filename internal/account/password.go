@@ -26,7 +26,7 @@ func (s *Service) ConfirmPassword(ctx context.Context, userID uuid.UUID, pointer
 	if ok, err := s.passwordMatches(ctx, userID, password); err != nil || ok {
 		return err
 	}
-	errs.Add(pointer, "is not your current password")
+	errs.Add(pointer, "is incorrect")
 	return errs
 }
 
@@ -58,7 +58,7 @@ func (s *Service) ChangePassword(ctx context.Context, userID uuid.UUID, current,
 		return err
 	}
 	if !ok {
-		errs.Add("/current", "is not your current password")
+		errs.Add("/current", "is incorrect")
 		return errs
 	}
 	hash, err := HashPassword(ctx, password)

@@ -1,10 +1,10 @@
-// Package static embeds the UI's stylesheets, scripts and the vendored API
-// docs renderer, so the binary serves them with no CDN and no files on disk.
+// Package static embeds the UI's stylesheets and scripts, so the binary
+// serves them with no CDN and no files on disk.
 package static
 
 import "embed"
 
-// FS holds css/, js/ and vendor/.
+// FS holds css/ and js/.
 //
-//go:embed css js vendor
+//go:embed css js
 var FS embed.FS

@@ -15,12 +15,18 @@ import (
 
 // docsRoutes serves the OpenAPI document (/openapi.json, /openapi.yaml),
 // with this server's absolute URLs (api.ServedDocument), and its rendering
-// for browsers (/docs).
+// for browsers (/docs), made from the same document once, here.
 func (a *App) docsRoutes(r chi.Router, ui *web.UI) {
 	yamlDoc, jsonDoc := api.ServedDocument(a.Config.BaseURL.String())
 	r.Get("/openapi.json", serveDocument("application/json", jsonDoc))
 	r.Get("/openapi.yaml", serveDocument("application/yaml", yamlDoc))
-	r.Get("/docs", serveDocsPage(ui))
+	ref, err := web.NewAPIReference(yamlDoc)
+	if err != nil {
+		// The embedded document is rendered by the tests; this cannot
+		// happen with a released binary.
+		panic(err)
+	}
+	r.Get("/docs", serveDocsPage(ui, ref))
 }
 
 // serveDocument serves one form of the embedded document. The bytes only
@@ -41,30 +47,24 @@ func serveDocument(contentType string, body []byte) http.HandlerFunc {
 	}
 }
 
-// docsCSP confines the docs page to this origin. The renderer is vendored
-// (static/vendor/redoc) and needs nothing from the internet; the policy makes
-// that a guarantee rather than a hope: whatever the bundle might try to load
-// from elsewhere (its footer links a logo on a CDN), the browser refuses
-// without sending a request. Redoc styles with inline <style> elements and
-// runs its search index in a blob: worker, hence those two allowances. The
-// top bar's forms (sign out, switch workspace) post to this origin.
+// docsCSP is the policy of the API reference: server-rendered HTML, the
+// site's stylesheet and script from this origin, and nothing else. The top
+// bar's forms (sign out, switch workspace) post to this origin.
 const docsCSP = "default-src 'none'; " +
 	"script-src 'self'; " +
-	"style-src 'self' 'unsafe-inline'; " +
-	"img-src 'self' data:; " +
-	"font-src 'self' data:; " +
+	"style-src 'self'; " +
+	"img-src 'self' data:; " + // the page's empty icon (data:,), which saves a request for /favicon.ico
 	"connect-src 'self'; " +
-	"worker-src 'self' blob:; " +
 	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// serveDocsPage serves web.DocsPage: the vendored Redoc renderer under
-// linkqr's top bar, which shows a signed-in reader's account.
-func serveDocsPage(ui *web.UI) http.HandlerFunc {
+// serveDocsPage serves the API reference under linkqr's top bar, which
+// shows a signed-in reader's account.
+func serveDocsPage(ui *web.UI, ref *web.APIReference) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Security-Policy", docsCSP)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Cache-Control", "private, no-cache") // the top bar names a signed-in reader
-		web.Render(w, r, http.StatusOK, web.DocsPage(ui.PublicNav(w, r)))
+		ui.ServeDocs(w, r, ref)
 	}
 }

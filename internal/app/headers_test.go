@@ -82,10 +82,10 @@ func TestSecurityHeaders(t *testing.T) {
 		})
 	}
 
-	// /docs keeps its own policy (Redoc needs inline styles and a blob:
-	// worker) and gets the others.
+	// /docs keeps its own policy (stricter still: default-src 'none') and
+	// gets the others.
 	resp := fetchRaw(t, "GET", srv.URL+"/docs")
-	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "worker-src 'self' blob:") || !strings.Contains(csp, "frame-ancestors 'none'") {
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "frame-ancestors 'none'") || strings.Contains(csp, "unsafe-") || strings.Contains(csp, "blob:") {
 		t.Errorf("/docs CSP %q", csp)
 	}
 	checkHeaders(t, "/docs", resp.Header, map[string]string{

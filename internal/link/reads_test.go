@@ -129,7 +129,7 @@ func TestLinkRowTriggerCoversEveryColumn(t *testing.T) {
 			t.Fatal(err)
 		}
 		n++
-		named := regexp.MustCompile(`old\.` + col + `\b`).MatchString(def) && regexp.MustCompile(`new\.` + col + `\b`).MatchString(def)
+		named := regexp.MustCompile(`old\.`+col+`\b`).MatchString(def) && regexp.MustCompile(`new\.`+col+`\b`).MatchString(def)
 		if col == "id" || slices.Contains(counters, col) {
 			continue
 		}

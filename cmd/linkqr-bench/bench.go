@@ -116,6 +116,14 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 		b.progress("country rounds: %d public addresses (%d IPv6) in %d countries by the built-in data %s, and as many private twins", len(visitors), rep.Geo.V6, countries, geo.BuiltinDate())
 	}
 
+	var many []netip.Addr
+	var uas, refs []string
+	if b.opts.Visitors {
+		many, uas, refs = visitorHeaders(visitorsPerRound)
+		rep.Visitors = &visitorRounds{Visitors: len(many), Browsers: len(browserMix), Referrers: len(referrers)}
+		b.progress("realistic rounds: %d visitors, one a request, %d browsers and devices, %d referrers (or none)", len(many), len(browserMix), len(referrers))
+	}
+
 	// Every link answers 302 to its own target (HEAD: no scans), on
 	// both domains, before anything is timed: wrk sees status classes only.
 	rep.Targets = checkTargets(ctx, fx.redirect(left.url))
@@ -130,7 +138,7 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 	// process, thermal limits) shows as a difference between rounds
 	// instead of skewing a ratio.
 	for round := 1; round <= b.opts.Rounds; round++ {
-		for _, side := range roundOrder(round-1, fx.Domain != "", b.opts.Geo) {
+		for _, side := range roundOrder(round-1, fx.Domain != "", b.opts.Geo, b.opts.Visitors) {
 			var sc scenario
 			var into *[]phase
 			switch side {
@@ -144,6 +152,8 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 				sc, into = fx.redirectFrom(left.url, twins), &rep.Geo.NoGeoRounds
 			case sideGeo:
 				sc, into = fx.redirectFrom(left.url, visitors), &rep.Geo.GeoRounds
+			case sideVisitors:
+				sc, into = fx.redirectVisitors(left.url, many, uas, refs), &rep.Visitors.Rounds
 			}
 			p, err := b.load(ctx, fmt.Sprintf("redirect %s (round %d)", side.label(left.name, fx.Domain), round), sc)
 			if err != nil {
@@ -162,6 +172,9 @@ func (b *bench) run(ctx context.Context) (*report, error) {
 		onDefault := []*phase{&rep.RedirectLinkqr}
 		if g := rep.Geo; g != nil {
 			onDefault = append(onDefault, &g.NoGeo, &g.Geo)
+		}
+		if v := rep.Visitors; v != nil {
+			onDefault = append(onDefault, &v.Merged)
 		}
 		rep.Scans = b.checkScans(ctx, left, fx.Tokens[0], fx.Links, "", onDefault...)
 		if fx.Domain != "" {
@@ -264,6 +277,7 @@ const (
 	sideCustom               // linkqr on the custom domain
 	sideNoGeo                // linkqr, each request with a private X-Forwarded-For
 	sideGeo                  // linkqr, each request with a public X-Forwarded-For
+	sideVisitors             // linkqr, each request a visitor of its own (visitors.go)
 )
 
 // label names the side in progress lines and the report.
@@ -277,19 +291,26 @@ func (s redirectSide) label(left, domain string) string {
 		return left + " no-geo"
 	case sideGeo:
 		return left + " geo"
+	case sideVisitors:
+		return left + " visitors"
 	}
 	return left
 }
 
-// roundOrder is the order of the loads in round i (from 0): bare, linkqr,
-// linkqr on the custom domain (when there is one), then the country pair
-// no-geo and geo (with geo), every second round reversed. Over each pair
-// of rounds every side then sits at the same average place in time, so a
-// steady drift of the machine's speed (thermal limits, another engineer's
-// job starting) weighs on all sides alike; the custom and default rounds
-// are always next to each other, and so are geo and no-geo.
-func roundOrder(i int, custom, geo bool) []redirectSide {
-	order := []redirectSide{sideBare, sideDefault}
+// roundOrder is the order of the loads in round i (from 0): bare, the
+// realistic visitors (with visitors), linkqr, linkqr on the custom domain
+// (when there is one), then the country pair no-geo and geo (with geo),
+// every second round reversed. Over each pair of rounds every side then
+// sits at the same average place in time, so a steady drift of the
+// machine's speed (thermal limits, another engineer's job starting) weighs
+// on all sides alike; the one-visitor rounds are always next to both the
+// realistic and the custom ones, and geo next to no-geo.
+func roundOrder(i int, custom, geo, visitors bool) []redirectSide {
+	order := []redirectSide{sideBare}
+	if visitors {
+		order = append(order, sideVisitors)
+	}
+	order = append(order, sideDefault)
 	if custom {
 		order = append(order, sideCustom)
 	}

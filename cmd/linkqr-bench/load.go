@@ -29,6 +29,10 @@ type scenario struct {
 	// same index): the visitor's address, as a proxy in front would add
 	// it (the country rounds, geo.go).
 	ForwardedFor []string
+	// UserAgents and Referers, when set, are each URL's User-Agent
+	// (replacing Header's) and Referer ("": none): the realistic rounds'
+	// visitors (visitors.go).
+	UserAgents, Referers []string
 	// ConnHeader, when set, adds headers per connection (its API key).
 	ConnHeader func(conn int) http.Header
 	WantCode   int
@@ -129,7 +133,7 @@ func runLoad(ctx context.Context, sc scenario, opts loadOptions) (warm, measured
 	var wg sync.WaitGroup
 	for c := range opts.Conns {
 		wg.Go(func() {
-			reqs, err := buildRequests(ctx, sc, c)
+			reqs, err := buildRequests(ctx, connShare(sc, c, opts.Conns), c)
 			if err != nil {
 				perConn[c][0].Errors++
 				perConn[c][0].addSample(err.Error())
@@ -190,6 +194,31 @@ func runLoad(ctx context.Context, sc scenario, opts loadOptions) (warm, measured
 	return warm, measured, nil
 }
 
+// shareAbove is the length of a request list from which each connection of
+// the Go generator takes a share of its own instead of all of it: the
+// realistic rounds' lists of visitorsPerRound requests, times 64
+// connections, would not fit in memory.
+const shareAbove = 20_000
+
+// connShare is connection c's part of sc: all of it, or for a long list
+// its c-th of conns contiguous shares.
+func connShare(sc scenario, c, conns int) scenario {
+	n := len(sc.URLs)
+	if n <= shareAbove {
+		return sc
+	}
+	lo, hi := c*n/conns, (c+1)*n/conns
+	cut := func(s []string) []string {
+		if s == nil {
+			return nil
+		}
+		return s[lo:hi]
+	}
+	sc.URLs, sc.Targets, sc.ForwardedFor = cut(sc.URLs), cut(sc.Targets), cut(sc.ForwardedFor)
+	sc.UserAgents, sc.Referers = cut(sc.UserAgents), cut(sc.Referers)
+	return sc
+}
+
 // buildRequests prepares one request per URL; a request may be sent again
 // once the previous response's body is closed.
 func buildRequests(ctx context.Context, sc scenario, conn int) ([]*http.Request, error) {
@@ -214,6 +243,12 @@ func buildRequests(ctx context.Context, sc scenario, conn int) ([]*http.Request,
 		}
 		if sc.ForwardedFor != nil {
 			r.Header["X-Forwarded-For"] = []string{sc.ForwardedFor[i]}
+		}
+		if sc.UserAgents != nil {
+			r.Header["User-Agent"] = []string{sc.UserAgents[i]}
+		}
+		if sc.Referers != nil && sc.Referers[i] != "" {
+			r.Header["Referer"] = []string{sc.Referers[i]}
 		}
 		reqs[i] = r
 	}

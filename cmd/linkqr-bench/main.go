@@ -86,6 +86,7 @@ type options struct {
 	CustomDomain  string
 	RedirectOnly  bool
 	Geo           bool
+	Visitors      bool
 	Abuse         bool
 }
 
@@ -111,6 +112,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.ClusterScript, "cluster-script", "deploy/cluster.sh", "the cluster script -topology runs")
 	fs.StringVar(&o.CustomDomain, "custom-domain", "go.bench.example", "the verified custom domain whose links the custom-domain redirect rounds request (\"\": skip them)")
 	fs.BoolVar(&o.Geo, "geo", true, "measure the redirect's country lookup: a pair of rounds, geo (public X-Forwarded-For addresses) and no-geo (private ones)")
+	fs.BoolVar(&o.Visitors, "visitors", true, "measure realistic visitors: rounds in which every request is a visitor of its own (a public address, one of 8 browsers and devices, one of 20 referrers or none), against the one-visitor rounds")
 	fs.BoolVar(&o.RedirectOnly, "redirect-only", false, "run only the redirect rounds and their checks (no API, webhook or analytics scenario)")
 	fs.BoolVar(&o.Abuse, "abuse", false, "run only the abuse scenario: one account sends 20 concurrent requests of every expensive class while a probe scans a cached code, -rounds times; peak RSS and the probe's p99 against their targets")
 	fs.BoolVar(&o.BareOnly, "target-bare-only", false, "measure a second bare server instead of linkqr (tests the harness)")

@@ -12,9 +12,9 @@ import (
 // misses them without any regression. Errors and lost scans always fail
 // the run: they are correctness, not speed.
 const (
-	targetRedirectRatio = 0.6
-	targetAPIRatio      = 0.3
-	targetP99           = 15 * time.Millisecond
+	targetRedirectRatio = 0.8
+	targetAPIRatio      = 0.5
+	targetP99           = 10 * time.Millisecond
 	targetRSS           = 150 << 20
 	// targetCustomDomain bounds the redirect on a custom domain against
 	// the default one in the same run, either way: it must cost the same
@@ -60,6 +60,8 @@ type report struct {
 	Scans, CustomScans *scanCheck
 	// Geo is the country pair of rounds (nil: -geo=false).
 	Geo *geoRounds
+	// Visitors are the realistic rounds (nil: -visitors=false).
+	Visitors *visitorRounds
 	// Fanout is the webhook scenario: alone, then with the redirect load.
 	Fanout    []fanoutResult
 	KeepPace  *keepPaceResult  // nil: not run
@@ -76,6 +78,16 @@ func (r *report) merge() {
 	if g := r.Geo; g != nil {
 		g.Geo, g.NoGeo = mergePhases(g.GeoRounds), mergePhases(g.NoGeoRounds)
 	}
+	if v := r.Visitors; v != nil {
+		v.Merged = mergePhases(v.Rounds)
+	}
+}
+
+// visitorRounds are the realistic rounds (visitors.go).
+type visitorRounds struct {
+	Visitors, Browsers, Referrers int // the fixture
+	Rounds                        []phase
+	Merged                        phase
 }
 
 // geoRounds are the country rounds (geo.go): the same redirects with a
@@ -173,10 +185,10 @@ func (r *report) print(w io.Writer) verdict {
 		fmt.Fprintf(w, "  %-24s %-22s %-18s %s\n", name, value, goal, check(ok, correctness))
 	}
 
-	custom, g := r.CustomDomain != "", r.Geo
+	custom, g, vis := r.CustomDomain != "", r.Geo, r.Visitors
 	fmt.Fprintf(w, "\n%-26s %10s %10s %10s %8s\n", "scenario", "req/s", "p50", "p99", "errors")
 	for i := range r.RedirectLinkqrRounds {
-		for _, side := range roundOrder(i, custom, g != nil) { // in the order they ran
+		for _, side := range roundOrder(i, custom, g != nil, vis != nil) { // in the order they ran
 			switch side {
 			case sideBare:
 				row(fmt.Sprintf("redirect bare, round %d", i+1), &r.RedirectBareRounds[i])
@@ -188,6 +200,8 @@ func (r *report) print(w io.Writer) verdict {
 				row(fmt.Sprintf("redirect no-geo, round %d", i+1), &g.NoGeoRounds[i])
 			case sideGeo:
 				row(fmt.Sprintf("redirect geo, round %d", i+1), &g.GeoRounds[i])
+			case sideVisitors:
+				row(fmt.Sprintf("redirect visitors, round %d", i+1), &vis.Rounds[i])
 			}
 		}
 	}
@@ -198,8 +212,14 @@ func (r *report) print(w io.Writer) verdict {
 	if g != nil {
 		fmt.Fprintf(w, ";\n   geo: X-Forwarded-For from %d public addresses (%d IPv6) in %d countries, no-geo: their private twins", g.Addrs, g.V6, g.Countries)
 	}
+	if vis != nil {
+		fmt.Fprintf(w, ";\n   visitors: each request a visitor of its own, %d of them, %d browsers and devices, %d referrers or none", vis.Visitors, vis.Browsers, vis.Referrers)
+	}
 	fmt.Fprintln(w, ")")
 	row("redirect "+left+", all rounds", &r.RedirectLinkqr)
+	if vis != nil {
+		row("redirect visitors, all rounds", &vis.Merged)
+	}
 	if custom {
 		row("redirect custom, all rounds", &r.RedirectCustom)
 	}
@@ -221,6 +241,18 @@ func (r *report) print(w io.Writer) verdict {
 			byRound = append(byRound, fmt.Sprintf("%.3f", ratio(r.RedirectCustomRounds[i].Measured.Throughput(), r.RedirectLinkqrRounds[i].Measured.Throughput())))
 		}
 		fmt.Fprintf(w, "  %-24s %s\n", "  by round", strings.Join(byRound, " / "))
+	}
+	if vis != nil {
+		vr := ratio(vis.Merged.Measured.Throughput(), r.RedirectLinkqr.Measured.Throughput())
+		fmt.Fprintf(w, "  realistic visitors nearly as cheap as one\n")
+		target("ratio visitors/one", fmt.Sprintf("%.3f", vr), fmt.Sprintf("target ≥ %.2f", targetVisitors), vr >= targetVisitors, false)
+		var byRound []string
+		for i := range vis.Rounds {
+			byRound = append(byRound, fmt.Sprintf("%.3f", ratio(vis.Rounds[i].Measured.Throughput(), r.RedirectLinkqrRounds[i].Measured.Throughput())))
+		}
+		fmt.Fprintf(w, "  %-24s %s\n", "  by round", strings.Join(byRound, " / "))
+		vp99 := vis.Merged.Measured.Latency.Percentile(0.99)
+		target("p99 redirect visitors", ms(vp99), "target ≤ "+ms(targetP99), vp99 <= targetP99, false)
 	}
 	if g != nil {
 		gr, ok := g.verdict()

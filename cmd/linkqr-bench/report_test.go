@@ -22,12 +22,12 @@ func goodReport() *report {
 	r := &report{
 		Links:                10,
 		RedirectLinkqrRounds: []phase{{Warm: result(100, 0, time.Millisecond), Measured: result(600, 0, 2*time.Millisecond)}, {Measured: result(600, 0, 2*time.Millisecond)}},
-		RedirectBareRounds:   []phase{{Measured: result(1000, 0, time.Millisecond)}, {Measured: result(1000, 0, time.Millisecond)}},
+		RedirectBareRounds:   []phase{{Measured: result(700, 0, time.Millisecond)}, {Measured: result(700, 0, time.Millisecond)}},
 		CustomDomain:         "go.bench.example",
 		RedirectCustomRounds: []phase{{Measured: result(590, 0, 2*time.Millisecond)}, {Measured: result(610, 0, 2*time.Millisecond)}},
 		Targets:              targetCheck{Checked: 20},
 		APILinkqr:            phase{Measured: result(400, 0, 3*time.Millisecond)},
-		APIBare:              phase{Measured: result(1000, 0, time.Millisecond)},
+		APIBare:              phase{Measured: result(700, 0, time.Millisecond)},
 		PeakRSS:              80 << 20,
 		Scans:                &scanCheck{Want: 1300, Got: 1300},
 		CustomScans:          &scanCheck{Want: 1200, Got: 1200},
@@ -51,7 +51,7 @@ func TestReportVerdicts(t *testing.T) {
 		want   verdict
 		output string
 	}{
-		{"all good", func(*report) {}, verdict{true, true}, "0.60"},
+		{"all good", func(*report) {}, verdict{true, true}, "0.86"},
 		{"lost scans", func(r *report) { r.Scans.Got = 1290 }, verdict{false, true}, "(10 lost)"},
 		{"extra scans", func(r *report) { r.Scans.Got = 1301 }, verdict{false, true}, "(1 extra"},
 		{"extra scans in flight", func(r *report) { r.Scans.Got, r.Scans.Slack = 1364, 64 }, verdict{true, true}, "(64 extra, in flight"},
@@ -62,15 +62,15 @@ func TestReportVerdicts(t *testing.T) {
 		{"custom error", func(r *report) { r.RedirectCustom.Warm = result(99, 1, time.Millisecond) }, verdict{false, true}, "errors (all phases)      1"},
 		{"wrong target", func(r *report) { r.Targets.add(targetCheck{Checked: 1, Wrong: 1, Samples: []string{"HEAD /x: 404"}}) }, verdict{false, true}, "20 of 21 right"},
 		{"no target checked", func(r *report) { r.Targets = targetCheck{} }, verdict{false, true}, "0 of 0 right"},
-		{"slow redirect", func(r *report) { r.RedirectLinkqr.Measured = result(400, 0, time.Millisecond) }, verdict{true, false}, "0.40"},
+		{"slow redirect", func(r *report) { r.RedirectLinkqr.Measured = result(400, 0, time.Millisecond) }, verdict{true, false}, "0.57"},
 		{"slow p99", func(r *report) { r.RedirectLinkqr.Measured = result(600, 0, 30*time.Millisecond) }, verdict{true, false}, "FAIL"},
-		{"slow API", func(r *report) { r.APILinkqr.Measured = result(200, 0, time.Millisecond) }, verdict{true, false}, "0.20"},
+		{"slow API", func(r *report) { r.APILinkqr.Measured = result(200, 0, time.Millisecond) }, verdict{true, false}, "0.29"},
 		{"API skipped", func(r *report) { r.APISkipped, r.APILinkqr = true, phase{} }, verdict{true, true}, "not run (-redirect-only)"},
 		{"fat", func(r *report) { r.PeakRSS = 200 << 20 }, verdict{true, false}, "200 MiB"},
 		{"bare only", func(r *report) { r.BareOnly, r.Scans, r.CustomScans = true, nil, nil }, verdict{true, true}, "not checked"},
 		{"busy round", func(r *report) { r.RedirectCustomRounds[1].Busy = true }, verdict{true, true}, "redirect custom, round 2          610     2.00ms     2.00ms        0  *\n"},
-		{"no custom domain", func(r *report) { r.CustomDomain, r.RedirectCustomRounds, r.RedirectCustom = "", nil, phase{} }, verdict{true, true}, "0.60"},
-		{"no country rounds", func(r *report) { r.Geo = nil }, verdict{true, true}, "0.60"},
+		{"no custom domain", func(r *report) { r.CustomDomain, r.RedirectCustomRounds, r.RedirectCustom = "", nil, phase{} }, verdict{true, true}, "0.86"},
+		{"no country rounds", func(r *report) { r.Geo = nil }, verdict{true, true}, "0.86"},
 		{"geo error", func(r *report) { r.Geo.Geo.Warm = result(99, 1, time.Millisecond) }, verdict{false, true}, "errors (all phases)      1"},
 		{"geo scans without a country", func(r *report) { r.Geo.GeoScans[1].Known = 574 }, verdict{false, true}, "country, geo 2           574 of 580 (98.97 %)   target ≥ 99 %      FAIL"},
 		{"geo scans 99 % with a country", func(r *report) { r.Geo.GeoScans[0] = countryCheck{Scans: 1000, Known: 990} }, verdict{true, true}, "country, geo 1           990 of 1000 (99.00 %)"},
@@ -214,9 +214,67 @@ func TestRoundOrder(t *testing.T) {
 		{2, false, true, []redirectSide{sideBare, sideDefault, sideNoGeo, sideGeo}},
 		{3, false, true, []redirectSide{sideGeo, sideNoGeo, sideDefault, sideBare}},
 	}
+	if got, want := roundOrder(1, true, false, true), []redirectSide{sideCustom, sideDefault, sideVisitors, sideBare}; !slices.Equal(got, want) {
+		t.Errorf("with visitors, round 2: %v, want %v", got, want)
+	}
 	for _, tc := range cases {
-		if got := roundOrder(tc.i, tc.custom, tc.geo); !slices.Equal(got, tc.want) {
+		if got := roundOrder(tc.i, tc.custom, tc.geo, false); !slices.Equal(got, tc.want) {
 			t.Errorf("roundOrder(%d, %v, %v) = %v, want %v", tc.i, tc.custom, tc.geo, got, tc.want)
 		}
+	}
+}
+
+// The realistic rounds are printed beside the one-visitor rounds and held
+// to targetVisitors of them, round by round and summed.
+func TestReportVisitors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		visitors [2]uint64 // one visitor: 600 each
+		ratio    string
+		fast     bool
+	}{
+		{[2]uint64{540, 540}, "0.900", true},
+		{[2]uint64{510, 510}, "0.850", true},
+		{[2]uint64{500, 510}, "0.842", false},
+	} {
+		r := goodReport()
+		r.Visitors = &visitorRounds{Visitors: 400_000, Browsers: 8, Referrers: 20,
+			Rounds: []phase{{Measured: result(tc.visitors[0], 0, 2*time.Millisecond)}, {Measured: result(tc.visitors[1], 0, 2*time.Millisecond)}}}
+		r.merge()
+		var out strings.Builder
+		if v := r.print(&out); v != (verdict{true, tc.fast}) {
+			t.Errorf("visitors %v: verdict %+v, want fast %v\n%s", tc.visitors, v, tc.fast, &out)
+		}
+		for _, want := range []string{"ratio visitors/one       " + tc.ratio, "redirect visitors, round 1", "redirect visitors, all rounds", "each request a visitor of its own, 400000 of them"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("visitors %v: output lacks %q:\n%s", tc.visitors, want, &out)
+			}
+		}
+	}
+}
+
+// Every request of a realistic round is a visitor of its own: no address
+// repeats, and the browsers and referrers are mixed.
+func TestVisitorHeadersAreDistinctAndMixed(t *testing.T) {
+	t.Parallel()
+	addrs, uas, refs := visitorHeaders(20_000)
+	seen := map[string]bool{}
+	for _, a := range addrs {
+		if seen[a.String()] || !a.IsGlobalUnicast() || a.IsPrivate() {
+			t.Fatalf("address %s repeated or not public", a)
+		}
+		seen[a.String()] = true
+	}
+	browsers, sources, none := map[string]int{}, map[string]int{}, 0
+	for i := range uas {
+		browsers[uas[i]]++
+		if refs[i] == "" {
+			none++
+		} else {
+			sources[refs[i]]++
+		}
+	}
+	if len(browsers) != len(browserMix) || len(sources) != len(referrers) || none < 5000 || none > 8000 {
+		t.Errorf("%d browsers, %d referrers, %d without: want %d, %d and about a third", len(browsers), len(sources), none, len(browserMix), len(referrers))
 	}
 }

@@ -22,8 +22,8 @@ import (
 // generator's. The script below sends the scenario's requests in rotation,
 // each thread from its own offset, and prints its summary as one JSON line.
 // Each request is formatted once, in init(), from a line of the request
-// list: its path, the API key's token and the X-Forwarded-For, any of the
-// last two empty.
+// list: its path, the API key's token, the X-Forwarded-For, the User-Agent
+// and the Referer, any but the first empty.
 const wrkScript = `
 local ffi = require("ffi")
 ffi.cdef[[
@@ -43,12 +43,14 @@ function init(args)
   local rate = tonumber(args[4] or "0")
   if rate > 0 then interval = 1000 / rate end
   for line in io.lines(args[1]) do
-    local path, token, xff = line:match("^([^\t]*)\t?([^\t]*)\t?(.*)$")
+    local path, token, xff, ua, ref = line:match("^([^\t]*)\t([^\t]*)\t([^\t]*)\t([^\t]*)\t(.*)$")
     -- wrk.format ignores wrk.headers (the -H flags) when given a table
     local headers = {}
     for k, v in pairs(wrk.headers) do headers[k] = v end
     if token ~= "" then headers["Authorization"] = "Bearer " .. token end
     if xff ~= "" then headers["X-Forwarded-For"] = xff end
+    if ua ~= "" then headers["User-Agent"] = ua end
+    if ref ~= "" then headers["Referer"] = ref end
     n = n + 1
     reqs[n] = wrk.format("GET", path, headers)
   end
@@ -223,7 +225,7 @@ func (w *wrkRunner) one(ctx context.Context, sc scenario, list string, thread, t
 	return s, fmt.Errorf("wrk printed no summary: %s", strings.TrimSpace(stdout.String()))
 }
 
-// writeRequestList writes one "path<TAB>token<TAB>forwarded-for" line per
+// writeRequestList writes one "path<TAB>token<TAB>forwarded-for<TAB>user-agent<TAB>referer" line per
 // URL of sc (the token of the connection the Go generator would have used,
 // so an API scenario spreads over its keys the same way; the URL's
 // X-Forwarded-For, so the addresses rotate with the links).
@@ -243,11 +245,17 @@ func writeRequestList(file string, sc scenario, conns int) error {
 		if sc.ConnHeader != nil {
 			token = strings.TrimPrefix(sc.ConnHeader(i%conns).Get("Authorization"), "Bearer ")
 		}
-		xff := ""
+		xff, ua, ref := "", "", ""
 		if sc.ForwardedFor != nil {
 			xff = sc.ForwardedFor[i]
 		}
-		fmt.Fprintf(bw, "%s\t%s\t%s\n", u.RequestURI(), token, xff)
+		if sc.UserAgents != nil {
+			ua = sc.UserAgents[i]
+		}
+		if sc.Referers != nil {
+			ref = sc.Referers[i]
+		}
+		fmt.Fprintf(bw, "%s\t%s\t%s\t%s\t%s\n", u.RequestURI(), token, xff, ua, ref)
 	}
 	if err := bw.Flush(); err != nil {
 		f.Close()

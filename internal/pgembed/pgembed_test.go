@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/testkit/strict"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // requireBinaries skips (loudly) when no PostgreSQL server is installed, except under
@@ -86,13 +87,13 @@ func connect(t *testing.T, c *Cluster) *pgx.Conn {
 // requireStopped polls until the postmaster is gone and its socket is silent.
 func requireStopped(t *testing.T, pid int, sockDir string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for processAlive(pid) || answers(context.Background(), sockDir, defaultPort) {
-		if time.Now().After(deadline) {
-			t.Fatalf("postmaster %d still running (alive=%v) after Close", pid, processAlive(pid))
+	wait.Until(t, 10*time.Second, func() (bool, string) {
+		alive := processAlive(pid)
+		if !alive && !answers(context.Background(), sockDir, defaultPort) {
+			return true, ""
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("postmaster %d still running (alive=%v) after Close", pid, alive)
+	})
 }
 
 func requireRunning(t *testing.T, c *Cluster) {

@@ -23,6 +23,7 @@ import (
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/sso"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 	"github.com/linkqr/linkqr/internal/testkit/wait"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
@@ -35,9 +36,7 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 // on any 5xx, any 4xx that breaks its surface's error format, and when the
 // service, the API key or the browser session does not survive.
 func TestHostile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the hostile-input suite: not in the -short lane")
-	}
+	strict.SkipShort(t, "the hostile-input suite")
 	t.Parallel()
 	started := time.Now()
 	env := setUp(t)

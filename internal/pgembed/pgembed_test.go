@@ -19,6 +19,10 @@ import (
 	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
+// ofItsOwn is what strict.SkipShort names for a test that runs a cluster
+// of its own: initdb and a postmaster per test are not in the -short lane.
+const ofItsOwn = "a PostgreSQL cluster of its own (initdb)"
+
 // requireBinaries skips (loudly) when no PostgreSQL server is installed, except under
 // LINKQR_TEST_STRICT=1 (CI), where a missing server is a failure, not a reason to skip.
 func requireBinaries(t *testing.T) {
@@ -113,6 +117,7 @@ func killLeftover(t *testing.T, pid int) {
 }
 
 func TestExclusiveLifecycle(t *testing.T) {
+	strict.SkipShort(t, ofItsOwn)
 	requireBinaries(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "pg")
@@ -194,6 +199,7 @@ func writeStalePidFile(t *testing.T, dataDir string, content []byte) {
 }
 
 func TestAttachStartsAndStops(t *testing.T) {
+	strict.SkipShort(t, ofItsOwn)
 	requireBinaries(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "pg")
@@ -226,6 +232,7 @@ func TestAttachStartsAndStops(t *testing.T) {
 }
 
 func TestDeepDataDir(t *testing.T) {
+	strict.SkipShort(t, ofItsOwn)
 	requireBinaries(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60), "pg")
@@ -250,6 +257,7 @@ func TestDeepDataDir(t *testing.T) {
 }
 
 func TestOrphanAdoption(t *testing.T) {
+	strict.SkipShort(t, ofItsOwn)
 	requireBinaries(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "pg")
@@ -274,6 +282,7 @@ func TestOrphanAdoption(t *testing.T) {
 // may initialise and start the cluster, and the starter closing first must not pull it
 // from under the others; the last one out stops it.
 func TestConcurrentAttach(t *testing.T) {
+	strict.SkipShort(t, ofItsOwn)
 	requireBinaries(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "pg")

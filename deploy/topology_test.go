@@ -30,6 +30,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
@@ -355,9 +356,7 @@ func (l *load) summary() string {
 }
 
 func TestTopology(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the one-machine topology: not in the -short lane")
-	}
+	strict.SkipShort(t, "the one-machine topology")
 	c := startCluster(t)
 	var ws struct {
 		WorkspaceID string `json:"workspace_id"`

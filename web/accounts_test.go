@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // mailServer starts linkqr with e-mail on, handing messages to a real SMTP
@@ -328,20 +330,13 @@ func TestPasswordResetByMail(t *testing.T) {
 // waitJobsDone polls until no job of kind is still to run.
 func waitJobsDone(t *testing.T, srv *testkit.Server, kind string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	wait.Until(t, 15*time.Second, func() (bool, string) {
 		var open int
 		if err := srv.Pool.QueryRow(context.Background(), "SELECT count(*) FROM river_job WHERE kind = $1 AND state NOT IN ('completed', 'cancelled', 'discarded')", kind).Scan(&open); err != nil {
 			t.Fatal(err)
 		}
-		if open == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d %s job(s) still open after 15 s", open, kind)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return open == 0, fmt.Sprintf("%d %s job(s) still open", open, kind)
+	})
 }
 
 // Without e-mail the forgot page says so, whom to ask (not an operator's

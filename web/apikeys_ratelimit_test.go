@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // apiLimit calls the API with token and returns the status and the
@@ -109,17 +111,10 @@ func TestAPIKeyEditLimitAppliesOnTheNextRequestEverywhere(t *testing.T) {
 		t.Fatal("the key still has more than 2 requests a minute on this instance")
 	}
 	// The other instance: as soon as the NOTIFY arrives, milliseconds later.
-	deadline := time.Now().Add(3 * time.Second)
-	for {
+	wait.Until(t, 3*time.Second, func() (bool, string) {
 		_, limit := apiLimit(t, b, token)
-		if limit == "2" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the other instance still limits at %q", limit)
-		}
-		time.Sleep(5 * time.Millisecond) // polling for a notification; the deadline bounds it
-	}
+		return limit == "2", fmt.Sprintf("the other instance still limits at %q", limit)
+	})
 	if !exhaustedWithin(t, b, token, 2) {
 		t.Fatal("the key still has more than 2 requests a minute on the other instance")
 	}

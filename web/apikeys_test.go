@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 func TestAPIKeyCreateRejectsBadInputWithFieldMessages(t *testing.T) {
@@ -119,13 +121,14 @@ func TestAPIKeySecretShownOnce(t *testing.T) {
 	lastUsed := func(body string) string {
 		return strings.Join(strings.Fields(stripTags(textBlock(t, body, "key-last-used"))), " ")
 	}
-	for deadline := time.Now().Add(10 * time.Second); !strings.HasPrefix(lastUsed(list.body), wantUsed) && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
+	wait.Until(t, 10*time.Second, func() (bool, string) {
+		got := lastUsed(list.body)
+		if strings.HasPrefix(got, wantUsed) {
+			return true, ""
+		}
 		list = b.get(base)
-	}
-	if got := lastUsed(list.body); !strings.HasPrefix(got, wantUsed) {
-		t.Errorf("last used: %q, want %q…", got, wantUsed)
-	}
+		return false, fmt.Sprintf("last used: %q, want %q…", got, wantUsed)
+	})
 	if !strings.Contains(list.body, `<span class="tag" data-testid="key-scope">links:read</span>`) ||
 		!strings.Contains(list.body, `<code class="cidr">127.0.0.1/32</code>`) || !strings.Contains(list.body, `<code class="cidr">2001:db8::/32</code>`) {
 		t.Errorf("scopes or allowlist missing from the list: %s", excerpt(list.body))

@@ -28,6 +28,7 @@ import (
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -211,13 +212,10 @@ func walkLink(t *testing.T, js bool) {
 	if js {
 		p.eval(`window.__copied = ""; navigator.clipboard.writeText = async (s) => { window.__copied = s; }; ""`)
 		p.run(chromedp.Click(css("copy-short-url")))
-		deadline := time.Now().Add(5 * time.Second)
-		for p.eval(`window.__copied`) != shortURL {
-			if time.Now().After(deadline) {
-				t.Fatalf("copied %q, want %q", p.eval(`window.__copied`), shortURL)
-			}
-			p.run(chromedp.Sleep(50 * time.Millisecond))
-		}
+		wait.Until(t, 5*time.Second, func() (bool, string) {
+			got := p.eval(`window.__copied`)
+			return got == shortURL, fmt.Sprintf("copied %q, want %q", got, shortURL)
+		})
 	} else {
 		p.run(chromedp.WaitNotVisible(css("copy-short-url")))
 	}
@@ -228,17 +226,11 @@ func walkLink(t *testing.T, js bool) {
 		t.Fatalf("the short URL led to %s, want %s", got, targetA)
 	}
 	// Scans are buffered: reload the link page until the totals show it.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	wait.Until(t, 20*time.Second, func() (bool, string) {
 		p.run(chromedp.Navigate(linkURL), chromedp.WaitVisible(css("totals")))
-		if p.text("total-scans") == "1" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the scan did not show up in the totals: %q", p.text("total-scans"))
-		}
-		p.run(chromedp.Sleep(100 * time.Millisecond))
-	}
+		got := p.text("total-scans")
+		return got == "1", fmt.Sprintf("the scan did not show up in the totals: %q", got)
+	})
 	if u, b := p.text("total-unique"), p.text("total-bots"); u != "1" || b != "0" {
 		t.Errorf("unique %s, bots %s; want 1 and 0", u, b)
 	}
@@ -459,15 +451,17 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 		t.Fatal(err)
 	}
 	deliveryPath := ""
-	for deadline := time.Now().Add(15 * time.Second); deliveryPath == ""; time.Sleep(20 * time.Millisecond) {
+	wait.Until(t, 15*time.Second, func() (bool, string) {
 		list, _, err := srv.App.Webhooks.ListDeliveries(bg, admin.WorkspaceID, hook.ID, nil, 1)
-		if err != nil || time.Now().After(deadline) {
-			t.Fatalf("no delivery attempt within 15 s (%v)", err)
+		if err != nil {
+			t.Fatalf("no delivery attempt: %v", err)
 		}
 		if len(list) == 1 && list[0].Status != webhook.DeliveryPending {
 			deliveryPath = hookPath + "/deliveries/" + id.Format(id.Delivery, list[0].ID)
+			return true, ""
 		}
-	}
+		return false, fmt.Sprintf("no delivery attempt: %+v", list)
+	})
 
 	visit := func(name, path string) {
 		t.Helper()

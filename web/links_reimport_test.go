@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // TestLinksExportOf20000ReimportsIntoAnotherWorkspace exports 20,000 links
@@ -18,6 +19,7 @@ import (
 // are taken): the other workspace ends with the same set of targets,
 // titles and tags.
 func TestLinksExportOf20000ReimportsIntoAnotherWorkspace(t *testing.T) {
+	strict.SkipShort(t, "20,000 links exported and imported again")
 	t.Parallel()
 	srv := testkit.StartServer(t)
 	from, to := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // addScans writes n human scans of a link at an instant straight into the
@@ -36,7 +37,7 @@ func addScans(t *testing.T, srv *testkit.Server, ws, link uuid.UUID, at time.Tim
 func foldScans(t *testing.T, srv *testkit.Server, ws uuid.UUID, want int64) {
 	t.Helper()
 	ctx := context.Background()
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	wait.Until(t, 15*time.Second, func() (bool, string) {
 		if _, err := srv.App.Folder.Fold(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -44,13 +45,8 @@ func foldScans(t *testing.T, srv *testkit.Server, ws uuid.UUID, want int64) {
 		if err := srv.Pool.QueryRow(ctx, `SELECT COALESCE(sum(scans), 0) FROM scan_workspace_days WHERE workspace_id = $1 AND dim = 's'`, ws).Scan(&got); err != nil {
 			t.Fatal(err)
 		}
-		if got == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("folded %d scans of the workspace, want %d", got, want)
-		}
-	}
+		return got == want, fmt.Sprintf("folded %d scans of the workspace, want %d", got, want)
+	})
 }
 
 // linkIDOf is the link id of a link page's path.

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // TestBrowserPasskey registers a passkey on Account → Two-factor sign-in
@@ -133,10 +135,11 @@ func TestBrowserSecurityPages(t *testing.T) {
 		chromedp.Click(css("totp-start")),
 		chromedp.WaitVisible(css("totp-qr")),
 	)
-	loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid="totp-qr"]').naturalWidth > 0`))
-	if err != nil || !loaded {
-		t.Fatalf("the QR code image did not load (%v)", err)
-	}
+	// Visible is not loaded: the image arrives in a request of its own.
+	wait.Until(t, 10*time.Second, func() (bool, string) {
+		loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid="totp-qr"]').naturalWidth > 0`))
+		return err == nil && loaded, fmt.Sprintf("the QR code image did not load (%v)", err)
+	})
 	saveShot(t, ctx, "totp-enrol")
 	secret, err := chromedp.Run(ctx, chromedp.Value(css("totp-secret")))
 	if err != nil {

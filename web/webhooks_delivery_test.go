@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 	"github.com/linkqr/linkqr/internal/webhook"
 	"github.com/linkqr/linkqr/internal/wire"
 )
@@ -48,21 +50,17 @@ func TestWebhookDeliveryDetail(t *testing.T) {
 		t.Fatal(err)
 	}
 	var d webhook.Delivery
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	wait.Until(t, 15*time.Second, func() (bool, string) {
 		list, _, err := srv.App.Webhooks.ListDeliveries(ctx, admin.WorkspaceID, hook.ID, nil, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(list) == 1 && list[0].Status == webhook.DeliverySucceeded {
 			d = list[0]
-			break
+			return true, ""
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no successful delivery within 15 s: %+v", list)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("no successful delivery: %+v", list)
+	})
 	hookPath := "/w/" + admin.WorkspaceExternalID() + "/settings/webhooks/" + id.Format(id.Webhook, hook.ID)
 	detail := hookPath + "/deliveries/" + wire.DeliveryID(d.ID)
 

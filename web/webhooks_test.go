@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 	"github.com/linkqr/linkqr/internal/webhook"
 	"github.com/linkqr/linkqr/internal/wire"
 )
@@ -222,18 +224,11 @@ func TestBrowserWebhooks(t *testing.T) {
 	hookPage := srv.URL + ws + "/" + wire.WebhookID(mustOnlyHook(t, srv, admin).ID)
 	waitRows := func(want int) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
+		wait.Until(t, 30*time.Second, func() (bool, string) {
 			run(chromedp.Navigate(hookPage), chromedp.WaitVisible(css("webhook-summary")))
 			n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="delivery-row"][data-status="succeeded"]').length`))
-			if err == nil && n == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d succeeded deliveries on the page, want %d (err %v)", n, want, err)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+			return err == nil && n == want, fmt.Sprintf("%d succeeded deliveries on the page, want %d (err %v)", n, want, err)
+		})
 	}
 	waitRows(2)
 	for _, typ := range []string{"ping", "link.updated"} {

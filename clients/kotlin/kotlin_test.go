@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -30,6 +31,7 @@ const (
 // with java -cp. Without the toolchain the test skips loudly (fails under
 // LINKQR_TEST_STRICT=1).
 func TestKotlinClient(t *testing.T) {
+	strict.SkipShort(t, "the Kotlin client's toolchain (kotlinc, its tests, the example)")
 	kotlinc := testkit.RequireBinary(t, "kotlinc")
 	java := testkit.RequireBinary(t, "java")
 	mk := testkit.RequireBinary(t, "make")

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // TestMCPSignInWithDynamicRegistration: the MCP TypeScript SDK's own
@@ -30,6 +31,7 @@ import (
 // tools and creates a link, acting in the user's workspace with a token
 // whose audience is /mcp.
 func TestMCPSignInWithDynamicRegistration(t *testing.T) {
+	strict.SkipShort(t, "MCP sign-in through the TypeScript MCP SDK (npm, Node.js)")
 	node := testkit.RequireBinary(t, "node")
 	npm := testkit.RequireBinary(t, "npm")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // TestPackedTarball is what an integrator does first: `npm pack` (the
@@ -19,6 +20,7 @@ import (
 // --strict (ES module and CommonJS), and run both against a live server.
 // The tarball must hold the built package and nothing of the source tree.
 func TestPackedTarball(t *testing.T) {
+	strict.SkipShort(t, "the TypeScript client's packed tarball (npm pack, tsc, the examples)")
 	node := testkit.RequireBinary(t, "node")
 	npm := testkit.RequireBinary(t, "npm")
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -22,6 +23,7 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 // environment; node's output is the failure message. Without Node.js 20+
 // the test skips loudly (fails under LINKQR_TEST_STRICT=1).
 func TestNodeClient(t *testing.T) {
+	strict.SkipShort(t, "the TypeScript client's toolchain (npm, tsc, its suite on Node.js)")
 	node := testkit.RequireBinary(t, "node")
 	npm := testkit.RequireBinary(t, "npm")
 	out, err := exec.Command(node, "--version").Output()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/linkimport"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // TestAbuseRoundIsBounded is the abuse scenario of `linkqr-bench -abuse`,
@@ -23,6 +24,7 @@ import (
 // some dry runs shown, and the Go heap grows by at most the scenario's
 // 300 MiB.
 func TestAbuseRoundIsBounded(t *testing.T) {
+	strict.SkipShort(t, "the abuse round (every expensive request class at once)")
 	srv := testkit.StartServer(t)
 	tn := testkit.NewTenant(t, srv.Pool)
 	token := srv.APIKey(t, tn.WorkspaceID)

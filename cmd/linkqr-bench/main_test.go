@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // TestMain lets the test binary serve as the bare child too, so the whole
@@ -21,7 +23,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// TestRunBareOnly runs every round of the bench, and each round first
+// waits for the machine to settle (settle.go: up to 30 s when other work
+// keeps the cores busy), so it takes from tens of seconds to minutes.
 func TestRunBareOnly(t *testing.T) {
+	strict.SkipShort(t, "the bench harness end to end (every round waits for the machine to settle)")
 	var stdout, stderr strings.Builder
 	code := run(context.Background(), []string{"-target-bare-only", "-duration", "300ms", "-warmup", "100ms", "-conns", "4", "-links", "5", "-keys", "2"}, &stdout, &stderr)
 	if code != 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // rollupRows is every rollup row of the database, as text.
@@ -34,6 +35,7 @@ func rollupRows(t *testing.T, pool *pgxpool.Pool) string {
 // a pool on it for the test's own reads and fixtures.
 func commandDB(t *testing.T) (string, *pgxpool.Pool) {
 	t.Helper()
+	strict.SkipShort(t, asProcess)
 	if os.Getenv(testkit.EnvDatabaseURL) == "" {
 		testkit.SkipUnlessStrict(t, testkit.EnvDatabaseURL+" is unset (run through internal/testkit/testenv)")
 	}

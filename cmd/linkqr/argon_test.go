@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // These tests pin finding 1 of the hardening issue: a burst of sign-ups
@@ -17,6 +19,7 @@ import (
 // capped limiter; callers beyond its short queue get 503 + Retry-After.
 
 func TestSignUpBurstKeepsMemoryBounded(t *testing.T) {
+	strict.SkipShort(t, asProcess)
 	requirePostgres(t)
 	// GOMAXPROCS=2 sizes the argon2id cap (2 runs, 4 waiting) the same on
 	// every machine, so the memory bound below does not depend on the

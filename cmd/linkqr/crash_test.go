@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/pgembed"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // A hard crash under load loses at most the scans of the last 100 ms of
@@ -27,9 +28,7 @@ import (
 // so every redirect answered more than about that long before the SIGKILL
 // has its row in scans — on a busy machine too.
 func TestSIGKILLUnderLoadLosesAtMost100ms(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kill -9 under load: not in the -short lane")
-	}
+	strict.SkipShort(t, "kill -9 under load")
 	requirePostgres(t)
 	// The bound is the production binary's: the race detector slows the
 	// scan writer several times over, and the crash window with it.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -22,15 +23,26 @@ import (
 
 	"github.com/linkqr/linkqr/internal/pgembed"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // These tests run the real binary as an operator would: embedded PostgreSQL,
-// signals, exit codes and the JSON of the operator commands.
+// signals, exit codes and the JSON of the operator commands. They are not
+// in the -short lane: the binary is a -race build, and most of them start
+// embedded clusters of their own (startServeBinary, runCmdIn, commandDB
+// and the tests that build the release binary skip under -short).
 
 var binary string
 
+// asProcess is what strict.SkipShort names when -short skips a test here.
+const asProcess = "the linkqr binary run as a process"
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run()) // every test that needs the binary skips
+	}
 	dir, err := os.MkdirTemp("", "linkqr-bin")
 	if err != nil {
 		panic(err)
@@ -93,6 +105,7 @@ func startServe(t *testing.T, dataDir string) *server {
 // extra KEY=value environment entries.
 func startServeBinary(t *testing.T, bin, dataDir string, env ...string) *server {
 	t.Helper()
+	strict.SkipShort(t, asProcess)
 	addr := freeAddr(t)
 	s := &server{url: "http://" + addr, done: make(chan struct{})}
 	s.cmd = exec.Command(bin, "serve")
@@ -170,6 +183,7 @@ func runCmd(t *testing.T, env []string, args ...string) (int, string, string) {
 // runCmdIn is runCmd in the working directory dir ("" for the test's own).
 func runCmdIn(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
 	t.Helper()
+	strict.SkipShort(t, asProcess)
 	cmd := exec.Command(binary, args...)
 	cmd.Env = env
 	cmd.Dir = dir

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // releaseBinary is linkqr built as it ships, without the race detector,
@@ -64,6 +65,7 @@ func peakRSS(t *testing.T, pid int) int64 {
 // the image or a refusal with Retry-After: 429 rate-limited (the
 // workspace's share of the render slots) or 503 unavailable (the server's).
 func TestQRLoadPeakRSS(t *testing.T) {
+	strict.SkipShort(t, asProcess)
 	requirePostgres(t)
 	bin, err := releaseBinary()
 	if err != nil {

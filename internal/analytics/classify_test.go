@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // Real User-Agent strings, as sent by current browsers, apps and crawlers.
@@ -134,13 +136,10 @@ func TestClassify(t *testing.T) {
 			// without caching, so compare only complete results, and give
 			// Classify until the time-based budget has refilled.
 			if got, complete := classifyWith(normalizeUA(tc.ua), crawlerBudget); complete {
-				c := Classify(tc.ua)
-				for deadline := time.Now().Add(5 * time.Second); c != got && time.Now().Before(deadline); c = Classify(tc.ua) {
-					time.Sleep(10 * time.Millisecond)
-				}
-				if c != got {
-					t.Errorf("Classify = %+v, uncached %+v", c, got)
-				}
+				wait.Until(t, 5*time.Second, func() (bool, string) {
+					c := Classify(tc.ua)
+					return c == got, fmt.Sprintf("Classify = %+v, uncached %+v", c, got)
+				})
 			}
 		})
 	}

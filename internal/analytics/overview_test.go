@@ -14,6 +14,7 @@ import (
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // insertScans writes n scans of one link at an instant, straight into the
@@ -161,9 +162,7 @@ func TestOverviewAddsUpAndKeepsToItsWorkspace(t *testing.T) {
 // scan_workspace_days alone and answers well within the statement timeout.
 func TestOverviewAt10000Links(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: loads 900,000 overview rows")
-	}
+	strict.SkipShort(t, "900,000 overview rows loaded")
 	pool := testkit.DB(t)
 	db := store.NewDB(pool)
 	ctx := context.Background()

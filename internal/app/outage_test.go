@@ -15,6 +15,7 @@ import (
 	"github.com/linkqr/linkqr/internal/pgembed"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // PostgreSQL stopped under load (docs/operations.md "Database outage"): cached codes
@@ -24,6 +25,7 @@ import (
 // on a private cluster, since stopping the suite's shared one would fail
 // every other test.
 func TestDatabaseOutageUnderLoad(t *testing.T) {
+	strict.SkipShort(t, "a database outage under load (a PostgreSQL cluster of its own, stopped and started)")
 	if _, err := pgembed.FindBinDir(); err != nil {
 		testkit.SkipUnlessStrict(t, "PostgreSQL server binaries not found: "+err.Error())
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/budget"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 func table(l budget.Limit) budget.Table {
@@ -88,9 +89,7 @@ func TestLimitQueue(t *testing.T) {
 		}
 		done <- err
 	}()
-	for b.Stats(budget.Logo).Waiting == 0 {
-		runtime.Gosched()
-	}
+	wait.For(t, 10*time.Second, func() bool { return b.Stats(budget.Logo).Waiting > 0 }, "the second request to queue")
 	_, err = b.Admit(ctx, budget.Logo, uuid.Nil, 1) // the queue's one place is taken
 	refusal(t, err, http.StatusServiceUnavailable)
 	rel()

@@ -2,6 +2,7 @@ package hostile_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -22,6 +23,8 @@ import (
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/sso"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -33,9 +36,7 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 // on any 5xx, any 4xx that breaks its surface's error format, and when the
 // service, the API key or the browser session does not survive.
 func TestHostile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the hostile-input suite: not in the -short lane")
-	}
+	strict.SkipShort(t, "the hostile-input suite")
 	t.Parallel()
 	started := time.Now()
 	env := setUp(t)
@@ -131,18 +132,13 @@ func setUp(t *testing.T) env {
 	e.known.IDs["dlv"] = id.Format(id.Delivery, dlv.ID)
 	// Until it is sent, the delivery has no Retry button: wait, so that
 	// every run finds the same forms.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	wait.Until(t, 30*time.Second, func() (bool, string) {
 		ds, _, err := srv.App.Webhooks.ListDeliveries(ctx, tn.WorkspaceID, hookID, nil, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(ds) > 0 && ds[len(ds)-1].Status != webhook.DeliveryPending {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the test delivery is still pending: %+v", ds)
-		}
-	}
+		return len(ds) > 0 && ds[len(ds)-1].Status != webhook.DeliveryPending, fmt.Sprintf("the test delivery is still pending: %+v", ds)
+	})
 
 	// For the forms: a key and an OAuth client to list, an open
 	// invitation, and a second member whose role can be changed.

@@ -16,7 +16,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/testkit/strict"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
+
+// ofItsOwn is what strict.SkipShort names for a test that runs a cluster
+// of its own: initdb and a postmaster per test are not in the -short lane.
+const ofItsOwn = "a PostgreSQL cluster of its own (initdb)"
 
 // requireBinaries skips (loudly) when no PostgreSQL server is installed, except under
 // LINKQR_TEST_STRICT=1 (CI), where a missing server is a failure, not a reason to skip.
@@ -86,13 +91,13 @@ func connect(t *testing.T, c *Cluster) *pgx.Conn {
 // requireStopped polls until the postmaster is gone and its socket is silent.
 func requireStopped(t *testing.T, pid int, sockDir string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for processAlive(pid) || answers(context.Background(), sockDir, defaultPort) {
-		if time.Now().After(deadline) {
-			t.Fatalf("postmaster %d still running (alive=%v) after Close", pid, processAlive(pid))
+	wait.Until(t, 10*time.Second, func() (bool, string) {
+		alive := processAlive(pid)
+		if !alive && !answers(context.Background(), sockDir, defaultPort) {
+			return true, ""
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("postmaster %d still running (alive=%v) after Close", pid, alive)
+	})
 }
 
 func requireRunning(t *testing.T, c *Cluster) {
@@ -112,6 +117,7 @@ func killLeftover(t *testing.T, pid int) {
 }
 
 func TestExclusiveLifecycle(t *testing.T) {
+	strict.SkipShort(t, ofItsOwn)
 	requireBinaries(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "pg")
@@ -193,6 +199,7 @@ func writeStalePidFile(t *testing.T, dataDir string, content []byte) {
 }
 
 func TestAttachStartsAndStops(t *testing.T) {
+	strict.SkipShort(t, ofItsOwn)
 	requireBinaries(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "pg")
@@ -225,6 +232,7 @@ func TestAttachStartsAndStops(t *testing.T) {
 }
 
 func TestDeepDataDir(t *testing.T) {
+	strict.SkipShort(t, ofItsOwn)
 	requireBinaries(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60), "pg")
@@ -249,6 +257,7 @@ func TestDeepDataDir(t *testing.T) {
 }
 
 func TestOrphanAdoption(t *testing.T) {
+	strict.SkipShort(t, ofItsOwn)
 	requireBinaries(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "pg")
@@ -273,6 +282,7 @@ func TestOrphanAdoption(t *testing.T) {
 // may initialise and start the cluster, and the starter closing first must not pull it
 // from under the others; the last one out stops it.
 func TestConcurrentAttach(t *testing.T) {
+	strict.SkipShort(t, ofItsOwn)
 	requireBinaries(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "pg")

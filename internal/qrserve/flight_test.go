@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/qr"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 const content = "http://127.0.0.1:8080/Ab3xY9q"
@@ -50,7 +51,7 @@ func renderAsync(ctx context.Context, s *Server, o qr.Options) <-chan rendered {
 	return ch
 }
 
-func wait(t *testing.T, ch <-chan rendered) rendered {
+func outcome(t *testing.T, ch <-chan rendered) rendered {
 	t.Helper()
 	select {
 	case r := <-ch:
@@ -71,17 +72,17 @@ func TestSingleFlight(t *testing.T) {
 	for range 5 {
 		chans = append(chans, renderAsync(context.Background(), s, o))
 	}
-	eventually(t, "four requests to join the first", func() bool { return s.waitersOf(etag) == 4 })
+	wait.For(t, 10*time.Second, func() bool { return s.waitersOf(etag) == 4 }, "four requests to join the first")
 	if s.limit.waiting() != 1 {
 		t.Fatalf("%d requests queued for a slot, want 1", s.limit.waiting())
 	}
 	release()
-	first := wait(t, chans[0])
+	first := outcome(t, chans[0])
 	if first.err != nil {
 		t.Fatal(first.err)
 	}
 	for _, ch := range chans[1:] {
-		r := wait(t, ch)
+		r := outcome(t, ch)
 		if r.err != nil || len(r.img) == 0 || &r.img[0] != &first.img[0] {
 			t.Fatalf("joined request: %v, %d bytes, shared %v", r.err, len(r.img), r.err == nil && &r.img[0] == &first.img[0])
 		}
@@ -100,17 +101,17 @@ func TestSingleFlightLeaderLeaves(t *testing.T) {
 	etag := qr.ETag(content, o)
 	ctx, cancel := context.WithCancel(context.Background())
 	leader := renderAsync(ctx, s, o)
-	eventually(t, "the leader to queue", func() bool { return s.limit.waiting() == 1 })
+	wait.For(t, 10*time.Second, func() bool { return s.limit.waiting() == 1 }, "the leader to queue")
 	follower := renderAsync(context.Background(), s, o)
-	eventually(t, "the follower to join", func() bool { return s.waitersOf(etag) == 1 })
+	wait.For(t, 10*time.Second, func() bool { return s.waitersOf(etag) == 1 }, "the follower to join")
 	cancel()
-	if r := wait(t, leader); !errors.Is(r.err, context.Canceled) {
+	if r := outcome(t, leader); !errors.Is(r.err, context.Canceled) {
 		t.Fatalf("leader: %v", r.err)
 	}
-	eventually(t, "the follower to queue in its own right", func() bool { return s.waitersOf(etag) == 0 && s.limit.waiting() == 1 })
+	wait.For(t, 10*time.Second, func() bool { return s.waitersOf(etag) == 0 && s.limit.waiting() == 1 }, "the follower to queue in its own right")
 	release()
 	release = func() {}
-	if r := wait(t, follower); r.err != nil || !bytes.HasPrefix(r.img, []byte("\x89PNG")) {
+	if r := outcome(t, follower); r.err != nil || !bytes.HasPrefix(r.img, []byte("\x89PNG")) {
 		t.Fatalf("follower: %v", r.err)
 	}
 }

@@ -10,20 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/budget"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
-
-// eventually polls cond until it holds or a generous deadline passes; it
-// synchronises with goroutines without sleeping for a guessed duration.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
 
 // result waits for one goroutine's outcome, failing instead of hanging.
 func result(t *testing.T, ch <-chan error, what string) error {
@@ -56,7 +44,7 @@ func TestLimiterQueueFullIsBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	waiter := acquireAsync(context.Background(), l)
-	eventually(t, "the second request to queue", func() bool { return l.waiting() == 1 })
+	wait.For(t, 10*time.Second, func() bool { return l.waiting() == 1 }, "the second request to queue")
 
 	_, err = l.acquire(context.Background(), uuid.Nil)
 	var busy *BusyError
@@ -76,7 +64,7 @@ func TestLimiterWaiterGetsItsTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	waiter := acquireAsync(context.Background(), l)
-	eventually(t, "the request to queue", func() bool { return l.waiting() == 1 })
+	wait.For(t, 10*time.Second, func() bool { return l.waiting() == 1 }, "the request to queue")
 	select {
 	case err := <-waiter:
 		t.Fatalf("queued request returned (%v) while the only slot was held", err)
@@ -117,7 +105,7 @@ func TestLimiterCancelFreesQueuePlace(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	gaveUp := acquireAsync(ctx, l)
-	eventually(t, "the request to queue", func() bool { return l.waiting() == 1 })
+	wait.For(t, 10*time.Second, func() bool { return l.waiting() == 1 }, "the request to queue")
 	if _, err := l.acquire(context.Background(), uuid.Nil); !errors.Is(err, ErrBusy) {
 		t.Fatalf("queue full: %v, want ErrBusy", err)
 	}
@@ -125,9 +113,9 @@ func TestLimiterCancelFreesQueuePlace(t *testing.T) {
 	if err := result(t, gaveUp, "the cancelled request"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled request: %v", err)
 	}
-	eventually(t, "the queue place to be freed", func() bool { return l.waiting() == 0 })
+	wait.For(t, 10*time.Second, func() bool { return l.waiting() == 0 }, "the queue place to be freed")
 	next := acquireAsync(context.Background(), l)
-	eventually(t, "the next request to queue", func() bool { return l.waiting() == 1 })
+	wait.For(t, 10*time.Second, func() bool { return l.waiting() == 1 }, "the next request to queue")
 	release()
 	if err := result(t, next, "the next request"); err != nil {
 		t.Fatalf("next request: %v", err)

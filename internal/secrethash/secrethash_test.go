@@ -12,19 +12,8 @@ import (
 
 	"github.com/linkqr/linkqr/internal/budget"
 	"github.com/linkqr/linkqr/internal/secrethash"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
-
-// waitUntil polls cond until it holds or the deadline passes.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
 
 type result struct {
 	release func()
@@ -74,7 +63,7 @@ func TestLimiterSlotsThenQueueThenBusy(t *testing.T) {
 	for range queue {
 		waiters = append(waiters, acquireAsync(context.Background(), l))
 	}
-	waitUntil(t, "the queue to fill", func() bool { _, w := l.InUse(); return w == queue })
+	wait.For(t, 10*time.Second, func() bool { _, w := l.InUse(); return w == queue }, "the queue to fill")
 
 	// Everyone beyond slots+queue is refused at once, without waiting.
 	for i := range 4 {
@@ -96,7 +85,7 @@ func TestLimiterSlotsThenQueueThenBusy(t *testing.T) {
 	// Freeing one slot lets exactly one waiter through.
 	held[0]()
 	got := -1
-	waitUntil(t, "a waiter to take the freed slot", func() bool {
+	wait.For(t, 10*time.Second, func() bool {
 		for i, w := range waiters {
 			select {
 			case r := <-w:
@@ -109,13 +98,13 @@ func TestLimiterSlotsThenQueueThenBusy(t *testing.T) {
 			}
 		}
 		return false
-	})
+	}, "a waiter to take the freed slot")
 	if running, waiting := l.InUse(); running != slots || waiting != queue-1 {
 		t.Fatalf("after one waiter proceeded: %d running, %d waiting; want %d, %d", running, waiting, slots, queue-1)
 	}
 	// The queue has room for one again.
 	extra := acquireAsync(context.Background(), l)
-	waitUntil(t, "the freed queue place to be taken", func() bool { _, w := l.InUse(); return w == queue })
+	wait.For(t, 10*time.Second, func() bool { _, w := l.InUse(); return w == queue }, "the freed queue place to be taken")
 
 	for _, rel := range held {
 		rel()
@@ -142,7 +131,7 @@ func TestLimiterCancelledWaiterLeavesTheQueue(t *testing.T) {
 	defer func() { rel() }()
 	ctx, cancel := context.WithCancel(context.Background())
 	w := acquireAsync(ctx, l)
-	waitUntil(t, "the waiter to queue", func() bool { _, n := l.InUse(); return n == 1 })
+	wait.For(t, 10*time.Second, func() bool { _, n := l.InUse(); return n == 1 }, "the waiter to queue")
 	if _, err := l.Acquire(context.Background(), uuid.Nil); !errors.Is(err, secrethash.ErrBusy) {
 		t.Fatalf("with the queue full: %v, want ErrBusy", err)
 	}
@@ -155,7 +144,7 @@ func TestLimiterCancelledWaiterLeavesTheQueue(t *testing.T) {
 	}
 	// Its place is free for the next caller, who waits instead of being refused.
 	next := acquireAsync(context.Background(), l)
-	waitUntil(t, "the next caller to queue", func() bool { _, n := l.InUse(); return n == 1 })
+	wait.For(t, 10*time.Second, func() bool { _, n := l.InUse(); return n == 1 }, "the next caller to queue")
 	rel()
 	r := receive(t, next)
 	if r.err != nil {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // Where Debian installs Chromium and its default fonts. Chromium is looked
@@ -42,9 +44,7 @@ const chromiumTimeout = 150 * time.Second
 // 1280 × 900 window at a device scale factor of 1.
 func Chromium(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("a Chromium browser test: not in the -short lane")
-	}
+	strict.SkipShort(t, "a Chromium browser test")
 	path := chromiumPath
 	if _, err := os.Stat(path); err != nil {
 		p, lookErr := exec.LookPath("chromium")

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // PgBouncerExecMode is the pgx query mode linkqr needs behind PgBouncer
@@ -91,23 +93,17 @@ max_client_conn = 500
 		}
 	})
 	url := fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable&default_query_exec_mode=%s", up.User, port, name, PgBouncerExecMode)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	wait.Until(t, 10*time.Second, func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
 		c, err := pgx.Connect(ctx, url)
 		if err == nil {
 			err = c.Ping(ctx)
 			c.Close(ctx)
 		}
-		cancel()
-		if err == nil {
-			return url
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("testkit: pgbouncer on port %d does not answer: %v\n%s", port, err, out.String())
-		}
-		time.Sleep(20 * time.Millisecond) // polling a port; the deadline bounds it
-	}
+		return err == nil, fmt.Sprintf("testkit: pgbouncer on port %d does not answer: %v\n%s", port, err, out.String())
+	})
+	return url
 }
 
 // passwordOption passes the test server's password on to PgBouncer, if any.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/pgembed"
+	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
 // ReplicatedCluster is a private PostgreSQL primary with a streaming
@@ -26,6 +27,7 @@ type ReplicatedCluster struct {
 // stops both when the test ends.
 func StartReplicatedCluster(t testing.TB) *ReplicatedCluster {
 	t.Helper()
+	strict.SkipShort(t, "a replicated PostgreSQL cluster of its own (initdb, pg_basebackup)")
 	if _, err := pgembed.FindBinDir(); err != nil {
 		SkipUnlessStrict(t, "no PostgreSQL binaries for a replica: "+err.Error())
 	}

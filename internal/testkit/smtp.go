@@ -3,6 +3,7 @@ package testkit
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // Mail is one message as the SMTP server received it, decoded.
@@ -98,22 +101,21 @@ func (mb *Mailbox) Authenticated() []string {
 // after 15 s.
 func (mb *Mailbox) Wait(to, subject string) Mail {
 	mb.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	var found Mail
+	wait.Until(mb.t, 15*time.Second, func() (bool, string) {
 		all := mb.All()
 		for i := len(all) - 1; i >= 0; i-- {
 			m := all[i]
 			for _, rcpt := range m.To {
 				if strings.EqualFold(rcpt, to) && strings.Contains(m.Subject, subject) {
-					return m
+					found = m
+					return true, ""
 				}
 			}
 		}
-		if time.Now().After(deadline) {
-			mb.t.Fatalf("testkit: no mail to %s about %q within 15 s; got %d other(s)", to, subject, len(all))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("testkit: no mail to %s about %q; got %d other(s)", to, subject, len(all))
+	})
+	return found
 }
 
 // To returns the messages received for the address so far.

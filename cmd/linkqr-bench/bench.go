@@ -272,12 +272,12 @@ func (b *bench) checkScans(ctx context.Context, left *server, token string, link
 type redirectSide int
 
 const (
-	sideBare    redirectSide = iota
-	sideDefault              // linkqr on its default domain
-	sideCustom               // linkqr on the custom domain
-	sideNoGeo                // linkqr, each request with a private X-Forwarded-For
-	sideGeo                  // linkqr, each request with a public X-Forwarded-For
-	sideVisitors             // linkqr, each request a visitor of its own (visitors.go)
+	sideBare     redirectSide = iota
+	sideDefault               // linkqr on its default domain
+	sideCustom                // linkqr on the custom domain
+	sideNoGeo                 // linkqr, each request with a private X-Forwarded-For
+	sideGeo                   // linkqr, each request with a public X-Forwarded-For
+	sideVisitors              // linkqr, each request a visitor of its own (visitors.go)
 )
 
 // label names the side in progress lines and the report.

@@ -823,35 +823,17 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node, indent string) error {
 			buf.WriteString("{}")
 			return nil
 		}
-		buf.WriteString("{\n")
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			buf.WriteString(indent + "  " + strconv.Quote(n.Content[i].Value) + ": ")
-			if err := writeJSON(buf, n.Content[i+1], indent+"  "); err != nil {
-				return err
-			}
-			if i+2 < len(n.Content) {
-				buf.WriteByte(',')
-			}
-			buf.WriteByte('\n')
-		}
-		buf.WriteString(indent + "}")
+		return writeJSONItems(buf, "{", "}", indent, len(n.Content)/2, func(i int) (*yaml.Node, string) {
+			return n.Content[2*i+1], strconv.Quote(n.Content[2*i].Value) + ": "
+		})
 	case yaml.SequenceNode:
 		if len(n.Content) == 0 {
 			buf.WriteString("[]")
 			return nil
 		}
-		buf.WriteString("[\n")
-		for i, v := range n.Content {
-			buf.WriteString(indent + "  ")
-			if err := writeJSON(buf, v, indent+"  "); err != nil {
-				return err
-			}
-			if i+1 < len(n.Content) {
-				buf.WriteByte(',')
-			}
-			buf.WriteByte('\n')
-		}
-		buf.WriteString(indent + "]")
+		return writeJSONItems(buf, "[", "]", indent, len(n.Content), func(i int) (*yaml.Node, string) {
+			return n.Content[i], ""
+		})
 	case yaml.ScalarNode:
 		switch n.Tag {
 		case "!!str", "!!timestamp", "!!binary":
@@ -918,4 +900,23 @@ func nestedLabel(s *refSchema) string {
 		return "Fields of each item"
 	}
 	return "Fields"
+}
+
+// writeJSONItems writes n items between open and close, one a line
+// indented under indent, each its key (for objects) then its value.
+func writeJSONItems(buf *bytes.Buffer, open, close, indent string, n int, item func(i int) (v *yaml.Node, key string)) error {
+	buf.WriteString(open + "\n")
+	for i := range n {
+		v, key := item(i)
+		buf.WriteString(indent + "  " + key)
+		if err := writeJSON(buf, v, indent+"  "); err != nil {
+			return err
+		}
+		if i+1 < n {
+			buf.WriteByte(',')
+		}
+		buf.WriteByte('\n')
+	}
+	buf.WriteString(indent + close)
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -73,6 +74,7 @@ func TestLinkFormCreate422And409(t *testing.T) {
 		{url.Values{"target_url": {"https://example.com"}, "expires_at": {"2020-01-01T10:00"}}, 422, "new-expires-error", "The expiry must be in the future."},
 		{url.Values{"target_url": {"https://example.com"}, "expires_at": {"tomorrow"}}, 422, "new-expires-error", "The expiry must be a date and time such as 2026-12-31T18:00 (UTC)."},
 		{url.Values{"target_url": {"https://example.com"}, "title": {strings.Repeat("é", 201)}}, 422, "new-title-error", "The title must be at most 200 characters long."},
+		{url.Values{"target_url": {"https://example.com"}, "tags": {"spring, sale!"}}, 422, "new-tags-error", "The tag “sale!” may contain only letters, digits, spaces, '-', '_' and '.' (not '!')."},
 	}
 	for _, c := range cases {
 		p := b.post("/w/"+ws+"/links", c.form)
@@ -88,13 +90,14 @@ func TestLinkFormCreate422And409(t *testing.T) {
 		t.Fatalf("refused forms recorded events: %v", ev)
 	}
 
-	path := createInForm(t, b, ws, url.Values{"target_url": {"https://example.com/a"}, "code": {"spring-26"}, "title": {"Spring"}, "expires_at": {"2099-01-02T03:04"}})
+	path := createInForm(t, b, ws, url.Values{"target_url": {"https://example.com/a"}, "code": {"spring-26"}, "title": {"Spring"}, "expires_at": {"2099-01-02T03:04"}, "tags": {"Spring, sale,spring"}})
 	page := b.get(path)
 	if page.status != 200 || textOf(t, page.body, "link-name") != "Spring" || !strings.Contains(page.body, `value="2099-01-02T03:04"`) {
 		t.Fatalf("link page: %d %s", page.status, excerpt(page.body))
 	}
 	ev := eventsOf(t, srv, tn)
-	if len(ev) != 1 || ev[0]["_type"] != "link.created" || ev[0]["link"].(map[string]any)["expires_at"] != "2099-01-02T03:04:00Z" {
+	if len(ev) != 1 || ev[0]["_type"] != "link.created" || ev[0]["link"].(map[string]any)["expires_at"] != "2099-01-02T03:04:00Z" ||
+		fmt.Sprint(ev[0]["link"].(map[string]any)["tags"]) != "[sale spring]" {
 		t.Fatalf("events after creating: %v", ev)
 	}
 	// Taken (also across workspaces): 409 with the message at the code.

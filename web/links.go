@@ -207,7 +207,7 @@ func (u *UI) formOnce(next http.Handler) http.Handler {
 
 // newLinkForm is the posted New link form.
 type newLinkForm struct {
-	TargetURL, Title, Code, Expires string
+	TargetURL, Title, Code, Expires, Tags string
 	Domain                          string // a hostname as posted; "": the default short domain
 	Errors                          FieldErrors
 }
@@ -222,7 +222,7 @@ func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
 	f := newLinkForm{
 		TargetURL: trimmed(r, "target_url"), Title: trimmed(r, "title"), Code: trimmed(r, "code"), Expires: trimmed(r, "expires_at"),
-		Domain: trimmed(r, "domain"),
+		Domain: trimmed(r, "domain"), Tags: trimmed(r, "tags"),
 	}
 	var errs validate.Errors
 	target, err := link.ParseTargetURL(withScheme(f.TargetURL))
@@ -243,6 +243,9 @@ func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 		if errs.Check("/code", err) {
 			in.Code = code
 		}
+	}
+	if tags, ok := parseTagsField(f.Tags, &errs); ok {
+		in.Tags = tags
 	}
 	if f.Expires != "" {
 		exp, err := parseExpiryInput(f.Expires, time.Now())

@@ -126,4 +126,18 @@ func TestBrowserImportFilterExport(t *testing.T) {
 	if loc, _ = chromedp.Run(ctx, chromedp.Location()); !regexp.MustCompile(`tag=print&tag=shop`).MatchString(loc) {
 		t.Errorf("after the bulk action at %s, want the filtered list", loc)
 	}
+
+	// Select all: the header's box ticks every row of the page, and shows
+	// a partial selection as such.
+	ticked := func() string {
+		return p.eval(`String([...document.querySelectorAll('[data-testid="select-link"]')].filter(b => b.checked).length) + "/" + document.querySelector('[data-testid="select-all"]').indeterminate`)
+	}
+	p.run(chromedp.Click(css("select-all")))
+	if got := ticked(); got != "2/false" {
+		t.Errorf("after select all: %s ticked, want 2/false", got)
+	}
+	p.run(chromedp.Click(chromedp.CSS(`[data-testid="select-link"]`)))
+	if got := ticked(); got != "1/true" {
+		t.Errorf("after unticking one: %s, want 1 ticked and the header partial", got)
+	}
 }

@@ -114,3 +114,24 @@ document.addEventListener("focusin", (event) => {
     if (range.value !== "custom") picker.requestSubmit();
   });
 })();
+
+// A checkbox marked data-select-all="name" (hidden until this runs: without
+// script it could do nothing) ticks or clears every checkbox of that name
+// in its form, and shows whether all, some or none are ticked.
+for (const all of document.querySelectorAll("input[data-select-all]")) {
+  const boxes = () => document.querySelectorAll(`input[type=checkbox][name="${all.dataset.selectAll}"][form="${all.getAttribute("form")}"]`);
+  const show = () => {
+    const ticked = [...boxes()].filter((b) => b.checked).length;
+    all.checked = ticked > 0 && ticked === boxes().length;
+    all.indeterminate = ticked > 0 && ticked < boxes().length;
+  };
+  all.hidden = false;
+  all.addEventListener("change", () => {
+    for (const b of boxes()) b.checked = all.checked;
+    show();
+  });
+  document.addEventListener("change", (event) => {
+    if (event.target !== all && event.target.matches && event.target.matches(`input[name="${all.dataset.selectAll}"]`)) show();
+  });
+  show();
+}

@@ -208,8 +208,8 @@ func (u *UI) formOnce(next http.Handler) http.Handler {
 // newLinkForm is the posted New link form.
 type newLinkForm struct {
 	TargetURL, Title, Code, Expires, Tags string
-	Domain                          string // a hostname as posted; "": the default short domain
-	Errors                          FieldErrors
+	Domain                                string // a hostname as posted; "": the default short domain
+	Errors                                FieldErrors
 }
 
 // linksCreate creates a link from the New link form with the API's rules

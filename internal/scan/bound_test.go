@@ -33,8 +33,8 @@ func TestUnwrittenFollowsTheRate(t *testing.T) {
 	if err := <-got; err != nil || u.held() != MinUnwritten {
 		t.Fatalf("after a release: %v, held %d", err, u.held())
 	}
-	// 10,000 hits a second, written as they come: the bound becomes
-	// 1,000 (100 ms of them).
+	// 10,000 hits a second, written as they come: the bound becomes 800
+	// (80 % of 100 ms of them: admitShare).
 	u.release(u.held())
 	clock = clock.Add(2 * time.Second) // the hits above out of the window
 	for i := range 10 {
@@ -51,8 +51,8 @@ func TestUnwrittenFollowsTheRate(t *testing.T) {
 	u.mu.Lock()
 	limit := u.limit()
 	u.mu.Unlock()
-	if limit != 1000 {
-		t.Errorf("bound at 10,000 hits a second: %d, want 1000", limit)
+	if limit != 800 {
+		t.Errorf("bound at 10,000 hits a second: %d, want 800", limit)
 	}
 	// A quiet second later it is back to the minimum.
 	clock = clock.Add(2 * time.Second)

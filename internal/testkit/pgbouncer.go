@@ -1,7 +1,6 @@
 package testkit
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -79,9 +78,10 @@ max_client_conn = 500
 		}
 		args = append([]string{"-u", "postgres"}, args...)
 	}
-	var out bytes.Buffer
+	// The process writes its log while the readiness check reads it.
+	out := &lockedBuffer{}
 	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("testkit: start pgbouncer: %v", err)
 	}

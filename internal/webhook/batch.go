@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -131,10 +132,20 @@ func (b *successBatcher) writeNext(ctx context.Context) error {
 // statement) and it held more than one success, each is written on its
 // own, so one that cannot be recorded (its subscription deleted meanwhile)
 // fails alone.
-func (b *successBatcher) write(ctx context.Context, batch []*queuedSuccess) []error {
+func (b *successBatcher) write(ctx context.Context, batch []*queuedSuccess) (errs []error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), successWriteTimeout)
 	defer cancel()
-	errs := make([]error, len(batch))
+	errs = make([]error, len(batch))
+	// A panic must not leave the other workers waiting for ever: it fails
+	// the batch (nothing of a failed statement is written), and River
+	// retries the jobs.
+	defer func() {
+		if p := recover(); p != nil {
+			for i := range errs {
+				errs[i] = fmt.Errorf("record webhook successes: panic: %v", p)
+			}
+		}
+	}()
 	err := b.s.recordSuccesses(ctx, batch)
 	if err == nil || len(batch) == 1 {
 		for i := range errs {

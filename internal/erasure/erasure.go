@@ -22,6 +22,7 @@ import (
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/webhook"
 )
 
 // ErrConfirmation: the typed name is not the workspace's name.
@@ -128,6 +129,10 @@ func (s *Service) markedTx(ctx context.Context, tx pgx.Tx, id uuid.UUID) (Revoke
 	}
 	if err := q.ErasureWebhooksDisable(ctx, tx, id); err != nil {
 		return rev, store.InterpretError(err)
+	}
+	// Every instance's webhook cache drops them: attempts send from it.
+	if err := store.Notify(ctx, tx, webhook.ChangedChannel, id.String()); err != nil {
+		return rev, err
 	}
 	if err := store.Notify(ctx, tx, link.WorkspaceDeletedChannel, id.String()); err != nil {
 		return rev, err

@@ -65,11 +65,14 @@ type New struct {
 	Data        any // the event's "data" object
 }
 
-// Recorded is an event just written, as the fan-out sees it.
+// Recorded is an event just written, as the fan-out sees it: enough to
+// render its envelope (EnvelopeOf) without reading it back.
 type Recorded struct {
 	ID          uuid.UUID
 	WorkspaceID uuid.UUID
 	Type        Type
+	CreatedAt   time.Time       // as stored (microseconds)
+	Data        json.RawMessage // as stored: jsonb's rendering, the bytes Load gives
 }
 
 // Fanout runs in the transaction that recorded events, after they are
@@ -108,7 +111,9 @@ func (r *Recorder) RecordMany(ctx context.Context, tx pgx.Tx, events []New) ([]u
 	if len(events) == 0 {
 		return nil, nil
 	}
-	now := time.Now().UTC()
+	// Microseconds: what PostgreSQL stores, so the fan-out's copy and the
+	// row agree exactly.
+	now := time.Now().UTC().Truncate(time.Microsecond)
 	ids := make([]uuid.UUID, len(events))
 	recorded := make([]Recorded, len(events))
 	p := eventdb.EventCreateManyParams{
@@ -122,11 +127,19 @@ func (r *Recorder) RecordMany(ctx context.Context, tx pgx.Tx, events []New) ([]u
 		}
 		ids[i] = id.New()
 		p.WorkspaceIds[i], p.Types[i], p.Data[i] = e.WorkspaceID, string(e.Type), string(raw)
-		recorded[i] = Recorded{ID: ids[i], WorkspaceID: e.WorkspaceID, Type: e.Type}
+		recorded[i] = Recorded{ID: ids[i], WorkspaceID: e.WorkspaceID, Type: e.Type, CreatedAt: now}
 	}
 	// One statement however many: a bulk creation records a thousand.
-	if err := eventdb.New().EventCreateMany(ctx, tx, p); err != nil {
+	rows, err := eventdb.New().EventCreateMany(ctx, tx, p)
+	if err != nil {
 		return nil, store.InterpretError(err)
+	}
+	stored := make(map[uuid.UUID][]byte, len(rows))
+	for _, row := range rows {
+		stored[row.ID] = row.Data
+	}
+	for i := range recorded {
+		recorded[i].Data = stored[recorded[i].ID]
 	}
 	if err := notifyRecorded(ctx, tx, events); err != nil {
 		return nil, err

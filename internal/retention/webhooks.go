@@ -14,8 +14,9 @@ import (
 // webhooks deletes delivery attempts older than Policy.Events, then the
 // events older than it that nothing needs any more: no delivery row left
 // (deleting an event would cascade to them) and no unfinished delivery
-// job, whose args name the event and which renders its body from the row
-// at every attempt.
+// job, whose args name the event: its attempts' rows reference it, and a
+// job without the body in its args (a manual retry) renders it from the
+// row.
 func (r *run) webhooks(ctx context.Context) error {
 	before := r.now.Add(-r.p.Policy.Events)
 	idBelow := uuidV7Floor(before)

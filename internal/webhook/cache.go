@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -13,10 +14,17 @@ import (
 	"github.com/linkqr/linkqr/internal/webhook/internal/webhookdb"
 )
 
-// target is an enabled subscription as the fan-out needs it.
+// target is an enabled subscription as the fan-out and an attempt need it:
+// the events it lists, and where and with what secrets it is sent. Every
+// change of these (update, disable, delete, secret rotation, a workspace's
+// deletion) NOTIFYs ChangedChannel, so every instance drops its copy.
 type target struct {
 	id     uuid.UUID
 	events []event.Type
+	url    string
+	// The sealed signing secrets, opened at each attempt (signingSecrets).
+	secret, previousSecret []byte
+	previousExpiresAt      *time.Time
 }
 
 // targets returns the workspace's enabled subscriptions, from the cache or
@@ -34,13 +42,32 @@ func (s *Service) targets(ctx context.Context, db webhookdb.DBTX, ws uuid.UUID) 
 	}
 	ts := make([]target, len(rows))
 	for i, r := range rows {
-		ts[i] = target{id: r.ID, events: make([]event.Type, len(r.Events))}
+		ts[i] = target{
+			id: r.ID, events: make([]event.Type, len(r.Events)), url: r.URL,
+			secret: r.SecretCiphertext, previousSecret: r.PreviousSecretCiphertext, previousExpiresAt: r.PreviousSecretExpiresAt,
+		}
 		for j, e := range r.Events {
 			ts[i].events[j] = event.Type(e)
 		}
 	}
 	s.cache.Put(ws, ts, epoch)
 	return ts, nil
+}
+
+// enabledTarget returns the subscription sub of workspace ws from the
+// cache (loading the workspace on a miss); false when it is not enabled
+// (disabled, deleted, or of another workspace).
+func (s *Service) enabledTarget(ctx context.Context, ws, sub uuid.UUID) (target, bool, error) {
+	ts, err := s.targets(ctx, s.db.Conn(ctx), ws)
+	if err != nil {
+		return target{}, false, err
+	}
+	for _, t := range ts {
+		if t.id == sub {
+			return t, true, nil
+		}
+	}
+	return target{}, false, nil
 }
 
 // Subscribed reports whether the workspace has an enabled subscription to

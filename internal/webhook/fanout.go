@@ -2,7 +2,9 @@ package webhook
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/google/uuid"
@@ -16,10 +18,11 @@ import (
 // housekeeping jobs so slow receivers never hold those up.
 const Queue = "webhooks"
 
-// DeliverArgs is the River job of one event for one subscription. It
-// carries ids only: the body is rendered from the event row at each
-// attempt (the same bytes every time), and the subscription is re-read so
-// a disabled or deleted one receives nothing.
+// DeliverArgs is the River job of one event for one subscription. The
+// fan-out puts the event's envelope in it (Body), so an attempt reads no
+// event; the subscription comes from the cache, which every change of it
+// invalidates on every instance, so a disabled or deleted one receives
+// nothing.
 type DeliverArgs struct {
 	SubscriptionID uuid.UUID  `json:"subscription_id"`
 	WorkspaceID    uuid.UUID  `json:"workspace_id"`
@@ -28,6 +31,12 @@ type DeliverArgs struct {
 	// DeliveryID is the pending delivery a manual retry completes; nil for
 	// the automatic schedule.
 	DeliveryID *uuid.UUID `json:"delivery_id,omitempty"`
+	// Body is the request body, the event's envelope as compact JSON,
+	// rendered at fan-out from the event as stored: the bytes the event row
+	// renders to (loadAttempt), kept as a JSON string so they survive jsonb
+	// unchanged. Empty in a manual retry's job (and in jobs enqueued before
+	// it existed): the attempt renders it from the event row.
+	Body string `json:"body,omitempty"`
 }
 
 // Kind names the job in River's table.
@@ -50,12 +59,21 @@ func (s *Service) Fanout(ctx context.Context, tx pgx.Tx, events []event.Recorded
 		if err != nil {
 			return err
 		}
+		var body string
 		for _, t := range ts {
-			if slices.Contains(t.events, e.Type) {
-				params = append(params, river.InsertManyParams{Args: DeliverArgs{
-					SubscriptionID: t.id, WorkspaceID: e.WorkspaceID, EventID: e.ID, EventType: e.Type,
-				}})
+			if !slices.Contains(t.events, e.Type) {
+				continue
 			}
+			if body == "" && e.Data != nil {
+				b, err := json.Marshal(event.EnvelopeOf(e.ID, e.WorkspaceID, e.Type, e.CreatedAt, e.Data))
+				if err != nil {
+					return fmt.Errorf("encode %s event: %w", e.Type, err)
+				}
+				body = string(b)
+			}
+			params = append(params, river.InsertManyParams{Args: DeliverArgs{
+				SubscriptionID: t.id, WorkspaceID: e.WorkspaceID, EventID: e.ID, EventType: e.Type, Body: body,
+			}})
 		}
 	}
 	if len(params) == 0 {

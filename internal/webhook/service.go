@@ -76,6 +76,8 @@ type Service struct {
 	jobs    JobInserter
 	onTry   func(status string, took time.Duration)
 	pace    *priority.Budget
+	// successes records the automatic schedule's successful attempts.
+	successes successBatcher
 }
 
 // NewService returns a Service; call UseJobs before events are recorded
@@ -95,11 +97,13 @@ func NewService(o Options) (*Service, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	g := &Guard{AllowPrivate: o.AllowPrivate, Resolver: o.Resolver}
-	return &Service{
+	s := &Service{
 		db: o.DB, log: o.Log, sealer: sl, guard: g, now: o.Now, timeout: o.Timeout,
 		client: newHTTPClient(g), onTry: o.OnAttempt, pace: o.Pace,
 		cache: epochcache.New[uuid.UUID, []target](maxCachedWorkspaces),
-	}, nil
+	}
+	s.successes.s = s
+	return s, nil
 }
 
 // UseJobs sets the River client that fan-out and retries insert jobs with.
@@ -253,11 +257,16 @@ func (s *Service) RotateSecret(ctx context.Context, ws, id uuid.UUID) (Resource,
 			return store.InterpretError(err)
 		}
 		// Only that it happened: never the secret.
-		return audit.Record(ctx, tx, ws, audit.WebhookSecretRotated, auditTarget(id), nil)
+		if err := audit.Record(ctx, tx, ws, audit.WebhookSecretRotated, auditTarget(id), nil); err != nil {
+			return err
+		}
+		// The cache holds the sealed secrets attempts sign with.
+		return s.notifyChanged(ctx, tx, ws)
 	})
 	if err != nil {
 		return Resource{}, err
 	}
+	s.invalidateAfterCommit(ctx, ws)
 	res := toResource(row)
 	res.Secret = secret
 	return res, nil
@@ -265,14 +274,14 @@ func (s *Service) RotateSecret(ctx context.Context, ws, id uuid.UUID) (Resource,
 
 // signingSecrets returns the secrets a delivery at now is signed with:
 // the current one, then the previous one while its overlap lasts.
-func (s *Service) signingSecrets(row webhookdb.WebhookSubscription, now time.Time) ([]string, error) {
-	cur, err := s.sealer.open(row.ID, row.SecretCiphertext)
+func (s *Service) signingSecrets(t target, now time.Time) ([]string, error) {
+	cur, err := s.sealer.open(t.id, t.secret)
 	if err != nil {
 		return nil, err
 	}
 	out := []string{cur}
-	if row.PreviousSecretCiphertext != nil && row.PreviousSecretExpiresAt != nil && now.Before(*row.PreviousSecretExpiresAt) {
-		prev, err := s.sealer.open(row.ID, row.PreviousSecretCiphertext)
+	if t.previousSecret != nil && t.previousExpiresAt != nil && now.Before(*t.previousExpiresAt) {
+		prev, err := s.sealer.open(t.id, t.previousSecret)
 		if err != nil {
 			return nil, err
 		}

@@ -80,19 +80,24 @@ func (s *Service) nextAttemptAt(job *rivertype.JobRow) time.Time {
 	return s.now().Add(RetryDelay(job.ID, job.Attempt)).UTC().Truncate(time.Microsecond)
 }
 
-// Work makes one attempt and records it as one delivery row. Its database
-// work is two round trips on the automatic schedule's success path: one
-// query reads everything (loadAttempt), one statement records the outcome
-// (recordSuccess); River fetches and completes jobs in batches around them.
+// Work makes one attempt and records it as one delivery row. On the
+// automatic schedule's success path its own database work is a share of
+// one statement: the attempt reads nothing (the subscription comes from
+// the cache, the event's body from the job's args, the attempt number from
+// River's count of attempts), and the success is written by the batcher
+// together with the other workers' (recordSuccesses); River fetches and
+// completes jobs in batches around it.
 //
 // The record and River's job state are two commits, deliberately: River's
 // JobCompleteTx would put them in one, but at the price of a transaction
 // (BEGIN, the job's UPDATE, COMMIT) per attempt where River's completer
-// updates dozens of jobs with one statement. Between the two commits only
-// a crash can intervene, and it leaves the job running: River rescues it
-// and the event is sent again as the next attempt, which at-least-once
-// delivery allows (receivers de-duplicate by event id). Nothing is lost,
-// and no attempt is recorded without having been sent.
+// updates dozens of jobs with one statement. Work returns only once its
+// record has committed, so River never completes an unrecorded attempt;
+// between the two commits only a crash can intervene, and it leaves the
+// job running: River rescues it and the event is sent again as the next
+// attempt, which at-least-once delivery allows (receivers de-duplicate by
+// event id). Nothing is lost, and no attempt is recorded without having
+// been sent.
 func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	s, a := w.svc, job.Args
 	// While the redirect is busy, attempts start at the pace's rate. The
@@ -101,7 +106,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	if _, err := s.pace.Acquire(ctx, 1, maxPaceWait); err != nil {
 		return err
 	}
-	at, err := s.loadAttempt(ctx, a)
+	at, err := s.attemptOf(ctx, job.JobRow, a)
 	if err != nil || at == nil {
 		return err
 	}
@@ -109,13 +114,13 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	if err != nil {
 		return river.JobCancel(err) // the key changed: no attempt could ever be signed
 	}
-	out := s.post(ctx, at.sub.URL, at.body, at.eventID, at.number, secrets)
+	out := s.post(ctx, at.sub.url, at.body, at.eventID, at.number, secrets)
 	if ctx.Err() != nil {
 		// Shutdown (or the job's own timeout): nothing is recorded and
 		// River makes the job available again.
 		return ctx.Err()
 	}
-	disabled, err := s.record(ctx, job.JobRow, at.sub, a, at.number, out)
+	disabled, err := s.record(ctx, job.JobRow, a, at.number, out)
 	switch {
 	case err != nil:
 		return err
@@ -130,10 +135,42 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 
 // attempt is what one run of a delivery job sends.
 type attempt struct {
-	sub     webhookdb.WebhookSubscription
+	sub     target
 	body    []byte // the event envelope, compact JSON
 	eventID string // Service-Event-Id
 	number  int32  // Service-Delivery-Attempt
+}
+
+// attemptOf is what this run of the job sends. A job of the automatic
+// schedule that carries its body reads nothing while its subscription is
+// cached and enabled: the attempt number is River's count on the first
+// attempt (no row of this event and subscription can exist before it) and
+// one more than those recorded on a later one (a manual retry in between
+// takes a number too). Anything else — a manual retry, a job without its
+// body, a subscription the cache does not hold enabled — is read from the
+// database (loadAttempt), which also tells a deleted subscription from a
+// disabled one.
+func (s *Service) attemptOf(ctx context.Context, job *rivertype.JobRow, a DeliverArgs) (*attempt, error) {
+	if a.Body == "" || a.DeliveryID != nil {
+		return s.loadAttempt(ctx, a)
+	}
+	t, ok, err := s.enabledTarget(ctx, a.WorkspaceID, a.SubscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return s.loadAttempt(ctx, a)
+	}
+	number := int32(1)
+	if job.Attempt > 1 {
+		number, err = webhookdb.New().WebhookDeliveryNextAttempt(ctx, s.db.Conn(ctx), webhookdb.WebhookDeliveryNextAttemptParams{
+			SubscriptionID: a.SubscriptionID, EventID: a.EventID,
+		})
+		if err != nil {
+			return nil, store.InterpretError(err)
+		}
+	}
+	return &attempt{sub: t, body: []byte(a.Body), eventID: id.Format(id.Event, a.EventID), number: number}, nil
 }
 
 // loadAttempt reads the subscription, the event and the attempt number
@@ -181,18 +218,23 @@ func (s *Service) loadAttempt(ctx context.Context, a DeliverArgs) (*attempt, err
 	if err != nil {
 		return nil, river.JobCancel(fmt.Errorf("encode event: %w", err))
 	}
-	return &attempt{sub: sub, body: body, eventID: env.ID, number: number}, nil
+	t := target{
+		id: sub.ID, url: sub.URL, secret: sub.SecretCiphertext,
+		previousSecret: sub.PreviousSecretCiphertext, previousExpiresAt: sub.PreviousSecretExpiresAt,
+	}
+	return &attempt{sub: t, body: body, eventID: env.ID, number: number}, nil
 }
 
 // record writes the attempt's delivery row and the subscription's health
-// atomically: a success of the automatic schedule as one statement
-// (recordSuccess), anything else in one transaction (recordInTx).
-func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub webhookdb.WebhookSubscription, a DeliverArgs, attempt int32, out outcome) (disabled bool, err error) {
+// atomically: a success of the automatic schedule through the batcher
+// (one statement with other workers' successes), anything else in one
+// transaction (recordInTx).
+func (s *Service) record(ctx context.Context, job *rivertype.JobRow, a DeliverArgs, attempt int32, out outcome) (disabled bool, err error) {
 	now := s.now().UTC()
 	if out.err == nil && a.DeliveryID == nil {
-		err = s.recordSuccess(ctx, sub, a, attempt, out, now)
+		err = s.successes.record(ctx, successOf(a, attempt, out, now))
 	} else {
-		disabled, err = s.recordInTx(ctx, job, sub, a, attempt, out, now)
+		disabled, err = s.recordInTx(ctx, job, a, attempt, out, now)
 	}
 	if err == nil && s.onTry != nil {
 		if out.err == nil {
@@ -202,23 +244,23 @@ func (s *Service) record(ctx context.Context, job *rivertype.JobRow, sub webhook
 		}
 	}
 	if err == nil && disabled {
-		s.invalidateAfterCommit(ctx, sub.WorkspaceID)
+		s.invalidateAfterCommit(ctx, a.WorkspaceID)
 		s.log.Warn("webhook subscription disabled after failing deliveries",
-			"webhook_id", id.Format(id.Webhook, sub.ID), "failing_since", sub.FailingSince)
+			"webhook_id", id.Format(id.Webhook, a.SubscriptionID))
 	}
 	return disabled, err
 }
 
-// recordSuccess records a successful automatic attempt with one statement
-// (WebhookDeliveryRecordSuccess), which is its own transaction: the
-// delivery row and the subscription's health change together or not at
-// all, without a BEGIN and COMMIT round trip of their own.
-func (s *Service) recordSuccess(ctx context.Context, sub webhookdb.WebhookSubscription, a DeliverArgs, attempt int32, out outcome, now time.Time) error {
-	ms := int32(out.duration.Milliseconds())
+// recordSuccess records one successful automatic attempt with one
+// statement (WebhookDeliveryRecordSuccess), which is its own transaction:
+// the delivery row and the subscription's health change together or not
+// at all. The batcher falls back to it when a batch fails.
+func (s *Service) recordSuccess(ctx context.Context, r success) error {
+	ms := r.durationMs
 	err := webhookdb.New().WebhookDeliveryRecordSuccess(ctx, s.db.Conn(ctx), webhookdb.WebhookDeliveryRecordSuccessParams{
-		ID: id.New(), WorkspaceID: sub.WorkspaceID, SubscriptionID: sub.ID, EventID: a.EventID,
-		EventType: string(a.EventType), Attempt: attempt, ResponseStatus: out.status, ResponseBody: out.body,
-		DurationMs: &ms, CreatedAt: now, RequestSignature: nonEmpty(out.signature), ResponseHeaders: out.headers,
+		ID: r.id, WorkspaceID: r.workspaceID, SubscriptionID: r.subscriptionID, EventID: r.eventID,
+		EventType: r.eventType, Attempt: r.attempt, ResponseStatus: &r.status, ResponseBody: nonEmpty(r.body),
+		DurationMs: &ms, CreatedAt: r.at, RequestSignature: nonEmpty(r.signature), ResponseHeaders: r.headers,
 	})
 	return store.InterpretError(err)
 }
@@ -228,23 +270,23 @@ func (s *Service) recordSuccess(ctx context.Context, sub webhookdb.WebhookSubscr
 // failure that extends a streak of failures without success past
 // DisableAfterFailures disables the subscription (reported as disabled, so
 // no further attempt is scheduled).
-func (s *Service) recordInTx(ctx context.Context, job *rivertype.JobRow, sub webhookdb.WebhookSubscription, a DeliverArgs, attempt int32, out outcome, now time.Time) (disabled bool, err error) {
+func (s *Service) recordInTx(ctx context.Context, job *rivertype.JobRow, a DeliverArgs, attempt int32, out outcome, now time.Time) (disabled bool, err error) {
 	err = s.db.InTx(ctx, func(tx pgx.Tx) error {
 		q := webhookdb.New()
 		status := DeliverySucceeded
 		var next *time.Time
 		if out.err == nil {
-			if err := q.WebhookSubscriptionMarkHealthy(ctx, tx, sub.ID); err != nil {
+			if err := q.WebhookSubscriptionMarkHealthy(ctx, tx, a.SubscriptionID); err != nil {
 				return store.InterpretError(err)
 			}
 		} else {
 			status = DeliveryFailed
-			since, err := q.WebhookSubscriptionMarkFailing(ctx, tx, webhookdb.WebhookSubscriptionMarkFailingParams{ID: sub.ID, At: now})
+			since, err := q.WebhookSubscriptionMarkFailing(ctx, tx, webhookdb.WebhookSubscriptionMarkFailingParams{ID: a.SubscriptionID, At: now})
 			if err != nil {
 				return store.InterpretError(err)
 			}
 			if since != nil && now.Sub(*since) >= DisableAfterFailures {
-				if disabled, err = s.autoDisable(ctx, tx, sub, *since); err != nil {
+				if disabled, err = s.autoDisable(ctx, tx, a.WorkspaceID, a.SubscriptionID, *since); err != nil {
 					return err
 				}
 			}
@@ -264,7 +306,7 @@ func (s *Service) recordInTx(ctx context.Context, job *rivertype.JobRow, sub web
 			return store.InterpretError(err)
 		}
 		_, err := q.WebhookDeliveryInsert(ctx, tx, webhookdb.WebhookDeliveryInsertParams{
-			ID: id.New(), WorkspaceID: sub.WorkspaceID, SubscriptionID: sub.ID, EventID: a.EventID,
+			ID: id.New(), WorkspaceID: a.WorkspaceID, SubscriptionID: a.SubscriptionID, EventID: a.EventID,
 			EventType: string(a.EventType), Attempt: attempt, Status: status, ResponseStatus: code,
 			ResponseBody: out.body, Error: errText, DurationMs: &ms, CreatedAt: now, NextAttemptAt: next,
 			RequestSignature: nonEmpty(out.signature), ResponseHeaders: out.headers,
@@ -276,22 +318,22 @@ func (s *Service) recordInTx(ctx context.Context, job *rivertype.JobRow, sub web
 
 // autoDisable sets the subscription disabled with the reason, and tells
 // every instance's cache.
-func (s *Service) autoDisable(ctx context.Context, tx pgx.Tx, sub webhookdb.WebhookSubscription, since time.Time) (bool, error) {
+func (s *Service) autoDisable(ctx context.Context, tx pgx.Tx, ws, sub uuid.UUID, since time.Time) (bool, error) {
 	reason := fmt.Sprintf("deliveries failed without a success since %s", since.UTC().Format(time.RFC3339))
-	n, err := webhookdb.New().WebhookSubscriptionDisable(ctx, tx, webhookdb.WebhookSubscriptionDisableParams{ID: sub.ID, DisabledReason: &reason})
+	n, err := webhookdb.New().WebhookSubscriptionDisable(ctx, tx, webhookdb.WebhookSubscriptionDisableParams{ID: sub, DisabledReason: &reason})
 	if err != nil {
 		return false, store.InterpretError(err)
 	}
 	if n > 0 {
 		// The system disables it: a job, never a person.
 		sys := audit.WithActor(ctx, audit.Actor{Type: audit.ActorSystem})
-		if err := audit.Record(sys, tx, sub.WorkspaceID, audit.WebhookDisabled, auditTarget(sub.ID), audit.Changes{
+		if err := audit.Record(sys, tx, ws, audit.WebhookDisabled, auditTarget(sub), audit.Changes{
 			"status": audit.Change(StatusEnabled, StatusDisabled), "disabled_reason": audit.Change(nil, reason),
 		}); err != nil {
 			return false, err
 		}
 	}
-	return true, s.notifyChanged(ctx, tx, sub.WorkspaceID)
+	return true, s.notifyChanged(ctx, tx, ws)
 }
 
 // completePendingAsDisabled closes a manual retry that came up after its

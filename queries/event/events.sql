@@ -1,12 +1,15 @@
 -- name: EventGetByID :one
 SELECT * FROM events WHERE id = $1 AND workspace_id = $2;
 
--- name: EventCreateMany :exec
+-- name: EventCreateMany :many
 -- Many events in one statement (a bulk creation's link.created): the
--- arrays are parallel, one element per event.
+-- arrays are parallel, one element per event. It returns each event's data
+-- as stored (jsonb's rendering), which the fan-out puts in the delivery
+-- jobs: the same bytes an event read back gives.
 INSERT INTO events (id, workspace_id, type, data, created_at)
 SELECT unnest(sqlc.arg(ids)::uuid[]), unnest(sqlc.arg(workspace_ids)::uuid[]), unnest(sqlc.arg(types)::text[]),
-       unnest(sqlc.arg(data)::text[])::jsonb, sqlc.arg(created_at);
+       unnest(sqlc.arg(data)::text[])::jsonb, sqlc.arg(created_at)
+RETURNING id, data;
 
 -- name: EventListPage :many
 -- A workspace's events of the given types, newest first, in pages before

@@ -19,8 +19,10 @@ ORDER BY id DESC
 LIMIT $2;
 
 -- name: WebhookSubscriptionListEnabled :many
--- What the fan-out cache holds for a workspace.
-SELECT id, events FROM webhook_subscriptions
+-- What the subscription cache holds for a workspace: what the fan-out
+-- matches and what an attempt sends with (URL, sealed secrets).
+SELECT id, events, url, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at
+FROM webhook_subscriptions
 WHERE workspace_id = $1 AND status = 'enabled'
 ORDER BY id;
 
@@ -87,6 +89,34 @@ INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, event_id, eve
 VALUES (sqlc.arg(id), sqlc.arg(workspace_id), sqlc.arg(subscription_id)::uuid, sqlc.arg(event_id), sqlc.arg(event_type),
         sqlc.arg(attempt), 'succeeded', sqlc.narg(response_status), sqlc.narg(response_body), NULL,
         sqlc.narg(duration_ms), sqlc.arg(created_at), NULL, sqlc.narg(request_signature), sqlc.narg(response_headers));
+
+-- name: WebhookDeliveryRecordSuccesses :exec
+-- Successful automatic attempts of any subscriptions as one statement (the
+-- worker's batcher): their delivery rows, and each subscription healthy
+-- again (touched only when it was failing). Empty strings stand for NULL in
+-- the nullable columns (a success always has a status and a duration).
+WITH r AS (
+    SELECT unnest(sqlc.arg(ids)::uuid[]) AS id, unnest(sqlc.arg(workspace_ids)::uuid[]) AS workspace_id,
+           unnest(sqlc.arg(subscription_ids)::uuid[]) AS subscription_id, unnest(sqlc.arg(event_ids)::uuid[]) AS event_id,
+           unnest(sqlc.arg(event_types)::text[]) AS event_type, unnest(sqlc.arg(attempts)::integer[]) AS attempt,
+           unnest(sqlc.arg(response_statuses)::integer[]) AS response_status,
+           unnest(sqlc.arg(response_bodies)::text[]) AS response_body,
+           unnest(sqlc.arg(durations_ms)::integer[]) AS duration_ms,
+           unnest(sqlc.arg(created_ats)::timestamptz[]) AS created_at,
+           unnest(sqlc.arg(request_signatures)::text[]) AS request_signature,
+           unnest(sqlc.arg(response_headers)::text[]) AS response_headers
+), healthy AS (
+    UPDATE webhook_subscriptions s SET failing_since = NULL
+    FROM (SELECT DISTINCT subscription_id, workspace_id FROM r) h
+    WHERE s.id = h.subscription_id AND s.workspace_id = h.workspace_id AND s.failing_since IS NOT NULL
+)
+INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, event_id, event_type, attempt, status,
+                                response_status, response_body, error, duration_ms, created_at, next_attempt_at,
+                                request_signature, response_headers)
+SELECT id, workspace_id, subscription_id, event_id, event_type, attempt, 'succeeded',
+       response_status, NULLIF(response_body, ''), NULL, duration_ms, created_at, NULL,
+       NULLIF(request_signature, ''), NULLIF(response_headers, '')::jsonb
+FROM r;
 
 -- name: WebhookDeliveryNextAttempt :one
 SELECT (COALESCE(max(attempt), 0) + 1)::integer FROM webhook_deliveries

@@ -12,10 +12,11 @@ import (
 	"github.com/google/uuid"
 )
 
-const eventCreateMany = `-- name: EventCreateMany :exec
+const eventCreateMany = `-- name: EventCreateMany :many
 INSERT INTO events (id, workspace_id, type, data, created_at)
 SELECT unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::text[]),
        unnest($4::text[])::jsonb, $5
+RETURNING id, data
 `
 
 type EventCreateManyParams struct {
@@ -26,17 +27,39 @@ type EventCreateManyParams struct {
 	CreatedAt    time.Time
 }
 
+type EventCreateManyRow struct {
+	ID   uuid.UUID
+	Data []byte
+}
+
 // Many events in one statement (a bulk creation's link.created): the
-// arrays are parallel, one element per event.
-func (q *Queries) EventCreateMany(ctx context.Context, db DBTX, arg EventCreateManyParams) error {
-	_, err := db.Exec(ctx, eventCreateMany,
+// arrays are parallel, one element per event. It returns each event's data
+// as stored (jsonb's rendering), which the fan-out puts in the delivery
+// jobs: the same bytes an event read back gives.
+func (q *Queries) EventCreateMany(ctx context.Context, db DBTX, arg EventCreateManyParams) ([]EventCreateManyRow, error) {
+	rows, err := db.Query(ctx, eventCreateMany,
 		arg.Ids,
 		arg.WorkspaceIds,
 		arg.Types,
 		arg.Data,
 		arg.CreatedAt,
 	)
-	return err
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []EventCreateManyRow
+	for rows.Next() {
+		var i EventCreateManyRow
+		if err := rows.Scan(&i.ID, &i.Data); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const eventGetByID = `-- name: EventGetByID :one

@@ -455,6 +455,68 @@ func (q *Queries) WebhookDeliveryRecordSuccess(ctx context.Context, db DBTX, arg
 	return err
 }
 
+const webhookDeliveryRecordSuccesses = `-- name: WebhookDeliveryRecordSuccesses :exec
+WITH r AS (
+    SELECT unnest($1::uuid[]) AS id, unnest($2::uuid[]) AS workspace_id,
+           unnest($3::uuid[]) AS subscription_id, unnest($4::uuid[]) AS event_id,
+           unnest($5::text[]) AS event_type, unnest($6::integer[]) AS attempt,
+           unnest($7::integer[]) AS response_status,
+           unnest($8::text[]) AS response_body,
+           unnest($9::integer[]) AS duration_ms,
+           unnest($10::timestamptz[]) AS created_at,
+           unnest($11::text[]) AS request_signature,
+           unnest($12::text[]) AS response_headers
+), healthy AS (
+    UPDATE webhook_subscriptions s SET failing_since = NULL
+    FROM (SELECT DISTINCT subscription_id, workspace_id FROM r) h
+    WHERE s.id = h.subscription_id AND s.workspace_id = h.workspace_id AND s.failing_since IS NOT NULL
+)
+INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, event_id, event_type, attempt, status,
+                                response_status, response_body, error, duration_ms, created_at, next_attempt_at,
+                                request_signature, response_headers)
+SELECT id, workspace_id, subscription_id, event_id, event_type, attempt, 'succeeded',
+       response_status, NULLIF(response_body, ''), NULL, duration_ms, created_at, NULL,
+       NULLIF(request_signature, ''), NULLIF(response_headers, '')::jsonb
+FROM r
+`
+
+type WebhookDeliveryRecordSuccessesParams struct {
+	Ids               []uuid.UUID
+	WorkspaceIds      []uuid.UUID
+	SubscriptionIds   []uuid.UUID
+	EventIds          []uuid.UUID
+	EventTypes        []string
+	Attempts          []int32
+	ResponseStatuses  []int32
+	ResponseBodies    []string
+	DurationsMs       []int32
+	CreatedAts        []time.Time
+	RequestSignatures []string
+	ResponseHeaders   []string
+}
+
+// Successful automatic attempts of any subscriptions as one statement (the
+// worker's batcher): their delivery rows, and each subscription healthy
+// again (touched only when it was failing). Empty strings stand for NULL in
+// the nullable columns (a success always has a status and a duration).
+func (q *Queries) WebhookDeliveryRecordSuccesses(ctx context.Context, db DBTX, arg WebhookDeliveryRecordSuccessesParams) error {
+	_, err := db.Exec(ctx, webhookDeliveryRecordSuccesses,
+		arg.Ids,
+		arg.WorkspaceIds,
+		arg.SubscriptionIds,
+		arg.EventIds,
+		arg.EventTypes,
+		arg.Attempts,
+		arg.ResponseStatuses,
+		arg.ResponseBodies,
+		arg.DurationsMs,
+		arg.CreatedAts,
+		arg.RequestSignatures,
+		arg.ResponseHeaders,
+	)
+	return err
+}
+
 const webhookSubscriptionCreate = `-- name: WebhookSubscriptionCreate :one
 INSERT INTO webhook_subscriptions (id, workspace_id, url, events, description, secret_ciphertext, created_by)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -651,17 +713,23 @@ func (q *Queries) WebhookSubscriptionListByWorkspace(ctx context.Context, db DBT
 }
 
 const webhookSubscriptionListEnabled = `-- name: WebhookSubscriptionListEnabled :many
-SELECT id, events FROM webhook_subscriptions
+SELECT id, events, url, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at
+FROM webhook_subscriptions
 WHERE workspace_id = $1 AND status = 'enabled'
 ORDER BY id
 `
 
 type WebhookSubscriptionListEnabledRow struct {
-	ID     uuid.UUID
-	Events []string
+	ID                       uuid.UUID
+	Events                   []string
+	URL                      string
+	SecretCiphertext         []byte
+	PreviousSecretCiphertext []byte
+	PreviousSecretExpiresAt  *time.Time
 }
 
-// What the fan-out cache holds for a workspace.
+// What the subscription cache holds for a workspace: what the fan-out
+// matches and what an attempt sends with (URL, sealed secrets).
 func (q *Queries) WebhookSubscriptionListEnabled(ctx context.Context, db DBTX, workspaceID uuid.UUID) ([]WebhookSubscriptionListEnabledRow, error) {
 	rows, err := db.Query(ctx, webhookSubscriptionListEnabled, workspaceID)
 	if err != nil {
@@ -671,7 +739,14 @@ func (q *Queries) WebhookSubscriptionListEnabled(ctx context.Context, db DBTX, w
 	var items []WebhookSubscriptionListEnabledRow
 	for rows.Next() {
 		var i WebhookSubscriptionListEnabledRow
-		if err := rows.Scan(&i.ID, &i.Events); err != nil {
+		if err := rows.Scan(
+			&i.ID,
+			&i.Events,
+			&i.URL,
+			&i.SecretCiphertext,
+			&i.PreviousSecretCiphertext,
+			&i.PreviousSecretExpiresAt,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/pgembed"
+	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/testkit/strict"
 )
 
@@ -180,9 +181,11 @@ func TestSIGKILLUnderLoadLosesAtMost100ms(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM scans").Scan(&rows); err != nil {
 		t.Fatal(err)
 	}
-	allowed := int(math.Ceil(float64(lastSecond) * 0.1))
-	t.Logf("SIGKILL after %d answered redirects (%d in the last second): %d scans in the database, %d missing, bound %d (100 ms of traffic)",
-		total, lastSecond, rows, max(0, total-rows), allowed)
+	// The documented bound: 100 ms of the traffic, but never below
+	// scan.MinUnwritten (a quiet instance does not wait on every write).
+	allowed := max(scan.MinUnwritten, int(math.Ceil(float64(lastSecond)*0.1)))
+	t.Logf("SIGKILL after %d answered redirects (%d in the last second): %d scans in the database, %d missing, bound %d (100 ms of traffic, at least %d)",
+		total, lastSecond, rows, max(0, total-rows), allowed, scan.MinUnwritten)
 	if rows < total-allowed {
 		t.Errorf("%d scans missing after a hard crash, more than the %d redirects of the last 100 ms", total-rows, allowed)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/notify"
@@ -81,6 +83,23 @@ func TestLinkReadsFromMemoryStayCoherent(t *testing.T) {
 		got, err := get()
 		return err == nil && slices.Equal(got.Tags.Strings(), []string{"spring"}), fmt.Sprintf("tags %v (%v)", got.Tags.Strings(), err)
 	})
+	// Every notification sent so far has been handled once a fence sent
+	// after them has come back (PostgreSQL delivers in commit order): the
+	// update's and the tags' own may arrive after the read above.
+	fence := uuid.NewString()
+	sent := time.Now()
+	if _, err := pool.Exec(ctx, "SELECT pg_notify($1, $2)", link.RowChannel, fence); err != nil {
+		t.Fatal(err)
+	}
+	hctx, hcancel := context.WithTimeout(ctx, 10*time.Second)
+	l.Heard(hctx, link.RowChannel, fence, sent.Add(-time.Second))
+	if hctx.Err() != nil {
+		t.Fatal("the fence notification was not heard")
+	}
+	hcancel()
+	if got, err := get(); err != nil || got.ScanCount != 0 { // cached again
+		t.Fatalf("scan_count %d (%v), want 0", got.ScanCount, err)
+	}
 	// The counters change without dropping the entry; the fold announces
 	// them (CountsChannel), here as the fold does, and one query reads them.
 	if _, err := pool.Exec(ctx, "UPDATE links SET scan_count = 41 WHERE id = $1", linkID); err != nil {

@@ -67,8 +67,12 @@ func (l *Listener) Subscribe(channel string, h Handler) {
 // Ready is closed once the first LISTEN succeeded.
 func (l *Listener) Ready() <-chan struct{} { return l.ready }
 
-// Run listens until ctx is cancelled, reconnecting with backoff after errors.
+// Run listens until ctx is cancelled, reconnecting with backoff after
+// errors. When it returns the caches are suspended: nothing is heard any
+// more (a process draining its last requests after StopWorkers must not
+// serve what a change since made stale).
 func (l *Listener) Run(ctx context.Context) {
+	defer l.suspendAll()
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		err := l.listenOnce(ctx)

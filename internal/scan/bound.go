@@ -15,7 +15,7 @@ import (
 // quiet instance (and one warming up) from waiting on every write.
 const (
 	CrashWindow  = 100 * time.Millisecond
-	MinUnwritten = 64
+	MinUnwritten = 16
 	// admitShare is the part of CrashWindow's hits actually admitted (in
 	// tenths): the rest is margin for what the last second's rate cannot
 	// see — a rate that rose within the second, answers already counted

@@ -3,7 +3,7 @@ GO        ?= go
 BIN       := bin/linkqr
 GOTEST    ?= $(GO) test -race -count=1 -timeout 20m
 
-.PHONY: run build test hostile generate generate-ts check-ts lint check-generated bench bench-topology cluster cluster-stop clean
+.PHONY: run build test test-short hostile generate generate-ts check-ts lint check-generated bench bench-topology cluster cluster-stop clean
 .PHONY: clients clients-python clients-kotlin
 
 ## run: build and serve on the embedded PostgreSQL default (http://127.0.0.1:8080;
@@ -23,6 +23,12 @@ test:
 	$(GO) run ./internal/testkit/testenv -- sh -c '\
 	  $(GOTEST) $$($(GO) list ./... | grep -v "/internal/hostile$$"); status=$$?; \
 	  $(GOTEST) -v $(HOSTILE) || status=1; exit $$status'
+
+## test-short: the fast lane while working: go test -short (the slowest tests
+## skip, docs/development.md#tests) without go vet's pass per package (make
+## lint runs vet once for all)
+test-short:
+	$(GO) run ./internal/testkit/testenv -- $(GO) test -short -vet=off ./...
 
 ## hostile: only the hostile-input suite (API, forms, MCP), verbose
 hostile:

@@ -44,7 +44,7 @@ func ParseTargetURL(raw string) (TargetURL, error) {
 	if scheme, _, ok := strings.Cut(raw, "://"); !ok || !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") {
 		// Not even the shape of a URL (a word, "example.com/x"): say what
 		// is wanted rather than what is wrong with its characters.
-		return TargetURL{}, validate.Reject("must be an absolute http or https URL, starting with https://")
+		return TargetURL{}, validate.Reject("must be an absolute http or https URL")
 	}
 	if strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		return TargetURL{}, validate.Reject("must not contain spaces or control characters (percent-encode them)")

@@ -17,8 +17,6 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/linkqr/linkqr/internal/event"
-	"github.com/linkqr/linkqr/internal/notify"
-	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -141,20 +139,7 @@ func TestForgedWorkspaceSendsNothing(t *testing.T) {
 // with the new secret, or is not made.
 func TestAttemptSeesChangesOfAnotherInstance(t *testing.T) {
 	t.Parallel()
-	a := setup(t, opts{})
-	b := setup(t, opts{pool: a.pool, key: a.key})
-	b.ws = a.ws
-	ctx, cancel := context.WithCancel(context.Background())
-	l := notify.New(a.pool, testkit.Logger(t))
-	b.svc.Subscribe(l)
-	done := make(chan struct{})
-	go func() { defer close(done); l.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	select {
-	case <-l.Ready():
-	case <-time.After(10 * time.Second):
-		t.Fatal("listener not ready")
-	}
+	a, b, l, ctx := twoInstances(t)
 	heard := func(since time.Time) {
 		t.Helper()
 		wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/priority"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -257,3 +258,25 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() boo
 }
 
 func compactJSON(dst *bytes.Buffer, src []byte) error { return json.Compact(dst, src) }
+
+// twoInstances is two services of one workspace on one database, as two
+// instances are: B hears the notifications (l, running until the test
+// ends) that A's changes send; ctx ends with the test.
+func twoInstances(t *testing.T) (a, b *env, l *notify.Listener, ctx context.Context) {
+	t.Helper()
+	a = setup(t, opts{})
+	b = setup(t, opts{pool: a.pool, key: a.key})
+	b.ws = a.ws
+	ctx, cancel := context.WithCancel(context.Background())
+	l = notify.New(a.pool, testkit.Logger(t))
+	b.svc.Subscribe(l)
+	done := make(chan struct{})
+	go func() { defer close(done); l.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-l.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("listener not ready")
+	}
+	return a, b, l, ctx
+}

@@ -16,9 +16,7 @@ import (
 	"github.com/linkqr/linkqr/internal/event"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
-	"github.com/linkqr/linkqr/internal/notify"
 	"github.com/linkqr/linkqr/internal/scan"
-	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -278,21 +276,7 @@ func TestPendingDeliveriesSurviveARestart(t *testing.T) {
 // of its disabling through NOTIFY within a second.
 func TestSubscriptionCacheAcrossInstances(t *testing.T) {
 	t.Parallel()
-	a := setup(t, opts{})
-	b := setup(t, opts{pool: a.pool, key: a.key})
-	b.ws = a.ws
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	l := notify.New(a.pool, testkit.Logger(t))
-	b.svc.Subscribe(l)
-	done := make(chan struct{})
-	go func() { defer close(done); l.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	select {
-	case <-l.Ready():
-	case <-time.After(10 * time.Second):
-		t.Fatal("listener not ready")
-	}
+	a, b, _, ctx := twoInstances(t)
 
 	subscribed := func(c context.Context, ws uuid.UUID) (bool, error) {
 		return b.svc.Subscribed(c, ws, event.ScanCreated)

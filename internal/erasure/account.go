@@ -87,7 +87,7 @@ func (s *Service) DeleteAccount(ctx context.Context, userID uuid.UUID) (deleted 
 	if err != nil {
 		return nil, err
 	}
-	s.announce(rev)
+	s.revoked(rev)
 	return deleted, nil
 }
 

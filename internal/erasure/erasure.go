@@ -103,7 +103,7 @@ func (s *Service) deleteWorkspace(ctx context.Context, id uuid.UUID, typed *stri
 	if err != nil {
 		return Deleted{}, err
 	}
-	s.announce(rev)
+	s.revoked(rev)
 	return d, nil
 }
 
@@ -145,5 +145,3 @@ func (s *Service) markedTx(ctx context.Context, tx pgx.Tx, id uuid.UUID) (Revoke
 	}
 	return rev, nil
 }
-
-func (s *Service) announce(rev Revoked) { s.revoked(rev) }

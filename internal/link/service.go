@@ -178,26 +178,27 @@ func targetOf(r linkdb.LinkResolveCodeRow) Target {
 
 // Get returns a live link of the workspace, or id.ErrNotFound.
 func (s *Service) Get(ctx context.Context, ws, id uuid.UUID) (Link, error) {
-	cached := s.reads != nil && !store.InAmbient(ctx)
-	if cached {
-		if l, ok := s.reads.get(ws, id); ok {
-			return l, nil
-		}
+	if s.reads == nil || store.InAmbient(ctx) {
+		return s.load(ctx, ws, id)
 	}
-	var epoch uint64
-	start := time.Now()
-	if cached {
-		epoch = s.reads.epoch()
+	if l, ok := s.reads.get(ws, id); ok {
+		return l, nil
 	}
+	epoch, start := s.reads.epoch(), time.Now()
+	l, err := s.load(ctx, ws, id)
+	if err == nil {
+		s.reads.put(l, epoch, start)
+	}
+	return l, err
+}
+
+// load reads ws's link id from the database.
+func (s *Service) load(ctx context.Context, ws, id uuid.UUID) (Link, error) {
 	row, err := linkdb.New().LinkGetByID(ctx, s.db.Conn(ctx), linkdb.LinkGetByIDParams{ID: id, WorkspaceID: ws})
 	if err != nil {
 		return Link{}, store.InterpretError(err)
 	}
-	l := fromRow(row, s.origins)
-	if cached {
-		s.reads.put(l, epoch, start)
-	}
-	return l, nil
+	return fromRow(row, s.origins), nil
 }
 
 // forget drops ids from Get's memory once ctx's transaction commits.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/testkit/wait"
 )
 
 // linkIDRE finds the link id in a link page's address.
@@ -154,6 +155,10 @@ func TestLinkPageEditPauseDelete(t *testing.T) {
 	if _, err := srv.Pool.Exec(context.Background(), "UPDATE links SET expires_at = '2026-01-01T10:00:00Z' WHERE workspace_id = $1", admin.WorkspaceID); err != nil {
 		t.Fatal(err)
 	}
+	// A write behind the product's back reaches its cache of links through the
+	// row trigger's notification, which is asynchronous: the person sees the
+	// page with the expiry before submitting it.
+	wait.For(t, 10*time.Second, func() bool { return hasTestID(b.get(path).body, "expired-notice") }, "the link page showing the expiry written in SQL")
 	p = b.post(path, url.Values{"target_url": {"https://example.com/new"}, "title": {"Again"}, "expires_at": {"2026-01-01T10:00"}})
 	if p.status != http.StatusSeeOther {
 		t.Errorf("retitling an expired link: %d %s", p.status, excerpt(p.body))

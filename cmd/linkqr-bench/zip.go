@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -51,7 +52,12 @@ type zipResult struct {
 	// The concurrent archives, for the length of the paced phase.
 	Files  int64 // codes received across the archives while it ran
 	Bytes  int64
-	Failed int // archives that ended in an error or a status other than 200
+	Failed int // archives that ended in an error or a status other than 200 (or a 429/503 without Retry-After)
+	// Waits counts the 429/503 answers with Retry-After the archives' clients
+	// waited out (the workspace's share of archives is a few at once);
+	// Waiting, the archives still waiting their turn when the load stopped.
+	Waits   int64
+	Waiting int
 	// Singles are single uncached QR codes asked one after another while
 	// the archives stream, as an integrator's GET …/qr would be: how many,
 	// how many were refused (503), and their slowest answer.
@@ -120,15 +126,18 @@ func (b *bench) zips(ctx context.Context, base, token string, pid int, redirect 
 	streams, stop := context.WithCancel(ctx)
 	defer stop()
 	var wg sync.WaitGroup
-	var files, sent atomic.Int64
-	var failed atomic.Int32
+	var files, sent, waits atomic.Int64
+	var failed, waiting atomic.Int32
 	var firstErr error
 	var errOnce sync.Once
 	res.RSS, err = sampleRSS(pid, func() error {
 		for i := range res.Concurrent {
 			wg.Go(func() {
 				// Each its own group and size: every code is drawn, none cached.
-				n, f, err := fetchZip(streams, client, base, token, i%zipGroups, 513+i)
+				n, f, queued, err := fetchZipWaiting(streams, client, base, token, i%zipGroups, 513+i, &waits)
+				if queued {
+					waiting.Add(1)
+				}
 				files.Add(int64(f))
 				sent.Add(n)
 				if err != nil && streams.Err() == nil {
@@ -150,6 +159,7 @@ func (b *bench) zips(ctx context.Context, base, token string, pid int, redirect 
 		return nil, err
 	}
 	res.Files, res.Bytes, res.Failed, res.Err = files.Load(), sent.Load(), int(failed.Load()), firstErr
+	res.Waits, res.Waiting = waits.Load(), int(waiting.Load())
 	b.progress("      zip: %d archives streamed %d codes (%.1f MiB) beside the redirect; RSS %v", res.Concurrent, res.Files, mib(uint64(res.Bytes)), res.RSS)
 	return res, nil
 }
@@ -249,6 +259,42 @@ func sampleRSS(pid int, fn func() error) (rssGrowth, error) {
 // its bytes and files as they arrive, and checks it is whole (its central
 // directory lists zipCodes files).
 func fetchZip(ctx context.Context, client *http.Client, base, token string, group, size int) (int64, int, error) {
+	n, files, _, err := fetchZipWaiting(ctx, client, base, token, group, size, nil)
+	return n, files, err
+}
+
+// busyError is an answer that says to come back: 429 or 503 with
+// Retry-After (the workspace's share of archives, or the instance's, is
+// taken).
+type busyError struct {
+	status int
+	after  time.Duration
+}
+
+func (e *busyError) Error() string {
+	return fmt.Sprintf("GET qr.zip: %d, retry after %v", e.status, e.after)
+}
+
+// fetchZipWaiting fetches an archive as a well-behaved client does: a 429
+// or 503 with Retry-After is waited out and asked again while ctx lasts
+// (each wait counted in waits), anything else ends it.
+func fetchZipWaiting(ctx context.Context, client *http.Client, base, token string, group, size int, waits *atomic.Int64) (int64, int, bool, error) {
+	for {
+		n, files, err := fetchZipOnce(ctx, client, base, token, group, size)
+		var busy *busyError
+		if !errors.As(err, &busy) || waits == nil {
+			return n, files, false, err
+		}
+		waits.Add(1)
+		select {
+		case <-time.After(busy.after):
+		case <-ctx.Done():
+			return 0, 0, true, nil // still waiting its turn when the load stopped
+		}
+	}
+}
+
+func fetchZipOnce(ctx context.Context, client *http.Client, base, token string, group, size int) (int64, int, error) {
 	tag := "batch-" + strconv.Itoa(zipFirst(group)/bulkBatch)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/links/qr.zip?tag="+tag+"&size="+strconv.Itoa(size), nil)
 	if err != nil {
@@ -260,6 +306,9 @@ func fetchZip(ctx context.Context, client *http.Client, base, token string, grou
 		return 0, 0, err
 	}
 	defer resp.Body.Close()
+	if secs, _ := strconv.Atoi(resp.Header.Get("Retry-After")); secs > 0 && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		return 0, 0, &busyError{status: resp.StatusCode, after: time.Duration(secs) * time.Second}
+	}
 	if resp.StatusCode != http.StatusOK {
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
 		return 0, 0, fmt.Errorf("GET qr.zip: %d %s", resp.StatusCode, raw)
@@ -377,7 +426,7 @@ func putDesign(ctx context.Context, client *http.Client, base, token string) err
 // print writes the scenario's rows and targets.
 func (r *zipResult) print(w io.Writer, row func(string, *phase), target func(name, value, goal string, ok, correctness bool)) {
 	fmt.Fprintf(w, "\n%-26s %10s %10s %10s %8s\n", "QR ZIPs", "req/s", "p50", "p99", "errors")
-	fmt.Fprintf(w, "  (archives of %d codes in the workspace design: logo, dots, frame; the redirect paced at %.0f req/s, alone and beside %d archives streaming at once)\n", zipCodes, r.Rate, r.Concurrent)
+	fmt.Fprintf(w, "  (archives of %d codes in the workspace design: logo, dots, frame; the redirect paced at %.0f req/s, alone and beside %d archives asked for at once by well-behaved clients, which wait out 429/503 as told)\n", zipCodes, r.Rate, r.Concurrent)
 	if r.AloneElapsed > 0 {
 		fmt.Fprintf(w, "  %-24s %s\n", "one archive alone", fmt.Sprintf("%d codes, %.1f MiB in %v (%.0f codes/s); RSS %v",
 			r.AloneFiles, mib(uint64(r.AloneBytes)), r.AloneElapsed.Round(time.Millisecond), float64(r.AloneFiles)/r.AloneElapsed.Seconds(), r.AloneRSS))
@@ -397,6 +446,7 @@ func (r *zipResult) print(w io.Writer, row func(string, *phase), target func(nam
 	target("single codes beside", fmt.Sprintf("%d of %d refused (503), slowest %v", r.SinglesBusy, r.Singles, r.SingleSlowest.Round(time.Millisecond)),
 		"target 0 refused", r.Singles > 0 && r.SinglesBusy == 0, false)
 	target("RSS beside ZIPs", r.RSS.String(), fmt.Sprintf("target ≤ +%d MiB", targetZipRSS>>20), r.RSS.growth() <= targetZipRSS, false)
+	fmt.Fprintf(w, "  %-24s %s\n", "archives told to wait", fmt.Sprintf("%d times (429/503 with Retry-After, waited out); %d of %d still waiting their turn at the end", r.Waits, r.Waiting, r.Concurrent))
 	target("archives whole", fmt.Sprintf("%d of %d failed", r.Failed, r.Concurrent), "target 0", r.Failed == 0 && r.Err == nil, true)
 	if r.Err != nil {
 		fmt.Fprintf(w, "    %v\n", r.Err)

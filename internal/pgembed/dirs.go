@@ -218,3 +218,30 @@ func clusterMajor(dir string) (string, error) {
 	}
 	return strings.TrimSpace(string(b)), nil
 }
+
+// memoryFS is where TestDir looks for a memory file system first.
+const memoryFS = "/dev/shm"
+
+// memoryFSRoom is the free space TestDir asks of memoryFS: a test cluster
+// holds a 10 MiB clone per running test plus WAL, far below this.
+const memoryFSRoom = 2 << 30
+
+// TestDir makes a directory for a throwaway test cluster (ForTests), named
+// with prefix like os.MkdirTemp. It is on /dev/shm when that is a memory
+// file system with room, else in os.TempDir(): every test clones a
+// database of about a thousand files and drops it, and on a disk file
+// system such as ext4 creating files where many were just deleted is most
+// of a test run's system time (measured: 36 s of PostgreSQL's 44 s of CPU
+// in the API package's tests), which a memory file system does not spend.
+func TestDir(prefix string) (string, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(memoryFS, &st); err == nil && st.Type == tmpfsMagic && st.Bavail*uint64(st.Bsize) >= memoryFSRoom {
+		if dir, err := os.MkdirTemp(memoryFS, prefix); err == nil {
+			return dir, nil
+		}
+	}
+	return os.MkdirTemp("", prefix)
+}
+
+// tmpfsMagic is the f_type statfs reports for tmpfs (linux/magic.h).
+const tmpfsMagic = 0x01021994

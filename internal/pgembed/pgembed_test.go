@@ -388,3 +388,19 @@ func TestOpenRequiresDataDir(t *testing.T) {
 		t.Fatal("Open without DataDir succeeded")
 	}
 }
+
+func TestTestDirPrefersAMemoryFileSystem(t *testing.T) {
+	dir, err := TestDir("lqdirtest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() || !strings.HasPrefix(filepath.Base(dir), "lqdirtest") {
+		t.Fatalf("TestDir made %q: %v", dir, err)
+	}
+	var shm syscall.Statfs_t
+	memory := syscall.Statfs(memoryFS, &shm) == nil && shm.Type == tmpfsMagic && shm.Bavail*uint64(shm.Bsize) >= memoryFSRoom
+	if onShm := filepath.Dir(dir) == memoryFS; onShm != memory {
+		t.Errorf("TestDir made %q; /dev/shm usable: %v", dir, memory)
+	}
+}

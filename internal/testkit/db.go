@@ -81,7 +81,7 @@ func ServerURL(t testing.TB) string {
 			serverErr = err
 			return
 		}
-		clusterDir, serverErr = os.MkdirTemp("", "lqtest")
+		clusterDir, serverErr = pgembed.TestDir("lqtest")
 		if serverErr != nil {
 			return
 		}

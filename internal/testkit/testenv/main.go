@@ -37,7 +37,7 @@ func main() {
 }
 
 func run(args []string) int {
-	dir, err := os.MkdirTemp("", "lqenv")
+	dir, err := pgembed.TestDir("lqenv")
 	if err != nil {
 		return fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/qrdesign"
+	"github.com/linkqr/linkqr/internal/tz"
 )
 
 // The parsers of the forms' own fields, fuzzed (the fields that reach a
@@ -42,7 +43,7 @@ func FuzzParseRangeChoice(f *testing.F) {
 	f.Add("24h", "", "", "month")
 	f.Add("\x00", "\xff", "2026-02-30", "\u202e")
 	f.Fuzz(func(t *testing.T, preset, from, to, interval string) {
-		c := parseRangeChoice(url.Values{"range": {preset}, "from": {from}, "to": {to}, "interval": {interval}}, fuzzNow)
+		c := parseRangeChoice(url.Values{"range": {preset}, "from": {from}, "to": {to}, "interval": {interval}}, fuzzNow, tz.UTC)
 		if !c.Range.From.Before(c.Range.To) {
 			t.Fatalf("%q %q %q %q: range %v to %v", preset, from, to, interval, c.Range.From, c.Range.To)
 		}

@@ -21,7 +21,8 @@ const exportPageSize = 1000
 // exportRange reads the page's range picker for an export; on a bad range
 // it answers 422 and reports false.
 func (u *UI) exportRange(w http.ResponseWriter, r *http.Request) (rangeChoice, bool) {
-	c := parseRangeChoice(r.URL.Query(), time.Now())
+	ws, _ := workspaceFrom(r.Context())
+	c := parseRangeChoice(r.URL.Query(), time.Now(), ws.Timezone)
 	if len(c.Errors) > 0 {
 		var msgs []string
 		for _, m := range c.Errors {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/linkqr/linkqr/internal/analytics"
+	"github.com/linkqr/linkqr/internal/tz"
 )
 
 // rangeChoice is the link page's analytics picker: a preset (last 24 h,
@@ -15,8 +16,27 @@ type rangeChoice struct {
 	Preset   string // 24h, 7d, 30d, 90d or custom
 	From, To string // custom: YYYY-MM-DD, both days included
 	Interval string // hour, day, week, month; "" picks one for the preset
+	// Timezone is the zone asked for ("": the workspace's, Default), in
+	// which days, the presets and the custom days are cut.
+	Timezone string
+	Default  string
 	Range    analytics.Range
-	Errors   FieldErrors // keyed "range", "from", "to", "interval"
+	Errors   FieldErrors // keyed "range", "from", "to", "interval", "timezone"
+}
+
+// zoneChoices are the zone picker's options: the workspace's default
+// first, then the common zones, and the one asked for when it is another.
+func (c rangeChoice) zoneChoices() []struct{ Value, Label string } {
+	out := []struct{ Value, Label string }{{"", "Workspace default (" + c.Default + ")"}}
+	known := c.Timezone == ""
+	for _, z := range tz.Common {
+		out = append(out, struct{ Value, Label string }{z, z})
+		known = known || z == c.Timezone
+	}
+	if !known && c.Errors["timezone"] == "" {
+		out = append(out, struct{ Value, Label string }{c.Timezone, c.Timezone})
+	}
+	return out
 }
 
 // rangePresets are the picker's ready-made ranges, in the order shown.
@@ -34,18 +54,27 @@ const dayLayout = "2006-01-02"
 // parseRangeChoice reads the picker from q. Anything it cannot use is
 // reported in Errors, and Range then holds the default (the last 7 days by
 // day), so the page still shows something.
-func parseRangeChoice(q url.Values, now time.Time) rangeChoice {
-	c := rangeChoice{Preset: q.Get("range"), From: q.Get("from"), To: q.Get("to"), Interval: q.Get("interval"), Errors: FieldErrors{}}
+func parseRangeChoice(q url.Values, now time.Time, def tz.Zone) rangeChoice {
+	c := rangeChoice{Preset: q.Get("range"), From: q.Get("from"), To: q.Get("to"), Interval: q.Get("interval"), Timezone: q.Get("timezone"), Default: def.Name(), Errors: FieldErrors{}}
 	if c.Preset == "" {
 		c.Preset = "7d"
 	}
+	zone := def
+	if c.Timezone != "" {
+		z, err := tz.Parse(c.Timezone)
+		if err != nil {
+			c.Errors["timezone"] = "Choose one of the time zones offered."
+		}
+		zone = z
+	}
+	loc := zone.Location()
 	now = now.UTC()
-	today := analytics.Day.Truncate(now)
+	today := analytics.Day.TruncateIn(now, loc)
 	var from, to time.Time
 	auto := analytics.Day
 	switch c.Preset {
 	case "24h":
-		from, to, auto = analytics.Hour.Truncate(now).Add(-23*time.Hour), now, analytics.Hour
+		from, to, auto = analytics.Hour.TruncateIn(now, loc).Add(-23*time.Hour), now, analytics.Hour
 	case "7d":
 		from, to = today.AddDate(0, 0, -6), now
 	case "30d":
@@ -53,8 +82,8 @@ func parseRangeChoice(q url.Values, now time.Time) rangeChoice {
 	case "90d":
 		from, to = today.AddDate(0, 0, -89), now
 	case "custom":
-		f, errF := time.Parse(dayLayout, c.From)
-		t, errT := time.Parse(dayLayout, c.To)
+		f, errF := time.ParseInLocation(dayLayout, c.From, loc)
+		t, errT := time.ParseInLocation(dayLayout, c.To, loc)
 		if errF != nil {
 			c.Errors["from"] = "Choose a start day."
 		}
@@ -84,7 +113,7 @@ func parseRangeChoice(q url.Values, now time.Time) rangeChoice {
 	if len(c.Errors) == 0 {
 		r, err := analytics.ParseRange(url.Values{
 			"from": {from.Format(time.RFC3339Nano)}, "to": {to.Format(time.RFC3339Nano)}, "interval": {string(interval)},
-		}, now)
+		}, now, zone)
 		if errs, ok := fieldErrors(err); ok {
 			for _, msg := range errs {
 				c.Errors["interval"] = capitalize(msg) + ". Choose a wider interval or a shorter range."
@@ -94,7 +123,7 @@ func parseRangeChoice(q url.Values, now time.Time) rangeChoice {
 		}
 	}
 	if len(c.Errors) > 0 {
-		c.Range = analytics.Range{From: today.AddDate(0, 0, -6), To: now, Interval: analytics.Day}
+		c.Range = analytics.Range{From: today.AddDate(0, 0, -6), To: now, Interval: analytics.Day, Zone: zone}
 	}
 	return c
 }
@@ -110,6 +139,9 @@ func (c rangeChoice) query() url.Values {
 	if c.Interval != "" {
 		q.Set("interval", c.Interval)
 	}
+	if c.Timezone != "" {
+		q.Set("timezone", c.Timezone)
+	}
 	return q
 }
 
@@ -118,7 +150,7 @@ func (c rangeChoice) query() url.Values {
 func rangeHidden(c rangeChoice) []HiddenField {
 	var out []HiddenField
 	q := c.query()
-	for _, name := range []string{"range", "from", "to", "interval"} {
+	for _, name := range []string{"range", "from", "to", "interval", "timezone"} {
 		if v := q.Get(name); v != "" && !(name == "range" && v == "7d") {
 			out = append(out, HiddenField{Name: name, Value: v})
 		}

@@ -79,7 +79,7 @@ func (u *UI) renderLinkWith(w http.ResponseWriter, r *http.Request, status int, 
 	if l.PreviousTargetURL != nil && l.TargetChangedAt != nil {
 		v.PreviousTarget, v.TargetChanged = *l.PreviousTargetURL, formatTime(*l.TargetChangedAt)
 	}
-	v.Range = parseRangeChoice(q, time.Now())
+	v.Range = parseRangeChoice(q, time.Now(), ws.Timezone)
 	if designer != nil {
 		v.QR = *designer
 	} else {

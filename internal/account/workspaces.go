@@ -11,6 +11,7 @@ import (
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/tz"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -20,6 +21,9 @@ type Workspace struct {
 	Name      string
 	Role      Role
 	CreatedAt time.Time
+	// Timezone is the zone analytics cut days in when a request names
+	// none (UTC unless an admin chose another).
+	Timezone tz.Zone
 }
 
 // ExternalID is the workspace's "ws_…" identifier.
@@ -40,7 +44,7 @@ func (s *Service) Workspace(ctx context.Context, userID, workspaceID uuid.UUID) 
 	if err != nil {
 		return Workspace{}, store.InterpretError(err)
 	}
-	return Workspace{ID: row.ID, Name: row.Name, Role: Role(row.Role), CreatedAt: row.CreatedAt}, nil
+	return Workspace{ID: row.ID, Name: row.Name, Role: Role(row.Role), CreatedAt: row.CreatedAt, Timezone: zoneOf(row.Timezone)}, nil
 }
 
 // WorkspaceByID loads a workspace for a caller already bound to it (an API
@@ -50,7 +54,24 @@ func (s *Service) WorkspaceByID(ctx context.Context, id uuid.UUID) (Workspace, e
 	if err != nil {
 		return Workspace{}, store.InterpretError(err)
 	}
-	return Workspace{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt}, nil
+	return Workspace{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt, Timezone: zoneOf(row.Timezone)}, nil
+}
+
+// zoneOf is a stored zone name as a zone; a name the zone database no
+// longer holds (only SetTimezone writes it, after parsing) reads as UTC.
+func zoneOf(name string) tz.Zone {
+	z, err := tz.Parse(name)
+	if err != nil {
+		return tz.UTC
+	}
+	return z
+}
+
+// SetTimezone makes zone the workspace's analytics zone (an admin's
+// change, checked by the caller).
+func (s *Service) SetTimezone(ctx context.Context, workspaceID uuid.UUID, zone tz.Zone) error {
+	_, err := accountdb.New().WorkspaceSetTimezone(ctx, s.db.Conn(ctx), accountdb.WorkspaceSetTimezoneParams{ID: workspaceID, Timezone: zone.Name()})
+	return store.InterpretError(err)
 }
 
 // Workspaces lists the user's workspaces by name.
@@ -61,7 +82,7 @@ func (s *Service) Workspaces(ctx context.Context, userID uuid.UUID) ([]Workspace
 	}
 	out := make([]Workspace, len(rows))
 	for i, r := range rows {
-		out[i] = Workspace{ID: r.ID, Name: r.Name, Role: Role(r.Role), CreatedAt: r.CreatedAt}
+		out[i] = Workspace{ID: r.ID, Name: r.Name, Role: Role(r.Role), CreatedAt: r.CreatedAt, Timezone: zoneOf(r.Timezone)}
 	}
 	return out, nil
 }

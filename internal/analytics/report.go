@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,6 +15,7 @@ import (
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scan/rollup"
 	"github.com/linkqr/linkqr/internal/store"
+	"github.com/linkqr/linkqr/internal/tz"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -46,28 +48,40 @@ const DefaultRange = 30 * 24 * time.Hour
 // scans are left out.
 const MaxBreakdownKeys = 50
 
-// Range is a validated analytics request: [From, To) in buckets of Interval.
+// Range is a validated analytics request: [From, To) in buckets of
+// Interval, cut at Zone's local boundaries.
 type Range struct {
 	From, To time.Time
 	Interval Interval
+	// Zone cuts the buckets: days and hours start at its local midnights
+	// and hours, weeks on its Mondays (the zero Zone is UTC).
+	Zone tz.Zone
 	// Open means to was not given: the range runs to the present, taken
 	// when the report is computed (To is then that instant).
 	Open bool
 }
 
-// ParseRange reads from, to and interval (defaults: the 30 days up to now,
-// from the start of their first hour, by day) and rejects anything else, with pointers like /query/from.
-func ParseRange(q url.Values, now time.Time) (Range, error) {
+// ParseRange reads from, to, interval and timezone (defaults: the 30 days
+// up to now, from the start of their first hour, by day, in zone, the
+// workspace's) and rejects anything else, with pointers like /query/from.
+func ParseRange(q url.Values, now time.Time, zone tz.Zone) (Range, error) {
 	var errs validate.Errors
 	for name, vs := range q {
 		switch {
-		case name != "from" && name != "to" && name != "interval":
+		case name != "from" && name != "to" && name != "interval" && name != "timezone":
 			errs.Add("/query/"+name, "is not a known parameter")
 		case len(vs) > 1:
 			errs.Add("/query/"+name, validate.DetailRepeated)
 		}
 	}
-	r := Range{To: now.UTC(), Interval: Day}
+	r := Range{To: now.UTC(), Interval: Day, Zone: zone}
+	if v, ok := q["timezone"]; ok {
+		z, err := tz.Parse(v[0])
+		if err != nil {
+			errs.Add("/query/timezone", "must be an IANA time zone name such as America/New_York or UTC")
+		}
+		r.Zone = z
+	}
 	if v, ok := q["interval"]; ok {
 		r.Interval = Interval(v[0])
 		if _, known := maxRange[r.Interval]; !known {
@@ -102,23 +116,35 @@ func ParseRange(q url.Values, now time.Time) (Range, error) {
 
 // Truncate returns the start of the UTC bucket containing t; weeks start on
 // Monday, as PostgreSQL's date_trunc does.
-func (i Interval) Truncate(t time.Time) time.Time {
-	t = t.UTC()
+func (i Interval) Truncate(t time.Time) time.Time { return i.TruncateIn(t, time.UTC).UTC() }
+
+// TruncateIn returns the start of the bucket of loc containing t, in loc:
+// its local hour, midnight, Monday or first of the month. A local hour
+// starts at minute 0 of loc's clock, so in a zone off the whole hour
+// (Asia/Kolkata) it is not a UTC hour.
+func (i Interval) TruncateIn(t time.Time, loc *time.Location) time.Time {
+	t = t.In(loc)
 	switch i {
 	case Hour:
-		return t.Truncate(time.Hour)
+		return t.Add(-time.Duration(t.Minute())*time.Minute - time.Duration(t.Second())*time.Second - time.Duration(t.Nanosecond()))
 	case Week:
-		d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
 		return d.AddDate(0, 0, -(int(d.Weekday())+6)%7)
 	case Month:
-		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, loc)
 	default:
-		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
 	}
 }
 
-// Next returns the start of the bucket after the one starting at t.
-func (i Interval) Next(t time.Time) time.Time {
+// Next returns the start of the UTC bucket after the one starting at t.
+func (i Interval) Next(t time.Time) time.Time { return i.NextIn(t, time.UTC).UTC() }
+
+// NextIn returns the start of the bucket of loc after the one starting at
+// t: an hour later, or the same wall clock a day, week or month later (so
+// a day with a daylight-saving change has 23 or 25 hours).
+func (i Interval) NextIn(t time.Time, loc *time.Location) time.Time {
+	t = t.In(loc)
 	switch i {
 	case Hour:
 		return t.Add(time.Hour)
@@ -139,6 +165,8 @@ type Report struct {
 	From     time.Time `json:"from"`
 	To       time.Time `json:"to"`
 	Interval Interval  `json:"interval"`
+	// Timezone is the IANA zone the buckets were cut in.
+	Timezone string `json:"timezone"`
 	// AsOf is when the last fold began: the report counts every scan
 	// recorded before then, and none after (the fold interval sets the
 	// lag, docs/scan-pipeline.md).
@@ -221,6 +249,7 @@ type question struct {
 	ws, link uuid.UUID
 	from, to time.Time // to: the start of the last bucket when open
 	interval Interval
+	zone     string
 	open     bool
 }
 
@@ -301,10 +330,10 @@ func (s *Reports) Encoded(ctx context.Context, ws, linkID uuid.UUID, r Range, en
 	// stays the same: only its to moves, and the rollups hold nothing past
 	// the last fold. A range ending at a given instant still ahead is
 	// computed every time.
-	q := question{ws: ws, link: linkID, from: r.From, to: r.To, interval: r.Interval}
+	q := question{ws: ws, link: linkID, from: r.From, to: r.To, interval: r.Interval, zone: r.Zone.Name()}
 	reusable := !r.Open && r.To.Before(now)
 	if r.Open {
-		q.to, q.open, reusable = r.Interval.Truncate(now), true, true
+		q.to, q.open, reusable = r.Interval.TruncateIn(now, r.Zone.Location()).UTC(), true, true
 	}
 	if reusable {
 		rep, ok, err := s.again(ctx, q)
@@ -313,7 +342,7 @@ func (s *Reports) Encoded(ctx context.Context, ws, linkID uuid.UUID, r Range, en
 		}
 		if ok {
 			if r.Open {
-				rep.To = now.UTC()
+				rep.To = now.In(r.Zone.Location())
 			}
 			return encode(rep)
 		}
@@ -345,16 +374,14 @@ func (s *Reports) Encoded(ctx context.Context, ws, linkID uuid.UUID, r Range, en
 	return encode(rep)
 }
 
-// dayCounters are a day's per-hour first-seen and last-seen visitor counts.
-type dayCounters struct {
-	first, last int64
-}
-
 // compute builds the report from the rollups as state, read in the same
-// snapshot, says they are.
+// snapshot, says they are. Buckets are cut in r.Zone: whole-hour zones at
+// UTC hours, others at the quarter marks the hour rows keep (migration
+// 00044).
 func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, linkID uuid.UUID, r Range, now time.Time) (Report, error) {
+	loc := r.Zone.Location()
 	from, to := r.From.UTC(), r.To.UTC()
-	rep := Report{Object: "analytics", LinkID: id.Format(id.Link, linkID), From: r.From, To: r.To, Interval: r.Interval}
+	rep := Report{Object: "analytics", LinkID: id.Format(id.Link, linkID), From: r.From.In(loc), To: r.To.In(loc), Interval: r.Interval, Timezone: r.Zone.Name()}
 	// The report counts the folded scans: the rollups hold them, and raw
 	// reads of partial hours take only those below the same watermark, so
 	// every part agrees as of the last fold (docs/scan-pipeline.md).
@@ -378,110 +405,94 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 		d0, d1 = h1, h1
 	}
 
+	// The buckets, in the zone: starts[i] is bucket i's first instant,
+	// ends[i] the next bucket's (cut at the range's ends for counting).
 	rep.Series = []Bucket{}
-	bucket := map[time.Time]int{}
-	for start := r.Interval.Truncate(from); start.Before(to); start = r.Interval.Next(start) {
-		bucket[start] = len(rep.Series)
-		rep.Series = append(rep.Series, Bucket{Start: start})
+	var starts, ends []time.Time
+	for start := r.Interval.TruncateIn(from, loc); start.Before(to); start = r.Interval.NextIn(start, loc) {
+		starts = append(starts, start.UTC())
+		ends = append(ends, r.Interval.NextIn(start, loc).UTC())
+		rep.Series = append(rep.Series, Bucket{Start: start.In(loc)})
 	}
-	at := func(t time.Time) *Bucket { return &rep.Series[bucket[r.Interval.Truncate(t)]] }
+	bucketOf := func(t time.Time) int {
+		return max(0, sort.Search(len(starts), func(i int) bool { return starts[i].After(t) })-1)
+	}
 
-	days := map[time.Time]*[24]dayCounters{}
-	dayOf := func(t time.Time) *[24]dayCounters {
-		d := Day.Truncate(t)
-		c := days[d]
-		if c == nil {
-			c = new([24]dayCounters)
-			days[d] = c
-		}
-		return c
-	}
+	c := &uniques{ctx: ctx, db: db, ws: ws, link: linkID, h0: h0, h1: h1, rows: map[time.Time]*rollup.Hour{}}
 	if h0.Before(h1) {
 		hours, err := rollup.Hours(ctx, db, ws, linkID, h0, h1)
 		if err != nil {
 			return rep, err
 		}
-		for _, h := range hours {
+		for i := range hours {
+			h := &hours[i]
 			hour := h.Hour.UTC()
+			c.rows[hour] = h
 			rep.Total += h.Scans
 			rep.Bots += h.Bots
-			b := at(hour)
-			b.Scans += h.Scans
-			if r.Interval == Hour {
-				b.Unique += h.Uniq
+			// A bucket boundary inside the hour (a zone off the whole
+			// hour) splits its scans at the quarter mark.
+			b := bucketOf(hour)
+			if k := quarterMark(hour, ends[b]); k > 0 && b+1 < len(starts) {
+				rep.Series[b].Scans += h.ScansBefore[k-1]
+				rep.Series[b+1].Scans += h.Scans - h.ScansBefore[k-1]
+			} else {
+				rep.Series[b].Scans += h.Scans
 			}
-			c := &dayOf(hour)[hour.Hour()]
-			c.first += h.DayFirst
-			c.last += h.DayLast
 		}
 	}
 
-	// Raw scans of the partial edge hours: human visitors per day, with
-	// their hour bits of that day.
-	edgeVisitors := map[time.Time]map[string]int32{}
+	// Raw scans of the partial edge hours: human visitors per quarter-hour,
+	// with their quarter-hours of that UTC day.
+	edges := make([][]edgeVisitor, len(starts))
+	var allEdges []edgeVisitor
 	if from.Before(h0) || h1.Before(to) {
-		edges, err := rollup.Edges(ctx, db, rollup.EdgeQuery{LinkID: linkID, WorkspaceID: ws, From1: from, To1: h0, From2: h1, To2: to, FoldedBelow: state.FoldedBelow})
+		rows, err := rollup.Edges(ctx, db, rollup.EdgeQuery{LinkID: linkID, WorkspaceID: ws, From1: from, To1: h0, From2: h1, To2: to, FoldedBelow: state.FoldedBelow})
 		if err != nil {
 			return rep, err
 		}
-		for _, e := range edges {
-			hour := e.Hour.UTC()
+		for _, e := range rows {
+			quarter := e.Quarter.UTC()
 			if e.Bot {
 				rep.Bots += e.Scans
 				continue
 			}
 			rep.Total += e.Scans
-			b := at(hour)
-			b.Scans += e.Scans
-			if r.Interval == Hour {
-				b.Unique++ // one row per hour and visitor
-			}
-			day := Day.Truncate(hour)
-			dayOf(day)
-			if edgeVisitors[day] == nil {
-				edgeVisitors[day] = map[string]int32{}
-			}
-			edgeVisitors[day][string(e.VisitorHash)] = e.DayHours
+			b := bucketOf(maxTime(quarter, from))
+			rep.Series[b].Scans += e.Scans
+			v := edgeVisitor{day: Day.Truncate(quarter), hash: string(e.VisitorHash), quarters: [2]uint64{uint64(e.DayAm), uint64(e.DayPm)}}
+			edges[b] = append(edges[b], v)
+			allEdges = append(allEdges, v)
 		}
 	}
 
-	// Unique visitors: the sum over the range's UTC days of each day's
-	// distinct visitors within the range.
-	for day, counters := range days {
-		a := min(24, max(0, int(h0.Sub(day)/time.Hour)))
-		b := min(24, max(0, int(h1.Sub(day)/time.Hour)))
-		var mask int32
-		if a < b {
-			mask = int32((1<<b - 1) &^ (1<<a - 1))
-		}
-		var u int64
-		switch {
-		case mask == 0:
-		case a == 0: // the day's first hours: visitors first seen before b
-			for _, c := range counters {
-				u += c.first
+	// Unique visitors of a bucket or the range: each visitor-day (the hash
+	// is keyed per UTC day) seen in it counts once.
+	for i := range starts {
+		a, b := maxTime(starts[i], h0), minTime(ends[i], h1)
+		if r.Interval == Hour && a.Equal(starts[i]) && b.Equal(ends[i]) && len(edges[i]) == 0 {
+			// A whole local hour: its window's counter.
+			row := c.rows[a.Truncate(time.Hour)]
+			if row != nil {
+				if k := quarterMark(a.Truncate(time.Hour), a); k > 0 {
+					rep.Series[i].Unique = row.UniqFrom[k-1]
+				} else {
+					rep.Series[i].Unique = row.Uniq
+				}
 			}
-		case b == 24: // the day's last hours: visitors last seen at or after a
-			for _, c := range counters {
-				u += c.last
-			}
-		default: // a range inside one day
-			n, err := rollup.VisitorsInHours(ctx, db, ws, linkID, day, mask)
-			if err != nil {
-				return rep, err
-			}
-			u = n
+			continue
 		}
-		for _, hours := range edgeVisitors[day] {
-			if hours&mask == 0 { // not already counted in the whole hours
-				u++
-			}
+		u, err := c.count(a, b, edges[i])
+		if err != nil {
+			return rep, err
 		}
-		rep.Unique += u
-		if r.Interval != Hour {
-			at(day).Unique += u
-		}
+		rep.Series[i].Unique = u
 	}
+	u, err := c.count(h0, h1, allEdges)
+	if err != nil {
+		return rep, err
+	}
+	rep.Unique = u
 
 	keys, err := rollup.Keys(ctx, db, rollup.KeysQuery{
 		MaxKeys: MaxBreakdownKeys, LinkID: linkID, WorkspaceID: ws,
@@ -516,6 +527,123 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 		}
 	}
 	return rep, nil
+}
+
+// quarterMark is how many quarter-hours after hour the instant t lies
+// when it lies inside that hour (1-3), else 0.
+func quarterMark(hour, t time.Time) int {
+	d := t.Sub(hour)
+	if d <= 0 || d >= time.Hour {
+		return 0
+	}
+	return int(d / (15 * time.Minute))
+}
+
+// edgeVisitor is a human visitor of a range's raw edge: its UTC day, hash
+// and quarter-hours of that day.
+type edgeVisitor struct {
+	day      time.Time
+	hash     string
+	quarters [2]uint64
+}
+
+// uniques counts distinct visitor-days from the hour rows of [h0, h1) and
+// the seen-set.
+type uniques struct {
+	ctx    context.Context
+	db     store.DBTX
+	ws     uuid.UUID
+	link   uuid.UUID
+	h0, h1 time.Time
+	rows   map[time.Time]*rollup.Hour
+}
+
+// count returns the visitor-days seen in the whole hours' part [a, b)
+// (quarter-aligned, inside [h0, h1)) or among edges. Per UTC day: a part
+// that starts the day counts the visitors first seen before its end, one
+// that ends the day those last seen at or after its start (both from the
+// counters), one inside the day asks the seen-set; an edge visitor counts
+// when its quarters show no scan in that part.
+func (c *uniques) count(a, b time.Time, edges []edgeVisitor) (int64, error) {
+	var total int64
+	parts := map[time.Time][2]int{} // UTC day → its quarters [qa, qb) in [a, b)
+	for day := Day.Truncate(a); a.Before(b) && day.Before(b); day = Day.Next(day) {
+		qa := max(0, int(a.Sub(day)/(15*time.Minute)))
+		qb := min(96, int(b.Sub(day)/(15*time.Minute)))
+		if qa >= qb {
+			continue
+		}
+		parts[day] = [2]int{qa, qb}
+		var u int64
+		switch {
+		case qa == 0:
+			for h := 0; h < qb/4; h++ {
+				if row := c.rows[day.Add(time.Duration(h)*time.Hour)]; row != nil {
+					u += row.DayFirst
+				}
+			}
+			if qb%4 != 0 {
+				if row := c.rows[day.Add(time.Duration(qb/4)*time.Hour)]; row != nil {
+					u += row.FirstBefore[qb%4-1]
+				}
+			}
+		case qb == 96:
+			for h := qa/4 + 1; h < 24; h++ {
+				if row := c.rows[day.Add(time.Duration(h)*time.Hour)]; row != nil {
+					u += row.DayLast
+				}
+			}
+			if row := c.rows[day.Add(time.Duration(qa/4)*time.Hour)]; row != nil {
+				if qa%4 == 0 {
+					u += row.DayLast
+				} else {
+					u += row.LastFrom[qa%4-1]
+				}
+			}
+		default:
+			var mask [2]uint64
+			for q := qa; q < qb; q++ {
+				mask[q/48] |= 1 << (q % 48)
+			}
+			n, err := rollup.VisitorsInQuarters(c.ctx, c.db, c.ws, c.link, day, int64(mask[0]), int64(mask[1]))
+			if err != nil {
+				return 0, err
+			}
+			u = n
+		}
+		total += u
+	}
+	seen := map[edgeVisitor]bool{}
+	for _, e := range edges {
+		key := edgeVisitor{day: e.day, hash: e.hash}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		p, ok := parts[e.day]
+		inPart := false
+		for q := p[0]; ok && q < p[1] && !inPart; q++ {
+			inPart = e.quarters[q/48]>>(q%48)&1 != 0
+		}
+		if !inPart {
+			total++
+		}
+	}
+	return total, nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // ceilTo returns the start of the first bucket of i at or after t.

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"testing"
 	"time"
+
+	"github.com/linkqr/linkqr/internal/tz"
 )
 
 func TestIntervalTruncate(t *testing.T) {
@@ -33,11 +35,11 @@ func TestIntervalTruncate(t *testing.T) {
 func TestParseRangeDefaults(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 21, 20, 17, 3, 0, time.UTC)
-	r, err := ParseRange(url.Values{}, now)
+	r, err := ParseRange(url.Values{}, now, tz.UTC)
 	if err != nil || r.Interval != Day || !r.To.Equal(now) || !r.From.Equal(time.Date(2026, 10, 22, 20, 0, 0, 0, time.UTC)) {
 		t.Errorf("defaults %+v, %v", r, err)
 	}
-	if _, err := ParseRange(url.Values{"interval": {"day", "hour"}}, now); err == nil {
+	if _, err := ParseRange(url.Values{"interval": {"day", "hour"}}, now, tz.UTC); err == nil {
 		t.Error("a repeated parameter was accepted")
 	}
 }

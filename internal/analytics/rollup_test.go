@@ -21,6 +21,7 @@ import (
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/tz"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -32,7 +33,10 @@ const (
 	folded    = `(xid IS NULL OR xid < (SELECT folded_below FROM scan_fold_state))`
 	refTotals = `SELECT count(*) FILTER (WHERE NOT bot), count(DISTINCT visitor_hash) FILTER (WHERE NOT bot), count(*) FILTER (WHERE bot)
 FROM scans WHERE link_id = $1 AND workspace_id = $2 AND occurred_at >= $3 AND occurred_at < $4 AND ` + folded
-	refSeries = `SELECT (date_trunc($5::text, occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz, count(*), count(DISTINCT visitor_hash)
+	// Buckets cut by PostgreSQL in the zone: date_trunc in the zone for
+	// days, weeks and months, hours binned from a local midnight ($6).
+	refSeries = `SELECT CASE WHEN $5::text = 'hour' THEN date_bin('1 hour', occurred_at, $6::timestamptz) ELSE date_trunc($5::text, occurred_at, $7::text) END,
+       count(*), count(DISTINCT visitor_hash)
 FROM scans WHERE link_id = $1 AND workspace_id = $2 AND occurred_at >= $3 AND occurred_at < $4 AND NOT bot AND ` + folded + ` GROUP BY 1`
 	refBreakdown = `SELECT %s AS key, count(*) FROM scans
 WHERE link_id = $1 AND workspace_id = $2 AND occurred_at >= $3 AND occurred_at < $4 AND NOT bot AND ` + folded + `
@@ -42,12 +46,13 @@ GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT %d`
 func reference(t *testing.T, pool *pgxpool.Pool, ws, link uuid.UUID, r analytics.Range) analytics.Report {
 	t.Helper()
 	ctx := context.Background()
-	rep := analytics.Report{Object: "analytics", LinkID: id.Format(id.Link, link), From: r.From, To: r.To, Interval: r.Interval}
+	loc := r.Zone.Location()
+	rep := analytics.Report{Object: "analytics", LinkID: id.Format(id.Link, link), From: r.From.In(loc), To: r.To.In(loc), Interval: r.Interval, Timezone: r.Zone.Name()}
 	args := []any{link, ws, r.From, r.To}
 	if err := pool.QueryRow(ctx, refTotals, args...).Scan(&rep.Total, &rep.Unique, &rep.Bots); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := pool.Query(ctx, refSeries, append(args, string(r.Interval))...)
+	rows, err := pool.Query(ctx, refSeries, append(args, string(r.Interval), time.Date(2000, 1, 1, 0, 0, 0, 0, loc), r.Zone.Name())...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +68,16 @@ func reference(t *testing.T, pool *pgxpool.Pool, ws, link uuid.UUID, r analytics
 		t.Fatal(rows.Err())
 	}
 	rep.Series = []analytics.Bucket{}
-	for start := r.Interval.Truncate(r.From); start.Before(r.To); start = r.Interval.Next(start) {
-		b := byStart[start]
-		rep.Series = append(rep.Series, analytics.Bucket{Start: start, Scans: b.Scans, Unique: b.Unique})
+	for start := r.Interval.TruncateIn(r.From, loc); start.Before(r.To); start = r.Interval.NextIn(start, loc) {
+		b, ok := byStart[start.UTC()]
+		delete(byStart, start.UTC())
+		if ok && r.Interval == analytics.Day && !isMidnight(start, loc) {
+			t.Errorf("day bucket %s does not start at midnight in %s", start, r.Zone)
+		}
+		rep.Series = append(rep.Series, analytics.Bucket{Start: start.In(loc), Scans: b.Scans, Unique: b.Unique})
+	}
+	for start := range byStart {
+		t.Errorf("PostgreSQL cut a %s bucket at %s in %s, not among the report's", r.Interval, start, r.Zone)
 	}
 	var variantCounts []analytics.KeyCount
 	rep.Variants = &variantCounts
@@ -98,6 +110,16 @@ func reference(t *testing.T, pool *pgxpool.Pool, ws, link uuid.UUID, r analytics
 	}
 	return rep
 }
+
+// isMidnight tells whether t is 00:00 on loc's clock.
+func isMidnight(t time.Time, loc *time.Location) bool {
+	l := t.In(loc)
+	return l.Hour() == 0 && l.Minute() == 0 && l.Second() == 0 && l.Nanosecond() == 0
+}
+
+// zones are the ones the property runs in: UTC, a whole-hour zone with
+// daylight saving, and two off the whole hour (+5:30, +5:45).
+var zones = []tz.Zone{tz.UTC, tz.MustParse("America/New_York"), tz.MustParse("Asia/Kolkata"), tz.MustParse("Asia/Kathmandu")}
 
 // variants are the destinations that served the scans ("": the link's
 // target_url).
@@ -145,8 +167,12 @@ func recordRandomScans(t *testing.T, rnd *rand.Rand, db *store.DB, links [][2]uu
 		// Cluster some scans around midnight and the hour so that day and
 		// hour edges see both sides.
 		at := start.Add(time.Duration(rnd.Int64N(int64(span))))
-		if rnd.IntN(4) == 0 {
+		switch rnd.IntN(6) {
+		case 0:
 			at = at.Truncate(24 * time.Hour).Add(time.Duration(rnd.Int64N(int64(2*time.Hour))) - time.Hour)
+		case 1: // around a local midnight of a zone off the whole hour
+			z := zones[2+rnd.IntN(2)].Location()
+			at = analytics.Day.TruncateIn(at, z).Add(time.Duration(rnd.Int64N(int64(2*time.Hour))) - time.Hour)
 		}
 		visitor := rnd.IntN(25)
 		hit := scan.Hit{
@@ -183,11 +209,15 @@ func recordRandomScans(t *testing.T, rnd *rand.Rand, db *store.DB, links [][2]uu
 func randomRange(rnd *rand.Rand, start time.Time, span time.Duration) analytics.Range {
 	instant := func() time.Time {
 		t := start.Add(time.Duration(rnd.Int64N(int64(span+48*time.Hour))) - 24*time.Hour)
-		switch rnd.IntN(4) {
+		switch rnd.IntN(6) {
 		case 0:
 			return t.Truncate(time.Hour)
 		case 1:
 			return t.Truncate(24 * time.Hour)
+		case 2:
+			return t.Truncate(15 * time.Minute)
+		case 3: // a local midnight
+			return analytics.Day.TruncateIn(t, zones[rnd.IntN(len(zones))].Location())
 		}
 		return t
 	}
@@ -209,7 +239,7 @@ func randomRange(rnd *rand.Rand, start time.Time, span time.Duration) analytics.
 		if b.Sub(a) <= 31*24*time.Hour {
 			intervals = append(intervals, analytics.Hour)
 		}
-		return analytics.Range{From: a, To: b, Interval: intervals[rnd.IntN(len(intervals))]}
+		return analytics.Range{From: a, To: b, Interval: intervals[rnd.IntN(len(intervals))], Zone: zones[rnd.IntN(len(zones))]}
 	}
 }
 
@@ -255,6 +285,11 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 		}
 	}
 	check("everything", links[0], analytics.Range{From: start.Add(-time.Hour), To: start.Add(span + time.Hour), Interval: analytics.Week})
+	for _, z := range zones {
+		for _, i := range []analytics.Interval{analytics.Hour, analytics.Day, analytics.Week, analytics.Month} {
+			check("everything in "+z.Name()+" by "+string(i), links[0], analytics.Range{From: start.Add(-time.Hour), To: start.Add(span + time.Hour), Interval: i, Zone: z})
+		}
+	}
 	for i := range 150 {
 		check(fmt.Sprintf("range %d", i), links[rnd.IntN(len(links))], randomRange(rnd, start, span))
 		if t.Failed() {
@@ -317,12 +352,25 @@ func sum(counts []analytics.KeyCount) (n int64) {
 // rollupSnapshot is every rollup row, in key order, as text.
 func rollupSnapshot(t *testing.T, pool *pgxpool.Pool) map[string][]string {
 	t.Helper()
+	return snapshotOf(t, pool, "scan_rollups", "scan_visitor_days")
+}
+
+// legacyRollupSnapshot is rollupSnapshot without migration 00044's
+// quarter-hour counters.
+func legacyRollupSnapshot(t *testing.T, pool *pgxpool.Pool) map[string][]string {
+	t.Helper()
+	return snapshotOf(t, pool, "(SELECT link_id, hour, workspace_id, scans, bots, uniq, day_first, day_last FROM scan_rollups WHERE scans + bots + day_first + day_last > 0)",
+		"(SELECT link_id, day, visitor_hash, workspace_id, hours FROM scan_visitor_days)")
+}
+
+func snapshotOf(t *testing.T, pool *pgxpool.Pool, rollups, visitors string) map[string][]string {
+	t.Helper()
 	out := map[string][]string{}
 	for table, order := range map[string]string{
-		"scan_rollups":            "link_id, hour",
+		rollups:                   "link_id, hour",
 		"scan_rollup_keys_hourly": "link_id, hour, dim, key",
 		"scan_rollup_keys_daily":  "link_id, day, dim, key",
-		"scan_visitor_days":       "link_id, day, visitor_hash",
+		visitors:                  "link_id, day, visitor_hash",
 		// The workspace overview; a rebuild may leave rows at zero.
 		"(SELECT * FROM scan_workspace_days WHERE scans <> 0)": "workspace_id, day, dim, key",
 		"(SELECT id, scan_count, last_scanned_at FROM links)":  "id",
@@ -517,5 +565,54 @@ func TestPastRangesAreAnsweredAgainUntilTheRollupsChange(t *testing.T) {
 	want.AsOf = first.AsOf
 	if rebuilt := compute(past); !reflect.DeepEqual(rebuilt, want) {
 		t.Errorf("after a rebuild:\n got  %+v\n want %+v", rebuilt, want)
+	}
+}
+
+// Days with a daylight-saving change have 23 or 25 hourly buckets, each
+// starting on the local hour, and still match the raw scans.
+func TestDaylightSavingDays(t *testing.T) {
+	t.Parallel()
+	rnd := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 17))
+	pool := testkit.DB(t)
+	db := store.NewDB(pool)
+	ws := testkit.NewTenant(t, pool).WorkspaceID
+	links := [][2]uuid.UUID{{ws, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})}}
+	ny := tz.MustParse("America/New_York")
+	loc := ny.Location()
+	reports := analytics.NewReports(db, analytics.DefaultLimits())
+	for _, c := range []struct {
+		day   time.Time
+		hours int
+	}{
+		{time.Date(2026, 3, 8, 0, 0, 0, 0, loc), 23},
+		{time.Date(2026, 11, 1, 0, 0, 0, 0, loc), 25},
+		{time.Date(2026, 11, 2, 0, 0, 0, 0, loc), 24},
+	} {
+		end := c.day.AddDate(0, 0, 1)
+		asOf := recordRandomScans(t, rnd, db, links, c.day.Add(-2*time.Hour), end.Sub(c.day)+4*time.Hour, 400, true).AsOf
+		r := analytics.Range{From: c.day, To: end, Interval: analytics.Hour, Zone: ny}
+		got, err := reports.Compute(context.Background(), ws, links[0][1], r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Series) != c.hours || got.Timezone != "America/New_York" {
+			t.Errorf("%s: %d hourly buckets in %s, want %d", c.day.Format(time.DateOnly), len(got.Series), got.Timezone, c.hours)
+		}
+		for i, b := range got.Series {
+			if want := c.day.Add(time.Duration(i) * time.Hour); !b.Start.Equal(want) || b.Start.Minute() != 0 {
+				t.Errorf("%s: bucket %d starts %s, want %s", c.day.Format(time.DateOnly), i, b.Start, want)
+			}
+		}
+		want := reference(t, pool, ws, links[0][1], r)
+		want.AsOf = asOf
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s by hour:\n got  %+v\n want %+v", c.day.Format(time.DateOnly), got, want)
+		}
+		byDay := analytics.Range{From: c.day.AddDate(0, 0, -1), To: end.AddDate(0, 0, 1), Interval: analytics.Day, Zone: ny}
+		if got, err := reports.Compute(context.Background(), ws, links[0][1], byDay); err != nil || len(got.Series) != 3 || !got.Series[1].Start.Equal(c.day) {
+			t.Errorf("%s by day: %+v, %v", c.day.Format(time.DateOnly), got.Series, err)
+		} else if want := reference(t, pool, ws, links[0][1], byDay); !reflect.DeepEqual(got.Series, want.Series) {
+			t.Errorf("%s by day:\n got  %+v\n want %+v", c.day.Format(time.DateOnly), got.Series, want.Series)
+		}
 	}
 }

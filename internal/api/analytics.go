@@ -20,11 +20,16 @@ func (a *API) getAnalytics(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rng, err := analytics.ParseRange(q, time.Now())
+	ws := auth.FromContext(r.Context()).WorkspaceID
+	// The workspace's zone is the default; timezone= overrides it.
+	workspace, err := a.Accounts.WorkspaceByID(r.Context(), ws)
 	if err != nil {
 		return err
 	}
-	ws := auth.FromContext(r.Context()).WorkspaceID
+	rng, err := analytics.ParseRange(q, time.Now(), workspace.Timezone)
+	if err != nil {
+		return err
+	}
 	l, err := a.Links.Get(r.Context(), ws, linkID)
 	if err != nil {
 		return err

@@ -79,6 +79,7 @@ func (a *API) Routes(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(a.requireDatabase, a.Auth.Middleware, a.RateLimit.Handler)
 		r.Get("/workspace", a.handle(a.getWorkspace))
+		r.With(a.scope(scope.MembersWrite)).Patch("/workspace", a.handle(a.patchWorkspace))
 
 		r.With(a.scope(scope.LinksWrite), a.Idempotency.Handler).Post("/links", a.handle(a.createLink))
 		r.With(a.scope(scope.LinksWrite), a.Idempotency.HandlerUpTo(MaxBulkBodyBytes)).Post("/links/bulk", a.handle(a.createLinks))

@@ -54,14 +54,52 @@ type hourKey struct {
 	hour int64 // Unix seconds of the hour's start
 }
 
+// hourCounts are one hour row's counters; the arrays are at the quarter
+// marks 15, 30 and 45 minutes into the hour (migration 00044): scans
+// before the mark, distinct visitors of the hour-long window starting at
+// it, visitors first seen that UTC day in the hour before it, and last
+// seen in the hour at or after it.
 type hourCounts struct {
 	scans, bots, uniq, dayFirst, dayLast int64
+	scansQ, uniqQ, firstQ, lastQ         [3]int64
 }
 
 type visitorKey struct {
 	link uuid.UUID
 	day  int64 // Unix seconds of the UTC day's start
 	hash [16]byte
+}
+
+// quarters is a visitor-day's quarter-hours: bit q of [0] is minutes
+// [15q, 15q+15) of the UTC day for q < 48, bit q-48 of [1] the others.
+type quarters [2]uint64
+
+func (q quarters) has(i int) bool { return q[i/48]>>(i%48)&1 != 0 }
+
+func (q *quarters) set(i int) { q[i/48] |= 1 << (i % 48) }
+
+// any tells whether q has a quarter in [lo, hi).
+func (q quarters) any(lo, hi int) bool {
+	for i := max(lo, 0); i < min(hi, 96); i++ {
+		if q.has(i) {
+			return true
+		}
+	}
+	return false
+}
+
+func (q quarters) first() int {
+	if q[0] != 0 {
+		return bits.TrailingZeros64(q[0])
+	}
+	return 48 + bits.TrailingZeros64(q[1])
+}
+
+func (q quarters) last() int {
+	if q[1] != 0 {
+		return 48 + 63 - bits.LeadingZeros64(q[1])
+	}
+	return 63 - bits.LeadingZeros64(q[0])
 }
 
 type keyKey struct {
@@ -152,7 +190,7 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 	f := Folded{Rows: len(rows)}
 	workspace := map[uuid.UUID]uuid.UUID{}
 	hours := map[hourKey]*hourCounts{}
-	visitors := map[visitorKey]int32{}
+	visitors := map[visitorKey]quarters{}
 	hourly := map[keyKey]int64{}
 	daily := map[keyKey]int64{}
 	overview := map[keyKey]int64{} // keyKey.link is the workspace here
@@ -166,7 +204,9 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 		return c
 	}
 	for _, x := range rows {
-		link, hour, n := x.LinkID, x.Hour.UTC(), x.Scans
+		link, quarter, n := x.LinkID, x.Quarter.UTC(), x.Scans
+		hour := quarter.Truncate(time.Hour)
+		qi := quarter.Minute() / 15 // the quarter of the hour
 		workspace[link] = x.WorkspaceID
 		c := counts(hourKey{link, hour.Unix()})
 		if x.Bot {
@@ -175,6 +215,9 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 		}
 		f.Scans += n
 		c.scans += n
+		for k := qi; k < 3; k++ {
+			c.scansQ[k] += n // before the marks after this quarter
+		}
 		lc := links[link]
 		if lc == nil {
 			lc = &linkCount{}
@@ -187,7 +230,9 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 		day := time.Date(hour.Year(), hour.Month(), hour.Day(), 0, 0, 0, 0, time.UTC)
 		var hash [16]byte
 		copy(hash[:], x.VisitorHash)
-		visitors[visitorKey{link, day.Unix(), hash}] |= 1 << hour.Hour()
+		vq := visitors[visitorKey{link, day.Unix(), hash}]
+		vq.set(hour.Hour()*4 + qi)
+		visitors[visitorKey{link, day.Unix(), hash}] = vq
 		referrer := DirectReferrer
 		if x.ReferrerHost != nil {
 			referrer = *x.ReferrerHost
@@ -224,14 +269,23 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 			p.Days = append(p.Days, time.Unix(k.day, 0).UTC())
 			p.VisitorHashes = append(p.VisitorHashes, k.hash[:])
 			p.WorkspaceIds = append(p.WorkspaceIds, workspace[k.link])
-			p.Hours = append(p.Hours, visitors[k])
+			vq := visitors[k]
+			var hours int32
+			for h := range 24 {
+				if vq.any(4*h, 4*h+4) {
+					hours |= 1 << h
+				}
+			}
+			p.Hours = append(p.Hours, hours)
+			p.QuartersAm = append(p.QuartersAm, int64(vq[0]))
+			p.QuartersPm = append(p.QuartersPm, int64(vq[1]))
 		}
 		changed, err := q.ScanVisitorDaysUpsert(ctx, tx, p)
 		if err != nil {
 			return f, store.InterpretError(err)
 		}
 		for _, v := range changed {
-			visitorDelta(v.LinkID, v.Day.Unix(), uint32(v.OldHours), uint32(v.NewHours), counts)
+			visitorDelta(v.LinkID, v.Day.Unix(), quarters{uint64(v.OldAm), uint64(v.OldPm)}, quarters{uint64(v.NewAm), uint64(v.NewPm)}, counts)
 		}
 	}
 
@@ -249,6 +303,10 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 		hp.Uniq = append(hp.Uniq, c.uniq)
 		hp.DayFirst = append(hp.DayFirst, c.dayFirst)
 		hp.DayLast = append(hp.DayLast, c.dayLast)
+		hp.Scans15, hp.Scans30, hp.Scans45 = append(hp.Scans15, c.scansQ[0]), append(hp.Scans30, c.scansQ[1]), append(hp.Scans45, c.scansQ[2])
+		hp.Uniq15, hp.Uniq30, hp.Uniq45 = append(hp.Uniq15, c.uniqQ[0]), append(hp.Uniq30, c.uniqQ[1]), append(hp.Uniq45, c.uniqQ[2])
+		hp.First15, hp.First30, hp.First45 = append(hp.First15, c.firstQ[0]), append(hp.First30, c.firstQ[1]), append(hp.First45, c.firstQ[2])
+		hp.Last15, hp.Last30, hp.Last45 = append(hp.Last15, c.lastQ[0]), append(hp.Last30, c.lastQ[1]), append(hp.Last45, c.lastQ[2])
 	}
 	if err := q.ScanRollupsUpsert(ctx, tx, hp); err != nil {
 		return f, store.InterpretError(err)
@@ -305,29 +363,57 @@ type linkCount struct {
 	lastAt time.Time
 }
 
-// visitorDelta turns one visitor-day's hour bits, before and after the
-// batch, into counter changes: every newly set hour gains a unique
-// visitor, and the hours of the visitor's first and last scan of the day
-// move when the lowest or highest bit does.
-func visitorDelta(link uuid.UUID, day int64, old, now uint32, counts func(hourKey) *hourCounts) {
+// visitorDelta turns one visitor-day's quarter-hours, before and after
+// the batch, into counter changes: every hour (and every hour-long window
+// starting 15, 30 or 45 minutes into an hour, which may begin in the day
+// before) that the visitor enters gains a unique visitor, and the
+// first-seen and last-seen counters move when the first or last quarter
+// does.
+func visitorDelta(link uuid.UUID, day int64, old, now quarters, counts func(hourKey) *hourCounts) {
 	at := func(h int) *hourCounts { return counts(hourKey{link, day + int64(h)*3600}) }
-	for added := now &^ old; added != 0; added &= added - 1 {
-		at(bits.TrailingZeros32(added)).uniq++
+	for h := -1; h < 24; h++ {
+		for k := 0; k < 4; k++ {
+			if h < 0 && k == 0 {
+				continue
+			}
+			lo, hi := 4*h+k, 4*h+k+4
+			if old.any(lo, hi) || !now.any(lo, hi) {
+				continue
+			}
+			if k == 0 {
+				at(h).uniq++
+			} else {
+				at(h).uniqQ[k-1]++
+			}
+		}
 	}
-	first, last := bits.TrailingZeros32(now), 31-bits.LeadingZeros32(now)
-	if old == 0 {
-		at(first).dayFirst++
-		at(last).dayLast++
+	seen := func(q int, first bool, sign int64) {
+		c, k := at(q/4), q%4
+		if first {
+			c.dayFirst += sign
+			for m := k; m < 3; m++ {
+				c.firstQ[m] += sign // first seen before the marks after q
+			}
+			return
+		}
+		c.dayLast += sign
+		for m := 0; m < k; m++ {
+			c.lastQ[m] += sign // last seen at or after the marks up to q
+		}
+	}
+	if old != (quarters{}) {
+		if old.first() != now.first() {
+			seen(old.first(), true, -1)
+			seen(now.first(), true, 1)
+		}
+		if old.last() != now.last() {
+			seen(old.last(), false, -1)
+			seen(now.last(), false, 1)
+		}
 		return
 	}
-	if oldFirst := bits.TrailingZeros32(old); oldFirst != first {
-		at(oldFirst).dayFirst--
-		at(first).dayFirst++
-	}
-	if oldLast := 31 - bits.LeadingZeros32(old); oldLast != last {
-		at(oldLast).dayLast--
-		at(last).dayLast++
-	}
+	seen(now.first(), true, 1)
+	seen(now.last(), false, 1)
 }
 
 // keyColumnSet is the columns of one breakdown upsert (hourly or daily),

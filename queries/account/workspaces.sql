@@ -40,3 +40,8 @@ SELECT id FROM workspaces WHERE id = $1 FOR UPDATE;
 -- name: WorkspaceRename :one
 UPDATE workspaces SET name = $2 WHERE id = $1
 RETURNING *;
+
+-- name: WorkspaceSetTimezone :one
+-- The zone analytics cut days in when a request names none.
+UPDATE workspaces SET timezone = $2 WHERE id = $1 AND deleted_at IS NULL
+RETURNING *;

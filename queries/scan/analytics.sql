@@ -12,7 +12,9 @@
 -- PostgreSQL 15's btree scan run past the window, 5,400 pages for 900 rows.)
 
 -- name: AnalyticsHours :many
-SELECT hour, scans, bots, uniq, day_first, day_last
+SELECT hour, scans, bots, uniq, day_first, day_last,
+       scans_15, scans_30, scans_45, uniq_15, uniq_30, uniq_45,
+       first_15, first_30, first_45, last_15, last_30, last_45
 FROM scan_rollups
 WHERE link_id = @link_id AND workspace_id = @workspace_id
   AND hour >= @from_hour AND hour < @to_hour
@@ -20,17 +22,14 @@ ORDER BY hour;
 
 -- name: AnalyticsEdgeScans :many
 -- The folded scans (below the watermark @folded_below, as the rollups
--- hold) of the partial edge hours [from1, to1) and [from2, to2), per hour
--- and visitor, with the visitor's hour bits of that day (0 for bots).
--- The bits are looked up per visitor (a primary-key probe each), never by
--- joining the whole seen-set.
-SELECT e.hour::timestamptz AS hour, e.bot, e.visitor_hash, e.scans::bigint AS scans,
-       (CASE WHEN e.bot THEN 0 ELSE COALESCE((
-           SELECT v.hours FROM scan_visitor_days v
-           WHERE v.link_id = @link_id AND v.workspace_id = @workspace_id
-             AND v.day = (e.hour AT TIME ZONE 'UTC')::date AND v.visitor_hash = e.visitor_hash), 0) END)::integer AS day_hours
+-- hold) of the partial edge hours [from1, to1) and [from2, to2), per
+-- quarter-hour and visitor, with the visitor's quarter-hour bits of that
+-- UTC day (0 for bots). The bits are looked up per visitor (a primary-key
+-- probe each), never by joining the whole seen-set.
+SELECT e.quarter::timestamptz AS quarter, e.bot, e.visitor_hash, e.scans::bigint AS scans,
+       COALESCE(v.quarters_am, 0)::bigint AS day_am, COALESCE(v.quarters_pm, 0)::bigint AS day_pm
 FROM (
-    SELECT date_trunc('hour', s.occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, s.bot, s.visitor_hash, count(*) AS scans
+    SELECT date_bin('15 minutes', s.occurred_at, '2000-01-01 00:00:00+00') AS quarter, s.bot, s.visitor_hash, count(*) AS scans
     FROM (
         SELECT e1.occurred_at, e1.bot, e1.visitor_hash FROM scans e1
         WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
@@ -43,13 +42,21 @@ FROM (
           AND (e2.xid IS NULL OR e2.xid < (@folded_below::bigint)::text::xid8)
     ) s
     GROUP BY 1, 2, 3
-) e;
+) e
+LEFT JOIN LATERAL (
+    SELECT d.quarters_am, d.quarters_pm FROM scan_visitor_days d
+    WHERE NOT e.bot AND d.link_id = @link_id AND d.workspace_id = @workspace_id
+      AND d.day = (e.quarter AT TIME ZONE 'UTC')::date AND d.visitor_hash = e.visitor_hash
+) v ON true;
 
--- name: AnalyticsVisitorsInHours :one
--- Distinct visitors of one link and UTC day seen in any hour of mask: needed
--- only when a range starts and ends inside the same day.
+-- name: AnalyticsVisitorsInQuarters :one
+-- Distinct visitors of one link and UTC day seen in any quarter-hour of the
+-- masks (am: quarters 0-47, pm: 48-95): needed only for a part of a day
+-- that neither starts nor ends it (a range inside one day, a local day
+-- boundary cutting a UTC day twice).
 SELECT count(*) FROM scan_visitor_days
-WHERE link_id = @link_id AND workspace_id = @workspace_id AND day = @day AND hours & @mask::integer <> 0;
+WHERE link_id = @link_id AND workspace_id = @workspace_id AND day = @day
+  AND (quarters_am & @am::bigint <> 0 OR quarters_pm & @pm::bigint <> 0);
 
 -- name: AnalyticsKeys :many
 -- The top keys of each breakdown (every country): whole days from the daily rollup, the

@@ -72,9 +72,11 @@ SELECT COALESCE((
 
 -- name: ScanFoldTake :many
 -- The scans of the transactions in [@from_xid, @upto_xid), grouped so that repeats
--- of one visitor, link, hour and key are one row.
+-- of one visitor, link, quarter-hour and key are one row (a fold window of a
+-- few seconds rarely spans two quarters, so this is hardly more rows than
+-- per hour).
 SELECT link_id, workspace_id,
-       (date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
+       date_bin('15 minutes', occurred_at, '2000-01-01 00:00:00+00')::timestamptz AS quarter,
        bot, device, os, browser, referrer_host, country, source, variant, visitor_hash,
        count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
 FROM scans
@@ -90,38 +92,71 @@ SET folded_below = (@upto_xid::bigint)::text::xid8,
     version = version + 1;
 
 -- name: ScanVisitorDaysUpsert :many
--- Adds the batch's hour bits to each (link, UTC day, visitor) and returns,
--- for every row whose bits changed, the bits before and after, from which
--- the fold derives the hourly unique, first-seen and last-seen counters.
--- The fold lock is held, so the snapshot's old bits are current.
+-- Adds the batch's hour and quarter-hour bits to each (link, UTC day,
+-- visitor) and returns, for every row whose bits changed, the quarters
+-- before and after, from which the fold derives the unique, first-seen and
+-- last-seen counters. The fold lock is held, so the snapshot's old bits are
+-- current.
 WITH input AS (
     SELECT unnest(sqlc.arg(link_ids)::uuid[]) AS link_id, unnest(sqlc.arg(days)::date[]) AS day,
            unnest(sqlc.arg(visitor_hashes)::bytea[]) AS visitor_hash,
-           unnest(sqlc.arg(workspace_ids)::uuid[]) AS workspace_id, unnest(sqlc.arg(hours)::integer[]) AS hours
+           unnest(sqlc.arg(workspace_ids)::uuid[]) AS workspace_id, unnest(sqlc.arg(hours)::integer[]) AS hours,
+           unnest(sqlc.arg(quarters_am)::bigint[]) AS quarters_am, unnest(sqlc.arg(quarters_pm)::bigint[]) AS quarters_pm
 ), old AS (
-    SELECT v.link_id, v.day, v.visitor_hash, v.hours
+    SELECT v.link_id, v.day, v.visitor_hash, v.quarters_am, v.quarters_pm
     FROM scan_visitor_days v JOIN input i USING (link_id, day, visitor_hash)
 ), up AS (
-    INSERT INTO scan_visitor_days AS v (link_id, day, visitor_hash, workspace_id, hours)
-    SELECT link_id, day, visitor_hash, workspace_id, hours FROM input
-    ON CONFLICT (link_id, day, visitor_hash) DO UPDATE SET hours = v.hours | excluded.hours
-    WHERE v.hours | excluded.hours <> v.hours
-    RETURNING v.link_id, v.day, v.visitor_hash, v.hours
+    INSERT INTO scan_visitor_days AS v (link_id, day, visitor_hash, workspace_id, hours, quarters_am, quarters_pm)
+    SELECT link_id, day, visitor_hash, workspace_id, hours, quarters_am, quarters_pm FROM input
+    ON CONFLICT (link_id, day, visitor_hash) DO UPDATE SET
+        hours = v.hours | excluded.hours,
+        quarters_am = v.quarters_am | excluded.quarters_am,
+        quarters_pm = v.quarters_pm | excluded.quarters_pm
+    WHERE v.quarters_am | excluded.quarters_am <> v.quarters_am OR v.quarters_pm | excluded.quarters_pm <> v.quarters_pm
+    RETURNING v.link_id, v.day, v.visitor_hash, v.quarters_am, v.quarters_pm
 )
-SELECT up.link_id, up.day, COALESCE(old.hours, 0)::integer AS old_hours, up.hours::integer AS new_hours
+SELECT up.link_id, up.day, COALESCE(old.quarters_am, 0)::bigint AS old_am, COALESCE(old.quarters_pm, 0)::bigint AS old_pm,
+       up.quarters_am::bigint AS new_am, up.quarters_pm::bigint AS new_pm
 FROM up LEFT JOIN old USING (link_id, day, visitor_hash);
 
 -- name: ScanRollupsUpsert :exec
-INSERT INTO scan_rollups AS r (link_id, hour, workspace_id, scans, bots, uniq, day_first, day_last)
+INSERT INTO scan_rollups AS r (link_id, hour, workspace_id, scans, bots, uniq, day_first, day_last, scans_15, scans_30, scans_45, uniq_15, uniq_30, uniq_45, first_15, first_30, first_45, last_15, last_30, last_45)
 SELECT unnest(sqlc.arg(link_ids)::uuid[]), unnest(sqlc.arg(hours)::timestamptz[]), unnest(sqlc.arg(workspace_ids)::uuid[]),
-       unnest(sqlc.arg(scans)::bigint[]), unnest(sqlc.arg(bots)::bigint[]), unnest(sqlc.arg(uniq)::bigint[]),
-       unnest(sqlc.arg(day_first)::bigint[]), unnest(sqlc.arg(day_last)::bigint[])
+       unnest(sqlc.arg(scans)::bigint[]),
+       unnest(sqlc.arg(bots)::bigint[]),
+       unnest(sqlc.arg(uniq)::bigint[]),
+       unnest(sqlc.arg(day_first)::bigint[]),
+       unnest(sqlc.arg(day_last)::bigint[]),
+       unnest(sqlc.arg(scans_15)::bigint[]),
+       unnest(sqlc.arg(scans_30)::bigint[]),
+       unnest(sqlc.arg(scans_45)::bigint[]),
+       unnest(sqlc.arg(uniq_15)::bigint[]),
+       unnest(sqlc.arg(uniq_30)::bigint[]),
+       unnest(sqlc.arg(uniq_45)::bigint[]),
+       unnest(sqlc.arg(first_15)::bigint[]),
+       unnest(sqlc.arg(first_30)::bigint[]),
+       unnest(sqlc.arg(first_45)::bigint[]),
+       unnest(sqlc.arg(last_15)::bigint[]),
+       unnest(sqlc.arg(last_30)::bigint[]),
+       unnest(sqlc.arg(last_45)::bigint[])
 ON CONFLICT (link_id, hour) DO UPDATE SET
     scans = r.scans + excluded.scans,
     bots = r.bots + excluded.bots,
     uniq = r.uniq + excluded.uniq,
     day_first = r.day_first + excluded.day_first,
-    day_last = r.day_last + excluded.day_last;
+    day_last = r.day_last + excluded.day_last,
+    scans_15 = r.scans_15 + excluded.scans_15,
+    scans_30 = r.scans_30 + excluded.scans_30,
+    scans_45 = r.scans_45 + excluded.scans_45,
+    uniq_15 = r.uniq_15 + excluded.uniq_15,
+    uniq_30 = r.uniq_30 + excluded.uniq_30,
+    uniq_45 = r.uniq_45 + excluded.uniq_45,
+    first_15 = r.first_15 + excluded.first_15,
+    first_30 = r.first_30 + excluded.first_30,
+    first_45 = r.first_45 + excluded.first_45,
+    last_15 = r.last_15 + excluded.last_15,
+    last_30 = r.last_30 + excluded.last_30,
+    last_45 = r.last_45 + excluded.last_45;
 
 -- name: ScanRollupKeysHourlyUpsert :exec
 INSERT INTO scan_rollup_keys_hourly AS r (link_id, hour, dim, key, workspace_id, scans)

@@ -45,20 +45,35 @@ func Version(ctx context.Context, db store.DBTX) (int64, error) {
 }
 
 // Hour is one hour of a link's rollup: scans and bots, the visitors
-// unique in the hour, and those first and last seen that UTC day in it.
+// unique in the hour, and those first and last seen that UTC day in it;
+// the arrays are at the marks 15, 30 and 45 minutes into the hour
+// (migration 00044): ScansBefore the human scans before the mark, UniqFrom
+// the distinct visitors of the hour-long window starting at it, FirstBefore
+// the visitors first seen that day in this hour before it, LastFrom those
+// last seen in this hour at or after it.
 type Hour struct {
-	Hour     time.Time
-	Scans    int64
-	Bots     int64
-	Uniq     int64
-	DayFirst int64
-	DayLast  int64
+	Hour        time.Time
+	Scans       int64
+	Bots        int64
+	Uniq        int64
+	DayFirst    int64
+	DayLast     int64
+	ScansBefore [3]int64
+	UniqFrom    [3]int64
+	FirstBefore [3]int64
+	LastFrom    [3]int64
 }
 
 // Hours reads the hours [from, to) of the workspace's link, in order.
 func Hours(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID, from, to time.Time) ([]Hour, error) {
 	rows, err := scandb.New().AnalyticsHours(ctx, db, scandb.AnalyticsHoursParams{LinkID: linkID, WorkspaceID: ws, FromHour: from, ToHour: to})
-	return convert(rows, func(r scandb.AnalyticsHoursRow) Hour { return Hour(r) }), store.InterpretError(err)
+	return convert(rows, func(r scandb.AnalyticsHoursRow) Hour {
+		return Hour{
+			Hour: r.Hour, Scans: r.Scans, Bots: r.Bots, Uniq: r.Uniq, DayFirst: r.DayFirst, DayLast: r.DayLast,
+			ScansBefore: [3]int64{r.Scans15, r.Scans30, r.Scans45}, UniqFrom: [3]int64{r.Uniq15, r.Uniq30, r.Uniq45},
+			FirstBefore: [3]int64{r.First15, r.First30, r.First45}, LastFrom: [3]int64{r.Last15, r.Last30, r.Last45},
+		}
+	}), store.InterpretError(err)
 }
 
 // EdgeQuery asks for one link's folded scans (below FoldedBelow) of the
@@ -73,14 +88,16 @@ type EdgeQuery struct {
 	To2         time.Time
 }
 
-// EdgeScans are the scans of one hour and visitor (or bot) at a range's
-// edge, with the visitor's hour bits of that UTC day (0 for bots).
+// EdgeScans are the scans of one quarter-hour and visitor (or bot) at a
+// range's edge, with the visitor's quarter-hours of that UTC day (DayAm:
+// quarters 0-47, DayPm: 48-95; 0 for bots).
 type EdgeScans struct {
-	Hour        time.Time
+	Quarter     time.Time
 	Bot         bool
 	VisitorHash []byte
 	Scans       int64
-	DayHours    int32
+	DayAm       int64
+	DayPm       int64
 }
 
 // Edges reads the edge hours of q.
@@ -89,10 +106,11 @@ func Edges(ctx context.Context, db store.DBTX, q EdgeQuery) ([]EdgeScans, error)
 	return convert(rows, func(r scandb.AnalyticsEdgeScansRow) EdgeScans { return EdgeScans(r) }), store.InterpretError(err)
 }
 
-// VisitorsInHours counts the distinct visitors of the workspace's link
-// and UTC day seen in any hour of mask (bit n: hour n).
-func VisitorsInHours(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID, day time.Time, mask int32) (int64, error) {
-	n, err := scandb.New().AnalyticsVisitorsInHours(ctx, db, scandb.AnalyticsVisitorsInHoursParams{LinkID: linkID, WorkspaceID: ws, Day: day, Mask: mask})
+// VisitorsInQuarters counts the distinct visitors of the workspace's
+// link and UTC day seen in any quarter-hour of the masks (am: bit q is
+// quarter q of the day, q < 48; pm: bit q-48).
+func VisitorsInQuarters(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID, day time.Time, am, pm int64) (int64, error) {
+	n, err := scandb.New().AnalyticsVisitorsInQuarters(ctx, db, scandb.AnalyticsVisitorsInQuartersParams{LinkID: linkID, WorkspaceID: ws, Day: day, Am: am, Pm: pm})
 	return n, store.InterpretError(err)
 }
 

@@ -53,4 +53,5 @@ type Workspace struct {
 	ScanRetentionMonths *int32
 	ScansPurgedBefore   *time.Time
 	DeletedAt           *time.Time
+	Timezone            string
 }

@@ -15,7 +15,7 @@ import (
 const workspaceCreate = `-- name: WorkspaceCreate :one
 INSERT INTO workspaces (id, name)
 VALUES ($1, $2)
-RETURNING id, name, created_at, scan_retention_months, scans_purged_before, deleted_at
+RETURNING id, name, created_at, scan_retention_months, scans_purged_before, deleted_at, timezone
 `
 
 type WorkspaceCreateParams struct {
@@ -33,12 +33,13 @@ func (q *Queries) WorkspaceCreate(ctx context.Context, db DBTX, arg WorkspaceCre
 		&i.ScanRetentionMonths,
 		&i.ScansPurgedBefore,
 		&i.DeletedAt,
+		&i.Timezone,
 	)
 	return i, err
 }
 
 const workspaceFindAdminByName = `-- name: WorkspaceFindAdminByName :one
-SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before, w.deleted_at
+SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before, w.deleted_at, w.timezone
 FROM workspaces w
 JOIN memberships m ON m.workspace_id = w.id
 WHERE m.user_id = $1 AND m.role = 'admin' AND w.name = $2
@@ -63,12 +64,13 @@ func (q *Queries) WorkspaceFindAdminByName(ctx context.Context, db DBTX, arg Wor
 		&i.ScanRetentionMonths,
 		&i.ScansPurgedBefore,
 		&i.DeletedAt,
+		&i.Timezone,
 	)
 	return i, err
 }
 
 const workspaceGetByID = `-- name: WorkspaceGetByID :one
-SELECT id, name, created_at, scan_retention_months, scans_purged_before, deleted_at FROM workspaces WHERE id = $1 AND deleted_at IS NULL
+SELECT id, name, created_at, scan_retention_months, scans_purged_before, deleted_at, timezone FROM workspaces WHERE id = $1 AND deleted_at IS NULL
 `
 
 // A deleted workspace (its rows being purged) is not found.
@@ -82,12 +84,13 @@ func (q *Queries) WorkspaceGetByID(ctx context.Context, db DBTX, id uuid.UUID) (
 		&i.ScanRetentionMonths,
 		&i.ScansPurgedBefore,
 		&i.DeletedAt,
+		&i.Timezone,
 	)
 	return i, err
 }
 
 const workspaceGetForUser = `-- name: WorkspaceGetForUser :one
-SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before, w.deleted_at, m.role
+SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before, w.deleted_at, w.timezone, m.role
 FROM workspaces w
 JOIN memberships m ON m.workspace_id = w.id
 WHERE w.id = $1 AND m.user_id = $2
@@ -105,6 +108,7 @@ type WorkspaceGetForUserRow struct {
 	ScanRetentionMonths *int32
 	ScansPurgedBefore   *time.Time
 	DeletedAt           *time.Time
+	Timezone            string
 	Role                string
 }
 
@@ -120,13 +124,14 @@ func (q *Queries) WorkspaceGetForUser(ctx context.Context, db DBTX, arg Workspac
 		&i.ScanRetentionMonths,
 		&i.ScansPurgedBefore,
 		&i.DeletedAt,
+		&i.Timezone,
 		&i.Role,
 	)
 	return i, err
 }
 
 const workspaceListForUser = `-- name: WorkspaceListForUser :many
-SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before, w.deleted_at, m.role
+SELECT w.id, w.name, w.created_at, w.scan_retention_months, w.scans_purged_before, w.deleted_at, w.timezone, m.role
 FROM workspaces w
 JOIN memberships m ON m.workspace_id = w.id
 WHERE m.user_id = $1
@@ -140,6 +145,7 @@ type WorkspaceListForUserRow struct {
 	ScanRetentionMonths *int32
 	ScansPurgedBefore   *time.Time
 	DeletedAt           *time.Time
+	Timezone            string
 	Role                string
 }
 
@@ -159,6 +165,7 @@ func (q *Queries) WorkspaceListForUser(ctx context.Context, db DBTX, userID uuid
 			&i.ScanRetentionMonths,
 			&i.ScansPurgedBefore,
 			&i.DeletedAt,
+			&i.Timezone,
 			&i.Role,
 		); err != nil {
 			return nil, err
@@ -185,7 +192,7 @@ func (q *Queries) WorkspaceLock(ctx context.Context, db DBTX, id uuid.UUID) (uui
 
 const workspaceRename = `-- name: WorkspaceRename :one
 UPDATE workspaces SET name = $2 WHERE id = $1
-RETURNING id, name, created_at, scan_retention_months, scans_purged_before, deleted_at
+RETURNING id, name, created_at, scan_retention_months, scans_purged_before, deleted_at, timezone
 `
 
 type WorkspaceRenameParams struct {
@@ -203,6 +210,33 @@ func (q *Queries) WorkspaceRename(ctx context.Context, db DBTX, arg WorkspaceRen
 		&i.ScanRetentionMonths,
 		&i.ScansPurgedBefore,
 		&i.DeletedAt,
+		&i.Timezone,
+	)
+	return i, err
+}
+
+const workspaceSetTimezone = `-- name: WorkspaceSetTimezone :one
+UPDATE workspaces SET timezone = $2 WHERE id = $1 AND deleted_at IS NULL
+RETURNING id, name, created_at, scan_retention_months, scans_purged_before, deleted_at, timezone
+`
+
+type WorkspaceSetTimezoneParams struct {
+	ID       uuid.UUID
+	Timezone string
+}
+
+// The zone analytics cut days in when a request names none.
+func (q *Queries) WorkspaceSetTimezone(ctx context.Context, db DBTX, arg WorkspaceSetTimezoneParams) (Workspace, error) {
+	row := db.QueryRow(ctx, workspaceSetTimezone, arg.ID, arg.Timezone)
+	var i Workspace
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.CreatedAt,
+		&i.ScanRetentionMonths,
+		&i.ScansPurgedBefore,
+		&i.DeletedAt,
+		&i.Timezone,
 	)
 	return i, err
 }

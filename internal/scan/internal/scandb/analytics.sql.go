@@ -13,13 +13,10 @@ import (
 )
 
 const analyticsEdgeScans = `-- name: AnalyticsEdgeScans :many
-SELECT e.hour::timestamptz AS hour, e.bot, e.visitor_hash, e.scans::bigint AS scans,
-       (CASE WHEN e.bot THEN 0 ELSE COALESCE((
-           SELECT v.hours FROM scan_visitor_days v
-           WHERE v.link_id = $1 AND v.workspace_id = $2
-             AND v.day = (e.hour AT TIME ZONE 'UTC')::date AND v.visitor_hash = e.visitor_hash), 0) END)::integer AS day_hours
+SELECT e.quarter::timestamptz AS quarter, e.bot, e.visitor_hash, e.scans::bigint AS scans,
+       COALESCE(v.quarters_am, 0)::bigint AS day_am, COALESCE(v.quarters_pm, 0)::bigint AS day_pm
 FROM (
-    SELECT date_trunc('hour', s.occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour, s.bot, s.visitor_hash, count(*) AS scans
+    SELECT date_bin('15 minutes', s.occurred_at, '2000-01-01 00:00:00+00') AS quarter, s.bot, s.visitor_hash, count(*) AS scans
     FROM (
         SELECT e1.occurred_at, e1.bot, e1.visitor_hash FROM scans e1
         WHERE e1.link_id = $1 AND e1.workspace_id = $2 AND e1.occurred_at >= $3 AND e1.occurred_at < $4
@@ -33,6 +30,11 @@ FROM (
     ) s
     GROUP BY 1, 2, 3
 ) e
+LEFT JOIN LATERAL (
+    SELECT d.quarters_am, d.quarters_pm FROM scan_visitor_days d
+    WHERE NOT e.bot AND d.link_id = $1 AND d.workspace_id = $2
+      AND d.day = (e.quarter AT TIME ZONE 'UTC')::date AND d.visitor_hash = e.visitor_hash
+) v ON true
 `
 
 type AnalyticsEdgeScansParams struct {
@@ -46,18 +48,19 @@ type AnalyticsEdgeScansParams struct {
 }
 
 type AnalyticsEdgeScansRow struct {
-	Hour        time.Time
+	Quarter     time.Time
 	Bot         bool
 	VisitorHash []byte
 	Scans       int64
-	DayHours    int32
+	DayAm       int64
+	DayPm       int64
 }
 
 // The folded scans (below the watermark @folded_below, as the rollups
-// hold) of the partial edge hours [from1, to1) and [from2, to2), per hour
-// and visitor, with the visitor's hour bits of that day (0 for bots).
-// The bits are looked up per visitor (a primary-key probe each), never by
-// joining the whole seen-set.
+// hold) of the partial edge hours [from1, to1) and [from2, to2), per
+// quarter-hour and visitor, with the visitor's quarter-hour bits of that
+// UTC day (0 for bots). The bits are looked up per visitor (a primary-key
+// probe each), never by joining the whole seen-set.
 func (q *Queries) AnalyticsEdgeScans(ctx context.Context, db DBTX, arg AnalyticsEdgeScansParams) ([]AnalyticsEdgeScansRow, error) {
 	rows, err := db.Query(ctx, analyticsEdgeScans,
 		arg.LinkID,
@@ -76,11 +79,12 @@ func (q *Queries) AnalyticsEdgeScans(ctx context.Context, db DBTX, arg Analytics
 	for rows.Next() {
 		var i AnalyticsEdgeScansRow
 		if err := rows.Scan(
-			&i.Hour,
+			&i.Quarter,
 			&i.Bot,
 			&i.VisitorHash,
 			&i.Scans,
-			&i.DayHours,
+			&i.DayAm,
+			&i.DayPm,
 		); err != nil {
 			return nil, err
 		}
@@ -94,7 +98,9 @@ func (q *Queries) AnalyticsEdgeScans(ctx context.Context, db DBTX, arg Analytics
 
 const analyticsHours = `-- name: AnalyticsHours :many
 
-SELECT hour, scans, bots, uniq, day_first, day_last
+SELECT hour, scans, bots, uniq, day_first, day_last,
+       scans_15, scans_30, scans_45, uniq_15, uniq_30, uniq_45,
+       first_15, first_30, first_45, last_15, last_30, last_45
 FROM scan_rollups
 WHERE link_id = $1 AND workspace_id = $2
   AND hour >= $3 AND hour < $4
@@ -115,6 +121,18 @@ type AnalyticsHoursRow struct {
 	Uniq     int64
 	DayFirst int64
 	DayLast  int64
+	Scans15  int64
+	Scans30  int64
+	Scans45  int64
+	Uniq15   int64
+	Uniq30   int64
+	Uniq45   int64
+	First15  int64
+	First30  int64
+	First45  int64
+	Last15   int64
+	Last30   int64
+	Last45   int64
 }
 
 // Analytics reads rollups only (see db/migrations/00012_scan_rollups.sql),
@@ -150,6 +168,18 @@ func (q *Queries) AnalyticsHours(ctx context.Context, db DBTX, arg AnalyticsHour
 			&i.Uniq,
 			&i.DayFirst,
 			&i.DayLast,
+			&i.Scans15,
+			&i.Scans30,
+			&i.Scans45,
+			&i.Uniq15,
+			&i.Uniq30,
+			&i.Uniq45,
+			&i.First15,
+			&i.First30,
+			&i.First45,
+			&i.Last15,
+			&i.Last30,
+			&i.Last45,
 		); err != nil {
 			return nil, err
 		}
@@ -440,26 +470,31 @@ func (q *Queries) AnalyticsOverviewTop(ctx context.Context, db DBTX, arg Analyti
 	return items, nil
 }
 
-const analyticsVisitorsInHours = `-- name: AnalyticsVisitorsInHours :one
+const analyticsVisitorsInQuarters = `-- name: AnalyticsVisitorsInQuarters :one
 SELECT count(*) FROM scan_visitor_days
-WHERE link_id = $1 AND workspace_id = $2 AND day = $3 AND hours & $4::integer <> 0
+WHERE link_id = $1 AND workspace_id = $2 AND day = $3
+  AND (quarters_am & $4::bigint <> 0 OR quarters_pm & $5::bigint <> 0)
 `
 
-type AnalyticsVisitorsInHoursParams struct {
+type AnalyticsVisitorsInQuartersParams struct {
 	LinkID      uuid.UUID
 	WorkspaceID uuid.UUID
 	Day         time.Time
-	Mask        int32
+	Am          int64
+	Pm          int64
 }
 
-// Distinct visitors of one link and UTC day seen in any hour of mask: needed
-// only when a range starts and ends inside the same day.
-func (q *Queries) AnalyticsVisitorsInHours(ctx context.Context, db DBTX, arg AnalyticsVisitorsInHoursParams) (int64, error) {
-	row := db.QueryRow(ctx, analyticsVisitorsInHours,
+// Distinct visitors of one link and UTC day seen in any quarter-hour of the
+// masks (am: quarters 0-47, pm: 48-95): needed only for a part of a day
+// that neither starts nor ends it (a range inside one day, a local day
+// boundary cutting a UTC day twice).
+func (q *Queries) AnalyticsVisitorsInQuarters(ctx context.Context, db DBTX, arg AnalyticsVisitorsInQuartersParams) (int64, error) {
+	row := db.QueryRow(ctx, analyticsVisitorsInQuarters,
 		arg.LinkID,
 		arg.WorkspaceID,
 		arg.Day,
-		arg.Mask,
+		arg.Am,
+		arg.Pm,
 	)
 	var count int64
 	err := row.Scan(&count)

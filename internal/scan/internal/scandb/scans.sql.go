@@ -129,7 +129,7 @@ func (q *Queries) ScanFoldState(ctx context.Context, db DBTX) (ScanFoldStateRow,
 
 const scanFoldTake = `-- name: ScanFoldTake :many
 SELECT link_id, workspace_id,
-       (date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::timestamptz AS hour,
+       date_bin('15 minutes', occurred_at, '2000-01-01 00:00:00+00')::timestamptz AS quarter,
        bot, device, os, browser, referrer_host, country, source, variant, visitor_hash,
        count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
 FROM scans
@@ -145,7 +145,7 @@ type ScanFoldTakeParams struct {
 type ScanFoldTakeRow struct {
 	LinkID       uuid.UUID
 	WorkspaceID  uuid.UUID
-	Hour         time.Time
+	Quarter      time.Time
 	Bot          bool
 	Device       string
 	OS           string
@@ -160,7 +160,9 @@ type ScanFoldTakeRow struct {
 }
 
 // The scans of the transactions in [@from_xid, @upto_xid), grouped so that repeats
-// of one visitor, link, hour and key are one row.
+// of one visitor, link, quarter-hour and key are one row (a fold window of a
+// few seconds rarely spans two quarters, so this is hardly more rows than
+// per hour).
 func (q *Queries) ScanFoldTake(ctx context.Context, db DBTX, arg ScanFoldTakeParams) ([]ScanFoldTakeRow, error) {
 	rows, err := db.Query(ctx, scanFoldTake, arg.FromXid, arg.UptoXid)
 	if err != nil {
@@ -173,7 +175,7 @@ func (q *Queries) ScanFoldTake(ctx context.Context, db DBTX, arg ScanFoldTakePar
 		if err := rows.Scan(
 			&i.LinkID,
 			&i.WorkspaceID,
-			&i.Hour,
+			&i.Quarter,
 			&i.Bot,
 			&i.Device,
 			&i.OS,
@@ -470,16 +472,43 @@ func (q *Queries) ScanRollupsRebuild(ctx context.Context, db DBTX, linkID *uuid.
 }
 
 const scanRollupsUpsert = `-- name: ScanRollupsUpsert :exec
-INSERT INTO scan_rollups AS r (link_id, hour, workspace_id, scans, bots, uniq, day_first, day_last)
+INSERT INTO scan_rollups AS r (link_id, hour, workspace_id, scans, bots, uniq, day_first, day_last, scans_15, scans_30, scans_45, uniq_15, uniq_30, uniq_45, first_15, first_30, first_45, last_15, last_30, last_45)
 SELECT unnest($1::uuid[]), unnest($2::timestamptz[]), unnest($3::uuid[]),
-       unnest($4::bigint[]), unnest($5::bigint[]), unnest($6::bigint[]),
-       unnest($7::bigint[]), unnest($8::bigint[])
+       unnest($4::bigint[]),
+       unnest($5::bigint[]),
+       unnest($6::bigint[]),
+       unnest($7::bigint[]),
+       unnest($8::bigint[]),
+       unnest($9::bigint[]),
+       unnest($10::bigint[]),
+       unnest($11::bigint[]),
+       unnest($12::bigint[]),
+       unnest($13::bigint[]),
+       unnest($14::bigint[]),
+       unnest($15::bigint[]),
+       unnest($16::bigint[]),
+       unnest($17::bigint[]),
+       unnest($18::bigint[]),
+       unnest($19::bigint[]),
+       unnest($20::bigint[])
 ON CONFLICT (link_id, hour) DO UPDATE SET
     scans = r.scans + excluded.scans,
     bots = r.bots + excluded.bots,
     uniq = r.uniq + excluded.uniq,
     day_first = r.day_first + excluded.day_first,
-    day_last = r.day_last + excluded.day_last
+    day_last = r.day_last + excluded.day_last,
+    scans_15 = r.scans_15 + excluded.scans_15,
+    scans_30 = r.scans_30 + excluded.scans_30,
+    scans_45 = r.scans_45 + excluded.scans_45,
+    uniq_15 = r.uniq_15 + excluded.uniq_15,
+    uniq_30 = r.uniq_30 + excluded.uniq_30,
+    uniq_45 = r.uniq_45 + excluded.uniq_45,
+    first_15 = r.first_15 + excluded.first_15,
+    first_30 = r.first_30 + excluded.first_30,
+    first_45 = r.first_45 + excluded.first_45,
+    last_15 = r.last_15 + excluded.last_15,
+    last_30 = r.last_30 + excluded.last_30,
+    last_45 = r.last_45 + excluded.last_45
 `
 
 type ScanRollupsUpsertParams struct {
@@ -491,6 +520,18 @@ type ScanRollupsUpsertParams struct {
 	Uniq         []int64
 	DayFirst     []int64
 	DayLast      []int64
+	Scans15      []int64
+	Scans30      []int64
+	Scans45      []int64
+	Uniq15       []int64
+	Uniq30       []int64
+	Uniq45       []int64
+	First15      []int64
+	First30      []int64
+	First45      []int64
+	Last15       []int64
+	Last30       []int64
+	Last45       []int64
 }
 
 func (q *Queries) ScanRollupsUpsert(ctx context.Context, db DBTX, arg ScanRollupsUpsertParams) error {
@@ -503,6 +544,18 @@ func (q *Queries) ScanRollupsUpsert(ctx context.Context, db DBTX, arg ScanRollup
 		arg.Uniq,
 		arg.DayFirst,
 		arg.DayLast,
+		arg.Scans15,
+		arg.Scans30,
+		arg.Scans45,
+		arg.Uniq15,
+		arg.Uniq30,
+		arg.Uniq45,
+		arg.First15,
+		arg.First30,
+		arg.First45,
+		arg.Last15,
+		arg.Last30,
+		arg.Last45,
 	)
 	return err
 }
@@ -511,18 +564,23 @@ const scanVisitorDaysUpsert = `-- name: ScanVisitorDaysUpsert :many
 WITH input AS (
     SELECT unnest($1::uuid[]) AS link_id, unnest($2::date[]) AS day,
            unnest($3::bytea[]) AS visitor_hash,
-           unnest($4::uuid[]) AS workspace_id, unnest($5::integer[]) AS hours
+           unnest($4::uuid[]) AS workspace_id, unnest($5::integer[]) AS hours,
+           unnest($6::bigint[]) AS quarters_am, unnest($7::bigint[]) AS quarters_pm
 ), old AS (
-    SELECT v.link_id, v.day, v.visitor_hash, v.hours
+    SELECT v.link_id, v.day, v.visitor_hash, v.quarters_am, v.quarters_pm
     FROM scan_visitor_days v JOIN input i USING (link_id, day, visitor_hash)
 ), up AS (
-    INSERT INTO scan_visitor_days AS v (link_id, day, visitor_hash, workspace_id, hours)
-    SELECT link_id, day, visitor_hash, workspace_id, hours FROM input
-    ON CONFLICT (link_id, day, visitor_hash) DO UPDATE SET hours = v.hours | excluded.hours
-    WHERE v.hours | excluded.hours <> v.hours
-    RETURNING v.link_id, v.day, v.visitor_hash, v.hours
+    INSERT INTO scan_visitor_days AS v (link_id, day, visitor_hash, workspace_id, hours, quarters_am, quarters_pm)
+    SELECT link_id, day, visitor_hash, workspace_id, hours, quarters_am, quarters_pm FROM input
+    ON CONFLICT (link_id, day, visitor_hash) DO UPDATE SET
+        hours = v.hours | excluded.hours,
+        quarters_am = v.quarters_am | excluded.quarters_am,
+        quarters_pm = v.quarters_pm | excluded.quarters_pm
+    WHERE v.quarters_am | excluded.quarters_am <> v.quarters_am OR v.quarters_pm | excluded.quarters_pm <> v.quarters_pm
+    RETURNING v.link_id, v.day, v.visitor_hash, v.quarters_am, v.quarters_pm
 )
-SELECT up.link_id, up.day, COALESCE(old.hours, 0)::integer AS old_hours, up.hours::integer AS new_hours
+SELECT up.link_id, up.day, COALESCE(old.quarters_am, 0)::bigint AS old_am, COALESCE(old.quarters_pm, 0)::bigint AS old_pm,
+       up.quarters_am::bigint AS new_am, up.quarters_pm::bigint AS new_pm
 FROM up LEFT JOIN old USING (link_id, day, visitor_hash)
 `
 
@@ -532,19 +590,24 @@ type ScanVisitorDaysUpsertParams struct {
 	VisitorHashes [][]byte
 	WorkspaceIds  []uuid.UUID
 	Hours         []int32
+	QuartersAm    []int64
+	QuartersPm    []int64
 }
 
 type ScanVisitorDaysUpsertRow struct {
-	LinkID   uuid.UUID
-	Day      time.Time
-	OldHours int32
-	NewHours int32
+	LinkID uuid.UUID
+	Day    time.Time
+	OldAm  int64
+	OldPm  int64
+	NewAm  int64
+	NewPm  int64
 }
 
-// Adds the batch's hour bits to each (link, UTC day, visitor) and returns,
-// for every row whose bits changed, the bits before and after, from which
-// the fold derives the hourly unique, first-seen and last-seen counters.
-// The fold lock is held, so the snapshot's old bits are current.
+// Adds the batch's hour and quarter-hour bits to each (link, UTC day,
+// visitor) and returns, for every row whose bits changed, the quarters
+// before and after, from which the fold derives the unique, first-seen and
+// last-seen counters. The fold lock is held, so the snapshot's old bits are
+// current.
 func (q *Queries) ScanVisitorDaysUpsert(ctx context.Context, db DBTX, arg ScanVisitorDaysUpsertParams) ([]ScanVisitorDaysUpsertRow, error) {
 	rows, err := db.Query(ctx, scanVisitorDaysUpsert,
 		arg.LinkIds,
@@ -552,6 +615,8 @@ func (q *Queries) ScanVisitorDaysUpsert(ctx context.Context, db DBTX, arg ScanVi
 		arg.VisitorHashes,
 		arg.WorkspaceIds,
 		arg.Hours,
+		arg.QuartersAm,
+		arg.QuartersPm,
 	)
 	if err != nil {
 		return nil, err
@@ -563,8 +628,10 @@ func (q *Queries) ScanVisitorDaysUpsert(ctx context.Context, db DBTX, arg ScanVi
 		if err := rows.Scan(
 			&i.LinkID,
 			&i.Day,
-			&i.OldHours,
-			&i.NewHours,
+			&i.OldAm,
+			&i.OldPm,
+			&i.NewAm,
+			&i.NewPm,
 		); err != nil {
 			return nil, err
 		}

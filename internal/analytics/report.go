@@ -198,7 +198,9 @@ func (r Report) WithoutVariants() Report {
 }
 
 // Bucket is one point of the series. The first bucket starts at the
-// interval boundary at or before From; scans before From are not counted.
+// interval boundary (in the report's zone) at or before From; scans before
+// From are not counted. Start is that boundary's UTC instant, as every
+// timestamp of the API.
 type Bucket struct {
 	Start  time.Time `json:"start"`
 	Scans  int64     `json:"scans"`
@@ -342,7 +344,7 @@ func (s *Reports) Encoded(ctx context.Context, ws, linkID uuid.UUID, r Range, en
 		}
 		if ok {
 			if r.Open {
-				rep.To = now.In(r.Zone.Location())
+				rep.To = now.UTC()
 			}
 			return encode(rep)
 		}
@@ -381,7 +383,7 @@ func (s *Reports) Encoded(ctx context.Context, ws, linkID uuid.UUID, r Range, en
 func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, linkID uuid.UUID, r Range, now time.Time) (Report, error) {
 	loc := r.Zone.Location()
 	from, to := r.From.UTC(), r.To.UTC()
-	rep := Report{Object: "analytics", LinkID: id.Format(id.Link, linkID), From: r.From.In(loc), To: r.To.In(loc), Interval: r.Interval, Timezone: r.Zone.Name()}
+	rep := Report{Object: "analytics", LinkID: id.Format(id.Link, linkID), From: r.From.UTC(), To: r.To.UTC(), Interval: r.Interval, Timezone: r.Zone.Name()}
 	// The report counts the folded scans: the rollups hold them, and raw
 	// reads of partial hours take only those below the same watermark, so
 	// every part agrees as of the last fold (docs/scan-pipeline.md).
@@ -412,7 +414,7 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 	for start := r.Interval.TruncateIn(from, loc); start.Before(to); start = r.Interval.NextIn(start, loc) {
 		starts = append(starts, start.UTC())
 		ends = append(ends, r.Interval.NextIn(start, loc).UTC())
-		rep.Series = append(rep.Series, Bucket{Start: start.In(loc)})
+		rep.Series = append(rep.Series, Bucket{Start: start.UTC()})
 	}
 	bucketOf := func(t time.Time) int {
 		return max(0, sort.Search(len(starts), func(i int) bool { return starts[i].After(t) })-1)

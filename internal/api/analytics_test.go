@@ -196,3 +196,52 @@ func TestAnalyticsBusyIs503WithRetryAfter(t *testing.T) {
 	}
 	testkit.JSON(t, f.srv.Do(t, "GET", path, f.token, ""), 200)
 }
+
+// Analytics in a time zone: the parameter, the workspace's default, the
+// echo, and 422 for an unknown zone.
+func TestAnalyticsInATimeZone(t *testing.T) {
+	t.Parallel()
+	f := newLinksFixture(t)
+	l := f.create(t, `{"target_url":"https://example.com"}`)
+	linkID, _ := id.Parse(id.Link, l["id"].(string))
+	// 22:30 in New York on 2 November is 03:30 UTC on the 3rd.
+	insertScan(t, f, linkID, "2026-11-03T03:30:00Z", "mobile", "iOS", "Safari", nil, false, 1)
+	insertScan(t, f, linkID, "2026-11-03T12:00:00Z", "mobile", "iOS", "Safari", nil, false, 2)
+	base := "/api/v1/links/" + l["id"].(string) + "/analytics?from=2026-11-02T05:00:00Z&to=2026-11-04T05:00:00Z"
+
+	utc := testkit.JSON(t, f.srv.Do(t, "GET", base, f.token, ""), 200)
+	if utc["timezone"] != "UTC" || series(utc) != "2026-11-02T00:00:00Z:0/0 2026-11-03T00:00:00Z:2/2 2026-11-04T00:00:00Z:0/0" {
+		t.Errorf("UTC: %v %s", utc["timezone"], series(utc))
+	}
+	ny := testkit.JSON(t, f.srv.Do(t, "GET", base+"&timezone=America/New_York", f.token, ""), 200)
+	// Days start at New York's midnights, given as UTC instants.
+	if ny["timezone"] != "America/New_York" || ny["from"] != "2026-11-02T05:00:00Z" ||
+		series(ny) != "2026-11-02T05:00:00Z:1/1 2026-11-03T05:00:00Z:1/1" {
+		t.Errorf("New York: %v from %v, %s", ny["timezone"], ny["from"], series(ny))
+	}
+	p := testkit.Problem(t, f.srv.Do(t, "GET", base+"&timezone=Mars/Olympus", f.token, ""), 422, "validation-failed")
+	if !strings.Contains(fmt.Sprint(p["errors"]), "/query/timezone") {
+		t.Errorf("unknown zone: %v", p["errors"])
+	}
+
+	// The workspace's zone is the default.
+	ws := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/workspace", f.token, ""), 200)
+	if ws["timezone"] != "UTC" {
+		t.Errorf("a new workspace's zone: %v", ws["timezone"])
+	}
+	p = testkit.Problem(t, f.srv.Do(t, "PATCH", "/api/v1/workspace", f.token, `{"timezone":"Eastern"}`), 422, "validation-failed")
+	if !strings.Contains(fmt.Sprint(p["errors"]), "/timezone") {
+		t.Errorf("unknown zone: %v", p["errors"])
+	}
+	ws = testkit.JSON(t, f.srv.Do(t, "PATCH", "/api/v1/workspace", f.token, `{"timezone":"America/New_York"}`), 200)
+	if ws["timezone"] != "America/New_York" {
+		t.Errorf("after PATCH: %v", ws["timezone"])
+	}
+	def := testkit.JSON(t, f.srv.Do(t, "GET", base, f.token, ""), 200)
+	if def["timezone"] != "America/New_York" || series(def) != series(ny) {
+		t.Errorf("the workspace's default: %v %s", def["timezone"], series(def))
+	}
+	if other := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/workspace", f.otherTk, ""), 200); other["timezone"] != "UTC" {
+		t.Errorf("another workspace's zone: %v", other["timezone"])
+	}
+}

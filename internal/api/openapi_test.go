@@ -113,6 +113,7 @@ func TestOpenAPIOperations(t *testing.T) {
 	doc := api.Spec()
 	want := map[string]string{
 		"GET /workspace":               "getWorkspace",
+		"PATCH /workspace":             "updateWorkspace",
 		"POST /links":                  "createLink",
 		"GET /links":                   "listLinks",
 		"POST /links/bulk":             "createLinks",

@@ -25,7 +25,15 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the workspace's settings
+         * @description **Scope:** `members:write`
+         *
+         *     Sets `timezone`, the IANA time zone analytics answers are cut in
+         *     when a request names none (`UTC` until changed). An unknown zone is
+         *     `422` on `/timezone`. Answers the workspace as `GET` does.
+         */
+        patch: operations["updateWorkspace"];
         trace?: never;
     };
     "/links": {
@@ -474,15 +482,24 @@ export interface paths {
          *     Aggregates the link's scans in `[from, to)`: totals, a time series with
          *     one bucket per `interval` (every bucket in the range, zeros included),
          *     and breakdowns by device, operating system, browser and referrer.
-         *     Buckets are aligned in UTC; weeks start on Monday. Without parameters
-         *     the range is the last 30 days (from the start of their first hour), by
-         *     day.
+         *     Buckets are cut in `timezone` (default: the workspace's, itself `UTC`
+         *     unless changed): days start at local midnight, hours on the local
+         *     hour, weeks on Monday, months on the 1st, so a day with a
+         *     daylight-saving change has 23 or 25 hourly buckets, and zones off the
+         *     whole hour (`Asia/Kolkata`, `Asia/Kathmandu`) are cut exactly. The
+         *     answer echoes `timezone`, and gives `from`, `to` and each bucket's
+         *     `start` with the zone's offset. Without parameters the range is the
+         *     last 30 days (from the start of their first UTC hour), by day.
          *
          *     `total`, `unique`, `series` and the breakdowns count human scans only;
          *     `bots` counts the rest. `unique` counts distinct visitors by a
          *     privacy-preserving hash that is rotated daily, so one person on two
-         *     days counts twice: the `unique` of a week, a month or the whole range
-         *     is the sum of its days' unique visitors. Every figure is exact (no
+         *     days counts twice. The hash rotates at UTC midnight whatever the
+         *     zone, so `unique` counts visitor-days: a bucket's `unique` is the
+         *     number of distinct (UTC day, visitor) pairs among its scans; a local
+         *     day that spans two UTC days counts a person seen on both sides of UTC
+         *     midnight twice, and the range's `unique` is counted the same way over
+         *     the whole range. Every figure is exact (no
          *     sampling or estimation): answers come from counters kept as scans are
          *     recorded, including an exact per-day set of visitor hashes, so they
          *     take milliseconds whatever the number of scans, and include a scan
@@ -1488,6 +1505,11 @@ export interface components {
              * @example Acme
              */
             name: string;
+            /**
+             * @description The IANA time zone analytics answers are cut in when a request names none (`UTC` until an admin changes it: `PATCH /workspace`).
+             * @example America/New_York
+             */
+            timezone: string;
             /** @description The scopes of the calling credential, in the order they were granted. */
             scopes: components["schemas"]["Scope"][];
         };
@@ -1915,6 +1937,11 @@ export interface components {
             to: components["schemas"]["Timestamp"];
             /** @enum {string} */
             interval: "hour" | "day" | "week" | "month";
+            /**
+             * @description The IANA time zone the buckets were cut in.
+             * @example America/New_York
+             */
+            timezone: string;
             /** @description The instant the report is exact as of: every scan recorded before `as_of` is counted, none after. Scans are folded into analytics every `LINKQR_ANALYTICS_FOLD_INTERVAL` (5 s by default; 30 s while the server is saturated), so `as_of` trails the present by about that much. */
             as_of: components["schemas"]["Timestamp"];
             /** @description Human scans in the range. */
@@ -3141,6 +3168,47 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    updateWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description An IANA time zone name, such as `America/New_York` or `UTC`.
+                     * @example America/New_York
+                     */
+                    timezone?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The workspace as saved. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listLinks: {
         parameters: {
             query?: {
@@ -3981,6 +4049,13 @@ export interface operations {
                  *     the pointer `/query/from`.
                  */
                 interval?: "hour" | "day" | "week" | "month";
+                /**
+                 * @description IANA time zone the buckets are cut in, such as `America/New_York`
+                 *     or `Asia/Kolkata`. Default: the workspace's (`GET /workspace`).
+                 *     An unknown name is refused with the pointer `/query/timezone`.
+                 * @example America/New_York
+                 */
+                timezone?: string;
             };
             header?: never;
             path: {

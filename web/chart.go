@@ -63,15 +63,20 @@ type ChartTick struct {
 // buildChart lays out series over [from, to) in buckets of interval. Every
 // bucket of the range gets a bar: buckets missing from series (a gap) are
 // zeros, so a quiet day shows as a gap rather than vanishing from the axis.
-func buildChart(from, to time.Time, interval analytics.Interval, series []analytics.Bucket) ChartView {
+//
+// The buckets are cut in loc (days at its midnights, 23 or 25 hours long on
+// daylight-saving days) and labelled in its clock.
+func buildChart(from, to time.Time, interval analytics.Interval, loc *time.Location, series []analytics.Bucket) ChartView {
 	byStart := make(map[time.Time]analytics.Bucket, len(series))
 	for _, b := range series {
 		byStart[b.Start.UTC()] = b
 	}
 	var c ChartView
-	for start := interval.Truncate(from); start.Before(to); start = interval.Next(start) {
+	var starts []time.Time
+	for start := interval.TruncateIn(from, loc).UTC(); start.Before(to); start = interval.NextIn(start, loc).UTC() {
 		b := byStart[start]
-		c.Bars = append(c.Bars, ChartBar{Start: start.Format(time.RFC3339), Label: bucketLabel(interval, start, true), Scans: b.Scans, Unique: b.Unique})
+		starts = append(starts, start)
+		c.Bars = append(c.Bars, ChartBar{Start: start.Format(time.RFC3339), Label: bucketLabel(interval, start.In(loc), true), Scans: b.Scans, Unique: b.Unique})
 		c.Total += b.Scans
 		c.Max = max(c.Max, b.Scans)
 	}
@@ -99,25 +104,25 @@ func buildChart(from, to time.Time, interval analytics.Interval, series []analyt
 	step := (n + chartMaxTicks - 1) / chartMaxTicks
 	c.Ticks = make([]ChartTick, n)
 	for i := 0; i < n; i += step {
-		start, _ := time.Parse(time.RFC3339, c.Bars[i].Start)
-		c.Ticks[i].Label = bucketLabel(interval, start, false)
+		c.Ticks[i].Label = bucketLabel(interval, starts[i].In(loc), false)
 	}
 	return c
 }
 
-// bucketLabel names the bucket starting at t; long is the tooltip's form,
-// the short one fits under a bar.
+// bucketLabel names the bucket starting at t, on t's clock (its location
+// is the report's zone); long is the tooltip's form, the short one fits
+// under a bar. An hour names its zone's abbreviation, which tells the two
+// 01:00s of a day that turns the clocks back apart (EDT, then EST).
 func bucketLabel(interval analytics.Interval, t time.Time, long bool) string {
-	t = t.UTC()
 	switch interval {
 	case analytics.Hour:
 		if long {
-			return t.Format("2 Jan 2006, 15:00 UTC")
+			return t.Format("2 Jan 2006, 15:04 MST")
 		}
-		if t.Hour() == 0 {
+		if t.Hour() == 0 && t.Minute() == 0 {
 			return t.Format("2 Jan")
 		}
-		return t.Format("15:00")
+		return t.Format("15:04")
 	case analytics.Week:
 		if long {
 			return "Week of " + t.Format("2 Jan 2006")

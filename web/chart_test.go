@@ -16,7 +16,7 @@ import (
 func renderChart(t *testing.T, from, to time.Time, interval analytics.Interval, series []analytics.Bucket) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Chart(buildChart(from, to, interval, series)).Render(context.Background(), &buf); err != nil {
+	if err := Chart(buildChart(from, to, interval, time.UTC, series)).Render(context.Background(), &buf); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()

@@ -43,7 +43,9 @@ func csvHeaders(w http.ResponseWriter, l link.Link, what string, rg analytics.Ra
 
 // linkSeriesCSV exports the chart's series for the chosen range: one row
 // per bucket (zeros included) with its start, human scans and unique
-// visitors, as the analytics service computes them.
+// visitors, as the analytics service computes them. A bucket's start is
+// written on the chosen zone's clock with its offset (an exact instant a
+// spreadsheet shows as the local day), and the zone is named in a column.
 func (u *UI) linkSeriesCSV(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
 	l, ok := u.loadLink(w, r)
@@ -60,9 +62,10 @@ func (u *UI) linkSeriesCSV(w http.ResponseWriter, r *http.Request) {
 	}
 	csvHeaders(w, l, "series", c.Range)
 	cw := csvout.New(w)
-	_ = cw.Write("bucket_start", "interval", "scans", "unique")
+	_ = cw.Write("bucket_start", "interval", "timezone", "scans", "unique")
+	loc := c.Range.Zone.Location()
 	for _, b := range rep.Series {
-		_ = cw.Write(b.Start.UTC().Format(time.RFC3339), string(rep.Interval), strconv.FormatInt(b.Scans, 10), strconv.FormatInt(b.Unique, 10))
+		_ = cw.Write(b.Start.In(loc).Format(time.RFC3339), string(rep.Interval), rep.Timezone, strconv.FormatInt(b.Scans, 10), strconv.FormatInt(b.Unique, 10))
 	}
 	_ = cw.Flush()
 }

@@ -101,7 +101,7 @@ func (u *UI) renderLinkWith(w http.ResponseWriter, r *http.Request, status int, 
 		u.serverError(w, r, err)
 		return
 	default:
-		v.Report = reportView(rep)
+		v.Report = reportView(rep, v.Range.Range.Zone.Location())
 	}
 	exportQuery := v.Range.query().Encode()
 	v.SeriesCSV = v.Path + "/analytics.csv?" + exportQuery
@@ -110,13 +110,14 @@ func (u *UI) renderLinkWith(w http.ResponseWriter, r *http.Request, status int, 
 	Render(w, r, status, LinkPage(v))
 }
 
-// reportView presents an analytics report: totals, the chart and the
-// breakdowns as bar lists.
-func reportView(rep analytics.Report) *ReportView {
+// reportView presents an analytics report cut in loc: totals, the chart
+// and the breakdowns as bar lists.
+func reportView(rep analytics.Report, loc *time.Location) *ReportView {
 	v := &ReportView{
 		Total: strconv.FormatInt(rep.Total, 10), Unique: strconv.FormatInt(rep.Unique, 10), Bots: strconv.FormatInt(rep.Bots, 10),
-		Chart:  buildChart(rep.From, rep.To, rep.Interval, rep.Series),
-		Period: formatTime(rep.From) + " – " + formatTime(rep.To),
+		Chart:  buildChart(rep.From, rep.To, rep.Interval, loc, rep.Series),
+		Period: formatTimeIn(rep.From, loc) + " – " + formatTimeIn(rep.To, loc),
+		Zone:   rep.Timezone,
 		HasAny: rep.Total > 0 || rep.Bots > 0,
 	}
 	for _, b := range []struct {

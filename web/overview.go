@@ -107,7 +107,7 @@ func (u *UI) fillOverview(v *OverviewView, o analytics.Overview, wsExt string) {
 	if best.Scans > 0 {
 		v.Busiest, v.BusiestOf = best.Start.UTC().Format("2 Jan"), plural(best.Scans, "scan", "scans")
 	}
-	v.Chart = buildChart(o.From, o.To, analytics.Day, o.Days)
+	v.Chart = buildChart(o.From, o.To, analytics.Day, time.UTC, o.Days)
 	v.Chart.NoUnique = true
 	origins := link.Origins{ShortBase: u.Config.ShortBaseURL.String(), CustomScheme: u.Config.CustomDomainScheme}
 	for i, l := range o.TopLinks {

@@ -94,6 +94,12 @@ func formatDate(t time.Time) string { return t.UTC().Format("2 Jan 2006") }
 // formatTime renders a timestamp with minutes, in UTC.
 func formatTime(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") }
 
+// formatTimeIn renders a timestamp with minutes on loc's clock, naming the
+// zone's abbreviation (or offset) as it was then.
+func formatTimeIn(t time.Time, loc *time.Location) string {
+	return t.In(loc).Format("2 Jan 2006, 15:04 MST")
+}
+
 // SignInView is the sign-in form.
 type SignInView struct {
 	Nav    NavModel
@@ -294,7 +300,8 @@ type LinkPageView struct {
 type ReportView struct {
 	Total, Unique, Bots string
 	Period              string
-	HasAny              bool // any scan at all in the range, bots included
+	Zone                string // the IANA zone the range and buckets are cut in
+	HasAny              bool   // any scan at all in the range, bots included
 	Chart               ChartView
 	Breakdowns          []Breakdown
 	Countries           CountriesView
@@ -387,5 +394,8 @@ type WorkspaceSettingsView struct {
 	// Confirm is what was typed into the deletion form (echoed when it
 	// did not match); Errors["/confirm"] says why.
 	Confirm string
-	Errors  FieldErrors
+	// Timezone is the analytics zone shown in its form: the workspace's, or
+	// what was typed when it was refused (Errors["/timezone"]).
+	Timezone string
+	Errors   FieldErrors
 }

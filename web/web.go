@@ -212,6 +212,7 @@ func (u *UI) Mount(r chi.Router) {
 				r.Get("/settings/workspace", u.workspaceSettings)
 				manage := r.With(u.permit(scope.ManageWorkspace))
 				manage.Post("/settings/workspace", u.workspaceRename)
+				manage.Post("/settings/workspace/timezone", u.workspaceTimezone)
 				manage.Get("/settings/workspace/export", u.workspaceExport)
 				manage.Post("/settings/workspace/delete", u.workspaceDelete)
 

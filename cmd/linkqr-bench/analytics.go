@@ -117,10 +117,31 @@ func (b *bench) analytics(ctx context.Context, s *server, fx fixtures, rate floa
 	// a question of their own, since linkqr answers a past range asked
 	// again at the same rollups' version from memory, and these measure
 	// computing it.
-	span := func(from, to time.Time, interval string) func(shift int) string {
+	spanIn := func(zone string, from, to time.Time, interval string) func(shift int) string {
 		return func(shift int) string {
 			d := -time.Duration(shift) * time.Hour
-			return base + "?" + url.Values{"from": {from.Add(d).Format(time.RFC3339)}, "to": {to.Add(d).Format(time.RFC3339)}, "interval": {interval}}.Encode()
+			q := url.Values{"from": {from.Add(d).Format(time.RFC3339)}, "to": {to.Add(d).Format(time.RFC3339)}, "interval": {interval}}
+			if zone != "" {
+				q.Set("timezone", zone)
+			}
+			return base + "?" + q.Encode()
+		}
+	}
+	span := func(from, to time.Time, interval string) func(shift int) string {
+		return spanIn("", from, to, interval)
+	}
+	// A zone's local midnights: its days' edges, on the hour (New York) or
+	// off it (Kolkata +5:30, Kathmandu +5:45).
+	localDays := func(zone string) (time.Time, time.Time) {
+		loc, _ := time.LoadLocation(zone)
+		f, t := start.In(loc), end.In(loc)
+		return time.Date(f.Year(), f.Month(), f.Day()+1, 0, 0, 0, 0, loc), time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
+	}
+	inZone := func(zone string) func(shift int) string {
+		from, to := localDays(zone)
+		// Shifted by whole days, so the edges stay at local midnights.
+		return func(shift int) string {
+			return spanIn(zone, from.AddDate(0, 0, -shift), to.AddDate(0, 0, -shift), "day")(0)
 		}
 	}
 	queries := []struct {
@@ -142,6 +163,12 @@ func (b *bench) analytics(ctx context.Context, s *server, fx fixtures, rate floa
 		// Reported, not in the load mix: an edge inside an hour is read from
 		// raw scans, at a cost that grows with the link's scans per hour.
 		{"day, edges not on the hour", span(start.Add(20*time.Minute), end.Add(-20*time.Minute), "day")},
+		// Reported: days in a time zone. New York's midnights are on the UTC
+		// hour; Kolkata's and Kathmandu's fall inside one, so their edges and
+		// every day's boundary split an hour at its quarter-hour counters.
+		{"day in America/New_York", inZone("America/New_York")},
+		{"day in Asia/Kolkata", inZone("Asia/Kolkata")},
+		{"day in Asia/Kathmandu", inZone("Asia/Kathmandu")},
 	}
 	hammered := queries[:5]
 	for _, q := range queries {

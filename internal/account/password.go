@@ -99,5 +99,5 @@ func (s *Service) RenameWorkspace(ctx context.Context, workspaceID uuid.UUID, na
 	if err != nil {
 		return Workspace{}, err
 	}
-	return Workspace{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt}, nil
+	return Workspace{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt, Timezone: zoneOf(row.Timezone)}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/linkqr/linkqr/internal/account/internal/accountdb"
+	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/store"
@@ -68,10 +69,25 @@ func zoneOf(name string) tz.Zone {
 }
 
 // SetTimezone makes zone the workspace's analytics zone (an admin's
-// change, checked by the caller).
+// change: the routes ask for it, members:write in the API and
+// workspace:manage in the UI, both an admin's only). A change is audited.
 func (s *Service) SetTimezone(ctx context.Context, workspaceID uuid.UUID, zone tz.Zone) error {
-	_, err := accountdb.New().WorkspaceSetTimezone(ctx, s.db.Conn(ctx), accountdb.WorkspaceSetTimezoneParams{ID: workspaceID, Timezone: zone.Name()})
-	return store.InterpretError(err)
+	return s.db.InTx(ctx, func(tx pgx.Tx) error {
+		q := accountdb.New()
+		old, err := q.WorkspaceGetByID(ctx, tx, workspaceID)
+		if err != nil {
+			return store.InterpretError(err)
+		}
+		if old.Timezone == zone.Name() {
+			return nil
+		}
+		if _, err := q.WorkspaceSetTimezone(ctx, tx, accountdb.WorkspaceSetTimezoneParams{ID: workspaceID, Timezone: zone.Name()}); err != nil {
+			return store.InterpretError(err)
+		}
+		return audit.Record(ctx, tx, workspaceID, audit.WorkspaceTimezoneChanged, audit.TargetOf("workspace", id.Workspace, workspaceID), audit.Changes{
+			"timezone": audit.Change(old.Timezone, zone.Name()),
+		})
+	})
 }
 
 // Workspaces lists the user's workspaces by name.

@@ -83,6 +83,7 @@ var uiPermissions = map[string]uiPermission{
 	"GET /w/{ws}/settings":                                              {need: anyMember},
 	"GET /w/{ws}/settings/workspace":                                    {need: anyMember},
 	"POST /w/{ws}/settings/workspace":                                   {need: scope.ManageWorkspace},
+	"POST /w/{ws}/settings/workspace/timezone":                          {need: scope.ManageWorkspace},
 	"GET /w/{ws}/settings/workspace/export":                             {need: scope.ManageWorkspace},
 	"POST /w/{ws}/settings/workspace/delete":                            {need: scope.ManageWorkspace},
 	"GET /w/{ws}/settings/api-keys":                                     {need: anyMember},

@@ -31,6 +31,7 @@ import (
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/sso"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/tz"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -404,6 +405,15 @@ func changes() []change {
 						return err
 					}, func() bool {
 						return r.scalar(t, "SELECT count(*) FROM workspaces WHERE id = $1 AND name = $2", r.ws, name) == 1
+					}
+			}},
+		{action: audit.WorkspaceTimezoneChanged, target: "workspace", changes: []string{"timezone"},
+			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
+				zone := tz.MustParse(tz.Common[1+n%(len(tz.Common)-1)])
+				return func(ctx context.Context) error {
+						return r.app.Accounts.SetTimezone(ctx, r.ws, zone)
+					}, func() bool {
+						return r.scalar(t, "SELECT count(*) FROM workspaces WHERE id = $1 AND timezone = $2", r.ws, zone.Name()) == 1
 					}
 			}},
 		{action: audit.WorkspaceExported, target: "workspace",

@@ -49,6 +49,7 @@ const (
 	WorkspaceExported         Action = "workspace.exported"
 	WorkspaceQRStyleUpdated   Action = "workspace.qr_style_updated"
 	WorkspaceRetentionChanged Action = "workspace.retention_changed"
+	WorkspaceTimezoneChanged  Action = "workspace.timezone_changed"
 	LinksImported             Action = "links.imported"
 	LinksBulkDeleted          Action = "links.bulk_deleted"
 	SSOUpdated                Action = "sso.updated"
@@ -63,7 +64,7 @@ var Actions = []Action{
 	WebhookCreated, WebhookUpdated, WebhookDeleted, WebhookSecretRotated, WebhookDisabled,
 	DomainCreated, DomainVerified, DomainUpdated, DomainDeleted,
 	MemberInvited, MemberJoined, MemberRoleChanged, MemberRemoved, InvitationRevoked,
-	WorkspaceRenamed, WorkspaceExported, WorkspaceQRStyleUpdated, WorkspaceRetentionChanged,
+	WorkspaceRenamed, WorkspaceExported, WorkspaceQRStyleUpdated, WorkspaceRetentionChanged, WorkspaceTimezoneChanged,
 	LinksImported, LinksBulkDeleted,
 	SSOUpdated, TwoFactorRequired, TwoFactorEnrolled, TwoFactorRemoved,
 }

@@ -271,6 +271,16 @@ func TestLinkTools(t *testing.T) {
 	if fmt.Sprint(an["countries"]) != "[map[key:(unknown) scans:1]]" || fmt.Sprint(an["sources"]) != "[map[key:link scans:1]]" {
 		t.Errorf("analytics countries %v, sources %v", an["countries"], an["sources"])
 	}
+	// In a time zone: the answer echoes it and the day buckets start at its
+	// midnights (Kolkata's are at 18:30 UTC); an unknown one is a tool error.
+	inZone := ok(t, callTool(t, s, "get_link_analytics", map[string]any{"id": id, "interval": "day", "timezone": "Asia/Kolkata"}))
+	if series := inZone["series"].([]any); inZone["timezone"] != "Asia/Kolkata" || len(series) == 0 ||
+		!strings.HasSuffix(series[0].(map[string]any)["start"].(string), "T18:30:00Z") {
+		t.Errorf("analytics in Asia/Kolkata: %v", inZone)
+	}
+	if res := callTool(t, s, "get_link_analytics", map[string]any{"id": id, "timezone": "Mars/Olympus"}); !res.IsError || !strings.Contains(text(res), "IANA time zone") {
+		t.Errorf("unknown zone: %s", text(res))
+	}
 	scans := ok(t, callTool(t, s, "list_link_scans", map[string]any{"id": id}))
 	if data := scans["data"].([]any); len(data) != 1 || data[0].(map[string]any)["device"] != "mobile" {
 		t.Errorf("scans %v", scans)

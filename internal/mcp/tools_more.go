@@ -14,6 +14,7 @@ type analyticsIn struct {
 	From     *string `json:"from,omitempty"`
 	To       *string `json:"to,omitempty"`
 	Interval *string `json:"interval,omitempty"`
+	Timezone *string `json:"timezone,omitempty"`
 }
 
 type scansIn struct {
@@ -36,7 +37,7 @@ type deliveriesIn struct {
 func addAnalyticsTools(s *sdk.Server, d *dispatcher) {
 	sdk.AddTool(s, &sdk.Tool{
 		Name:        "get_workspace",
-		Description: "The workspace this credential acts in (id, name) and the scopes it holds; any valid credential may call it. Use it to see which tools will work.",
+		Description: "The workspace this credential acts in (id, name), the IANA time zone its analytics are cut in by default (timezone) and the scopes it holds; any valid credential may call it. Use it to see which tools will work.",
 		Annotations: readOnly("Get Workspace"),
 		InputSchema: object(nil, map[string]*jsonschema.Schema{}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
@@ -48,17 +49,19 @@ func addAnalyticsTools(s *sdk.Server, d *dispatcher) {
 		Description: "Scan analytics of one link (scope analytics:read): total human scans, unique visitors (counted once per UTC day), " +
 			"bot scans, a zero-filled time series of {start, scans, unique} per bucket, and breakdowns by device, os, browser, " +
 			"referrer host, country (ISO 3166-1 alpha-2, \"(unknown)\" when not known; every country listed) and source " +
-			"(\"qr\": scanned from a QR code, \"link\": the short URL opened otherwise) ([{key, scans}], largest first; countries and sources each add up to total). Range defaults to the last 30 days by day; buckets are UTC, weeks start Monday.",
+			"(\"qr\": scanned from a QR code, \"link\": the short URL opened otherwise) ([{key, scans}], largest first; countries and sources each add up to total). Range defaults to the last 30 days by day. Buckets start at local midnights and hours of timezone " +
+			"(default: the workspace's, see get_workspace; daylight-saving days have 23 or 25 hours), weeks on Monday; every timestamp in the answer is UTC, and the answer echoes timezone.",
 		Annotations: readOnly("Get Link Analytics"),
 		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{
 			"id":       linkID(),
 			"from":     dateTime("Start of the range, inclusive, RFC 3339 (e.g. 2026-11-01T00:00:00Z). Default: 30 days before to."),
 			"to":       dateTime("End of the range, exclusive, RFC 3339. Default: now."),
 			"interval": enum("Bucket size of the series. The range may hold at most a bounded number of buckets (hour: 31 days). Default: day.", "hour", "day", "week", "month"),
+			"timezone": strLen("IANA time zone name the buckets are cut in, e.g. America/New_York, Asia/Kolkata or UTC. Default: the workspace's time zone.", 1, 64),
 		}),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in analyticsIn) (*sdk.CallToolResult, any, error) {
 		q := url.Values{}
-		for k, v := range map[string]*string{"from": in.From, "to": in.To, "interval": in.Interval} {
+		for k, v := range map[string]*string{"from": in.From, "to": in.To, "interval": in.Interval, "timezone": in.Timezone} {
 			if v != nil {
 				q.Set(k, *v)
 			}

@@ -63,6 +63,7 @@ BODIES: dict[str, Callable[..., Any]] = {
 # (limit and cursor of list operations live on the *_page method).
 OPERATIONS: dict[str, Callable[..., Any]] = {
     "getWorkspace": linkqr.Client.workspace,
+    "updateWorkspace": linkqr.Client.update_workspace,
     "createLink": linkqr.Links.create,
     "listLinks": linkqr.Links.list_page,
     "createLinks": linkqr.Links.create_many,
@@ -293,6 +294,7 @@ def test_analytics_decodes_countries_and_sources() -> None:
             "from": "2026-11-01T00:00:00Z",
             "to": "2026-11-28T00:00:00Z",
             "interval": "day",
+            "timezone": "UTC",
             "as_of": "2026-11-27T10:00:00Z",
             "total": 3,
             "unique": 2,

@@ -1324,7 +1324,7 @@ export interface components {
          * @description What an audit entry records.
          * @enum {string}
          */
-        AuditAction: "api_key.created" | "api_key.revoked" | "oauth_client.created" | "oauth_client.revoked" | "oauth_grant.created" | "oauth_grant.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "domain.created" | "domain.verified" | "domain.updated" | "domain.deleted" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked" | "workspace.renamed" | "workspace.exported" | "workspace.qr_style_updated" | "workspace.retention_changed" | "links.imported" | "links.bulk_deleted" | "sso.updated" | "two_factor.required" | "two_factor.enrolled" | "two_factor.removed";
+        AuditAction: "api_key.created" | "api_key.revoked" | "oauth_client.created" | "oauth_client.revoked" | "oauth_grant.created" | "oauth_grant.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "domain.created" | "domain.verified" | "domain.updated" | "domain.deleted" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked" | "workspace.renamed" | "workspace.exported" | "workspace.qr_style_updated" | "workspace.retention_changed" | "workspace.timezone_changed" | "links.imported" | "links.bulk_deleted" | "sso.updated" | "two_factor.required" | "two_factor.enrolled" | "two_factor.removed";
         /**
          * @description One entry of the workspace's audit log. Never holds a secret, a
          *     token or a password.

@@ -123,6 +123,11 @@ class Client:
         """The credential's workspace and scopes (any valid credential)."""
         return decode(Workspace, self._t.request("GET", "/workspace").json())
 
+    def update_workspace(self, *, timezone: str) -> Workspace:
+        """Sets the IANA time zone analytics are cut in when a request names none
+        (members:write); an unknown zone is a ProblemError ``validation-failed`` (422)."""
+        return decode(Workspace, self._t.request("PATCH", "/workspace", json={"timezone": timezone}).json())
+
     def close(self) -> None:
         """Closes the connection pool (unless it was passed in)."""
         if self._own_http:
@@ -435,13 +440,16 @@ class Links:
         from_: datetime | str | None = None,
         to: datetime | str | None = None,
         interval: Interval | None = None,
+        timezone: str | None = None,
     ) -> Analytics:
         """Totals, uniques, series and breakdowns of a link's scans in ``[from_, to)``
-        (analytics:read; defaults: the last 30 days by day)."""
+        (analytics:read; defaults: the last 30 days by day), the buckets cut at the
+        local midnights and hours of ``timezone`` (default: the workspace's)."""
         params = {
             "from": None if from_ is None else _ts(from_),
             "to": None if to is None else _ts(to),
             "interval": interval,
+            "timezone": timezone,
         }
         return decode(Analytics, self._t.request("GET", f"/links/{_seg(id)}/analytics", params=params).json())
 

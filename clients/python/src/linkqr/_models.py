@@ -68,6 +68,7 @@ class Workspace:
     object: Literal["workspace"]
     id: str
     name: str
+    timezone: str  # the IANA zone analytics are cut in when a request names none
     scopes: list[Scope]
 
 
@@ -140,6 +141,7 @@ class Analytics:
     from_: datetime
     to: datetime
     interval: Interval
+    timezone: str  # the IANA zone the buckets were cut in
     as_of: datetime
     total: int
     unique: int
@@ -452,6 +454,7 @@ AuditAction = Literal[
     "workspace.exported",
     "workspace.qr_style_updated",
     "workspace.retention_changed",
+    "workspace.timezone_changed",
     "links.imported",
     "links.bulk_deleted",
     "sso.updated",

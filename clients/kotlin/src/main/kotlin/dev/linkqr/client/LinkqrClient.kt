@@ -52,6 +52,18 @@ class LinkqrClient @JvmOverloads constructor(
     // operation: getWorkspace
     /** The credential's workspace and scopes (any valid credential). */
     fun workspace(): Workspace = t.json(Workspace::class.java, "GET", "/workspace")
+
+    // operation: updateWorkspace
+    /**
+     * Sets the IANA time zone analytics are cut in when a request names none
+     * (members:write); an unknown zone is a ProblemException validation-failed (422).
+     */
+    @JvmOverloads
+    fun updateWorkspace(timezone: String? = null): Workspace {
+        val b = JsonObject()
+        if (timezone != null) b.addProperty("timezone", timezone)
+        return t.json(Workspace::class.java, "PATCH", "/workspace", body = b)
+    }
 }
 
 /** pageType is Page<T> for Gson. */
@@ -396,12 +408,13 @@ class Links internal constructor(private val t: Transport) {
     // operation: getLinkAnalytics
     /**
      * Totals, uniques, a series and breakdowns (devices, os, browsers,
-     * referrers, countries, sources) of a link's scans in [from, to) (analytics:read).
+     * referrers, countries, sources) of a link's scans in [from, to) (analytics:read),
+     * the buckets cut at the local midnights and hours of [timezone] (default: the workspace's).
      */
     @JvmOverloads
-    fun analytics(id: String, from: Instant? = null, to: Instant? = null, interval: String? = null): Analytics =
+    fun analytics(id: String, from: Instant? = null, to: Instant? = null, interval: String? = null, timezone: String? = null): Analytics =
         t.json(Analytics::class.java, "GET", "/links/" + enc(id) + "/analytics",
-            listOf("from" to from?.toString(), "to" to to?.toString(), "interval" to interval))
+            listOf("from" to from?.toString(), "to" to to?.toString(), "interval" to interval, "timezone" to timezone))
 }
 
 /** Webhook subscriptions: create, list, change, rotate the secret, and the delivery log. */

@@ -13,6 +13,8 @@ data class Workspace(
     val `object`: String,
     val id: String,
     val name: String,
+    /** The IANA time zone analytics are cut in when a request names none. */
+    val timezone: String,
     val scopes: List<String>
 )
 
@@ -169,6 +171,8 @@ data class Analytics(
     val to: Instant,
     /** "hour", "day", "week" or "month". */
     val interval: String,
+    /** The IANA time zone the buckets were cut in. */
+    val timezone: String,
     val asOf: Instant,
     val total: Long,
     val unique: Long,

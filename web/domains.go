@@ -3,12 +3,15 @@ package web
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/linkqr/linkqr/internal/account"
 	"github.com/linkqr/linkqr/internal/domain"
+	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/validate"
@@ -33,9 +36,10 @@ func (u *UI) renderDomains(w http.ResponseWriter, r *http.Request, status int, v
 		u.serverError(w, r, err)
 		return
 	}
-	for _, d := range ds {
-		view.Domains = append(view.Domains, domainRow(d))
+	for _, c := range u.Domains.CheckAll(r.Context(), ds) {
+		view.Domains = append(view.Domains, domainRow(c))
 	}
+	view.Target = targetView(u.Domains.Target())
 	view.Max = domain.MaxPerWorkspace
 	view.Nav = u.nav(w, r, sectionDomains)
 	Render(w, r, status, DomainsPage(view))
@@ -61,7 +65,7 @@ func (u *UI) domainsCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u.redirectFlash(w, r, domainsPath(ws, "/"+wire.DomainID(d.ID)), flashOK,
-		d.Hostname.String()+" was added. Create the TXT record below, then verify it.")
+		d.Hostname.String()+" was added. Create the DNS records below, then verify it.")
 }
 
 // domainFrom loads the domain named in the path, answering 404 for an
@@ -80,17 +84,44 @@ func (u *UI) domainFrom(w http.ResponseWriter, r *http.Request) (domain.Domain, 
 	return d, true
 }
 
-// domainShow is one domain: its record with copy buttons, the last check,
-// and for admins "Verify now", the root and not-found URLs, and remove.
+// domainShow is one domain: its live checks, the records to create (with
+// copy buttons), and for admins "Verify now", the root and not-found URLs,
+// and remove.
 func (u *UI) domainShow(w http.ResponseWriter, r *http.Request) {
 	d, ok := u.domainFrom(w, r)
 	if !ok {
 		return
 	}
-	view := DomainView{Domain: domainRow(d), Errors: FieldErrors{}}
+	view := DomainView{Domain: domainRow(u.Domains.Check(r.Context(), d, false)), Errors: FieldErrors{}}
 	view.RootURL, view.NotFoundURL = deref(d.RootURL), deref(d.NotFoundURL)
 	view.Nav = u.nav(w, r, sectionDomains)
 	Render(w, r, http.StatusOK, DomainPage(view))
+}
+
+// domainCheck is "Check again": the domain's checks looked up afresh
+// (at most every domain.CheckMinInterval: sooner, the last ones stand).
+func (u *UI) domainCheck(w http.ResponseWriter, r *http.Request) {
+	ws, _ := workspaceFrom(r.Context())
+	d, ok := u.domainFrom(w, r)
+	if !ok {
+		return
+	}
+	back := domainsPath(ws, "/"+wire.DomainID(d.ID))
+	asked := time.Now()
+	at := u.Domains.Check(r.Context(), d, true).Checks.Routing.CheckedAt
+	switch {
+	case at.IsZero():
+		u.redirectFlash(w, r, back, flashOK, "linkqr is still looking; the results appear here in a few seconds.")
+	case at.Before(asked):
+		secs, unit := max(1, int(asked.Sub(at).Seconds())), " seconds"
+		if secs == 1 {
+			unit = " second"
+		}
+		u.redirectFlash(w, r, back, flashOK, "The checks below are from "+strconv.Itoa(secs)+unit+
+			" ago: linkqr looks again at most every "+strconv.Itoa(int(domain.CheckMinInterval.Seconds()))+" seconds.")
+	default:
+		u.redirectFlash(w, r, back, flashOK, "Checked again.")
+	}
 }
 
 // domainUpdate saves the root and not-found URLs (an empty field clears).
@@ -104,7 +135,7 @@ func (u *UI) domainUpdate(w http.ResponseWriter, r *http.Request) {
 	var errs validate.Errors
 	in := domain.UpdateInput{RootURL: optionalURL("/root_url", root, &errs), NotFoundURL: optionalURL("/not_found_url", notFound, &errs)}
 	if len(errs) > 0 {
-		view := DomainView{Domain: domainRow(d), RootURL: root, NotFoundURL: notFound}
+		view := DomainView{Domain: domainRow(u.Domains.Check(r.Context(), d, false)), RootURL: root, NotFoundURL: notFound}
 		view.Errors, _ = fieldErrors(errs)
 		view.Nav = u.nav(w, r, sectionDomains)
 		Render(w, r, http.StatusUnprocessableEntity, DomainPage(view))
@@ -180,9 +211,32 @@ func (u *UI) domainDelete(w http.ResponseWriter, r *http.Request) {
 type DomainsView struct {
 	Nav      NavModel
 	Domains  []DomainRow
+	Target   TargetView
 	Max      int
 	Hostname string // the add form, filled in again after a refusal
 	Errors   FieldErrors
+}
+
+// TargetView is what custom domains point at (LINKQR_CUSTOM_DOMAIN_TARGET),
+// as the list's instructions say it.
+type TargetView struct {
+	Name  string       // a hostname to CNAME to; "" for addresses
+	Addrs []RecordView // the A/AAAA records' values otherwise
+}
+
+func targetView(t hostname.Target) TargetView {
+	if name, ok := t.Name(); ok {
+		return TargetView{Name: name}
+	}
+	var v TargetView
+	for _, a := range t.Addrs() {
+		typ := domain.RecordA
+		if a.Is6() {
+			typ = domain.RecordAAAA
+		}
+		v.Addrs = append(v.Addrs, RecordView{Type: typ, Value: a.String()})
+	}
+	return v
 }
 
 // DomainView is one domain's page.
@@ -199,24 +253,87 @@ type DomainRow struct {
 	Verified                bool
 	RecordName, RecordValue string
 	VerifiedAt, CreatedAt   string
-	LastChecked, LastError  string // "" before the first check / when it found the token
 	MissingSince            string // set while a verified domain's record is gone
+	// Apex: the name cannot hold a CNAME; Records point it at linkqr;
+	// TargetAddrs are linkqr's own name's addresses, for an apex whose
+	// provider has no ALIAS.
+	Apex        bool
+	Records     []RecordView
+	TargetAddrs []RecordView
+	// Checks are the live checks in the page's order; CheckedAt "" while
+	// the first look runs.
+	Checks                             []CheckView
+	Verification, Routing, Certificate CheckView
+	CheckedAt                          string
 }
 
-func domainRow(d domain.Domain) DomainRow {
+// RecordView is one DNS record to create.
+type RecordView struct{ Type, Name, Value string }
+
+// CheckView is one live check.
+type CheckView struct {
+	Key, Title    string // key names it in test IDs: verification, routing, certificate
+	State, Detail string
+}
+
+// Label is the check's state in a word.
+func (c CheckView) Label() string {
+	switch domain.CheckState(c.State) {
+	case domain.CheckOK:
+		return "OK"
+	case domain.CheckFailed:
+		return "Failed"
+	case domain.CheckNotApplicable:
+		return "Not applicable"
+	}
+	return "Waiting"
+}
+
+// Class is the tag's colour for the state.
+func (c CheckView) Class() string {
+	switch domain.CheckState(c.State) {
+	case domain.CheckOK:
+		return "ok"
+	case domain.CheckFailed:
+		return "bad"
+	case domain.CheckNotApplicable:
+		return "na"
+	}
+	return "warn"
+}
+
+func domainRow(c domain.Checked) DomainRow {
+	d := c.Domain
 	row := DomainRow{
 		ID: wire.DomainID(d.ID), Hostname: d.Hostname.String(), Verified: d.Verified(),
 		RecordName: domain.RecordName(d.Hostname), RecordValue: d.RecordValue(), CreatedAt: formatDate(d.CreatedAt),
-		LastError: deref(d.LastCheckError),
+		Apex: c.Routing.Apex,
 	}
 	if d.VerifiedAt != nil {
 		row.VerifiedAt = formatTime(*d.VerifiedAt)
 	}
-	if d.LastCheckedAt != nil {
-		row.LastChecked = formatTime(*d.LastCheckedAt)
-	}
 	if d.RecordMissingSince != nil {
 		row.MissingSince = formatTime(*d.RecordMissingSince)
+	}
+	for _, rec := range c.Routing.Records {
+		row.Records = append(row.Records, RecordView(rec))
+	}
+	for _, a := range c.Checks.TargetAddrs {
+		typ := domain.RecordA
+		if a.Is6() {
+			typ = domain.RecordAAAA
+		}
+		row.TargetAddrs = append(row.TargetAddrs, RecordView{Type: typ, Name: row.Hostname, Value: a.String()})
+	}
+	view := func(key, title string, ch domain.Check) CheckView {
+		return CheckView{Key: key, Title: title, State: string(ch.State), Detail: ch.Detail}
+	}
+	row.Verification = view("verification", "Ownership (TXT record)", c.Checks.Verification)
+	row.Routing = view("routing", "Points at linkqr", c.Checks.Routing)
+	row.Certificate = view("certificate", "HTTPS certificate", c.Checks.Certificate)
+	row.Checks = []CheckView{row.Verification, row.Routing, row.Certificate}
+	if at := c.Checks.Routing.CheckedAt; !at.IsZero() {
+		row.CheckedAt = formatTime(at)
 	}
 	return row
 }

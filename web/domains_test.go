@@ -60,6 +60,22 @@ func TestDomainsPages(t *testing.T) {
 	if !strings.Contains(show.body, `value="_linkqr.go.acme.com"`) || !strings.Contains(show.body, `value="`+d.RecordValue()+`"`) {
 		t.Errorf("the record is not shown: %s", excerpt(show.body))
 	}
+	// What to point where (the default target: LINKQR_BASE_URL's host, an
+	// address here) and the live checks.
+	if textOf(t, show.body, "route-type") != "A" || !strings.Contains(show.body, `id="route-0-value" value="127.0.0.1"`) {
+		t.Errorf("the record pointing at linkqr: %s", excerpt(show.body))
+	}
+	for id, want := range map[string]string{
+		"check-verification-state": "Waiting", "check-routing-state": "Waiting", "check-certificate-state": "Not applicable",
+		"check-routing-detail": "go.acme.com has no CNAME, A or AAAA record yet.",
+	} {
+		if got := textOf(t, show.body, id); got != want {
+			t.Errorf("%s: %q, want %q", id, got, want)
+		}
+	}
+	if got := textOf(t, b.follow(b.post(domPath+"/check", nil)).body, "flash-ok"); !strings.HasPrefix(got, "The checks below are from ") {
+		t.Errorf("Check again right after a look: %q", got)
+	}
 	if p := b.post(ws+"/settings/domains", url.Values{"hostname": {"go.acme.com"}}); p.status != http.StatusConflict ||
 		textOf(t, p.body, "domain-hostname-input-error") != "This workspace already has this hostname." {
 		t.Errorf("the same hostname again: %d %s", p.status, excerpt(p.body))
@@ -114,6 +130,9 @@ func TestDomainsPages(t *testing.T) {
 			t.Errorf("member posts %s: %d", path, p.status)
 		}
 	}
+	if p := m.post(domPath+"/check", nil); p.status != http.StatusSeeOther || p.location != domPath {
+		t.Errorf("a member's Check again: %d %s", p.status, p.location)
+	}
 
 	other := testkit.NewTenant(t, srv.Pool)
 	o := newBrowser(t, srv)
@@ -124,6 +143,9 @@ func TestDomainsPages(t *testing.T) {
 	}
 	if p := o.post(otherPath+"/delete", url.Values{"confirmed": {"yes"}}); p.status != http.StatusNotFound {
 		t.Errorf("remove another workspace's domain: %d", p.status)
+	}
+	if p := o.post(otherPath+"/check", nil); p.status != http.StatusNotFound {
+		t.Errorf("check another workspace's domain: %d", p.status)
 	}
 	if p := b.get(ws + "/settings/domains/dom_nope"); p.status != http.StatusNotFound {
 		t.Errorf("malformed id: %d", p.status)
@@ -181,8 +203,8 @@ func walkDomain(t *testing.T, js bool) {
 	if got := p.text("flash-error"); !strings.HasPrefix(got, "Not verified: no TXT record at _linkqr.xn--bcher-kva.example") {
 		t.Errorf("verify without a record: %q", got)
 	}
-	if got := p.text("domain-last-error"); !strings.HasPrefix(got, "no TXT record at _linkqr.xn--bcher-kva.example") {
-		t.Errorf("last check: %q", got)
+	if got := p.text("check-verification-detail"); !strings.HasPrefix(got, "No TXT record at _linkqr.xn--bcher-kva.example yet") {
+		t.Errorf("the TXT check: %q", got)
 	}
 	p.look("domain-not-verified")
 	// While the domain is pending, the New link form only says where to verify it.

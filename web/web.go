@@ -262,8 +262,8 @@ func (u *UI) Mount(r chi.Router) {
 				security.Post("/settings/security/sso/domains/{domain}/verify", u.securityVerify)
 				security.Post("/settings/security/two-factor", u.securityTwoFactor)
 
-				// Every member sees the domains; admins add, verify, edit
-				// and remove them.
+				// Every member sees the domains and their checks; admins
+				// add, verify, edit and remove them.
 				domains := r.With(u.permit(scope.DomainsRead))
 				domainsWrite := r.With(u.permit(scope.DomainsWrite))
 				domains.Get("/settings/domains", u.domainsList)
@@ -271,6 +271,8 @@ func (u *UI) Mount(r chi.Router) {
 				domainsWrite.Post("/settings/domains", u.domainsCreate)
 				domainsWrite.Post("/settings/domains/{domain}", u.domainUpdate)
 				domainsWrite.Post("/settings/domains/{domain}/verify", u.domainVerify)
+				// "Check again" only looks: every member who sees the checks.
+				domains.Post("/settings/domains/{domain}/check", u.domainCheck)
 				domainsWrite.Post("/settings/domains/{domain}/delete", u.domainDelete)
 
 				// OAuth clients act for the workspace: members get 404.

@@ -30,12 +30,13 @@ func (a *API) createDomain(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := d.Wire()
+	out := a.Domains.Check(r.Context(), d, false).Wire()
 	w.Header().Set("Location", a.BaseURL+"/api/v1/domains/"+out.ID)
 	return writeJSON(w, http.StatusCreated, out)
 }
 
-// listDomains answers GET /api/v1/domains, newest first.
+// listDomains answers GET /api/v1/domains, newest first, each domain with
+// its live checks (looked up together).
 func (a *API) listDomains(w http.ResponseWriter, r *http.Request) error {
 	pg, err := parsePage(r)
 	if err != nil {
@@ -45,10 +46,11 @@ func (a *API) listDomains(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newList(ds, hasMore, domain.Domain.Wire, func(d domain.Domain) uuid.UUID { return d.ID }))
+	checked := a.Domains.CheckAll(r.Context(), ds)
+	return writeJSON(w, http.StatusOK, newList(checked, hasMore, domain.Checked.Wire, func(c domain.Checked) uuid.UUID { return c.ID }))
 }
 
-// getDomain answers GET /api/v1/domains/{id}.
+// getDomain answers GET /api/v1/domains/{id}, with its live checks.
 func (a *API) getDomain(w http.ResponseWriter, r *http.Request) error {
 	domainID, err := bareID(r, id.Domain)
 	if err != nil {
@@ -58,7 +60,7 @@ func (a *API) getDomain(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, d.Wire())
+	return writeJSON(w, http.StatusOK, a.Domains.Check(r.Context(), d, false).Wire())
 }
 
 // updateDomain answers PATCH /api/v1/domains/{id}: the root and not-found
@@ -84,12 +86,12 @@ func (a *API) updateDomain(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, d.Wire())
+	return writeJSON(w, http.StatusOK, a.Domains.Check(r.Context(), d, false).Wire())
 }
 
 // verifyDomain answers POST /api/v1/domains/{id}/verify: the TXT record
-// is looked up now; 200 verified, or 422 domain-not-verified saying what
-// the lookup found.
+// is looked up now; 200 verified (with checks looked up afresh), or 422
+// domain-not-verified saying what the lookup found.
 func (a *API) verifyDomain(w http.ResponseWriter, r *http.Request) error {
 	domainID, err := bareID(r, id.Domain)
 	if err != nil {
@@ -102,7 +104,7 @@ func (a *API) verifyDomain(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, d.Wire())
+	return writeJSON(w, http.StatusOK, a.Domains.Check(r.Context(), d, false).Wire())
 }
 
 // deleteDomain answers DELETE /api/v1/domains/{id}: 204, or 409 while

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -241,5 +242,105 @@ func TestDomainDeleteRefusedWhileLinksUseIt(t *testing.T) {
 	}
 	if resp := f.srv.Do(t, "DELETE", "/api/v1/domains/"+d["id"].(string), f.token, ""); resp.StatusCode != 204 {
 		t.Fatalf("delete domain once its link is deleted: %d", resp.StatusCode)
+	}
+}
+
+// TestDomainChecks: the domain object says what to point where (a CNAME
+// for a subdomain, an ALIAS for an apex, from LINKQR_CUSTOM_DOMAIN_TARGET)
+// and carries the live checks, in GET, the list and after verify: the
+// in-test DNS server answers for a domain pointing at linkqr, one with no
+// record yet and one pointing elsewhere. Checks are kept (a change in DNS
+// shows after verify, which looks afresh); another workspace's domain is
+// not found.
+func TestDomainChecks(t *testing.T) {
+	t.Parallel()
+	dnsSrv := testkit.StartDNS(t)
+	srv := testkit.StartServer(t, testkit.WithEnv("LINKQR_DNS_RESOLVER", dnsSrv.Addr), testkit.WithEnv("LINKQR_CUSTOM_DOMAIN_TARGET", "links.linkqr.test"))
+	tenant, other := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
+	token, otherTk := srv.APIKey(t, tenant.WorkspaceID), srv.APIKey(t, other.WorkspaceID)
+	dnsSrv.SetA("links.linkqr.test", netip.MustParseAddr("192.0.2.10"))
+	dnsSrv.SetCNAME("go.acme-shop.com", "links.linkqr.test")
+	dnsSrv.SetA("wrong.acme-shop.com", netip.MustParseAddr("203.0.113.9"))
+
+	check := func(d map[string]any, key string) (state, detail string) {
+		t.Helper()
+		c, _ := d["checks"].(map[string]any)[key].(map[string]any)
+		state, _ = c["state"].(string)
+		detail, _ = c["detail"].(string)
+		if at, _ := c["checked_at"].(string); at == "" {
+			t.Errorf("%s: %s without checked_at: %v", d["hostname"], key, c)
+		}
+		return state, detail
+	}
+	routing := func(d map[string]any) string {
+		r, _ := d["routing"].(map[string]any)
+		recs, _ := r["records"].([]any)
+		out := fmt.Sprint(r["apex"])
+		for _, rec := range recs {
+			m := rec.(map[string]any)
+			out += fmt.Sprintf(" %s %s %s", m["type"], m["name"], m["value"])
+		}
+		return out
+	}
+
+	ok := testkit.JSON(t, srv.Do(t, "POST", "/api/v1/domains", token, `{"hostname":"go.acme-shop.com"}`), 201)
+	if got := routing(ok); got != "false CNAME go.acme-shop.com links.linkqr.test" {
+		t.Errorf("routing of a subdomain: %s", got)
+	}
+	if s, d := check(ok, "routing"); s != "ok" || d != "go.acme-shop.com is a CNAME to links.linkqr.test." {
+		t.Errorf("routing check: %s %q", s, d)
+	}
+	if s, d := check(ok, "verification"); s != "pending" || !strings.HasPrefix(d, "No TXT record at _linkqr.go.acme-shop.com yet") {
+		t.Errorf("verification check: %s %q", s, d)
+	}
+	if s, d := check(ok, "certificate"); s != "not_applicable" || !strings.HasPrefix(d, "Not applicable: TLS is terminated by the proxy") {
+		t.Errorf("certificate check without LINKQR_TLS_ADDR: %s %q", s, d)
+	}
+
+	apex := testkit.JSON(t, srv.Do(t, "POST", "/api/v1/domains", token, `{"hostname":"acme-shop.com"}`), 201)
+	if got := routing(apex); got != "true ALIAS acme-shop.com links.linkqr.test" {
+		t.Errorf("routing of an apex: %s", got)
+	}
+	if s, d := check(apex, "routing"); s != "pending" || d != "acme-shop.com has no CNAME, A or AAAA record yet." {
+		t.Errorf("apex without a record: %s %q", s, d)
+	}
+	wrong := testkit.JSON(t, srv.Do(t, "POST", "/api/v1/domains", token, `{"hostname":"wrong.acme-shop.com"}`), 201)
+	if s, d := check(wrong, "routing"); s != "failed" || d != "wrong.acme-shop.com points at 203.0.113.9, not at linkqr: point wrong.acme-shop.com at links.linkqr.test (192.0.2.10)." {
+		t.Errorf("pointing elsewhere: %s %q", s, d)
+	}
+
+	list := testkit.JSON(t, srv.Do(t, "GET", "/api/v1/domains", token, ""), 200)
+	states := map[string]string{}
+	for _, item := range list["data"].([]any) {
+		d := item.(map[string]any)
+		states[d["hostname"].(string)], _ = check(d, "routing")
+	}
+	if fmt.Sprint(states) != "map[acme-shop.com:pending go.acme-shop.com:ok wrong.acme-shop.com:failed]" {
+		t.Errorf("list: %v", states)
+	}
+
+	// The apex is flattened now: GET answers from what was kept, verify
+	// (a failed one too) looks afresh.
+	apexID := apex["id"].(string)
+	dnsSrv.SetA("acme-shop.com", netip.MustParseAddr("192.0.2.10"))
+	if s, _ := check(testkit.JSON(t, srv.Do(t, "GET", "/api/v1/domains/"+apexID, token, ""), 200), "routing"); s != "pending" {
+		t.Errorf("GET within a minute looked again: %s", s)
+	}
+	testkit.Problem(t, srv.Do(t, "POST", "/api/v1/domains/"+apexID+"/verify", token, ""), 422, "domain-not-verified")
+	got := testkit.JSON(t, srv.Do(t, "GET", "/api/v1/domains/"+apexID, token, ""), 200)
+	if s, d := check(got, "routing"); s != "ok" || d != "acme-shop.com points at 192.0.2.10, linkqr's address." {
+		t.Errorf("after verify: %s %q", s, d)
+	}
+	dnsSrv.SetTXT("_linkqr.acme-shop.com", got["verification"].(map[string]any)["value"].(string))
+	verified := testkit.JSON(t, srv.Do(t, "POST", "/api/v1/domains/"+apexID+"/verify", token, ""), 200)
+	if s, d := check(verified, "verification"); verified["status"] != "verified" || s != "ok" || d != "The TXT record at _linkqr.acme-shop.com holds this domain's token." {
+		t.Errorf("verified: %s %q", s, d)
+	}
+
+	for _, c := range []struct{ method, path string }{{"GET", "/api/v1/domains/" + apexID}, {"POST", "/api/v1/domains/" + apexID + "/verify"}} {
+		testkit.Problem(t, srv.Do(t, c.method, c.path, otherTk, ""), 404, "not-found")
+	}
+	if data := testkit.JSON(t, srv.Do(t, "GET", "/api/v1/domains", otherTk, ""), 200)["data"].([]any); len(data) != 0 {
+		t.Errorf("another workspace lists %v", data)
 	}
 }

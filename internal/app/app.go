@@ -405,9 +405,14 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 		Hasher: a.visitorHasher, PasswordKey: config.DeriveKey(cfg.SecretKey, "link-password-cookie"),
 		SecureCookies: cfg.ShortBaseURL.Scheme == "https", Guesses: a.Counter, Load: a.Priority,
 	})
+	certificates, err := a.certificateStates()
+	if err != nil {
+		return nil, err
+	}
 	a.Domains = domain.NewService(domain.Options{
 		DB: a.DB, Resolver: domain.NewResolver(cfg.DNSResolver),
 		ReservedHosts: []string{cfg.BaseURL.Hostname(), cfg.ShortBaseURL.Hostname()},
+		Target:        cfg.CustomDomainTarget, Certificates: certificates,
 	}, a.Redirects.DomainChanged)
 	a.Links = link.NewService(a.DB, a.origins(), a.events, a.linkChanged)
 	a.Links.Subscribe(a.listener)

@@ -122,6 +122,7 @@ var uiPermissions = map[string]uiPermission{
 	"POST /w/{ws}/settings/domains":                                     {need: scope.DomainsWrite},
 	"POST /w/{ws}/settings/domains/{domain}":                            {need: scope.DomainsWrite},
 	"POST /w/{ws}/settings/domains/{domain}/verify":                     {need: scope.DomainsWrite},
+	"POST /w/{ws}/settings/domains/{domain}/check":                      {need: scope.DomainsRead},
 	"POST /w/{ws}/settings/domains/{domain}/delete":                     {need: scope.DomainsWrite},
 	"GET /w/{ws}/settings/oauth-clients":                                {need: scope.ManageWorkspace, hidden: true},
 	"GET /w/{ws}/settings/oauth-clients/new":                            {need: scope.ManageWorkspace, hidden: true},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/linkqr/linkqr/internal/certs"
 	"github.com/linkqr/linkqr/internal/config"
+	"github.com/linkqr/linkqr/internal/domain"
 )
 
 // newCerts sets up on-demand TLS for verified custom domains
@@ -16,8 +17,7 @@ func (a *App) newCerts() error {
 	m, err := certs.New(certs.Options{
 		DB: a.DB, Allowed: a.Redirects.Servable,
 		Directory: c.Directory, Email: c.Email, Roots: c.CARoots,
-		Key: config.DeriveKey(a.Config.SecretKey, "acme-cache"),
-		Log: a.Log.With("component", "certs"),
+		Key: a.acmeCacheKey(), Log: a.Log.With("component", "certs"),
 	})
 	if err != nil {
 		return err
@@ -25,6 +25,21 @@ func (a *App) newCerts() error {
 	a.Metrics.Registry.MustRegister(m.Certificates)
 	a.Certs = m
 	return nil
+}
+
+// acmeCacheKey seals what acme_cache keeps.
+func (a *App) acmeCacheKey() []byte { return config.DeriveKey(a.Config.SecretKey, "acme-cache") }
+
+// certificateStates reads the custom domains' certificate states for their
+// pages when linkqr terminates TLS; nil when a proxy does. Every instance
+// reads them (an api process shows what a redirect process obtained), so
+// LINKQR_TLS_ADDR is set alike on every process of a deployment.
+func (a *App) certificateStates() (domain.Certificates, error) {
+	c := a.Config.TLS
+	if !c.Enabled() {
+		return nil, nil
+	}
+	return certs.NewCache(a.DB, c.Directory, a.acmeCacheKey(), a.Log.With("component", "certs"))
 }
 
 // outermost wraps the complete handler with what must see a request before

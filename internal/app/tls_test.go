@@ -221,3 +221,59 @@ func intermediates(resp *http.Response) *x509.CertPool {
 	}
 	return pool
 }
+
+// TestTLSCertificateStateOfDomains: a domain's certificate check reads
+// what the instances share without ordering anything: none before the
+// first HTTPS visit, valid until the date of the certificate that visit
+// obtained from the CA, and for a name the CA cannot validate (no address
+// in DNS), failed with the CA's own reason.
+func TestTLSCertificateStateOfDomains(t *testing.T) {
+	t.Parallel()
+	httpAddr, tlsAddr := testkit.FreeAddr(t), testkit.FreeAddr(t)
+	rig := newTLSRig(t, httpAddr, tlsAddr)
+	s := rig.serve(t, httpAddr, tlsAddr)
+	rig.domain(t, s.App, "go.acme-shop.com", true)
+	rig.domain(t, s.App, "broken.acme-shop.com", true)
+	rig.dns.SetA("broken.acme-shop.com", netip.Addr{})
+	ctx := context.Background()
+	// certificate looks afresh: verifying again forgets the kept checks.
+	certificate := func(host string) domain.Check {
+		t.Helper()
+		ds, _, err := s.App.Domains.List(ctx, rig.ws, nil, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if d.Hostname.String() == host {
+				if d, err = s.App.Domains.Verify(ctx, rig.ws, d.ID); err != nil {
+					t.Fatal(err)
+				}
+				return s.App.Domains.Check(ctx, d, false).Checks.Certificate
+			}
+		}
+		t.Fatalf("no domain %s", host)
+		return domain.Check{}
+	}
+	if got := certificate("go.acme-shop.com"); got.State != domain.CheckPending || got.Detail != "None yet: the first HTTPS visit to https://go.acme-shop.com obtains one, in a few seconds." {
+		t.Errorf("before any HTTPS visit: %+v", got)
+	}
+	if n := cachedRows(t, rig.pool, "go.acme-shop.com"); n != 0 {
+		t.Fatalf("looking ordered a certificate: %d stored", n)
+	}
+
+	_, leaf := httpsGet(t, tlsAddr, "go.acme-shop.com", "/", rig.pebble.Roots(t))
+	got := certificate("go.acme-shop.com")
+	if want := "Valid until " + leaf.NotAfter.UTC().Format("2 Jan 2006, 15:04 UTC") + ", issued by " + leaf.Issuer.CommonName + "."; got.State != domain.CheckOK || got.Detail != want {
+		t.Errorf("after the first visit: %+v, want %q", got, want)
+	}
+
+	if err := handshake(tlsAddr, "broken.acme-shop.com"); err == nil {
+		t.Fatal("a certificate for a name without an address")
+	}
+	got = certificate("broken.acme-shop.com")
+	if got.State != domain.CheckFailed || !strings.HasPrefix(got.Detail, "The last attempt, on ") ||
+		!strings.Contains(got.Detail, "failed: the CA could not validate broken.acme-shop.com (") || !strings.Contains(got.Detail, "broken.acme-shop.com") {
+		t.Errorf("a failed order: %+v", got)
+	}
+	t.Logf("the failed order's check: %s", got.Detail)
+}

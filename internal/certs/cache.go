@@ -44,6 +44,19 @@ func (c *Cache) ad(name string) []byte { return []byte(c.issuer + "\x00" + name)
 // certificate or account is then obtained again and overwrites it, rather
 // than every handshake failing.
 func (c *Cache) Get(ctx context.Context, name string) ([]byte, error) {
+	plain, err := c.get(ctx, name)
+	if errors.Is(err, autocert.ErrCacheMiss) {
+		if host, ok := certificateHost(name); ok {
+			// autocert asks the cache after the memory, and orders a
+			// certificate when both miss: the order begins now.
+			c.obtaining(ctx, host)
+		}
+	}
+	return plain, err
+}
+
+// get is Get without noting an order.
+func (c *Cache) get(ctx context.Context, name string) ([]byte, error) {
 	sealed, err := certsdb.New().ACMECacheGet(ctx, c.db.Conn(ctx), certsdb.ACMECacheGetParams{Issuer: c.issuer, Name: name})
 	if err = store.InterpretError(err); errors.Is(err, id.ErrNotFound) {
 		return nil, autocert.ErrCacheMiss
@@ -65,6 +78,9 @@ func (c *Cache) Put(ctx context.Context, name string, value []byte) error {
 	})
 	if err != nil {
 		return err
+	}
+	if host, ok := certificateHost(name); ok {
+		c.obtained(ctx, host)
 	}
 	if c.onPut != nil {
 		c.onPut(name)

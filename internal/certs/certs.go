@@ -18,8 +18,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/crypto/acme"
@@ -58,6 +58,10 @@ type Manager struct {
 	acm     *autocert.Manager
 	allowed func(ctx context.Context, host string) (bool, error)
 	log     *slog.Logger
+	// cache notes each order's start, end and failure beside the
+	// certificates (Cache.Status reads them); reasons keeps the CA's words.
+	cache   *Cache
+	reasons *caReasons
 	// servable holds the hosts last found allowed. If the database cannot
 	// answer, they keep being served (from memory) through the outage,
 	// the way the redirect keeps serving cached codes.
@@ -72,7 +76,7 @@ func New(o Options) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{allowed: o.Allowed, log: o.Log}
+	m := &Manager{allowed: o.Allowed, log: o.Log, cache: cache}
 	m.Certificates = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "linkqr_tls_certificates_total",
 		Help: "On-demand TLS: certificates this instance obtained from the ACME CA (issued or renewed); handshakes for a verified domain that got no certificate (failed); handshakes for any other name (refused).",
@@ -80,14 +84,14 @@ func New(o Options) (*Manager, error) {
 	for _, o := range []string{outcomeObtained, outcomeFailed, outcomeRefused} {
 		m.Certificates.WithLabelValues(o)
 	}
-	client := &acme.Client{DirectoryURL: o.Directory, UserAgent: "linkqr"}
+	t := http.DefaultTransport.(*http.Transport).Clone()
 	if o.Roots != nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.TLSClientConfig = &tls.Config{RootCAs: o.Roots, MinVersion: tls.VersionTLS12}
-		client.HTTPClient = &http.Client{Transport: t}
 	}
+	m.reasons = &caReasons{next: t}
+	client := &acme.Client{DirectoryURL: o.Directory, UserAgent: "linkqr", HTTPClient: &http.Client{Transport: m.reasons}}
 	cache.onPut = func(name string) {
-		if isCertificate(name) {
+		if _, ok := certificateHost(name); ok {
 			m.Certificates.WithLabelValues(outcomeObtained).Inc()
 			m.log.Info("tls certificate obtained", "host", name)
 		}
@@ -100,12 +104,6 @@ func New(o Options) (*Manager, error) {
 		Email:      o.Email,
 	}
 	return m, nil
-}
-
-// isCertificate tells a certificate's cache name ("host", or "host+rsa" for
-// clients without ECDSA) from the account key's and challenge tokens'.
-func isCertificate(name string) bool {
-	return !strings.Contains(name, "+") || strings.HasSuffix(name, "+rsa")
 }
 
 // TLSConfig is the TLS listener's configuration: certificates on demand,
@@ -147,6 +145,13 @@ func (m *Manager) getCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, 
 	if err != nil {
 		m.Certificates.WithLabelValues(outcomeFailed).Inc()
 		m.log.Warn("no tls certificate for a verified domain", "host", hello.ServerName, "err", err)
+		if name, ok := normalize(hello.ServerName); ok && !memoized(err) {
+			// The handshake's own deadline may have passed: the note is
+			// for the domain's page, whatever became of the visitor.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(hello.Context()), 5*time.Second)
+			m.cache.failed(ctx, name, m.reasons.reason(name, err))
+			cancel()
+		}
 	}
 	return cert, err
 }

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/linkqr/linkqr/internal/hostname"
 )
 
 // DefaultMetricsAddr is where /metrics listens unless LINKQR_METRICS_ADDR
@@ -42,6 +44,10 @@ type Config struct {
 	// CustomDomainScheme (LINKQR_CUSTOM_DOMAIN_SCHEME) is the scheme of
 	// short URLs on custom domains: https, or http for development.
 	CustomDomainScheme string
+	// CustomDomainTarget (LINKQR_CUSTOM_DOMAIN_TARGET) is what custom
+	// domains point at: a hostname to CNAME to, or the addresses of A and
+	// AAAA records. Default: the host of LINKQR_BASE_URL.
+	CustomDomainTarget hostname.Target
 	Geo                Geo // LINKQR_COUNTRY_HEADER, LINKQR_GEOIP_DB
 	// TLS (LINKQR_TLS_ADDR, LINKQR_ACME_*) is on-demand TLS for verified
 	// custom domains; zero: no TLS listener.
@@ -202,6 +208,13 @@ func Load(getenv func(string) string, isTerminal bool) (*Config, error) {
 	case "https", "http":
 	default:
 		return nil, &Error{"LINKQR_CUSTOM_DOMAIN_SCHEME", c.CustomDomainScheme, "must be https or http"}
+	}
+	if v := getenv("LINKQR_CUSTOM_DOMAIN_TARGET"); v != "" {
+		if c.CustomDomainTarget, err = hostname.ParseTarget(v); err != nil {
+			return nil, &Error{"LINKQR_CUSTOM_DOMAIN_TARGET", v, err.Error()}
+		}
+	} else {
+		c.CustomDomainTarget = hostname.TargetOf(c.BaseURL.Hostname())
 	}
 
 	if c.Geo, err = loadGeo(getenv); err != nil {

@@ -110,6 +110,13 @@ func TestLoadErrorsNameTheVariable(t *testing.T) {
 		{"LINKQR_GEOIP_DB", "/"},
 		{"LINKQR_GEOIP_DB", "OFF"},
 		{"LINKQR_ROLES", "api,"},
+		{"LINKQR_CUSTOM_DOMAIN_TARGET", "localhost"},
+		{"LINKQR_CUSTOM_DOMAIN_TARGET", "https://links.example.net"},
+		{"LINKQR_CUSTOM_DOMAIN_TARGET", "192.0.2.10, links.example.net"},
+		{"LINKQR_CUSTOM_DOMAIN_TARGET", "192.0.2.10,"},
+		{"LINKQR_CUSTOM_DOMAIN_TARGET", "0.0.0.0"},
+		{"LINKQR_CUSTOM_DOMAIN_TARGET", "fe80::1%eth0"},
+		{"LINKQR_CUSTOM_DOMAIN_TARGET", "  "},
 	}
 	for _, tc := range cases {
 		_, err := Load(env(tc.key, tc.value), false)
@@ -157,6 +164,40 @@ func TestMetricsAddrDefaultAndOff(t *testing.T) {
 	_, err := Load(env("LINKQR_ADDR", "0.0.0.0:9090"), false)
 	if err == nil || !strings.HasPrefix(err.Error(), "LINKQR_METRICS_ADDR=") || !strings.Contains(err.Error(), `"off"`) {
 		t.Errorf("LINKQR_ADDR on the default metrics port: %v", err)
+	}
+}
+
+// TestCustomDomainTarget: a hostname is a CNAME target, a list of
+// addresses the A/AAAA values (canonical, unique, IPv4 first); unset, the
+// host of LINKQR_BASE_URL, a name or an address.
+func TestCustomDomainTarget(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		env        []string
+		name       string
+		addrs, str string
+	}{
+		{[]string{"LINKQR_CUSTOM_DOMAIN_TARGET", "Links.Example.NET."}, "links.example.net", "", "links.example.net"},
+		{[]string{"LINKQR_CUSTOM_DOMAIN_TARGET", " 2001:db8::10, 192.0.2.10,::ffff:192.0.2.10 "}, "", "192.0.2.10 2001:db8::10", "192.0.2.10,2001:db8::10"},
+		{[]string{"LINKQR_BASE_URL", "https://app.example.com"}, "app.example.com", "", "app.example.com"},
+		{nil, "", "127.0.0.1", "127.0.0.1"}, // the default LINKQR_BASE_URL, http://127.0.0.1:8080
+		{[]string{"LINKQR_BASE_URL", "http://[::1]:8080"}, "", "::1", "::1"},
+		{[]string{"LINKQR_BASE_URL", "http://localhost:8080"}, "localhost", "", "localhost"},
+	} {
+		c, err := Load(env(tc.env...), false)
+		if err != nil {
+			t.Errorf("%v: %v", tc.env, err)
+			continue
+		}
+		target := c.CustomDomainTarget
+		name, _ := target.Name()
+		var addrs []string
+		for _, a := range target.Addrs() {
+			addrs = append(addrs, a.String())
+		}
+		if name != tc.name || strings.Join(addrs, " ") != tc.addrs || target.String() != tc.str {
+			t.Errorf("%v: name %q, addrs %v, %q", tc.env, name, addrs, target.String())
+		}
 	}
 }
 

@@ -1,7 +1,8 @@
 // Package dnsserver is a real authoritative DNS server on loopback whose
-// TXT and A records are set in memory: domain verification (through
-// LINKQR_DNS_RESOLVER) and an ACME test CA look records up through it in
-// tests and in the bench, which cannot publish records in the real DNS.
+// TXT, A, AAAA and CNAME records are set in memory: domain verification
+// and the checks of where a domain points (through LINKQR_DNS_RESOLVER)
+// and an ACME test CA look records up through it in tests and in the
+// bench, which cannot publish records in the real DNS.
 package dnsserver
 
 import (
@@ -17,15 +18,19 @@ import (
 
 // Server answers on 127.0.0.1, UDP and TCP on the same port (a truncated
 // UDP answer makes the client ask again over TCP). Unknown names answer
-// NXDOMAIN; a known name without records of the type asked, no answer.
+// NXDOMAIN; a known name without records of the type asked, no answer. A
+// name with a CNAME answers it for every type, followed by what its
+// target holds here (as an authoritative server does within its zone).
 type Server struct {
 	Addr string // 127.0.0.1:port
 
 	servers []*dns.Server
 
-	mu  sync.Mutex
-	txt map[string][]string   // fully qualified lowercase name → values
-	a   map[string]netip.Addr // fully qualified lowercase name → IPv4 address
+	mu    sync.Mutex
+	txt   map[string][]string   // fully qualified lowercase name → values
+	a     map[string]netip.Addr // fully qualified lowercase name → IPv4 address
+	aaaa  map[string]netip.Addr // fully qualified lowercase name → IPv6 address
+	cname map[string]string     // fully qualified lowercase name → fully qualified target
 }
 
 // Start starts a server; Close stops it.
@@ -34,7 +39,10 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Addr: pc.LocalAddr().String(), txt: map[string][]string{}, a: map[string]netip.Addr{}}
+	s := &Server{
+		Addr: pc.LocalAddr().String(), txt: map[string][]string{},
+		a: map[string]netip.Addr{}, aaaa: map[string]netip.Addr{}, cname: map[string]string{},
+	}
 	for _, srv := range []*dns.Server{{PacketConn: pc, Handler: s}, {Listener: ln, Handler: s}} {
 		started := make(chan struct{})
 		failed := make(chan error, 1)
@@ -106,34 +114,65 @@ func (s *Server) SetA(name string, ip netip.Addr) {
 	s.a[key] = ip
 }
 
-// ServeDNS answers TXT and A questions from the records set.
+// SetAAAA points name at an IPv6 address (the zero Addr: removes the
+// record).
+func (s *Server) SetAAAA(name string, ip netip.Addr) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := strings.ToLower(dns.Fqdn(name))
+	if !ip.IsValid() {
+		delete(s.aaaa, key)
+		return
+	}
+	s.aaaa[key] = ip
+}
+
+// SetCNAME makes name an alias of target ("": removes the record). A name
+// with a CNAME answers nothing else, whatever else is set for it.
+func (s *Server) SetCNAME(name, target string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := strings.ToLower(dns.Fqdn(name))
+	if target == "" {
+		delete(s.cname, key)
+		return
+	}
+	s.cname[key] = strings.ToLower(dns.Fqdn(target))
+}
+
+// maxChain bounds the CNAME chain followed in one answer.
+const maxChain = 8
+
+// ServeDNS answers TXT, A, AAAA and CNAME questions from the records set.
 func (s *Server) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 	m := new(dns.Msg)
 	m.SetReply(r)
 	m.Authoritative = true
 	s.mu.Lock()
 	for _, q := range r.Question {
-		values, hasTXT := s.txt[strings.ToLower(q.Name)]
-		ip, hasA := s.a[strings.ToLower(q.Name)]
-		if !hasTXT && !hasA {
+		owner, name := q.Name, strings.ToLower(q.Name) // the answer spells the question's name as asked
+		if !s.known(name) {
 			m.Rcode = dns.RcodeNameError
 			continue
 		}
-		if q.Qtype == dns.TypeA && hasA {
-			m.Answer = append(m.Answer, &dns.A{
-				Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 60},
-				A:   ip.AsSlice(),
+		for range maxChain {
+			target, alias := s.cname[name]
+			if !alias {
+				break
+			}
+			m.Answer = append(m.Answer, &dns.CNAME{
+				Hdr:    dns.RR_Header{Name: owner, Rrtype: dns.TypeCNAME, Class: dns.ClassINET, Ttl: 60},
+				Target: target,
 			})
+			owner, name = target, target
+			if q.Qtype == dns.TypeCNAME {
+				break
+			}
 		}
-		if q.Qtype != dns.TypeTXT {
+		if _, alias := s.cname[name]; alias || q.Qtype == dns.TypeCNAME {
 			continue
 		}
-		for _, v := range values {
-			m.Answer = append(m.Answer, &dns.TXT{
-				Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeTXT, Class: dns.ClassINET, Ttl: 60},
-				Txt: []string{v},
-			})
-		}
+		m.Answer = append(m.Answer, s.records(owner, name, q.Qtype)...)
 	}
 	s.mu.Unlock()
 	if _, udp := w.LocalAddr().(*net.UDPAddr); udp { // too big for the datagram: truncated, so the client asks over TCP
@@ -144,4 +183,36 @@ func (s *Server) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 		m.Truncate(size)
 	}
 	_ = w.WriteMsg(m)
+}
+
+// known reports whether name has any record here.
+func (s *Server) known(name string) bool {
+	_, txt := s.txt[name]
+	_, a := s.a[name]
+	_, aaaa := s.aaaa[name]
+	_, alias := s.cname[name]
+	return txt || a || aaaa || alias
+}
+
+// records are name's own records of type qtype, under owner (name as
+// the question spelt it).
+func (s *Server) records(owner, name string, qtype uint16) []dns.RR {
+	hdr := dns.RR_Header{Name: owner, Rrtype: qtype, Class: dns.ClassINET, Ttl: 60}
+	switch qtype {
+	case dns.TypeA:
+		if ip, ok := s.a[name]; ok {
+			return []dns.RR{&dns.A{Hdr: hdr, A: ip.AsSlice()}}
+		}
+	case dns.TypeAAAA:
+		if ip, ok := s.aaaa[name]; ok {
+			return []dns.RR{&dns.AAAA{Hdr: hdr, AAAA: ip.AsSlice()}}
+		}
+	case dns.TypeTXT:
+		var out []dns.RR
+		for _, v := range s.txt[name] {
+			out = append(out, &dns.TXT{Hdr: hdr, Txt: []string{v}})
+		}
+		return out
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package dnsserver_test
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/miekg/dns"
@@ -93,5 +94,66 @@ func TestServerA(t *testing.T) {
 	s.SetA("go.example.com", netip.Addr{})
 	if in := query(t, "udp", s.Addr, "go.example.com"); in.Rcode != dns.RcodeNameError {
 		t.Fatalf("removed A: %v", in)
+	}
+}
+
+// A CNAME answers every question for its name, followed by its target's
+// records when they are here (and only the CNAME when they are not); an
+// AAAA record answers AAAA questions.
+func TestServerCNAMEAndAAAA(t *testing.T) {
+	t.Parallel()
+	s, err := dnsserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetA("edge.linkqr.test", netip.MustParseAddr("192.0.2.10"))
+	s.SetAAAA("edge.linkqr.test", netip.MustParseAddr("2001:db8::10"))
+	s.SetCNAME("Go.Example.com", "links.example.net")
+	s.SetCNAME("links.example.net", "edge.linkqr.test")
+	s.SetCNAME("away.example.com", "elsewhere.example.org")
+	ask := func(name string, qtype uint16) []string {
+		t.Helper()
+		m := new(dns.Msg)
+		m.SetQuestion(dns.Fqdn(name), qtype)
+		in, _, err := new(dns.Client).Exchange(m, s.Addr)
+		if err != nil || in.Rcode != dns.RcodeSuccess {
+			t.Fatalf("%s %s: %v %v", name, dns.TypeToString[qtype], in, err)
+		}
+		var out []string
+		for _, rr := range in.Answer {
+			out = append(out, fmt.Sprintf("%s %s", rr.Header().Name, dns.TypeToString[rr.Header().Rrtype]))
+			switch rr := rr.(type) {
+			case *dns.CNAME:
+				out[len(out)-1] += " " + rr.Target
+			case *dns.A:
+				out[len(out)-1] += " " + rr.A.String()
+			case *dns.AAAA:
+				out[len(out)-1] += " " + rr.AAAA.String()
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		qtype uint16
+		want  string
+	}{
+		{"go.example.com", dns.TypeA, "go.example.com. CNAME links.example.net.|links.example.net. CNAME edge.linkqr.test.|edge.linkqr.test. A 192.0.2.10"},
+		{"go.example.com", dns.TypeAAAA, "go.example.com. CNAME links.example.net.|links.example.net. CNAME edge.linkqr.test.|edge.linkqr.test. AAAA 2001:db8::10"},
+		{"go.example.com", dns.TypeCNAME, "go.example.com. CNAME links.example.net."},
+		{"go.example.com", dns.TypeTXT, "go.example.com. CNAME links.example.net.|links.example.net. CNAME edge.linkqr.test."},
+		{"away.example.com", dns.TypeA, "away.example.com. CNAME elsewhere.example.org."},
+		{"edge.linkqr.test", dns.TypeAAAA, "edge.linkqr.test. AAAA 2001:db8::10"},
+	} {
+		if got := strings.Join(ask(tc.name, tc.qtype), "|"); got != tc.want {
+			t.Errorf("%s %s:\n got %s\nwant %s", tc.name, dns.TypeToString[tc.qtype], got, tc.want)
+		}
+	}
+	s.SetCNAME("go.example.com", "")
+	m := new(dns.Msg)
+	m.SetQuestion("go.example.com.", dns.TypeA)
+	if in, _, err := new(dns.Client).Exchange(m, s.Addr); err != nil || in.Rcode != dns.RcodeNameError {
+		t.Fatalf("removed CNAME: %v %v", in, err)
 	}
 }

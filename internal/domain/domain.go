@@ -14,7 +14,6 @@ import (
 
 	"github.com/linkqr/linkqr/internal/domain/internal/domaindb"
 	"github.com/linkqr/linkqr/internal/hostname"
-	"github.com/linkqr/linkqr/internal/wire"
 )
 
 // Statuses of a domain.
@@ -62,8 +61,8 @@ type NotVerifiedError struct{ Found string }
 
 func (e *NotVerifiedError) Error() string { return e.Found }
 
-// Domain is a workspace's custom domain. Wire formats it as the API's
-// domain object; the check fields are for the Settings page.
+// Domain is a workspace's custom domain as stored; Checked adds what to
+// point where and the live checks, and is what the API and the pages show.
 type Domain struct {
 	ID          uuid.UUID
 	WorkspaceID uuid.UUID
@@ -91,17 +90,6 @@ func (d Domain) RecordValue() string { return ValuePrefix + d.Token }
 
 // Verified reports whether the domain is verified.
 func (d Domain) Verified() bool { return d.Status == StatusVerified }
-
-// Wire is the API's domain object (the Domain schema of internal/api/openapi.yaml).
-func (d Domain) Wire() wire.Domain {
-	return wire.Domain{
-		Object: "domain", ID: wire.DomainID(d.ID), WorkspaceID: wire.WorkspaceID(d.WorkspaceID),
-		Hostname: d.Hostname.String(), Status: d.Status,
-		Verification: wire.DomainVerification{Type: "TXT", Name: RecordName(d.Hostname), Value: d.RecordValue()},
-		RootURL:      d.RootURL, NotFoundURL: d.NotFoundURL, VerifiedAt: wire.TimePtr(d.VerifiedAt),
-		CreatedAt: wire.Time(d.CreatedAt), UpdatedAt: wire.Time(d.UpdatedAt),
-	}
-}
 
 func fromRow(r domaindb.Domain) Domain {
 	return Domain{

@@ -32,7 +32,12 @@ type Options struct {
 	// ReservedHosts are the hosts of LINKQR_BASE_URL and
 	// LINKQR_SHORT_BASE_URL: the service's own names are nobody's domain.
 	ReservedHosts []string
-	Now           func() time.Time // nil: time.Now
+	// Target is where custom domains point (LINKQR_CUSTOM_DOMAIN_TARGET).
+	Target hostname.Target
+	// Certificates tells the certificates' state when linkqr terminates
+	// TLS (LINKQR_TLS_ADDR); nil: a proxy does, and the check does not apply.
+	Certificates Certificates
+	Now          func() time.Time // nil: time.Now
 }
 
 // Service manages workspaces' custom domains.
@@ -40,6 +45,9 @@ type Service struct {
 	db       *store.DB
 	resolver Resolver
 	reserved []string
+	target   hostname.Target
+	certs    Certificates
+	live     *liveChecks
 	now      func() time.Time
 	// changed is called with a hostname after a commit that changes how
 	// it is served (verified, its URLs edited, removed), so this
@@ -66,7 +74,10 @@ func NewService(o Options, changed func(hostname string)) *Service {
 	if changed == nil {
 		changed = func(string) {}
 	}
-	return &Service{db: o.DB, resolver: o.Resolver, reserved: reserved, now: o.Now, changed: changed}
+	return &Service{
+		db: o.DB, resolver: o.Resolver, reserved: reserved, target: o.Target, certs: o.Certificates,
+		live: newLiveChecks(), now: o.Now, changed: changed,
+	}
 }
 
 // ParseHostname is hostname.Parse that also refuses the service's own hosts.
@@ -209,6 +220,7 @@ func (s *Service) Verify(ctx context.Context, ws, id uuid.UUID) (Domain, error) 
 	}
 	c := check(ctx, s.resolver, d)
 	after, err := s.record(ctx, d, c)
+	s.live.forget(d.ID) // the next look sees what was just found
 	if err != nil {
 		return Domain{}, err
 	}
@@ -289,6 +301,7 @@ func (s *Service) Delete(ctx context.Context, ws, id uuid.UUID) error {
 		return notifyChanged(ctx, tx, host)
 	})
 	if err == nil {
+		s.live.forget(id)
 		s.afterChange(ctx, host)
 	}
 	return err

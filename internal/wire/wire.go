@@ -153,6 +153,8 @@ type Domain struct {
 	RootURL      *string            `json:"root_url"`
 	NotFoundURL  *string            `json:"not_found_url"`
 	VerifiedAt   *time.Time         `json:"verified_at"`
+	Routing      DomainRouting      `json:"routing"`
+	Checks       DomainChecks       `json:"checks"`
 	CreatedAt    time.Time          `json:"created_at"`
 	UpdatedAt    time.Time          `json:"updated_at"`
 }
@@ -162,6 +164,35 @@ type DomainVerification struct {
 	Type  string `json:"type"`
 	Name  string `json:"name"`
 	Value string `json:"value"`
+}
+
+// DomainRouting is what to point where: the records that send a domain's
+// visitors to the service.
+type DomainRouting struct {
+	Apex    bool           `json:"apex"`
+	Records []DomainRecord `json:"records"`
+}
+
+// DomainRecord is one DNS record to create.
+type DomainRecord struct {
+	Type  string `json:"type"`
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// DomainChecks are a domain's live checks.
+type DomainChecks struct {
+	Verification DomainCheck `json:"verification"`
+	Routing      DomainCheck `json:"routing"`
+	Certificate  DomainCheck `json:"certificate"`
+}
+
+// DomainCheck is one live check: its state, when it was made (null
+// while the first one runs) and a sentence for people.
+type DomainCheck struct {
+	State     string     `json:"state"`
+	CheckedAt *time.Time `json:"checked_at"`
+	Detail    string     `json:"detail"`
 }
 
 // DomainID formats a domain uuid as the contract's prefixed ID.

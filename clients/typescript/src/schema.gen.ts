@@ -807,7 +807,8 @@ export interface paths {
          * @description **Scope:** `domains:read`
          *
          *     Lists the workspace's domains, newest first, one page at a time (see
-         *     *Pagination*).
+         *     *Pagination*), each with its live `checks` (looked up together; see
+         *     `getDomain` for how long they are kept).
          */
         get: operations["listDomains"];
         put?: never;
@@ -819,7 +820,8 @@ export interface paths {
          *     `verification` names the DNS TXT record that proves control of it:
          *     create a TXT record at `verification.name` with `verification.value`,
          *     then call `POST /domains/{id}/verify` (a background job also re-checks
-         *     pending domains every few minutes).
+         *     pending domains every few minutes). `routing.records` are the records
+         *     that point the name at the service; `checks` says what DNS holds now.
          *
          *     `hostname` is a DNS name of at least two labels and at most 253 bytes,
          *     stored lowercase, internationalised names as punycode
@@ -853,7 +855,14 @@ export interface paths {
          * Get a custom domain
          * @description **Scope:** `domains:read`
          *
-         *     Returns one domain of the workspace.
+         *     Returns one domain of the workspace with its live `checks`: the TXT
+         *     record, whether the name leads to the service, and the TLS
+         *     certificate. Checks are kept for 60 seconds per domain, so polling
+         *     does not repeat DNS lookups (`checked_at` tells their age); the
+         *     lookups get about 3 seconds, and an answer never waits longer for
+         *     them: a check still running shows the previous result, or `pending`
+         *     with `checked_at: null` the first time. `POST /domains/{id}/verify`
+         *     looks again at once.
          */
         get: operations["getDomain"];
         put?: never;
@@ -907,8 +916,8 @@ export interface paths {
          *     lookup found (no record, other values, or the resolver's error). A
          *     hostname that another workspace verified first is `409 conflict`.
          *     Verifying an already verified domain checks its record again: a
-         *     missing record is reported, but the domain stays verified. Takes no
-         *     body (or `{}`).
+         *     missing record is reported, but the domain stays verified. The `200`
+         *     answer's `checks` are looked up afresh. Takes no body (or `{}`).
          */
         post: operations["verifyDomain"];
         delete?: never;
@@ -2237,8 +2246,91 @@ export interface components {
              * @description When the domain was verified; `null` while pending.
              */
             verified_at: string | null;
+            routing: components["schemas"]["DomainRouting"];
+            checks: components["schemas"]["DomainChecks"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description What to point where: the DNS records that send the domain's visitors
+         *     to the service (the server's `LINKQR_CUSTOM_DOMAIN_TARGET`). A
+         *     subdomain gets a `CNAME` to the service's hostname; an apex (`apex:
+         *     true`), which DNS allows no CNAME, gets an `ALIAS` to it, meaning the
+         *     DNS provider's ALIAS, ANAME or CNAME flattening (or A/AAAA records
+         *     with the addresses that hostname has now); with addresses configured
+         *     instead of a hostname, every domain gets an `A` or `AAAA` record per
+         *     address.
+         */
+        DomainRouting: {
+            /** @description The hostname is a registered domain itself (`acme.com`, by the public suffix list), not a name under one (`go.acme.com`). */
+            apex: boolean;
+            records: components["schemas"]["DomainRecord"][];
+        };
+        /** @description One DNS record to create. */
+        DomainRecord: {
+            /**
+             * @description `ALIAS` is no DNS type: it stands for the provider's ALIAS, ANAME or CNAME flattening at the apex.
+             * @enum {string}
+             */
+            type: "CNAME" | "ALIAS" | "A" | "AAAA";
+            /**
+             * @description The hostname the record is for (some providers want only the part before the zone, or `@` for the apex).
+             * @example go.acme.com
+             */
+            name: string;
+            /**
+             * @description The service's hostname (`CNAME`, `ALIAS`) or one of its addresses (`A`, `AAAA`).
+             * @example links.example.net
+             */
+            value: string;
+        };
+        /**
+         * @description The domain's live checks, made together (see `getDomain` for how
+         *     long they are kept and how long an answer waits for them).
+         */
+        DomainChecks: {
+            /**
+             * @description The TXT record at `verification.name`: `ok` when it holds the
+             *     token (a pending domain is then verified by `POST
+             *     /domains/{id}/verify` or the next automatic check), `pending`
+             *     before any TXT record exists, `failed` when it holds other values,
+             *     is gone from a verified domain, or the lookup failed.
+             */
+            verification: components["schemas"]["DomainCheck"];
+            /**
+             * @description Whether the name already leads to the service: `ok` when its
+             *     CNAME chain reaches the service's hostname or every address it
+             *     resolves to is the service's (so a CNAME chain or an apex's
+             *     flattening counts), `pending` while it has no CNAME, A or AAAA
+             *     record, `failed` when it points elsewhere (`detail` says where)
+             *     or the lookup failed.
+             */
+            routing: components["schemas"]["DomainCheck"];
+            /**
+             * @description The TLS certificate the service serves for the name when it
+             *     terminates TLS itself: `ok` while one is valid (`detail` says
+             *     until when), `pending` while there is none yet or one is being
+             *     obtained, `failed` when the last attempt failed (`detail` gives
+             *     the certificate authority's reason) or it expired;
+             *     `not_applicable` when a proxy in front terminates TLS. Looking
+             *     never orders a certificate: the first HTTPS visit does.
+             */
+            certificate: components["schemas"]["DomainCheck"];
+        };
+        /** @description One live check. */
+        DomainCheck: {
+            /** @enum {string} */
+            state: "ok" | "pending" | "failed" | "not_applicable";
+            /**
+             * Format: date-time
+             * @description When the check was made; `null` while the first look at the domain is still running.
+             */
+            checked_at: string | null;
+            /**
+             * @description What the check found, in a sentence for people.
+             * @example go.acme.com is a CNAME to links.example.net.
+             */
+            detail: string;
         };
         /** @description The DNS record that proves control of the domain. */
         DomainVerification: {

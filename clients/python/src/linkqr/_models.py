@@ -289,9 +289,50 @@ class SSOConnection:
     domains: list[SSODomain]
 
 
+DomainRecordType = Literal["CNAME", "ALIAS", "A", "AAAA"]
+DomainCheckState = Literal["ok", "pending", "failed", "not_applicable"]
+
+
+@dataclass(frozen=True)
+class DomainRecord:
+    """One DNS record to create; ``ALIAS`` stands for the DNS provider's ALIAS, ANAME or
+    CNAME flattening at an apex."""
+
+    type: DomainRecordType
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class DomainRouting:
+    """What to point where: the records that send a domain's visitors to the service."""
+
+    apex: bool
+    records: list[DomainRecord]
+
+
+@dataclass(frozen=True)
+class DomainCheck:
+    """One live check: ``checked_at`` is None while the first look is still running."""
+
+    state: DomainCheckState
+    checked_at: datetime | None
+    detail: str
+
+
+@dataclass(frozen=True)
+class DomainChecks:
+    """A domain's live checks: the TXT record, whether the name leads to the service,
+    and the TLS certificate."""
+
+    verification: DomainCheck
+    routing: DomainCheck
+    certificate: DomainCheck
+
+
 @dataclass(frozen=True)
 class Domain:
-    """A custom short domain of the workspace."""
+    """A custom short domain of the workspace, with what to point where and its live checks."""
 
     object: Literal["domain"]
     id: str
@@ -302,6 +343,8 @@ class Domain:
     root_url: str | None
     not_found_url: str | None
     verified_at: datetime | None
+    routing: DomainRouting
+    checks: DomainChecks
     created_at: datetime
     updated_at: datetime
 

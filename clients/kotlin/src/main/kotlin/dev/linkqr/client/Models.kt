@@ -302,8 +302,43 @@ data class Domain(
     val rootUrl: String?,
     val notFoundUrl: String?,
     val verifiedAt: Instant?,
+    /** What to point where: the records that send the domain's visitors to the service. */
+    val routing: DomainRouting,
+    /** The live checks: the TXT record, whether the name leads to the service, the TLS certificate. */
+    val checks: DomainChecks,
     val createdAt: Instant,
     val updatedAt: Instant
+)
+
+// schema: DomainRouting
+/** The records to create; [apex]: the hostname cannot hold a CNAME (an ALIAS stands in). */
+data class DomainRouting(
+    val apex: Boolean,
+    val records: List<DomainRecord>
+)
+
+// schema: DomainRecord
+/** One DNS record: [type] "CNAME", "ALIAS" (the provider's ALIAS, ANAME or flattening), "A" or "AAAA". */
+data class DomainRecord(
+    val type: String,
+    val name: String,
+    val value: String
+)
+
+// schema: DomainChecks
+/** A domain's live checks, made together. */
+data class DomainChecks(
+    val verification: DomainCheck,
+    val routing: DomainCheck,
+    val certificate: DomainCheck
+)
+
+// schema: DomainCheck
+/** One live check: [state] "ok", "pending", "failed" or "not_applicable"; [checkedAt] null while the first look runs. */
+data class DomainCheck(
+    val state: String,
+    val checkedAt: Instant?,
+    val detail: String
 )
 
 // schema: DomainVerification

@@ -36,7 +36,8 @@ func TestBrowserDestinations(t *testing.T) {
 	)
 	p.submit(css("signup-submit"), "new-link-form")
 	p.run(chromedp.SetValue(css("new-target"), site.URL+"/home"))
-	p.submit(css("new-link-submit"), "link-page")
+	p.submit(css("new-link-submit"), "flash-link")
+	p.submit(css("flash-link"), "link-page")
 	p.run(chromedp.WaitVisible(css("no-rules")))
 
 	p.submit(css("add-rule"), "rule-0")

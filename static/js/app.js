@@ -57,7 +57,7 @@ document.addEventListener("focusin", (event) => {
 (() => {
   const form = document.querySelector("form[data-qr-form]");
   const img = document.querySelector("img[data-qr-preview]");
-  if (!form || !img) return;
+  if (!form) return;
   const note = form.querySelector("[data-qr-contrast]");
   const downloads = document.querySelectorAll("[data-qr-download]");
   const luminance = (hex) => {
@@ -67,10 +67,41 @@ document.addEventListener("focusin", (event) => {
   };
   const ratio = (a, b) => { const x = luminance(a), y = luminance(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
   const inRange = (v, lo, hi) => /^\d+$/.test(v) && +v >= lo && +v <= hi;
+  // A colour's hex field and its picker show one value: typing a colour
+  // ("#1f2a5c", "1F2A5C" or "#fff") sets the picker, picking one writes
+  // the field. Without JavaScript the server takes the one that changed.
+  const hexOf = (s) => {
+    let h = String(s || "").trim().replace(/^#/, "");
+    if (/^[0-9a-fA-F]{3}$/.test(h)) h = h.replace(/./g, "$&$&");
+    return /^[0-9a-fA-F]{6}$/.test(h) ? "#" + h.toLowerCase() : "";
+  };
+  const colour = (name) => {
+    const field = form.querySelector(`input[name="${name}_hex"]`);
+    return field ? hexOf(field.value) : hexOf(form.querySelector(`input[name="${name}"]`).value);
+  };
+  form.addEventListener("input", (event) => {
+    const el = event.target;
+    if (el.dataset.colourHex !== undefined) {
+      const hex = hexOf(el.value);
+      if (hex) form.querySelector("#" + el.dataset.colourHex).value = hex;
+    } else if (el.dataset.colourPicker !== undefined) {
+      form.querySelector("#" + el.dataset.colourPicker).value = el.value.toLowerCase();
+    }
+  });
+  // The field shows the colour in its full form once the person moves on.
+  form.addEventListener("change", (event) => {
+    const el = event.target;
+    if (el.dataset.colourHex !== undefined && hexOf(el.value)) el.value = hexOf(el.value);
+  });
   const update = () => {
+    if (!img) return; // no preview to follow (the options were refused): "Update preview" asks again
     const f = new FormData(form);
-    const fg = String(f.get("fg")), bg = String(f.get("bg"));
-    if (!/^#[0-9a-fA-F]{6}$/.test(fg) || !/^#[0-9a-fA-F]{6}$/.test(bg)) return;
+    const fg = colour("fg"), bg = colour("bg");
+    if (!fg || !bg) {
+      img.style.opacity = "0.25";
+      downloads.forEach((a) => a.setAttribute("aria-disabled", "true"));
+      return;
+    }
     const r = Math.floor(ratio(fg, bg) * 100) / 100;
     const ok = r >= 3;
     note.classList.toggle("error", !ok);
@@ -135,3 +166,4 @@ for (const all of document.querySelectorAll("input[data-select-all]")) {
   });
   show();
 }
+

@@ -167,3 +167,123 @@ for (const all of document.querySelectorAll("input[data-select-all]")) {
   show();
 }
 
+// Destinations (the link page): the rows' Add, Remove, ↑ and ↓ buttons
+// work in place, without a request. A new row is a clone of the form's
+// <template data-template="rule|variant">; after every change the rows
+// are renumbered — field names ("rule2_os"), ids, test ids, button values
+// ("up:2"), labels ("Move rule 3 up") and the hidden counts — so the form
+// posts exactly what the server's own row buttons would have left. Without
+// JavaScript those buttons post the form and the page comes back changed.
+(() => {
+  const form = document.querySelector("form[data-destinations]");
+  if (!form) return;
+  const status = form.querySelector("[data-dest-status]");
+  const say = (text) => { if (status) status.textContent = text; };
+  const list = (kind) => form.querySelector(`[data-list="${kind}"]`);
+  const rows = (kind) => [...list(kind).children].filter((el) => el.dataset.row === kind);
+  const max = (kind) => Number(list(kind).dataset.max);
+  const label = { rule: "Rule", variant: "Variant" };
+
+  // renumber rewrites every index-bearing attribute of a row to i.
+  const renumber = (row, kind, i) => {
+    const swaps = [
+      ["name", new RegExp(`^${kind}\\d+_`), `${kind}${i}_`],
+      ["id", new RegExp(`^${kind}\\d+-`), `${kind}${i}-`],
+      ["for", new RegExp(`^${kind}\\d+-`), `${kind}${i}-`],
+      ["aria-describedby", new RegExp(`^${kind}\\d+-`), `${kind}${i}-`],
+      ["data-testid", new RegExp(`^(${kind}(?:-[a-z]+)?-)\\d+`), `$1${i}`],
+      ["aria-label", new RegExp(`(${kind}) \\d+`, "i"), `$1 ${i + 1}`],
+    ];
+    for (const el of [row, ...row.querySelectorAll("*")]) {
+      for (const [attr, re, to] of swaps) {
+        const v = el.getAttribute(attr);
+        if (v !== null) el.setAttribute(attr, v.replace(re, to));
+      }
+      if (el.matches('button[name="action"]')) el.value = el.value.replace(/:\d+$/, `:${i}`);
+      if (el.matches("[data-ordinal]")) el.textContent = String(i + 1);
+    }
+  };
+
+  // sync renumbers a list and updates what depends on its length.
+  const sync = (kind) => {
+    const all = rows(kind);
+    all.forEach((row, i) => {
+      renumber(row, kind, i);
+      const up = row.querySelector('[data-move="up"]'), down = row.querySelector('[data-move="down"]');
+      if (up) up.disabled = i === 0;
+      if (down) down.disabled = i === all.length - 1;
+    });
+    form.querySelector(`input[data-count="${kind}"]`).value = String(all.length);
+    const empty = form.querySelector(`[data-empty="${kind}"]`);
+    if (empty) empty.hidden = all.length > 0;
+    const add = form.querySelector(`[data-add="${kind}"]`);
+    add.disabled = all.length >= max(kind);
+    if (kind === "variant") add.textContent = all.length === 0 ? "Split visitors A/B" : "Add a variant";
+  };
+
+  const addRow = (kind, weight) => {
+    const row = form.querySelector(`template[data-template="${kind}"]`).content.firstElementChild.cloneNode(true);
+    if (weight !== undefined) row.querySelector('input[name$="_weight"]').value = weight;
+    list(kind).appendChild(row);
+    return row;
+  };
+
+  form.addEventListener("click", (event) => {
+    const button = event.target.closest('button[name="action"]');
+    if (!button || button.value === "save" || button.disabled) return;
+    const [verb] = button.value.split(":");
+    const row = button.closest("[data-row]");
+    const kind = row ? row.dataset.row : button.dataset.add;
+    if (!kind) return;
+    event.preventDefault();
+    const all = rows(kind);
+    const n = all.indexOf(row);
+    if (verb === "add-rule" || verb === "add-variant") {
+      if (all.length >= max(kind)) return;
+      let added;
+      if (kind === "variant" && all.length === 0) {
+        added = addRow(kind, "50");
+        addRow(kind, "50");
+      } else {
+        added = addRow(kind, kind === "variant" ? "0" : undefined);
+      }
+      sync(kind);
+      added.querySelector("input:not([type=hidden])").focus();
+      say(`${label[kind]} ${rows(kind).indexOf(added) + 1} added.`);
+    } else if (verb === "remove-rule" || verb === "remove-variant") {
+      const next = all[n + 1] || all[n - 1];
+      row.remove();
+      sync(kind);
+      (next ? next.querySelector("[data-remove]") : form.querySelector(`[data-add="${kind}"]`)).focus();
+      say(`${label[kind]} ${n + 1} removed.`);
+    } else if (verb === "up" || verb === "down") {
+      const other = verb === "up" ? all[n - 1] : all[n + 1];
+      if (!other) return;
+      if (verb === "up") other.before(row); else other.after(row);
+      sync(kind);
+      const again = row.querySelector(`[data-move="${verb}"]`);
+      (again.disabled ? row.querySelector(`[data-move="${verb === "up" ? "down" : "up"}"]`) : again).focus();
+      say(`${label[kind]} moved to position ${rows(kind).indexOf(row) + 1}.`);
+    }
+  });
+
+  // A rule's countries are a comma-separated list; the suggestions (the
+  // shared <datalist>) complete the code being typed after the last comma.
+  const choices = document.getElementById("country-choices");
+  if (choices) {
+    const codes = [...choices.options].map((o) => o.value);
+    const suggest = (field) => {
+      const typed = field.value;
+      const cut = typed.lastIndexOf(",");
+      const prefix = cut < 0 ? "" : typed.slice(0, cut + 1).replace(/\s*$/, " ");
+      [...choices.options].forEach((o, i) => { o.value = prefix + codes[i]; });
+    };
+    form.addEventListener("input", (event) => { if (event.target.matches("[data-country-list]")) suggest(event.target); });
+    form.addEventListener("focusin", (event) => { if (event.target.matches("[data-country-list]")) suggest(event.target); });
+    document.addEventListener("focusin", (event) => {
+      if (event.target.matches && event.target.matches('input[list="country-choices"]:not([data-country-list])')) {
+        [...choices.options].forEach((o, i) => { o.value = codes[i]; });
+      }
+    });
+  }
+})();

@@ -4203,7 +4203,7 @@ func choiceGroup(i int, name, legend string, choices, ticked []string, invalid b
 			templ_7745c5c3_Var218 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		var templ_7745c5c3_Var219 = []any{"choices", templ.KV("invalid", invalid)}
+		var templ_7745c5c3_Var219 = []any{"rule-choices", templ.KV("invalid", invalid)}
 		templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var219...)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
@@ -4266,7 +4266,7 @@ func choiceGroup(i int, name, legend string, choices, ticked []string, invalid b
 			return templ_7745c5c3_Err
 		}
 		for _, c := range withUnknown(choices, ticked) {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 392, "<label class=\"choice\"><input type=\"checkbox\" name=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 392, "<label class=\"choice-chip\"><input type=\"checkbox\" name=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -145,9 +145,11 @@ func saveShot(t *testing.T, ctx context.Context, name string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("screenshot %s", path)
 }
 
 // TestBrowserInviteAcceptAndRevoke: an admin invites two addresses from

@@ -274,18 +274,19 @@ func walkLinkOnDomain(p *pilot, ws, host string) string {
 		t.Errorf("the form chooses %q at first, want the default domain", v)
 	}
 	p.run(chromedp.SendKeys(css("new-target"), "https://example.com/default"), chromedp.SendKeys(css("new-title"), "On the default domain"))
-	p.submit(css("new-link-submit"), "link-page")
+	p.submit(css("new-link-submit"), "flash-link")
 
 	p.run(chromedp.Navigate(p.srv.URL+ws+"/links"), chromedp.WaitVisible(css("new-domain")))
 	p.run(chromedp.SendKeys(css("new-target"), "https://example.com/menu"), chromedp.SendKeys(css("new-title"), "Menu on our domain"),
 		chromedp.SetValue(css("new-domain"), host))
 	p.run(chromedp.Click(css("new-more")), chromedp.WaitVisible(css("new-code")), chromedp.SendKeys(css("new-code"), "docs"))
 	p.look("links-domain-form")
-	p.submit(css("new-link-submit"), "link-page")
+	p.submit(css("new-link-submit"), "flash-link")
 	short := "http://" + host + "/docs"
-	if got := p.text("flash-ok"); got != "Link created: "+short+" now redirects to https://example.com/menu." {
+	if got := p.text("flash-ok"); got != "Link created: Menu on our domain — "+short+" now redirects to https://example.com/menu." {
 		t.Errorf("flash after creating on the domain: %q", got)
 	}
+	p.submit(css("flash-link"), "link-page")
 	if got := p.text("link-domain"); got != host {
 		t.Errorf("the link page shows the domain %q", got)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,23 +23,29 @@ import (
 // of the same form (action=…): the page comes back with the change made
 // and nothing saved, until "Save destinations".
 
-// ruleRow is one rule as the form holds it: comma-separated values.
+// ruleRow is one rule as the form holds it: the devices and operating
+// systems ticked (spelled as the rule stores them; a value the form does
+// not offer stays as posted, to be refused), the countries as typed (codes
+// upper-cased) and the target.
 type ruleRow struct {
-	Device, OS, Country, Target string
-	Error                       string
+	Devices, OS     []string
+	Country, Target string
+	Error           string          // the row's first refusal, shown under it
+	Invalid         map[string]bool // the refused fields: device, os, country, target
 }
 
 // variantRow is one split variant as the form holds it.
 type variantRow struct {
 	Target, Weight string
 	Error          string
+	Invalid        map[string]bool // target, weight
 }
 
 // destinationsForm is the card's form.
 type destinationsForm struct {
 	Rules         []ruleRow
 	Split         []variantRow
-	Password      string // a new password ("" keeps the current one)
+	Password      string // a new password as this request posted it ("" keeps the current one); never the stored one
 	ClearPassword bool
 	HasPassword   bool // the link has one now
 	MaxScans      string
@@ -54,8 +61,7 @@ func destinationsFormOf(l link.Link) destinationsForm {
 			countries[i] = c.String()
 		}
 		f.Rules = append(f.Rules, ruleRow{
-			Device: strings.Join(r.If.Devices, ", "), OS: strings.Join(r.If.OS, ", "),
-			Country: strings.Join(countries, ", "), Target: r.Target.String(),
+			Devices: r.If.Devices, OS: r.If.OS, Country: strings.Join(countries, ", "), Target: r.Target.String(),
 		})
 	}
 	for _, v := range l.Split {
@@ -67,14 +73,21 @@ func destinationsFormOf(l link.Link) destinationsForm {
 	return f
 }
 
-// destinationsFormFrom reads the posted card.
+// destinationsFormFrom reads the posted card. Each rule's devices and
+// operating systems are ticked boxes (several values of one name; a value
+// may also be a comma-separated list) and its countries a comma- or
+// space-separated list; all are matched in any case and spelled as the
+// rule stores them (link.CanonicalDevice, CanonicalOS, CanonicalCountry).
 func destinationsFormFrom(r *http.Request, l link.Link) destinationsForm {
 	f := destinationsForm{HasPassword: l.PasswordHash != "", Errors: FieldErrors{}}
 	n, _ := strconv.Atoi(r.PostFormValue("rules"))
 	for i := range min(max(n, 0), link.MaxRules+1) {
 		p := "rule" + strconv.Itoa(i) + "_"
 		f.Rules = append(f.Rules, ruleRow{
-			Device: trimmed(r, p+"device"), OS: trimmed(r, p+"os"), Country: trimmed(r, p+"country"), Target: trimmed(r, p+"target"),
+			Devices: canonicalValues(r.PostForm[p+"device"], link.CanonicalDevice),
+			OS:      canonicalValues(r.PostForm[p+"os"], link.CanonicalOS),
+			Country: strings.Join(canonicalValues([]string{r.PostFormValue(p + "country")}, link.CanonicalCountry), ", "),
+			Target:  trimmed(r, p+"target"),
 		})
 	}
 	n, _ = strconv.Atoi(r.PostFormValue("variants"))
@@ -86,6 +99,47 @@ func destinationsFormFrom(r *http.Request, l link.Link) destinationsForm {
 	f.ClearPassword = r.PostFormValue("clear_password") == "yes"
 	f.MaxScans = trimmed(r, "max_scans")
 	return f
+}
+
+// canonicalValues splits posted values at commas and semicolons and
+// spells each as canonical does; one it does not know stays as posted
+// (to be refused with its place, and shown again). A part of several
+// words that are all known ("DE AT") counts as those values. Repeats are
+// dropped.
+func canonicalValues(posted []string, canonical func(string) (string, bool)) []string {
+	var out []string
+	add := func(v string) {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	for _, p := range posted {
+		for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == ',' || r == ';' }) {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			if c, ok := canonical(part); ok {
+				add(c)
+				continue
+			}
+			words := strings.Fields(part)
+			known := make([]string, 0, len(words))
+			for _, w := range words {
+				if c, ok := canonical(w); ok {
+					known = append(known, c)
+				}
+			}
+			if len(words) > 1 && len(known) == len(words) {
+				for _, c := range known {
+					add(c)
+				}
+				continue
+			}
+			add(part)
+		}
+	}
+	return out
 }
 
 // edit applies a row action (add, remove, move); false for "save".
@@ -125,9 +179,9 @@ func (f *destinationsForm) input() (link.UpdateInput, error) {
 	rules := make([]any, 0, len(f.Rules))
 	for _, r := range f.Rules {
 		cond := map[string]any{}
-		for name, v := range map[string]string{"device": r.Device, "os": r.OS, "country": r.Country} {
-			if vals := commaList(v); len(vals) > 0 {
-				cond[name] = vals
+		for name, vals := range map[string][]string{"device": r.Devices, "os": r.OS, "country": commaList(r.Country)} {
+			if len(vals) > 0 {
+				cond[name] = anyList(vals)
 			}
 		}
 		rules = append(rules, map[string]any{"if": cond, "target_url": withScheme(r.Target)})
@@ -162,7 +216,8 @@ func (f *destinationsForm) input() (link.UpdateInput, error) {
 	return in, errs.Err()
 }
 
-// place puts each refusal at its row, or on the card's section.
+// place puts each refusal at its row, or on the card's section. A row
+// shows its first refusal (under the row) and marks every refused field.
 func (f *destinationsForm) place(err error) {
 	var verrs validate.Errors
 	if !errors.As(err, &verrs) {
@@ -177,13 +232,57 @@ func (f *destinationsForm) place(err error) {
 		}
 		switch {
 		case parts[0] == "rules" && i >= 0 && i < len(f.Rules) && len(parts) > 1:
-			f.Rules[i].Error = joinMsg(f.Rules[i].Error, msg)
+			row := &f.Rules[i]
+			field := rowField(parts)
+			switch field {
+			case "if":
+				msg = "Choose at least one device, operating system or country."
+			case "country":
+				// The form takes codes in any case: say which value is none.
+				if k, err := strconv.Atoi(parts[len(parts)-1]); err == nil && len(parts) == 5 && k < len(commaList(row.Country)) {
+					msg = fmt.Sprintf("%s must be an ISO 3166-1 alpha-2 country code such as DE (“%s” is not one)", fieldLabel(parts), commaList(row.Country)[k])
+				}
+			}
+			if row.Error == "" {
+				row.Error = asFullStop(msg)
+			}
+			row.Invalid = markInvalid(row.Invalid, field)
 		case parts[0] == "split" && i >= 0 && i < len(f.Split) && len(parts) > 1:
-			f.Split[i].Error = joinMsg(f.Split[i].Error, msg)
+			row := &f.Split[i]
+			if row.Error == "" {
+				row.Error = asFullStop(msg)
+			}
+			row.Invalid = markInvalid(row.Invalid, rowField(parts))
 		default:
 			f.Errors["/"+parts[0]] = joinMsg(f.Errors["/"+parts[0]], msg)
 		}
 	}
+}
+
+// rowField names the field of a row a pointer's parts refuse:
+// ["rules","2","if","country","0"] → "country", […,"target_url"] →
+// "target", ["split","1","weight"] → "weight", ["rules","0","if"] → "if".
+func rowField(parts []string) string {
+	for _, p := range parts[2:] {
+		switch p {
+		case "device", "os", "country", "weight":
+			return p
+		case "target_url":
+			return "target"
+		}
+	}
+	if len(parts) > 2 {
+		return parts[2]
+	}
+	return ""
+}
+
+func markInvalid(m map[string]bool, field string) map[string]bool {
+	if m == nil {
+		m = map[string]bool{}
+	}
+	m[field] = true
+	return m
 }
 
 // fieldLabel names the refused part for people: "Country 1" of a rule's
@@ -201,6 +300,14 @@ func fieldLabel(parts []string) string {
 	return "This"
 }
 
+// asFullStop ends a message with a full stop.
+func asFullStop(s string) string {
+	if strings.HasSuffix(s, ".") {
+		return s
+	}
+	return s + "."
+}
+
 func joinMsg(a, b string) string {
 	if a == "" {
 		return b
@@ -208,13 +315,22 @@ func joinMsg(a, b string) string {
 	return a + " " + b
 }
 
-// commaList splits "iOS, Android" into its values ([]any, as JSON gives).
-func commaList(s string) []any {
-	var out []any
+// commaList splits "DE, AT" into its values.
+func commaList(s string) []string {
+	var out []string
 	for _, v := range strings.Split(s, ",") {
 		if v = strings.TrimSpace(v); v != "" {
 			out = append(out, v)
 		}
+	}
+	return out
+}
+
+// anyList is a list as JSON decodes it, for link.ParseRules.
+func anyList(vals []string) []any {
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		out[i] = v
 	}
 	return out
 }
@@ -297,6 +413,41 @@ func testAs(q url.Values, l link.Link) TestAsView {
 	return v
 }
 
-// osChoices and deviceChoices are the values the preview and the hints offer.
+// osChoices and deviceChoices are the values the rules and the preview
+// offer; countryChoices the countries (code and English name) a rule's
+// country field suggests.
 func osChoices() []string     { return link.OSNames }
 func deviceChoices() []string { return link.Devices }
+
+type countryChoice struct{ Code, Name string }
+
+func countryChoices() []countryChoice {
+	list := geo.Countries()
+	out := make([]countryChoice, len(list))
+	for i, c := range list {
+		out[i] = countryChoice{Code: c.String(), Name: geo.Name(c)}
+	}
+	return out
+}
+
+// withUnknown is choices followed by the ticked values it does not hold.
+func withUnknown(choices, ticked []string) []string {
+	out := choices
+	for _, t := range ticked {
+		if !slices.Contains(choices, t) {
+			out = append(slices.Clip(out), t)
+		}
+	}
+	return out
+}
+
+// testIDPart is a value as a piece of a test id: "Windows Phone" →
+// "Windows-Phone".
+func testIDPart(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '"' {
+			return '-'
+		}
+		return r
+	}, s)
+}

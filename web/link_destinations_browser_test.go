@@ -14,9 +14,10 @@ import (
 )
 
 // TestBrowserDestinations: without JavaScript, the link page's
-// Destinations card adds two rules, moves the second up, refuses a bad
-// country at its row, adds a 50/50 split, a password and a scan limit,
-// saves, and previews a phone in Germany ("test as"); then the short URL
+// Destinations card adds two rules (ticking an OS, a device), moves the
+// second up, refuses a bad country at its row (keeping the password
+// typed), adds a 50/50 split, a password and a scan limit, saves codes
+// typed in lower case, and previews a phone in Germany ("test as"); then the short URL
 // asks for the password and, given it, leads to the rule's target. Every
 // page is looked at in 390 and 1280 px.
 func TestBrowserDestinations(t *testing.T) {
@@ -36,17 +37,21 @@ func TestBrowserDestinations(t *testing.T) {
 	)
 	p.submit(css("signup-submit"), "new-link-form")
 	p.run(chromedp.SetValue(css("new-target"), site.URL+"/home"))
-	p.submit(css("new-link-submit"), "link-page")
+	p.submit(css("new-link-submit"), "flash-link")
+	p.submit(css("flash-link"), "link-page")
 	p.run(chromedp.WaitVisible(css("no-rules")))
 
 	p.submit(css("add-rule"), "rule-0")
-	p.run(chromedp.SetValue(css("rule-os-0"), "iOS"), chromedp.SetValue(css("rule-target-0"), site.URL+"/ios"))
+	p.run(chromedp.Click(css("rule-os-0-iOS")), chromedp.SetValue(css("rule-target-0"), site.URL+"/ios"))
 	p.submit(css("add-rule"), "rule-1")
-	p.run(chromedp.SetValue(css("rule-country-1"), "Germany"), chromedp.SetValue(css("rule-device-1"), "mobile"),
+	p.run(chromedp.SetValue(css("rule-country-1"), "Germany"), chromedp.Click(css("rule-device-1-mobile")),
 		chromedp.SetValue(css("rule-target-1"), site.URL+"/de"))
 	p.submit(css("rule-up-1"), "rule-1") // the German rule first
 	if v, _ := chromedp.Run(ctx, chromedp.Value(css("rule-country-0"))); v != "Germany" {
 		t.Fatalf("after moving up, rule 1's country is %q", v)
+	}
+	if !p.checked("rule-device-0-mobile") || !p.checked("rule-os-1-iOS") || p.checked("rule-os-0-iOS") {
+		t.Error("the ticked boxes did not move with their rules")
 	}
 	p.submit(css("add-variant"), "variant-1")
 	p.run(chromedp.SetValue(css("variant-target-0"), site.URL+"/a"), chromedp.SetValue(css("variant-target-1"), site.URL+"/b"),
@@ -55,8 +60,13 @@ func TestBrowserDestinations(t *testing.T) {
 	if got := p.text("rule-error-0"); !strings.Contains(got, "Countries, value 1, must be an ISO 3166-1 alpha-2 country code") {
 		t.Errorf("the bad country's error: %q", got)
 	}
+	// Nothing typed is lost: the password of this post is there again.
+	if v, _ := chromedp.Run(ctx, chromedp.Value(css("dest-password"))); v != "poster" {
+		t.Errorf("after the refusal the password field holds %q", v)
+	}
 	p.look("destinations-error")
-	p.run(chromedp.SetValue(css("rule-country-0"), "DE, AT"), chromedp.SetValue(css("dest-password"), "poster"))
+	// Codes in any case: "de, at" is DE and AT.
+	p.run(chromedp.SetValue(css("rule-country-0"), "de, at"))
 	p.submit(css("save-destinations"), "flash-ok")
 	if got := p.text("flash-ok"); !strings.HasPrefix(got, "Destinations saved") {
 		t.Errorf("flash: %q", got)
@@ -66,6 +76,12 @@ func TestBrowserDestinations(t *testing.T) {
 	}
 	if v, _ := chromedp.Run(ctx, chromedp.Value(css("dest-max-scans"))); v != "500" {
 		t.Errorf("scan limit shown: %q", v)
+	}
+	if v, _ := chromedp.Run(ctx, chromedp.Value(css("rule-country-0"))); v != "DE, AT" {
+		t.Errorf("countries saved as %q, want DE, AT", v)
+	}
+	if v, _ := chromedp.Run(ctx, chromedp.Value(css("dest-password"))); v != "" {
+		t.Errorf("after saving the password field holds %q", v)
 	}
 	// Test as a phone in Germany (the preset): the German rule.
 	p.submit(css("test-as"), "test-result")
@@ -109,4 +125,10 @@ func TestBrowserDestinations(t *testing.T) {
 	}
 	// The cookie lets the next visit straight through.
 	p.run(chromedp.Navigate(shortURL), chromedp.WaitVisible(chromedp.CSS("#where")))
+}
+
+// checked reports whether the checkbox testID is ticked.
+func (p *pilot) checked(testID string) bool {
+	p.t.Helper()
+	return p.eval(`String(document.querySelector('[data-testid="`+testID+`"]').checked)`) == "true"
 }

@@ -20,16 +20,24 @@ import (
 // linkIDRE finds the link id in a link page's address.
 var linkIDRE = regexp.MustCompile(`/links/(lnk_[0-9a-z]+)$`)
 
+// flashLinkRE finds the link of a flash message ("Link created: <a>…").
+var flashLinkRE = regexp.MustCompile(`<a href="([^"]+)" data-testid="flash-link">([^<]*)</a>`)
+
 // createInForm posts the New link form and returns the new link's page
-// path; it fails the test unless the post redirects there.
+// path; it fails the test unless the post goes back to the links list
+// whose "Link created" message links to that page.
 func createInForm(t *testing.T, b *browser, ws string, form url.Values) string {
 	t.Helper()
 	p := b.post("/w/"+ws+"/links", form)
-	if p.status != http.StatusSeeOther || !linkIDRE.MatchString(p.location) {
+	if p.status != http.StatusSeeOther || p.location != "/w/"+ws+"/links" {
 		t.Fatalf("create %v: %d %q %s", form, p.status, p.location, excerpt(p.body))
 	}
-	b.follow(p) // shows (and so clears) the "Link created" message
-	return p.location
+	list := b.follow(p) // shows (and so clears) the "Link created" message
+	m := flashLinkRE.FindStringSubmatch(list.body)
+	if list.status != http.StatusOK || m == nil || !linkIDRE.MatchString(m[1]) || !strings.Contains(list.body, "Link created:") {
+		t.Fatalf("create %v: the links list has no message linking to the new link: %d %s", form, list.status, excerpt(list.body))
+	}
+	return m[1]
 }
 
 // eventsOf returns the workspace's events, oldest first, as type and data.
@@ -465,5 +473,44 @@ func TestLinkFormSentTwiceCreatesOneLink(t *testing.T) {
 	}
 	if n := strings.Count(b.get(base).body, `data-testid="link-row"`); n != 1 {
 		t.Errorf("%d links, want 1", n)
+	}
+}
+
+// TestLinkCreatedStaysOnTheList: creating a link goes back to the links
+// list, whose message names the new link (its title, else its code) and
+// links to its page; the new link is in the list.
+func TestLinkCreatedStaysOnTheList(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	b := newBrowser(t, srv)
+	b.mustSignIn(tn.Email, tn.Password)
+	ws := tn.WorkspaceExternalID()
+	for _, c := range []struct {
+		form url.Values
+		name string
+	}{
+		{url.Values{"target_url": {"https://example.com/menu"}, "title": {"Spring menu"}}, "Spring menu"},
+		{url.Values{"target_url": {"https://example.com/x"}, "code": {"flyer-7"}}, "flyer-7"},
+	} {
+		p := b.post("/w/"+ws+"/links", c.form)
+		if p.status != http.StatusSeeOther || p.location != "/w/"+ws+"/links" {
+			t.Fatalf("create: %d %q", p.status, p.location)
+		}
+		list := b.follow(p)
+		m := flashLinkRE.FindStringSubmatch(list.body)
+		if m == nil || m[2] != c.name || !linkIDRE.MatchString(m[1]) {
+			t.Fatalf("the message's link: %v in %s", m, excerpt(list.body))
+		}
+		short := regexp.MustCompile(`</a> — (\S+) now redirects to ` + regexp.QuoteMeta(c.form.Get("target_url")) + `\.`).FindStringSubmatch(list.body)
+		if short == nil || !strings.HasPrefix(short[1], "http") {
+			t.Errorf("the message after the link: %s", excerpt(list.body))
+		}
+		if strings.Count(list.body, `href="`+m[1]+`"`) < 2 || !hasTestID(list.body, "new-link-form") { // the message's link and the row's
+			t.Errorf("the list does not show the new link and the form")
+		}
+		if page := b.get(m[1]); page.status != http.StatusOK || textOf(t, page.body, "link-name") != c.name {
+			t.Errorf("the message's link leads to %d %s", page.status, excerpt(page.body))
+		}
 	}
 }

@@ -31,6 +31,11 @@ type qrDesign struct {
 	Contrast          string // "12.6:1"; "" when a colour is malformed
 	ContrastOK        bool
 	Query             string // the options as a query string, "" when invalid
+
+	// fg and bg are the colours read (parsed once, qr.ParseColourInput);
+	// fgErr and bgErr their refusals.
+	fg, bg       color.RGBA
+	fgErr, bgErr error
 }
 
 // qrParams are the designer's query parameters.
@@ -55,22 +60,26 @@ func parseQRDesign(q url.Values, d qrdesign.Design) qrDesign {
 	get("size", &v.Size)
 	get("margin", &v.Margin)
 	get("ecc", &v.ECC)
-	get("fg", &v.FG)
-	get("bg", &v.BG)
 	get("modules", &v.Modules)
 	if q.Has("frame") {
 		v.Frame = strings.TrimSpace(q.Get("frame"))
 	}
 	v.NoLogo = q.Get("nologo") == "1"
-	v.FG, v.BG = hashColour(v.FG), hashColour(v.BG)
-	opts := url.Values{
-		"size": {v.Size}, "margin": {v.Margin}, "ecc": {v.ECC},
-		"fg": {strings.TrimPrefix(v.FG, "#")}, "bg": {strings.TrimPrefix(v.BG, "#")},
+	v.FG, v.fg, v.fgErr = colourInput(q, "fg", v.FG)
+	v.BG, v.bg, v.bgErr = colourInput(q, "bg", v.BG)
+	opts := url.Values{"size": {v.Size}, "margin": {v.Margin}, "ecc": {v.ECC}}
+	if v.fgErr == nil && v.bgErr == nil {
+		opts["fg"], opts["bg"] = []string{hexOf(v.fg)}, []string{hexOf(v.bg)}
 	}
 	o, err := qr.ParseOptions(opts)
 	if fe, ok := fieldErrors(err); ok {
 		for pointer, msg := range fe {
 			v.Errors[strings.TrimPrefix(pointer, "/query/")] = msg
+		}
+	}
+	for name, cerr := range map[string]error{"fg": v.fgErr, "bg": v.bgErr} {
+		if cerr != nil {
+			v.Errors[name], err = cerr.Error(), cerr
 		}
 	}
 	if _, merr := qr.ParseModuleStyle(v.Modules); merr != nil {
@@ -81,10 +90,8 @@ func parseQRDesign(q url.Values, d qrdesign.Design) qrDesign {
 			v.Errors["frame"], err = "must be 1 to 32 printable characters", ferr
 		}
 	}
-	fg, okFG := parseColour(v.FG)
-	bg, okBG := parseColour(v.BG)
-	if okFG && okBG {
-		ratio := qr.ContrastRatio(fg, bg)
+	if v.fgErr == nil && v.bgErr == nil {
+		ratio := qr.ContrastRatio(v.fg, v.bg)
 		v.Contrast = strconv.FormatFloat(math.Floor(ratio*100)/100, 'f', -1, 64) + ":1"
 		v.ContrastOK = ratio >= qr.MinContrast
 	}
@@ -151,12 +158,20 @@ func previewOptions(q url.Values, d qrdesign.Design) (qr.Options, error) {
 	return o, nil
 }
 
-// hidden is the designer's state as query parameters for the other forms
-// of the page (the range picker), only those the viewer changed.
-func qrHidden(q url.Values) []HiddenField {
+// qrHidden is the designer's state as query parameters for the other
+// forms of the page (the range picker), only those the viewer changed; a
+// colour from the designer's own form (picker and hex field) as d read it.
+func qrHidden(q url.Values, d qrDesign) []HiddenField {
 	var out []HiddenField
 	for _, name := range qrParams {
-		if v := q.Get(name); v != "" {
+		v := q.Get(name)
+		switch {
+		case name == "fg" && q.Has("fg_hex"):
+			v = d.FG
+		case name == "bg" && q.Has("bg_hex"):
+			v = d.BG
+		}
+		if v != "" {
 			out = append(out, HiddenField{Name: name, Value: v})
 		}
 	}
@@ -166,27 +181,38 @@ func qrHidden(q url.Values) []HiddenField {
 // HiddenField is a hidden input that carries another form's state.
 type HiddenField struct{ Name, Value string }
 
-// hashColour writes a colour the way a colour input wants it: "#" and
-// lower-case hex; anything else stays as typed (and fails validation).
-func hashColour(s string) string {
-	s = strings.TrimPrefix(s, "#")
-	if len(s) == 6 {
-		return "#" + strings.ToLower(s)
+// colourInput reads one colour of the designer, which shows it twice: a
+// colour picker (name) and a hex text field (name_hex), with the value the
+// page showed in name_was. Without JavaScript to keep them together the
+// field that changed wins (the text field, if both did); a query without
+// the text field (a link, the range picker's state) gives name; neither,
+// saved. The colour is read once, by qr.ParseColourInput; shown is what
+// the page shows again: "#rrggbb", or the input as typed when refused.
+func colourInput(q url.Values, name, saved string) (shown string, c color.RGBA, err error) {
+	shown = saved
+	if v := strings.TrimSpace(q.Get(name)); v != "" {
+		shown = v
 	}
-	return s
+	if typed := strings.TrimSpace(q.Get(name + "_hex")); q.Has(name+"_hex") && typed != strings.TrimSpace(q.Get(name+"_was")) {
+		shown = typed
+	}
+	c, err = qr.ParseColourInput(shown)
+	if err != nil {
+		return shown, color.RGBA{}, err
+	}
+	return "#" + hexOf(c), c, nil
 }
 
-// parseColour reads "#rrggbb".
-func parseColour(s string) (color.RGBA, bool) {
-	s = strings.TrimPrefix(s, "#")
-	if len(s) != 6 {
-		return color.RGBA{}, false
+// pickerColour is a colour as <input type="color"> takes it: the shown
+// value when it is one, else black (the text field beside it keeps what
+// was typed).
+func pickerColour(shown string) string {
+	if len(shown) == 7 && shown[0] == '#' {
+		if _, err := qr.ParseColour(shown[1:]); err == nil {
+			return shown
+		}
 	}
-	n, err := strconv.ParseUint(s, 16, 32)
-	if err != nil {
-		return color.RGBA{}, false
-	}
-	return color.RGBA{R: uint8(n >> 16), G: uint8(n >> 8), B: uint8(n), A: 0xff}, true
+	return "#000000"
 }
 
 // hexOf is "rrggbb".

@@ -42,11 +42,11 @@ func designForm(r *http.Request, base qrdesign.Design, ws uuid.UUID) (_ qrdesign
 		u    qrdesign.Update
 		errs validate.Errors
 	)
-	if c, err := qr.ParseColour(strings.TrimPrefix(q.Get("fg"), "#")); errs.Check("/fg", err) {
-		u.FG = link.Some(c)
+	if errs.Check("/fg", view.fgErr) {
+		u.FG = link.Some(view.fg)
 	}
-	if c, err := qr.ParseColour(strings.TrimPrefix(q.Get("bg"), "#")); errs.Check("/bg", err) {
-		u.BG = link.Some(c)
+	if errs.Check("/bg", view.bgErr) {
+		u.BG = link.Some(view.bg)
 	}
 	switch e := qr.ECC(q.Get("ecc")); e {
 	case qr.ECCLow, qr.ECCMedium, qr.ECCQuartile, qr.ECCHigh:

@@ -90,7 +90,7 @@ func (u *UI) renderLinkWith(w http.ResponseWriter, r *http.Request, status int, 
 		}
 		v.QR = parseQRDesign(q, d)
 	}
-	v.QRHidden = qrHidden(q)
+	v.QRHidden = qrHidden(q, v.QR)
 	v.Path = linkPath(ws, l.ID, "")
 	rep, err := u.Analytics.Compute(r.Context(), ws.ID, l.ID, v.Range.Range)
 	var busy *analytics.BusyError

@@ -24,6 +24,7 @@ import (
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/qr"
 	"github.com/linkqr/linkqr/internal/qrserve"
+	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/internal/validate"
 )
 
@@ -214,7 +215,8 @@ type newLinkForm struct {
 
 // linksCreate creates a link from the New link form with the API's rules
 // and messages (link.Parse…) and the same service call, so it records
-// link.created like POST /api/v1/links; then shows the new link's page.
+// link.created like POST /api/v1/links; then shows the links list again,
+// with a message that links to the new link's page.
 // Invalid input shows the form again with a message next to each field.
 // A link goes on the chosen custom domain (a verified one of this
 // workspace, else a message at the field), where reserved codes are free.
@@ -276,7 +278,10 @@ func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r, err)
 		return
 	}
-	u.redirectFlash(w, r, linkPath(ws, l.ID, ""), flashOK, "Link created: "+l.ShortURL+" now redirects to "+l.TargetURL.String()+".")
+	// Back to the list, where the next link is made; the message names
+	// the new one and links to its page.
+	u.redirectFlashWith(w, r, "/w/"+ws.ExternalID()+"/links", session.Flash{Kind: flashOK, Message: "Link created:",
+		Link: linkPath(ws, l.ID, ""), LinkText: linkName(linkRow(l)), After: " — " + l.ShortURL + " now redirects to " + l.TargetURL.String() + "."})
 }
 
 // expiryInputLayout is what an <input type="datetime-local"> sends.

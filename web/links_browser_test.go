@@ -194,10 +194,18 @@ func walkLink(t *testing.T, js bool) {
 	}
 	p.look("links-new-error")
 	p.run(chromedp.SetValue(css("new-target"), targetA))
-	p.submit(css("new-link-submit"), "link-page")
-	if got := p.text("flash-ok"); !strings.HasPrefix(got, "Link created: ") {
+	// Creating stays on the list, whose message names the new link and
+	// links to its page.
+	p.submit(css("new-link-submit"), "flash-link")
+	if got := p.text("flash-ok"); !strings.HasPrefix(got, "Link created: Spring menu — ") || !strings.HasSuffix(got, " now redirects to "+targetA+".") {
 		t.Errorf("flash after creating: %q", got)
 	}
+	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasSuffix(loc, "/w/"+wsExt[1]+"/links") {
+		t.Errorf("after creating at %s, want the links list", loc)
+	}
+	p.run(chromedp.WaitVisible(css("link-row")))
+	p.look("links-created")
+	p.submit(css("flash-link"), "link-page")
 	linkURL, _ := chromedp.Run(ctx, chromedp.Location())
 	shortURL := p.text("short-url")
 	if !regexp.MustCompile(`^` + regexp.QuoteMeta(srv.URL) + `/[A-Za-z0-9]{7}$`).MatchString(shortURL) {

@@ -55,49 +55,18 @@ func QRStylePage(v QRStyleView) templ.Component {
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head\"><div><h1>QR style</h1><p class=\"muted\">How the QR codes of every link without a design of its own look: colours, module style, a frame with a call to action and your logo. Each link's page can give it its own design. A style is saved only when its codes scan.</p></div></div><section class=\"card qr-designer\" data-testid=\"qr-style\"><div class=\"qr-layout\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head\"><div><h1>QR style</h1><p class=\"muted\">How the QR codes of every link without a design of its own look: colours, module style, a frame with a call to action and your logo. Each link's page can give it its own design. A style is saved only when its codes scan.</p></div></div><section class=\"card qr-designer\" data-testid=\"qr-style\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = qrPreview(v.QR, v.Path+"/preview", "QR code in the workspace's style", false).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = qrDesignerBody(v.QR, qrDesignerSpec{
+					Preview: v.Path + "/preview", Alt: "QR code in the workspace's style",
+					Action: v.Path, Save: v.Path, SaveLabel: "Save QR style",
+				}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<form method=\"get\" action=\"")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				var templ_7745c5c3_Var4 templ.SafeURL
-				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(v.Path))
-				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `qr_style.templ`, Line: 17, Col: 54}
-				}
-				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\" class=\"qr-form\" data-testid=\"qr-form\" data-qr-form>")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				templ_7745c5c3_Err = qrDesignFields(v.QR, false).Render(ctx, templ_7745c5c3_Buffer)
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"actions\"><button type=\"submit\" formmethod=\"post\" formaction=\"")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				var templ_7745c5c3_Var5 string
-				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(templ.SafeURL(v.Path))
-				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `qr_style.templ`, Line: 20, Col: 81}
-				}
-				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\" formenctype=\"multipart/form-data\" data-testid=\"qr-save\">Save QR style</button> <button type=\"submit\" class=\"secondary\" data-testid=\"qr-apply\">Update preview</button></div></form></div></section>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</section>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

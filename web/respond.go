@@ -126,12 +126,17 @@ func (u *UI) serverError(w http.ResponseWriter, r *http.Request, err error) {
 // redirectFlash queues a message for the next page and redirects there
 // (303, so a reload does not repeat the post).
 func (u *UI) redirectFlash(w http.ResponseWriter, r *http.Request, to, kind, message string) {
+	u.redirectFlashWith(w, r, to, session.Flash{Kind: kind, Message: message})
+}
+
+// redirectFlashWith is redirectFlash with a message that links to a page.
+func (u *UI) redirectFlashWith(w http.ResponseWriter, r *http.Request, to string, f session.Flash) {
 	v, ok := viewerFrom(r.Context())
 	sess := v.Session
 	if !ok {
 		sess, _ = u.Sessions.Get(r, session.CookieName)
 	}
-	session.AddFlash(sess, kind, message)
+	session.AddFlashWith(sess, f)
 	if !u.save(w, r, sess) {
 		return
 	}

@@ -1,5 +1,10 @@
 package geo
 
+import (
+	"slices"
+	"strings"
+)
+
 //go:generate go run gen_names.go
 
 // Name is the English name of c for the UI ("Germany"), "Unknown" for the
@@ -25,4 +30,17 @@ func Flag(c Country) string {
 	}
 	const base = 0x1F1E6 // REGIONAL INDICATOR SYMBOL LETTER A
 	return string([]rune{base + rune(c[0]-'A'), base + rune(c[1]-'A')})
+}
+
+// Countries are every country with a name, ordered by it: the choices a
+// form offers (a rule's countries on the link page).
+func Countries() []Country {
+	out := make([]Country, 0, len(names))
+	for code := range names {
+		if c, ok := ParseCountry(code); ok {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b Country) int { return strings.Compare(Name(a), Name(b)) })
+	return out
 }

@@ -59,3 +59,17 @@ func TestFlag(t *testing.T) {
 		t.Errorf("Flag(JP) = %q", f)
 	}
 }
+
+// TestCountries: every named country once, ordered by name.
+func TestCountries(t *testing.T) {
+	t.Parallel()
+	list := Countries()
+	if len(list) != len(names) {
+		t.Fatalf("%d countries, %d names", len(list), len(names))
+	}
+	for i := 1; i < len(list); i++ {
+		if Name(list[i-1]) > Name(list[i]) {
+			t.Errorf("%s before %s", Name(list[i-1]), Name(list[i]))
+		}
+	}
+}

@@ -34,6 +34,33 @@ var Devices = []string{analytics.DeviceMobile, analytics.DeviceTablet, analytics
 // (analytics.OSNames).
 var OSNames = analytics.OSNames()
 
+// CanonicalDevice is the device class s names in any case and with
+// surrounding spaces ("Mobile " → "mobile"); false when it names none.
+// People's forms go through it before ParseRules, which takes only the
+// exact spelling (the API's rule).
+func CanonicalDevice(s string) (string, bool) { return canonicalName(s, Devices) }
+
+// CanonicalOS is the OS s names in any case ("ios" → "iOS"), as
+// CanonicalDevice.
+func CanonicalOS(s string) (string, bool) { return canonicalName(s, OSNames) }
+
+// CanonicalCountry is the country code s names in any case ("at" → "AT"),
+// as CanonicalDevice.
+func CanonicalCountry(s string) (string, bool) {
+	c, ok := geo.ParseCountry(strings.TrimSpace(s))
+	return c.String(), ok
+}
+
+func canonicalName(s string, names []string) (string, bool) {
+	s = strings.TrimSpace(s)
+	for _, n := range names {
+		if strings.EqualFold(n, s) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
 // Condition is a rule's "if": every non-empty list must contain the
 // visitor's value. At least one list is set (an empty condition would
 // match everyone and hide every rule after it).
@@ -134,8 +161,8 @@ func parseCondition(v any, parent map[string]any, ptr string, errs *validate.Err
 		errs.Add(ptr, "must have at least one condition (device, os or country)")
 		return c
 	}
-	c.Devices = parseValues(obj, "device", ptr, errs, func(s string) (string, error) { return oneOf(s, Devices) })
-	c.OS = parseValues(obj, "os", ptr, errs, func(s string) (string, error) { return oneOf(s, OSNames) })
+	c.Devices = parseValues(obj, "device", ptr, errs, func(s string) (string, error) { return exactly(s, CanonicalDevice, Devices) })
+	c.OS = parseValues(obj, "os", ptr, errs, func(s string) (string, error) { return exactly(s, CanonicalOS, OSNames) })
 	c.Countries = parseValues(obj, "country", ptr, errs, func(s string) (geo.Country, error) {
 		if cc, ok := geo.ParseCountry(s); ok && s == cc.String() {
 			return cc, nil
@@ -143,6 +170,14 @@ func parseCondition(v any, parent map[string]any, ptr string, errs *validate.Err
 		return geo.Unknown, validate.Reject("must be an ISO 3166-1 alpha-2 country code in capitals, such as DE")
 	})
 	return c
+}
+
+// exactly takes s when it is the canonical spelling of one of names.
+func exactly(s string, canonical func(string) (string, bool), names []string) (string, error) {
+	if c, ok := canonical(s); ok && c == s {
+		return s, nil
+	}
+	return "", validate.Reject("must be one of " + strings.Join(names, ", "))
 }
 
 // parseValues reads one condition list (absent: nil).
@@ -177,13 +212,6 @@ func parseValues[T any](obj map[string]any, name, ptr string, errs *validate.Err
 		}
 	}
 	return out
-}
-
-func oneOf(s string, allowed []string) (string, error) {
-	if slices.Contains(allowed, s) {
-		return s, nil
-	}
-	return "", validate.Reject("must be one of " + strings.Join(allowed, ", "))
 }
 
 // ParseSplit reads a split decoded from JSON like ParseRules: 2 to 5

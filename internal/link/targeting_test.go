@@ -92,3 +92,38 @@ func TestParsePasswordLength(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalConditionValues: a person's spelling of a device, OS or
+// country (any case, spaces around it) becomes the one ParseRules takes;
+// anything else is refused, and ParseRules itself keeps the API's exact
+// spelling.
+func TestCanonicalConditionValues(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		canon   func(string) (string, bool)
+		in, out string
+		ok      bool
+	}{
+		{link.CanonicalDevice, "Mobile", "mobile", true},
+		{link.CanonicalDevice, " TABLET ", "tablet", true},
+		{link.CanonicalDevice, "phone", "", false},
+		{link.CanonicalOS, "ios", "iOS", true},
+		{link.CanonicalOS, "MACOS", "macOS", true},
+		{link.CanonicalOS, "windows phone", "Windows Phone", true},
+		{link.CanonicalOS, "Symbian", "", false},
+		{link.CanonicalCountry, "at", "AT", true},
+		{link.CanonicalCountry, " de", "DE", true},
+		{link.CanonicalCountry, "Germany", "", false},
+		{link.CanonicalCountry, "xx", "", false},
+	} {
+		if got, ok := c.canon(c.in); got != c.out || ok != c.ok {
+			t.Errorf("%q: %q %v, want %q %v", c.in, got, ok, c.out, c.ok)
+		}
+	}
+	for _, in := range []string{`{"device":["Mobile"]}`, `{"os":["IOS"]}`, `{"country":["at"]}`} {
+		var errs validate.Errors
+		if _, ok := link.ParseRules(decode(t, `[{"if":`+in+`,"target_url":"https://a.example/"}]`), "/rules", &errs); ok {
+			t.Errorf("ParseRules took %s: the API's spelling is exact", in)
+		}
+	}
+}

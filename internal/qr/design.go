@@ -2,6 +2,7 @@ package qr
 
 import (
 	"image/color"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -76,6 +77,25 @@ func ParseColour(s string) (color.RGBA, error) {
 	c, ok := parseHexColour(s)
 	if !ok {
 		return color.RGBA{}, validate.Reject(detailColour)
+	}
+	return c, nil
+}
+
+// detailColourInput is why a form's colour is refused.
+const detailColourInput = "must be a hex colour such as #1A2B3C (or #RGB, such as #FFF)"
+
+// ParseColourInput reads a colour as a person types it in a form:
+// "#RRGGBB", also "RRGGBB" and "#RGB" (each digit doubled, as in CSS), in
+// any case, with spaces around it. The API's parameters take only
+// ParseColour's RRGGBB.
+func ParseColourInput(s string) (color.RGBA, error) {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "#")
+	if len(s) == 3 {
+		s = string([]byte{s[0], s[0], s[1], s[1], s[2], s[2]})
+	}
+	c, ok := parseHexColour(s)
+	if !ok {
+		return color.RGBA{}, validate.Reject(detailColourInput)
 	}
 	return c, nil
 }

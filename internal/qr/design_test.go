@@ -345,3 +345,22 @@ func TestLogoCost(t *testing.T) {
 		}
 	}
 }
+
+// TestParseColourInput: a form's colour is "#RRGGBB", "RRGGBB" or "#RGB"
+// in any case; anything else is refused with one sentence.
+func TestParseColourInput(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]color.RGBA{
+		"#1f2a5c": {0x1f, 0x2a, 0x5c, 0xff}, "1F2A5C": {0x1f, 0x2a, 0x5c, 0xff}, " #1F2a5C ": {0x1f, 0x2a, 0x5c, 0xff},
+		"#fff": {0xff, 0xff, 0xff, 0xff}, "#0A3": {0x00, 0xaa, 0x33, 0xff}, "abc": {0xaa, 0xbb, 0xcc, 0xff},
+	} {
+		if got, err := ParseColourInput(in); err != nil || got != want {
+			t.Errorf("%q: %v %v, want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "#", "#12", "#1234", "#12345", "#1234567", "##123456", "navy", "#ggg", "#12 456"} {
+		if _, err := ParseColourInput(in); err == nil || err.Error() != detailColourInput {
+			t.Errorf("%q: %v, want %q", in, err, detailColourInput)
+		}
+	}
+}

@@ -27,6 +27,9 @@ const (
 type Flash struct {
 	Kind    string // "ok" or "error"
 	Message string
+	// Link, when set, is a page the message is about: the layout shows
+	// LinkText as a link to it after the message, then After.
+	Link, LinkText, After string
 }
 
 // NewKey is a just-minted API key whose secret is to be shown exactly once.
@@ -129,7 +132,12 @@ func PopNext(s *sessions.Session) string {
 
 // AddFlash queues a message for the next page.
 func AddFlash(s *sessions.Session, kind, message string) {
-	s.AddFlash(Flash{Kind: kind, Message: message}, keyFlash)
+	AddFlashWith(s, Flash{Kind: kind, Message: message})
+}
+
+// AddFlashWith queues a message with a link for the next page.
+func AddFlashWith(s *sessions.Session, f Flash) {
+	s.AddFlash(f, keyFlash)
 }
 
 // Flashes returns and forgets the queued messages; ok reports whether there

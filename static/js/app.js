@@ -57,7 +57,7 @@ document.addEventListener("focusin", (event) => {
 (() => {
   const form = document.querySelector("form[data-qr-form]");
   const img = document.querySelector("img[data-qr-preview]");
-  if (!form || !img) return;
+  if (!form) return;
   const note = form.querySelector("[data-qr-contrast]");
   const downloads = document.querySelectorAll("[data-qr-download]");
   const luminance = (hex) => {
@@ -67,10 +67,41 @@ document.addEventListener("focusin", (event) => {
   };
   const ratio = (a, b) => { const x = luminance(a), y = luminance(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
   const inRange = (v, lo, hi) => /^\d+$/.test(v) && +v >= lo && +v <= hi;
+  // A colour's hex field and its picker show one value: typing a colour
+  // ("#1f2a5c", "1F2A5C" or "#fff") sets the picker, picking one writes
+  // the field. Without JavaScript the server takes the one that changed.
+  const hexOf = (s) => {
+    let h = String(s || "").trim().replace(/^#/, "");
+    if (/^[0-9a-fA-F]{3}$/.test(h)) h = h.replace(/./g, "$&$&");
+    return /^[0-9a-fA-F]{6}$/.test(h) ? "#" + h.toLowerCase() : "";
+  };
+  const colour = (name) => {
+    const field = form.querySelector(`input[name="${name}_hex"]`);
+    return field ? hexOf(field.value) : hexOf(form.querySelector(`input[name="${name}"]`).value);
+  };
+  form.addEventListener("input", (event) => {
+    const el = event.target;
+    if (el.dataset.colourHex !== undefined) {
+      const hex = hexOf(el.value);
+      if (hex) form.querySelector("#" + el.dataset.colourHex).value = hex;
+    } else if (el.dataset.colourPicker !== undefined) {
+      form.querySelector("#" + el.dataset.colourPicker).value = el.value.toLowerCase();
+    }
+  });
+  // The field shows the colour in its full form once the person moves on.
+  form.addEventListener("change", (event) => {
+    const el = event.target;
+    if (el.dataset.colourHex !== undefined && hexOf(el.value)) el.value = hexOf(el.value);
+  });
   const update = () => {
+    if (!img) return; // no preview to follow (the options were refused): "Update preview" asks again
     const f = new FormData(form);
-    const fg = String(f.get("fg")), bg = String(f.get("bg"));
-    if (!/^#[0-9a-fA-F]{6}$/.test(fg) || !/^#[0-9a-fA-F]{6}$/.test(bg)) return;
+    const fg = colour("fg"), bg = colour("bg");
+    if (!fg || !bg) {
+      img.style.opacity = "0.25";
+      downloads.forEach((a) => a.setAttribute("aria-disabled", "true"));
+      return;
+    }
     const r = Math.floor(ratio(fg, bg) * 100) / 100;
     const ok = r >= 3;
     note.classList.toggle("error", !ok);
@@ -135,3 +166,124 @@ for (const all of document.querySelectorAll("input[data-select-all]")) {
   });
   show();
 }
+
+// Destinations (the link page): the rows' Add, Remove, ↑ and ↓ buttons
+// work in place, without a request. A new row is a clone of the form's
+// <template data-template="rule|variant">; after every change the rows
+// are renumbered — field names ("rule2_os"), ids, test ids, button values
+// ("up:2"), labels ("Move rule 3 up") and the hidden counts — so the form
+// posts exactly what the server's own row buttons would have left. Without
+// JavaScript those buttons post the form and the page comes back changed.
+(() => {
+  const form = document.querySelector("form[data-destinations]");
+  if (!form) return;
+  const status = form.querySelector("[data-dest-status]");
+  const say = (text) => { if (status) status.textContent = text; };
+  const list = (kind) => form.querySelector(`[data-list="${kind}"]`);
+  const rows = (kind) => [...list(kind).children].filter((el) => el.dataset.row === kind);
+  const max = (kind) => Number(list(kind).dataset.max);
+  const label = { rule: "Rule", variant: "Variant" };
+
+  // renumber rewrites every index-bearing attribute of a row to i.
+  const renumber = (row, kind, i) => {
+    const swaps = [
+      ["name", new RegExp(`^${kind}\\d+_`), `${kind}${i}_`],
+      ["id", new RegExp(`^${kind}\\d+-`), `${kind}${i}-`],
+      ["for", new RegExp(`^${kind}\\d+-`), `${kind}${i}-`],
+      ["aria-describedby", new RegExp(`^${kind}\\d+-`), `${kind}${i}-`],
+      ["data-testid", new RegExp(`^(${kind}(?:-[a-z]+)?-)\\d+`), `$1${i}`],
+      ["aria-label", new RegExp(`(${kind}) \\d+`, "i"), `$1 ${i + 1}`],
+    ];
+    for (const el of [row, ...row.querySelectorAll("*")]) {
+      for (const [attr, re, to] of swaps) {
+        const v = el.getAttribute(attr);
+        if (v !== null) el.setAttribute(attr, v.replace(re, to));
+      }
+      if (el.matches('button[name="action"]')) el.value = el.value.replace(/:\d+$/, `:${i}`);
+      if (el.matches("[data-ordinal]")) el.textContent = String(i + 1);
+    }
+  };
+
+  // sync renumbers a list and updates what depends on its length.
+  const sync = (kind) => {
+    const all = rows(kind);
+    all.forEach((row, i) => {
+      renumber(row, kind, i);
+      const up = row.querySelector('[data-move="up"]'), down = row.querySelector('[data-move="down"]');
+      if (up) up.disabled = i === 0;
+      if (down) down.disabled = i === all.length - 1;
+    });
+    form.querySelector(`input[data-count="${kind}"]`).value = String(all.length);
+    const empty = form.querySelector(`[data-empty="${kind}"]`);
+    if (empty) empty.hidden = all.length > 0;
+    const add = form.querySelector(`[data-add="${kind}"]`);
+    add.disabled = all.length >= max(kind);
+    if (kind === "variant") add.textContent = all.length === 0 ? "Split visitors A/B" : "Add a variant";
+  };
+
+  const addRow = (kind, weight) => {
+    const row = form.querySelector(`template[data-template="${kind}"]`).content.firstElementChild.cloneNode(true);
+    if (weight !== undefined) row.querySelector('input[name$="_weight"]').value = weight;
+    list(kind).appendChild(row);
+    return row;
+  };
+
+  form.addEventListener("click", (event) => {
+    const button = event.target.closest('button[name="action"]');
+    if (!button || button.value === "save" || button.disabled) return;
+    const [verb] = button.value.split(":");
+    const row = button.closest("[data-row]");
+    const kind = row ? row.dataset.row : button.dataset.add;
+    if (!kind) return;
+    event.preventDefault();
+    const all = rows(kind);
+    const n = all.indexOf(row);
+    if (verb === "add-rule" || verb === "add-variant") {
+      if (all.length >= max(kind)) return;
+      let added;
+      if (kind === "variant" && all.length === 0) {
+        added = addRow(kind, "50");
+        addRow(kind, "50");
+      } else {
+        added = addRow(kind, kind === "variant" ? "0" : undefined);
+      }
+      sync(kind);
+      added.querySelector("input:not([type=hidden])").focus();
+      say(`${label[kind]} ${rows(kind).indexOf(added) + 1} added.`);
+    } else if (verb === "remove-rule" || verb === "remove-variant") {
+      const next = all[n + 1] || all[n - 1];
+      row.remove();
+      sync(kind);
+      (next ? next.querySelector("[data-remove]") : form.querySelector(`[data-add="${kind}"]`)).focus();
+      say(`${label[kind]} ${n + 1} removed.`);
+    } else if (verb === "up" || verb === "down") {
+      const other = verb === "up" ? all[n - 1] : all[n + 1];
+      if (!other) return;
+      if (verb === "up") other.before(row); else other.after(row);
+      sync(kind);
+      const again = row.querySelector(`[data-move="${verb}"]`);
+      (again.disabled ? row.querySelector(`[data-move="${verb === "up" ? "down" : "up"}"]`) : again).focus();
+      say(`${label[kind]} moved to position ${rows(kind).indexOf(row) + 1}.`);
+    }
+  });
+
+  // A rule's countries are a comma-separated list; the suggestions (the
+  // shared <datalist>) complete the code being typed after the last comma.
+  const choices = document.getElementById("country-choices");
+  if (choices) {
+    const codes = [...choices.options].map((o) => o.value);
+    const suggest = (field) => {
+      const typed = field.value;
+      const cut = typed.lastIndexOf(",");
+      const prefix = cut < 0 ? "" : typed.slice(0, cut + 1).replace(/\s*$/, " ");
+      [...choices.options].forEach((o, i) => { o.value = prefix + codes[i]; });
+    };
+    form.addEventListener("input", (event) => { if (event.target.matches("[data-country-list]")) suggest(event.target); });
+    form.addEventListener("focusin", (event) => { if (event.target.matches("[data-country-list]")) suggest(event.target); });
+    document.addEventListener("focusin", (event) => {
+      if (event.target.matches && event.target.matches('input[list="country-choices"]:not([data-country-list])')) {
+        [...choices.options].forEach((o, i) => { o.value = codes[i]; });
+      }
+    });
+  }
+})();

@@ -5,17 +5,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
@@ -71,7 +65,7 @@ func BenchmarkDelivery(b *testing.B) {
 		links[i] = testkit.Link(b, e.pool, &testkit.LinkOpts{WorkspaceID: e.ws})
 	}
 
-	pg0, self0 := postgresCPU(b, e.pool), selfCPU()
+	pg0, self0 := testkit.PostgresCPU(b, e.pool), testkit.SelfCPU()
 	b.ResetTimer()
 	total := b.N * deliveriesPerOp
 	for i := range total {
@@ -89,50 +83,6 @@ func BenchmarkDelivery(b *testing.B) {
 	}
 	b.StopTimer()
 	n := float64(total)
-	b.ReportMetric(float64((postgresCPU(b, e.pool)-pg0).Microseconds())/n, "pg-µs/delivery")
-	b.ReportMetric(float64((selfCPU()-self0).Microseconds())/n, "go-µs/delivery")
-}
-
-// selfCPU is this process's user and system CPU time so far.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// postgresCPU is the CPU time so far of the test cluster's postgres
-// processes: its postmaster (the parent of this connection's backend) and
-// every child of it. Other clusters on the machine (other engineers' test
-// runs) are not counted.
-func postgresCPU(b *testing.B, pool *pgxpool.Pool) time.Duration {
-	var backend int
-	if err := pool.QueryRow(context.Background(), `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
-		b.Fatal(err)
-	}
-	fields := func(pid int) []string {
-		raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil || !strings.Contains(string(raw), "(postgres)") {
-			return nil
-		}
-		// After "(comm) ": state, ppid, …, utime (12th), stime (13th).
-		return strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
-	}
-	own := fields(backend)
-	if own == nil {
-		b.Skip("the backend's /proc entry is not readable")
-	}
-	postmaster := own[1]
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	var ticks int64
-	for _, f := range stats {
-		pid, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(f, "/proc/"), "/stat"))
-		fs := fields(pid)
-		if fs == nil || (fs[1] != postmaster && strconv.Itoa(pid) != postmaster) {
-			continue
-		}
-		ut, _ := strconv.ParseInt(fs[11], 10, 64)
-		st, _ := strconv.ParseInt(fs[12], 10, 64)
-		ticks += ut + st
-	}
-	return time.Duration(ticks) * time.Second / 100 // USER_HZ
+	b.ReportMetric(float64((testkit.PostgresCPU(b, e.pool)-pg0).Microseconds())/n, "pg-µs/delivery")
+	b.ReportMetric(float64((testkit.SelfCPU()-self0).Microseconds())/n, "go-µs/delivery")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
+	"github.com/linkqr/linkqr/internal/tz"
 )
 
 // overviewRanges are the overview's ranges, in the order shown: whole UTC
@@ -76,7 +77,7 @@ func (u *UI) overview(w http.ResponseWriter, r *http.Request) {
 	today := analytics.Day.Truncate(time.Now())
 	from, to := today.AddDate(0, 0, 1-days), today.AddDate(0, 0, 1)
 	v.Period = formatDate(from) + " – " + formatDate(today)
-	o, err := u.Analytics.Overview(r.Context(), ws.ID, from, to)
+	o, err := u.Analytics.Overview(r.Context(), ws.ID, from, to, tz.UTC)
 	var busy *analytics.BusyError
 	switch {
 	case errors.As(err, &busy):

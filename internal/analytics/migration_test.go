@@ -14,6 +14,7 @@ import (
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/tz"
 )
 
 // TestScansBeforeCountriesCountAsUnknownLinkScans: scans and rollups made
@@ -86,5 +87,78 @@ func TestScansBeforeCountriesCountAsUnknownLinkScans(t *testing.T) {
 	}
 	if after := legacyRollupSnapshot(t, pool); !reflect.DeepEqual(before, after) {
 		t.Errorf("the migration's rollups differ from a rebuild's:\n migration %v\n rebuild   %v", before, after)
+	}
+}
+
+// TestOverviewHoursFromBeforeTheirMigration: migration 00047 fills the
+// overview's hours from the per-link hourly breakdowns, each hour's scans
+// in its first quarter, so the overview of what was folded before it is
+// exact in UTC and whole-hour zones at once, and in zones off the whole
+// hour after a rebuild of every link.
+func TestOverviewHoursFromBeforeTheirMigration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, testkit.DatabaseURL(t, testkit.NewEmptyDatabase(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if err := store.MigrateUpTo(ctx, pool, testkit.Logger(t), 44); err != nil {
+		t.Fatal(err)
+	}
+	var ws uuid.UUID
+	if err := pool.QueryRow(ctx, `INSERT INTO workspaces (id, name) VALUES (gen_random_uuid(), 'old') RETURNING id`).Scan(&ws); err != nil {
+		t.Fatal(err)
+	}
+	links := []uuid.UUID{testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws}), testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})}
+	// 600 scans over five days, every 11 minutes, from four countries and
+	// both sources; a tenth by bots.
+	start := time.Date(2026, 10, 3, 17, 0, 0, 0, time.UTC)
+	if _, err := pool.Exec(ctx, `INSERT INTO scans (id, workspace_id, link_id, occurred_at, device, os, browser, bot, visitor_hash, country, source, xid)
+		SELECT gen_random_uuid(), $1, ($2::uuid[])[1 + i % 2], $3::timestamptz + i * interval '11 minutes', 'mobile', 'iOS', 'Safari', i % 10 = 0,
+		       decode(lpad((i % 7)::text, 32, '0'), 'hex'), (ARRAY['DE', 'IN', 'NP', NULL])[1 + i % 4], CASE WHEN i % 3 = 0 THEN 'qr' ELSE 'link' END, NULL
+		FROM generate_series(1, 600) i`, ws, links, start); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `SELECT rebuild_scan_rollups(NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Migrate(ctx, pool, testkit.Logger(t)); err != nil {
+		t.Fatal(err)
+	}
+	var differ, misplaced int
+	if err := pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM (SELECT workspace_id, dim, hour, key, sum(scans) AS scans FROM scan_rollup_keys_hourly WHERE dim IN ('c', 's') GROUP BY 1, 2, 3, 4) k
+		 FULL JOIN scan_workspace_hours h USING (workspace_id, dim, hour, key) WHERE h.scans IS DISTINCT FROM k.scans),
+		(SELECT count(*) FROM scan_workspace_hours WHERE scans_15 <> scans OR scans_30 <> scans OR scans_45 <> scans)`).Scan(&differ, &misplaced); err != nil {
+		t.Fatal(err)
+	}
+	if differ != 0 || misplaced != 0 {
+		t.Errorf("%d hours differ from the hourly breakdowns, %d not in their first quarter", differ, misplaced)
+	}
+	reports := analytics.NewReports(store.NewDB(pool), analytics.DefaultLimits())
+	overviewIn := func(name string) (analytics.Overview, analytics.Overview) {
+		t.Helper()
+		zone := tz.MustParse(name)
+		from := analytics.Day.TruncateIn(start, zone.Location())
+		to := from.AddDate(0, 0, 6)
+		got, err := reports.Overview(ctx, ws, from, to, zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, overviewReference(t, pool, ws, from, to, zone)
+	}
+	for _, name := range []string{"UTC", "America/New_York", "Europe/Berlin"} {
+		if got, want := overviewIn(name); !sameOverview(got, want) || got.Total != 540 {
+			t.Errorf("%s, as migrated:\n got  %+v\n want %+v", name, got, want)
+		}
+	}
+	if _, err := scan.RebuildRollups(ctx, store.NewDB(pool), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"UTC", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu"} {
+		if got, want := overviewIn(name); !sameOverview(got, want) || got.Total != 540 {
+			t.Errorf("%s, rebuilt:\n got  %+v\n want %+v", name, got, want)
+		}
 	}
 }

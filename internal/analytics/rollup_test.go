@@ -327,7 +327,9 @@ func TestRollupsAnswerLikeRawScans(t *testing.T) {
 	}
 	if _, err := pool.Exec(ctx, `UPDATE scan_rollups SET scans = scans + 5, day_first = 0; DELETE FROM scan_visitor_days WHERE random() < 0.5;
 		DELETE FROM scan_rollup_keys_daily WHERE random() < 0.5; UPDATE scan_rollup_keys_hourly SET scans = 1;
-		UPDATE scan_workspace_days SET scans = scans * 2 WHERE random() < 0.5`); err != nil {
+		UPDATE scan_workspace_days SET scans = scans * 2 WHERE random() < 0.5;
+		UPDATE scan_rollup_keys_hourly SET scans_30 = scans WHERE random() < 0.5;
+		UPDATE scan_workspace_hours SET scans_15 = scans WHERE random() < 0.5; DELETE FROM scan_workspace_hours WHERE random() < 0.2`); err != nil {
 		t.Fatal(err)
 	}
 	if reflect.DeepEqual(before, rollupSnapshot(t, pool)) {
@@ -352,25 +354,29 @@ func sum(counts []analytics.KeyCount) (n int64) {
 // rollupSnapshot is every rollup row, in key order, as text.
 func rollupSnapshot(t *testing.T, pool *pgxpool.Pool) map[string][]string {
 	t.Helper()
-	return snapshotOf(t, pool, "scan_rollups", "scan_visitor_days")
+	return snapshotOf(t, pool, "scan_rollups", "scan_rollup_keys_hourly", "scan_visitor_days", "(SELECT * FROM scan_workspace_hours WHERE scans <> 0)")
 }
 
-// legacyRollupSnapshot is rollupSnapshot without migration 00044's
-// quarter-hour counters.
+// legacyRollupSnapshot is rollupSnapshot without the quarter-hour
+// counters of migrations 00044 and 00047.
 func legacyRollupSnapshot(t *testing.T, pool *pgxpool.Pool) map[string][]string {
 	t.Helper()
 	return snapshotOf(t, pool, "(SELECT link_id, hour, workspace_id, scans, bots, uniq, day_first, day_last FROM scan_rollups WHERE scans + bots + day_first + day_last > 0)",
-		"(SELECT link_id, day, visitor_hash, workspace_id, hours FROM scan_visitor_days)")
+		"(SELECT link_id, hour, dim, key, workspace_id, scans FROM scan_rollup_keys_hourly)",
+		"(SELECT link_id, day, visitor_hash, workspace_id, hours FROM scan_visitor_days)",
+		"(SELECT workspace_id, dim, hour, key, scans FROM scan_workspace_hours WHERE scans <> 0)")
 }
 
-func snapshotOf(t *testing.T, pool *pgxpool.Pool, rollups, visitors string) map[string][]string {
+func snapshotOf(t *testing.T, pool *pgxpool.Pool, rollups, keysHourly, visitors, hours string) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	for table, order := range map[string]string{
-		rollups:                   "link_id, hour",
-		"scan_rollup_keys_hourly": "link_id, hour, dim, key",
-		"scan_rollup_keys_daily":  "link_id, day, dim, key",
-		visitors:                  "link_id, day, visitor_hash",
+		rollups:                  "link_id, hour",
+		keysHourly:               "link_id, hour, dim, key",
+		"scan_rollup_keys_daily": "link_id, day, dim, key",
+		visitors:                 "link_id, day, visitor_hash",
+		// The overview's hours; a rebuild may leave rows at zero.
+		hours: "workspace_id, dim, hour, key",
 		// The workspace overview; a rebuild may leave rows at zero.
 		"(SELECT * FROM scan_workspace_days WHERE scans <> 0)": "workspace_id, day, dim, key",
 		"(SELECT id, scan_count, last_scanned_at FROM links)":  "id",

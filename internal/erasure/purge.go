@@ -83,7 +83,7 @@ func (s *Service) Purge(ctx context.Context) (done bool, err error) {
 
 // purgeWorkspace: per batch of links their scans and rollups, then the
 // links themselves (their codes retired); then the workspace overview's
-// rows; then events (with their
+// rows (days and hours); then events (with their
 // deliveries); then the workspace row, whose remaining small tables go by
 // ON DELETE CASCADE.
 func (s *Service) purgeWorkspace(ctx context.Context, ws uuid.UUID) error {
@@ -102,6 +102,11 @@ func (s *Service) purgeWorkspace(ctx context.Context, ws uuid.UUID) error {
 	}
 	if err := drain(ctx, s.db, func(tx pgx.Tx) (int64, error) {
 		return q.ErasureWorkspaceDaysDelete(ctx, tx, erasuredb.ErasureWorkspaceDaysDeleteParams{Ws: ws, Lim: BatchRows})
+	}); err != nil {
+		return err
+	}
+	if err := drain(ctx, s.db, func(tx pgx.Tx) (int64, error) {
+		return q.ErasureWorkspaceHoursDelete(ctx, tx, erasuredb.ErasureWorkspaceHoursDeleteParams{Ws: ws, Lim: BatchRows})
 	}); err != nil {
 		return err
 	}

@@ -191,9 +191,10 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 	workspace := map[uuid.UUID]uuid.UUID{}
 	hours := map[hourKey]*hourCounts{}
 	visitors := map[visitorKey]quarters{}
-	hourly := map[keyKey]int64{}
+	hourly := map[keyKey]*[4]int64{} // scans, and those before the quarter marks
 	daily := map[keyKey]int64{}
-	overview := map[keyKey]int64{} // keyKey.link is the workspace here
+	overview := map[keyKey]int64{}          // keyKey.link is the workspace here
+	overviewHours := map[keyKey]*[4]int64{} // the same, per hour: scans and those before the quarter marks
 	links := map[uuid.UUID]*linkCount{}
 	counts := func(k hourKey) *hourCounts {
 		c := hours[k]
@@ -245,11 +246,14 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 		if x.Variant != nil {
 			variant = *x.Variant
 		}
-		for _, d := range [...][2]string{{dimDevice, x.Device}, {dimOS, x.OS}, {dimBrowser, x.Browser}, {dimReferrer, referrer}, {dimCountry, country}, {dimSource, x.Source}, {dimVariant, variant}} {
-			hourly[keyKey{link, hour.Unix(), d[0], d[1]}] += n
-			daily[keyKey{link, day.Unix(), d[0], d[1]}] += n
-		}
 		ws := x.WorkspaceID
+		for _, d := range [...][2]string{{dimDevice, x.Device}, {dimOS, x.OS}, {dimBrowser, x.Browser}, {dimReferrer, referrer}, {dimCountry, country}, {dimSource, x.Source}, {dimVariant, variant}} {
+			addQuarters(hourly, keyKey{link, hour.Unix(), d[0], d[1]}, qi, n)
+			daily[keyKey{link, day.Unix(), d[0], d[1]}] += n
+			if workspaceHours && (d[0] == dimCountry || d[0] == dimSource) {
+				addQuarters(overviewHours, keyKey{ws, hour.Unix(), d[0], d[1]}, qi, n)
+			}
+		}
 		overview[keyKey{ws, day.Unix(), dimCountry, country}] += n
 		overview[keyKey{ws, day.Unix(), dimSource, x.Source}] += n
 		overview[keyKey{ws, day.Unix(), dimLink, link.String()}] += n
@@ -314,10 +318,14 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 	if len(hourly) == 0 {
 		return f, nil
 	}
-	h := keyColumns(hourly, workspace)
-	if err := q.ScanRollupKeysHourlyUpsert(ctx, tx, scandb.ScanRollupKeysHourlyUpsertParams{
-		LinkIds: h.links, Hours: h.ats, Dims: h.dims, Keys: h.keys, WorkspaceIds: h.workspaces, Scans: h.scans,
-	}); err != nil {
+	kh := scandb.ScanRollupKeysHourlyUpsertParams{}
+	for _, k := range sortedKeys(hourly, compareKeyKey) {
+		c := hourly[k]
+		kh.LinkIds, kh.Hours, kh.Dims, kh.Keys = append(kh.LinkIds, k.link), append(kh.Hours, time.Unix(k.at, 0).UTC()), append(kh.Dims, k.dim), append(kh.Keys, k.key)
+		kh.WorkspaceIds = append(kh.WorkspaceIds, workspace[k.link])
+		kh.Scans, kh.Scans15, kh.Scans30, kh.Scans45 = append(kh.Scans, c[0]), append(kh.Scans15, c[1]), append(kh.Scans30, c[2]), append(kh.Scans45, c[3])
+	}
+	if err := q.ScanRollupKeysHourlyUpsert(ctx, tx, kh); err != nil {
 		return f, store.InterpretError(err)
 	}
 	d := keyColumns(daily, workspace)
@@ -327,6 +335,9 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 		return f, store.InterpretError(err)
 	}
 	if err := upsertOverview(ctx, tx, overview); err != nil {
+		return f, err
+	}
+	if err := upsertOverviewHours(ctx, tx, overviewHours); err != nil {
 		return f, err
 	}
 	lp := scandb.LinkAddScansParams{}
@@ -355,6 +366,43 @@ func upsertOverview(ctx context.Context, tx pgx.Tx, counts map[keyKey]int64) err
 		p.Scans = append(p.Scans, counts[k])
 	}
 	return store.InterpretError(scandb.New().ScanWorkspaceDaysUpsert(ctx, tx, p))
+}
+
+// addQuarters adds n scans of quarter qi (0-3) of an hour to the row k of
+// counts: its scans and those before the marks 15, 30 and 45 minutes in.
+func addQuarters(counts map[keyKey]*[4]int64, k keyKey, qi int, n int64) {
+	c := counts[k]
+	if c == nil {
+		c = &[4]int64{}
+		counts[k] = c
+	}
+	c[0] += n
+	for m := qi + 1; m < 4; m++ {
+		c[m] += n // before the marks after this quarter
+	}
+}
+
+// workspaceHours turns on the fold's rows of scan_workspace_hours (the
+// overview in a time zone); BenchmarkFold turns it off to measure what
+// they cost.
+var workspaceHours = true
+
+// upsertOverviewHours adds the fold's scans to the overview's hours, one
+// row per workspace, hour, country and source, in key order.
+func upsertOverviewHours(ctx context.Context, tx pgx.Tx, counts map[keyKey]*[4]int64) error {
+	if len(counts) == 0 {
+		return nil
+	}
+	p := scandb.ScanWorkspaceHoursUpsertParams{}
+	for _, k := range sortedKeys(counts, compareKeyKey) {
+		c := counts[k]
+		p.WorkspaceIds = append(p.WorkspaceIds, k.link)
+		p.Dims = append(p.Dims, k.dim)
+		p.Hours = append(p.Hours, time.Unix(k.at, 0).UTC())
+		p.Keys = append(p.Keys, k.key)
+		p.Scans, p.Scans15, p.Scans30, p.Scans45 = append(p.Scans, c[0]), append(p.Scans15, c[1]), append(p.Scans30, c[2]), append(p.Scans45, c[3])
+	}
+	return store.InterpretError(scandb.New().ScanWorkspaceHoursUpsert(ctx, tx, p))
 }
 
 // linkCount is one link's human scans in a fold.

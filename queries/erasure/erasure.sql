@@ -55,6 +55,10 @@ DELETE FROM scan_visitor_days WHERE (link_id, day, visitor_hash) IN (
 DELETE FROM scan_workspace_days WHERE (workspace_id, day, dim, key) IN (
     SELECT d.workspace_id, d.day, d.dim, d.key FROM scan_workspace_days d WHERE d.workspace_id = sqlc.arg(ws)::uuid LIMIT sqlc.arg(lim));
 
+-- name: ErasureWorkspaceHoursDelete :execrows
+DELETE FROM scan_workspace_hours WHERE (workspace_id, dim, hour, key) IN (
+    SELECT h.workspace_id, h.dim, h.hour, h.key FROM scan_workspace_hours h WHERE h.workspace_id = sqlc.arg(ws)::uuid LIMIT sqlc.arg(lim));
+
 -- name: ErasureLinksRetire :execrows
 -- The links' codes stay taken (and answer 410) after their rows are gone.
 WITH gone AS (

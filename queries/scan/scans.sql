@@ -159,10 +159,16 @@ ON CONFLICT (link_id, hour) DO UPDATE SET
     last_45 = r.last_45 + excluded.last_45;
 
 -- name: ScanRollupKeysHourlyUpsert :exec
-INSERT INTO scan_rollup_keys_hourly AS r (link_id, hour, dim, key, workspace_id, scans)
+-- With the scans before the quarter marks (migration 00047).
+INSERT INTO scan_rollup_keys_hourly AS r (link_id, hour, dim, key, workspace_id, scans, scans_15, scans_30, scans_45)
 SELECT unnest(sqlc.arg(link_ids)::uuid[]), unnest(sqlc.arg(hours)::timestamptz[]), unnest(sqlc.arg(dims)::text[]),
-       unnest(sqlc.arg(keys)::text[]), unnest(sqlc.arg(workspace_ids)::uuid[]), unnest(sqlc.arg(scans)::bigint[])
-ON CONFLICT (link_id, hour, dim, key) DO UPDATE SET scans = r.scans + excluded.scans;
+       unnest(sqlc.arg(keys)::text[]), unnest(sqlc.arg(workspace_ids)::uuid[]), unnest(sqlc.arg(scans)::bigint[]),
+       unnest(sqlc.arg(scans_15)::bigint[]), unnest(sqlc.arg(scans_30)::bigint[]), unnest(sqlc.arg(scans_45)::bigint[])
+ON CONFLICT (link_id, hour, dim, key) DO UPDATE SET
+    scans = r.scans + excluded.scans,
+    scans_15 = r.scans_15 + excluded.scans_15,
+    scans_30 = r.scans_30 + excluded.scans_30,
+    scans_45 = r.scans_45 + excluded.scans_45;
 
 -- name: ScanRollupKeysDailyUpsert :exec
 INSERT INTO scan_rollup_keys_daily AS r (link_id, day, dim, key, workspace_id, scans)
@@ -177,12 +183,27 @@ SELECT unnest(sqlc.arg(workspace_ids)::uuid[]), unnest(sqlc.arg(days)::date[]), 
        unnest(sqlc.arg(keys)::text[]), unnest(sqlc.arg(scans)::bigint[])
 ON CONFLICT (workspace_id, day, dim, key) DO UPDATE SET scans = r.scans + excluded.scans;
 
+-- name: ScanWorkspaceHoursUpsert :exec
+-- The workspace overview's hours (db/migrations/00047_workspace_overview_hours.sql):
+-- human scans per workspace, UTC hour, country (c) and source (s), with
+-- those before the quarter marks.
+INSERT INTO scan_workspace_hours AS r (workspace_id, dim, hour, key, scans, scans_15, scans_30, scans_45)
+SELECT unnest(sqlc.arg(workspace_ids)::uuid[]), unnest(sqlc.arg(dims)::text[]), unnest(sqlc.arg(hours)::timestamptz[]),
+       unnest(sqlc.arg(keys)::text[]), unnest(sqlc.arg(scans)::bigint[]), unnest(sqlc.arg(scans_15)::bigint[]),
+       unnest(sqlc.arg(scans_30)::bigint[]), unnest(sqlc.arg(scans_45)::bigint[])
+ON CONFLICT (workspace_id, dim, hour, key) DO UPDATE SET
+    scans = r.scans + excluded.scans,
+    scans_15 = r.scans_15 + excluded.scans_15,
+    scans_30 = r.scans_30 + excluded.scans_30,
+    scans_45 = r.scans_45 + excluded.scans_45;
+
 -- name: ScanRollupsRebuild :exec
 -- Recomputes the rollups of one link (NULL: all links) from raw scans.
 SELECT rebuild_scan_rollups(sqlc.narg(link_id)::uuid);
 
 -- name: ScanWorkspaceDaysRebuild :exec
--- Recomputes the workspace overview from the per-link daily rollups.
+-- Recomputes the workspace overview (its days and hours) from the per-link
+-- daily and hourly rollups.
 SELECT rebuild_scan_workspace_days();
 
 -- name: ScanRollupLinks :many

@@ -151,23 +151,63 @@ func Keys(ctx context.Context, db store.DBTX, q KeysQuery) ([]Key, error) {
 	return convert(rows, func(r scandb.AnalyticsKeysRow) Key { return Key(r) }), store.InterpretError(err)
 }
 
-// DayScans are a workspace's human scans of one UTC day.
-type DayScans struct {
-	Day   time.Time
-	Scans int64
+// OverviewHour is a workspace's human scans of one UTC hour, and those
+// before the marks 15, 30 and 45 minutes into it.
+type OverviewHour struct {
+	Hour        time.Time
+	Scans       int64
+	ScansBefore [3]int64
 }
 
-// OverviewDays reads the workspace's human scans per day of days (days
-// without scans are left out), in order.
-func OverviewDays(ctx context.Context, db store.DBTX, ws uuid.UUID, days []time.Time) ([]DayScans, error) {
-	rows, err := scandb.New().AnalyticsOverviewDays(ctx, db, scandb.AnalyticsOverviewDaysParams{WorkspaceID: ws, Days: days})
-	return convert(rows, func(r scandb.AnalyticsOverviewDaysRow) DayScans { return DayScans(r) }), store.InterpretError(err)
+// OverviewHours reads the workspace's human scans per hour of [from, to)
+// (hours without scans are left out), in order.
+func OverviewHours(ctx context.Context, db store.DBTX, ws uuid.UUID, from, to time.Time) ([]OverviewHour, error) {
+	rows, err := scandb.New().AnalyticsOverviewHours(ctx, db, scandb.AnalyticsOverviewHoursParams{WorkspaceID: ws, FromHour: from, ToHour: to})
+	return convert(rows, func(r scandb.AnalyticsOverviewHoursRow) OverviewHour {
+		return OverviewHour{Hour: r.Hour, Scans: r.Scans, ScansBefore: [3]int64{r.Scans15, r.Scans30, r.Scans45}}
+	}), store.InterpretError(err)
+}
+
+// Piece is part of one UTC hour, added (Sign 1) or taken away (-1): its
+// quarter-hours [Lo, Hi), 0 <= Lo < Hi <= 4. Edge numbers the range's end
+// it belongs to (1 or 2).
+type Piece struct {
+	Hour   time.Time
+	Lo, Hi int32
+	Sign   int32
+	Edge   int32
+}
+
+// Edge is one partial UTC day at an end of the overview's range: Day, and
+// the hours [From, To) its pieces lie in.
+type Edge struct {
+	Num      int32
+	Day      time.Time
+	From, To time.Time
+}
+
+// OverviewSpan is what the overview counts: the whole UTC days Days, plus
+// the pieces of hours at the range's ends.
+type OverviewSpan struct {
+	Days   []time.Time
+	Pieces []Piece
+	Edges  []Edge
+}
+
+func (s OverviewSpan) pieceColumns() (hours []time.Time, lo, hi, sign, edge []int32) {
+	for _, p := range s.Pieces {
+		hours, lo, hi, sign, edge = append(hours, p.Hour), append(lo, p.Lo), append(hi, p.Hi), append(sign, p.Sign), append(edge, p.Edge)
+	}
+	return hours, lo, hi, sign, edge
 }
 
 // OverviewKeys reads every country (c) and source (s) of the workspace's
-// days, scans descending, then key.
-func OverviewKeys(ctx context.Context, db store.DBTX, ws uuid.UUID, days []time.Time) ([]Key, error) {
-	rows, err := scandb.New().AnalyticsOverviewKeys(ctx, db, scandb.AnalyticsOverviewKeysParams{WorkspaceID: ws, Days: days})
+// span, scans descending, then key.
+func OverviewKeys(ctx context.Context, db store.DBTX, ws uuid.UUID, span OverviewSpan) ([]Key, error) {
+	hours, lo, hi, sign, _ := span.pieceColumns()
+	rows, err := scandb.New().AnalyticsOverviewKeys(ctx, db, scandb.AnalyticsOverviewKeysParams{
+		WorkspaceID: ws, Days: span.Days, PieceHours: hours, PieceLo: lo, PieceHi: hi, PieceSign: sign,
+	})
 	return convert(rows, func(r scandb.AnalyticsOverviewKeysRow) Key { return Key(r) }), store.InterpretError(err)
 }
 
@@ -178,9 +218,17 @@ type LinkScans struct {
 }
 
 // OverviewTop reads the at most limit links of the workspace with the most
-// scans on days, scans descending, then key.
-func OverviewTop(ctx context.Context, db store.DBTX, ws uuid.UUID, days []time.Time, limit int64) ([]LinkScans, error) {
-	rows, err := scandb.New().AnalyticsOverviewTop(ctx, db, scandb.AnalyticsOverviewTopParams{WorkspaceID: ws, Days: days, MaxLinks: limit})
+// scans in span, scans descending, then key.
+func OverviewTop(ctx context.Context, db store.DBTX, ws uuid.UUID, span OverviewSpan, limit int64) ([]LinkScans, error) {
+	hours, lo, hi, sign, edge := span.pieceColumns()
+	p := scandb.AnalyticsOverviewTopParams{
+		WorkspaceID: ws, Days: span.Days, MaxLinks: limit,
+		PieceHours: hours, PieceLo: lo, PieceHi: hi, PieceSign: sign, PieceEdge: edge,
+	}
+	for _, e := range span.Edges {
+		p.EdgeDays, p.EdgeFrom, p.EdgeTo, p.EdgeNums = append(p.EdgeDays, e.Day), append(p.EdgeFrom, e.From), append(p.EdgeTo, e.To), append(p.EdgeNums, e.Num)
+	}
+	rows, err := scandb.New().AnalyticsOverviewTop(ctx, db, p)
 	return convert(rows, func(r scandb.AnalyticsOverviewTopRow) LinkScans { return LinkScans(r) }), store.InterpretError(err)
 }
 

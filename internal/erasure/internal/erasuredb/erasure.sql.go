@@ -356,6 +356,24 @@ func (q *Queries) ErasureWorkspaceDelete(ctx context.Context, db DBTX, id uuid.U
 	return result.RowsAffected(), nil
 }
 
+const erasureWorkspaceHoursDelete = `-- name: ErasureWorkspaceHoursDelete :execrows
+DELETE FROM scan_workspace_hours WHERE (workspace_id, dim, hour, key) IN (
+    SELECT h.workspace_id, h.dim, h.hour, h.key FROM scan_workspace_hours h WHERE h.workspace_id = $1::uuid LIMIT $2)
+`
+
+type ErasureWorkspaceHoursDeleteParams struct {
+	Ws  uuid.UUID
+	Lim int32
+}
+
+func (q *Queries) ErasureWorkspaceHoursDelete(ctx context.Context, db DBTX, arg ErasureWorkspaceHoursDeleteParams) (int64, error) {
+	result, err := db.Exec(ctx, erasureWorkspaceHoursDelete, arg.Ws, arg.Lim)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const erasureWorkspaceLock = `-- name: ErasureWorkspaceLock :one
 SELECT id FROM workspaces WHERE id = $1 FOR UPDATE
 `

@@ -409,10 +409,15 @@ func (q *Queries) ScanRollupKeysDailyUpsert(ctx context.Context, db DBTX, arg Sc
 }
 
 const scanRollupKeysHourlyUpsert = `-- name: ScanRollupKeysHourlyUpsert :exec
-INSERT INTO scan_rollup_keys_hourly AS r (link_id, hour, dim, key, workspace_id, scans)
+INSERT INTO scan_rollup_keys_hourly AS r (link_id, hour, dim, key, workspace_id, scans, scans_15, scans_30, scans_45)
 SELECT unnest($1::uuid[]), unnest($2::timestamptz[]), unnest($3::text[]),
-       unnest($4::text[]), unnest($5::uuid[]), unnest($6::bigint[])
-ON CONFLICT (link_id, hour, dim, key) DO UPDATE SET scans = r.scans + excluded.scans
+       unnest($4::text[]), unnest($5::uuid[]), unnest($6::bigint[]),
+       unnest($7::bigint[]), unnest($8::bigint[]), unnest($9::bigint[])
+ON CONFLICT (link_id, hour, dim, key) DO UPDATE SET
+    scans = r.scans + excluded.scans,
+    scans_15 = r.scans_15 + excluded.scans_15,
+    scans_30 = r.scans_30 + excluded.scans_30,
+    scans_45 = r.scans_45 + excluded.scans_45
 `
 
 type ScanRollupKeysHourlyUpsertParams struct {
@@ -422,8 +427,12 @@ type ScanRollupKeysHourlyUpsertParams struct {
 	Keys         []string
 	WorkspaceIds []uuid.UUID
 	Scans        []int64
+	Scans15      []int64
+	Scans30      []int64
+	Scans45      []int64
 }
 
+// With the scans before the quarter marks (migration 00047).
 func (q *Queries) ScanRollupKeysHourlyUpsert(ctx context.Context, db DBTX, arg ScanRollupKeysHourlyUpsertParams) error {
 	_, err := db.Exec(ctx, scanRollupKeysHourlyUpsert,
 		arg.LinkIds,
@@ -432,6 +441,9 @@ func (q *Queries) ScanRollupKeysHourlyUpsert(ctx context.Context, db DBTX, arg S
 		arg.Keys,
 		arg.WorkspaceIds,
 		arg.Scans,
+		arg.Scans15,
+		arg.Scans30,
+		arg.Scans45,
 	)
 	return err
 }
@@ -647,7 +659,8 @@ const scanWorkspaceDaysRebuild = `-- name: ScanWorkspaceDaysRebuild :exec
 SELECT rebuild_scan_workspace_days()
 `
 
-// Recomputes the workspace overview from the per-link daily rollups.
+// Recomputes the workspace overview (its days and hours) from the per-link
+// daily and hourly rollups.
 func (q *Queries) ScanWorkspaceDaysRebuild(ctx context.Context, db DBTX) error {
 	_, err := db.Exec(ctx, scanWorkspaceDaysRebuild)
 	return err
@@ -676,6 +689,46 @@ func (q *Queries) ScanWorkspaceDaysUpsert(ctx context.Context, db DBTX, arg Scan
 		arg.Dims,
 		arg.Keys,
 		arg.Scans,
+	)
+	return err
+}
+
+const scanWorkspaceHoursUpsert = `-- name: ScanWorkspaceHoursUpsert :exec
+INSERT INTO scan_workspace_hours AS r (workspace_id, dim, hour, key, scans, scans_15, scans_30, scans_45)
+SELECT unnest($1::uuid[]), unnest($2::text[]), unnest($3::timestamptz[]),
+       unnest($4::text[]), unnest($5::bigint[]), unnest($6::bigint[]),
+       unnest($7::bigint[]), unnest($8::bigint[])
+ON CONFLICT (workspace_id, dim, hour, key) DO UPDATE SET
+    scans = r.scans + excluded.scans,
+    scans_15 = r.scans_15 + excluded.scans_15,
+    scans_30 = r.scans_30 + excluded.scans_30,
+    scans_45 = r.scans_45 + excluded.scans_45
+`
+
+type ScanWorkspaceHoursUpsertParams struct {
+	WorkspaceIds []uuid.UUID
+	Dims         []string
+	Hours        []time.Time
+	Keys         []string
+	Scans        []int64
+	Scans15      []int64
+	Scans30      []int64
+	Scans45      []int64
+}
+
+// The workspace overview's hours (db/migrations/00047_workspace_overview_hours.sql):
+// human scans per workspace, UTC hour, country (c) and source (s), with
+// those before the quarter marks.
+func (q *Queries) ScanWorkspaceHoursUpsert(ctx context.Context, db DBTX, arg ScanWorkspaceHoursUpsertParams) error {
+	_, err := db.Exec(ctx, scanWorkspaceHoursUpsert,
+		arg.WorkspaceIds,
+		arg.Dims,
+		arg.Hours,
+		arg.Keys,
+		arg.Scans,
+		arg.Scans15,
+		arg.Scans30,
+		arg.Scans45,
 	)
 	return err
 }

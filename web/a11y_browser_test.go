@@ -15,7 +15,8 @@ import (
 // (testkit.AxeCheck) on pages in Chromium and fails on any violation: the
 // API reference at 1280 and 390 px, the public pages of a short URL that
 // does not redirect (404 for an unknown code, 410 for a deleted link), and
-// the signed-in Overview. Add a page by adding a line to pages.
+// the signed-in Overview (in a time zone, and with an unknown one). Add a
+// page by adding a line to pages.
 func TestBrowserPagesPassAxe(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Chromium(t)
@@ -74,4 +75,10 @@ func TestBrowserPagesPassAxe(t *testing.T) {
 		t.Fatalf("sign in: %v", err)
 	}
 	check("overview", "/w/"+admin.WorkspaceExternalID()+"/overview", 1280)
+	// In a zone off the whole hour, and with an unknown zone said at the
+	// picker, on a phone too.
+	for _, w := range []int64{1280, 390} {
+		check("overview-kolkata", "/w/"+admin.WorkspaceExternalID()+"/overview?timezone=Asia/Kolkata", w)
+		check("overview-bad-zone", "/w/"+admin.WorkspaceExternalID()+"/overview?timezone=Mars/Olympus", w)
+	}
 }

@@ -24,17 +24,31 @@ type rangeChoice struct {
 	Errors   FieldErrors // keyed "range", "from", "to", "interval", "timezone"
 }
 
-// zoneChoices are the zone picker's options: the workspace's default
-// first, then the common zones, and the one asked for when it is another.
-func (c rangeChoice) zoneChoices() []struct{ Value, Label string } {
-	out := []struct{ Value, Label string }{{"", "Workspace default (" + c.Default + ")"}}
-	known := c.Timezone == ""
-	for _, z := range tz.Common {
-		out = append(out, struct{ Value, Label string }{z, z})
-		known = known || z == c.Timezone
+// zoneChoices are the zone picker's options (zoneOptions).
+func (c rangeChoice) zoneChoices() []zoneOption {
+	asked := c.Timezone
+	if c.Errors["timezone"] != "" {
+		asked = ""
 	}
-	if !known && c.Errors["timezone"] == "" {
-		out = append(out, struct{ Value, Label string }{c.Timezone, c.Timezone})
+	return zoneOptions(c.Default, asked)
+}
+
+// zoneOption is one option of a time zone picker; Value "" is the
+// workspace's zone.
+type zoneOption struct{ Value, Label string }
+
+// zoneOptions are a time zone picker's options: the workspace's zone def
+// first ("Workspace default (…)", value ""), then the common zones, and
+// asked (a zone that parsed, or "") when it is another.
+func zoneOptions(def, asked string) []zoneOption {
+	out := []zoneOption{{"", "Workspace default (" + def + ")"}}
+	known := asked == ""
+	for _, z := range tz.Common {
+		out = append(out, zoneOption{z, z})
+		known = known || z == asked
+	}
+	if !known {
+		out = append(out, zoneOption{asked, asked})
 	}
 	return out
 }

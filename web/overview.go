@@ -13,8 +13,8 @@ import (
 	"github.com/linkqr/linkqr/internal/tz"
 )
 
-// overviewRanges are the overview's ranges, in the order shown: whole UTC
-// days ending today.
+// overviewRanges are the overview's ranges, in the order shown: whole days
+// of the chosen time zone ending today.
 var overviewRanges = []struct {
 	Value, Label string
 	Days         int
@@ -28,18 +28,25 @@ type OverviewView struct {
 	Nav        NavModel
 	Range      string // 7d, 30d or 90d
 	RangeError string // why ?range= was not used
-	Busy       string // the analytics' limits refused: try again
-	Period     string // "1 Jan 2026 – 30 Jan 2026"
-	AsOf       string
-	Total      string
-	Average    string // scans per day, one decimal
-	Busiest    string // the day with most scans, "3 Jan"; "–" without scans
-	BusiestOf  string // its scans, "12 scans"
-	HasAny     bool
-	Chart      ChartView
-	TopLinks   []OverviewLinkRow
-	Countries  CountriesView
-	Sources    SourcesView
+	// Timezone is the zone asked for ("": the workspace's), Zones the
+	// picker's options, TimezoneError why ?timezone= was not used, and
+	// ZoneName the zone the days are cut in.
+	Timezone      string
+	Zones         []zoneOption
+	TimezoneError string
+	ZoneName      string
+	Busy          string // the analytics' limits refused: try again
+	Period        string // "1 Jan 2026 – 30 Jan 2026", days of ZoneName
+	AsOf          string
+	Total         string
+	Average       string // scans per day, one decimal
+	Busiest       string // the day with most scans, "3 Jan"; "–" without scans
+	BusiestOf     string // its scans, "12 scans"
+	HasAny        bool
+	Chart         ChartView
+	TopLinks      []OverviewLinkRow
+	Countries     CountriesView
+	Sources       SourcesView
 }
 
 // OverviewLinkRow is one of the top links.
@@ -54,13 +61,15 @@ type OverviewLinkRow struct {
 }
 
 // overview is the workspace overview (GET /w/{ws}/overview, every member):
-// every link's human scans of the last 7, 30 or 90 UTC days (?range=,
-// default 30) — total, per day, top links, countries, QR codes against
-// links — from the analytics service's overview read, under its limits.
-// An unknown range is said next to the picker, and the default shown.
+// every link's human scans of the last 7, 30 or 90 days (?range=, default
+// 30) of a time zone (?timezone=, an IANA name; default the workspace's) —
+// total, per day, top links, countries, QR codes against links — from the
+// analytics service's overview read, under its limits. An unknown range or
+// zone is said at its field, and the default used.
 func (u *UI) overview(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
-	v := OverviewView{Range: r.URL.Query().Get("range")}
+	q := r.URL.Query()
+	v := OverviewView{Range: q.Get("range"), Timezone: q.Get("timezone")}
 	if v.Range == "" {
 		v.Range = overviewDefaultRange
 	}
@@ -74,10 +83,22 @@ func (u *UI) overview(w http.ResponseWriter, r *http.Request) {
 		v.RangeError = "Choose one of the ranges offered: the last 7, 30 or 90 days."
 		v.Range, days = overviewDefaultRange, 30
 	}
-	today := analytics.Day.Truncate(time.Now())
+	zone := ws.Timezone
+	if v.Timezone != "" {
+		z, err := tz.Parse(v.Timezone)
+		if err != nil {
+			v.TimezoneError = unknownZone(v.Timezone, ws.Timezone)
+			v.Timezone = ""
+		} else {
+			zone = z
+		}
+	}
+	v.Zones, v.ZoneName = zoneOptions(ws.Timezone.Name(), v.Timezone), zone.Name()
+	loc := zone.Location()
+	today := analytics.Day.TruncateIn(time.Now(), loc)
 	from, to := today.AddDate(0, 0, 1-days), today.AddDate(0, 0, 1)
-	v.Period = formatDate(from) + " – " + formatDate(today)
-	o, err := u.Analytics.Overview(r.Context(), ws.ID, from, to, tz.UTC)
+	v.Period = from.Format("2 Jan 2006") + " – " + today.Format("2 Jan 2006")
+	o, err := u.Analytics.Overview(r.Context(), ws.ID, from, to, zone)
 	var busy *analytics.BusyError
 	switch {
 	case errors.As(err, &busy):
@@ -106,9 +127,9 @@ func (u *UI) fillOverview(v *OverviewView, o analytics.Overview, wsExt string) {
 		}
 	}
 	if best.Scans > 0 {
-		v.Busiest, v.BusiestOf = best.Start.UTC().Format("2 Jan"), plural(best.Scans, "scan", "scans")
+		v.Busiest, v.BusiestOf = best.Start.In(o.Zone.Location()).Format("2 Jan"), plural(best.Scans, "scan", "scans")
 	}
-	v.Chart = buildChart(o.From, o.To, analytics.Day, time.UTC, o.Days)
+	v.Chart = buildChart(o.From, o.To, analytics.Day, o.Zone.Location(), o.Days)
 	v.Chart.NoUnique = true
 	origins := link.Origins{ShortBase: u.Config.ShortBaseURL.String(), CustomScheme: u.Config.CustomDomainScheme}
 	for i, l := range o.TopLinks {
@@ -132,4 +153,14 @@ func (u *UI) fillOverview(v *OverviewView, o analytics.Overview, wsExt string) {
 		v.TopLinks = append(v.TopLinks, row)
 	}
 	v.Countries, v.Sources = countriesView(o.Countries), sourcesView(o.Sources)
+}
+
+// unknownZone says why ?timezone=name was not used, quoting what was given
+// (when it is short enough to be a name), and which zone is shown instead.
+func unknownZone(name string, def tz.Zone) string {
+	given := "The time zone given"
+	if len(name) <= tz.MaxNameLen {
+		given = "“" + name + "”"
+	}
+	return given + " is not a time zone name we know. Choose one of the zones offered; the overview is shown in the workspace's zone, " + def.Name() + "."
 }

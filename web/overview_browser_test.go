@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/linkqr/linkqr/internal/account"
@@ -85,6 +86,34 @@ func TestBrowserCountriesSourcesAndOverview(t *testing.T) {
 		t.Errorf("7 days: %s bars", n)
 	}
 	p.look("overview-7d")
+	// Choosing a time zone applies at once too, keeping the range.
+	p.run(chromedp.SetAttributeValue(chromedp.CSS("body"), "data-left", "1"), chromedp.SetValue(css("timezone-select"), "Asia/Kolkata"))
+	p.run(chromedp.WaitVisible(chromedp.CSS(`body:not([data-left]) [data-testid="overview"]`)))
+	if u := p.eval(`location.search`); !strings.Contains(u, "timezone=Asia%2FKolkata") || !strings.Contains(u, "range=7d") {
+		t.Errorf("after choosing Kolkata: %s", u)
+	}
+	if got := p.text("overview-total"); got == "0" || !strings.Contains(p.text("overview-period"), "days in Asia/Kolkata") {
+		t.Errorf("7 days in Kolkata: total %q, period %q", got, p.text("overview-period"))
+	}
+	p.look("overview-kolkata")
+	// An unknown zone, typed into the address: said at the picker.
+	p.run(chromedp.Navigate(srv.URL+"/w/"+ws+"/overview?range=7d&timezone=Mars/Olympus"), chromedp.WaitVisible(css("range-error-timezone")))
+	p.look("overview-bad-zone")
+	// Without JavaScript the picker is a plain form: choose, then Show.
+	if _, err := chromedp.Call(p.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	p.js = false
+	p.run(chromedp.Navigate(srv.URL+"/w/"+ws+"/overview"), chromedp.WaitVisible(css("range-submit")), chromedp.SetValue(css("timezone-select"), "Asia/Kathmandu"))
+	p.submit(css("range-submit"), "overview")
+	if u := p.eval(`location.search`); !strings.Contains(u, "timezone=Asia%2FKathmandu") || !strings.Contains(p.text("overview-period"), "days in Asia/Kathmandu") {
+		t.Errorf("the picker without JavaScript: %s", u)
+	}
+	p.look("overview-kathmandu")
+	if _, err := chromedp.Call(p.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false}); err != nil {
+		t.Fatal(err)
+	}
+	p.js = true
 	// A workspace without scans, where the viewer is a member (not an
 	// admin): Overview in the top bar, empty, and saying so.
 	empty := testkit.NewTenant(t, srv.Pool)

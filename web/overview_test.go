@@ -253,3 +253,100 @@ func TestOverviewPage(t *testing.T) {
 		t.Errorf("an empty workspace's overview: %s", excerpt(p.body))
 	}
 }
+
+// TestOverviewPageInATimeZone: the overview's days are the chosen zone's
+// (?timezone=, a plain GET form with the range; the workspace's zone
+// first, as "Workspace default (…)"): scans at 18:20 and 18:40 UTC are one
+// UTC day but two days in Kolkata (+5:30), whose days start at 18:30 UTC.
+// An unknown zone is said at the field, quoting it, and the workspace's
+// zone used; the workspace's own zone is the default.
+func TestOverviewPageInATimeZone(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn, other := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
+	b := newBrowser(t, srv)
+	b.mustSignIn(tn.Email, tn.Password)
+	ws := tn.WorkspaceExternalID()
+	menu := createInForm(t, b, ws, url.Values{"target_url": {"https://example.com/menu"}, "title": {"Spring menu"}})
+	day := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -3) // a UTC day well inside the last 7 of every zone
+	addScans(t, srv, tn.WorkspaceID, linkIDOf(t, menu), day.Add(18*time.Hour+20*time.Minute), 5, "DE", "qr")
+	addScans(t, srv, tn.WorkspaceID, linkIDOf(t, menu), day.Add(18*time.Hour+40*time.Minute), 3, "IN", "link")
+	// Another workspace, scanned at the same instants.
+	secret := testkit.Link(t, srv.Pool, &testkit.LinkOpts{WorkspaceID: other.WorkspaceID, Code: "secret-tz"})
+	addScans(t, srv, other.WorkspaceID, secret, day.Add(18*time.Hour+40*time.Minute), 50, "JP", "qr")
+	foldScans(t, srv, tn.WorkspaceID, 8)
+	foldScans(t, srv, other.WorkspaceID, 50)
+
+	// bars reads the page's chart: each bar's start (UTC) and scans.
+	bars := func(body string) map[string]string {
+		out := map[string]string{}
+		for _, m := range regexp.MustCompile(`data-start="([^"]+)" data-scans="(\d+)"`).FindAllStringSubmatch(body, -1) {
+			if m[2] != "0" {
+				out[m[1]] = m[2]
+			}
+		}
+		return out
+	}
+	base := "/w/" + ws + "/overview?range=7d"
+	utc := b.get(base)
+	if utc.status != 200 || fmt.Sprint(bars(utc.body)) != fmt.Sprintf("map[%s:8]", day.Format(time.RFC3339)) {
+		t.Errorf("in UTC: %d, bars %v", utc.status, bars(utc.body))
+	}
+	// The picker: a GET form of the range and the zone, the workspace's
+	// zone first and chosen, then the common zones; a button to send it
+	// without JavaScript.
+	form := utc.body[strings.Index(utc.body, `data-testid="overview-range"`):]
+	form = form[:strings.Index(form, "</form>")]
+	for _, want := range []string{`<select id="overview-timezone" name="timezone"`, `<option value="" selected>Workspace default (UTC)</option>`,
+		`<option value="Asia/Kolkata">Asia/Kolkata</option>`, `<option value="Asia/Kathmandu">`, `<label for="overview-timezone">Time zone</label>`,
+		`type="submit"`, `name="range"`} {
+		if !strings.Contains(form, want) {
+			t.Errorf("the picker has no %s: %s", want, form)
+		}
+	}
+	if !strings.Contains(strings.ToLower(utc.body), `method="get"`) {
+		t.Error("the picker is not a GET form")
+	}
+
+	kolkata := b.get(base + "&timezone=Asia/Kolkata")
+	loc, _ := time.LoadLocation("Asia/Kolkata")
+	localDay := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc) // starts 18:30 UTC the day before
+	want := fmt.Sprintf("map[%s:5 %s:3]", localDay.UTC().Format(time.RFC3339), localDay.AddDate(0, 0, 1).UTC().Format(time.RFC3339))
+	if kolkata.status != 200 || fmt.Sprint(bars(kolkata.body)) != want {
+		t.Errorf("in Kolkata: %d, bars %v, want %s", kolkata.status, bars(kolkata.body), want)
+	}
+	if got := textOf(t, kolkata.body, "overview-total"); got != "8" {
+		t.Errorf("in Kolkata: total %s", got)
+	}
+	if !strings.Contains(kolkata.body, `<option value="Asia/Kolkata" selected>`) || !strings.Contains(kolkata.body, `<option value="7d" selected>`) ||
+		!strings.Contains(kolkata.body, "(days in Asia/Kolkata)") {
+		t.Errorf("the page does not say Kolkata and 7 days: %s", excerpt(kolkata.body))
+	}
+	for _, leak := range []string{"secret-tz", "Japan", ">50<"} {
+		if strings.Contains(kolkata.body, leak) {
+			t.Errorf("the overview shows %q of another workspace", leak)
+		}
+	}
+
+	// An unknown zone: said at the field, quoting it; UTC shown.
+	bad := b.get(base + "&timezone=Mars%2FOlympus")
+	if bad.status != 200 || !hasTestID(bad.body, "range-error-timezone") || !strings.Contains(bad.body, "“Mars/Olympus” is not a time zone") ||
+		!strings.Contains(bad.body, `aria-describedby="overview-timezone-error"`) || !strings.Contains(bad.body, `aria-invalid="true"`) ||
+		fmt.Sprint(bars(bad.body)) != fmt.Sprintf("map[%s:8]", day.Format(time.RFC3339)) || !strings.Contains(bad.body, `<option value="" selected>`) {
+		t.Errorf("timezone=Mars/Olympus: %d %s", bad.status, excerpt(bad.body))
+	}
+
+	// The workspace's own zone is the default.
+	key := srv.APIKey(t, tn.WorkspaceID)
+	testkit.JSON(t, srv.Do(t, "PATCH", "/api/v1/workspace", key, `{"timezone":"Asia/Kathmandu"}`), 200)
+	def := b.get(base)
+	// Kathmandu's (+5:45) day after starts at 18:15 UTC: both scans are in it.
+	ktm := day.Add(18*time.Hour + 15*time.Minute).Format(time.RFC3339)
+	if !strings.Contains(def.body, `<option value="" selected>Workspace default (Asia/Kathmandu)</option>`) || !strings.Contains(def.body, "(days in Asia/Kathmandu)") ||
+		fmt.Sprint(bars(def.body)) != "map["+ktm+":8]" {
+		t.Errorf("the workspace's zone by default: bars %v, %s", bars(def.body), excerpt(def.body))
+	}
+	if p := b.get(base + "&timezone=UTC"); fmt.Sprint(bars(p.body)) != fmt.Sprintf("map[%s:8]", day.Format(time.RFC3339)) {
+		t.Errorf("UTC asked in a Kathmandu workspace: bars %v", bars(p.body))
+	}
+}

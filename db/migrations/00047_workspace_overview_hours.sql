@@ -1,6 +1,6 @@
 -- +goose Up
 -- The workspace overview in a time zone (docs/ui.md "Overview",
--- docs/scan-pipeline.md "Countries and sources in the rollups"). The
+-- docs/scan-pipeline.md "The overview in a time zone"). The
 -- overview read scan_workspace_days only, one row per workspace, UTC day and
 -- key, so it could cut whole UTC days only. A local day (Asia/Kolkata's
 -- starts at 18:30 UTC) is a suffix of one UTC day and a prefix of the next,

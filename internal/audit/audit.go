@@ -51,6 +51,9 @@ const (
 	WorkspaceRetentionChanged Action = "workspace.retention_changed"
 	LinksImported             Action = "links.imported"
 	LinksBulkDeleted          Action = "links.bulk_deleted"
+	UTMTemplateCreated        Action = "utm_template.created"
+	UTMTemplateUpdated        Action = "utm_template.updated"
+	UTMTemplateDeleted        Action = "utm_template.deleted"
 	SSOUpdated                Action = "sso.updated"
 	TwoFactorRequired         Action = "two_factor.required"
 	TwoFactorEnrolled         Action = "two_factor.enrolled"
@@ -64,7 +67,7 @@ var Actions = []Action{
 	DomainCreated, DomainVerified, DomainUpdated, DomainDeleted,
 	MemberInvited, MemberJoined, MemberRoleChanged, MemberRemoved, InvitationRevoked,
 	WorkspaceRenamed, WorkspaceExported, WorkspaceQRStyleUpdated, WorkspaceRetentionChanged,
-	LinksImported, LinksBulkDeleted,
+	LinksImported, LinksBulkDeleted, UTMTemplateCreated, UTMTemplateUpdated, UTMTemplateDeleted,
 	SSOUpdated, TwoFactorRequired, TwoFactorEnrolled, TwoFactorRemoved,
 }
 

@@ -42,14 +42,14 @@ func TestBrowserUTMTemplatesAndFill(t *testing.T) {
 	} {
 		p.run(
 			chromedp.SendKeys(css("new-template-name"), tpl.name),
-			chromedp.SendKeys(css("new-template-utm_source"), tpl.source),
-			chromedp.SendKeys(css("new-template-utm_medium"), tpl.medium),
+			chromedp.SendKeys(css("new-template-utm-source"), tpl.source),
+			chromedp.SendKeys(css("new-template-utm-medium"), tpl.medium),
 		)
 		if tpl.campaign != "" {
-			p.run(chromedp.SendKeys(css("new-template-utm_campaign"), tpl.campaign))
+			p.run(chromedp.SendKeys(css("new-template-utm-campaign"), tpl.campaign))
 		}
 		if tpl.content != "" {
-			p.run(chromedp.SendKeys(css("new-template-utm_content"), tpl.content))
+			p.run(chromedp.SendKeys(css("new-template-utm-content"), tpl.content))
 		}
 		p.submit(css("utm-template-save"), "flash-ok")
 	}
@@ -66,11 +66,11 @@ func TestBrowserUTMTemplatesAndFill(t *testing.T) {
 	if hidden := p.eval(`getComputedStyle(document.querySelector('[data-testid="new-utm-apply"]')).display`); hidden != "none" {
 		t.Errorf("Apply is shown with JavaScript (display %s)", hidden)
 	}
-	p.run(chromedp.SendKeys(css("new-utm_term"), "typed term"))
+	p.run(chromedp.SendKeys(css("new-utm-term"), "typed term"))
 	p.eval(`(() => { const s = document.querySelector('[data-testid="new-utm-template"]');
 		s.value = [...s.options].find(o => o.textContent === "Print poster").value;
 		s.dispatchEvent(new Event("change", {bubbles: true})); return "" })()`)
-	got := p.eval(`["utm_source","utm_medium","utm_campaign","utm_term","utm_content"].map(n => document.querySelector('[data-testid="new-' + n + '"]').value).join("|")`)
+	got := p.eval(`["source","medium","campaign","term","content"].map(n => document.querySelector('[data-testid="new-utm-' + n + '"]').value).join("|")`)
 	if got != "poster|print|||a4 landscape" {
 		t.Errorf("fields after choosing the template: %q", got)
 	}

@@ -368,8 +368,8 @@ func utmFields(f utmForm) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		for i, p := range link.UTMParams {
-			templ_7745c5c3_Err = field(fieldSpec{ID: f.Prefix + "-" + p.Name(), Name: p.Name(), Label: p.Label(), Type: "text", Value: f.Values[i],
-				Error: sentence("The "+strings.ToLower(p.Label()), f.Errors["/"+p.Name()]), TestID: f.Prefix + "-" + p.Name(),
+			templ_7745c5c3_Err = field(fieldSpec{ID: utmFieldID(f.Prefix, p), Name: p.Name(), Label: p.Label(), Type: "text", Value: f.Values[i],
+				Error: sentence("The "+strings.ToLower(p.Label()), f.Errors["/"+p.Name()]), TestID: utmFieldID(f.Prefix, p),
 				Attrs: templ.Attributes{"maxlength": "200", "autocomplete": "off", "spellcheck": "false", "placeholder": utmPlaceholder(p)}}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -381,6 +381,12 @@ func utmFields(f utmForm) templ.Component {
 		}
 		return nil
 	})
+}
+
+// utmFieldID is the id and data-testid of a parameter's field in a form
+// ("new-utm-source"): hyphens only, like every other field's.
+func utmFieldID(prefix string, p link.UTMParam) string {
+	return prefix + "-" + strings.ReplaceAll(p.Name(), "_", "-")
 }
 
 // utmPlaceholder is an example value of a parameter.

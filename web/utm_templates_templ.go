@@ -483,8 +483,8 @@ func utmTemplateFields(prefix string, f utmTemplateForm) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		for i, p := range link.UTMParams {
-			templ_7745c5c3_Err = field(fieldSpec{ID: prefix + "-" + p.Name(), Name: p.Name(), Label: p.Label(), Type: "text", Value: f.Values[i],
-				Error: sentence("The "+strings.ToLower(p.Label()), f.Errors["/"+p.Name()]), TestID: prefix + "-" + p.Name(),
+			templ_7745c5c3_Err = field(fieldSpec{ID: utmFieldID(prefix, p), Name: p.Name(), Label: p.Label(), Type: "text", Value: f.Values[i],
+				Error: sentence("The "+strings.ToLower(p.Label()), f.Errors["/"+p.Name()]), TestID: utmFieldID(prefix, p),
 				Attrs: templ.Attributes{"maxlength": "200", "autocomplete": "off", "spellcheck": "false", "placeholder": utmPlaceholder(p)}}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

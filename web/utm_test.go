@@ -92,18 +92,18 @@ func TestUTMTemplatesSettings(t *testing.T) {
 		t.Errorf("duplicate name: %d %s", p.status, excerpt(p.body))
 	}
 	p = b.post(base, url.Values{"name": {"Ads"}, "utm_medium": {strings.Repeat("m", 201)}, "utm_term": {"kept"}})
-	if p.status != http.StatusUnprocessableEntity || textOf(t, p.body, "new-template-utm_medium-error") != "The medium must be at most 200 characters long." ||
-		fieldValue(t, p.body, "new-template-utm_term") != "kept" || fieldValue(t, p.body, "new-template-name") != "Ads" {
+	if p.status != http.StatusUnprocessableEntity || textOf(t, p.body, "new-template-utm-medium-error") != "The medium must be at most 200 characters long." ||
+		fieldValue(t, p.body, "new-template-utm-term") != "kept" || fieldValue(t, p.body, "new-template-name") != "Ads" {
 		t.Errorf("too long: %d %s", p.status, excerpt(p.body))
 	}
 	p = b.post(base, url.Values{"name": {"Empty"}})
-	if p.status != http.StatusUnprocessableEntity || !strings.Contains(textOf(t, p.body, "new-template-utm_source-error"), "at least one") {
+	if p.status != http.StatusUnprocessableEntity || !strings.Contains(textOf(t, p.body, "new-template-utm-source-error"), "at least one") {
 		t.Errorf("no parameter: %d %s", p.status, excerpt(p.body))
 	}
 
 	// Edit: the page, a save, an audit entry with the changes.
 	edit := base + "/" + tpl
-	if p := b.get(edit); p.status != 200 || fieldValue(t, p.body, "edit-template-utm_campaign") != "spring" {
+	if p := b.get(edit); p.status != 200 || fieldValue(t, p.body, "edit-template-utm-campaign") != "spring" {
 		t.Fatalf("edit page: %d %s", p.status, excerpt(p.body))
 	}
 	p = b.post(edit, url.Values{"name": {"Newsletter"}, "utm_source": {"newsletter"}, "utm_medium": {"email"}, "utm_campaign": {"summer"}})
@@ -189,8 +189,8 @@ func TestNewLinkFormUTMWithoutJavaScript(t *testing.T) {
 	if p.status != http.StatusOK {
 		t.Fatalf("Apply: %d %s", p.status, excerpt(p.body))
 	}
-	for id, want := range map[string]string{"new-utm_source": "poster", "new-utm_medium": "print", "new-utm_campaign": "", "new-utm_term": "",
-		"new-utm_content": "a4", "new-target": "example.com/menu?utm_source=typed#top", "new-title": "Spring menu", "new-tags": "print", "new-code": "spring-menu"} {
+	for id, want := range map[string]string{"new-utm-source": "poster", "new-utm-medium": "print", "new-utm-campaign": "", "new-utm-term": "",
+		"new-utm-content": "a4", "new-target": "example.com/menu?utm_source=typed#top", "new-title": "Spring menu", "new-tags": "print", "new-code": "spring-menu"} {
 		if got := fieldValue(t, p.body, id); got != want {
 			t.Errorf("after Apply %s = %q, want %q", id, got, want)
 		}
@@ -205,15 +205,15 @@ func TestNewLinkFormUTMWithoutJavaScript(t *testing.T) {
 	typed.Set("utm_template", theirs)
 	p = b.post(links, typed)
 	if p.status != http.StatusNotFound || !strings.Contains(textOf(t, p.body, "new-utm-template-error"), "no longer exists") ||
-		fieldValue(t, p.body, "new-utm_campaign") != "typed campaign" || fieldValue(t, p.body, "new-title") != "Spring menu" || strings.Contains(p.body, "secret-source") {
+		fieldValue(t, p.body, "new-utm-campaign") != "typed campaign" || fieldValue(t, p.body, "new-title") != "Spring menu" || strings.Contains(p.body, "secret-source") {
 		t.Errorf("another workspace's template: %d %s", p.status, excerpt(p.body))
 	}
 	// A bad value: at its field, the rest as typed.
 	typed.Del("utm_apply")
 	typed.Set("utm_term", "tab\there")
 	p = b.post(links, typed)
-	if p.status != http.StatusUnprocessableEntity || textOf(t, p.body, "new-utm_term-error") != "The term must not contain control characters such as NUL, tabs or line breaks." ||
-		fieldValue(t, p.body, "new-utm_campaign") != "typed campaign" {
+	if p.status != http.StatusUnprocessableEntity || textOf(t, p.body, "new-utm-term-error") != "The term must not contain control characters such as NUL, tabs or line breaks." ||
+		fieldValue(t, p.body, "new-utm-campaign") != "typed campaign" {
 		t.Errorf("bad value: %d %s", p.status, excerpt(p.body))
 	}
 	// Created with the parameters (Enter in a field posts no utm_apply).
@@ -229,7 +229,7 @@ func TestNewLinkFormUTMWithoutJavaScript(t *testing.T) {
 	if !strings.Contains(htmlUnescape(shown.body), "Visitors arrive at <code>https://example.com/menu?utm_source=poster&utm_campaign=typed+campaign#top</code>") {
 		t.Errorf("the link page does not say where visitors arrive: %s", excerpt(shown.body))
 	}
-	if fieldValue(t, shown.body, "edit-utm_source") != "poster" || fieldValue(t, shown.body, "edit-target") != "https://example.com/menu?utm_source=typed#top" {
+	if fieldValue(t, shown.body, "edit-utm-source") != "poster" || fieldValue(t, shown.body, "edit-target") != "https://example.com/menu?utm_source=typed#top" {
 		t.Errorf("Details form: %s", excerpt(shown.body))
 	}
 	// The redirect sends visitors there.
@@ -247,7 +247,7 @@ func TestNewLinkFormUTMWithoutJavaScript(t *testing.T) {
 	edit := url.Values{"target_url": {"https://example.com/menu?utm_source=typed#top"}, "title": {"Retitled"}, "expires_at": {""}, "tags": {"print"},
 		"utm_source": {"poster"}, "utm_campaign": {"typed campaign"}, "utm_template": {tpl}, "utm_apply": {"1"}}
 	p = b.post(path, edit)
-	if p.status != http.StatusOK || fieldValue(t, p.body, "edit-utm_content") != "a4" || fieldValue(t, p.body, "edit-utm_campaign") != "" ||
+	if p.status != http.StatusOK || fieldValue(t, p.body, "edit-utm-content") != "a4" || fieldValue(t, p.body, "edit-utm-campaign") != "" ||
 		fieldValue(t, p.body, "edit-title") != "Retitled" {
 		t.Errorf("Apply on the link page: %d %s", p.status, excerpt(p.body))
 	}

@@ -48,12 +48,14 @@ func (u *UI) linkShow(w http.ResponseWriter, r *http.Request) {
 type linkEditForm struct {
 	TargetURL, Title, Expires string
 	Tags                      string // comma-separated, as typed
+	UTM                       utmForm
 	Errors                    FieldErrors
 }
 
 // editFormOf is the edit form filled in with the link as it is.
 func editFormOf(l link.Link) linkEditForm {
-	f := linkEditForm{TargetURL: l.TargetURL.String(), Tags: strings.Join(l.Tags.Strings(), ", "), Errors: FieldErrors{}}
+	f := linkEditForm{TargetURL: l.TargetURL.String(), Tags: strings.Join(l.Tags.Strings(), ", "), Errors: FieldErrors{},
+		UTM: utmFormOf("edit", l.UTM)}
 	if l.Title != nil {
 		f.Title = l.Title.String()
 	}
@@ -92,6 +94,14 @@ func (u *UI) renderLinkWith(w http.ResponseWriter, r *http.Request, status int, 
 	}
 	v.QRHidden = qrHidden(q, v.QR)
 	v.Path = linkPath(ws, l.ID, "")
+	v.Edit.UTM.Prefix, v.Edit.UTM.Submit = "edit", "Save changes"
+	if !l.UTM.IsZero() {
+		v.Edit.UTM.Destination = l.Destination()
+	}
+	if err := u.withTemplates(r.Context(), ws.ID, &v.Edit.UTM); err != nil {
+		u.serverError(w, r, err)
+		return
+	}
 	rep, err := u.Analytics.Compute(r.Context(), ws.ID, l.ID, v.Range.Range)
 	var busy *analytics.BusyError
 	switch {
@@ -172,6 +182,18 @@ func (u *UI) linkUpdate(w http.ResponseWriter, r *http.Request) {
 	}
 	f := linkEditForm{
 		TargetURL: trimmed(r, "target_url"), Title: trimmed(r, "title"), Expires: trimmed(r, "expires_at"), Tags: trimmed(r, "tags"), Errors: FieldErrors{},
+		UTM: postedUTM(r, "edit"),
+	}
+	if applying(r) {
+		// "Apply" of "Fill from template" without JavaScript: the form
+		// again, the template's values in the UTM fields, nothing saved.
+		err := u.applyTemplate(r.Context(), ws.ID, &f.UTM)
+		if err != nil && !errors.Is(err, errUnknownTemplate) {
+			u.serverError(w, r, err)
+			return
+		}
+		u.renderLink(w, r, applyStatus(err), l, f)
+		return
 	}
 	var (
 		errs validate.Errors
@@ -194,8 +216,10 @@ func (u *UI) linkUpdate(w http.ResponseWriter, r *http.Request) {
 			in.ExpiresAt = link.Some(&exp)
 		}
 	}
+	in.UTM = f.UTM.patch(&errs)
 	if err := errs.Err(); err != nil {
 		f.Errors, _ = fieldErrors(err)
+		f.UTM.Errors = f.Errors
 		u.renderLink(w, r, http.StatusUnprocessableEntity, l, f)
 		return
 	}
@@ -206,8 +230,8 @@ func (u *UI) linkUpdate(w http.ResponseWriter, r *http.Request) {
 	msg := "Nothing changed."
 	if !updated.UpdatedAt.Equal(l.UpdatedAt) {
 		msg = "Saved."
-		if updated.TargetURL != l.TargetURL {
-			msg = "Saved. " + updated.ShortURL + " now redirects to " + updated.TargetURL.String() + "."
+		if updated.Destination() != l.Destination() {
+			msg = "Saved. " + updated.ShortURL + " now redirects to " + updated.Destination() + "."
 		}
 	}
 	u.redirectFlash(w, r, linkPath(ws, l.ID, ""), flashOK, msg)

@@ -89,6 +89,11 @@ func (u *UI) renderLinksWith(w http.ResponseWriter, r *http.Request, status int,
 		u.serverError(w, r, err)
 		return
 	}
+	v.Form.UTM.Prefix, v.Form.UTM.Submit = "new", "Create link"
+	if err := u.withTemplates(r.Context(), ws.ID, &v.Form.UTM); err != nil {
+		u.serverError(w, r, err)
+		return
+	}
 	v.Nav = u.nav(w, r, sectionLinks)
 	v.Total = res.Total
 	v.Filtered = v.Query != "" || v.State != "" || v.Domain != "" || len(v.Tags) > 0
@@ -210,6 +215,7 @@ func (u *UI) formOnce(next http.Handler) http.Handler {
 type newLinkForm struct {
 	TargetURL, Title, Code, Expires, Tags string
 	Domain                                string // a hostname as posted; "": the default short domain
+	UTM                                   utmForm
 	Errors                                FieldErrors
 }
 
@@ -224,7 +230,18 @@ func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
 	f := newLinkForm{
 		TargetURL: trimmed(r, "target_url"), Title: trimmed(r, "title"), Code: trimmed(r, "code"), Expires: trimmed(r, "expires_at"),
-		Domain: trimmed(r, "domain"), Tags: trimmed(r, "tags"),
+		Domain: trimmed(r, "domain"), Tags: trimmed(r, "tags"), UTM: postedUTM(r, "new"),
+	}
+	if applying(r) {
+		// "Apply" of "Fill from template" without JavaScript: the form
+		// again, the template's values in the UTM fields, nothing created.
+		err := u.applyTemplate(r.Context(), ws.ID, &f.UTM)
+		if err != nil && !errors.Is(err, errUnknownTemplate) {
+			u.serverError(w, r, err)
+			return
+		}
+		u.renderLinks(w, r, applyStatus(err), f)
+		return
 	}
 	var errs validate.Errors
 	target, err := link.ParseTargetURL(withScheme(f.TargetURL))
@@ -255,8 +272,10 @@ func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 			in.ExpiresAt = &exp
 		}
 	}
+	in.UTM = f.UTM.parse(&errs)
 	if err := errs.Err(); err != nil {
 		f.Errors, _ = fieldErrors(err)
+		f.UTM.Errors = f.Errors
 		u.renderLinks(w, r, http.StatusUnprocessableEntity, f)
 		return
 	}
@@ -281,7 +300,7 @@ func (u *UI) linksCreate(w http.ResponseWriter, r *http.Request) {
 	// Back to the list, where the next link is made; the message names
 	// the new one and links to its page.
 	u.redirectFlashWith(w, r, "/w/"+ws.ExternalID()+"/links", session.Flash{Kind: flashOK, Message: "Link created:",
-		Link: linkPath(ws, l.ID, ""), LinkText: linkName(linkRow(l)), After: " — " + l.ShortURL + " now redirects to " + l.TargetURL.String() + "."})
+		Link: linkPath(ws, l.ID, ""), LinkText: linkName(linkRow(l)), After: " — " + l.ShortURL + " now redirects to " + l.Destination() + "."})
 }
 
 // expiryInputLayout is what an <input type="datetime-local"> sends.

@@ -78,13 +78,13 @@ func TestLinksImportDryRunThenCreate(t *testing.T) {
 	b.mustSignIn(tn.Email, tn.Password)
 	ws := tn.WorkspaceExternalID()
 	createInForm(t, b, ws, url.Values{"target_url": {"https://taken.example"}, "code": {"taken-code"}})
-	csvText := "target_url,title,code,domain,tags,expires_at,scan_count\n" +
-		"https://a.example/1,First,,,print|Spring 2027,,3\n" +
-		"notaurl,Bad,,,,,\n" +
-		"https://a.example/2,'=Second,keep-me,,print,2099-01-01T00:00:00Z,\n" +
-		"https://a.example/3,,taken-code,,,,\n" +
-		"https://a.example/4,,,go.unverified.example,,,\n" +
-		"https://a.example/5,,keep-me,,,,\n"
+	csvText := "target_url,title,code,domain,tags,expires_at,scan_count,utm_source,utm_campaign\n" +
+		"https://a.example/1,First,,,print|Spring 2027,,3,,\n" +
+		"notaurl,Bad,,,,,,,\n" +
+		"https://a.example/2,'=Second,keep-me,,print,2099-01-01T00:00:00Z,,newsletter,spring sale\n" +
+		"https://a.example/3,,taken-code,,,,,,\n" +
+		"https://a.example/4,,,go.unverified.example,,,,,\n" +
+		"https://a.example/5,,keep-me,,,,,,\n"
 	p := b.upload(ws, "shops.csv", csvText, "")
 	if p.status != http.StatusSeeOther || !importRE.MatchString(p.location) {
 		t.Fatalf("upload: %d %q %s", p.status, p.location, excerpt(p.body))
@@ -129,9 +129,10 @@ func TestLinksImportDryRunThenCreate(t *testing.T) {
 	if linkCount(t, srv, tn) != 3 || linkCount(t, srv, other) != 0 {
 		t.Fatalf("links: %d here, %d there", linkCount(t, srv, tn), linkCount(t, srv, other))
 	}
-	var title, tags string
-	if err := srv.Pool.QueryRow(context.Background(), "SELECT title, array_to_string(tags, ',') FROM links WHERE workspace_id = $1 AND code = 'keep-me'", tn.WorkspaceID).Scan(&title, &tags); err != nil || title != "=Second" || tags != "print" {
-		t.Errorf("keep-me: %q %q %v", title, tags, err)
+	var title, tags, source, campaign string
+	if err := srv.Pool.QueryRow(context.Background(), "SELECT title, array_to_string(tags, ','), utm_source, utm_campaign FROM links WHERE workspace_id = $1 AND code = 'keep-me'",
+		tn.WorkspaceID).Scan(&title, &tags, &source, &campaign); err != nil || title != "=Second" || tags != "print" || source != "newsletter" || campaign != "spring sale" {
+		t.Errorf("keep-me: %q %q %q %q %v", title, tags, source, campaign, err)
 	}
 	// Confirming again creates nothing more.
 	b.post(path+"/start", url.Values{})

@@ -28,6 +28,7 @@ import (
 	"github.com/linkqr/linkqr/internal/session"
 	"github.com/linkqr/linkqr/internal/sso"
 	"github.com/linkqr/linkqr/internal/twofactor"
+	"github.com/linkqr/linkqr/internal/utmtemplate"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -57,6 +58,9 @@ type Deps struct {
 	// Designs holds the QR designs (the link page's designer, Settings →
 	// QR style).
 	Designs *qrdesign.Service
+	// UTMTemplates keeps the workspace's UTM templates (Settings → UTM
+	// templates, "Fill from template" in the link forms).
+	UTMTemplates *utmtemplate.Service
 	// Zip streams the QR codes of the links page's filter as a ZIP.
 	Zip *qrzip.Writer
 	// Webhooks manages webhook subscriptions (Settings → Webhooks).
@@ -205,6 +209,11 @@ func (u *UI) Mount(r chi.Router) {
 				links.Get("/settings/qr", u.qrStyle)
 				links.Get("/settings/qr/preview.svg", u.qrStylePreview)
 				linksWrite.Post("/settings/qr", u.qrStyleSave)
+				links.Get("/settings/utm-templates", u.utmTemplatesList)
+				linksWrite.Post("/settings/utm-templates", u.utmTemplatesCreate)
+				linksWrite.Get("/settings/utm-templates/{template}", u.utmTemplateEdit)
+				linksWrite.Post("/settings/utm-templates/{template}", u.utmTemplateUpdate)
+				linksWrite.Post("/settings/utm-templates/{template}/delete", u.utmTemplateDelete)
 				// The overview of every link's scans.
 				analytics.Get("/overview", u.overview)
 				// Pages every member reads; admins act on some of them.

@@ -84,7 +84,8 @@ func (a *API) createLink(w http.ResponseWriter, r *http.Request) error {
 // code and target_url may not. A code is checked against the reserved
 // paths only on the default domain, so domain is parsed first.
 func decodeCreate(f *fields, now time.Time) (link.CreateInput, error) {
-	f.rejectUnknown("target_url", "title", "code", "expires_at", "domain", "rules", "split", "password", "max_scans", "tags")
+	f.rejectUnknown(append([]string{"target_url", "title", "code", "expires_at", "domain", "rules", "split", "password", "max_scans", "tags"},
+		link.UTMNames()...)...)
 	domain := f.nullableStr("domain")
 	in := link.CreateInput{
 		TargetURL: parseOptional(f, "target_url", f.str("target_url", true), link.ParseTargetURL).Value,
@@ -92,6 +93,7 @@ func decodeCreate(f *fields, now time.Time) (link.CreateInput, error) {
 		Domain:    parseNullable(f, "domain", domain, hostname.Parse).Value,
 		ExpiresAt: parseNullable(f, "expires_at", f.nullableTime("expires_at"), expiryAfter(now)).Value,
 		Tags:      f.tags().Value,
+		UTM:       f.utm().Apply(link.UTM{}),
 	}
 	onCustomDomain := domain.Value != nil // a malformed domain is reported alone
 	in.Code = parseOptional(f, "code", f.str("code", false), func(s string) (link.Code, error) { return link.ParseCode(s, onCustomDomain) }).Value
@@ -125,14 +127,37 @@ func decodeTargeting(f *fields) link.UpdateInput {
 
 // decodeUpdate parses a PATCH body; absent members stay unset.
 func decodeUpdate(f *fields, now time.Time) (link.UpdateInput, error) {
-	f.rejectUnknown("target_url", "title", "status", "expires_at", "rules", "split", "password", "max_scans", "tags")
+	f.rejectUnknown(append([]string{"target_url", "title", "status", "expires_at", "rules", "split", "password", "max_scans", "tags"},
+		link.UTMNames()...)...)
 	in := decodeTargeting(f)
 	in.TargetURL = parseOptional(f, "target_url", f.str("target_url", false), link.ParseTargetURL)
 	in.Title = parseNullable(f, "title", f.nullableStr("title"), link.ParseTitle)
 	in.Status = parseOptional(f, "status", f.str("status", false), link.ParseStatus)
 	in.ExpiresAt = parseNullable(f, "expires_at", f.nullableTime("expires_at"), expiryAfter(now))
 	in.Tags = f.tags()
+	in.UTM = f.utm()
 	return in, f.errs.Err()
+}
+
+// utm decodes the five UTM members (docs/api.md#utm-parameters), each a
+// string or null, through link.ParseUTMValue: the patch of those given,
+// where null and a string that is empty once trimmed remove the parameter.
+// A create applies it to no parameters at all.
+func (f *fields) utm() link.UTMPatch {
+	var p link.UTMPatch
+	for _, param := range link.UTMParams {
+		name := param.Name()
+		o := parseNullable(f, name, f.nullableStr(name), link.ParseUTMValue)
+		if !o.Set {
+			continue
+		}
+		var v link.UTMValue
+		if o.Value != nil {
+			v = *o.Value
+		}
+		p.Set(param, v)
+	}
+	return p
 }
 
 // tags decodes the optional tags member into a link's tag set.

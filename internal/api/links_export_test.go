@@ -78,7 +78,8 @@ func TestExportStreamsWithFlatMemory(t *testing.T) {
 	in := csv.NewReader(counted)
 	in.ReuseRecord = true
 	header, err := in.Read()
-	if err != nil || strings.Join(header, ",") != "id,code,domain,short_url,target_url,title,tags,status,expires_at,scan_count,last_scanned_at,created_at,updated_at" {
+	if err != nil || strings.Join(header, ",") != "id,code,domain,short_url,target_url,title,tags,status,expires_at,scan_count,last_scanned_at,created_at,updated_at,"+
+		"utm_source,utm_medium,utm_campaign,utm_term,utm_content" {
 		t.Fatalf("header %v (%v)", header, err)
 	}
 	rows, formula, even, secret := 0, 0, 0, 0

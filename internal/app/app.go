@@ -52,6 +52,7 @@ import (
 	"github.com/linkqr/linkqr/internal/sso"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/twofactor"
+	"github.com/linkqr/linkqr/internal/utmtemplate"
 	"github.com/linkqr/linkqr/internal/webhook"
 	"github.com/linkqr/linkqr/web"
 )
@@ -105,9 +106,11 @@ type App struct {
 	QR       *qrserve.Server // one render bound and cache for API and UI
 	// Designs are the links' and workspaces' QR designs; their saves
 	// render under QR's bound.
-	Designs  *qrdesign.Service
-	Webhooks *webhook.Service
-	Domains  *domain.Service
+	Designs *qrdesign.Service
+	// UTMTemplates are the workspaces' UTM templates (the UI's link forms).
+	UTMTemplates *utmtemplate.Service
+	Webhooks     *webhook.Service
+	Domains      *domain.Service
 	// SSO is single sign-on with workspaces' OIDC providers.
 	SSO *sso.Service
 	// TwoFactor keeps users' second factors and the workspaces' requirement.
@@ -389,6 +392,7 @@ func newApp(ctx context.Context, cfg *config.Config, log *slog.Logger, pool *pgx
 	}
 	clientIPs := clientip.Resolver{Trusted: cfg.TrustedProxies}
 	a.Designs = qrdesign.NewService(a.DB, a.Config.ShortBaseURL.String()+"/"+qrdesign.SampleCode+"?"+link.QRQuery, a.QR.Reserve)
+	a.UTMTemplates = utmtemplate.NewService(a.DB)
 	countries, err := a.countries(cfg, clientIPs)
 	if err != nil {
 		return nil, err

@@ -23,10 +23,12 @@ import (
 	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/hostname"
 	"github.com/linkqr/linkqr/internal/id"
+	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/mcp"
 	"github.com/linkqr/linkqr/internal/oauth"
 	"github.com/linkqr/linkqr/internal/scope"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/utmtemplate"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -79,6 +81,11 @@ var uiPermissions = map[string]uiPermission{
 	"GET /w/{ws}/settings/qr":                                           {need: scope.LinksRead},
 	"GET /w/{ws}/settings/qr/preview.svg":                               {need: scope.LinksRead},
 	"POST /w/{ws}/settings/qr":                                          {need: scope.LinksWrite},
+	"GET /w/{ws}/settings/utm-templates":                                {need: scope.LinksRead},
+	"POST /w/{ws}/settings/utm-templates":                               {need: scope.LinksWrite},
+	"GET /w/{ws}/settings/utm-templates/{template}":                     {need: scope.LinksWrite},
+	"POST /w/{ws}/settings/utm-templates/{template}":                    {need: scope.LinksWrite},
+	"POST /w/{ws}/settings/utm-templates/{template}/delete":             {need: scope.LinksWrite},
 	"GET /w/{ws}/overview":                                              {need: scope.AnalyticsRead},
 	"GET /w/{ws}/settings":                                              {need: anyMember},
 	"GET /w/{ws}/settings/workspace":                                    {need: anyMember},
@@ -437,6 +444,12 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	name, _ := utmtemplate.NameRule.Parse("Newsletter")
+	source, _ := link.ParseUTMValue("newsletter")
+	tpl, err := srv.App.UTMTemplates.Create(ctx, ws, utmtemplate.Input{Name: name, UTM: link.UTM{}.With(link.UTMSource, source)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cl, _, err := srv.App.OAuth.CreateClient(ctx, oauth.CreateInput{GrantType: oauth.GrantClientCredentials, WorkspaceID: &ws, CreatedBy: &w.admin.UserID, Name: "listed", Scopes: []string{"links:read"}})
 	if err != nil {
 		t.Fatal(err)
@@ -459,6 +472,7 @@ func newWorld(t *testing.T) *world {
 		"key":         key.ExternalID(),
 		"client":      cl.ExternalID(),
 		"import":      "imp_unknown",
+		"template":    id.Format(id.UTMTemplate, tpl.ID),
 	}
 	return w
 }

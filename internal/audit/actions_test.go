@@ -32,6 +32,7 @@ import (
 	"github.com/linkqr/linkqr/internal/sso"
 	"github.com/linkqr/linkqr/internal/testkit"
 	"github.com/linkqr/linkqr/internal/tz"
+	"github.com/linkqr/linkqr/internal/utmtemplate"
 	"github.com/linkqr/linkqr/internal/webhook"
 )
 
@@ -109,6 +110,18 @@ func (r *rig) member(t *testing.T) testkit.Tenant {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// utmInput is a UTM template's parsed fields: a name and utm_source.
+func utmInput(t *testing.T, name, source string) utmtemplate.Input {
+	t.Helper()
+	var values [5]string
+	values[0] = source
+	in, err := utmtemplate.ParseInput(name, values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }
 
 // partnerCode is an authorization code of a new partner app that the
@@ -478,6 +491,44 @@ func changes() []change {
 						return err
 					}, func() bool {
 						return r.scalar(t, "SELECT count(*) FROM links WHERE id = ANY($1) AND deleted_at IS NOT NULL", ids) == 2
+					}
+			}},
+		{action: audit.UTMTemplateCreated, target: "utm_template", changes: []string{"name", "utm_source"},
+			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
+				name := fmt.Sprintf("Created %d", n)
+				in := utmInput(t, name, "newsletter")
+				return func(ctx context.Context) error {
+						_, err := r.app.UTMTemplates.Create(ctx, r.ws, in)
+						return err
+					}, func() bool {
+						return r.scalar(t, "SELECT count(*) FROM utm_templates WHERE workspace_id = $1 AND name = $2", r.ws, name) == 1
+					}
+			}},
+		{action: audit.UTMTemplateUpdated, target: "utm_template", changes: []string{"utm_source"},
+			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
+				name := fmt.Sprintf("Updated %d", n)
+				tpl, err := r.app.UTMTemplates.Create(r.setup, r.ws, utmInput(t, name, "before"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return func(ctx context.Context) error {
+						_, err := r.app.UTMTemplates.Update(ctx, r.ws, tpl.ID, utmInput(t, name, "after"))
+						return err
+					}, func() bool {
+						return r.scalar(t, "SELECT count(*) FROM utm_templates WHERE id = $1 AND utm_source = 'after'", tpl.ID) == 1
+					}
+			}},
+		{action: audit.UTMTemplateDeleted, target: "utm_template", changes: []string{"name", "utm_source"},
+			prepare: func(t *testing.T, r *rig, n int) (func(context.Context) error, func() bool) {
+				tpl, err := r.app.UTMTemplates.Create(r.setup, r.ws, utmInput(t, fmt.Sprintf("Deleted %d", n), "gone"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return func(ctx context.Context) error {
+						_, err := r.app.UTMTemplates.Delete(ctx, r.ws, tpl.ID)
+						return err
+					}, func() bool {
+						return r.scalar(t, "SELECT count(*) FROM utm_templates WHERE id = $1", tpl.ID) == 0
 					}
 			}},
 		{action: audit.SSOUpdated, target: "workspace", changes: []string{"issuer", "client_id", "domains"},

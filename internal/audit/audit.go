@@ -52,6 +52,9 @@ const (
 	WorkspaceTimezoneChanged  Action = "workspace.timezone_changed"
 	LinksImported             Action = "links.imported"
 	LinksBulkDeleted          Action = "links.bulk_deleted"
+	UTMTemplateCreated        Action = "utm_template.created"
+	UTMTemplateUpdated        Action = "utm_template.updated"
+	UTMTemplateDeleted        Action = "utm_template.deleted"
 	SSOUpdated                Action = "sso.updated"
 	TwoFactorRequired         Action = "two_factor.required"
 	TwoFactorEnrolled         Action = "two_factor.enrolled"
@@ -65,7 +68,7 @@ var Actions = []Action{
 	DomainCreated, DomainVerified, DomainUpdated, DomainDeleted,
 	MemberInvited, MemberJoined, MemberRoleChanged, MemberRemoved, InvitationRevoked,
 	WorkspaceRenamed, WorkspaceExported, WorkspaceQRStyleUpdated, WorkspaceRetentionChanged, WorkspaceTimezoneChanged,
-	LinksImported, LinksBulkDeleted,
+	LinksImported, LinksBulkDeleted, UTMTemplateCreated, UTMTemplateUpdated, UTMTemplateDeleted,
 	SSOUpdated, TwoFactorRequired, TwoFactorEnrolled, TwoFactorRemoved,
 }
 

@@ -68,8 +68,12 @@ var jsonFiles = []jsonFile{
 		   FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 ORDER BY m.created_at`},
 	{"links.jsonl", []idCol{{"id", id.Link}},
 		`SELECT id, code, domain, target_url, title, status, expires_at, scan_count, last_scanned_at,
-		          created_at, updated_at, deleted_at, tags, rules, split, password_hash IS NOT NULL AS password_protected, max_scans
+		          created_at, updated_at, deleted_at, tags, rules, split, password_hash IS NOT NULL AS password_protected, max_scans,
+		          utm_source, utm_medium, utm_campaign, utm_term, utm_content
 		   FROM links WHERE workspace_id = $1 ORDER BY id`},
+	{"utm_templates.jsonl", []idCol{{"id", id.UTMTemplate}},
+		`SELECT id, name, utm_source, utm_medium, utm_campaign, utm_term, utm_content, created_at, updated_at
+		   FROM utm_templates WHERE workspace_id = $1 ORDER BY id`},
 	// The workspace default (link_id null) and each link's own design; a
 	// logo as the data URI the API takes, so a design can be put back.
 	{"qr_designs.jsonl", []idCol{{"link_id", id.Link}},
@@ -128,7 +132,8 @@ var csvFiles = []csvFile{
 		`SELECT id::text, code, domain,
 		        CASE WHEN domain IS NULL THEN $2 || '/' || code ELSE $3 || '://' || domain || '/' || code END,
 		        target_url, title, array_to_string(tags, '` + linkcsv.TagSeparator + `'), status, ` + ts("expires_at") + `,
-		        scan_count::text, ` + ts("last_scanned_at") + `, ` + ts("created_at") + `, ` + ts("updated_at") + `, ` + ts("deleted_at") + `
+		        scan_count::text, ` + ts("last_scanned_at") + `, ` + ts("created_at") + `, ` + ts("updated_at") + `,
+		        utm_source, utm_medium, utm_campaign, utm_term, utm_content, ` + ts("deleted_at") + `
 		 FROM links WHERE workspace_id = $1 ORDER BY id`, true},
 	{"scans.csv", []string{"id", "link_id", "occurred_at", "referrer_host", "device", "os", "browser", "bot", "country", "source", "variant"},
 		map[int]id.Prefix{0: id.Scan, 1: id.Link},

@@ -24,6 +24,7 @@ import (
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/linkcsv"
 	"github.com/linkqr/linkqr/internal/testkit"
+	"github.com/linkqr/linkqr/internal/utmtemplate"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -37,7 +38,14 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 	for _, w := range []testkit.Seeded{a, b} {
 		testkit.JSON(t, srv.Do(t, "PUT", "/api/v1/qr/design", w.Key, `{"modules":"dots"}`), 200)
 		testkit.JSON(t, srv.Do(t, "PUT", "/api/v1/links/"+w.LinkIDs[0]+"/qr/design", w.Key, `{"logo":"`+logoURI(t)+`","frame":{"text":"Scan me"}}`), 200)
-		testkit.JSON(t, srv.Do(t, "PATCH", "/api/v1/links/"+w.LinkIDs[0], w.Key, `{"tags":["print","spring 27"]}`), 200)
+		testkit.JSON(t, srv.Do(t, "PATCH", "/api/v1/links/"+w.LinkIDs[0], w.Key, `{"tags":["print","spring 27"],"utm_source":"newsletter","utm_content":"=banner"}`), 200)
+		in, err := utmtemplate.ParseInput("Newsletter of "+w.WorkspaceExternalID(), [5]string{"newsletter", "email"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := srv.App.UTMTemplates.Create(context.Background(), w.WorkspaceID, in); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var buf bytes.Buffer
 	sum, err := export.New(srv.App.DB, app.Origins(srv.App.Config)).Workspace(context.Background(), a.WorkspaceID, &buf)
@@ -46,7 +54,8 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 	}
 	files := unzip(t, buf.Bytes())
 	want := map[string]int64{"workspace.jsonl": 1, "members.jsonl": 1, "links.jsonl": 4, "links.csv": 4, "domains.jsonl": 1,
-		"webhooks.jsonl": 1, "api_keys.jsonl": 1, "oauth_clients.jsonl": 1, "events.jsonl": 2, "scans.jsonl": 6, "scans.csv": 6, "qr_designs.jsonl": 2}
+		"webhooks.jsonl": 1, "api_keys.jsonl": 1, "oauth_clients.jsonl": 1, "events.jsonl": 2, "scans.jsonl": 6, "scans.csv": 6, "qr_designs.jsonl": 2,
+		"utm_templates.jsonl": 1}
 	for name, n := range want {
 		lines := strings.Count(files[name], "\n")
 		if strings.HasSuffix(name, ".csv") {
@@ -85,6 +94,11 @@ func TestExportHoldsEveryRowOfItsWorkspaceAndNoneOfAnother(t *testing.T) {
 	}
 	if !strings.Contains(files["links.csv"], ",print|spring 27,") || !strings.Contains(files["links.jsonl"], `"tags": ["print", "spring 27"]`) {
 		t.Errorf("tags missing:\n%s\n%s", files["links.csv"], files["links.jsonl"])
+	}
+	if !strings.Contains(files["links.csv"], ",newsletter,,,,'=banner,") || !strings.Contains(files["links.jsonl"], `"utm_source": "newsletter"`) ||
+		!strings.Contains(files["utm_templates.jsonl"], `"name": "Newsletter of `+a.WorkspaceExternalID()+`"`) ||
+		!strings.Contains(files["utm_templates.jsonl"], `"utm_medium": "email"`) || strings.Contains(files["utm_templates.jsonl"], b.WorkspaceExternalID()) {
+		t.Errorf("UTM parameters or templates missing:\n%s\n%s", files["links.csv"], files["utm_templates.jsonl"])
 	}
 	if !strings.Contains(files["links.csv"], "'=formula") {
 		t.Errorf("a formula-like title is not neutralised in links.csv:\n%s", files["links.csv"])

@@ -36,6 +36,9 @@ const (
 	OAuthGrant Prefix = "grt"
 	// Audit names the entries of a workspace's audit log.
 	Audit Prefix = "aud"
+	// UTMTemplate names a workspace's UTM templates, which only
+	// Settings → UTM templates, the link forms and the audit log show.
+	UTMTemplate Prefix = "tpl"
 )
 
 // idEncoding is lower-case base32 without padding: 26 characters for a

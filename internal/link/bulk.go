@@ -43,6 +43,12 @@ type bulkRow struct {
 	Rules     json.RawMessage `json:"rules"`
 	Split     json.RawMessage `json:"split"`
 	MaxScans  *int64          `json:"max_scans"`
+	// The UTM parameters (nil: absent).
+	UTMSource   *string `json:"utm_source"`
+	UTMMedium   *string `json:"utm_medium"`
+	UTMCampaign *string `json:"utm_campaign"`
+	UTMTerm     *string `json:"utm_term"`
+	UTMContent  *string `json:"utm_content"`
 }
 
 // CreateMany creates many links in one transaction and records one
@@ -143,6 +149,8 @@ func bulkRowOf(in CreateInput) bulkRow {
 		ID: id.New(), Code: code.String(), TargetURL: in.TargetURL.String(), Title: text.Ptr(in.Title),
 		ExpiresAt: expiryPtr(in.ExpiresAt), Domain: domainPtr(in.Domain), Tags: in.Tags.Strings(),
 		Rules: rulesJSON(in.Rules), Split: splitJSON(in.Split), MaxScans: in.MaxScans,
+		UTMSource: in.UTM.Ptr(UTMSource), UTMMedium: in.UTM.Ptr(UTMMedium), UTMCampaign: in.UTM.Ptr(UTMCampaign),
+		UTMTerm: in.UTM.Ptr(UTMTerm), UTMContent: in.UTM.Ptr(UTMContent),
 	}
 }
 

@@ -120,6 +120,7 @@ type CreateInput struct {
 	Password  *Password      // nil: none
 	MaxScans  *int64         // nil: no limit
 	Tags      Tags
+	UTM       UTM // the zero UTM: none
 }
 
 // UpdateInput is a parsed PATCH: only set fields change; a set nil Title
@@ -134,4 +135,5 @@ type UpdateInput struct {
 	Password  Optional[*Password] // a set nil removes the password
 	MaxScans  Optional[*int64]    // a set nil removes the limit
 	Tags      Optional[Tags]      // replaces the set
+	UTM       UTMPatch            // the parameters set are replaced, one by one
 }

@@ -66,7 +66,15 @@ type Link struct {
 	Split        []Variant
 	PasswordHash string
 	MaxScans     *int64
+	// UTM are the campaign parameters the redirect merges into every
+	// destination's query; TargetURL stays as typed.
+	UTM UTM
 }
+
+// Destination is where the link's default target sends visitors: the
+// target with the UTM parameters merged into its query (the target
+// itself when there are none).
+func (l Link) Destination() string { return l.UTM.Merge(l.TargetURL.String()) }
 
 // QRQuery is the query QR codes add to the short URL, so that the
 // redirect can tell a scanned code from a clicked link (and records the
@@ -165,6 +173,7 @@ func fromRow(r linkdb.Link, o Origins) Link {
 		Tags: storedTags(r.Tags), ScanCount: r.ScanCount, LastScannedAt: r.LastScannedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		PreviousTargetURL: r.PreviousTargetUrl, TargetChangedAt: r.TargetChangedAt,
 		Rules: storedRules(r.Rules), Split: storedSplit(r.Split), MaxScans: r.MaxScans,
+		UTM: StoredUTM(r.UTMSource, r.UTMMedium, r.UTMCampaign, r.UTMTerm, r.UTMContent),
 	}
 	if r.PasswordHash != nil {
 		l.PasswordHash = *r.PasswordHash
@@ -201,6 +210,11 @@ func (l Link) Wire() wire.Link {
 		Split:             SplitWire(l.Split),
 		PasswordProtected: l.PasswordHash != "",
 		MaxScans:          l.MaxScans,
+		UTMSource:         l.UTM.Ptr(UTMSource),
+		UTMMedium:         l.UTM.Ptr(UTMMedium),
+		UTMCampaign:       l.UTM.Ptr(UTMCampaign),
+		UTMTerm:           l.UTM.Ptr(UTMTerm),
+		UTMContent:        l.UTM.Ptr(UTMContent),
 	}
 }
 
@@ -226,10 +240,14 @@ func expiryPtr(e *Expiry) *time.Time {
 type Target struct {
 	LinkID      uuid.UUID
 	WorkspaceID uuid.UUID
-	URL         string
-	Status      Status
-	ExpiresAt   *time.Time
-	Deleted     bool
+	// URL is the default destination with the link's UTM parameters
+	// already merged in (UTM.Merge), as are the Rules' and the Split's
+	// targets: merged once when the redirect's cache loads the code,
+	// never per request.
+	URL       string
+	Status    Status
+	ExpiresAt *time.Time
+	Deleted   bool
 	// Rules, Split: compiled for the redirect (nil: none).
 	Rules []Rule
 	Split []Variant

@@ -129,6 +129,8 @@ func (s *Service) create(ctx context.Context, ws uuid.UUID, code Code, in Create
 			ID: id.New(), WorkspaceID: ws, Code: code.String(), TargetURL: in.TargetURL.String(),
 			Title: text.Ptr(in.Title), ExpiresAt: expiryPtr(in.ExpiresAt), Domain: domain, Tags: in.Tags.Strings(),
 			Rules: rulesJSON(in.Rules), Split: splitJSON(in.Split), PasswordHash: hash, MaxScans: in.MaxScans,
+			UTMSource: in.UTM.Ptr(UTMSource), UTMMedium: in.UTM.Ptr(UTMMedium), UTMCampaign: in.UTM.Ptr(UTMCampaign),
+			UTMTerm: in.UTM.Ptr(UTMTerm), UTMContent: in.UTM.Ptr(UTMContent),
 		})
 		if err != nil {
 			return store.InterpretError(err)
@@ -160,11 +162,22 @@ func (s *Service) Resolve(ctx context.Context, k Key) (Target, error) {
 	return targetOf(row), nil
 }
 
+// targetOf is what the redirect keeps for a code: every destination it
+// can choose (the target, each rule's and each variant's) with the UTM
+// parameters merged in here, once per cache load, so that answering a
+// request only picks a precomputed string.
 func targetOf(r linkdb.LinkResolveCodeRow) Target {
+	utm := StoredUTM(r.UTMSource, r.UTMMedium, r.UTMCampaign, r.UTMTerm, r.UTMContent)
 	t := Target{
-		LinkID: r.ID, WorkspaceID: r.WorkspaceID, URL: r.TargetURL,
+		LinkID: r.ID, WorkspaceID: r.WorkspaceID, URL: utm.Merge(r.TargetURL),
 		Status: Status(r.Status), ExpiresAt: r.ExpiresAt, Deleted: r.Gone,
 		Rules: storedRules(r.Rules), Split: storedSplit(r.Split),
+	}
+	for i := range t.Rules {
+		t.Rules[i].Target = TargetURL{utm.Merge(t.Rules[i].Target.s)}
+	}
+	for i := range t.Split {
+		t.Split[i].Target = TargetURL{utm.Merge(t.Split[i].Target.s)}
 	}
 	if r.PasswordHash != nil {
 		t.PasswordHash = *r.PasswordHash
@@ -269,6 +282,8 @@ func (s *Service) Update(ctx context.Context, ws, id uuid.UUID, in UpdateInput) 
 			ID: id, WorkspaceID: ws, TargetURL: next.TargetURL, Title: next.Title,
 			Status: next.Status, ExpiresAt: next.ExpiresAt, Tags: next.Tags,
 			Rules: next.Rules, Split: next.Split, PasswordHash: next.PasswordHash, MaxScans: next.MaxScans,
+			UTMSource: next.UTMSource, UTMMedium: next.UTMMedium, UTMCampaign: next.UTMCampaign,
+			UTMTerm: next.UTMTerm, UTMContent: next.UTMContent,
 		})
 		if err != nil {
 			return store.InterpretError(err)
@@ -311,7 +326,26 @@ func applyUpdate(old linkdb.Link, in UpdateInput) (linkdb.Link, map[string]any) 
 		previous["tags"] = storedTags(old.Tags).Strings()
 		next.Tags = in.Tags.Value.Strings()
 	}
+	applyUTM(&next, old, in.UTM, previous)
 	return next, previous
+}
+
+// applyUTM is applyUpdate for the UTM parameters: each one the patch
+// sets to another value changes, with its old value (null: absent) in
+// previous under its own name ("utm_source").
+func applyUTM(next *linkdb.Link, old linkdb.Link, patch UTMPatch, previous map[string]any) {
+	before := StoredUTM(old.UTMSource, old.UTMMedium, old.UTMCampaign, old.UTMTerm, old.UTMContent)
+	after := patch.Apply(before)
+	if after == before {
+		return
+	}
+	for _, p := range UTMParams {
+		if after.Get(p) != before.Get(p) {
+			previous[p.Name()] = before.Ptr(p)
+		}
+	}
+	next.UTMSource, next.UTMMedium, next.UTMCampaign = after.Ptr(UTMSource), after.Ptr(UTMMedium), after.Ptr(UTMCampaign)
+	next.UTMTerm, next.UTMContent = after.Ptr(UTMTerm), after.Ptr(UTMContent)
 }
 
 // applyTargeting is applyUpdate for the targeting fields; hash is the

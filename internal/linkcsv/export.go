@@ -18,12 +18,18 @@ import (
 	"github.com/linkqr/linkqr/internal/link"
 )
 
-// ExportColumns is the header of an export. Import reads target_url,
-// title, code, domain, tags and expires_at of it, and ignores the rest.
+// ExportColumns is the header of an export, the one column set of
+// links.csv (the workspace archive's adds deleted_at). Import reads
+// target_url, title, code, domain, tags, expires_at and the five UTM
+// parameters of it (ImportColumns), and ignores the rest.
 var ExportColumns = []string{
 	"id", "code", "domain", "short_url", "target_url", "title", "tags", "status",
 	"expires_at", "scan_count", "last_scanned_at", "created_at", "updated_at",
+	"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content",
 }
+
+// firstUTMColumn is where the UTM parameters start in ExportColumns.
+const firstUTMColumn = 13
 
 // TagSeparator joins a link's tags in one cell (tags cannot contain it).
 const TagSeparator = "|"
@@ -93,6 +99,9 @@ func fillRow(row []string, l link.Link) []string {
 	row[10] = formatTime(l.LastScannedAt)
 	row[11] = formatTime(&l.CreatedAt)
 	row[12] = formatTime(&l.UpdatedAt)
+	for i, p := range link.UTMParams {
+		row[firstUTMColumn+i] = l.UTM.Get(p)
+	}
 	return row
 }
 

@@ -25,7 +25,7 @@ const (
 
 // ImportColumns are the columns an import reads; target_url is required,
 // every other column (such as the rest of an export's) is ignored.
-var ImportColumns = []string{"target_url", "title", "code", "domain", "tags", "expires_at"}
+var ImportColumns = append([]string{"target_url", "title", "code", "domain", "tags", "expires_at"}, link.UTMNames()...)
 
 // ErrTooLarge is the error of Parse and Reader for a file over MaxImportBytes.
 var ErrTooLarge = fmt.Errorf("the file is larger than %d MiB; split it into several files", MaxImportBytes>>20)
@@ -191,6 +191,11 @@ func parseRow(n int, cols columns, rec []string, opts ImportOptions) Row {
 	if e := cols.cell(rec, "expires_at"); e != "" {
 		if exp, err := parseExpiry(e, opts.Now); fail("expires_at", err) {
 			row.Input.ExpiresAt = &exp
+		}
+	}
+	for _, p := range link.UTMParams {
+		if v, err := link.ParseUTMValue(cols.cell(rec, p.Name())); fail(p.Name(), err) {
+			row.Input.UTM = row.Input.UTM.With(p, v)
 		}
 	}
 	return row

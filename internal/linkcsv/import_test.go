@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkqr/linkqr/internal/csvout"
 	"github.com/linkqr/linkqr/internal/link"
 )
 
@@ -108,6 +109,48 @@ func TestExportReimports(t *testing.T) {
 	}
 	if rows[0].Input.Title.String() != "+1 offer" || rows[0].Input.TargetURL.String() != "https://example.com/-x" {
 		t.Fatalf("re-imported %+v", rows[0].Input)
+	}
+}
+
+// TestUTMColumnsRoundTrip: the export writes the five UTM parameters
+// (formula-safe, an absent one as an empty cell) and the import reads them
+// back to the same values; a bad one is the row's message naming its column.
+func TestUTMColumnsRoundTrip(t *testing.T) {
+	target, _ := link.ParseTargetURL("https://example.com/?utm_source=typed")
+	var utm link.UTM
+	for i, s := range []string{"newsletter", "", "=spring, sale", "-10%", "Café \"ü\""} {
+		v, err := link.ParseUTMValue(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		utm = utm.With(link.UTMParams[i], v)
+	}
+	var b bytes.Buffer
+	out := csvout.New(&b) // as Export writes: formula-safe
+	row := make([]string, len(ExportColumns))
+	if out.Write(ExportColumns...) != nil || out.Write(fillRow(row, link.Link{TargetURL: target, UTM: utm})...) != nil || out.Flush() != nil {
+		t.Fatal("write")
+	}
+	if !strings.Contains(b.String(), ",newsletter,,\"'=spring, sale\",'-10%,") {
+		t.Errorf("exported:\n%s", b.String())
+	}
+	rows, err := Parse(b.Bytes(), ImportOptions{Now: now})
+	if err != nil || len(rows) != 1 || !rows[0].Valid() {
+		t.Fatalf("rows %+v, err %v", rows, err)
+	}
+	if rows[0].Input.UTM != utm || rows[0].Input.TargetURL != target {
+		t.Errorf("re-imported %+v, want %+v", rows[0].Input.UTM, utm)
+	}
+
+	rows, err = Parse([]byte("target_url,UTM_Medium,utm_term\nhttps://e.com/,"+strings.Repeat("m", 201)+",\" padded \"\n"), ImportOptions{Now: now})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("rows %+v, err %v", rows, err)
+	}
+	if rows[0].Valid() || rows[0].Message() != "utm_medium: must be at most 200 characters long" {
+		t.Errorf("message %q", rows[0].Message())
+	}
+	if rows[0].Input.UTM.Get(link.UTMTerm) != "padded" {
+		t.Errorf("utm_term %q, want it trimmed", rows[0].Input.UTM.Get(link.UTMTerm))
 	}
 }
 

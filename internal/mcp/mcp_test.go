@@ -595,6 +595,47 @@ func TestUpdateLinkTool(t *testing.T) {
 	}
 }
 
+// TestUTMTools: create_link, create_links and update_link take the five
+// UTM parameters (their schemas list them), "" in update_link removes one,
+// and a refused value is the API's 422 naming its pointer.
+func TestUTMTools(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	s := connect(t, srv, srv.APIKey(t, tn.WorkspaceID))
+	tools, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Name != "create_link" && tool.Name != "update_link" && tool.Name != "create_links" {
+			continue
+		}
+		raw, _ := json.Marshal(tool.InputSchema)
+		for _, name := range []string{"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"} {
+			if !strings.Contains(string(raw), `"`+name+`"`) {
+				t.Errorf("%s's schema lacks %s", tool.Name, name)
+			}
+		}
+	}
+	l := ok(t, callTool(t, s, "create_link", map[string]any{"target_url": "https://example.com/m?utm_source=x", "utm_source": "newsletter", "utm_campaign": "spring"}))
+	if l["utm_source"] != "newsletter" || l["utm_campaign"] != "spring" || l["utm_medium"] != nil || l["target_url"] != "https://example.com/m?utm_source=x" {
+		t.Errorf("create_link %v", l)
+	}
+	got := ok(t, callTool(t, s, "update_link", map[string]any{"id": l["id"], "utm_source": "", "utm_medium": "email"}))
+	if got["utm_source"] != nil || got["utm_medium"] != "email" || got["utm_campaign"] != "spring" {
+		t.Errorf("update_link %v", got)
+	}
+	bulk := ok(t, callTool(t, s, "create_links", map[string]any{"links": []any{map[string]any{"target_url": "https://example.com/b", "utm_content": "banner"}}}))
+	if item := bulk["data"].([]any)[0].(map[string]any)["link"].(map[string]any); item["utm_content"] != "banner" {
+		t.Errorf("create_links %v", bulk)
+	}
+	res := callTool(t, s, "update_link", map[string]any{"id": l["id"], "utm_term": "tab\there"})
+	if p := structured(t, res); !res.IsError || p["status"] != float64(422) || !strings.Contains(fmt.Sprint(p["errors"]), "/utm_term") {
+		t.Errorf("a control character: %s", text(res))
+	}
+}
+
 // TestSearchAllWords: every word of the query must match, in any order
 // and across title, code and target; pages continue with next_cursor.
 func TestSearchAllWords(t *testing.T) {

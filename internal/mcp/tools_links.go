@@ -21,6 +21,46 @@ type createLinkIn struct {
 	Domain         *string  `json:"domain,omitempty"`
 	Tags           []string `json:"tags,omitempty"`
 	IdempotencyKey string   `json:"idempotency_key,omitempty"`
+	utmIn
+}
+
+// utmIn are the five UTM parameters as tool arguments
+// (docs/api.md#utm-parameters).
+type utmIn struct {
+	UTMSource   *string `json:"utm_source,omitempty"`
+	UTMMedium   *string `json:"utm_medium,omitempty"`
+	UTMCampaign *string `json:"utm_campaign,omitempty"`
+	UTMTerm     *string `json:"utm_term,omitempty"`
+	UTMContent  *string `json:"utm_content,omitempty"`
+}
+
+// addTo puts the parameters given into an API body, "" as null (which
+// the API reads as absent on create and as removal on PATCH).
+func (in utmIn) addTo(body map[string]any) {
+	for name, v := range map[string]*string{
+		"utm_source": in.UTMSource, "utm_medium": in.UTMMedium, "utm_campaign": in.UTMCampaign,
+		"utm_term": in.UTMTerm, "utm_content": in.UTMContent,
+	} {
+		if v != nil {
+			body[name] = emptyAsNull(*v)
+		}
+	}
+}
+
+// utmSchemas adds the five parameters to a tool's properties; verb says
+// what "" does ("leaves it out", "removes it").
+func utmSchemas(props map[string]*jsonschema.Schema, verb string) map[string]*jsonschema.Schema {
+	for _, p := range []struct{ name, what, example string }{
+		{"utm_source", "where the traffic comes from", "newsletter"},
+		{"utm_medium", "the marketing medium", "email"},
+		{"utm_campaign", "the campaign", "spring-sale"},
+		{"utm_term", "the paid search term", "running shoes"},
+		{"utm_content", "what was clicked, to tell variants apart", "header-banner"},
+	} {
+		props[p.name] = strLen("Optional UTM parameter "+p.name+" ("+p.what+", e.g. \""+p.example+"\"), at most 200 characters; "+
+			"merged into the target's query at the redirect, replacing a parameter of that name; target_url itself stays as given. \"\" "+verb+".", 0, 200)
+	}
+	return props
 }
 
 // body is the create body of the API.
@@ -41,6 +81,7 @@ func (in createLinkIn) body() map[string]any {
 	if in.Tags != nil {
 		body["tags"] = in.Tags
 	}
+	in.addTo(body)
 	return body
 }
 
@@ -99,6 +140,7 @@ type updateLinkIn struct {
 	Title     *string   `json:"title,omitempty"`
 	ExpiresAt *string   `json:"expires_at,omitempty"`
 	Tags      *[]string `json:"tags,omitempty"`
+	utmIn
 }
 
 type linkIDIn struct {
@@ -198,17 +240,17 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 
 	sdk.AddTool(s, &sdk.Tool{
 		Name: "update_link",
-		Description: "Change a link's target_url, title, expiry or tags (scope links:write); only the arguments given change. " +
-			"tags replaces the whole set ([] removes them all); an empty title removes the title. Returns the updated link; emits link.updated " +
-			"with the previous values of what changed.",
+		Description: "Change a link's target_url, title, expiry, tags or UTM parameters (scope links:write); only the arguments given change. " +
+			"tags replaces the whole set ([] removes them all); an empty title removes the title, an empty utm_* removes that parameter. " +
+			"Returns the updated link; emits link.updated with the previous values of what changed.",
 		Annotations: mutating("Update Link", false, true),
-		InputSchema: object([]string{"id"}, map[string]*jsonschema.Schema{
+		InputSchema: object([]string{"id"}, utmSchemas(map[string]*jsonschema.Schema{
 			"id":         linkID(),
 			"target_url": uri("The new destination: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 2048),
 			"title":      strLen("The new title, at most 200 characters; \"\" removes it.", 0, 200),
 			"expires_at": strLen("The new expiry, an RFC 3339 instant in the future (e.g. 2027-01-31T23:59:59Z); \"\" removes it.", 0, 64),
 			"tags":       tagsSchema(),
-		}),
+		}, "removes it")),
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in updateLinkIn) (*sdk.CallToolResult, any, error) {
 		body := map[string]any{}
 		if in.TargetURL != nil {
@@ -223,6 +265,7 @@ func addLinkTools(s *sdk.Server, d *dispatcher) {
 		if in.Tags != nil {
 			body["tags"] = *in.Tags
 		}
+		in.addTo(body)
 		return d.run(ctx, call{method: http.MethodPatch, path: linkPath(in.ID), body: body})
 	})
 
@@ -408,14 +451,14 @@ func (d *dispatcher) qr(ctx context.Context, in qrIn) (*sdk.CallToolResult, any,
 
 // linkFields is the schema of create_link's link arguments.
 func linkFields(required []string) *jsonschema.Schema {
-	return object(required, map[string]*jsonschema.Schema{
+	return object(required, utmSchemas(map[string]*jsonschema.Schema{
 		"target_url": uri("Where the short link redirects: an absolute http or https URL with a host, no user:password@, at most 2048 bytes.", 2048),
 		"title":      strLen("Optional human title, at most 200 characters.", 0, 200),
 		"code":       pattern("Optional custom short code, 3-64 of A-Z a-z 0-9 _ -, case-sensitive; must be unused on its domain and, on the default domain, not a reserved path (api, docs, w, …). Taken → conflict error.", `^[A-Za-z0-9_-]{3,64}$`),
 		"domain":     strLen("Optional hostname of a verified custom domain of the workspace (list_domains) to put the link on, e.g. go.acme.com; omitted: the default short domain.", 1, 1012),
 		"expires_at": dateTime("Optional RFC 3339 instant in the future after which the short link answers 410 Gone, e.g. 2027-01-31T23:59:59Z."),
 		"tags":       tagsSchema(),
-	})
+	}, "leaves it out"))
 }
 
 // withIdempotencyKey adds the idempotency_key argument to an object schema.

@@ -45,6 +45,14 @@ type Link struct {
 	Split             []Variant `json:"split"`
 	PasswordProtected bool      `json:"password_protected"`
 	MaxScans          *int64    `json:"max_scans"`
+	// The campaign parameters the redirect merges into the target's
+	// query (docs/api.md#utm-parameters); null when absent. TargetURL
+	// stays as the user typed it.
+	UTMSource   *string `json:"utm_source"`
+	UTMMedium   *string `json:"utm_medium"`
+	UTMCampaign *string `json:"utm_campaign"`
+	UTMTerm     *string `json:"utm_term"`
+	UTMContent  *string `json:"utm_content"`
 }
 
 // Rule is one targeting rule of a link: visitors matching If go to

@@ -1,21 +1,27 @@
 -- name: LinkCreate :one
 INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags,
-                   rules, split, password_hash, max_scans)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, sqlc.narg(rules), sqlc.narg(split), sqlc.narg(password_hash), sqlc.narg(max_scans))
+                   rules, split, password_hash, max_scans,
+                   utm_source, utm_medium, utm_campaign, utm_term, utm_content)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, sqlc.narg(rules), sqlc.narg(split), sqlc.narg(password_hash), sqlc.narg(max_scans),
+        sqlc.narg(utm_source), sqlc.narg(utm_medium), sqlc.narg(utm_campaign), sqlc.narg(utm_term), sqlc.narg(utm_content))
 RETURNING *;
 
 -- name: LinkCreateMany :many
 -- A bulk creation's links in one statement: items is a JSON array of
 -- {id, code, target_url, title, expires_at, domain, tags, rules, split,
--- max_scans} (a password is never set in bulk). An item whose
+-- max_scans, utm_source, utm_medium, utm_campaign, utm_term, utm_content}
+-- (a password is never set in bulk). An item whose
 -- code is taken (by a live or deleted link, another item of the batch, or
 -- retired with a purged workspace) is skipped rather than failing the
 -- statement: the caller reports (or retries) every id not returned.
-INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags, rules, split, max_scans)
-SELECT i.id, sqlc.arg(workspace_id), i.code, i.target_url, i.title, i.expires_at, i.domain, i.tags, i.rules, i.split, i.max_scans
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags, rules, split, max_scans,
+                   utm_source, utm_medium, utm_campaign, utm_term, utm_content)
+SELECT i.id, sqlc.arg(workspace_id), i.code, i.target_url, i.title, i.expires_at, i.domain, i.tags, i.rules, i.split, i.max_scans,
+       i.utm_source, i.utm_medium, i.utm_campaign, i.utm_term, i.utm_content
 FROM jsonb_to_recordset(sqlc.arg(items)::jsonb)
      AS i(id uuid, code text, target_url text, title text, expires_at timestamptz, domain text, tags text[],
-          rules jsonb, split jsonb, max_scans bigint)
+          rules jsonb, split jsonb, max_scans bigint,
+          utm_source text, utm_medium text, utm_campaign text, utm_term text, utm_content text)
 WHERE NOT EXISTS (SELECT 1 FROM retired_codes r WHERE r.domain = coalesce(i.domain, '') AND r.code = i.code)
 ON CONFLICT DO NOTHING
 RETURNING *;
@@ -60,6 +66,8 @@ UPDATE links
 SET target_url = $3, title = $4, status = $5, expires_at = $6, tags = $7, updated_at = now(),
     rules = sqlc.narg(rules), split = sqlc.narg(split), password_hash = sqlc.narg(password_hash),
     max_scans = sqlc.narg(max_scans),
+    utm_source = sqlc.narg(utm_source), utm_medium = sqlc.narg(utm_medium), utm_campaign = sqlc.narg(utm_campaign),
+    utm_term = sqlc.narg(utm_term), utm_content = sqlc.narg(utm_content),
     previous_target_url = CASE WHEN target_url <> $3 THEN target_url ELSE previous_target_url END,
     target_changed_at = CASE WHEN target_url <> $3 THEN now() ELSE target_changed_at END
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
@@ -90,12 +98,14 @@ RETURNING *;
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
        (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
        l.rules, l.split, l.password_hash, l.max_scans,
-       (l.max_scans IS NOT NULL AND l.scans_granted >= l.max_scans)::boolean AS budget_granted
+       (l.max_scans IS NOT NULL AND l.scans_granted >= l.max_scans)::boolean AS budget_granted,
+       l.utm_source, l.utm_medium, l.utm_campaign, l.utm_term, l.utm_content
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.code = $1 AND l.domain IS NULL
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint, false
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint, false,
+       NULL::text, NULL::text, NULL::text, NULL::text, NULL::text
 FROM retired_codes WHERE domain = '' AND code = $1
 LIMIT 1;
 
@@ -104,12 +114,14 @@ LIMIT 1;
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
        (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
        l.rules, l.split, l.password_hash, l.max_scans,
-       (l.max_scans IS NOT NULL AND l.scans_granted >= l.max_scans)::boolean AS budget_granted
+       (l.max_scans IS NOT NULL AND l.scans_granted >= l.max_scans)::boolean AS budget_granted,
+       l.utm_source, l.utm_medium, l.utm_campaign, l.utm_term, l.utm_content
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.domain = sqlc.arg(domain)::text AND l.code = sqlc.arg(code)::text
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint, false
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint, false,
+       NULL::text, NULL::text, NULL::text, NULL::text, NULL::text
 FROM retired_codes WHERE domain = sqlc.arg(domain)::text AND code = sqlc.arg(code)::text
 LIMIT 1;
 

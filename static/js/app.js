@@ -287,3 +287,20 @@ for (const all of document.querySelectorAll("input[data-select-all]")) {
     });
   }
 })();
+
+// "Fill from template" (web/utm.templ): choosing a template fills the five
+// UTM fields of its form at once, from the option's data attributes; a
+// parameter the template leaves out is emptied. Without JavaScript the
+// "Apply" button posts the form and the server does the same.
+document.addEventListener("change", (event) => {
+  const select = event.target.closest("select[data-utm-template]");
+  if (!select || !select.form) return;
+  const option = select.selectedOptions[0];
+  if (!option || !option.value) return;
+  for (const name of ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"]) {
+    const input = select.form.elements.namedItem(name);
+    if (!input) continue;
+    input.value = option.dataset[name.replace(/_([a-z])/g, (_, c) => c.toUpperCase())] || "";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+});

@@ -107,6 +107,24 @@ def test_repoint_and_redirect(client: Client, marker: str) -> None:
     assert expiring.expires_at is not None and abs((expiring.expires_at - expiry).total_seconds()) < 1
 
 
+def test_utm_parameters(client: Client, marker: str) -> None:
+    link = client.links.create(
+        target_url="https://example.com/menu?utm_source=typed#top", title=marker,
+        utm_source="newsletter", utm_medium="email",
+    )
+    assert (link.utm_source, link.utm_medium, link.utm_campaign) == ("newsletter", "email", None)
+    assert link.target_url == "https://example.com/menu?utm_source=typed#top"
+    r = httpx.get(link.short_url, follow_redirects=False)
+    assert r.headers["Location"] == "https://example.com/menu?utm_source=newsletter&utm_medium=email#top"
+    updated = client.links.update(link.id, utm_source=None, utm_campaign="spring sale")
+    assert (updated.utm_source, updated.utm_medium, updated.utm_campaign) == (None, "email", "spring sale")
+    bulk = client.links.create_many([create_body("https://example.com/bulk-utm", utm_content="banner")])
+    assert bulk.data[0].link is not None and bulk.data[0].link.utm_content == "banner"
+    with pytest.raises(ProblemError) as e:
+        client.links.update(link.id, utm_term="x" * 201)
+    assert e.value.status == 422 and e.value.errors[0].pointer == "/utm_term"
+
+
 def test_qr_bytes(client: Client) -> None:
     link = client.links.create(target_url="https://example.com/qr")
     png = client.links.qr(link.id, size=128)

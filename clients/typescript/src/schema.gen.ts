@@ -1333,7 +1333,7 @@ export interface components {
          * @description What an audit entry records.
          * @enum {string}
          */
-        AuditAction: "api_key.created" | "api_key.revoked" | "oauth_client.created" | "oauth_client.revoked" | "oauth_grant.created" | "oauth_grant.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "domain.created" | "domain.verified" | "domain.updated" | "domain.deleted" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked" | "workspace.renamed" | "workspace.exported" | "workspace.qr_style_updated" | "workspace.retention_changed" | "workspace.timezone_changed" | "links.imported" | "links.bulk_deleted" | "sso.updated" | "two_factor.required" | "two_factor.enrolled" | "two_factor.removed";
+        AuditAction: "api_key.created" | "api_key.revoked" | "oauth_client.created" | "oauth_client.revoked" | "oauth_grant.created" | "oauth_grant.revoked" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "domain.created" | "domain.verified" | "domain.updated" | "domain.deleted" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "invitation.revoked" | "workspace.renamed" | "workspace.exported" | "workspace.qr_style_updated" | "workspace.retention_changed" | "workspace.timezone_changed" | "links.imported" | "links.bulk_deleted" | "utm_template.created" | "utm_template.updated" | "utm_template.deleted" | "sso.updated" | "two_factor.required" | "two_factor.enrolled" | "two_factor.removed";
         /**
          * @description One entry of the workspace's audit log. Never holds a secret, a
          *     token or a password.
@@ -1583,6 +1583,11 @@ export interface components {
              */
             password_protected: boolean;
             max_scans: components["schemas"]["MaxScans"];
+            utm_source: components["schemas"]["UtmValue"];
+            utm_medium: components["schemas"]["UtmValue"];
+            utm_campaign: components["schemas"]["UtmValue"];
+            utm_term: components["schemas"]["UtmValue"];
+            utm_content: components["schemas"]["UtmValue"];
         };
         /**
          * @description Targeting rules, in order: at the redirect the first rule whose
@@ -1664,6 +1669,25 @@ export interface components {
          */
         MaxScans: number | null;
         /**
+         * @description A UTM parameter of the link (the name says which), merged into the
+         *     query of every destination at the redirect: a parameter of the same
+         *     name already in the target is replaced, the target's other
+         *     parameters and its fragment stay. `target_url` stays as it was
+         *     given. `null`: absent.
+         * @example newsletter
+         */
+        UtmValue: string | null;
+        /**
+         * @description A UTM parameter (the name says which): trimmed, then at most 200
+         *     characters without control characters (else `422` at its pointer,
+         *     e.g. `/utm_source`). `null`, or a value that is empty once trimmed,
+         *     means absent: on create the link has none, on PATCH it is removed.
+         *     Omitted on PATCH: unchanged. Merged into the target's query at the
+         *     redirect, replacing a parameter of the same name.
+         * @example spring-sale
+         */
+        UtmValueInput: string | null;
+        /**
          * @description A password visitors must type before the redirect (a form page
          *     answered `200`; the right password gives a cookie for that link for
          *     24 hours; bots and link previews never pass). Guesses are counted
@@ -1711,6 +1735,11 @@ export interface components {
             password?: components["schemas"]["LinkPassword"];
             max_scans?: components["schemas"]["MaxScans"];
             tags?: components["schemas"]["TagsInput"];
+            utm_source?: components["schemas"]["UtmValueInput"];
+            utm_medium?: components["schemas"]["UtmValueInput"];
+            utm_campaign?: components["schemas"]["UtmValueInput"];
+            utm_term?: components["schemas"]["UtmValueInput"];
+            utm_content?: components["schemas"]["UtmValueInput"];
         };
         /**
          * @description The fields to change; absent fields stay as they are. Fields not
@@ -1736,6 +1765,11 @@ export interface components {
             max_scans?: components["schemas"]["MaxScans"];
             /** @description The new set of tags, replacing the old one; `[]` removes them all. */
             tags?: components["schemas"]["TagsInput"];
+            utm_source?: components["schemas"]["UtmValueInput"];
+            utm_medium?: components["schemas"]["UtmValueInput"];
+            utm_campaign?: components["schemas"]["UtmValueInput"];
+            utm_term?: components["schemas"]["UtmValueInput"];
+            utm_content?: components["schemas"]["UtmValueInput"];
         };
         /** @description One page of links, newest first. */
         LinkList: {
@@ -2634,6 +2668,11 @@ export interface components {
              */
             expires_at?: string | null;
             tags?: components["schemas"]["Tags"];
+            utm_source?: components["schemas"]["UtmValue"];
+            utm_medium?: components["schemas"]["UtmValue"];
+            utm_campaign?: components["schemas"]["UtmValue"];
+            utm_term?: components["schemas"]["UtmValue"];
+            utm_content?: components["schemas"]["UtmValue"];
         };
     };
     responses: {
@@ -3621,8 +3660,8 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example id,code,domain,short_url,target_url,title,tags,status,expires_at,scan_count,last_scanned_at,created_at,updated_at
-                     *     lnk_06gzzspxy9ryh064n66qj0jnxg,Ab3xY9q,,https://lq.example.com/Ab3xY9q,https://example.com/menu,Spring menu,print|spring-2027,active,,42,2026-11-21T19:58:12.123Z,2026-11-01T09:00:00Z,2026-11-20T16:30:00Z
+                     * @example id,code,domain,short_url,target_url,title,tags,status,expires_at,scan_count,last_scanned_at,created_at,updated_at,utm_source,utm_medium,utm_campaign,utm_term,utm_content
+                     *     lnk_06gzzspxy9ryh064n66qj0jnxg,Ab3xY9q,,https://lq.example.com/Ab3xY9q,https://example.com/menu,Spring menu,print|spring-2027,active,,42,2026-11-21T19:58:12.123Z,2026-11-01T09:00:00Z,2026-11-20T16:30:00Z,newsletter,email,spring-2027,,
                      */
                     "text/csv": string;
                 };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { ProblemError, type Analytics, type AnalyticsCount, type Link, type Scan, type ScanSource } from "../src/index.js";
+import { ProblemError, type Analytics, type AnalyticsCount, type Link, type LinkCreate, type Scan, type ScanSource } from "../src/index.js";
 import { client, eventually, limitedToken, run, visit } from "./env.js";
 
 test("create with an idempotency key, and a replay returns the same link", async () => {
@@ -202,8 +202,9 @@ test("QR designs: a link's own, the workspace default, qr-unreadable, and a ZIP 
 test("many links in one request, tagged, filtered by tags and exported as CSV", async () => {
   const lq = client();
   const tag = `bulk-${run}`.toLowerCase();
-  const links = Array.from({ length: 250 }, (_, i) => ({ target_url: `https://example.com/shop/${i}`, tags: [tag, i % 2 ? "Odd" : "even"] }));
+  const links: LinkCreate[] = Array.from({ length: 250 }, (_, i) => ({ target_url: `https://example.com/shop/${i}`, tags: [tag, i % 2 ? "Odd" : "even"] }));
   links[3] = { target_url: "ftp://example.com/x", tags: [tag, "even"] };
+  links[1] = { ...links[1]!, utm_source: "shop", utm_campaign: "spring sale" };
   const res = await lq.createLinks({ links }, { idempotencyKey: `ts-bulk-${run}` });
   assert.equal(res.object, "bulk_result");
   assert.equal(res.created, 249);
@@ -213,6 +214,7 @@ test("many links in one request, tagged, filtered by tags and exported as CSV", 
   const good = res.data[1];
   assert.ok(good && "link" in good);
   assert.deepEqual(good.link.tags, [tag, "odd"].sort());
+  assert.deepEqual([good.link.utm_source, good.link.utm_medium, good.link.utm_campaign], ["shop", null, "spring sale"]);
 
   // The same key returns the same result and creates nothing new.
   const again = await lq.createLinks({ links }, { idempotencyKey: `ts-bulk-${run}` });
@@ -229,7 +231,9 @@ test("many links in one request, tagged, filtered by tags and exported as CSV", 
   const stream = await lq.exportLinks({ tag: [tag] });
   const csv = await new Response(stream).text();
   const rows = csv.trim().split("\n");
-  assert.equal(rows[0], "id,code,domain,short_url,target_url,title,tags,status,expires_at,scan_count,last_scanned_at,created_at,updated_at");
+  assert.equal(rows[0], "id,code,domain,short_url,target_url,title,tags,status,expires_at,scan_count,last_scanned_at,created_at,updated_at," +
+    "utm_source,utm_medium,utm_campaign,utm_term,utm_content");
+  assert.ok(rows.some((r) => r.endsWith(",shop,,spring sale,,")), csv.slice(0, 600));
   assert.equal(rows.length, 250);
 
   // All or nothing: the bad item refuses the whole batch.

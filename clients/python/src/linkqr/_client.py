@@ -160,16 +160,25 @@ class Links:
         split: Sequence[SplitVariant | Mapping[str, Any]] | None = None,
         password: str | None = None,
         max_scans: int | None = None,
+        utm_source: str | None = None,
+        utm_medium: str | None = None,
+        utm_campaign: str | None = None,
+        utm_term: str | None = None,
+        utm_content: str | None = None,
     ) -> Link:
         """Creates a link (links:write); ``code`` asks for a custom short code,
         ``domain`` puts it on a verified custom domain of the workspace.
 
         ``tags`` label it; ``rules`` (LinkRule, first match wins) and ``split``
         (2-5 SplitVariant weights adding up to 100) choose other destinations;
-        ``password`` asks visitors for it; ``max_scans`` ends it after that many scans."""
+        ``password`` asks visitors for it; ``max_scans`` ends it after that many scans;
+        ``utm_source`` … ``utm_content`` are merged into the destination's query
+        at the redirect (replacing parameters of the same name)."""
         body = create_body(
             target_url, title=title, code=code, expires_at=expires_at, domain=domain,
             tags=tags, rules=rules, split=split, password=password, max_scans=max_scans,
+            utm_source=utm_source, utm_medium=utm_medium, utm_campaign=utm_campaign,
+            utm_term=utm_term, utm_content=utm_content,
         )
         r = self._t.request("POST", "/links", json=body, idempotency_key=idempotency_key)
         return decode(Link, r.json())
@@ -272,12 +281,19 @@ class Links:
         split: Sequence[SplitVariant | Mapping[str, Any]] | None | _Unset = UNSET,
         password: str | None | _Unset = UNSET,
         max_scans: int | None | _Unset = UNSET,
+        utm_source: str | None | _Unset = UNSET,
+        utm_medium: str | None | _Unset = UNSET,
+        utm_campaign: str | None | _Unset = UNSET,
+        utm_term: str | None | _Unset = UNSET,
+        utm_content: str | None | _Unset = UNSET,
     ) -> Link:
-        """Re-points, retitles, pauses/resumes, retags, retargets or sets the expiry of a link (links:write).
+        """Re-points, retitles, pauses/resumes, retags, retargets or sets the expiry
+        or UTM parameters of a link (links:write).
 
         Fields left out stay as they are; ``title=None`` / ``expires_at=None`` /
-        ``rules=None`` / ``split=None`` / ``password=None`` / ``max_scans=None``
-        clear them; ``tags`` replaces the set (``[]`` removes every tag).
+        ``rules=None`` / ``split=None`` / ``password=None`` / ``max_scans=None`` /
+        ``utm_source=None`` (and the other UTM parameters) clear them; ``tags``
+        replaces the set (``[]`` removes every tag).
         """
         body: dict[str, Any] = {}
         if not isinstance(target_url, _Unset):
@@ -298,6 +314,13 @@ class Links:
             body["password"] = password
         if not isinstance(max_scans, _Unset):
             body["max_scans"] = max_scans
+        utm = {
+            "utm_source": utm_source, "utm_medium": utm_medium, "utm_campaign": utm_campaign,
+            "utm_term": utm_term, "utm_content": utm_content,
+        }
+        for name, value in utm.items():
+            if not isinstance(value, _Unset):
+                body[name] = value
         return decode(Link, self._t.request("PATCH", f"/links/{_seg(id)}", json=body).json())
 
     def delete(self, id: str) -> None:
@@ -578,6 +601,11 @@ def create_body(
     split: Sequence[SplitVariant | Mapping[str, Any]] | None = None,
     password: str | None = None,
     max_scans: int | None = None,
+    utm_source: str | None = None,
+    utm_medium: str | None = None,
+    utm_campaign: str | None = None,
+    utm_term: str | None = None,
+    utm_content: str | None = None,
 ) -> dict[str, Any]:
     """A link's create body, for ``Links.create_many`` (None leaves a field out)."""
     body: dict[str, Any] = {"target_url": target_url}
@@ -599,6 +627,11 @@ def create_body(
         body["password"] = password
     if max_scans is not None:
         body["max_scans"] = max_scans
+    utm = {
+        "utm_source": utm_source, "utm_medium": utm_medium, "utm_campaign": utm_campaign,
+        "utm_term": utm_term, "utm_content": utm_content,
+    }
+    body.update({name: value for name, value in utm.items() if value is not None})
     return body
 
 

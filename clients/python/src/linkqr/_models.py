@@ -95,6 +95,13 @@ class Link:
     split: list[SplitVariant] | None
     password_protected: bool
     max_scans: int | None
+    # UTM parameters, merged into every destination's query at the redirect
+    # (target_url stays as given); None when absent.
+    utm_source: str | None
+    utm_medium: str | None
+    utm_campaign: str | None
+    utm_term: str | None
+    utm_content: str | None
 
 
 @dataclass(frozen=True)
@@ -500,6 +507,9 @@ AuditAction = Literal[
     "workspace.timezone_changed",
     "links.imported",
     "links.bulk_deleted",
+    "utm_template.created",
+    "utm_template.updated",
+    "utm_template.deleted",
     "sso.updated",
     "two_factor.required",
     "two_factor.enrolled",

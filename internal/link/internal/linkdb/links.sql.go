@@ -19,7 +19,7 @@ SET status = $1, expires_at = $2, updated_at = now(),
         SELECT DISTINCT (t COLLATE "C") FROM unnest(tags || $3::text[]) AS u(t)
         WHERE t <> ALL ($4::text[]) ORDER BY 1)
 WHERE id = $5 AND workspace_id = $6 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted, utm_source, utm_medium, utm_campaign, utm_term, utm_content
 `
 
 type LinkBulkEditParams struct {
@@ -67,6 +67,11 @@ func (q *Queries) LinkBulkEdit(ctx context.Context, db DBTX, arg LinkBulkEditPar
 		&i.PasswordHash,
 		&i.MaxScans,
 		&i.ScansGranted,
+		&i.UTMSource,
+		&i.UTMMedium,
+		&i.UTMCampaign,
+		&i.UTMTerm,
+		&i.UTMContent,
 	)
 	return i, err
 }
@@ -106,9 +111,11 @@ func (q *Queries) LinkCounts(ctx context.Context, db DBTX, ids []uuid.UUID) ([]L
 
 const linkCreate = `-- name: LinkCreate :one
 INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags,
-                   rules, split, password_hash, max_scans)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
+                   rules, split, password_hash, max_scans,
+                   utm_source, utm_medium, utm_campaign, utm_term, utm_content)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+        $13, $14, $15, $16, $17)
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted, utm_source, utm_medium, utm_campaign, utm_term, utm_content
 `
 
 type LinkCreateParams struct {
@@ -124,6 +131,11 @@ type LinkCreateParams struct {
 	Split        []byte
 	PasswordHash *string
 	MaxScans     *int64
+	UTMSource    *string
+	UTMMedium    *string
+	UTMCampaign  *string
+	UTMTerm      *string
+	UTMContent   *string
 }
 
 func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams) (Link, error) {
@@ -140,6 +152,11 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		arg.Split,
 		arg.PasswordHash,
 		arg.MaxScans,
+		arg.UTMSource,
+		arg.UTMMedium,
+		arg.UTMCampaign,
+		arg.UTMTerm,
+		arg.UTMContent,
 	)
 	var i Link
 	err := row.Scan(
@@ -164,19 +181,27 @@ func (q *Queries) LinkCreate(ctx context.Context, db DBTX, arg LinkCreateParams)
 		&i.PasswordHash,
 		&i.MaxScans,
 		&i.ScansGranted,
+		&i.UTMSource,
+		&i.UTMMedium,
+		&i.UTMCampaign,
+		&i.UTMTerm,
+		&i.UTMContent,
 	)
 	return i, err
 }
 
 const linkCreateMany = `-- name: LinkCreateMany :many
-INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags, rules, split, max_scans)
-SELECT i.id, $1, i.code, i.target_url, i.title, i.expires_at, i.domain, i.tags, i.rules, i.split, i.max_scans
+INSERT INTO links (id, workspace_id, code, target_url, title, expires_at, domain, tags, rules, split, max_scans,
+                   utm_source, utm_medium, utm_campaign, utm_term, utm_content)
+SELECT i.id, $1, i.code, i.target_url, i.title, i.expires_at, i.domain, i.tags, i.rules, i.split, i.max_scans,
+       i.utm_source, i.utm_medium, i.utm_campaign, i.utm_term, i.utm_content
 FROM jsonb_to_recordset($2::jsonb)
      AS i(id uuid, code text, target_url text, title text, expires_at timestamptz, domain text, tags text[],
-          rules jsonb, split jsonb, max_scans bigint)
+          rules jsonb, split jsonb, max_scans bigint,
+          utm_source text, utm_medium text, utm_campaign text, utm_term text, utm_content text)
 WHERE NOT EXISTS (SELECT 1 FROM retired_codes r WHERE r.domain = coalesce(i.domain, '') AND r.code = i.code)
 ON CONFLICT DO NOTHING
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted, utm_source, utm_medium, utm_campaign, utm_term, utm_content
 `
 
 type LinkCreateManyParams struct {
@@ -186,7 +211,8 @@ type LinkCreateManyParams struct {
 
 // A bulk creation's links in one statement: items is a JSON array of
 // {id, code, target_url, title, expires_at, domain, tags, rules, split,
-// max_scans} (a password is never set in bulk). An item whose
+// max_scans, utm_source, utm_medium, utm_campaign, utm_term, utm_content}
+// (a password is never set in bulk). An item whose
 // code is taken (by a live or deleted link, another item of the batch, or
 // retired with a purged workspace) is skipped rather than failing the
 // statement: the caller reports (or retries) every id not returned.
@@ -221,6 +247,11 @@ func (q *Queries) LinkCreateMany(ctx context.Context, db DBTX, arg LinkCreateMan
 			&i.PasswordHash,
 			&i.MaxScans,
 			&i.ScansGranted,
+			&i.UTMSource,
+			&i.UTMMedium,
+			&i.UTMCampaign,
+			&i.UTMTerm,
+			&i.UTMContent,
 		); err != nil {
 			return nil, err
 		}
@@ -235,7 +266,7 @@ func (q *Queries) LinkCreateMany(ctx context.Context, db DBTX, arg LinkCreateMan
 const linkDelete = `-- name: LinkDelete :one
 UPDATE links SET deleted_at = now(), updated_at = now()
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted, utm_source, utm_medium, utm_campaign, utm_term, utm_content
 `
 
 type LinkDeleteParams struct {
@@ -268,6 +299,11 @@ func (q *Queries) LinkDelete(ctx context.Context, db DBTX, arg LinkDeleteParams)
 		&i.PasswordHash,
 		&i.MaxScans,
 		&i.ScansGranted,
+		&i.UTMSource,
+		&i.UTMMedium,
+		&i.UTMCampaign,
+		&i.UTMTerm,
+		&i.UTMContent,
 	)
 	return i, err
 }
@@ -294,7 +330,7 @@ func (q *Queries) LinkDomainForCreate(ctx context.Context, db DBTX, arg LinkDoma
 }
 
 const linkGetByID = `-- name: LinkGetByID :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted, utm_source, utm_medium, utm_campaign, utm_term, utm_content FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 `
 
@@ -328,12 +364,17 @@ func (q *Queries) LinkGetByID(ctx context.Context, db DBTX, arg LinkGetByIDParam
 		&i.PasswordHash,
 		&i.MaxScans,
 		&i.ScansGranted,
+		&i.UTMSource,
+		&i.UTMMedium,
+		&i.UTMCampaign,
+		&i.UTMTerm,
+		&i.UTMContent,
 	)
 	return i, err
 }
 
 const linkGetByIDForUpdate = `-- name: LinkGetByIDForUpdate :one
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted, utm_source, utm_medium, utm_campaign, utm_term, utm_content FROM links
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
 FOR UPDATE
 `
@@ -368,12 +409,17 @@ func (q *Queries) LinkGetByIDForUpdate(ctx context.Context, db DBTX, arg LinkGet
 		&i.PasswordHash,
 		&i.MaxScans,
 		&i.ScansGranted,
+		&i.UTMSource,
+		&i.UTMMedium,
+		&i.UTMCampaign,
+		&i.UTMTerm,
+		&i.UTMContent,
 	)
 	return i, err
 }
 
 const linkListByIDs = `-- name: LinkListByIDs :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links WHERE id = ANY($1::uuid[])
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted, utm_source, utm_medium, utm_campaign, utm_term, utm_content FROM links WHERE id = ANY($1::uuid[])
 `
 
 // The links of a scan batch's events (scan.created carries the link).
@@ -408,6 +454,11 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 			&i.PasswordHash,
 			&i.MaxScans,
 			&i.ScansGranted,
+			&i.UTMSource,
+			&i.UTMMedium,
+			&i.UTMCampaign,
+			&i.UTMTerm,
+			&i.UTMContent,
 		); err != nil {
 			return nil, err
 		}
@@ -420,7 +471,7 @@ func (q *Queries) LinkListByIDs(ctx context.Context, db DBTX, ids []uuid.UUID) (
 }
 
 const linkListByWorkspace = `-- name: LinkListByWorkspace :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted, utm_source, utm_medium, utm_campaign, utm_term, utm_content FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($3::uuid IS NULL OR id < $3::uuid)
 ORDER BY id DESC
@@ -466,6 +517,11 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 			&i.PasswordHash,
 			&i.MaxScans,
 			&i.ScansGranted,
+			&i.UTMSource,
+			&i.UTMMedium,
+			&i.UTMCampaign,
+			&i.UTMTerm,
+			&i.UTMContent,
 		); err != nil {
 			return nil, err
 		}
@@ -478,7 +534,7 @@ func (q *Queries) LinkListByWorkspace(ctx context.Context, db DBTX, arg LinkList
 }
 
 const linkListByWorkspaceDomain = `-- name: LinkListByWorkspaceDomain :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted, utm_source, utm_medium, utm_campaign, utm_term, utm_content FROM links
 WHERE workspace_id = $1 AND domain = $2 AND deleted_at IS NULL
   AND ($4::uuid IS NULL OR id < $4::uuid)
 ORDER BY id DESC
@@ -529,6 +585,11 @@ func (q *Queries) LinkListByWorkspaceDomain(ctx context.Context, db DBTX, arg Li
 			&i.PasswordHash,
 			&i.MaxScans,
 			&i.ScansGranted,
+			&i.UTMSource,
+			&i.UTMMedium,
+			&i.UTMCampaign,
+			&i.UTMTerm,
+			&i.UTMContent,
 		); err != nil {
 			return nil, err
 		}
@@ -544,12 +605,14 @@ const linkResolveCode = `-- name: LinkResolveCode :one
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
        (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
        l.rules, l.split, l.password_hash, l.max_scans,
-       (l.max_scans IS NOT NULL AND l.scans_granted >= l.max_scans)::boolean AS budget_granted
+       (l.max_scans IS NOT NULL AND l.scans_granted >= l.max_scans)::boolean AS budget_granted,
+       l.utm_source, l.utm_medium, l.utm_campaign, l.utm_term, l.utm_content
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.code = $1 AND l.domain IS NULL
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint, false
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint, false,
+       NULL::text, NULL::text, NULL::text, NULL::text, NULL::text
 FROM retired_codes WHERE domain = '' AND code = $1
 LIMIT 1
 `
@@ -566,6 +629,11 @@ type LinkResolveCodeRow struct {
 	PasswordHash  *string
 	MaxScans      *int64
 	BudgetGranted bool
+	UTMSource     *string
+	UTMMedium     *string
+	UTMCampaign   *string
+	UTMTerm       *string
+	UTMContent    *string
 }
 
 // The redirect's cache miss: everything needed to answer GET /{code} on
@@ -586,6 +654,11 @@ func (q *Queries) LinkResolveCode(ctx context.Context, db DBTX, code string) (Li
 		&i.PasswordHash,
 		&i.MaxScans,
 		&i.BudgetGranted,
+		&i.UTMSource,
+		&i.UTMMedium,
+		&i.UTMCampaign,
+		&i.UTMTerm,
+		&i.UTMContent,
 	)
 	return i, err
 }
@@ -594,12 +667,14 @@ const linkResolveDomainCode = `-- name: LinkResolveDomainCode :one
 SELECT l.id, l.workspace_id, l.target_url, l.status, l.expires_at,
        (l.deleted_at IS NOT NULL OR w.deleted_at IS NOT NULL)::boolean AS gone,
        l.rules, l.split, l.password_hash, l.max_scans,
-       (l.max_scans IS NOT NULL AND l.scans_granted >= l.max_scans)::boolean AS budget_granted
+       (l.max_scans IS NOT NULL AND l.scans_granted >= l.max_scans)::boolean AS budget_granted,
+       l.utm_source, l.utm_medium, l.utm_campaign, l.utm_term, l.utm_content
 FROM links l JOIN workspaces w ON w.id = l.workspace_id
 WHERE l.domain = $1::text AND l.code = $2::text
 UNION ALL
 SELECT '00000000-0000-0000-0000-000000000000'::uuid, '00000000-0000-0000-0000-000000000000'::uuid,
-       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint, false
+       '', 'active', NULL::timestamptz, true, NULL::jsonb, NULL::jsonb, NULL::text, NULL::bigint, false,
+       NULL::text, NULL::text, NULL::text, NULL::text, NULL::text
 FROM retired_codes WHERE domain = $1::text AND code = $2::text
 LIMIT 1
 `
@@ -621,6 +696,11 @@ type LinkResolveDomainCodeRow struct {
 	PasswordHash  *string
 	MaxScans      *int64
 	BudgetGranted bool
+	UTMSource     *string
+	UTMMedium     *string
+	UTMCampaign   *string
+	UTMTerm       *string
+	UTMContent    *string
 }
 
 // LinkResolveCode for a code on a custom domain.
@@ -639,6 +719,11 @@ func (q *Queries) LinkResolveDomainCode(ctx context.Context, db DBTX, arg LinkRe
 		&i.PasswordHash,
 		&i.MaxScans,
 		&i.BudgetGranted,
+		&i.UTMSource,
+		&i.UTMMedium,
+		&i.UTMCampaign,
+		&i.UTMTerm,
+		&i.UTMContent,
 	)
 	return i, err
 }
@@ -695,7 +780,7 @@ func (q *Queries) LinkScanBudgetGrant(ctx context.Context, db DBTX, arg LinkScan
 }
 
 const linkSearch = `-- name: LinkSearch :many
-SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted FROM links
+SELECT id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted, utm_source, utm_medium, utm_campaign, utm_term, utm_content FROM links
 WHERE workspace_id = $1 AND deleted_at IS NULL
   AND ($2::text IS NULL
        OR (coalesce(title, '') || ' ' || code || ' ' || target_url) ILIKE $2::text)
@@ -764,6 +849,11 @@ func (q *Queries) LinkSearch(ctx context.Context, db DBTX, arg LinkSearchParams)
 			&i.PasswordHash,
 			&i.MaxScans,
 			&i.ScansGranted,
+			&i.UTMSource,
+			&i.UTMMedium,
+			&i.UTMCampaign,
+			&i.UTMTerm,
+			&i.UTMContent,
 		); err != nil {
 			return nil, err
 		}
@@ -811,7 +901,7 @@ func (q *Queries) LinkSearchCount(ctx context.Context, db DBTX, arg LinkSearchCo
 }
 
 const linkSearchTagged = `-- name: LinkSearchTagged :many
-SELECT l.id, l.workspace_id, l.code, l.target_url, l.title, l.status, l.expires_at, l.scan_count, l.last_scanned_at, l.created_at, l.updated_at, l.deleted_at, l.previous_target_url, l.target_changed_at, l.domain, l.tags, l.rules, l.split, l.password_hash, l.max_scans, l.scans_granted FROM link_tags t JOIN links l ON l.id = t.link_id
+SELECT l.id, l.workspace_id, l.code, l.target_url, l.title, l.status, l.expires_at, l.scan_count, l.last_scanned_at, l.created_at, l.updated_at, l.deleted_at, l.previous_target_url, l.target_changed_at, l.domain, l.tags, l.rules, l.split, l.password_hash, l.max_scans, l.scans_granted, l.utm_source, l.utm_medium, l.utm_campaign, l.utm_term, l.utm_content FROM link_tags t JOIN links l ON l.id = t.link_id
 WHERE t.workspace_id = $1 AND t.tag = $2
   AND l.deleted_at IS NULL
   AND l.tags @> $3::text[]
@@ -888,6 +978,11 @@ func (q *Queries) LinkSearchTagged(ctx context.Context, db DBTX, arg LinkSearchT
 			&i.PasswordHash,
 			&i.MaxScans,
 			&i.ScansGranted,
+			&i.UTMSource,
+			&i.UTMMedium,
+			&i.UTMCampaign,
+			&i.UTMTerm,
+			&i.UTMContent,
 		); err != nil {
 			return nil, err
 		}
@@ -945,10 +1040,12 @@ UPDATE links
 SET target_url = $3, title = $4, status = $5, expires_at = $6, tags = $7, updated_at = now(),
     rules = $8, split = $9, password_hash = $10,
     max_scans = $11,
+    utm_source = $12, utm_medium = $13, utm_campaign = $14,
+    utm_term = $15, utm_content = $16,
     previous_target_url = CASE WHEN target_url <> $3 THEN target_url ELSE previous_target_url END,
     target_changed_at = CASE WHEN target_url <> $3 THEN now() ELSE target_changed_at END
 WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL
-RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted
+RETURNING id, workspace_id, code, target_url, title, status, expires_at, scan_count, last_scanned_at, created_at, updated_at, deleted_at, previous_target_url, target_changed_at, domain, tags, rules, split, password_hash, max_scans, scans_granted, utm_source, utm_medium, utm_campaign, utm_term, utm_content
 `
 
 type LinkUpdateParams struct {
@@ -963,6 +1060,11 @@ type LinkUpdateParams struct {
 	Split        []byte
 	PasswordHash *string
 	MaxScans     *int64
+	UTMSource    *string
+	UTMMedium    *string
+	UTMCampaign  *string
+	UTMTerm      *string
+	UTMContent   *string
 }
 
 // A new target keeps the old one (and when it changed) for the link page.
@@ -979,6 +1081,11 @@ func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams)
 		arg.Split,
 		arg.PasswordHash,
 		arg.MaxScans,
+		arg.UTMSource,
+		arg.UTMMedium,
+		arg.UTMCampaign,
+		arg.UTMTerm,
+		arg.UTMContent,
 	)
 	var i Link
 	err := row.Scan(
@@ -1003,6 +1110,11 @@ func (q *Queries) LinkUpdate(ctx context.Context, db DBTX, arg LinkUpdateParams)
 		&i.PasswordHash,
 		&i.MaxScans,
 		&i.ScansGranted,
+		&i.UTMSource,
+		&i.UTMMedium,
+		&i.UTMCampaign,
+		&i.UTMTerm,
+		&i.UTMContent,
 	)
 	return i, err
 }

@@ -32,4 +32,9 @@ type Link struct {
 	PasswordHash      *string
 	MaxScans          *int64
 	ScansGranted      int64
+	UTMSource         *string
+	UTMMedium         *string
+	UTMCampaign       *string
+	UTMTerm           *string
+	UTMContent        *string
 }

@@ -128,6 +128,8 @@ class Links internal constructor(private val t: Transport) {
      * [tags] label it; [rules] send matching scans (device, os, country)
      * elsewhere, [split] shares the others out by weight; [password] makes
      * it ask for one; [maxScans] stops it after that many human scans.
+     * [utmSource] … [utmContent] are merged into the destination's query at
+     * the redirect, replacing parameters of the same name.
      */
     @JvmOverloads
     fun create(
@@ -141,7 +143,12 @@ class Links internal constructor(private val t: Transport) {
         rules: List<LinkRule>? = null,
         split: List<SplitVariant>? = null,
         password: String? = null,
-        maxScans: Long? = null
+        maxScans: Long? = null,
+        utmSource: String? = null,
+        utmMedium: String? = null,
+        utmCampaign: String? = null,
+        utmTerm: String? = null,
+        utmContent: String? = null
     ): Link {
         val b = JsonObject()
         b.addProperty("target_url", targetUrl)
@@ -154,6 +161,11 @@ class Links internal constructor(private val t: Transport) {
         b.putJson("split", split, false)
         b.put("password", password, false)
         b.putJson("max_scans", maxScans, false)
+        b.put("utm_source", utmSource, false)
+        b.put("utm_medium", utmMedium, false)
+        b.put("utm_campaign", utmCampaign, false)
+        b.put("utm_term", utmTerm, false)
+        b.put("utm_content", utmContent, false)
         return t.json(Link::class.java, "POST", "/links", body = b, idempotencyKey = idempotencyKey)
     }
 
@@ -266,7 +278,8 @@ class Links internal constructor(private val t: Transport) {
      * is, and [clearTitle] / [clearExpiresAt] remove the title or expiry.
      * [tags] replaces the link's tags (an empty list removes them all);
      * [rules], [split], [password] and [maxScans] replace those, and the
-     * matching clear flags remove them.
+     * matching clear flags remove them; so do [utmSource] … [utmContent]
+     * (each on its own) and [clearUtmSource] … [clearUtmContent].
      */
     @JvmOverloads
     fun update(
@@ -285,7 +298,17 @@ class Links internal constructor(private val t: Transport) {
         clearRules: Boolean = false,
         clearSplit: Boolean = false,
         clearPassword: Boolean = false,
-        clearMaxScans: Boolean = false
+        clearMaxScans: Boolean = false,
+        utmSource: String? = null,
+        utmMedium: String? = null,
+        utmCampaign: String? = null,
+        utmTerm: String? = null,
+        utmContent: String? = null,
+        clearUtmSource: Boolean = false,
+        clearUtmMedium: Boolean = false,
+        clearUtmCampaign: Boolean = false,
+        clearUtmTerm: Boolean = false,
+        clearUtmContent: Boolean = false
     ): Link {
         val b = JsonObject()
         b.put("target_url", targetUrl, false)
@@ -297,6 +320,11 @@ class Links internal constructor(private val t: Transport) {
         b.putJson("split", split, clearSplit)
         b.put("password", password, clearPassword)
         b.putJson("max_scans", maxScans, clearMaxScans)
+        b.put("utm_source", utmSource, clearUtmSource)
+        b.put("utm_medium", utmMedium, clearUtmMedium)
+        b.put("utm_campaign", utmCampaign, clearUtmCampaign)
+        b.put("utm_term", utmTerm, clearUtmTerm)
+        b.put("utm_content", utmContent, clearUtmContent)
         return t.json(Link::class.java, "PATCH", "/links/" + enc(id), body = b)
     }
 

@@ -46,7 +46,16 @@ data class Link(
     /** Whether the link asks for a password before it redirects (the password is never shown). */
     val passwordProtected: Boolean,
     /** The link stops redirecting after this many human scans; null: no limit. */
-    val maxScans: Long?
+    val maxScans: Long?,
+    /**
+     * UTM parameters, merged into every destination's query at the redirect
+     * (replacing parameters of the same name; [targetUrl] stays as given); null: absent.
+     */
+    val utmSource: String?,
+    val utmMedium: String?,
+    val utmCampaign: String?,
+    val utmTerm: String?,
+    val utmContent: String?
 )
 
 // schema: LinkRule
@@ -95,7 +104,12 @@ data class LinkInput @JvmOverloads constructor(
     val rules: List<LinkRule>? = null,
     val split: List<SplitVariant>? = null,
     val password: String? = null,
-    val maxScans: Long? = null
+    val maxScans: Long? = null,
+    val utmSource: String? = null,
+    val utmMedium: String? = null,
+    val utmCampaign: String? = null,
+    val utmTerm: String? = null,
+    val utmContent: String? = null
 )
 
 /** The outcome of a bulk creation: [created] and [failed] counts, and each item's outcome by index. */

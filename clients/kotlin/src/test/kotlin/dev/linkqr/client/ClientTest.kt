@@ -121,6 +121,26 @@ class ClientTest {
     }
 
     @Test
+    fun utmParameters() {
+        val lq = client()
+        val link = lq.links.create(targetUrl = "https://example.com/menu?utm_source=typed#top", title = "utm $run",
+            utmSource = "newsletter", utmMedium = "email")
+        assertEquals("newsletter", link.utmSource)
+        assertEquals("email", link.utmMedium)
+        assertEquals(null, link.utmCampaign)
+        assertEquals("https://example.com/menu?utm_source=typed#top", link.targetUrl)
+        val http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build()
+        val res = http.send(HttpRequest.newBuilder(URI.create(link.shortUrl)).build(), HttpResponse.BodyHandlers.discarding())
+        assertEquals("https://example.com/menu?utm_source=newsletter&utm_medium=email#top", res.headers().firstValue("Location").orElse(null))
+        val updated = lq.links.update(link.id, clearUtmSource = true, utmCampaign = "spring sale")
+        assertEquals(null, updated.utmSource)
+        assertEquals("email", updated.utmMedium)
+        assertEquals("spring sale", updated.utmCampaign)
+        val bulk = lq.links.createMany(listOf(LinkInput("https://example.com/bulk-utm", utmContent = "banner")))
+        assertEquals("banner", bulk.data[0].link!!.utmContent)
+    }
+
+    @Test
     fun targetingRulesSplitPasswordAndScanLimit() {
         val lq = client()
         val link = lq.links.create(targetUrl = "https://example.com/default", title = "rules $run",

@@ -381,7 +381,7 @@ func TestLinkExportsCSV(t *testing.T) {
 		t.Fatalf("series: %d %v", series.status, series.header)
 	}
 	recs, err := csv.NewReader(strings.NewReader(series.body)).ReadAll()
-	if err != nil || len(recs) != 8 || strings.Join(recs[0], ",") != "bucket_start,interval,scans,unique" {
+	if err != nil || len(recs) != 8 || strings.Join(recs[0], ",") != "bucket_start,interval,timezone,scans,unique" {
 		t.Fatalf("series CSV (%v): %q", err, series.body)
 	}
 	scans := b.get(path + "/scans.csv?range=24h")

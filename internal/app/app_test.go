@@ -79,8 +79,8 @@ func TestMethodNotAllowedListsAllow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if allow := resp.Header.Get("Allow"); allow != "GET" {
-		t.Errorf("Allow = %q, want GET", allow)
+	if allow := resp.Header.Get("Allow"); allow != "GET, PATCH" {
+		t.Errorf("Allow = %q, want GET, PATCH", allow)
 	}
 	testkit.Problem(t, resp, 405, "method-not-allowed")
 }

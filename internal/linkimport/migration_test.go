@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/id"
@@ -33,7 +34,21 @@ func TestUploadsKeptBeforeTheirFileWasInPieces(t *testing.T) {
 	if err := store.MigrateUpTo(ctx, pool, testkit.Logger(t), 38); err != nil {
 		t.Fatal(err)
 	}
-	tn := testkit.NewTenant(t, pool)
+	// The tenant as schema 38 holds one (the account service writes
+	// today's schema).
+	tn := testkit.Tenant{UserID: uuid.New(), WorkspaceID: uuid.New()}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO users (id, email, password_hash) VALUES ($1, $2, 'x')`, []any{tn.UserID, fmt.Sprintf("old-%s@example.com", tn.UserID)}},
+		{`INSERT INTO workspaces (id, name) VALUES ($1, 'Old workspace')`, []any{tn.WorkspaceID}},
+		{`INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, 'admin')`, []any{tn.WorkspaceID, tn.UserID}},
+	} {
+		if _, err := pool.Exec(ctx, q.sql, q.args...); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var file bytes.Buffer
 	file.WriteString("target_url,code\n")
 	for i := range 4000 { // 600 KB: three pieces

@@ -43,7 +43,7 @@ const (
 func link(mod func(string) string) string {
 	s := `{"object":"link","id":"` + linkID + `","workspace_id":"` + wsID + `","code":"Ab3xY9q",` +
 		`"domain":null,"short_url":"http://127.0.0.1:9/Ab3xY9q","target_url":"https://example.com/menu","title":null,` +
-		`"status":"active","expires_at":null,"scan_count":0,"last_scanned_at":null,"tags":[],"rules":null,"split":null,"password_protected":false,"max_scans":null,` +
+		`"status":"active","expires_at":null,"scan_count":0,"last_scanned_at":null,"tags":[],"rules":null,"split":null,"password_protected":false,"max_scans":null,"utm_source":null,"utm_medium":null,"utm_campaign":null,"utm_term":null,"utm_content":null,` +
 		`"created_at":"2026-11-21T20:00:00Z","updated_at":"2026-11-21T20:00:00.123456Z"}`
 	if mod != nil {
 		s = mod(s)
@@ -88,19 +88,19 @@ func TestValidatingTransport(t *testing.T) {
 		want         string // "" = valid; else a substring of the report
 	}{
 		{"workspace", "GET", "/api/v1/workspace", 200, jsonCT,
-			`{"object":"workspace","id":"` + wsID + `","name":"Acme","scopes":["links:read"]}`, false, ""},
+			`{"object":"workspace","id":"` + wsID + `","name":"Acme","timezone":"UTC","scopes":["links:read"]}`, false, ""},
 		{"workspace missing field", "GET", "/api/v1/workspace", 200, jsonCT,
-			`{"object":"workspace","id":"` + wsID + `","scopes":[]}`, false, "name"},
+			`{"object":"workspace","id":"` + wsID + `","timezone":"UTC","scopes":[]}`, false, "name"},
 		{"workspace wrong type", "GET", "/api/v1/workspace", 200, jsonCT,
-			`{"object":"workspace","id":"` + wsID + `","name":"Acme","scopes":"links:read"}`, false, "scopes"},
+			`{"object":"workspace","id":"` + wsID + `","name":"Acme","timezone":"UTC","scopes":"links:read"}`, false, "scopes"},
 		{"workspace undocumented field", "GET", "/api/v1/workspace", 200, jsonCT,
-			`{"object":"workspace","id":"` + wsID + `","name":"Acme","scopes":[],"plan":"free"}`, false, "plan"},
+			`{"object":"workspace","id":"` + wsID + `","name":"Acme","timezone":"UTC","scopes":[],"plan":"free"}`, false, "plan"},
 		{"workspace bad id", "GET", "/api/v1/workspace", 200, jsonCT,
 			`{"object":"workspace","id":"ws_123","name":"Acme","scopes":[]}`, false, "id"},
 		{"undocumented status", "GET", "/api/v1/workspace", 418, jsonCT, `{}`, false, "status 418 is not documented for getWorkspace"},
 		{"wrong content type", "GET", "/api/v1/workspace", 200, map[string]string{"Content-Type": "text/plain"}, `hello`, false, "text/plain"},
 		{"no request id", "GET", "/api/v1/workspace", 200, jsonCT,
-			`{"object":"workspace","id":"` + wsID + `","name":"Acme","scopes":[]}`, true, "X-Request-Id"},
+			`{"object":"workspace","id":"` + wsID + `","name":"Acme","timezone":"UTC","scopes":[]}`, true, "X-Request-Id"},
 		{"401", "GET", "/api/v1/workspace", 401, with(problemCT, "WWW-Authenticate", `Bearer realm="linkqr"`),
 			problemBody("unauthorized", "Unauthorized", 401, ""), false, ""},
 		{"401 without challenge", "GET", "/api/v1/workspace", 401, problemCT,
@@ -133,7 +133,7 @@ func TestValidatingTransport(t *testing.T) {
 		{"429 without rate-limit headers", "GET", "/api/v1/links", 429, with(problemCT, "Retry-After", "12", "RateLimit-Reset", ""),
 			problemBody("rate-limited", "Rate limited", 429, ""), false, "RateLimit-Reset"},
 		{"success without rate-limit headers", "GET", "/api/v1/workspace", 200, with(jsonCT, "RateLimit-Limit", ""),
-			`{"object":"workspace","id":"` + wsID + `","name":"Acme","scopes":["links:read"]}`, false, "RateLimit-Limit"},
+			`{"object":"workspace","id":"` + wsID + `","name":"Acme","timezone":"UTC","scopes":["links:read"]}`, false, "RateLimit-Limit"},
 		{"404 without rate-limit headers (not authenticated)", "GET", "/api/v1/links/" + linkID, 404,
 			with(problemCT, "RateLimit-Limit", "", "RateLimit-Remaining", "", "RateLimit-Reset", ""),
 			problemBody("not-found", "Not found", 404, ""), false, ""},
@@ -158,7 +158,7 @@ func TestValidatingTransport(t *testing.T) {
 		{"unknown path, 404 problem", "GET", "/api/v1/nope", 404, problemCT,
 			problemBody("not-found", "Not found", 404, ""), false, ""},
 		{"unknown path answered", "GET", "/api/v1/not-a-route", 200, jsonCT, `{}`, false, "path is not documented"},
-		{"unknown method, 405 problem", "DELETE", "/api/v1/workspace", 405, with(problemCT, "Allow", "GET"),
+		{"unknown method, 405 problem", "DELETE", "/api/v1/workspace", 405, with(problemCT, "Allow", "GET, PATCH"),
 			problemBody("method-not-allowed", "Method not allowed", 405, ""), false, ""},
 		{"405 with a wrong Allow", "PUT", "/api/v1/links/" + linkID, 405, with(problemCT, "Allow", "GET, PATCH"),
 			problemBody("method-not-allowed", "Method not allowed", 405, ""), false, "DELETE"},

@@ -471,10 +471,15 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 		return false, fmt.Sprintf("no delivery attempt: %+v", list)
 	})
 
+	// Every page visited is checked by axe-core too (WCAG 2.1 A and AA), in a
+	// tab of its own: axe is injected with the page's CSP bypassed, which
+	// the walk's own tab must not be.
+	axeTab := testkit.Tab(ctx, t)
 	visit := func(name, path string) {
 		t.Helper()
 		p.run(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+path), chromedp.WaitReady(chromedp.CSS("body")))
 		p.look(name)
+		testkit.AxeCheck(axeTab, t, srv.URL+path)
 	}
 	inv, err := srv.App.Accounts.Invite(bg, admin.WorkspaceID, &admin.UserID, newEmail("another-rather-long-invitee-address"), account.RoleAdmin)
 	if err != nil {
@@ -508,6 +513,8 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 		{"workspace-new", "/w/new"}, {"invitations", "/w/invitations"}, {"signed-in-problems", "/problems"}, {"signed-in-not-found", ws + "/links/lnk_nope"},
 		{"docs", "/docs"}, {"account", "/account"}, {"workspace", ws + "/settings/workspace"}, {"qr-style", ws + "/settings/qr"},
 		{"invitation-other-address", strings.TrimPrefix(inv.Link, srv.URL)}, {"webhook-delivery", deliveryPath},
+		{"settings", ws + "/settings"}, {"domains", ws + "/settings/domains"}, {"utm-templates", ws + "/settings/utm-templates"},
+		{"audit", ws + "/settings/audit"}, {"security", ws + "/settings/security"}, {"oauth-clients", ws + "/settings/oauth-clients"},
 	}
 	for _, pg := range pages {
 		visit(pg.name, pg.path)

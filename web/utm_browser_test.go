@@ -77,13 +77,15 @@ func TestBrowserUTMTemplatesAndFill(t *testing.T) {
 	p.look("links-new-utm")
 	p.run(chromedp.EmulateViewport(1280, 900))
 
-	// Enter in the target field creates the link.
+	// Enter in the target field creates the link (back on the list, whose
+	// message links to it).
 	p.run(chromedp.SendKeys(css("new-target"), "https://example.com/menu?utm_source=typed#top"))
 	p.run(
 		chromedp.SetAttributeValue(chromedp.CSS("body"), "data-left", "1"),
 		chromedp.SendKeys(css("new-target"), kb.Enter),
-		chromedp.WaitVisible(chromedp.CSS(`body:not([data-left]) [data-testid="link-page"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`body:not([data-left]) [data-testid="flash-link"]`)),
 	)
+	p.submit(css("flash-link"), "link-page")
 	want := "https://example.com/menu?utm_source=poster&utm_medium=print&utm_content=a4+landscape#top"
 	if got := p.text("edit-utm-destination"); got != "Visitors arrive at "+want {
 		t.Errorf("link page: %q", got)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -209,5 +210,20 @@ func TestUnusableCookiesGiveNewSessions(t *testing.T) {
 	var n int
 	if err := pool.QueryRow(context.Background(), "SELECT count(*) FROM sessions").Scan(&n); err != nil || n != 0 {
 		t.Errorf("expired sessions left: %d %v", n, err)
+	}
+}
+
+// TestFlashesAreBounded: a client that posts forms without ever following
+// the redirects keeps only the latest MaxFlashes messages, so its session
+// never outgrows what can be stored.
+func TestFlashesAreBounded(t *testing.T) {
+	s := sessions.NewSession(nil, session.CookieName)
+	for i := range 50 {
+		session.AddFlashWith(s, session.Flash{Kind: "ok", Message: fmt.Sprintf("message %d %s", i, strings.Repeat("x", 2000))})
+	}
+	got, ok := session.Flashes(s)
+	if !ok || len(got) != session.MaxFlashes || !strings.HasPrefix(got[len(got)-1].Message, "message 49 ") ||
+		!strings.HasPrefix(got[0].Message, fmt.Sprintf("message %d ", 50-session.MaxFlashes)) {
+		t.Fatalf("%d flashes kept, the last %q", len(got), got[len(got)-1].Message[:12])
 	}
 }

@@ -138,7 +138,17 @@ func AddFlash(s *sessions.Session, kind, message string) {
 // AddFlashWith queues a message with a link for the next page.
 func AddFlashWith(s *sessions.Session, f Flash) {
 	s.AddFlash(f, keyFlash)
+	// A client that never follows the redirects (a script posting forms)
+	// would otherwise grow its session by a message a request until it no
+	// longer fits (every later request then fails): only the latest few
+	// wait to be shown.
+	if list, ok := s.Values[keyFlash].([]any); ok && len(list) > MaxFlashes {
+		s.Values[keyFlash] = list[len(list)-MaxFlashes:]
+	}
 }
+
+// MaxFlashes is how many messages a session keeps waiting to be shown.
+const MaxFlashes = 3
 
 // Flashes returns and forgets the queued messages; ok reports whether there
 // were any (and so whether the session must be saved).

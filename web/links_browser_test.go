@@ -491,7 +491,8 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 	}
 	for name, path := range map[string]string{"home": "/", "problems": "/problems", "problem": "/problems/validation-failed", "not-found": "/no/such/page",
 		"forgot": "/password/forgot", "reset": strings.TrimPrefix(resetLink, srv.URL),
-		"short-code-404": "/NoSuchCode9", "invitation-unknown": "/invitations/" + strings.Repeat("x", 43)} {
+		"short-code-404": "/NoSuchCode9", "invitation-unknown": "/invitations/" + strings.Repeat("x", 43),
+		"signin": "/login", "signup": "/signup"} {
 		visit("public-"+name, path)
 	}
 	// Signing in from an invitation page comes back to it: here, one for
@@ -515,6 +516,7 @@ func TestBrowserEveryPageFitsAPhone(t *testing.T) {
 		{"invitation-other-address", strings.TrimPrefix(inv.Link, srv.URL)}, {"webhook-delivery", deliveryPath},
 		{"settings", ws + "/settings"}, {"domains", ws + "/settings/domains"}, {"utm-templates", ws + "/settings/utm-templates"},
 		{"audit", ws + "/settings/audit"}, {"security", ws + "/settings/security"}, {"oauth-clients", ws + "/settings/oauth-clients"},
+		{"links-import", ws + "/links/import"},
 	}
 	for _, pg := range pages {
 		visit(pg.name, pg.path)

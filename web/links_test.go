@@ -79,7 +79,9 @@ func TestLinksPageListsLinksWithQRCodes(t *testing.T) {
 // server: a repeat with its ETag is a 304, a cached image is served while
 // rendering is saturated, and a new one is a 503 page with Retry-After.
 func TestLinkQRBusyAndConditional(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it takes every render slot of the process's budget,
+	// which every test server of this test process shares, so a parallel
+	// test rendering a code meanwhile would be answered 503.
 	srv := testkit.StartServer(t)
 	tn := testkit.NewTenant(t, srv.Pool)
 	b := newBrowser(t, srv)

@@ -118,7 +118,9 @@ func TestQRCode422And404(t *testing.T) {
 // the document like every response here), while an image already rendered
 // and a conditional request are still answered.
 func TestQRCode503WhenRenderingIsSaturated(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it takes every render slot of the process's budget,
+	// which every test server of this test process shares, so a parallel
+	// test rendering a code meanwhile would be answered 503.
 	f := newLinksFixture(t)
 	id := f.create(t, `{"target_url":"https://example.com/menu"}`)["id"].(string)
 	resp, cached := fetchQR(t, f, id, "?size=256")

@@ -216,9 +216,10 @@ type KeyCount struct {
 
 // Reports answers analytics questions from the rollups that the scan
 // writer keeps (db/migrations/00012_scan_rollups.sql), never by counting
-// raw scans: whole days and hours are read pre-aggregated, and only the
-// partial hours at the edges of a range that does not start or end on the
-// hour are read from raw scans (at most two hours of one link). Every
+// raw scans: whole days, hours and quarter-hours are read pre-aggregated,
+// and only the partial quarter-hours at the edges of a range that does not
+// start or end on a quarter mark (and, for the count of bots, the partial
+// hours) are read from raw scans. Every
 // report runs under Limits.
 //
 // It is the analytics read path's one seam: an implementation over another
@@ -389,22 +390,37 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 	// every part agrees as of the last fold (docs/scan-pipeline.md).
 	rep.AsOf = state.FoldedAt.UTC()
 
-	// Whole hours [h0, h1) come from the rollups, [from, h0) and [h1, to)
-	// from raw scans; of the whole hours, whole days [d0, d1) come from the
-	// daily breakdowns.
-	h0, h1 := ceilTo(Hour, from), Hour.Truncate(to)
+	// Whole quarter-hours [q0, q1) come from the rollups: whole hours
+	// [h0, h1) from their rows, the quarters of the partial hours around
+	// them from the counts the rows keep before the quarter marks. Only the
+	// partial quarter-hours [from, q0) and [q1, to) are read from raw
+	// scans, and, for the count of bots (kept per hour), the partial hours
+	// [from, h0) and [h1, to). Of the whole hours, whole days [d0, d1) come
+	// from the daily breakdowns.
+	q0, q1 := ceilQuarter(from), floorQuarter(to)
 	// A range that runs to the present (the default one does) ends inside
 	// the hour in progress, whose rollup holds only scans up to now: that
 	// hour is read whole from the rollups, never from raw scans.
-	if h1.Before(to) && !to.Before(now) {
-		h1 = Hour.Next(h1)
+	if Hour.Truncate(to).Before(to) && !to.Before(now) {
+		q1 = Hour.Next(Hour.Truncate(to))
 	}
+	if !q0.Before(q1) {
+		q0, q1 = to, to
+	}
+	h0, h1 := ceilTo(Hour, q0), Hour.Truncate(q1)
 	if !h0.Before(h1) {
-		h0, h1 = to, to
+		h0, h1 = q1, q1
 	}
 	d0, d1 := ceilTo(Day, h0), Day.Truncate(h1)
 	if !d0.Before(d1) {
 		d0, d1 = h1, h1
+	}
+	// The partial hours' quarters in [q0, q1): at most two pieces.
+	var pieces []piece
+	for hour := Hour.Truncate(q0); hour.Before(q1); hour = Hour.Next(hour) {
+		if p := quartersIn(hour, q0, q1); p.lo < p.hi && (p.lo > 0 || p.hi < 4) {
+			pieces = append(pieces, p)
+		}
 	}
 
 	// The buckets, in the zone: starts[i] is bucket i's first instant,
@@ -420,9 +436,9 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 		return max(0, sort.Search(len(starts), func(i int) bool { return starts[i].After(t) })-1)
 	}
 
-	c := &uniques{ctx: ctx, db: db, ws: ws, link: linkID, h0: h0, h1: h1, rows: map[time.Time]*rollup.Hour{}}
-	if h0.Before(h1) {
-		hours, err := rollup.Hours(ctx, db, ws, linkID, h0, h1)
+	c := &uniques{ctx: ctx, db: db, ws: ws, link: linkID, rows: map[time.Time]*rollup.Hour{}}
+	if q0.Before(q1) {
+		hours, err := rollup.Hours(ctx, db, ws, linkID, Hour.Truncate(q0), ceilTo(Hour, q1))
 		if err != nil {
 			return rep, err
 		}
@@ -430,35 +446,32 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 			h := &hours[i]
 			hour := h.Hour.UTC()
 			c.rows[hour] = h
-			rep.Total += h.Scans
-			rep.Bots += h.Bots
-			// A bucket boundary inside the hour (a zone off the whole
-			// hour) splits its scans at the quarter mark.
-			b := bucketOf(hour)
-			if k := quarterMark(hour, ends[b]); k > 0 && b+1 < len(starts) {
-				rep.Series[b].Scans += h.ScansBefore[k-1]
-				rep.Series[b+1].Scans += h.Scans - h.ScansBefore[k-1]
-			} else {
-				rep.Series[b].Scans += h.Scans
+			p := quartersIn(hour, q0, q1)
+			if p.lo == 0 && p.hi == 4 {
+				rep.Bots += h.Bots
+			}
+			// Each quarter's scans go to its bucket: a bucket boundary
+			// inside the hour (a zone off the whole hour) is at a
+			// quarter mark.
+			for q := p.lo; q < p.hi; q++ {
+				n := h.ScansInQuarters(q, q+1)
+				rep.Total += n
+				rep.Series[bucketOf(hour.Add(time.Duration(q)*quarterHourLen))].Scans += n
 			}
 		}
 	}
 
-	// Raw scans of the partial edge hours: human visitors per quarter-hour,
-	// with their quarter-hours of that UTC day.
+	// Raw scans of the partial quarter-hours: human visitors per
+	// quarter-hour, with their quarter-hours of that UTC day.
 	edges := make([][]edgeVisitor, len(starts))
 	var allEdges []edgeVisitor
-	if from.Before(h0) || h1.Before(to) {
-		rows, err := rollup.Edges(ctx, db, rollup.EdgeQuery{LinkID: linkID, WorkspaceID: ws, From1: from, To1: h0, From2: h1, To2: to, FoldedBelow: state.FoldedBelow})
+	if from.Before(q0) || q1.Before(to) {
+		rows, err := rollup.Edges(ctx, db, rollup.EdgeQuery{LinkID: linkID, WorkspaceID: ws, From1: from, To1: q0, From2: q1, To2: to, FoldedBelow: state.FoldedBelow})
 		if err != nil {
 			return rep, err
 		}
 		for _, e := range rows {
 			quarter := e.Quarter.UTC()
-			if e.Bot {
-				rep.Bots += e.Scans
-				continue
-			}
 			rep.Total += e.Scans
 			b := bucketOf(maxTime(quarter, from))
 			rep.Series[b].Scans += e.Scans
@@ -467,11 +480,19 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 			allEdges = append(allEdges, v)
 		}
 	}
+	// Bots of the partial hours [from, h0) and [h1, to), from raw scans.
+	if from.Before(h0) || h1.Before(to) {
+		n, err := rollup.EdgeBots(ctx, db, rollup.EdgeQuery{LinkID: linkID, WorkspaceID: ws, From1: from, To1: minTime(h0, to), From2: h1, To2: to, FoldedBelow: state.FoldedBelow})
+		if err != nil {
+			return rep, err
+		}
+		rep.Bots += n
+	}
 
 	// Unique visitors of a bucket or the range: each visitor-day (the hash
 	// is keyed per UTC day) seen in it counts once.
 	for i := range starts {
-		a, b := maxTime(starts[i], h0), minTime(ends[i], h1)
+		a, b := maxTime(starts[i], q0), minTime(ends[i], q1)
 		if r.Interval == Hour && a.Equal(starts[i]) && b.Equal(ends[i]) && len(edges[i]) == 0 {
 			// A whole local hour: its window's counter.
 			row := c.rows[a.Truncate(time.Hour)]
@@ -490,7 +511,7 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 		}
 		rep.Series[i].Unique = u
 	}
-	u, err := c.count(h0, h1, allEdges)
+	u, err := c.count(q0, q1, allEdges)
 	if err != nil {
 		return rep, err
 	}
@@ -500,7 +521,9 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 		MaxKeys: MaxBreakdownKeys, LinkID: linkID, WorkspaceID: ws,
 		FromDay: d0, ToDay: d1,
 		HourFrom1: h0, HourTo1: d0, HourFrom2: d1, HourTo2: h1,
-		From1: from, To1: h0, From2: h1, To2: to, FoldedBelow: state.FoldedBelow,
+		PieceHour1: pieceAt(pieces, 0).hour, PieceLo1: pieceAt(pieces, 0).lo, PieceHi1: pieceAt(pieces, 0).hi,
+		PieceHour2: pieceAt(pieces, 1).hour, PieceLo2: pieceAt(pieces, 1).lo, PieceHi2: pieceAt(pieces, 1).hi,
+		From1: from, To1: q0, From2: q1, To2: to, FoldedBelow: state.FoldedBelow,
 	})
 	if err != nil {
 		return rep, err
@@ -541,6 +564,43 @@ func quarterMark(hour, t time.Time) int {
 	return int(d / (15 * time.Minute))
 }
 
+// quarterHourLen is the step of the counts the rollups keep before the
+// quarter marks of each UTC hour.
+const quarterHourLen = 15 * time.Minute
+
+// floorQuarter and ceilQuarter return the UTC quarter mark at or before
+// and at or after t.
+func floorQuarter(t time.Time) time.Time { return t.UTC().Truncate(quarterHourLen) }
+
+func ceilQuarter(t time.Time) time.Time {
+	if q := floorQuarter(t); q.Before(t) {
+		return q.Add(quarterHourLen)
+	}
+	return t.UTC()
+}
+
+// piece is the quarters [lo, hi) of one UTC hour (0 <= lo <= hi <= 4).
+type piece struct {
+	hour   time.Time
+	lo, hi int32
+}
+
+// quartersIn returns the quarters of hour inside [a, b) (quarter-aligned).
+func quartersIn(hour, a, b time.Time) piece {
+	q := func(t time.Time) int32 {
+		return int32(min(4, max(0, t.Sub(hour)/quarterHourLen)))
+	}
+	return piece{hour: hour, lo: q(a), hi: q(b)}
+}
+
+// pieceAt returns pieces[i], or an empty piece.
+func pieceAt(pieces []piece, i int) piece {
+	if i < len(pieces) {
+		return pieces[i]
+	}
+	return piece{hour: time.Unix(0, 0).UTC()}
+}
+
 // edgeVisitor is a human visitor of a range's raw edge: its UTC day, hash
 // and quarter-hours of that day.
 type edgeVisitor struct {
@@ -549,15 +609,14 @@ type edgeVisitor struct {
 	quarters [2]uint64
 }
 
-// uniques counts distinct visitor-days from the hour rows of [h0, h1) and
+// uniques counts distinct visitor-days from the hour rows of [q0, q1) and
 // the seen-set.
 type uniques struct {
-	ctx    context.Context
-	db     store.DBTX
-	ws     uuid.UUID
-	link   uuid.UUID
-	h0, h1 time.Time
-	rows   map[time.Time]*rollup.Hour
+	ctx  context.Context
+	db   store.DBTX
+	ws   uuid.UUID
+	link uuid.UUID
+	rows map[time.Time]*rollup.Hour
 }
 
 // count returns the visitor-days seen in the whole hours' part [a, b)

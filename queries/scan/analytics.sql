@@ -1,6 +1,8 @@
 -- Analytics reads rollups only (see db/migrations/00012_scan_rollups.sql),
--- plus raw scans for the partial hours at the edges of a range whose from
--- or to is not on the hour: at most two hours of one link's scans.
+-- plus raw scans at the edges of a range whose from or to is not on the
+-- quarter-hour: the rollups keep counts at the quarter marks (migrations
+-- 00044, 00047), so the raw reads of human scans cover at most a quarter-hour
+-- at each end, and the count of bots (kept per hour only) the partial hours.
 --
 -- Those raw reads state the start of their window twice: plainly on
 -- occurred_at, which prunes partitions, and as a row comparison on
@@ -21,33 +23,48 @@ WHERE link_id = @link_id AND workspace_id = @workspace_id
 ORDER BY hour;
 
 -- name: AnalyticsEdgeScans :many
--- The folded scans (below the watermark @folded_below, as the rollups
--- hold) of the partial edge hours [from1, to1) and [from2, to2), per
+-- The folded human scans (below the watermark @folded_below, as the rollups
+-- hold) of the partial quarter-hours [from1, to1) and [from2, to2), per
 -- quarter-hour and visitor, with the visitor's quarter-hour bits of that
--- UTC day (0 for bots). The bits are looked up per visitor (a primary-key
--- probe each), never by joining the whole seen-set.
-SELECT e.quarter::timestamptz AS quarter, e.bot, e.visitor_hash, e.scans::bigint AS scans,
+-- UTC day. The bits are looked up per visitor (a primary-key probe each),
+-- never by joining the whole seen-set.
+SELECT e.quarter::timestamptz AS quarter, e.visitor_hash, e.scans::bigint AS scans,
        COALESCE(v.quarters_am, 0)::bigint AS day_am, COALESCE(v.quarters_pm, 0)::bigint AS day_pm
 FROM (
-    SELECT date_bin('15 minutes', s.occurred_at, '2000-01-01 00:00:00+00') AS quarter, s.bot, s.visitor_hash, count(*) AS scans
+    SELECT date_bin('15 minutes', s.occurred_at, '2000-01-01 00:00:00+00') AS quarter, s.visitor_hash, count(*) AS scans
     FROM (
-        SELECT e1.occurred_at, e1.bot, e1.visitor_hash FROM scans e1
-        WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
+        SELECT e1.occurred_at, e1.visitor_hash FROM scans e1
+        WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND NOT e1.bot AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
           AND (e1.link_id, e1.occurred_at) >= (@link_id, @from1)
           AND (e1.xid IS NULL OR e1.xid < (@folded_below::bigint)::text::xid8)
         UNION ALL
-        SELECT e2.occurred_at, e2.bot, e2.visitor_hash FROM scans e2
-        WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
+        SELECT e2.occurred_at, e2.visitor_hash FROM scans e2
+        WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND NOT e2.bot AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
           AND (e2.link_id, e2.occurred_at) >= (@link_id, @from2)
           AND (e2.xid IS NULL OR e2.xid < (@folded_below::bigint)::text::xid8)
     ) s
-    GROUP BY 1, 2, 3
+    GROUP BY 1, 2
 ) e
 LEFT JOIN LATERAL (
     SELECT d.quarters_am, d.quarters_pm FROM scan_visitor_days d
-    WHERE NOT e.bot AND d.link_id = @link_id AND d.workspace_id = @workspace_id
+    WHERE d.link_id = @link_id AND d.workspace_id = @workspace_id
       AND d.day = (e.quarter AT TIME ZONE 'UTC')::date AND d.visitor_hash = e.visitor_hash
 ) v ON true;
+
+-- name: AnalyticsEdgeBots :one
+-- The folded bot scans of the partial hours [from1, to1) and [from2, to2):
+-- the rollups count bots per hour only.
+SELECT count(*) FROM (
+    SELECT 1 FROM scans e1
+    WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND e1.bot AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
+      AND (e1.link_id, e1.occurred_at) >= (@link_id, @from1)
+      AND (e1.xid IS NULL OR e1.xid < (@folded_below::bigint)::text::xid8)
+    UNION ALL
+    SELECT 1 FROM scans e2
+    WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND e2.bot AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
+      AND (e2.link_id, e2.occurred_at) >= (@link_id, @from2)
+      AND (e2.xid IS NULL OR e2.xid < (@folded_below::bigint)::text::xid8)
+) b;
 
 -- name: AnalyticsVisitorsInQuarters :one
 -- Distinct visitors of one link and UTC day seen in any quarter-hour of the
@@ -60,8 +77,10 @@ WHERE link_id = @link_id AND workspace_id = @workspace_id AND day = @day
 
 -- name: AnalyticsKeys :many
 -- The top keys of each breakdown (every country): whole days from the daily rollup, the
--- remaining whole hours from the hourly one, partial hours from raw scans;
--- ranked as the raw-scan queries did (scans descending, then key).
+-- remaining whole hours from the hourly one, the quarters [piece_lo, piece_hi) of the
+-- two partial hours piece_hour1 and piece_hour2 from the hourly one's counts before the
+-- quarter marks, the partial quarter-hours from raw scans; ranked as the raw-scan
+-- queries did (scans descending, then key).
 WITH k AS (
     SELECT kd.dim, kd.key, kd.scans FROM scan_rollup_keys_daily kd
     WHERE kd.link_id = @link_id AND kd.workspace_id = @workspace_id AND kd.day >= @from_day AND kd.day < @to_day
@@ -70,28 +89,37 @@ WITH k AS (
     WHERE kh.link_id = @link_id AND kh.workspace_id = @workspace_id
       AND ((kh.hour >= @hour_from1 AND kh.hour < @hour_to1) OR (kh.hour >= @hour_from2 AND kh.hour < @hour_to2))
     UNION ALL
-    SELECT d.dim, d.key, s.n FROM (
-      -- Counted per combination first: seven rows per combination, not per scan.
-      SELECT raw.device, raw.os, raw.browser, raw.referrer_host, raw.country, raw.source, raw.variant, count(*) AS n FROM (
-        SELECT e1.device, e1.os, e1.browser, e1.referrer_host, e1.country, e1.source, e1.variant FROM scans e1
+    SELECT kq.dim, kq.key,
+           (CASE p.hi WHEN 1 THEN kq.scans_15 WHEN 2 THEN kq.scans_30 WHEN 3 THEN kq.scans_45 ELSE kq.scans END)
+         - (CASE p.lo WHEN 0 THEN 0 WHEN 1 THEN kq.scans_15 WHEN 2 THEN kq.scans_30 ELSE kq.scans_45 END)
+    FROM (VALUES (@piece_hour1::timestamptz, @piece_lo1::integer, @piece_hi1::integer),
+                 (@piece_hour2::timestamptz, @piece_lo2::integer, @piece_hi2::integer)) AS p(hour, lo, hi)
+    JOIN scan_rollup_keys_hourly kq ON kq.link_id = @link_id AND kq.workspace_id = @workspace_id AND kq.hour = p.hour
+    WHERE p.lo < p.hi
+    UNION ALL
+    SELECT CASE WHEN GROUPING(raw.device) = 0 THEN 'd' WHEN GROUPING(raw.os) = 0 THEN 'o' WHEN GROUPING(raw.browser) = 0 THEN 'b'
+                WHEN GROUPING(raw.referrer) = 0 THEN 'r' WHEN GROUPING(raw.country) = 0 THEN 'c' WHEN GROUPING(raw.source) = 0 THEN 's' ELSE 'v' END,
+           COALESCE(raw.device, raw.os, raw.browser, raw.referrer, raw.country, raw.source, raw.variant), count(*)
+    FROM (
+        SELECT e1.device, e1.os, e1.browser, COALESCE(e1.referrer_host, '(direct)') AS referrer, COALESCE(e1.country, '(unknown)') AS country,
+               e1.source, COALESCE(e1.variant, '(default)') AS variant FROM scans e1
         WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND NOT e1.bot AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
           AND (e1.link_id, e1.occurred_at) >= (@link_id, @from1)
           AND (e1.xid IS NULL OR e1.xid < (@folded_below::bigint)::text::xid8)
         UNION ALL
-        SELECT e2.device, e2.os, e2.browser, e2.referrer_host, e2.country, e2.source, e2.variant FROM scans e2
+        SELECT e2.device, e2.os, e2.browser, COALESCE(e2.referrer_host, '(direct)'), COALESCE(e2.country, '(unknown)'),
+               e2.source, COALESCE(e2.variant, '(default)') FROM scans e2
         WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND NOT e2.bot AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
           AND (e2.link_id, e2.occurred_at) >= (@link_id, @from2)
           AND (e2.xid IS NULL OR e2.xid < (@folded_below::bigint)::text::xid8)
-      ) raw GROUP BY 1, 2, 3, 4, 5, 6, 7
-    ) s
-    CROSS JOIN LATERAL (VALUES ('d', s.device), ('o', s.os), ('b', s.browser), ('r', COALESCE(s.referrer_host, '(direct)')),
-                               ('c', COALESCE(s.country, '(unknown)')), ('s', s.source),
-                               ('v', COALESCE(s.variant, '(default)'))) AS d(dim, key)
+    ) raw
+    -- One pass, a hash table per breakdown: a few rows per key, not seven per scan.
+    GROUP BY GROUPING SETS ((raw.device), (raw.os), (raw.browser), (raw.referrer), (raw.country), (raw.source), (raw.variant))
 )
 SELECT r.dim::text AS dim, r.key::text AS key, r.scans::bigint AS scans
 FROM (
     SELECT t.dim, t.key, t.scans, row_number() OVER (PARTITION BY t.dim ORDER BY t.scans DESC, t.key) AS rnk
-    FROM (SELECT dim, key, sum(scans)::bigint AS scans FROM k GROUP BY dim, key) t
+    FROM (SELECT dim, key, sum(scans)::bigint AS scans FROM k GROUP BY dim, key HAVING sum(scans) > 0) t
 ) r
 -- Countries and variants are listed whole (a few hundred and 26 at most),
 -- so that they add up to the total like the sources do.

@@ -64,6 +64,21 @@ type Hour struct {
 	LastFrom    [3]int64
 }
 
+// ScansInQuarters returns the human scans of the hour's quarters [lo, hi)
+// (0 <= lo <= hi <= 4).
+func (h *Hour) ScansInQuarters(lo, hi int32) int64 {
+	before := func(q int32) int64 {
+		switch q {
+		case 0:
+			return 0
+		case 4:
+			return h.Scans
+		}
+		return h.ScansBefore[q-1]
+	}
+	return before(hi) - before(lo)
+}
+
 // Hours reads the hours [from, to) of the workspace's link, in order.
 func Hours(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID, from, to time.Time) ([]Hour, error) {
 	rows, err := scandb.New().AnalyticsHours(ctx, db, scandb.AnalyticsHoursParams{LinkID: linkID, WorkspaceID: ws, FromHour: from, ToHour: to})
@@ -77,7 +92,8 @@ func Hours(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID, from, to ti
 }
 
 // EdgeQuery asks for one link's folded scans (below FoldedBelow) of the
-// partial hours [From1, To1) and [From2, To2).
+// partial quarter-hours (Edges) or hours (EdgeBots) [From1, To1) and
+// [From2, To2).
 type EdgeQuery struct {
 	LinkID      uuid.UUID
 	WorkspaceID uuid.UUID
@@ -88,22 +104,27 @@ type EdgeQuery struct {
 	To2         time.Time
 }
 
-// EdgeScans are the scans of one quarter-hour and visitor (or bot) at a
+// EdgeScans are the human scans of one quarter-hour and visitor at a
 // range's edge, with the visitor's quarter-hours of that UTC day (DayAm:
-// quarters 0-47, DayPm: 48-95; 0 for bots).
+// quarters 0-47, DayPm: 48-95).
 type EdgeScans struct {
 	Quarter     time.Time
-	Bot         bool
 	VisitorHash []byte
 	Scans       int64
 	DayAm       int64
 	DayPm       int64
 }
 
-// Edges reads the edge hours of q.
+// Edges reads the human scans of the partial quarter-hours of q.
 func Edges(ctx context.Context, db store.DBTX, q EdgeQuery) ([]EdgeScans, error) {
 	rows, err := scandb.New().AnalyticsEdgeScans(ctx, db, scandb.AnalyticsEdgeScansParams(q))
 	return convert(rows, func(r scandb.AnalyticsEdgeScansRow) EdgeScans { return EdgeScans(r) }), store.InterpretError(err)
+}
+
+// EdgeBots counts the bot scans of the partial hours of q.
+func EdgeBots(ctx context.Context, db store.DBTX, q EdgeQuery) (int64, error) {
+	n, err := scandb.New().AnalyticsEdgeBots(ctx, db, scandb.AnalyticsEdgeBotsParams(q))
+	return n, store.InterpretError(err)
 }
 
 // VisitorsInQuarters counts the distinct visitors of the workspace's
@@ -116,9 +137,12 @@ func VisitorsInQuarters(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID
 
 // KeysQuery asks for one link's top breakdown keys: whole days
 // [FromDay, ToDay) from the daily rollup, the hours [HourFrom1, HourTo1)
-// and [HourFrom2, HourTo2) from the hourly one, the partial hours
-// [From1, To1) and [From2, To2) from the scans folded below FoldedBelow;
-// at most MaxKeys per breakdown, countries and variants whole.
+// and [HourFrom2, HourTo2) from the hourly one, the quarters [PieceLo1,
+// PieceHi1) of the hour PieceHour1 (0 <= lo <= hi <= 4; lo == hi: none) and
+// those of PieceHour2 from the hourly one's counts before the quarter
+// marks, the partial quarter-hours [From1, To1) and [From2, To2) from the
+// scans folded below FoldedBelow; at most MaxKeys per breakdown, countries
+// and variants whole.
 type KeysQuery struct {
 	MaxKeys     int64
 	LinkID      uuid.UUID
@@ -129,6 +153,12 @@ type KeysQuery struct {
 	HourTo1     time.Time
 	HourFrom2   time.Time
 	HourTo2     time.Time
+	PieceHour1  time.Time
+	PieceLo1    int32
+	PieceHi1    int32
+	PieceHour2  time.Time
+	PieceLo2    int32
+	PieceHi2    int32
 	From1       time.Time
 	To1         time.Time
 	FoldedBelow int64

@@ -12,27 +12,68 @@ import (
 	"github.com/google/uuid"
 )
 
+const analyticsEdgeBots = `-- name: AnalyticsEdgeBots :one
+SELECT count(*) FROM (
+    SELECT 1 FROM scans e1
+    WHERE e1.link_id = $1 AND e1.workspace_id = $2 AND e1.bot AND e1.occurred_at >= $3 AND e1.occurred_at < $4
+      AND (e1.link_id, e1.occurred_at) >= ($1, $3)
+      AND (e1.xid IS NULL OR e1.xid < ($5::bigint)::text::xid8)
+    UNION ALL
+    SELECT 1 FROM scans e2
+    WHERE e2.link_id = $1 AND e2.workspace_id = $2 AND e2.bot AND e2.occurred_at >= $6 AND e2.occurred_at < $7
+      AND (e2.link_id, e2.occurred_at) >= ($1, $6)
+      AND (e2.xid IS NULL OR e2.xid < ($5::bigint)::text::xid8)
+) b
+`
+
+type AnalyticsEdgeBotsParams struct {
+	LinkID      uuid.UUID
+	WorkspaceID uuid.UUID
+	From1       time.Time
+	To1         time.Time
+	FoldedBelow int64
+	From2       time.Time
+	To2         time.Time
+}
+
+// The folded bot scans of the partial hours [from1, to1) and [from2, to2):
+// the rollups count bots per hour only.
+func (q *Queries) AnalyticsEdgeBots(ctx context.Context, db DBTX, arg AnalyticsEdgeBotsParams) (int64, error) {
+	row := db.QueryRow(ctx, analyticsEdgeBots,
+		arg.LinkID,
+		arg.WorkspaceID,
+		arg.From1,
+		arg.To1,
+		arg.FoldedBelow,
+		arg.From2,
+		arg.To2,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const analyticsEdgeScans = `-- name: AnalyticsEdgeScans :many
-SELECT e.quarter::timestamptz AS quarter, e.bot, e.visitor_hash, e.scans::bigint AS scans,
+SELECT e.quarter::timestamptz AS quarter, e.visitor_hash, e.scans::bigint AS scans,
        COALESCE(v.quarters_am, 0)::bigint AS day_am, COALESCE(v.quarters_pm, 0)::bigint AS day_pm
 FROM (
-    SELECT date_bin('15 minutes', s.occurred_at, '2000-01-01 00:00:00+00') AS quarter, s.bot, s.visitor_hash, count(*) AS scans
+    SELECT date_bin('15 minutes', s.occurred_at, '2000-01-01 00:00:00+00') AS quarter, s.visitor_hash, count(*) AS scans
     FROM (
-        SELECT e1.occurred_at, e1.bot, e1.visitor_hash FROM scans e1
-        WHERE e1.link_id = $1 AND e1.workspace_id = $2 AND e1.occurred_at >= $3 AND e1.occurred_at < $4
+        SELECT e1.occurred_at, e1.visitor_hash FROM scans e1
+        WHERE e1.link_id = $1 AND e1.workspace_id = $2 AND NOT e1.bot AND e1.occurred_at >= $3 AND e1.occurred_at < $4
           AND (e1.link_id, e1.occurred_at) >= ($1, $3)
           AND (e1.xid IS NULL OR e1.xid < ($5::bigint)::text::xid8)
         UNION ALL
-        SELECT e2.occurred_at, e2.bot, e2.visitor_hash FROM scans e2
-        WHERE e2.link_id = $1 AND e2.workspace_id = $2 AND e2.occurred_at >= $6 AND e2.occurred_at < $7
+        SELECT e2.occurred_at, e2.visitor_hash FROM scans e2
+        WHERE e2.link_id = $1 AND e2.workspace_id = $2 AND NOT e2.bot AND e2.occurred_at >= $6 AND e2.occurred_at < $7
           AND (e2.link_id, e2.occurred_at) >= ($1, $6)
           AND (e2.xid IS NULL OR e2.xid < ($5::bigint)::text::xid8)
     ) s
-    GROUP BY 1, 2, 3
+    GROUP BY 1, 2
 ) e
 LEFT JOIN LATERAL (
     SELECT d.quarters_am, d.quarters_pm FROM scan_visitor_days d
-    WHERE NOT e.bot AND d.link_id = $1 AND d.workspace_id = $2
+    WHERE d.link_id = $1 AND d.workspace_id = $2
       AND d.day = (e.quarter AT TIME ZONE 'UTC')::date AND d.visitor_hash = e.visitor_hash
 ) v ON true
 `
@@ -49,18 +90,17 @@ type AnalyticsEdgeScansParams struct {
 
 type AnalyticsEdgeScansRow struct {
 	Quarter     time.Time
-	Bot         bool
 	VisitorHash []byte
 	Scans       int64
 	DayAm       int64
 	DayPm       int64
 }
 
-// The folded scans (below the watermark @folded_below, as the rollups
-// hold) of the partial edge hours [from1, to1) and [from2, to2), per
+// The folded human scans (below the watermark @folded_below, as the rollups
+// hold) of the partial quarter-hours [from1, to1) and [from2, to2), per
 // quarter-hour and visitor, with the visitor's quarter-hour bits of that
-// UTC day (0 for bots). The bits are looked up per visitor (a primary-key
-// probe each), never by joining the whole seen-set.
+// UTC day. The bits are looked up per visitor (a primary-key probe each),
+// never by joining the whole seen-set.
 func (q *Queries) AnalyticsEdgeScans(ctx context.Context, db DBTX, arg AnalyticsEdgeScansParams) ([]AnalyticsEdgeScansRow, error) {
 	rows, err := db.Query(ctx, analyticsEdgeScans,
 		arg.LinkID,
@@ -80,7 +120,6 @@ func (q *Queries) AnalyticsEdgeScans(ctx context.Context, db DBTX, arg Analytics
 		var i AnalyticsEdgeScansRow
 		if err := rows.Scan(
 			&i.Quarter,
-			&i.Bot,
 			&i.VisitorHash,
 			&i.Scans,
 			&i.DayAm,
@@ -136,8 +175,10 @@ type AnalyticsHoursRow struct {
 }
 
 // Analytics reads rollups only (see db/migrations/00012_scan_rollups.sql),
-// plus raw scans for the partial hours at the edges of a range whose from
-// or to is not on the hour: at most two hours of one link's scans.
+// plus raw scans at the edges of a range whose from or to is not on the
+// quarter-hour: the rollups keep counts at the quarter marks (migrations
+// 00044, 00047), so the raw reads of human scans cover at most a quarter-hour
+// at each end, and the count of bots (kept per hour only) the partial hours.
 //
 // Those raw reads state the start of their window twice: plainly on
 // occurred_at, which prunes partitions, and as a row comparison on
@@ -200,28 +241,37 @@ WITH k AS (
     WHERE kh.link_id = $2 AND kh.workspace_id = $3
       AND ((kh.hour >= $6 AND kh.hour < $7) OR (kh.hour >= $8 AND kh.hour < $9))
     UNION ALL
-    SELECT d.dim, d.key, s.n FROM (
-      -- Counted per combination first: seven rows per combination, not per scan.
-      SELECT raw.device, raw.os, raw.browser, raw.referrer_host, raw.country, raw.source, raw.variant, count(*) AS n FROM (
-        SELECT e1.device, e1.os, e1.browser, e1.referrer_host, e1.country, e1.source, e1.variant FROM scans e1
-        WHERE e1.link_id = $2 AND e1.workspace_id = $3 AND NOT e1.bot AND e1.occurred_at >= $10 AND e1.occurred_at < $11
-          AND (e1.link_id, e1.occurred_at) >= ($2, $10)
-          AND (e1.xid IS NULL OR e1.xid < ($12::bigint)::text::xid8)
+    SELECT kq.dim, kq.key,
+           (CASE p.hi WHEN 1 THEN kq.scans_15 WHEN 2 THEN kq.scans_30 WHEN 3 THEN kq.scans_45 ELSE kq.scans END)
+         - (CASE p.lo WHEN 0 THEN 0 WHEN 1 THEN kq.scans_15 WHEN 2 THEN kq.scans_30 ELSE kq.scans_45 END)
+    FROM (VALUES ($10::timestamptz, $11::integer, $12::integer),
+                 ($13::timestamptz, $14::integer, $15::integer)) AS p(hour, lo, hi)
+    JOIN scan_rollup_keys_hourly kq ON kq.link_id = $2 AND kq.workspace_id = $3 AND kq.hour = p.hour
+    WHERE p.lo < p.hi
+    UNION ALL
+    SELECT CASE WHEN GROUPING(raw.device) = 0 THEN 'd' WHEN GROUPING(raw.os) = 0 THEN 'o' WHEN GROUPING(raw.browser) = 0 THEN 'b'
+                WHEN GROUPING(raw.referrer) = 0 THEN 'r' WHEN GROUPING(raw.country) = 0 THEN 'c' WHEN GROUPING(raw.source) = 0 THEN 's' ELSE 'v' END,
+           COALESCE(raw.device, raw.os, raw.browser, raw.referrer, raw.country, raw.source, raw.variant), count(*)
+    FROM (
+        SELECT e1.device, e1.os, e1.browser, COALESCE(e1.referrer_host, '(direct)') AS referrer, COALESCE(e1.country, '(unknown)') AS country,
+               e1.source, COALESCE(e1.variant, '(default)') AS variant FROM scans e1
+        WHERE e1.link_id = $2 AND e1.workspace_id = $3 AND NOT e1.bot AND e1.occurred_at >= $16 AND e1.occurred_at < $17
+          AND (e1.link_id, e1.occurred_at) >= ($2, $16)
+          AND (e1.xid IS NULL OR e1.xid < ($18::bigint)::text::xid8)
         UNION ALL
-        SELECT e2.device, e2.os, e2.browser, e2.referrer_host, e2.country, e2.source, e2.variant FROM scans e2
-        WHERE e2.link_id = $2 AND e2.workspace_id = $3 AND NOT e2.bot AND e2.occurred_at >= $13 AND e2.occurred_at < $14
-          AND (e2.link_id, e2.occurred_at) >= ($2, $13)
-          AND (e2.xid IS NULL OR e2.xid < ($12::bigint)::text::xid8)
-      ) raw GROUP BY 1, 2, 3, 4, 5, 6, 7
-    ) s
-    CROSS JOIN LATERAL (VALUES ('d', s.device), ('o', s.os), ('b', s.browser), ('r', COALESCE(s.referrer_host, '(direct)')),
-                               ('c', COALESCE(s.country, '(unknown)')), ('s', s.source),
-                               ('v', COALESCE(s.variant, '(default)'))) AS d(dim, key)
+        SELECT e2.device, e2.os, e2.browser, COALESCE(e2.referrer_host, '(direct)'), COALESCE(e2.country, '(unknown)'),
+               e2.source, COALESCE(e2.variant, '(default)') FROM scans e2
+        WHERE e2.link_id = $2 AND e2.workspace_id = $3 AND NOT e2.bot AND e2.occurred_at >= $19 AND e2.occurred_at < $20
+          AND (e2.link_id, e2.occurred_at) >= ($2, $19)
+          AND (e2.xid IS NULL OR e2.xid < ($18::bigint)::text::xid8)
+    ) raw
+    -- One pass, a hash table per breakdown: a few rows per key, not seven per scan.
+    GROUP BY GROUPING SETS ((raw.device), (raw.os), (raw.browser), (raw.referrer), (raw.country), (raw.source), (raw.variant))
 )
 SELECT r.dim::text AS dim, r.key::text AS key, r.scans::bigint AS scans
 FROM (
     SELECT t.dim, t.key, t.scans, row_number() OVER (PARTITION BY t.dim ORDER BY t.scans DESC, t.key) AS rnk
-    FROM (SELECT dim, key, sum(scans)::bigint AS scans FROM k GROUP BY dim, key) t
+    FROM (SELECT dim, key, sum(scans)::bigint AS scans FROM k GROUP BY dim, key HAVING sum(scans) > 0) t
 ) r
 WHERE r.rnk <= $1::bigint OR r.dim IN ('c', 'v')
 ORDER BY r.dim, r.rnk
@@ -237,6 +287,12 @@ type AnalyticsKeysParams struct {
 	HourTo1     time.Time
 	HourFrom2   time.Time
 	HourTo2     time.Time
+	PieceHour1  time.Time
+	PieceLo1    int32
+	PieceHi1    int32
+	PieceHour2  time.Time
+	PieceLo2    int32
+	PieceHi2    int32
 	From1       time.Time
 	To1         time.Time
 	FoldedBelow int64
@@ -251,8 +307,10 @@ type AnalyticsKeysRow struct {
 }
 
 // The top keys of each breakdown (every country): whole days from the daily rollup, the
-// remaining whole hours from the hourly one, partial hours from raw scans;
-// ranked as the raw-scan queries did (scans descending, then key).
+// remaining whole hours from the hourly one, the quarters [piece_lo, piece_hi) of the
+// two partial hours piece_hour1 and piece_hour2 from the hourly one's counts before the
+// quarter marks, the partial quarter-hours from raw scans; ranked as the raw-scan
+// queries did (scans descending, then key).
 // Countries and variants are listed whole (a few hundred and 26 at most),
 // so that they add up to the total like the sources do.
 func (q *Queries) AnalyticsKeys(ctx context.Context, db DBTX, arg AnalyticsKeysParams) ([]AnalyticsKeysRow, error) {
@@ -266,6 +324,12 @@ func (q *Queries) AnalyticsKeys(ctx context.Context, db DBTX, arg AnalyticsKeysP
 		arg.HourTo1,
 		arg.HourFrom2,
 		arg.HourTo2,
+		arg.PieceHour1,
+		arg.PieceLo1,
+		arg.PieceHi1,
+		arg.PieceHour2,
+		arg.PieceLo2,
+		arg.PieceHi2,
 		arg.From1,
 		arg.To1,
 		arg.FoldedBelow,

@@ -437,8 +437,9 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 	}
 
 	c := &uniques{ctx: ctx, db: db, ws: ws, link: linkID, rows: map[time.Time]*rollup.Hour{}}
-	if q0.Before(q1) {
-		hours, err := rollup.Hours(ctx, db, ws, linkID, Hour.Truncate(q0), ceilTo(Hour, q1))
+	{
+		// From the hour of from: its counters may count the start edge.
+		hours, err := rollup.Hours(ctx, db, ws, linkID, Hour.Truncate(from), ceilTo(Hour, maxTime(q1, to)))
 		if err != nil {
 			return rep, err
 		}
@@ -461,23 +462,61 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 		}
 	}
 
-	// Raw scans of the partial quarter-hours: human visitors per
-	// quarter-hour, with their quarter-hours of that UTC day.
+	// Raw scans of the partial quarter-hours [from, q0) and [q1, to): each
+	// visitor there is looked up in the seen-set (its quarter-hours of the
+	// day) to tell whether the whole quarter-hours counted it already, or
+	// the edge is counted from the counters (edgeSide).
 	edges := make([][]edgeVisitor, len(starts))
 	var allEdges []edgeVisitor
-	if from.Before(q0) || q1.Before(to) {
-		rows, err := rollup.Edges(ctx, db, rollup.EdgeQuery{LinkID: linkID, WorkspaceID: ws, From1: from, To1: q0, From2: q1, To2: to, FoldedBelow: state.FoldedBelow})
+	extra := make([]int64, len(starts)) // visitors of edges counted from the counters
+	var extraTotal int64
+	sides := [2]edgeSide{
+		startEdge(from, q0, q1, bucketOf(from), ends),
+		endEdge(q0, q1, to, bucketOf(q1), starts),
+	}
+	var probed, counted rollup.EdgeQuery
+	probed = rollup.EdgeQuery{LinkID: linkID, WorkspaceID: ws, FoldedBelow: state.FoldedBelow}
+	counted = probed
+	probed.From1, probed.To1 = sides[0].probed()
+	probed.From2, probed.To2 = sides[1].probed()
+	counted.From1, counted.To1 = sides[0].unprobed()
+	counted.From2, counted.To2 = sides[1].unprobed()
+	if probed.From1.Before(probed.To1) || probed.From2.Before(probed.To2) {
+		rows, err := rollup.Edges(ctx, db, probed)
 		if err != nil {
 			return rep, err
 		}
 		for _, e := range rows {
 			quarter := e.Quarter.UTC()
+			v := edgeVisitor{day: Day.Truncate(quarter), hash: string(e.VisitorHash), quarters: [2]uint64{uint64(e.DayAm), uint64(e.DayPm)}}
+			if side := &sides[e.W-1]; side.byCounters {
+				side.outside = append(side.outside, v)
+				continue
+			}
 			rep.Total += e.Scans
 			b := bucketOf(maxTime(quarter, from))
 			rep.Series[b].Scans += e.Scans
-			v := edgeVisitor{day: Day.Truncate(quarter), hash: string(e.VisitorHash), quarters: [2]uint64{uint64(e.DayAm), uint64(e.DayPm)}}
 			edges[b] = append(edges[b], v)
 			allEdges = append(allEdges, v)
+		}
+	}
+	if counted.From1.Before(counted.To1) || counted.From2.Before(counted.To2) {
+		rows, err := rollup.EdgeVisitors(ctx, db, counted)
+		if err != nil {
+			return rep, err
+		}
+		for _, e := range rows {
+			side := &sides[e.W-1]
+			rep.Total += e.Scans
+			rep.Series[side.bucket].Scans += e.Scans
+			side.inside[string(e.VisitorHash)] = true
+		}
+	}
+	for i := range sides {
+		if s := &sides[i]; s.byCounters {
+			n := s.count(c.rows)
+			extra[s.bucket] += n
+			extraTotal += n
 		}
 	}
 	// Bots of the partial hours [from, h0) and [h1, to), from raw scans.
@@ -493,7 +532,7 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 	// is keyed per UTC day) seen in it counts once.
 	for i := range starts {
 		a, b := maxTime(starts[i], q0), minTime(ends[i], q1)
-		if r.Interval == Hour && a.Equal(starts[i]) && b.Equal(ends[i]) && len(edges[i]) == 0 {
+		if r.Interval == Hour && a.Equal(starts[i]) && b.Equal(ends[i]) && len(edges[i]) == 0 && extra[i] == 0 {
 			// A whole local hour: its window's counter.
 			row := c.rows[a.Truncate(time.Hour)]
 			if row != nil {
@@ -509,13 +548,13 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 		if err != nil {
 			return rep, err
 		}
-		rep.Series[i].Unique = u
+		rep.Series[i].Unique = u + extra[i]
 	}
 	u, err := c.count(q0, q1, allEdges)
 	if err != nil {
 		return rep, err
 	}
-	rep.Unique = u
+	rep.Unique = u + extraTotal
 
 	keys, err := rollup.Keys(ctx, db, rollup.KeysQuery{
 		MaxKeys: MaxBreakdownKeys, LinkID: linkID, WorkspaceID: ws,
@@ -601,6 +640,99 @@ func pieceAt(pieces []piece, i int) piece {
 	return piece{hour: time.Unix(0, 0).UTC()}
 }
 
+// edgeSide is one end of a range between quarter marks: its window (the
+// start edge [from, q0), the end edge [q1, to)) inside one quarter-hour,
+// and the bucket it counts in.
+//
+// Its visitors are usually looked up in the seen-set, one index probe
+// each. When the whole quarter-hours run from the start edge to the end of
+// its UTC day, in its bucket and in the range, the edge's visitors are
+// those whose last scan of the day lies in the window: the hour row counts
+// those last seen in the window's quarter-hour (LastIn), and only the
+// visitors of the rest of that quarter (before the window) need looking
+// up, to take away those last seen there. Likewise the end edge with the
+// visitors first seen (FirstIn) when the whole quarter-hours run from the
+// start of its day. That is done when the rest of the quarter is shorter
+// than the window: fewer probes.
+type edgeSide struct {
+	window     [2]time.Time
+	rest       [2]time.Time // the rest of the window's quarter-hour
+	bucket     int
+	end        bool
+	byCounters bool
+	inside     map[string]bool // byCounters: the window's visitors
+	outside    []edgeVisitor   // byCounters: the rest's visitors, with their quarters
+}
+
+func startEdge(from, q0, q1 time.Time, bucket int, ends []time.Time) edgeSide {
+	quarter := floorQuarter(from)
+	s := edgeSide{window: [2]time.Time{from, q0}, rest: [2]time.Time{quarter, from}, bucket: bucket}
+	s.byCounters = from.Before(q0) && q0.Equal(quarter.Add(quarterHourLen)) && from.Sub(quarter) < q0.Sub(from) &&
+		!minTime(ends[bucket], q1).Before(Day.Next(Day.Truncate(from)))
+	s.inside = map[string]bool{}
+	return s
+}
+
+func endEdge(q0, q1, to time.Time, bucket int, starts []time.Time) edgeSide {
+	quarter := floorQuarter(to)
+	s := edgeSide{window: [2]time.Time{q1, to}, rest: [2]time.Time{to, quarter.Add(quarterHourLen)}, bucket: bucket, end: true}
+	s.byCounters = q1.Before(to) && q1.Equal(quarter) && quarter.Add(quarterHourLen).Sub(to) < to.Sub(q1) &&
+		!maxTime(starts[bucket], q0).After(Day.Truncate(q1))
+	s.inside = map[string]bool{}
+	return s
+}
+
+// probed is the window whose visitors are looked up: the edge's, or the
+// rest of its quarter when it is counted from the counters.
+func (s *edgeSide) probed() (time.Time, time.Time) {
+	if s.byCounters {
+		return s.rest[0], s.rest[1]
+	}
+	return s.window[0], s.window[1]
+}
+
+// unprobed is the window read without lookups: the edge's, when it is
+// counted from the counters.
+func (s *edgeSide) unprobed() (time.Time, time.Time) {
+	if s.byCounters {
+		return s.window[0], s.window[1]
+	}
+	return s.window[0], s.window[0]
+}
+
+// count returns the visitor-days of a byCounters edge's window that the
+// whole quarter-hours do not count: the start edge's visitors last seen
+// that day in the window, the end edge's first seen in it.
+func (s *edgeSide) count(rows map[time.Time]*rollup.Hour) int64 {
+	quarter := floorQuarter(s.window[0])
+	day := Day.Truncate(quarter)
+	q := int(quarter.Sub(day) / quarterHourLen)
+	var n int64
+	if row := rows[Hour.Truncate(quarter)]; row != nil {
+		if s.end {
+			n = row.FirstIn(q % 4)
+		} else {
+			n = row.LastIn(q % 4)
+		}
+	}
+	seen := map[string]bool{}
+	for _, v := range s.outside {
+		if s.inside[v.hash] || seen[v.hash] {
+			continue
+		}
+		seen[v.hash] = true
+		// Last (first) seen in the rest: no scan later (earlier) that day.
+		lo, hi := q+1, 96
+		if s.end {
+			lo, hi = 0, q
+		}
+		if !v.seenIn(lo, hi) {
+			n--
+		}
+	}
+	return n
+}
+
 // edgeVisitor is a human visitor of a range's raw edge: its UTC day, hash
 // and quarter-hours of that day.
 type edgeVisitor struct {
@@ -681,16 +813,22 @@ func (c *uniques) count(a, b time.Time, edges []edgeVisitor) (int64, error) {
 			continue
 		}
 		seen[key] = true
-		p, ok := parts[e.day]
-		inPart := false
-		for q := p[0]; ok && q < p[1] && !inPart; q++ {
-			inPart = e.quarters[q/48]>>(q%48)&1 != 0
-		}
-		if !inPart {
+		if p, ok := parts[e.day]; !ok || !e.seenIn(p[0], p[1]) {
 			total++
 		}
 	}
 	return total, nil
+}
+
+// seenIn tells whether the visitor has a scan in the quarters [lo, hi) of
+// its day.
+func (e edgeVisitor) seenIn(lo, hi int) bool {
+	for q := lo; q < hi; q++ {
+		if e.quarters[q/48]>>(q%48)&1 != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func maxTime(a, b time.Time) time.Time {

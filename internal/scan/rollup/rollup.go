@@ -79,6 +79,36 @@ func (h *Hour) ScansInQuarters(lo, hi int32) int64 {
 	return before(hi) - before(lo)
 }
 
+// LastIn returns the visitors whose last human scan of their UTC day falls
+// in the hour's quarter q (0-3).
+func (h *Hour) LastIn(q int) int64 {
+	from := func(q int) int64 {
+		switch q {
+		case 0:
+			return h.DayLast
+		case 4:
+			return 0
+		}
+		return h.LastFrom[q-1]
+	}
+	return from(q) - from(q+1)
+}
+
+// FirstIn returns the visitors whose first human scan of their UTC day
+// falls in the hour's quarter q (0-3).
+func (h *Hour) FirstIn(q int) int64 {
+	before := func(q int) int64 {
+		switch q {
+		case 0:
+			return 0
+		case 4:
+			return h.DayFirst
+		}
+		return h.FirstBefore[q-1]
+	}
+	return before(q+1) - before(q)
+}
+
 // Hours reads the hours [from, to) of the workspace's link, in order.
 func Hours(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID, from, to time.Time) ([]Hour, error) {
 	rows, err := scandb.New().AnalyticsHours(ctx, db, scandb.AnalyticsHoursParams{LinkID: linkID, WorkspaceID: ws, FromHour: from, ToHour: to})
@@ -104,10 +134,12 @@ type EdgeQuery struct {
 	To2         time.Time
 }
 
-// EdgeScans are the human scans of one quarter-hour and visitor at a
-// range's edge, with the visitor's quarter-hours of that UTC day (DayAm:
-// quarters 0-47, DayPm: 48-95).
+// EdgeScans are the human scans of one window (W: 1 or 2) and visitor at
+// a range's edge, with the visitor's quarter-hours of that UTC day (DayAm:
+// quarters 0-47, DayPm: 48-95; 0 from EdgeVisitors, which does not look
+// them up).
 type EdgeScans struct {
+	W           int32
 	Quarter     time.Time
 	VisitorHash []byte
 	Scans       int64
@@ -115,10 +147,20 @@ type EdgeScans struct {
 	DayPm       int64
 }
 
-// Edges reads the human scans of the partial quarter-hours of q.
+// Edges reads the human scans of the windows of q (each inside one
+// quarter-hour), with each visitor's quarter-hours of the day.
 func Edges(ctx context.Context, db store.DBTX, q EdgeQuery) ([]EdgeScans, error) {
 	rows, err := scandb.New().AnalyticsEdgeScans(ctx, db, scandb.AnalyticsEdgeScansParams(q))
 	return convert(rows, func(r scandb.AnalyticsEdgeScansRow) EdgeScans { return EdgeScans(r) }), store.InterpretError(err)
+}
+
+// EdgeVisitors reads the human scans of the windows of q per visitor,
+// without their quarter-hours (one index probe less per visitor).
+func EdgeVisitors(ctx context.Context, db store.DBTX, q EdgeQuery) ([]EdgeScans, error) {
+	rows, err := scandb.New().AnalyticsEdgeVisitors(ctx, db, scandb.AnalyticsEdgeVisitorsParams(q))
+	return convert(rows, func(r scandb.AnalyticsEdgeVisitorsRow) EdgeScans {
+		return EdgeScans{W: r.W, Quarter: r.Quarter, VisitorHash: r.VisitorHash, Scans: r.Scans}
+	}), store.InterpretError(err)
 }
 
 // EdgeBots counts the bot scans of the partial hours of q.

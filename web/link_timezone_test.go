@@ -59,8 +59,13 @@ func TestLinkAnalyticsInATimeZone(t *testing.T) {
 		if got := barsOf(p.body); !maps.Equal(got, c.want) {
 			t.Errorf("%q: bars %v, want %v", c.zone, got, c.want)
 		}
-		if period := textOf(t, p.body, "analytics-period"); !strings.Contains(period, c.abbr) {
+		period := textOf(t, p.body, "analytics-period")
+		if !strings.Contains(period, c.abbr) {
 			t.Errorf("%q: period %q does not read on the zone's clock (%s)", c.zone, period, c.abbr)
+		}
+		// The zone is named once: UTC by its abbreviation, others also by name.
+		if named := strings.Contains(period, "("+c.zone+")"); named != (c.zone != "") || strings.Contains(period, "(UTC)") {
+			t.Errorf("%q: period %q names its zone wrongly", c.zone, period)
 		}
 	}
 	if p := b.get(path + days + "&timezone=Mars%2FOlympus"); p.status != http.StatusOK || textOf(t, p.body, "range-error-timezone") != "Choose one of the time zones offered." {

@@ -100,6 +100,15 @@ func formatTimeIn(t time.Time, loc *time.Location) string {
 	return t.In(loc).Format("2 Jan 2006, 15:04 MST")
 }
 
+// zoneNote names a zone after times written on its clock, whose
+// abbreviation alone may be ambiguous ("IST"); UTC's names itself.
+func zoneNote(zone string) string {
+	if zone == "UTC" {
+		return ""
+	}
+	return " (" + zone + ")"
+}
+
 // SignInView is the sign-in form.
 type SignInView struct {
 	Nav    NavModel

@@ -97,6 +97,12 @@ func (u *UI) passkeyLogin(w http.ResponseWriter, r *http.Request) {
 		u.passkeyRefused(w, err)
 		return
 	}
+	u.passkeySignedIn(w, r, id, "/")
+}
+
+// passkeySignedIn starts the session of the user whose passkey was
+// verified and tells the browser where to go next.
+func (u *UI) passkeySignedIn(w http.ResponseWriter, r *http.Request, id uuid.UUID, next string) {
 	user, err := u.Accounts.User(r.Context(), id)
 	if err != nil {
 		u.serverError(w, r, err)
@@ -111,7 +117,7 @@ func (u *UI) passkeyLogin(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r, err)
 		return
 	}
-	writeJSONAnswer(w, http.StatusOK, passkeyAnswer{Redirect: "/"})
+	writeJSONAnswer(w, http.StatusOK, passkeyAnswer{Redirect: next})
 }
 
 // secondPasskeyOptions is POST /login/two-factor/passkey/options: the
@@ -141,21 +147,7 @@ func (u *UI) secondPasskey(w http.ResponseWriter, r *http.Request) {
 		u.passkeyRefused(w, err)
 		return
 	}
-	user, err := u.Accounts.User(r.Context(), id)
-	if err != nil {
-		u.serverError(w, r, err)
-		return
-	}
-	sess, err := u.startSession(r, user)
-	if err != nil {
-		u.serverError(w, r, err)
-		return
-	}
-	if err := u.Sessions.Save(r, w, sess); err != nil {
-		u.serverError(w, r, err)
-		return
-	}
-	writeJSONAnswer(w, http.StatusOK, passkeyAnswer{Redirect: safeNext(f.Next)})
+	u.passkeySignedIn(w, r, id, safeNext(f.Next))
 }
 
 // passkeyRegisterOptions is POST /account/passkeys/options.

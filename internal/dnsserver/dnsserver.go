@@ -91,53 +91,34 @@ func listenUDPAndTCP() (net.PacketConn, net.Listener, error) {
 
 // SetTXT replaces the TXT values of name (no values: the name is removed).
 func (s *Server) SetTXT(name string, values ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	key := strings.ToLower(dns.Fqdn(name))
-	if len(values) == 0 {
-		delete(s.txt, key)
-		return
-	}
-	s.txt[key] = values
+	setRecord(s, s.txt, name, values, len(values) > 0)
 }
 
 // SetA points name at an IPv4 address (the zero Addr: removes the record),
 // e.g. a test hostname at 127.0.0.1 for a CA validating it.
-func (s *Server) SetA(name string, ip netip.Addr) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	key := strings.ToLower(dns.Fqdn(name))
-	if !ip.IsValid() {
-		delete(s.a, key)
-		return
-	}
-	s.a[key] = ip
-}
+func (s *Server) SetA(name string, ip netip.Addr) { setRecord(s, s.a, name, ip, ip.IsValid()) }
 
 // SetAAAA points name at an IPv6 address (the zero Addr: removes the
 // record).
-func (s *Server) SetAAAA(name string, ip netip.Addr) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	key := strings.ToLower(dns.Fqdn(name))
-	if !ip.IsValid() {
-		delete(s.aaaa, key)
-		return
-	}
-	s.aaaa[key] = ip
-}
+func (s *Server) SetAAAA(name string, ip netip.Addr) { setRecord(s, s.aaaa, name, ip, ip.IsValid()) }
 
 // SetCNAME makes name an alias of target ("": removes the record). A name
 // with a CNAME answers nothing else, whatever else is set for it.
 func (s *Server) SetCNAME(name, target string) {
+	setRecord(s, s.cname, name, strings.ToLower(dns.Fqdn(target)), target != "")
+}
+
+// setRecord sets name's record in records (one of s's maps, made once in
+// Start) to v, or removes it when set is false, under s.mu.
+func setRecord[V any](s *Server, records map[string]V, name string, v V, set bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := strings.ToLower(dns.Fqdn(name))
-	if target == "" {
-		delete(s.cname, key)
+	if !set {
+		delete(records, key)
 		return
 	}
-	s.cname[key] = strings.ToLower(dns.Fqdn(target))
+	records[key] = v
 }
 
 // maxChain bounds the CNAME chain followed in one answer.

@@ -125,8 +125,7 @@ func PeekNext(s *sessions.Session) string {
 
 // PopNext returns and forgets the page to go to after signing in.
 func PopNext(s *sessions.Session) string {
-	v, _ := s.Values[keyNext].(string)
-	delete(s.Values, keyNext)
+	v, _ := pop[string](s, keyNext)
 	return v
 }
 
@@ -167,15 +166,12 @@ func SetNewKey(s *sessions.Session, k NewKey) { s.Values[keyNewKey] = k }
 // PopNewKey returns and forgets the just-minted key; ok is false when there
 // is none (it was shown already).
 func PopNewKey(s *sessions.Session) (k NewKey, ok bool) {
-	k, ok = s.Values[keyNewKey].(NewKey)
-	delete(s.Values, keyNewKey)
-	return k, ok
+	return pop[NewKey](s, keyNewKey)
 }
 
 // PeekNewKey returns the just-minted key, if any, without forgetting it.
 func PeekNewKey(s *sessions.Session) (k NewKey, ok bool) {
-	k, ok = s.Values[keyNewKey].(NewKey)
-	return k, ok
+	return peek[NewKey](s, keyNewKey)
 }
 
 // SetNewWebhookSecret keeps a webhook secret for the one page that shows it.
@@ -184,8 +180,7 @@ func SetNewWebhookSecret(s *sessions.Session, h NewWebhookSecret) { s.Values[key
 // PeekNewWebhookSecret returns the secret to show, if any, without
 // forgetting it.
 func PeekNewWebhookSecret(s *sessions.Session) (h NewWebhookSecret, ok bool) {
-	h, ok = s.Values[keyNewHook].(NewWebhookSecret)
-	return h, ok
+	return peek[NewWebhookSecret](s, keyNewHook)
 }
 
 // PopNewWebhookSecret forgets the secret once it is shown.
@@ -196,8 +191,7 @@ func SetNewOAuthClient(s *sessions.Session, c NewOAuthClient) { s.Values[keyNewC
 
 // PeekNewOAuthClient returns the client to show, if any, without forgetting it.
 func PeekNewOAuthClient(s *sessions.Session) (c NewOAuthClient, ok bool) {
-	c, ok = s.Values[keyNewClient].(NewOAuthClient)
-	return c, ok
+	return peek[NewOAuthClient](s, keyNewClient)
 }
 
 // PopNewOAuthClient forgets the secret once it is shown.
@@ -209,8 +203,7 @@ func SetLoginEmail(s *sessions.Session, email string) { s.Values[keyEmail] = ema
 
 // PopLoginEmail returns and forgets the address to fill in.
 func PopLoginEmail(s *sessions.Session) string {
-	v, _ := s.Values[keyEmail].(string)
-	delete(s.Values, keyEmail)
+	v, _ := pop[string](s, keyEmail)
 	return v
 }
 
@@ -219,9 +212,7 @@ func SetNewInvitation(s *sessions.Session, inv NewInvitation) { s.Values[keyNewI
 
 // PopNewInvitation returns and forgets the invitation link to show.
 func PopNewInvitation(s *sessions.Session) (inv NewInvitation, ok bool) {
-	inv, ok = s.Values[keyNewInvite].(NewInvitation)
-	delete(s.Values, keyNewInvite)
-	return inv, ok
+	return pop[NewInvitation](s, keyNewInvite)
 }
 
 // The keys of the sign-in's steps (single sign-on, second factor,
@@ -261,9 +252,7 @@ func SetSSOPending(s *sessions.Session, p SSOPending) { s.Values[keySSO] = p }
 
 // PopSSOPending returns and forgets it: the provider's answer is used once.
 func PopSSOPending(s *sessions.Session) (SSOPending, bool) {
-	p, ok := s.Values[keySSO].(SSOPending)
-	delete(s.Values, keySSO)
-	return p, ok
+	return pop[SSOPending](s, keySSO)
 }
 
 // SetSecondFactor marks the session as waiting for the second factor.
@@ -271,8 +260,7 @@ func SetSecondFactor(s *sessions.Session, f SecondFactor) { s.Values[keySecond] 
 
 // PeekSecondFactor returns the sign-in waiting for its second factor.
 func PeekSecondFactor(s *sessions.Session) (SecondFactor, bool) {
-	f, ok := s.Values[keySecond].(SecondFactor)
-	return f, ok
+	return peek[SecondFactor](s, keySecond)
 }
 
 // ClearSecondFactor forgets the waiting sign-in.
@@ -284,8 +272,7 @@ func SetCeremony(s *sessions.Session, state string) { s.Values[keyCeremony] = st
 
 // PopCeremony returns and forgets the ceremony's state.
 func PopCeremony(s *sessions.Session) string {
-	v, _ := s.Values[keyCeremony].(string)
-	delete(s.Values, keyCeremony)
+	v, _ := pop[string](s, keyCeremony)
 	return v
 }
 
@@ -297,7 +284,20 @@ func SetRecoveryCodes(s *sessions.Session, codes []string) {
 
 // PopRecoveryCodes returns and forgets the codes to show.
 func PopRecoveryCodes(s *sessions.Session) []string {
-	v, _ := s.Values[keyRecovery].(string)
-	delete(s.Values, keyRecovery)
+	v, _ := pop[string](s, keyRecovery)
 	return strings.Fields(v)
+}
+
+// peek returns the session's value at key if it is a T, keeping it.
+func peek[T any](s *sessions.Session, key string) (T, bool) {
+	v, ok := s.Values[key].(T)
+	return v, ok
+}
+
+// pop returns the session's value at key if it is a T, and forgets
+// whatever is there (the value is shown or used once).
+func pop[T any](s *sessions.Session, key string) (T, bool) {
+	v, ok := peek[T](s, key)
+	delete(s.Values, key)
+	return v, ok
 }

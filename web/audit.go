@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/csvout"
 	"github.com/linkqr/linkqr/internal/cursor"
@@ -98,14 +96,9 @@ func (u *UI) auditList(w http.ResponseWriter, r *http.Request) {
 	if len(q) > 0 {
 		view.CSV += "?" + q.Encode()
 	}
-	var before *uuid.UUID
-	if c := r.URL.Query().Get("before"); c != "" {
-		id, ok := cursor.Decode(c)
-		if !ok {
-			u.notFound(w, r)
-			return
-		}
-		before = &id
+	before, ok := u.pageCursor(w, r, r.URL.Query().Get("before"))
+	if !ok {
+		return
 	}
 	view.First = before == nil
 	status := http.StatusOK
@@ -196,11 +189,7 @@ func (u *UI) auditCSV(w http.ResponseWriter, r *http.Request) {
 		u.errorPage(w, r, http.StatusUnprocessableEntity, "Invalid filter", strings.Join(msgs, " "))
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", `attachment; filename="audit-`+ws.ExternalID()+"-"+time.Now().UTC().Format("20060102T1504Z")+`.csv"`)
-	h.Set("Cache-Control", "no-store")
-	out := &sentWriter{ResponseWriter: w}
+	out := startWorkspaceCSV(w, "audit", ws)
 	c := csvout.New(out)
 	err := c.Write("id", "created_at", "action", "actor_type", "actor_id", "actor_user_id", "actor_email",
 		"target_type", "target_id", "changes", "ip", "user_agent", "hash", "prev_hash")
@@ -220,7 +209,7 @@ func (u *UI) auditCSV(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if !out.sent {
-			h.Del("Content-Disposition")
+			w.Header().Del("Content-Disposition")
 			u.serverError(w, r, err)
 			return
 		}

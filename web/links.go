@@ -62,14 +62,11 @@ func (u *UI) renderLinksWith(w http.ResponseWriter, r *http.Request, status int,
 	if v.Tags = filter.Tags; filter.Domain != "" {
 		v.Domain = filter.Domain // normalised; a refused one stays as typed beside its error
 	}
-	if c := q.Get("before"); c != "" {
-		id, ok := cursor.Decode(c)
-		if !ok {
-			u.notFound(w, r)
-			return
-		}
-		search.Before = &id
+	before, ok := u.pageCursor(w, r, q.Get("before"))
+	if !ok {
+		return
 	}
+	search.Before = before
 	v.First = search.Before == nil
 	if fe, bad := fieldErrors(errs.Err()); bad {
 		v.SearchError = sentence("The search", fe["/q"]) + sentence("The status", fe["/status"]) + sentence("The domain", fe["/domain"]) +

@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/linkqr/linkqr/internal/link"
 	"github.com/linkqr/linkqr/internal/linkcsv"
@@ -24,14 +23,10 @@ func (u *UI) linksExport(w http.ResponseWriter, r *http.Request) {
 		u.errorPage(w, r, http.StatusUnprocessableEntity, "Invalid filter", strings.TrimSpace(strings.Join(msgs, " ")))
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", `attachment; filename="links-`+ws.ExternalID()+"-"+time.Now().UTC().Format("20060102T1504Z")+`.csv"`)
-	h.Set("Cache-Control", "no-store")
-	out := &sentWriter{ResponseWriter: w}
+	out := startWorkspaceCSV(w, "links", ws)
 	if err := linkcsv.Export(r.Context(), u.Links, ws.ID, search, out); err != nil {
 		if !out.sent {
-			h.Del("Content-Disposition")
+			w.Header().Del("Content-Disposition")
 			u.failed(w, r, err) // a budget's refusal has its own page
 			return
 		}

@@ -15,14 +15,9 @@ const webhooksPageSize = 50
 // its status and its health over the last 24 hours (one query for the page).
 func (u *UI) webhooksList(w http.ResponseWriter, r *http.Request) {
 	ws, _ := workspaceFrom(r.Context())
-	var before *uuid.UUID
-	if c := r.URL.Query().Get("before"); c != "" {
-		id, ok := cursor.Decode(c)
-		if !ok {
-			u.notFound(w, r)
-			return
-		}
-		before = &id
+	before, ok := u.pageCursor(w, r, r.URL.Query().Get("before"))
+	if !ok {
+		return
 	}
 	hooks, more, err := u.Webhooks.List(r.Context(), ws.ID, before, webhooksPageSize)
 	if err != nil {

@@ -21,14 +21,9 @@ func (u *UI) webhookShow(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var before *uuid.UUID
-	if c := r.URL.Query().Get("before"); c != "" {
-		id, ok := cursor.Decode(c)
-		if !ok {
-			u.notFound(w, r)
-			return
-		}
-		before = &id
+	before, ok := u.pageCursor(w, r, r.URL.Query().Get("before"))
+	if !ok {
+		return
 	}
 	ds, more, err := u.Webhooks.ListDeliveries(r.Context(), ws.ID, hook.ID, before, deliveriesPageSize)
 	if u.failed(w, r, err) {

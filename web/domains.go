@@ -64,31 +64,36 @@ func (u *UI) domainsCreate(w http.ResponseWriter, r *http.Request) {
 	if u.failed(w, r, err) {
 		return
 	}
-	u.redirectFlash(w, r, domainsPath(ws, "/"+wire.DomainID(d.ID)), flashOK,
+	u.redirectFlash(w, r, domainPath(ws, d), flashOK,
 		d.Hostname.String()+" was added. Create the DNS records below, then verify it.")
 }
 
 // domainFrom loads the domain named in the path, answering 404 for an
 // unknown id or another workspace's.
-func (u *UI) domainFrom(w http.ResponseWriter, r *http.Request) (domain.Domain, bool) {
+func (u *UI) domainFrom(w http.ResponseWriter, r *http.Request) (account.Workspace, domain.Domain, bool) {
 	ws, _ := workspaceFrom(r.Context())
 	domainID, ok := id.Parse(id.Domain, chi.URLParam(r, "domain"))
 	if !ok {
 		u.notFound(w, r)
-		return domain.Domain{}, false
+		return ws, domain.Domain{}, false
 	}
 	d, err := u.Domains.Get(r.Context(), ws.ID, domainID)
 	if u.failed(w, r, err) {
-		return d, false
+		return ws, d, false
 	}
-	return d, true
+	return ws, d, true
+}
+
+// domainPath is the page of the workspace's domain d.
+func domainPath(ws account.Workspace, d domain.Domain) string {
+	return domainsPath(ws, "/"+wire.DomainID(d.ID))
 }
 
 // domainShow is one domain: its live checks, the records to create (with
 // copy buttons), and for admins "Verify now", the root and not-found URLs,
 // and remove.
 func (u *UI) domainShow(w http.ResponseWriter, r *http.Request) {
-	d, ok := u.domainFrom(w, r)
+	_, d, ok := u.domainFrom(w, r)
 	if !ok {
 		return
 	}
@@ -101,12 +106,11 @@ func (u *UI) domainShow(w http.ResponseWriter, r *http.Request) {
 // domainCheck is "Check again": the domain's checks looked up afresh
 // (at most every domain.CheckMinInterval: sooner, the last ones stand).
 func (u *UI) domainCheck(w http.ResponseWriter, r *http.Request) {
-	ws, _ := workspaceFrom(r.Context())
-	d, ok := u.domainFrom(w, r)
+	ws, d, ok := u.domainFrom(w, r)
 	if !ok {
 		return
 	}
-	back := domainsPath(ws, "/"+wire.DomainID(d.ID))
+	back := domainPath(ws, d)
 	asked := time.Now()
 	at := u.Domains.Check(r.Context(), d, true).Checks.Routing.CheckedAt
 	switch {
@@ -126,8 +130,7 @@ func (u *UI) domainCheck(w http.ResponseWriter, r *http.Request) {
 
 // domainUpdate saves the root and not-found URLs (an empty field clears).
 func (u *UI) domainUpdate(w http.ResponseWriter, r *http.Request) {
-	ws, _ := workspaceFrom(r.Context())
-	d, ok := u.domainFrom(w, r)
+	ws, d, ok := u.domainFrom(w, r)
 	if !ok {
 		return
 	}
@@ -144,7 +147,7 @@ func (u *UI) domainUpdate(w http.ResponseWriter, r *http.Request) {
 	if _, err := u.Domains.Update(r.Context(), ws.ID, d.ID, in); u.failed(w, r, err) {
 		return
 	}
-	u.redirectFlash(w, r, domainsPath(ws, "/"+wire.DomainID(d.ID)), flashOK, "The URLs of "+d.Hostname.String()+" were saved.")
+	u.redirectFlash(w, r, domainPath(ws, d), flashOK, "The URLs of "+d.Hostname.String()+" were saved.")
 }
 
 // optionalURL parses a form's URL field: empty is none (a set nil).
@@ -161,12 +164,11 @@ func optionalURL(pointer, raw string, errs *validate.Errors) link.Optional[*link
 
 // domainVerify looks the record up now and says what was found.
 func (u *UI) domainVerify(w http.ResponseWriter, r *http.Request) {
-	ws, _ := workspaceFrom(r.Context())
-	d, ok := u.domainFrom(w, r)
+	ws, d, ok := u.domainFrom(w, r)
 	if !ok {
 		return
 	}
-	back := domainsPath(ws, "/"+wire.DomainID(d.ID))
+	back := domainPath(ws, d)
 	_, err := u.Domains.Verify(r.Context(), ws.ID, d.ID)
 	var nv *domain.NotVerifiedError
 	switch {
@@ -183,12 +185,11 @@ func (u *UI) domainVerify(w http.ResponseWriter, r *http.Request) {
 // domainDelete removes a domain after a confirmation; while links use it
 // the refusal says how many.
 func (u *UI) domainDelete(w http.ResponseWriter, r *http.Request) {
-	ws, _ := workspaceFrom(r.Context())
-	d, ok := u.domainFrom(w, r)
+	ws, d, ok := u.domainFrom(w, r)
 	if !ok {
 		return
 	}
-	back := domainsPath(ws, "/"+wire.DomainID(d.ID))
+	back := domainPath(ws, d)
 	if !u.confirmFirst(w, r, sectionDomains, ConfirmView{
 		Title: "Remove this domain?", Button: "Remove domain", Back: back,
 		Message: "Remove " + d.Hostname.String() + " from " + ws.Name + "? You can add it again later, but it will need a new TXT record.",

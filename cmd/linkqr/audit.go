@@ -9,7 +9,6 @@ import (
 
 	"github.com/linkqr/linkqr/internal/audit"
 	"github.com/linkqr/linkqr/internal/config"
-	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/store"
 )
 
@@ -23,9 +22,9 @@ func adminAuditVerify(ctx context.Context, cfg *config.Config, log *slog.Logger,
 	if err := parseFlags(fs, args, "workspace"); err != nil {
 		return err
 	}
-	ws, ok := id.Parse(id.Workspace, *wsFlag)
-	if !ok {
-		return fmt.Errorf("--workspace %q is not a workspace id (ws_…)", *wsFlag)
+	ws, err := workspaceFlag(*wsFlag)
+	if err != nil {
+		return err
 	}
 	return withDatabase(ctx, cfg, log, stderr, *init, func(db database) error {
 		v, err := audit.NewLog(store.NewDB(db.pool)).Verify(ctx, ws)

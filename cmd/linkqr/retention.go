@@ -23,9 +23,9 @@ func adminScanRetention(ctx context.Context, cfg *config.Config, log *slog.Logge
 	if err := parseFlags(fs, args, "workspace", "months"); err != nil {
 		return err
 	}
-	ws, ok := id.Parse(id.Workspace, *wsFlag)
-	if !ok {
-		return fmt.Errorf("--workspace %q is not a workspace id (ws_…)", *wsFlag)
+	ws, err := workspaceFlag(*wsFlag)
+	if err != nil {
+		return err
 	}
 	months, err := retention.ParseScanMonths(*monthsFlag)
 	if err != nil {

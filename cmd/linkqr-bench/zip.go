@@ -108,7 +108,7 @@ func (b *bench) zips(ctx context.Context, base, token string, pid int, redirect 
 	var err error
 	res.AloneRSS, err = sampleRSS(pid, func() error {
 		start := time.Now()
-		n, files, err := fetchZip(ctx, client, base, token, 0, 512)
+		n, files, _, err := fetchZipWaiting(ctx, client, base, token, 0, 512, nil)
 		res.AloneElapsed, res.AloneBytes, res.AloneFiles = time.Since(start), n, files
 		return err
 	})
@@ -255,14 +255,6 @@ func sampleRSS(pid int, fn func() error) (rssGrowth, error) {
 	return g, err
 }
 
-// fetchZip downloads the archive of group's links at size px, counting
-// its bytes and files as they arrive, and checks it is whole (its central
-// directory lists zipCodes files).
-func fetchZip(ctx context.Context, client *http.Client, base, token string, group, size int) (int64, int, error) {
-	n, files, _, err := fetchZipWaiting(ctx, client, base, token, group, size, nil)
-	return n, files, err
-}
-
 // busyError is an answer that says to come back: 429 or 503 with
 // Retry-After (the workspace's share of archives, or the instance's, is
 // taken).
@@ -275,9 +267,12 @@ func (e *busyError) Error() string {
 	return fmt.Sprintf("GET qr.zip: %d, retry after %v", e.status, e.after)
 }
 
-// fetchZipWaiting fetches an archive as a well-behaved client does: a 429
-// or 503 with Retry-After is waited out and asked again while ctx lasts
-// (each wait counted in waits), anything else ends it.
+// fetchZipWaiting downloads the archive of group's links at size px,
+// counting its bytes and files as they arrive, and checks it is whole (its
+// central directory lists zipCodes files). It fetches as a well-behaved
+// client does: a 429 or 503 with Retry-After is waited out and asked again
+// while ctx lasts (each wait counted in waits), anything else ends it; with
+// waits nil it does not wait, and the busy answer is the error.
 func fetchZipWaiting(ctx context.Context, client *http.Client, base, token string, group, size int, waits *atomic.Int64) (int64, int, bool, error) {
 	for {
 		n, files, err := fetchZipOnce(ctx, client, base, token, group, size)
@@ -405,22 +400,8 @@ func putDesign(ctx context.Context, client *http.Client, base, token string) err
 		return err
 	}
 	body := `{"modules":"dots","fg":"1A237E","frame":{"text":"Scan me"},"logo":"data:image/png;base64,` + base64.StdEncoding.EncodeToString(img.Bytes()) + `"}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, base+"/api/v1/qr/design", strings.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("PUT /api/v1/qr/design: %d %s", resp.StatusCode, raw)
-	}
-	return nil
+	_, err := doJSON(ctx, client, http.MethodPut, base+"/api/v1/qr/design", token, []byte(body), http.StatusOK)
+	return err
 }
 
 // print writes the scenario's rows and targets.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/analytics"
 	"github.com/linkqr/linkqr/internal/scan"
@@ -25,14 +24,7 @@ import (
 func TestScansBeforeCountriesCountAsUnknownLinkScans(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, testkit.DatabaseURL(t, testkit.NewEmptyDatabase(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	if err := store.MigrateUpTo(ctx, pool, testkit.Logger(t), 27); err != nil {
-		t.Fatal(err)
-	}
+	pool := testkit.DBAt(t, 27)
 	// The workspace row as that schema has it (the account service reads
 	// the columns of the latest one).
 	var ws uuid.UUID
@@ -98,14 +90,7 @@ func TestScansBeforeCountriesCountAsUnknownLinkScans(t *testing.T) {
 func TestOverviewHoursFromBeforeTheirMigration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, testkit.DatabaseURL(t, testkit.NewEmptyDatabase(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	if err := store.MigrateUpTo(ctx, pool, testkit.Logger(t), 44); err != nil {
-		t.Fatal(err)
-	}
+	pool := testkit.DBAt(t, 44)
 	var ws uuid.UUID
 	if err := pool.QueryRow(ctx, `INSERT INTO workspaces (id, name) VALUES (gen_random_uuid(), 'old') RETURNING id`).Scan(&ws); err != nil {
 		t.Fatal(err)

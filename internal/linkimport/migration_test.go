@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/link"
@@ -26,14 +25,7 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 func TestUploadsKeptBeforeTheirFileWasInPieces(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, testkit.DatabaseURL(t, testkit.NewEmptyDatabase(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	if err := store.MigrateUpTo(ctx, pool, testkit.Logger(t), 38); err != nil {
-		t.Fatal(err)
-	}
+	pool := testkit.DBAt(t, 38)
 	// The tenant as schema 38 holds one (the account service writes
 	// today's schema).
 	tn := testkit.Tenant{UserID: uuid.New(), WorkspaceID: uuid.New()}

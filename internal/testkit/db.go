@@ -127,6 +127,23 @@ func NewEmptyDatabase(t testing.TB) string {
 	return createDatabase(t, ServerURL(t), "")
 }
 
+// DBAt returns a pool on a brand-new database migrated up to version
+// only (for tests of a migration: they write rows as that schema holds
+// them, then run store.Migrate). It is dropped like NewDatabase's.
+func DBAt(t testing.TB, version int64) *pgxpool.Pool {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, DatabaseURL(t, NewEmptyDatabase(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if err := store.MigrateUpTo(ctx, pool, Logger(t), version); err != nil {
+		t.Fatal(err)
+	}
+	return pool
+}
+
 // createDatabase runs CREATE DATABASE with options and drops the database
 // when the test passes.
 func createDatabase(t testing.TB, base, options string) string {

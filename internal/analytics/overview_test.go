@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/analytics"
@@ -348,15 +347,7 @@ func overviewReference(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID, from, to 
 		expr string
 		into *[]analytics.KeyCount
 	}{{"COALESCE(country, '(unknown)')::text", &o.Countries}, {"source", &o.Sources}} {
-		rows, err := pool.Query(ctx, `SELECT `+k.expr+`, count(*) `+where+` GROUP BY 1 ORDER BY 2 DESC, 1`, ws, from, to)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kc, err := pgx.CollectRows(rows, pgx.RowToStructByPos[analytics.KeyCount])
-		if err != nil {
-			t.Fatal(err)
-		}
-		*k.into = append(*k.into, kc...)
+		*k.into = append(*k.into, keyCounts(t, pool, `SELECT `+k.expr+`, count(*) `+where+` GROUP BY 1 ORDER BY 2 DESC, 1`, ws, from, to)...)
 	}
 	rows, err = pool.Query(ctx, `SELECT link_id, count(*) `+where+` GROUP BY 1 ORDER BY 2 DESC, link_id::text LIMIT $4`, ws, from, to, analytics.OverviewTopLinks)
 	if err != nil {

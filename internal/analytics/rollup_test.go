@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/analytics"
@@ -92,23 +93,23 @@ func reference(t *testing.T, pool *pgxpool.Pool, ws, link uuid.UUID, r analytics
 		{"source", &rep.Sources, 50},
 		{"COALESCE(variant, '(default)')::text", &variantCounts, 1000}, // every variant
 	} {
-		rows, err := pool.Query(ctx, fmt.Sprintf(refBreakdown, d.expr, d.limit), args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		*d.into = []analytics.KeyCount{}
-		for rows.Next() {
-			var k analytics.KeyCount
-			if err := rows.Scan(&k.Key, &k.Scans); err != nil {
-				t.Fatal(err)
-			}
-			*d.into = append(*d.into, k)
-		}
-		if rows.Err() != nil {
-			t.Fatal(rows.Err())
-		}
+		*d.into = keyCounts(t, pool, fmt.Sprintf(refBreakdown, d.expr, d.limit), args...)
 	}
 	return rep
+}
+
+// keyCounts runs a reference query whose rows are a key and its scans.
+func keyCounts(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) []analytics.KeyCount {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), sql, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := pgx.CollectRows(rows, pgx.RowToStructByPos[analytics.KeyCount])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kc
 }
 
 // isMidnight tells whether t is 00:00 on loc's clock.

@@ -196,11 +196,7 @@ func TestReturnPathNeverLeadsToNotFound(t *testing.T) {
 // links, for a scanner who is not a linkqr user.
 func TestRedirectPagesAreNeutral(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	srv, tn, b, ws := signedIn(t)
 	l := createInForm(t, b, ws, url.Values{"target_url": {"example.com/page?x=1"}})
 	show := b.get(l)
 	if !strings.Contains(show.body, "https://example.com/page?x=1") {

@@ -44,6 +44,17 @@ func newBrowser(t *testing.T, srv *testkit.Server) *browser {
 	}}
 }
 
+// signedIn starts a server with a new tenant signed in in a browser, and
+// returns them with the tenant's workspace id ("ws_…").
+func signedIn(t *testing.T) (*testkit.Server, testkit.Tenant, *browser, string) {
+	t.Helper()
+	srv := testkit.StartServer(t)
+	tn := testkit.NewTenant(t, srv.Pool)
+	b := newBrowser(t, srv)
+	b.mustSignIn(tn.Email, tn.Password)
+	return srv, tn, b, tn.WorkspaceExternalID()
+}
+
 // page is a response, read in full.
 type page struct {
 	status   int

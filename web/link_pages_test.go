@@ -65,11 +65,7 @@ func eventsOf(t *testing.T, srv *testkit.Server, tn testkit.Tenant) []map[string
 
 func TestLinkFormCreate422And409(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	srv, tn, b, ws := signedIn(t)
 	cases := []struct {
 		form   url.Values
 		status int
@@ -240,11 +236,7 @@ func TestLinkPagesOfAnotherWorkspaceAre404(t *testing.T) {
 
 func TestLinksSearchFilterAndCount(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	_, _, b, ws := signedIn(t)
 	createInForm(t, b, ws, url.Values{"target_url": {"https://shop.example/summer"}, "title": {"Summer sale"}})
 	createInForm(t, b, ws, url.Values{"target_url": {"https://menu.example/"}, "title": {"Lunch 50% off"}, "code": {"lunch_menu"}})
 	paused := createInForm(t, b, ws, url.Values{"target_url": {"https://menu.example/dinner"}, "title": {"Dinner"}})
@@ -481,11 +473,7 @@ func TestLinkFormSentTwiceCreatesOneLink(t *testing.T) {
 // links to its page; the new link is in the list.
 func TestLinkCreatedStaysOnTheList(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	_, _, b, ws := signedIn(t)
 	for _, c := range []struct {
 		form url.Values
 		name string

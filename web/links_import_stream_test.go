@@ -112,11 +112,7 @@ func (b *browser) streamUploadCSV(ws, header, codes string, rows int, row func(i
 // fall in one of them does not either. Not parallel, so that no other
 // test's allocations count.
 func TestLinksImportMemoryDoesNotGrowWithTheFile(t *testing.T) {
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	srv, tn, b, ws := signedIn(t)
 	const rows = 45_000
 	pad := strings.Repeat("x", 180)
 	row := func(i int) string { return fmt.Sprintf("https://example.com/%s/%06d,Row %d\n", pad, i, i) }
@@ -187,11 +183,7 @@ func pageRows(body string) []string {
 // them across pages, and the job creates every valid row once.
 func TestLinksImportAcrossBatchesAndPieces(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	srv, tn, b, ws := signedIn(t)
 	createInForm(t, b, ws, url.Values{"target_url": {"https://taken.example"}, "code": {"c-2000"}})
 	pad := strings.Repeat("p", 130)
 	p, size := b.streamUploadCSV(ws, "target_url,code\n", "keep", 2500, func(i int) string {
@@ -242,11 +234,7 @@ func TestLinksImportAcrossBatchesAndPieces(t *testing.T) {
 // problem, and a refused file's form keeps the choice.
 func TestLinksImportCodesChoiceAfterTheFile(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	_, _, b, ws := signedIn(t)
 	createInForm(t, b, ws, url.Values{"target_url": {"https://taken.example"}, "code": {"taken-after"}})
 	p, _ := b.streamUploadCSV(ws, "target_url,code\n", "new", 2, func(i int) string {
 		return fmt.Sprintf("https://example.com/%d,taken-after\n", i)

@@ -72,11 +72,8 @@ func runImport(t *testing.T, b *browser, path string, within time.Duration) page
 
 func TestLinksImportDryRunThenCreate(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn, other := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	srv, tn, b, ws := signedIn(t)
+	other := testkit.NewTenant(t, srv.Pool)
 	createInForm(t, b, ws, url.Values{"target_url": {"https://taken.example"}, "code": {"taken-code"}})
 	csvText := "target_url,title,code,domain,tags,expires_at,scan_count,utm_source,utm_campaign\n" +
 		"https://a.example/1,First,,,print|Spring 2027,,3,,\n" +
@@ -154,11 +151,7 @@ func TestLinksImportDryRunThenCreate(t *testing.T) {
 
 func TestLinksImportRefusesBadFiles(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	srv, tn, b, ws := signedIn(t)
 	for name, c := range map[string]struct {
 		file, content string
 		status        int
@@ -194,11 +187,8 @@ func TestLinksImportRefusesBadFiles(t *testing.T) {
 
 func TestLinksBulkActionsAndTags(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn, other := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	srv, tn, b, ws := signedIn(t)
+	other := testkit.NewTenant(t, srv.Pool)
 	var ids []string
 	for i := range 3 {
 		ids = append(ids, linkIDRE.FindStringSubmatch(createInForm(t, b, ws, url.Values{"target_url": {fmt.Sprintf("https://e.example/%d", i)}}))[1])
@@ -277,11 +267,8 @@ func TestLinksBulkActionsAndTags(t *testing.T) {
 // workspace is not affected.
 func TestLinksImportQuota(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn, other := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	srv, tn, b, ws := signedIn(t)
+	other := testkit.NewTenant(t, srv.Pool)
 	var first string
 	for i := range 3 {
 		p := b.upload(ws, "a.csv", "target_url\nhttps://example.com/"+strconv.Itoa(i)+"\n", "keep")

@@ -137,11 +137,8 @@ func TestLinkPageCountriesAndSources(t *testing.T) {
 // given anything else.
 func TestOverviewPage(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn, other := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	srv, tn, b, ws := signedIn(t)
+	other := testkit.NewTenant(t, srv.Pool)
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	yesterday := today.Add(-12 * time.Hour)
 	menu := createInForm(t, b, ws, url.Values{"target_url": {"https://example.com/menu"}, "title": {"Spring menu"}})
@@ -262,11 +259,8 @@ func TestOverviewPage(t *testing.T) {
 // zone used; the workspace's own zone is the default.
 func TestOverviewPageInATimeZone(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn, other := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	srv, tn, b, ws := signedIn(t)
+	other := testkit.NewTenant(t, srv.Pool)
 	menu := createInForm(t, b, ws, url.Values{"target_url": {"https://example.com/menu"}, "title": {"Spring menu"}})
 	day := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -3) // a UTC day well inside the last 7 of every zone
 	addScans(t, srv, tn.WorkspaceID, linkIDOf(t, menu), day.Add(18*time.Hour+20*time.Minute), 5, "DE", "qr")

@@ -172,11 +172,8 @@ func TestUTMTemplatesSettings(t *testing.T) {
 // changes and removes them, and "Apply" works there too.
 func TestNewLinkFormUTMWithoutJavaScript(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn, other := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
-	ws := tn.WorkspaceExternalID()
+	srv, tn, b, ws := signedIn(t)
+	other := testkit.NewTenant(t, srv.Pool)
 	tpl := addTemplate(t, b, ws, "Print", "poster", "print", "", "", "a4")
 	ob := newBrowser(t, srv)
 	ob.mustSignIn(other.Email, other.Password)

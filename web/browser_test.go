@@ -40,6 +40,29 @@ func answerDialogs(ctx context.Context) *dialogs {
 
 func css(testID string) chromedp.CSS { return chromedp.CSS(`[data-testid="` + testID + `"]`) }
 
+// runner returns run, which does steps in the browser tab ctx and fails
+// the test at the first error.
+func runner(t *testing.T, ctx context.Context) func(steps ...chromedp.Action[chromedp.Void]) {
+	return func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// signInSteps sign in at base's sign-in page with email and password, up
+// to the first page (its Settings link).
+func signInSteps(base, email, password string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Navigate(base+"/login"),
+		chromedp.SendKeys(css("signin-email"), email),
+		chromedp.SendKeys(css("signin-password"), password),
+		chromedp.Click(css("signin-submit")),
+		chromedp.WaitVisible(css("nav-settings")),
+	)
+}
+
 // TestBrowserMintUseAndRevokeKey is the whole journey in a real browser:
 // sign up (which creates the first workspace), mint a links:read key in
 // Settings → API keys, read its secret from the page once, use it against
@@ -49,12 +72,7 @@ func TestBrowserMintUseAndRevokeKey(t *testing.T) {
 	ctx := testkit.Chromium(t)
 	srv := testkit.StartServer(t)
 	dlg := answerDialogs(ctx)
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	run := runner(t, ctx)
 
 	email := newEmail("browser")
 	run(
@@ -164,12 +182,7 @@ func TestBrowserInviteAcceptAndRevoke(t *testing.T) {
 	admin, bob := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
 	ws := admin.WorkspaceExternalID()
 	carol := newEmail("carol")
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	run := runner(t, ctx)
 	text := func(sel chromedp.CSS) string {
 		t.Helper()
 		s, err := chromedp.Run(ctx, chromedp.Text(sel))

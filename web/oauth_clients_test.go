@@ -138,18 +138,9 @@ func TestBrowserOAuthClientsPages(t *testing.T) {
 	tn := testkit.NewTenant(t, srv.Pool)
 	dlg := answerDialogs(ctx)
 	dlg.accept.Store(true)
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	run := runner(t, ctx)
 	run(
-		chromedp.Navigate(srv.URL+"/login"),
-		chromedp.SendKeys(css("signin-email"), tn.Email),
-		chromedp.SendKeys(css("signin-password"), tn.Password),
-		chromedp.Click(css("signin-submit")),
-		chromedp.WaitVisible(css("nav-settings")),
+		signInSteps(srv.URL, tn.Email, tn.Password),
 		chromedp.Click(css("nav-settings")),
 		chromedp.Click(css("nav-oauth-clients")),
 		chromedp.WaitVisible(css("oauth-clients-empty")),

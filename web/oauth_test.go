@@ -216,12 +216,7 @@ func TestBrowserPKCEFlow(t *testing.T) {
 	}
 	verifier := oauth2.GenerateVerifier()
 	state := rand.Text()
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	run := runner(t, ctx)
 	run(
 		chromedp.Navigate(conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier))),
 		chromedp.WaitVisible(css("signin-page")),

@@ -45,11 +45,7 @@ func TestBrowserPasskey(t *testing.T) {
 	}
 
 	run(
-		chromedp.Navigate(srv.URL+"/login"),
-		chromedp.SendKeys(css("signin-email"), tn.Email),
-		chromedp.SendKeys(css("signin-password"), tn.Password),
-		chromedp.Click(css("signin-submit")),
-		chromedp.WaitVisible(css("nav-settings")),
+		signInSteps(srv.URL, tn.Email, tn.Password),
 		chromedp.Navigate(srv.URL+"/account/two-factor"),
 		chromedp.WaitVisible(css("passkey-add")),
 		chromedp.SendKeys(css("passkey-name"), "Virtual key"),
@@ -114,18 +110,9 @@ func TestBrowserSecurityPages(t *testing.T) {
 	ctx := testkit.Chromium(t)
 	srv := testkit.StartServer(t)
 	tn := testkit.NewTenant(t, srv.Pool)
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	run := runner(t, ctx)
 	run(
-		chromedp.Navigate(srv.URL+"/login"),
-		chromedp.SendKeys(css("signin-email"), tn.Email),
-		chromedp.SendKeys(css("signin-password"), tn.Password),
-		chromedp.Click(css("signin-submit")),
-		chromedp.WaitVisible(css("nav-settings")),
+		signInSteps(srv.URL, tn.Email, tn.Password),
 		chromedp.Navigate(srv.URL+"/w/"+tn.WorkspaceExternalID()+"/settings/security"),
 		chromedp.WaitVisible(css("sso-form")),
 	)
@@ -195,11 +182,7 @@ func TestBrowserSSO(t *testing.T) {
 		}
 	}
 	run(
-		chromedp.Navigate(srv.URL+"/login"),
-		chromedp.SendKeys(css("signin-email"), admin),
-		chromedp.SendKeys(css("signin-password"), password),
-		chromedp.Click(css("signin-submit")),
-		chromedp.WaitVisible(css("nav-settings")),
+		signInSteps(srv.URL, admin, password),
 		chromedp.Navigate(srv.URL+"/w/"+res.WorkspaceID+"/settings/security"),
 		chromedp.SendKeys(css("sso-issuer"), idp.Issuer()),
 		chromedp.SendKeys(css("sso-client-id"), idp.ClientID),

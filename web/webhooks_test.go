@@ -170,12 +170,7 @@ func TestBrowserWebhooks(t *testing.T) {
 	admin, member := testkit.NewTenant(t, srv.Pool), testkit.NewTenant(t, srv.Pool)
 	addMember(t, srv, admin, member, account.RoleMember)
 	ws := "/w/" + admin.WorkspaceExternalID() + "/settings/webhooks"
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	run := runner(t, ctx)
 	text := func(sel chromedp.CSS) string {
 		t.Helper()
 		s, err := chromedp.Run(ctx, chromedp.Text(sel))

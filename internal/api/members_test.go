@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/linkqr/linkqr/internal/account"
-	"github.com/linkqr/linkqr/internal/apikey"
 	"github.com/linkqr/linkqr/internal/id"
 	"github.com/linkqr/linkqr/internal/testkit"
 )
@@ -204,12 +203,8 @@ func TestUpdateMember(t *testing.T) {
 func TestRemoveMember(t *testing.T) {
 	t.Parallel()
 	f := newMembersFixture(t)
-	ctx := context.Background()
 	// A key the member made for this workspace: removing them revokes it.
-	_, memberKey, err := f.srv.App.Keys.Create(ctx, f.tenant.WorkspaceID, &f.member.UserID, apikey.CreateInput{Name: "member's", Scopes: []string{"links:read"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, memberKey := f.srv.UserAPIKey(t, f.member, "links:read")
 	testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/workspace", memberKey, ""), 200)
 
 	for _, c := range []struct {
@@ -405,11 +400,7 @@ func TestCreateInvitation422(t *testing.T) {
 func TestInvitationNamesTheCredentialsOwner(t *testing.T) {
 	t.Parallel()
 	f := newMembersFixture(t)
-	_, own, err := f.srv.App.Keys.Create(context.Background(), f.tenant.WorkspaceID, &f.tenant.UserID,
-		apikey.CreateInput{Name: "tenant's", Scopes: []string{"members:read", "members:write"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, own := f.srv.UserAPIKey(t, f.tenant, "members:read", "members:write")
 	inv := testkit.JSON(t, f.srv.Do(t, "POST", "/api/v1/invitations", own, `{"email":"owned@example.com","role":"member"}`), 201)
 	want := map[string]any{"user_id": f.tenantID, "email": f.tenant.Email}
 	by, _ := inv["invited_by"].(map[string]any)
@@ -429,13 +420,9 @@ func TestInvitationNamesTheCredentialsOwner(t *testing.T) {
 func TestMembersAPIFollowsTheOwnersRole(t *testing.T) {
 	t.Parallel()
 	f := newMembersFixture(t)
-	ctx := context.Background()
 	mint := func(owner testkit.Tenant, scopes ...string) string {
 		t.Helper()
-		_, token, err := f.srv.App.Keys.Create(ctx, f.tenant.WorkspaceID, &owner.UserID, apikey.CreateInput{Name: "own", Scopes: scopes})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, token := f.srv.UserAPIKey(t, owner, scopes...)
 		return token
 	}
 	reader := mint(f.member, "members:read")

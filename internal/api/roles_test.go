@@ -25,10 +25,7 @@ func TestMemberCannotTakeOverAdminsWebhooks(t *testing.T) {
 	ctx := context.Background()
 	admin := testkit.NewTenant(t, srv.Pool)
 	member := srv.AddMember(t, admin, account.RoleAdmin)
-	_, memberKey, err := srv.App.Keys.Create(ctx, admin.WorkspaceID, &member.UserID, apikey.CreateInput{Name: "everything", Scopes: scope.Strings(scope.All)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, memberKey := srv.UserAPIKey(t, member)
 	adminKey := srv.APIKey(t, admin.WorkspaceID)
 	hook := testkit.JSON(t, srv.Do(t, "POST", "/api/v1/webhooks", adminKey, `{"url":"http://127.0.0.1:9/admin","events":["scan.created"]}`), 201)
 	hookID := hook["id"].(string)
@@ -85,10 +82,7 @@ func TestCredentialOfADeletedOwnerActsAsNobody(t *testing.T) {
 	ctx := context.Background()
 	admin := testkit.NewTenant(t, srv.Pool)
 	member := srv.AddMember(t, admin, account.RoleMember)
-	key, token, err := srv.App.Keys.Create(ctx, admin.WorkspaceID, &member.UserID, apikey.CreateInput{Name: "k", Scopes: []string{"links:read"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	key, token := srv.UserAPIKey(t, member, "links:read")
 	testkit.JSON(t, srv.Do(t, "GET", "/api/v1/links", token, ""), 200)
 	// As if the user row went without the revocation that account
 	// deletion makes: the key is left unrevoked with no owner.
@@ -125,10 +119,7 @@ func TestDemotionReachesEveryInstance(t *testing.T) {
 	ctx := context.Background()
 	admin := testkit.NewTenant(t, one.Pool)
 	member := one.AddMember(t, admin, account.RoleAdmin)
-	_, key, err := one.App.Keys.Create(ctx, admin.WorkspaceID, &member.UserID, apikey.CreateInput{Name: "k", Scopes: []string{"webhooks:read"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, key := one.UserAPIKey(t, member, "webhooks:read")
 	// Both instances have verified the key and cached the admin role.
 	testkit.JSON(t, one.Do(t, "GET", "/api/v1/webhooks", key, ""), 200)
 	testkit.JSON(t, two.Do(t, "GET", "/api/v1/webhooks", key, ""), 200)

@@ -1011,10 +1011,7 @@ func TestToolsFollowTheOwnersRole(t *testing.T) {
 	ctx := context.Background()
 	admin := testkit.NewTenant(t, srv.Pool)
 	member := srv.AddMember(t, admin, account.RoleAdmin)
-	_, memberKey, err := srv.App.Keys.Create(ctx, admin.WorkspaceID, &member.UserID, apikey.CreateInput{Name: "all", Scopes: scope.Strings(scope.All)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, memberKey := srv.UserAPIKey(t, member)
 	allTools := toolNames(t, connect(t, srv, srv.APIKey(t, admin.WorkspaceID, scope.Strings(scope.All)...)))
 	if _, err := srv.App.Accounts.SetRole(ctx, admin.WorkspaceID, member.UserID, account.RoleMember); err != nil {
 		t.Fatal(err)

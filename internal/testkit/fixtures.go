@@ -63,6 +63,21 @@ func (s *Server) APIKey(t testing.TB, workspaceID uuid.UUID, scopes ...string) s
 	return token
 }
 
+// UserAPIKey mints a key in owner's workspace that acts as owner (at
+// their role, whatever its scopes: all when none are given), and returns
+// it and its token.
+func (s *Server) UserAPIKey(t testing.TB, owner Tenant, scopes ...string) (apikey.Key, string) {
+	t.Helper()
+	if len(scopes) == 0 {
+		scopes = scope.Strings(scope.All)
+	}
+	key, token, err := s.App.Keys.Create(context.Background(), owner.WorkspaceID, &owner.UserID, apikey.CreateInput{Name: "test key of " + owner.Email, Scopes: scopes})
+	if err != nil {
+		t.Fatalf("testkit: mint %s's API key: %v", owner.Email, err)
+	}
+	return key, token
+}
+
 // Do sends a request with an optional bearer token and JSON body. Responses
 // from /api/v1 are validated against the OpenAPI document (see Client).
 func (s *Server) Do(t testing.TB, method, path, token, body string, header ...string) *http.Response {

@@ -36,6 +36,25 @@ func register(t *testing.T, srv *testkit.Server, contentType, body string) token
 	return tr
 }
 
+// registerFrom POSTs a good registration to /oauth/register from the
+// loopback address ip (the system's choice when nil) and returns the
+// answer.
+func registerFrom(t *testing.T, srv *testkit.Server, ip net.IP) *http.Response {
+	t.Helper()
+	c := http.DefaultClient
+	if ip != nil {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: ip}}
+		c = &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+	}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/oauth/register", strings.NewReader(`{"redirect_uris":["http://127.0.0.1/cb"]}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
 func dynamicClients(t *testing.T, srv *testkit.Server) []oauth.Listing {
 	t.Helper()
 	all, err := srv.App.OAuth.ListAllClients(context.Background(), true, true)
@@ -166,12 +185,7 @@ func TestRegisterRateLimit(t *testing.T) {
 	register(t, srv, "application/json", good)
 	register(t, srv, "application/json", `{}`)
 	register(t, srv, "application/json", good)
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/oauth/register", strings.NewReader(good))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := registerFrom(t, srv, nil)
 	testkit.Problem(t, resp, http.StatusTooManyRequests, "rate-limited")
 	if resp.Header.Get("Retry-After") == "" {
 		t.Error("no Retry-After")
@@ -257,14 +271,7 @@ func TestRegisterHourlyCap(t *testing.T) {
 		testkit.WithEnv("LINKQR_OAUTH_REGISTRATION_HOURLY_CAP", "10"))
 	status := map[int]int{}
 	for a := range 60 {
-		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 1, byte(10+a))}}
-		c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/oauth/register", strings.NewReader(`{"redirect_uris":["http://127.0.0.1/cb"]}`))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := registerFrom(t, srv, net.IPv4(127, 0, 1, byte(10+a)))
 		status[resp.StatusCode]++
 		if resp.StatusCode == http.StatusTooManyRequests {
 			p := testkit.Problem(t, resp, http.StatusTooManyRequests, "rate-limited")
@@ -294,14 +301,7 @@ func TestRegisterHourlyCapAcrossInstances(t *testing.T) {
 	status := map[int]int{}
 	for n := range 30 {
 		srv := []*testkit.Server{a, b}[n%2]
-		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 2, byte(10+n))}}
-		c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/oauth/register", strings.NewReader(`{"redirect_uris":["http://127.0.0.1/cb"]}`))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := registerFrom(t, srv, net.IPv4(127, 0, 2, byte(10+n)))
 		status[resp.StatusCode]++
 		resp.Body.Close()
 	}

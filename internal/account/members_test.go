@@ -46,15 +46,7 @@ func setupKeys(t *testing.T) *keysBundle {
 	}, nil)
 	l := notify.New(pool, log)
 	b.remote.Subscribe(l)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); l.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-l.Ready():
-	case <-time.After(10 * time.Second):
-		t.Fatal("listener not ready")
-	}
+	testkit.RunListener(t, l)
 	return b
 }
 

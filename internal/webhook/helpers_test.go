@@ -267,16 +267,7 @@ func twoInstances(t *testing.T) (a, b *env, l *notify.Listener, ctx context.Cont
 	a = setup(t, opts{})
 	b = setup(t, opts{pool: a.pool, key: a.key})
 	b.ws = a.ws
-	ctx, cancel := context.WithCancel(context.Background())
 	l = notify.New(a.pool, testkit.Logger(t))
 	b.svc.Subscribe(l)
-	done := make(chan struct{})
-	go func() { defer close(done); l.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-l.Ready():
-	case <-time.After(10 * time.Second):
-		t.Fatal("listener not ready")
-	}
-	return a, b, l, ctx
+	return a, b, l, testkit.RunListener(t, l)
 }

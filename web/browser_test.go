@@ -54,13 +54,18 @@ func runner(t *testing.T, ctx context.Context) func(steps ...chromedp.Action[chr
 // signInSteps sign in at base's sign-in page with email and password, up
 // to the first page (its Settings link).
 func signInSteps(base, email, password string) chromedp.Action[chromedp.Void] {
-	return chromedp.Steps(
-		chromedp.Navigate(base+"/login"),
-		chromedp.SendKeys(css("signin-email"), email),
-		chromedp.SendKeys(css("signin-password"), password),
-		chromedp.Click(css("signin-submit")),
-		chromedp.WaitVisible(css("nav-settings")),
-	)
+	return chromedp.Steps(chromedp.Navigate(base+"/login"), signInForm(email, password, "nav-settings"))
+}
+
+// signInForm fills in the sign-in form on the page (the password only
+// when given: single sign-on asks for the address alone), sends it, and
+// waits for the test ID then.
+func signInForm(email, password, then string) chromedp.Action[chromedp.Void] {
+	steps := []chromedp.Action[chromedp.Void]{chromedp.WaitVisible(css("signin-email")), chromedp.SendKeys(css("signin-email"), email)}
+	if password != "" {
+		steps = append(steps, chromedp.SendKeys(css("signin-password"), password))
+	}
+	return chromedp.Steps(append(steps, chromedp.Click(css("signin-submit")), chromedp.WaitVisible(css(then)))...)
 }
 
 // TestBrowserMintUseAndRevokeKey is the whole journey in a real browser:

@@ -79,11 +79,7 @@ func TestBrowserPasskey(t *testing.T) {
 	// the passkey answers.
 	run(
 		chromedp.Click(css("sign-out")),
-		chromedp.WaitVisible(css("signin-email")),
-		chromedp.SendKeys(css("signin-email"), tn.Email),
-		chromedp.SendKeys(css("signin-password"), tn.Password),
-		chromedp.Click(css("signin-submit")),
-		chromedp.WaitVisible(css("second-passkey")),
+		signInForm(tn.Email, tn.Password, "second-passkey"),
 	)
 	saveShot(t, ctx, "second-factor")
 	run(
@@ -142,11 +138,7 @@ func TestBrowserSecurityPages(t *testing.T) {
 	// The next sign-in asks for a code after the password.
 	run(
 		chromedp.Click(css("sign-out")),
-		chromedp.WaitVisible(css("signin-email")),
-		chromedp.SendKeys(css("signin-email"), tn.Email),
-		chromedp.SendKeys(css("signin-password"), tn.Password),
-		chromedp.Click(css("signin-submit")),
-		chromedp.WaitVisible(css("totp-code")),
+		signInForm(tn.Email, tn.Password, "totp-code"),
 	)
 	saveShot(t, ctx, "second-factor-totp")
 	next, _ := totp.GenerateCode(secret, time.Now().Add(30*time.Second))
@@ -210,10 +202,7 @@ func TestBrowserSSO(t *testing.T) {
 	idp.QueueUser(verifiedUser(jane))
 	run(
 		chromedp.Click(css("sign-out")),
-		chromedp.WaitVisible(css("signin-email")),
-		chromedp.SendKeys(css("signin-email"), jane),
-		chromedp.Click(css("signin-submit")),
-		chromedp.WaitVisible(css("nav-settings")),
+		signInForm(jane, "", "nav-settings"),
 	)
 	loc, err := chromedp.Run(ctx, chromedp.Location())
 	if err != nil || !strings.HasSuffix(loc, "/w/"+res.WorkspaceID+"/links") {
@@ -227,10 +216,7 @@ func TestBrowserSSO(t *testing.T) {
 	idp.QueueUser(bad)
 	run(
 		chromedp.Click(css("sign-out")),
-		chromedp.WaitVisible(css("signin-email")),
-		chromedp.SendKeys(css("signin-email"), jane),
-		chromedp.Click(css("signin-submit")),
-		chromedp.WaitVisible(css("error-page")),
+		signInForm(jane, "", "error-page"),
 	)
 	saveShot(t, ctx, "sso-refused")
 }

@@ -277,28 +277,26 @@ type CheckView struct {
 	State, Detail string
 }
 
+// checkLooks are a check state's word and its tag's colour; any other
+// state is waiting.
+var checkLooks = map[domain.CheckState]struct{ label, class string }{
+	domain.CheckOK:            {"OK", "ok"},
+	domain.CheckFailed:        {"Failed", "bad"},
+	domain.CheckNotApplicable: {"Not applicable", "na"},
+}
+
 // Label is the check's state in a word.
 func (c CheckView) Label() string {
-	switch domain.CheckState(c.State) {
-	case domain.CheckOK:
-		return "OK"
-	case domain.CheckFailed:
-		return "Failed"
-	case domain.CheckNotApplicable:
-		return "Not applicable"
+	if l, ok := checkLooks[domain.CheckState(c.State)]; ok {
+		return l.label
 	}
 	return "Waiting"
 }
 
 // Class is the tag's colour for the state.
 func (c CheckView) Class() string {
-	switch domain.CheckState(c.State) {
-	case domain.CheckOK:
-		return "ok"
-	case domain.CheckFailed:
-		return "bad"
-	case domain.CheckNotApplicable:
-		return "na"
+	if l, ok := checkLooks[domain.CheckState(c.State)]; ok {
+		return l.class
 	}
 	return "warn"
 }

@@ -44,9 +44,8 @@ func (u *UI) startCeremony(w http.ResponseWriter, r *http.Request, c twofactor.C
 		u.serverError(w, r, err)
 		return
 	}
-	sess, err := u.Sessions.Get(r, session.CookieName)
-	if err != nil {
-		u.serverError(w, r, err)
+	sess, ok := u.currentSession(w, r)
+	if !ok {
 		return
 	}
 	session.SetCeremony(sess, c.State)
@@ -59,9 +58,8 @@ func (u *UI) startCeremony(w http.ResponseWriter, r *http.Request, c twofactor.C
 
 // ceremonyState takes the ceremony's state out of the session (used once).
 func (u *UI) ceremonyState(w http.ResponseWriter, r *http.Request) (string, bool) {
-	sess, err := u.Sessions.Get(r, session.CookieName)
-	if err != nil {
-		u.serverError(w, r, err)
+	sess, ok := u.currentSession(w, r)
+	if !ok {
 		return "", false
 	}
 	state := session.PopCeremony(sess)

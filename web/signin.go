@@ -97,9 +97,8 @@ func (u *UI) signIn(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r, err)
 		return
 	}
-	sess, err := u.Sessions.Get(r, session.CookieName)
-	if err != nil {
-		u.serverError(w, r, err)
+	sess, ok := u.currentSession(w, r)
+	if !ok {
 		return
 	}
 	next, notice, err := u.returnPath(r, user, safeNext(session.PopNext(sess)))

@@ -39,9 +39,8 @@ func (u *UI) afterPassword(w http.ResponseWriter, r *http.Request, user account.
 		u.signInAs(w, r, user, next, notice)
 		return
 	}
-	sess, err := u.Sessions.Get(r, session.CookieName)
-	if err != nil {
-		u.serverError(w, r, err)
+	sess, ok := u.currentSession(w, r)
+	if !ok {
 		return
 	}
 	session.SetSecondFactor(sess, session.SecondFactor{UserID: user.ID.String(), Email: user.Email, Started: time.Now(), Next: next})

@@ -54,9 +54,8 @@ func (u *UI) ssoBegin(w http.ResponseWriter, r *http.Request, conn sso.Connectio
 		u.signInFailed(w, r, http.StatusBadGateway, email, "Your organisation's identity provider could not be reached. Please try again in a moment.")
 		return
 	}
-	sess, err := u.Sessions.Get(r, session.CookieName)
-	if err != nil {
-		u.serverError(w, r, err)
+	sess, ok := u.currentSession(w, r)
+	if !ok {
 		return
 	}
 	session.SetSSOPending(sess, session.SSOPending{WorkspaceID: p.WorkspaceID, State: p.State, Nonce: p.Nonce,
@@ -79,9 +78,8 @@ func (u *UI) ssoBegin(w http.ResponseWriter, r *http.Request, conn sso.Connectio
 // browser back: every check of the answer is sso.Finish's; a refusal is a
 // page that says which check failed, and a log line.
 func (u *UI) ssoCallback(w http.ResponseWriter, r *http.Request) {
-	sess, err := u.Sessions.Get(r, session.CookieName)
-	if err != nil {
-		u.serverError(w, r, err)
+	sess, ok := u.currentSession(w, r)
+	if !ok {
 		return
 	}
 	p, ok := session.PopSSOPending(sess)

@@ -2,17 +2,14 @@ package web
 
 import (
 	"net/http"
-
-	"github.com/linkqr/linkqr/internal/session"
 )
 
 // signOut ends the session: its row is deleted, so the cookie stops
 // working everywhere, even a copy of it. A POST, so no link or image on
 // another site can sign anyone out.
 func (u *UI) signOut(w http.ResponseWriter, r *http.Request) {
-	sess, err := u.Sessions.Get(r, session.CookieName)
-	if err != nil {
-		u.serverError(w, r, err)
+	sess, ok := u.currentSession(w, r)
+	if !ok {
 		return
 	}
 	sess.Options.MaxAge = -1

@@ -78,9 +78,8 @@ func (u *UI) signUpFailed(w http.ResponseWriter, r *http.Request, err error, ema
 // accountExists sends a sign-up for a registered address to the sign-in
 // page, with the address filled in and the way to reset its password.
 func (u *UI) accountExists(w http.ResponseWriter, r *http.Request, email string) {
-	sess, err := u.Sessions.Get(r, session.CookieName)
-	if err != nil {
-		u.serverError(w, r, err)
+	sess, ok := u.currentSession(w, r)
+	if !ok {
 		return
 	}
 	msg := "This address already has a linkqr account, and nothing was changed. Sign in with its password, or reset the password if you forgot it."
@@ -110,6 +109,17 @@ func (u *UI) signInAs(w http.ResponseWriter, r *http.Request, user account.User,
 		return
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// currentSession is the request's session; when the store fails, it
+// answers 500 and ok is false.
+func (u *UI) currentSession(w http.ResponseWriter, r *http.Request) (*sessions.Session, bool) {
+	sess, err := u.Sessions.Get(r, session.CookieName)
+	if err != nil {
+		u.serverError(w, r, err)
+		return nil, false
+	}
+	return sess, true
 }
 
 // startSession replaces the request's session by a new one (new id, no

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"testing"
 	"time"
@@ -390,18 +389,12 @@ func sameOverview(got, want analytics.Overview) bool {
 // link leaves every answer as it was.
 func TestOverviewAnswersLikeRawScans(t *testing.T) {
 	t.Parallel()
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rnd := rand.New(rand.NewPCG(seed, 23))
+	rnd := seededRand(t, 23)
 	pool := testkit.DB(t)
 	db := store.NewDB(pool)
 	ctx := context.Background()
 	ws1, ws2 := testkit.NewTenant(t, pool).WorkspaceID, testkit.NewTenant(t, pool).WorkspaceID
-	var links [][2]uuid.UUID
-	for range 12 { // more than the ten top links
-		links = append(links, [2]uuid.UUID{ws1, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws1})})
-	}
-	links = append(links, [2]uuid.UUID{ws2, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws2})})
+	links := append(workspaceLinks(t, pool, ws1, 12), workspaceLinks(t, pool, ws2, 1)...) // more than the ten top links
 	start, span := time.Date(2026, 1, 24, 0, 0, 0, 0, time.UTC), 17*24*time.Hour
 	// Half folded, half not yet: the overview counts the folded half.
 	recordRandomScans(t, rnd, db, links, start, span, 3000, true)
@@ -497,11 +490,11 @@ func TestOverviewAnswersLikeRawScans(t *testing.T) {
 // UTC day), and matches the raw scans.
 func TestOverviewDaylightSavingDays(t *testing.T) {
 	t.Parallel()
-	rnd := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 29))
+	rnd := seededRand(t, 29)
 	pool := testkit.DB(t)
 	db := store.NewDB(pool)
 	ws := testkit.NewTenant(t, pool).WorkspaceID
-	links := [][2]uuid.UUID{{ws, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})}, {ws, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})}}
+	links := workspaceLinks(t, pool, ws, 2)
 	reports := analytics.NewReports(db, analytics.DefaultLimits())
 	for _, c := range []struct {
 		zone  string

@@ -155,6 +155,26 @@ var countries = func() []geo.Country {
 //
 // With fold, the scans are then folded into the rollups; without, they
 // stay queued, and reports read them raw.
+// seededRand is a random source seeded from the clock; the seed is
+// logged, so a failure can be replayed.
+func seededRand(t *testing.T, stream uint64) *rand.Rand {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	return rand.New(rand.NewPCG(seed, stream))
+}
+
+// workspaceLinks makes n links in the workspace ws, as recordRandomScans
+// takes them: each with its workspace.
+func workspaceLinks(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID, n int) [][2]uuid.UUID {
+	t.Helper()
+	links := make([][2]uuid.UUID, n)
+	for i := range links {
+		links[i] = [2]uuid.UUID{ws, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})}
+	}
+	return links
+}
+
 func recordRandomScans(t *testing.T, rnd *rand.Rand, db *store.DB, links [][2]uuid.UUID, start time.Time, span time.Duration, n int, fold bool) scan.Folded {
 	t.Helper()
 	hasher, err := analytics.NewVisitorHasher([]byte("0123456789abcdef0123456789abcdef-rollup-test"))
@@ -249,17 +269,11 @@ func randomRange(rnd *rand.Rand, start time.Time, span time.Duration) analytics.
 // raw scans by the old queries.
 func TestRollupsAnswerLikeRawScans(t *testing.T) {
 	t.Parallel()
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rnd := rand.New(rand.NewPCG(seed, 7))
+	rnd := seededRand(t, 7)
 	pool := testkit.DB(t)
 	db := store.NewDB(pool)
 	ws1, ws2 := testkit.NewTenant(t, pool).WorkspaceID, testkit.NewTenant(t, pool).WorkspaceID
-	links := [][2]uuid.UUID{
-		{ws1, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws1})},
-		{ws1, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws1})},
-		{ws2, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws2})},
-	}
+	links := append(workspaceLinks(t, pool, ws1, 2), workspaceLinks(t, pool, ws2, 1)...)
 	// 2026-01-24 (a Saturday) to 2026-02-10: weeks, a month and many days.
 	start, span := time.Date(2026, 1, 24, 0, 0, 0, 0, time.UTC), 17*24*time.Hour
 	// Half the scans folded into the rollups, half not yet: reports count
@@ -408,11 +422,11 @@ func snapshotOf(t *testing.T, pool *pgxpool.Pool, rollups, keysHourly, visitors,
 // now, while a range that ends before now still reads the raw edge.
 func TestRangesToTheHourInProgress(t *testing.T) {
 	t.Parallel()
-	rnd := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
+	rnd := seededRand(t, 11)
 	pool := testkit.DB(t)
 	db := store.NewDB(pool)
 	ws := testkit.NewTenant(t, pool).WorkspaceID
-	links := [][2]uuid.UUID{{ws, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})}}
+	links := workspaceLinks(t, pool, ws, 1)
 	// Scans from 10:00 up to "now", 10:45, and around the midnight before.
 	hour := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	now := hour.Add(45 * time.Minute)
@@ -516,11 +530,11 @@ func TestScansCountFromTheirFold(t *testing.T) {
 // moves it; a range that runs to now is always computed.
 func TestPastRangesAreAnsweredAgainUntilTheRollupsChange(t *testing.T) {
 	t.Parallel()
-	rnd := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13))
+	rnd := seededRand(t, 13)
 	pool := testkit.DB(t)
 	db := store.NewDB(pool)
 	ws := testkit.NewTenant(t, pool).WorkspaceID
-	links := [][2]uuid.UUID{{ws, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})}}
+	links := workspaceLinks(t, pool, ws, 1)
 	start := time.Date(2026, 2, 2, 0, 0, 0, 0, time.UTC)
 	recordRandomScans(t, rnd, db, links, start, 48*time.Hour, 300, true)
 	reports := analytics.NewReports(db, analytics.DefaultLimits())
@@ -579,11 +593,11 @@ func TestPastRangesAreAnsweredAgainUntilTheRollupsChange(t *testing.T) {
 // starting on the local hour, and still match the raw scans.
 func TestDaylightSavingDays(t *testing.T) {
 	t.Parallel()
-	rnd := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 17))
+	rnd := seededRand(t, 17)
 	pool := testkit.DB(t)
 	db := store.NewDB(pool)
 	ws := testkit.NewTenant(t, pool).WorkspaceID
-	links := [][2]uuid.UUID{{ws, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws})}}
+	links := workspaceLinks(t, pool, ws, 1)
 	ny := tz.MustParse("America/New_York")
 	loc := ny.Location()
 	reports := analytics.NewReports(db, analytics.DefaultLimits())

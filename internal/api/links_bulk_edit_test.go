@@ -23,7 +23,7 @@ func wantStatus(t *testing.T, resp *http.Response, want int) {
 // tagsOf is a link's tags as the API shows them.
 func (f *linksFixture) tagsOf(t *testing.T, linkID string) []string {
 	t.Helper()
-	l := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+linkID, f.token, ""), 200)
+	l := f.get(t, f.token, linkID)
 	var out []string
 	for _, v := range l["tags"].([]any) {
 		out = append(out, v.(string))
@@ -123,7 +123,7 @@ func TestBulkEditPerItem(t *testing.T) {
 		t.Errorf("previous_attributes = %v", prev)
 	}
 	// The other workspace's link is untouched.
-	if l := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+theirs, f.otherTk, ""), 200); fmt.Sprint(l["tags"]) != "[x]" || l["status"] != "active" {
+	if l := f.get(t, f.otherTk, theirs); fmt.Sprint(l["tags"]) != "[x]" || l["status"] != "active" {
 		t.Errorf("another workspace's link changed: %v", l)
 	}
 }

@@ -113,7 +113,7 @@ func TestBulkCreatePerItem(t *testing.T) {
 	}
 	for _, d := range res.Data[:50] {
 		if d.Link != nil {
-			testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+d.Link["id"].(string), f.token, ""), 200)
+			f.get(t, f.token, d.Link["id"].(string))
 		}
 	}
 
@@ -348,7 +348,7 @@ func TestBulkCreateWithTargeting(t *testing.T) {
 	if r, _ := first["rules"].([]any); len(r) != 1 || first["max_scans"] != float64(10) || len(first["split"].([]any)) != 2 {
 		t.Errorf("created %v", first)
 	}
-	got := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+first["id"].(string), f.token, ""), 200)
+	got := f.get(t, f.token, first["id"].(string))
 	if r, _ := got["rules"].([]any); len(r) != 1 || got["max_scans"] != float64(10) {
 		t.Errorf("stored %v", got)
 	}

@@ -36,6 +36,12 @@ func (f *linksFixture) create(t *testing.T, body string) map[string]any {
 	return testkit.JSON(t, f.srv.Do(t, "POST", "/api/v1/links", f.token, body), 201)
 }
 
+// get reads the link id with token, which must answer 200.
+func (f *linksFixture) get(t *testing.T, token, id string) map[string]any {
+	t.Helper()
+	return testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+id, token, ""), 200)
+}
+
 // events returns the types and data of the workspace's events, oldest first.
 func (f *linksFixture) events(t *testing.T) []map[string]any {
 	t.Helper()
@@ -214,7 +220,7 @@ func TestGetLink404(t *testing.T) {
 	deleted := f.create(t, `{"target_url":"https://example.com"}`)
 	f.srv.Do(t, "DELETE", "/api/v1/links/"+deleted["id"].(string), f.token, "").Body.Close()
 
-	testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+mine["id"].(string), f.token, ""), 200)
+	f.get(t, f.token, mine["id"].(string))
 	for _, id := range []string{"nope", "lnk_", "ws_" + mine["id"].(string)[4:], "lnk_00000000000000000000000000", theirs["id"].(string), deleted["id"].(string)} {
 		for _, method := range []string{"GET", "PATCH", "DELETE"} {
 			body := ""
@@ -225,7 +231,7 @@ func TestGetLink404(t *testing.T) {
 		}
 	}
 	// The other workspace's link is untouched.
-	got := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+theirs["id"].(string), f.otherTk, ""), 200)
+	got := f.get(t, f.otherTk, theirs["id"].(string))
 	if got["title"] != nil {
 		t.Errorf("other workspace's link changed: %v", got)
 	}

@@ -36,7 +36,7 @@ func TestCreateLinkUTM201(t *testing.T) {
 	if !reflect.DeepEqual(utmOf(created), utmOf(l)) {
 		t.Errorf("link.created carries %v", utmOf(created))
 	}
-	got := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+l["id"].(string), f.token, ""), 200)
+	got := f.get(t, f.token, l["id"].(string))
 	if !reflect.DeepEqual(got, l) {
 		t.Errorf("GET %v, want the create's answer %v", got, l)
 	}
@@ -91,7 +91,7 @@ func TestLinkUTM422(t *testing.T) {
 	if ev := f.events(t); len(ev) != 1 {
 		t.Errorf("refused requests wrote events: %d", len(ev))
 	}
-	got := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+l["id"].(string), f.token, ""), 200)
+	got := f.get(t, f.token, l["id"].(string))
 	if got["utm_source"] != "keep" {
 		t.Errorf("a refused PATCH changed the link: %v", utmOf(got))
 	}
@@ -153,7 +153,7 @@ func TestUTMOtherWorkspace404(t *testing.T) {
 	f := newLinksFixture(t)
 	theirs := testkit.JSON(t, f.srv.Do(t, "POST", "/api/v1/links", f.otherTk, `{"target_url":"https://e.com/","utm_source":"theirs"}`), 201)
 	testkit.Problem(t, f.srv.Do(t, "PATCH", "/api/v1/links/"+theirs["id"].(string), f.token, `{"utm_source":"mine"}`), 404, "not-found")
-	got := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+theirs["id"].(string), f.otherTk, ""), 200)
+	got := f.get(t, f.otherTk, theirs["id"].(string))
 	if got["utm_source"] != "theirs" {
 		t.Errorf("the other workspace's link: %v", utmOf(got))
 	}

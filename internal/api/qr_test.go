@@ -160,7 +160,7 @@ func TestQRCode503WhenRenderingIsSaturated(t *testing.T) {
 // link's short URL — so a conditional request needs no earlier render.
 func qrETag(t *testing.T, f *linksFixture, id, query string) string {
 	t.Helper()
-	l := testkit.JSON(t, f.srv.Do(t, "GET", "/api/v1/links/"+id, f.token, ""), 200)
+	l := f.get(t, f.token, id)
 	u, err := url.Parse(query)
 	if err != nil {
 		t.Fatal(err)

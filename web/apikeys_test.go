@@ -17,10 +17,7 @@ import (
 
 func TestAPIKeyCreateRejectsBadInputWithFieldMessages(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	create := "/w/" + tn.WorkspaceExternalID() + "/settings/api-keys"
 
 	p := b.post(create, url.Values{
@@ -71,10 +68,7 @@ func TestAPIKeyCreateRejectsBadInputWithFieldMessages(t *testing.T) {
 
 func TestAPIKeySecretShownOnce(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	base := "/w/" + tn.WorkspaceExternalID() + "/settings/api-keys"
 
 	if p := b.get(base + "/new"); p.status != http.StatusOK || !strings.Contains(p.body, `value="600"`) {
@@ -137,10 +131,7 @@ func TestAPIKeySecretShownOnce(t *testing.T) {
 
 func TestAPIKeysEmptyState(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	p := b.get("/w/" + tn.WorkspaceExternalID() + "/settings/api-keys")
 	if !strings.Contains(p.body, "No API keys yet — create one to call the API") || !hasTestID(p.body, "create-key") {
 		t.Fatalf("empty state: %s", excerpt(p.body))

@@ -258,10 +258,7 @@ func asRetrieveError(err error, target **oauth2.RetrieveError) bool {
 // (no workspace links that would lead nowhere).
 func TestAuthorizedAppsWithoutWorkspace(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	if _, err := srv.Pool.Exec(context.Background(), `DELETE FROM memberships WHERE user_id = $1`, tn.UserID); err != nil {
 		t.Fatal(err)
 	}

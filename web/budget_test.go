@@ -16,7 +16,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/budget"
-	"github.com/linkqr/linkqr/internal/testkit"
 )
 
 // postLogo posts the QR style form with a logo file, as the designer does.
@@ -48,10 +47,7 @@ func TestLogoDecodeRefusedWithAPage(t *testing.T) {
 	bud := budget.New(limits)
 	defer budget.SetProcess(bud)()
 
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	_, tn, b, _ := signedIn(t)
 	img := image.NewNRGBA64(image.Rect(0, 0, 2048, 2048))
 	draw.Draw(img, img.Bounds(), image.NewUniform(color.NRGBA64{0xE5E5, 0x3939, 0x3535, 0xffff}), image.Point{}, draw.Src)
 	var logo bytes.Buffer

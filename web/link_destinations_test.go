@@ -29,10 +29,7 @@ func isChecked(body, testID string) bool {
 // member gets 404.
 func TestDestinationsFormWithoutJavaScript(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	path := createInForm(t, b, tn.WorkspaceExternalID(), url.Values{"target_url": {"https://example.com/"}, "title": {"Poster"}})
 	post := path + "/destinations"
 

@@ -345,10 +345,7 @@ func TestLinksSearchAt10000(t *testing.T) {
 
 func TestLinkExportsCSV(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	path := createInForm(t, b, tn.WorkspaceExternalID(), url.Values{"target_url": {"https://example.com"}, "code": {"csv-link"}})
 	// Three scans today, straight into the table (the recorder is tested elsewhere).
 	now := time.Now().UTC()
@@ -396,10 +393,7 @@ func TestLinkExportsCSV(t *testing.T) {
 
 func TestLinkPageRangeAndQRDesignerErrors(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	_, tn, b, _ := signedIn(t)
 	path := createInForm(t, b, tn.WorkspaceExternalID(), url.Values{"target_url": {"https://example.com"}})
 	// A contrast below 3:1: the rule, the measured value, no preview and no downloads.
 	p := b.get(path + "?fg=777777&bg=888888&ecc=H")
@@ -434,10 +428,7 @@ func TestLinkPageRangeAndQRDesignerErrors(t *testing.T) {
 // the first answer and creates nothing, like an Idempotency-Key in the API.
 func TestLinkFormSentTwiceCreatesOneLink(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	base := "/w/" + tn.WorkspaceExternalID() + "/links"
 	m := regexp.MustCompile(`name="form_key" value="([^"]+)"`).FindStringSubmatch(b.get(base).body)
 	if m == nil {

@@ -18,7 +18,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/linkqr/linkqr/internal/linkcsv"
-	"github.com/linkqr/linkqr/internal/testkit"
 )
 
 // heapPeak samples the live heap (after a collection, so garbage does not
@@ -259,10 +258,7 @@ func TestLinksImportCodesChoiceAfterTheFile(t *testing.T) {
 // them, once each.
 func TestLinksImportJobResumesWhereItStopped(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	pad := strings.Repeat("r", 150)
 	p, _ := b.streamUploadCSV(tn.WorkspaceExternalID(), "target_url\n", "keep", 2500, func(i int) string {
 		return fmt.Sprintf("https://example.com/%s/%d\n", pad, i)

@@ -82,10 +82,7 @@ func TestLinkQRBusyAndConditional(t *testing.T) {
 	// Not parallel: it takes every render slot of the process's budget,
 	// which every test server of this test process shares, so a parallel
 	// test rendering a code meanwhile would be answered 503.
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	l := testkit.JSON(t, srv.Do(t, "POST", "/api/v1/links", srv.APIKey(t, tn.WorkspaceID), `{"target_url":"https://example.com/menu"}`), 201)
 	path := "/w/" + tn.WorkspaceExternalID() + "/links/" + l["id"].(string) + "/qr.png"
 

@@ -75,10 +75,7 @@ var countryRowRE = regexp.MustCompile(`data-code="([A-Z]*)" data-scans="(\d+)"`)
 // splits the scans into QR code scans and link clicks.
 func TestLinkPageCountriesAndSources(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	p := createInForm(t, b, tn.WorkspaceExternalID(), url.Values{"target_url": {"https://example.com/geo"}, "title": {"Geo"}})
 	id := linkIDOf(t, p)
 	at := time.Now().UTC().Add(-time.Hour)

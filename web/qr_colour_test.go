@@ -5,8 +5,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/linkqr/linkqr/internal/testkit"
 )
 
 // TestQRDesignerColourFields: each colour of the designer is a picker and
@@ -16,10 +14,7 @@ import (
 // kept; Save stores what the field says.
 func TestQRDesignerColourFields(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	_, tn, b, _ := signedIn(t)
 	path := createInForm(t, b, tn.WorkspaceExternalID(), url.Values{"target_url": {"https://example.com/"}})
 	form := func(fgPicker, fgHex string) url.Values {
 		return url.Values{"fg": {fgPicker}, "fg_hex": {fgHex}, "fg_was": {"#000000"}, "bg": {"#ffffff"}, "bg_hex": {"#ffffff"}, "bg_was": {"#ffffff"},

@@ -124,10 +124,7 @@ func TestSessionCookieAttributes(t *testing.T) {
 
 func TestTamperedSessionCookieIsIgnored(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	v := []byte(b.sessionCookie())
 	v[len(v)/2] ^= 1
 	forged := newBrowser(t, srv)

@@ -52,10 +52,7 @@ func TestSignUpRejectsUnstorableText(t *testing.T) {
 
 func TestWorkspaceAndKeyNamesRejectUnstorableText(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	for name, bad := range badText {
 		if p := b.post("/w", url.Values{"name": {"Second " + bad}}); p.status != http.StatusUnprocessableEntity ||
 			!strings.HasPrefix(textOf(t, p.body, "workspace-name-error"), "Workspace name must ") {

@@ -82,10 +82,7 @@ func enrolTOTP(t *testing.T, b *browser) (string, []string) {
 // in once; wrong codes are throttled like passwords.
 func TestTwoFactorTOTPAndRecoveryCodes(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	secret, codes := enrolTOTP(t, b)
 
 	var plain int
@@ -222,10 +219,7 @@ func TestTwoFactorRequiredByWorkspace(t *testing.T) {
 // the user's workspaces record two_factor.removed by the operator.
 func TestTwoFactorOperatorReset(t *testing.T) {
 	t.Parallel()
-	srv := testkit.StartServer(t)
-	tn := testkit.NewTenant(t, srv.Pool)
-	b := newBrowser(t, srv)
-	b.mustSignIn(tn.Email, tn.Password)
+	srv, tn, b, _ := signedIn(t)
 	enrolTOTP(t, b)
 	if p := newBrowser(t, srv).signIn(tn.Email, tn.Password); p.location != "/login/two-factor" {
 		t.Fatalf("before the reset: %d %q", p.status, p.location)

@@ -474,42 +474,30 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 		startEdge(from, q0, q1, bucketOf(from), ends),
 		endEdge(q0, q1, to, bucketOf(q1), starts),
 	}
-	var probed, counted rollup.EdgeQuery
-	probed = rollup.EdgeQuery{LinkID: linkID, WorkspaceID: ws, FoldedBelow: state.FoldedBelow}
-	counted = probed
-	probed.From1, probed.To1 = sides[0].probed()
-	probed.From2, probed.To2 = sides[1].probed()
-	counted.From1, counted.To1 = sides[0].unprobed()
-	counted.From2, counted.To2 = sides[1].unprobed()
-	if probed.From1.Before(probed.To1) || probed.From2.Before(probed.To2) {
-		rows, err := rollup.Edges(ctx, db, probed)
+	q := rollup.EdgeScansQuery{LinkID: linkID, WorkspaceID: ws, FoldedBelow: state.FoldedBelow}
+	q.From1, q.To1, q.Split1, q.ProbeAfter1 = sides[0].read()
+	q.From2, q.To2, q.Split2, q.ProbeAfter2 = sides[1].read()
+	if q.From1.Before(q.To1) || q.From2.Before(q.To2) {
+		rows, err := rollup.Edges(ctx, db, q)
 		if err != nil {
 			return rep, err
 		}
 		for _, e := range rows {
 			quarter := e.Quarter.UTC()
 			v := edgeVisitor{day: Day.Truncate(quarter), hash: string(e.VisitorHash), quarters: [2]uint64{uint64(e.DayAm), uint64(e.DayPm)}}
-			if side := &sides[e.W-1]; side.byCounters {
-				side.outside = append(side.outside, v)
+			side := &sides[e.W-1]
+			if !side.inWindow(e.After) {
+				side.rest = append(side.rest, v)
 				continue
 			}
 			rep.Total += e.Scans
-			b := bucketOf(maxTime(quarter, from))
-			rep.Series[b].Scans += e.Scans
-			edges[b] = append(edges[b], v)
-			allEdges = append(allEdges, v)
-		}
-	}
-	if counted.From1.Before(counted.To1) || counted.From2.Before(counted.To2) {
-		rows, err := rollup.EdgeVisitors(ctx, db, counted)
-		if err != nil {
-			return rep, err
-		}
-		for _, e := range rows {
-			side := &sides[e.W-1]
-			rep.Total += e.Scans
 			rep.Series[side.bucket].Scans += e.Scans
-			side.inside[string(e.VisitorHash)] = true
+			if side.byCounters {
+				side.inside[v.hash] = true
+				continue
+			}
+			edges[side.bucket] = append(edges[side.bucket], v)
+			allEdges = append(allEdges, v)
 		}
 	}
 	for i := range sides {
@@ -656,49 +644,48 @@ func pieceAt(pieces []piece, i int) piece {
 // than the window: fewer probes.
 type edgeSide struct {
 	window     [2]time.Time
-	rest       [2]time.Time // the rest of the window's quarter-hour
+	quarter    [2]time.Time // the window's quarter-hour
 	bucket     int
 	end        bool
 	byCounters bool
 	inside     map[string]bool // byCounters: the window's visitors
-	outside    []edgeVisitor   // byCounters: the rest's visitors, with their quarters
+	rest       []edgeVisitor   // byCounters: the rest's visitors, with their quarters
 }
 
 func startEdge(from, q0, q1 time.Time, bucket int, ends []time.Time) edgeSide {
 	quarter := floorQuarter(from)
-	s := edgeSide{window: [2]time.Time{from, q0}, rest: [2]time.Time{quarter, from}, bucket: bucket}
-	s.byCounters = from.Before(q0) && q0.Equal(quarter.Add(quarterHourLen)) && from.Sub(quarter) < q0.Sub(from) &&
+	s := edgeSide{window: [2]time.Time{from, q0}, quarter: [2]time.Time{quarter, quarter.Add(quarterHourLen)}, bucket: bucket, inside: map[string]bool{}}
+	s.byCounters = from.Before(q0) && q0.Equal(s.quarter[1]) && from.Sub(quarter) < q0.Sub(from) &&
 		!minTime(ends[bucket], q1).Before(Day.Next(Day.Truncate(from)))
-	s.inside = map[string]bool{}
 	return s
 }
 
 func endEdge(q0, q1, to time.Time, bucket int, starts []time.Time) edgeSide {
 	quarter := floorQuarter(to)
-	s := edgeSide{window: [2]time.Time{q1, to}, rest: [2]time.Time{to, quarter.Add(quarterHourLen)}, bucket: bucket, end: true}
-	s.byCounters = q1.Before(to) && q1.Equal(quarter) && quarter.Add(quarterHourLen).Sub(to) < to.Sub(q1) &&
+	s := edgeSide{window: [2]time.Time{q1, to}, quarter: [2]time.Time{quarter, quarter.Add(quarterHourLen)}, bucket: bucket, end: true, inside: map[string]bool{}}
+	s.byCounters = q1.Before(to) && q1.Equal(quarter) && s.quarter[1].Sub(to) < to.Sub(q1) &&
 		!maxTime(starts[bucket], q0).After(Day.Truncate(q1))
-	s.inside = map[string]bool{}
 	return s
 }
 
-// probed is the window whose visitors are looked up: the edge's, or the
-// rest of its quarter when it is counted from the counters.
-func (s *edgeSide) probed() (time.Time, time.Time) {
+// read returns what to read of the side: its window, or its whole quarter
+// when it is counted from the counters; split at the window's start (the
+// start edge) or end (the end edge); and which side of the split to look
+// up, the window's or the rest's.
+func (s *edgeSide) read() (from, to, split time.Time, probeAfter bool) {
+	from, to = s.window[0], s.window[1]
 	if s.byCounters {
-		return s.rest[0], s.rest[1]
+		from, to = s.quarter[0], s.quarter[1]
 	}
-	return s.window[0], s.window[1]
+	if s.end {
+		return from, to, s.window[1], s.byCounters
+	}
+	return from, to, s.window[0], !s.byCounters
 }
 
-// unprobed is the window read without lookups: the edge's, when it is
-// counted from the counters.
-func (s *edgeSide) unprobed() (time.Time, time.Time) {
-	if s.byCounters {
-		return s.window[0], s.window[1]
-	}
-	return s.window[0], s.window[0]
-}
+// inWindow tells whether scans on the after side of the split are the
+// window's (else the rest's).
+func (s *edgeSide) inWindow(after bool) bool { return after != s.end }
 
 // count returns the visitor-days of a byCounters edge's window that the
 // whole quarter-hours do not count: the start edge's visitors last seen
@@ -716,7 +703,7 @@ func (s *edgeSide) count(rows map[time.Time]*rollup.Hour) int64 {
 		}
 	}
 	seen := map[string]bool{}
-	for _, v := range s.outside {
+	for _, v := range s.rest {
 		if s.inside[v.hash] || seen[v.hash] {
 			continue
 		}

@@ -25,48 +25,34 @@ ORDER BY hour;
 -- name: AnalyticsEdgeScans :many
 -- The folded human scans (below the watermark @folded_below, as the rollups
 -- hold) of the windows 1 [from1, to1) and 2 [from2, to2), each inside one
--- quarter-hour, per window and visitor, with the visitor's quarter-hour
--- bits of that UTC day. The bits are looked up per visitor (a primary-key
--- probe each), never by joining the whole seen-set.
-SELECT e.w::integer AS w, e.quarter::timestamptz AS quarter, e.visitor_hash, e.scans::bigint AS scans,
+-- quarter-hour, per window, side of the window's split instant (after: at
+-- or after it) and visitor; with the visitor's quarter-hour bits of that UTC
+-- day for the side @probe_after1 (@probe_after2) names, 0 for the other. The
+-- bits are looked up per visitor (a primary-key probe each), never by
+-- joining the whole seen-set.
+SELECT e.w::integer AS w, e.after::boolean AS after, e.quarter::timestamptz AS quarter, e.visitor_hash, e.scans::bigint AS scans,
        COALESCE(v.quarters_am, 0)::bigint AS day_am, COALESCE(v.quarters_pm, 0)::bigint AS day_pm
 FROM (
-    SELECT s.w, date_bin('15 minutes', s.occurred_at, '2000-01-01 00:00:00+00') AS quarter, s.visitor_hash, count(*) AS scans
+    SELECT s.w, s.after, date_bin('15 minutes', s.occurred_at, '2000-01-01 00:00:00+00') AS quarter, s.visitor_hash, count(*) AS scans
     FROM (
-        SELECT 1 AS w, e1.occurred_at, e1.visitor_hash FROM scans e1
+        SELECT 1 AS w, e1.occurred_at >= @split1 AS after, e1.occurred_at, e1.visitor_hash FROM scans e1
         WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND NOT e1.bot AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
           AND (e1.link_id, e1.occurred_at) >= (@link_id, @from1)
           AND (e1.xid IS NULL OR e1.xid < (@folded_below::bigint)::text::xid8)
         UNION ALL
-        SELECT 2 AS w, e2.occurred_at, e2.visitor_hash FROM scans e2
+        SELECT 2 AS w, e2.occurred_at >= @split2 AS after, e2.occurred_at, e2.visitor_hash FROM scans e2
         WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND NOT e2.bot AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
           AND (e2.link_id, e2.occurred_at) >= (@link_id, @from2)
           AND (e2.xid IS NULL OR e2.xid < (@folded_below::bigint)::text::xid8)
     ) s
-    GROUP BY 1, 2, 3
+    GROUP BY 1, 2, 3, 4
 ) e
 LEFT JOIN LATERAL (
     SELECT d.quarters_am, d.quarters_pm FROM scan_visitor_days d
     WHERE d.link_id = @link_id AND d.workspace_id = @workspace_id
       AND d.day = (e.quarter AT TIME ZONE 'UTC')::date AND d.visitor_hash = e.visitor_hash
+      AND e.after = CASE e.w WHEN 1 THEN @probe_after1::boolean ELSE @probe_after2::boolean END
 ) v ON true;
-
--- name: AnalyticsEdgeVisitors :many
--- AnalyticsEdgeScans without the bits: the folded human scans of the
--- windows 1 [from1, to1) and 2 [from2, to2), per window and visitor.
-SELECT s.w::integer AS w, date_bin('15 minutes', s.occurred_at, '2000-01-01 00:00:00+00')::timestamptz AS quarter, s.visitor_hash, count(*)::bigint AS scans
-FROM (
-    SELECT 1 AS w, e1.occurred_at, e1.visitor_hash FROM scans e1
-    WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND NOT e1.bot AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
-      AND (e1.link_id, e1.occurred_at) >= (@link_id, @from1)
-      AND (e1.xid IS NULL OR e1.xid < (@folded_below::bigint)::text::xid8)
-    UNION ALL
-    SELECT 2 AS w, e2.occurred_at, e2.visitor_hash FROM scans e2
-    WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND NOT e2.bot AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
-      AND (e2.link_id, e2.occurred_at) >= (@link_id, @from2)
-      AND (e2.xid IS NULL OR e2.xid < (@folded_below::bigint)::text::xid8)
-) s
-GROUP BY 1, 2, 3;
 
 -- name: AnalyticsEdgeBots :one
 -- The folded bot scans of the partial hours [from1, to1) and [from2, to2):

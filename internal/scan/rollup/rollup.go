@@ -67,46 +67,31 @@ type Hour struct {
 // ScansInQuarters returns the human scans of the hour's quarters [lo, hi)
 // (0 <= lo <= hi <= 4).
 func (h *Hour) ScansInQuarters(lo, hi int32) int64 {
-	before := func(q int32) int64 {
-		switch q {
-		case 0:
-			return 0
-		case 4:
-			return h.Scans
-		}
-		return h.ScansBefore[q-1]
-	}
-	return before(hi) - before(lo)
+	return atMark(int(hi), 0, h.Scans, h.ScansBefore) - atMark(int(lo), 0, h.Scans, h.ScansBefore)
 }
 
 // LastIn returns the visitors whose last human scan of their UTC day falls
 // in the hour's quarter q (0-3).
 func (h *Hour) LastIn(q int) int64 {
-	from := func(q int) int64 {
-		switch q {
-		case 0:
-			return h.DayLast
-		case 4:
-			return 0
-		}
-		return h.LastFrom[q-1]
-	}
-	return from(q) - from(q+1)
+	return atMark(q, h.DayLast, 0, h.LastFrom) - atMark(q+1, h.DayLast, 0, h.LastFrom)
 }
 
 // FirstIn returns the visitors whose first human scan of their UTC day
 // falls in the hour's quarter q (0-3).
 func (h *Hour) FirstIn(q int) int64 {
-	before := func(q int) int64 {
-		switch q {
-		case 0:
-			return 0
-		case 4:
-			return h.DayFirst
-		}
-		return h.FirstBefore[q-1]
+	return atMark(q+1, 0, h.DayFirst, h.FirstBefore) - atMark(q, 0, h.DayFirst, h.FirstBefore)
+}
+
+// atMark reads a counter kept at the hour's quarter marks: at mark q
+// (0-4), start at 0, end at 4, marks[q-1] between.
+func atMark(q int, start, end int64, marks [3]int64) int64 {
+	switch q {
+	case 0:
+		return start
+	case 4:
+		return end
 	}
-	return before(q+1) - before(q)
+	return marks[q-1]
 }
 
 // Hours reads the hours [from, to) of the workspace's link, in order.
@@ -122,8 +107,7 @@ func Hours(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID, from, to ti
 }
 
 // EdgeQuery asks for one link's folded scans (below FoldedBelow) of the
-// partial quarter-hours (Edges) or hours (EdgeBots) [From1, To1) and
-// [From2, To2).
+// partial hours [From1, To1) and [From2, To2).
 type EdgeQuery struct {
 	LinkID      uuid.UUID
 	WorkspaceID uuid.UUID
@@ -134,12 +118,32 @@ type EdgeQuery struct {
 	To2         time.Time
 }
 
-// EdgeScans are the human scans of one window (W: 1 or 2) and visitor at
-// a range's edge, with the visitor's quarter-hours of that UTC day (DayAm:
-// quarters 0-47, DayPm: 48-95; 0 from EdgeVisitors, which does not look
-// them up).
+// EdgeScansQuery asks for one link's folded human scans (below
+// FoldedBelow) of the windows [From1, To1) and [From2, To2), each inside
+// one quarter-hour, split at Split1 (Split2): the scans at or after it
+// are After. The visitors' quarter-hours are looked up on the side
+// ProbeAfter1 (ProbeAfter2) names.
+type EdgeScansQuery struct {
+	Split1      time.Time
+	LinkID      uuid.UUID
+	WorkspaceID uuid.UUID
+	From1       time.Time
+	To1         time.Time
+	FoldedBelow int64
+	Split2      time.Time
+	From2       time.Time
+	To2         time.Time
+	ProbeAfter1 bool
+	ProbeAfter2 bool
+}
+
+// EdgeScans are the human scans of one window (W: 1 or 2), side of its
+// split and visitor at a range's edge, with the visitor's quarter-hours of
+// that UTC day (DayAm: quarters 0-47, DayPm: 48-95) on the side looked up,
+// 0 on the other.
 type EdgeScans struct {
 	W           int32
+	After       bool
 	Quarter     time.Time
 	VisitorHash []byte
 	Scans       int64
@@ -147,20 +151,10 @@ type EdgeScans struct {
 	DayPm       int64
 }
 
-// Edges reads the human scans of the windows of q (each inside one
-// quarter-hour), with each visitor's quarter-hours of the day.
-func Edges(ctx context.Context, db store.DBTX, q EdgeQuery) ([]EdgeScans, error) {
+// Edges reads the human scans of the windows of q.
+func Edges(ctx context.Context, db store.DBTX, q EdgeScansQuery) ([]EdgeScans, error) {
 	rows, err := scandb.New().AnalyticsEdgeScans(ctx, db, scandb.AnalyticsEdgeScansParams(q))
 	return convert(rows, func(r scandb.AnalyticsEdgeScansRow) EdgeScans { return EdgeScans(r) }), store.InterpretError(err)
-}
-
-// EdgeVisitors reads the human scans of the windows of q per visitor,
-// without their quarter-hours (one index probe less per visitor).
-func EdgeVisitors(ctx context.Context, db store.DBTX, q EdgeQuery) ([]EdgeScans, error) {
-	rows, err := scandb.New().AnalyticsEdgeVisitors(ctx, db, scandb.AnalyticsEdgeVisitorsParams(q))
-	return convert(rows, func(r scandb.AnalyticsEdgeVisitorsRow) EdgeScans {
-		return EdgeScans{W: r.W, Quarter: r.Quarter, VisitorHash: r.VisitorHash, Scans: r.Scans}
-	}), store.InterpretError(err)
 }
 
 // EdgeBots counts the bot scans of the partial hours of q.

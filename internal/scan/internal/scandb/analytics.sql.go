@@ -54,42 +54,48 @@ func (q *Queries) AnalyticsEdgeBots(ctx context.Context, db DBTX, arg AnalyticsE
 }
 
 const analyticsEdgeScans = `-- name: AnalyticsEdgeScans :many
-SELECT e.w::integer AS w, e.quarter::timestamptz AS quarter, e.visitor_hash, e.scans::bigint AS scans,
+SELECT e.w::integer AS w, e.after::boolean AS after, e.quarter::timestamptz AS quarter, e.visitor_hash, e.scans::bigint AS scans,
        COALESCE(v.quarters_am, 0)::bigint AS day_am, COALESCE(v.quarters_pm, 0)::bigint AS day_pm
 FROM (
-    SELECT s.w, date_bin('15 minutes', s.occurred_at, '2000-01-01 00:00:00+00') AS quarter, s.visitor_hash, count(*) AS scans
+    SELECT s.w, s.after, date_bin('15 minutes', s.occurred_at, '2000-01-01 00:00:00+00') AS quarter, s.visitor_hash, count(*) AS scans
     FROM (
-        SELECT 1 AS w, e1.occurred_at, e1.visitor_hash FROM scans e1
-        WHERE e1.link_id = $1 AND e1.workspace_id = $2 AND NOT e1.bot AND e1.occurred_at >= $3 AND e1.occurred_at < $4
-          AND (e1.link_id, e1.occurred_at) >= ($1, $3)
-          AND (e1.xid IS NULL OR e1.xid < ($5::bigint)::text::xid8)
+        SELECT 1 AS w, e1.occurred_at >= $1 AS after, e1.occurred_at, e1.visitor_hash FROM scans e1
+        WHERE e1.link_id = $2 AND e1.workspace_id = $3 AND NOT e1.bot AND e1.occurred_at >= $4 AND e1.occurred_at < $5
+          AND (e1.link_id, e1.occurred_at) >= ($2, $4)
+          AND (e1.xid IS NULL OR e1.xid < ($6::bigint)::text::xid8)
         UNION ALL
-        SELECT 2 AS w, e2.occurred_at, e2.visitor_hash FROM scans e2
-        WHERE e2.link_id = $1 AND e2.workspace_id = $2 AND NOT e2.bot AND e2.occurred_at >= $6 AND e2.occurred_at < $7
-          AND (e2.link_id, e2.occurred_at) >= ($1, $6)
-          AND (e2.xid IS NULL OR e2.xid < ($5::bigint)::text::xid8)
+        SELECT 2 AS w, e2.occurred_at >= $7 AS after, e2.occurred_at, e2.visitor_hash FROM scans e2
+        WHERE e2.link_id = $2 AND e2.workspace_id = $3 AND NOT e2.bot AND e2.occurred_at >= $8 AND e2.occurred_at < $9
+          AND (e2.link_id, e2.occurred_at) >= ($2, $8)
+          AND (e2.xid IS NULL OR e2.xid < ($6::bigint)::text::xid8)
     ) s
-    GROUP BY 1, 2, 3
+    GROUP BY 1, 2, 3, 4
 ) e
 LEFT JOIN LATERAL (
     SELECT d.quarters_am, d.quarters_pm FROM scan_visitor_days d
-    WHERE d.link_id = $1 AND d.workspace_id = $2
+    WHERE d.link_id = $2 AND d.workspace_id = $3
       AND d.day = (e.quarter AT TIME ZONE 'UTC')::date AND d.visitor_hash = e.visitor_hash
+      AND e.after = CASE e.w WHEN 1 THEN $10::boolean ELSE $11::boolean END
 ) v ON true
 `
 
 type AnalyticsEdgeScansParams struct {
+	Split1      time.Time
 	LinkID      uuid.UUID
 	WorkspaceID uuid.UUID
 	From1       time.Time
 	To1         time.Time
 	FoldedBelow int64
+	Split2      time.Time
 	From2       time.Time
 	To2         time.Time
+	ProbeAfter1 bool
+	ProbeAfter2 bool
 }
 
 type AnalyticsEdgeScansRow struct {
 	W           int32
+	After       bool
 	Quarter     time.Time
 	VisitorHash []byte
 	Scans       int64
@@ -99,18 +105,24 @@ type AnalyticsEdgeScansRow struct {
 
 // The folded human scans (below the watermark @folded_below, as the rollups
 // hold) of the windows 1 [from1, to1) and 2 [from2, to2), each inside one
-// quarter-hour, per window and visitor, with the visitor's quarter-hour
-// bits of that UTC day. The bits are looked up per visitor (a primary-key
-// probe each), never by joining the whole seen-set.
+// quarter-hour, per window, side of the window's split instant (after: at
+// or after it) and visitor; with the visitor's quarter-hour bits of that UTC
+// day for the side @probe_after1 (@probe_after2) names, 0 for the other. The
+// bits are looked up per visitor (a primary-key probe each), never by
+// joining the whole seen-set.
 func (q *Queries) AnalyticsEdgeScans(ctx context.Context, db DBTX, arg AnalyticsEdgeScansParams) ([]AnalyticsEdgeScansRow, error) {
 	rows, err := db.Query(ctx, analyticsEdgeScans,
+		arg.Split1,
 		arg.LinkID,
 		arg.WorkspaceID,
 		arg.From1,
 		arg.To1,
 		arg.FoldedBelow,
+		arg.Split2,
 		arg.From2,
 		arg.To2,
+		arg.ProbeAfter1,
+		arg.ProbeAfter2,
 	)
 	if err != nil {
 		return nil, err
@@ -121,79 +133,12 @@ func (q *Queries) AnalyticsEdgeScans(ctx context.Context, db DBTX, arg Analytics
 		var i AnalyticsEdgeScansRow
 		if err := rows.Scan(
 			&i.W,
+			&i.After,
 			&i.Quarter,
 			&i.VisitorHash,
 			&i.Scans,
 			&i.DayAm,
 			&i.DayPm,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const analyticsEdgeVisitors = `-- name: AnalyticsEdgeVisitors :many
-SELECT s.w::integer AS w, date_bin('15 minutes', s.occurred_at, '2000-01-01 00:00:00+00')::timestamptz AS quarter, s.visitor_hash, count(*)::bigint AS scans
-FROM (
-    SELECT 1 AS w, e1.occurred_at, e1.visitor_hash FROM scans e1
-    WHERE e1.link_id = $1 AND e1.workspace_id = $2 AND NOT e1.bot AND e1.occurred_at >= $3 AND e1.occurred_at < $4
-      AND (e1.link_id, e1.occurred_at) >= ($1, $3)
-      AND (e1.xid IS NULL OR e1.xid < ($5::bigint)::text::xid8)
-    UNION ALL
-    SELECT 2 AS w, e2.occurred_at, e2.visitor_hash FROM scans e2
-    WHERE e2.link_id = $1 AND e2.workspace_id = $2 AND NOT e2.bot AND e2.occurred_at >= $6 AND e2.occurred_at < $7
-      AND (e2.link_id, e2.occurred_at) >= ($1, $6)
-      AND (e2.xid IS NULL OR e2.xid < ($5::bigint)::text::xid8)
-) s
-GROUP BY 1, 2, 3
-`
-
-type AnalyticsEdgeVisitorsParams struct {
-	LinkID      uuid.UUID
-	WorkspaceID uuid.UUID
-	From1       time.Time
-	To1         time.Time
-	FoldedBelow int64
-	From2       time.Time
-	To2         time.Time
-}
-
-type AnalyticsEdgeVisitorsRow struct {
-	W           int32
-	Quarter     time.Time
-	VisitorHash []byte
-	Scans       int64
-}
-
-// AnalyticsEdgeScans without the bits: the folded human scans of the
-// windows 1 [from1, to1) and 2 [from2, to2), per window and visitor.
-func (q *Queries) AnalyticsEdgeVisitors(ctx context.Context, db DBTX, arg AnalyticsEdgeVisitorsParams) ([]AnalyticsEdgeVisitorsRow, error) {
-	rows, err := db.Query(ctx, analyticsEdgeVisitors,
-		arg.LinkID,
-		arg.WorkspaceID,
-		arg.From1,
-		arg.To1,
-		arg.FoldedBelow,
-		arg.From2,
-		arg.To2,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []AnalyticsEdgeVisitorsRow
-	for rows.Next() {
-		var i AnalyticsEdgeVisitorsRow
-		if err := rows.Scan(
-			&i.W,
-			&i.Quarter,
-			&i.VisitorHash,
-			&i.Scans,
 		); err != nil {
 			return nil, err
 		}

@@ -36,6 +36,15 @@ import (
 // role; the JSON API under /api, the UI, docs, OAuth and MCP in the api
 // role. Whatever a role does not serve answers 404.
 func (a *App) routes() chi.Router {
+	r := a.registerRoutes()
+	if a.Config.Roles.Redirect() {
+		a.Redirects.Routed(r)
+	}
+	return r
+}
+
+// registerRoutes registers every route of this process's roles (routes).
+func (a *App) registerRoutes() chi.Router {
 	r := chi.NewRouter()
 	a.use(r)
 	r.Use(a.Redirects.CustomDomains(a.Config.Roles.Redirect(), "/healthz", "/readyz", "/static/"))

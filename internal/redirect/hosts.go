@@ -85,6 +85,11 @@ func (h *Handler) CustomDomains(serveCodes bool, anyHost ...string) func(http.Ha
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if h.hosts.isDefault(r.Host) {
+				if code, ok := h.unrouted.code(r); ok && serveCodes {
+					asRouted(r, code)
+					h.serveCode(w, r, "", code, nil)
+					return
+				}
 				next.ServeHTTP(w, r)
 				return
 			}

@@ -71,6 +71,7 @@ type Handler struct {
 	secure   bool
 	sameSite *http.CrossOriginProtection
 	load     Load
+	unrouted unrouted
 }
 
 // Load is told of every request, so work that yields to the redirect

@@ -415,12 +415,11 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 	if !d0.Before(d1) {
 		d0, d1 = h1, h1
 	}
-	// The partial hours' quarters in [q0, q1): at most two pieces.
-	var pieces []piece
-	for hour := Hour.Truncate(q0); hour.Before(q1); hour = Hour.Next(hour) {
-		if p := quartersIn(hour, q0, q1); p.lo < p.hi && (p.lo > 0 || p.hi < 4) {
-			pieces = append(pieces, p)
-		}
+	// The partial hours' quarters in [q0, q1): only q0's hour and q1's can
+	// be partial (one piece when they are the same hour).
+	first, last := partial(quartersIn(Hour.Truncate(q0), q0, q1)), partial(quartersIn(Hour.Truncate(q1), q0, q1))
+	if last.hour.Equal(first.hour) {
+		last = piece{hour: last.hour}
 	}
 
 	// The buckets, in the zone: starts[i] is bucket i's first instant,
@@ -548,8 +547,8 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 		MaxKeys: MaxBreakdownKeys, LinkID: linkID, WorkspaceID: ws,
 		FromDay: d0, ToDay: d1,
 		HourFrom1: h0, HourTo1: d0, HourFrom2: d1, HourTo2: h1,
-		PieceHour1: pieceAt(pieces, 0).hour, PieceLo1: pieceAt(pieces, 0).lo, PieceHi1: pieceAt(pieces, 0).hi,
-		PieceHour2: pieceAt(pieces, 1).hour, PieceLo2: pieceAt(pieces, 1).lo, PieceHi2: pieceAt(pieces, 1).hi,
+		PieceHour1: first.hour, PieceLo1: first.lo, PieceHi1: first.hi,
+		PieceHour2: last.hour, PieceLo2: last.lo, PieceHi2: last.hi,
 		From1: from, To1: q0, From2: q1, To2: to, FoldedBelow: state.FoldedBelow,
 	})
 	if err != nil {
@@ -588,7 +587,7 @@ func quarterMark(hour, t time.Time) int {
 	if d <= 0 || d >= time.Hour {
 		return 0
 	}
-	return int(d / (15 * time.Minute))
+	return int(d / quarterHourLen)
 }
 
 // quarterHourLen is the step of the counts the rollups keep before the
@@ -620,12 +619,13 @@ func quartersIn(hour, a, b time.Time) piece {
 	return piece{hour: hour, lo: q(a), hi: q(b)}
 }
 
-// pieceAt returns pieces[i], or an empty piece.
-func pieceAt(pieces []piece, i int) piece {
-	if i < len(pieces) {
-		return pieces[i]
+// partial returns p when it is part of its hour, else an empty piece
+// (none, or the whole hour, which the hourly rows count).
+func partial(p piece) piece {
+	if p.lo < p.hi && (p.lo > 0 || p.hi < 4) {
+		return p
 	}
-	return piece{hour: time.Unix(0, 0).UTC()}
+	return piece{hour: p.hour}
 }
 
 // edgeSide is one end of a range between quarter marks: its window (the

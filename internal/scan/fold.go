@@ -120,8 +120,13 @@ type Folded struct {
 
 // foldChunk is about how many scans one fold transaction takes: a backlog
 // (after an outage, or a long interval under heavy traffic) is folded in
-// chunks of whole writer transactions, in bounded memory.
-const foldChunk = 50_000
+// chunks of whole writer transactions, in bounded memory. foldTake is
+// about how many of a chunk's scans are read at a time, and upsertPiece
+// how many rows one upsert statement writes at most: a chunk of distinct
+// visitors has some 200,000 breakdown rows, whose arguments in one
+// statement took a few hundred MiB to build and encode. (Variables for
+// the tests, which fold in tiny pieces.)
+var foldChunk, foldTake, upsertPiece = 50_000, 10_000, 5000
 
 // Fold adds every scan recorded since the watermark to the rollups and the
 // links' scan_count, chunk by chunk, each chunk in one transaction under
@@ -152,15 +157,26 @@ func Fold(ctx context.Context, db *store.DB) (Folded, error) {
 				done = true // another instance got there first
 				return nil
 			}
-			end, err := q.ScanFoldChunkEnd(ctx, tx, scandb.ScanFoldChunkEndParams{FromXid: state.FoldedBelow, TargetXid: target.Target, Rows: foldChunk})
+			end, err := q.ScanFoldChunkEnd(ctx, tx, scandb.ScanFoldChunkEndParams{FromXid: state.FoldedBelow, TargetXid: target.Target, Rows: int32(foldChunk)})
 			if err != nil {
 				return store.InterpretError(err)
 			}
-			rows, err := q.ScanFoldTake(ctx, tx, scandb.ScanFoldTakeParams{FromXid: state.FoldedBelow, UptoXid: end})
-			if err != nil {
-				return store.InterpretError(err)
+			// The chunk's scans are read a piece at a time into its sums,
+			// so its raw rows are never all in memory at once.
+			sums := newChunkSums()
+			for from := state.FoldedBelow; from < end; {
+				upto, err := q.ScanFoldChunkEnd(ctx, tx, scandb.ScanFoldChunkEndParams{FromXid: from, TargetXid: end, Rows: int32(foldTake)})
+				if err != nil {
+					return store.InterpretError(err)
+				}
+				rows, err := q.ScanFoldTake(ctx, tx, scandb.ScanFoldTakeParams{FromXid: from, UptoXid: upto})
+				if err != nil {
+					return store.InterpretError(err)
+				}
+				sums.add(rows)
+				from = upto
 			}
-			if f, err = foldRows(ctx, tx, rows); err != nil {
+			if f, err = sums.write(ctx, tx); err != nil {
 				return err
 			}
 			advance := scandb.ScanFoldAdvanceParams{UptoXid: end}
@@ -184,45 +200,59 @@ func Fold(ctx context.Context, db *store.DB) (Folded, error) {
 	return total, nil
 }
 
-// foldRows adds the taken rows to the rollups and the links' counts.
-func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Folded, error) {
-	q := scandb.New()
-	f := Folded{Rows: len(rows)}
-	workspace := map[uuid.UUID]uuid.UUID{}
-	hours := map[hourKey]*hourCounts{}
-	visitors := map[visitorKey]quarters{}
-	hourly := map[keyKey]*[4]int64{} // scans, and those before the quarter marks
-	daily := map[keyKey]int64{}
-	overview := map[keyKey]int64{}          // keyKey.link is the workspace here
-	overviewHours := map[keyKey]*[4]int64{} // the same, per hour: scans and those before the quarter marks
-	links := map[uuid.UUID]*linkCount{}
-	counts := func(k hourKey) *hourCounts {
-		c := hours[k]
-		if c == nil {
-			c = &hourCounts{}
-			hours[k] = c
-		}
-		return c
+// chunkSums is what a chunk's scans add to the rollups and the links'
+// counts, summed as its rows are read.
+type chunkSums struct {
+	f             Folded
+	workspace     map[uuid.UUID]uuid.UUID
+	hours         map[hourKey]*hourCounts
+	visitors      map[visitorKey]quarters
+	hourly        map[keyKey]*[4]int64 // scans, and those before the quarter marks; the daily rows are their sums
+	overview      map[keyKey]int64     // keyKey.link is the workspace here
+	overviewHours map[keyKey]*[4]int64 // the same, per hour: scans and those before the quarter marks
+	links         map[uuid.UUID]*linkCount
+}
+
+func newChunkSums() *chunkSums {
+	return &chunkSums{
+		workspace: map[uuid.UUID]uuid.UUID{}, hours: map[hourKey]*hourCounts{}, visitors: map[visitorKey]quarters{},
+		hourly: map[keyKey]*[4]int64{}, overview: map[keyKey]int64{}, overviewHours: map[keyKey]*[4]int64{},
+		links: map[uuid.UUID]*linkCount{},
 	}
+}
+
+// hour is the counters of one link's hour, made on first use.
+func (s *chunkSums) hour(k hourKey) *hourCounts {
+	c := s.hours[k]
+	if c == nil {
+		c = &hourCounts{}
+		s.hours[k] = c
+	}
+	return c
+}
+
+// add sums taken rows.
+func (s *chunkSums) add(rows []scandb.ScanFoldTakeRow) {
+	s.f.Rows += len(rows)
 	for _, x := range rows {
 		link, quarter, n := x.LinkID, x.Quarter.UTC(), x.Scans
 		hour := quarter.Truncate(time.Hour)
 		qi := quarter.Minute() / 15 // the quarter of the hour
-		workspace[link] = x.WorkspaceID
-		c := counts(hourKey{link, hour.Unix()})
+		s.workspace[link] = x.WorkspaceID
+		c := s.hour(hourKey{link, hour.Unix()})
 		if x.Bot {
 			c.bots += n
 			continue
 		}
-		f.Scans += n
+		s.f.Scans += n
 		c.scans += n
 		for k := qi; k < 3; k++ {
 			c.scansQ[k] += n // before the marks after this quarter
 		}
-		lc := links[link]
+		lc := s.links[link]
 		if lc == nil {
 			lc = &linkCount{}
-			links[link] = lc
+			s.links[link] = lc
 		}
 		lc.scans += n
 		if x.LastAt.After(lc.lastAt) {
@@ -231,9 +261,10 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 		day := time.Date(hour.Year(), hour.Month(), hour.Day(), 0, 0, 0, 0, time.UTC)
 		var hash [16]byte
 		copy(hash[:], x.VisitorHash)
-		vq := visitors[visitorKey{link, day.Unix(), hash}]
+		vk := visitorKey{link, day.Unix(), hash}
+		vq := s.visitors[vk]
 		vq.set(hour.Hour()*4 + qi)
-		visitors[visitorKey{link, day.Unix(), hash}] = vq
+		s.visitors[vk] = vq
 		referrer := DirectReferrer
 		if x.ReferrerHost != nil {
 			referrer = *x.ReferrerHost
@@ -248,27 +279,40 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 		}
 		ws := x.WorkspaceID
 		for _, d := range [...][2]string{{dimDevice, x.Device}, {dimOS, x.OS}, {dimBrowser, x.Browser}, {dimReferrer, referrer}, {dimCountry, country}, {dimSource, x.Source}, {dimVariant, variant}} {
-			addQuarters(hourly, keyKey{link, hour.Unix(), d[0], d[1]}, qi, n)
-			daily[keyKey{link, day.Unix(), d[0], d[1]}] += n
+			addQuarters(s.hourly, keyKey{link, hour.Unix(), d[0], d[1]}, qi, n)
 			if workspaceHours && (d[0] == dimCountry || d[0] == dimSource) {
-				addQuarters(overviewHours, keyKey{ws, hour.Unix(), d[0], d[1]}, qi, n)
+				addQuarters(s.overviewHours, keyKey{ws, hour.Unix(), d[0], d[1]}, qi, n)
 			}
 		}
-		overview[keyKey{ws, day.Unix(), dimCountry, country}] += n
-		overview[keyKey{ws, day.Unix(), dimSource, x.Source}] += n
-		overview[keyKey{ws, day.Unix(), dimLink, link.String()}] += n
+		s.overview[keyKey{ws, day.Unix(), dimCountry, country}] += n
+		s.overview[keyKey{ws, day.Unix(), dimSource, x.Source}] += n
+		s.overview[keyKey{ws, day.Unix(), dimLink, link.String()}] += n
 	}
-	f.Links = len(workspace)
-	if len(rows) == 0 {
+}
+
+// write adds the sums to the rollups and the links' counts.
+func (s *chunkSums) write(ctx context.Context, tx pgx.Tx) (Folded, error) {
+	q := scandb.New()
+	f := s.f
+	f.Links = len(s.workspace)
+	if f.Rows == 0 {
 		return f, nil
 	}
+	workspace, hours, visitors, hourly, links := s.workspace, s.hours, s.visitors, s.hourly, s.links
 
-	if len(visitors) > 0 {
-		vkeys := sortedKeys(visitors, func(a, b visitorKey) int {
-			return cmp.Or(bytes.Compare(a.link[:], b.link[:]), cmp.Compare(a.day, b.day), bytes.Compare(a.hash[:], b.hash[:]))
-		})
-		p := scandb.ScanVisitorDaysUpsertParams{}
-		for _, k := range vkeys {
+	// Each table's rows go in pieces of upsertPiece, in key order, so that
+	// concurrent folds lock rows in the same order and the statements'
+	// arguments (and pgx's encoding of them) stay small.
+	vkeys := sortedKeys(visitors, func(a, b visitorKey) int {
+		return cmp.Or(bytes.Compare(a.link[:], b.link[:]), cmp.Compare(a.day, b.day), bytes.Compare(a.hash[:], b.hash[:]))
+	})
+	err := inPieces(vkeys, func(part []visitorKey) error {
+		n := len(part)
+		p := scandb.ScanVisitorDaysUpsertParams{
+			LinkIds: make([]uuid.UUID, 0, n), Days: make([]time.Time, 0, n), VisitorHashes: make([][]byte, 0, n),
+			WorkspaceIds: make([]uuid.UUID, 0, n), Hours: make([]int32, 0, n), QuartersAm: make([]int64, 0, n), QuartersPm: make([]int64, 0, n),
+		}
+		for _, k := range part {
 			p.LinkIds = append(p.LinkIds, k.link)
 			p.Days = append(p.Days, time.Unix(k.day, 0).UTC())
 			p.VisitorHashes = append(p.VisitorHashes, k.hash[:])
@@ -286,86 +330,156 @@ func foldRows(ctx context.Context, tx pgx.Tx, rows []scandb.ScanFoldTakeRow) (Fo
 		}
 		changed, err := q.ScanVisitorDaysUpsert(ctx, tx, p)
 		if err != nil {
-			return f, store.InterpretError(err)
+			return store.InterpretError(err)
 		}
 		for _, v := range changed {
-			visitorDelta(v.LinkID, v.Day.Unix(), quarters{uint64(v.OldAm), uint64(v.OldPm)}, quarters{uint64(v.NewAm), uint64(v.NewPm)}, counts)
+			visitorDelta(v.LinkID, v.Day.Unix(), quarters{uint64(v.OldAm), uint64(v.OldPm)}, quarters{uint64(v.NewAm), uint64(v.NewPm)}, s.hour)
 		}
+		return nil
+	})
+	if err != nil {
+		return f, err
 	}
+	s.visitors = nil
 
 	hkeys := sortedKeys(hours, func(a, b hourKey) int {
 		return cmp.Or(bytes.Compare(a.link[:], b.link[:]), cmp.Compare(a.hour, b.hour))
 	})
-	hp := scandb.ScanRollupsUpsertParams{}
-	for _, k := range hkeys {
-		c := hours[k]
-		hp.LinkIds = append(hp.LinkIds, k.link)
-		hp.Hours = append(hp.Hours, time.Unix(k.hour, 0).UTC())
-		hp.WorkspaceIds = append(hp.WorkspaceIds, workspace[k.link])
-		hp.Scans = append(hp.Scans, c.scans)
-		hp.Bots = append(hp.Bots, c.bots)
-		hp.Uniq = append(hp.Uniq, c.uniq)
-		hp.DayFirst = append(hp.DayFirst, c.dayFirst)
-		hp.DayLast = append(hp.DayLast, c.dayLast)
-		hp.Scans15, hp.Scans30, hp.Scans45 = append(hp.Scans15, c.scansQ[0]), append(hp.Scans30, c.scansQ[1]), append(hp.Scans45, c.scansQ[2])
-		hp.Uniq15, hp.Uniq30, hp.Uniq45 = append(hp.Uniq15, c.uniqQ[0]), append(hp.Uniq30, c.uniqQ[1]), append(hp.Uniq45, c.uniqQ[2])
-		hp.First15, hp.First30, hp.First45 = append(hp.First15, c.firstQ[0]), append(hp.First30, c.firstQ[1]), append(hp.First45, c.firstQ[2])
-		hp.Last15, hp.Last30, hp.Last45 = append(hp.Last15, c.lastQ[0]), append(hp.Last30, c.lastQ[1]), append(hp.Last45, c.lastQ[2])
+	err = inPieces(hkeys, func(part []hourKey) error {
+		n := len(part)
+		col := func() []int64 { return make([]int64, 0, n) }
+		hp := scandb.ScanRollupsUpsertParams{
+			LinkIds: make([]uuid.UUID, 0, n), Hours: make([]time.Time, 0, n), WorkspaceIds: make([]uuid.UUID, 0, n),
+			Scans: col(), Bots: col(), Uniq: col(), DayFirst: col(), DayLast: col(),
+			Scans15: col(), Scans30: col(), Scans45: col(), Uniq15: col(), Uniq30: col(), Uniq45: col(),
+			First15: col(), First30: col(), First45: col(), Last15: col(), Last30: col(), Last45: col(),
+		}
+		for _, k := range part {
+			c := hours[k]
+			hp.LinkIds = append(hp.LinkIds, k.link)
+			hp.Hours = append(hp.Hours, time.Unix(k.hour, 0).UTC())
+			hp.WorkspaceIds = append(hp.WorkspaceIds, workspace[k.link])
+			hp.Scans = append(hp.Scans, c.scans)
+			hp.Bots = append(hp.Bots, c.bots)
+			hp.Uniq = append(hp.Uniq, c.uniq)
+			hp.DayFirst = append(hp.DayFirst, c.dayFirst)
+			hp.DayLast = append(hp.DayLast, c.dayLast)
+			hp.Scans15, hp.Scans30, hp.Scans45 = append(hp.Scans15, c.scansQ[0]), append(hp.Scans30, c.scansQ[1]), append(hp.Scans45, c.scansQ[2])
+			hp.Uniq15, hp.Uniq30, hp.Uniq45 = append(hp.Uniq15, c.uniqQ[0]), append(hp.Uniq30, c.uniqQ[1]), append(hp.Uniq45, c.uniqQ[2])
+			hp.First15, hp.First30, hp.First45 = append(hp.First15, c.firstQ[0]), append(hp.First30, c.firstQ[1]), append(hp.First45, c.firstQ[2])
+			hp.Last15, hp.Last30, hp.Last45 = append(hp.Last15, c.lastQ[0]), append(hp.Last30, c.lastQ[1]), append(hp.Last45, c.lastQ[2])
+		}
+		return store.InterpretError(q.ScanRollupsUpsert(ctx, tx, hp))
+	})
+	if err != nil {
+		return f, err
 	}
-	if err := q.ScanRollupsUpsert(ctx, tx, hp); err != nil {
-		return f, store.InterpretError(err)
-	}
+	s.hours = nil
 	if len(hourly) == 0 {
 		return f, nil
 	}
-	kh := scandb.ScanRollupKeysHourlyUpsertParams{}
-	for _, k := range sortedKeys(hourly, compareKeyKey) {
-		c := hourly[k]
-		kh.LinkIds, kh.Hours, kh.Dims, kh.Keys = append(kh.LinkIds, k.link), append(kh.Hours, time.Unix(k.at, 0).UTC()), append(kh.Dims, k.dim), append(kh.Keys, k.key)
-		kh.WorkspaceIds = append(kh.WorkspaceIds, workspace[k.link])
-		kh.Scans, kh.Scans15, kh.Scans30, kh.Scans45 = append(kh.Scans, c[0]), append(kh.Scans15, c[1]), append(kh.Scans30, c[2]), append(kh.Scans45, c[3])
-	}
-	if err := q.ScanRollupKeysHourlyUpsert(ctx, tx, kh); err != nil {
-		return f, store.InterpretError(err)
-	}
-	d := keyColumns(daily, workspace)
-	if err := q.ScanRollupKeysDailyUpsert(ctx, tx, scandb.ScanRollupKeysDailyUpsertParams{
-		LinkIds: d.links, Days: d.ats, Dims: d.dims, Keys: d.keys, WorkspaceIds: d.workspaces, Scans: d.scans,
-	}); err != nil {
-		return f, store.InterpretError(err)
-	}
-	if err := upsertOverview(ctx, tx, overview); err != nil {
+	kkeys := sortedKeys(hourly, compareKeyKey)
+	err = inPieces(kkeys, func(part []keyKey) error {
+		n := len(part)
+		col := func() []int64 { return make([]int64, 0, n) }
+		kh := scandb.ScanRollupKeysHourlyUpsertParams{
+			LinkIds: make([]uuid.UUID, 0, n), Hours: make([]time.Time, 0, n), Dims: make([]string, 0, n), Keys: make([]string, 0, n),
+			WorkspaceIds: make([]uuid.UUID, 0, n), Scans: col(), Scans15: col(), Scans30: col(), Scans45: col(),
+		}
+		for _, k := range part {
+			c := hourly[k]
+			kh.LinkIds, kh.Hours, kh.Dims, kh.Keys = append(kh.LinkIds, k.link), append(kh.Hours, time.Unix(k.at, 0).UTC()), append(kh.Dims, k.dim), append(kh.Keys, k.key)
+			kh.WorkspaceIds = append(kh.WorkspaceIds, workspace[k.link])
+			kh.Scans, kh.Scans15, kh.Scans30, kh.Scans45 = append(kh.Scans, c[0]), append(kh.Scans15, c[1]), append(kh.Scans30, c[2]), append(kh.Scans45, c[3])
+		}
+		return store.InterpretError(q.ScanRollupKeysHourlyUpsert(ctx, tx, kh))
+	})
+	if err != nil {
 		return f, err
 	}
-	if err := upsertOverviewHours(ctx, tx, overviewHours); err != nil {
+	// A day's rows are the sums of its hours': the hourly keys, sorted by
+	// day instead of hour, each run of one (link, day, dim, key) added up
+	// in place.
+	day := func(k keyKey) keyKey { k.at -= k.at % 86400; return k }
+	slices.SortFunc(kkeys, func(a, b keyKey) int { return compareKeyKey(day(a), day(b)) })
+	dsums := make([]int64, 0, len(kkeys))
+	dkeys := kkeys[:0]
+	for _, k := range kkeys {
+		n := hourly[k][0]
+		if d := day(k); len(dkeys) > 0 && dkeys[len(dkeys)-1] == d {
+			dsums[len(dsums)-1] += n
+		} else {
+			dkeys, dsums = append(dkeys, d), append(dsums, n)
+		}
+	}
+	s.hourly = nil
+	for lo := 0; lo < len(dkeys); lo += upsertPiece {
+		part, scans := dkeys[lo:min(lo+upsertPiece, len(dkeys))], dsums[lo:min(lo+upsertPiece, len(dkeys))]
+		n := len(part)
+		p := scandb.ScanRollupKeysDailyUpsertParams{
+			LinkIds: make([]uuid.UUID, 0, n), Days: make([]time.Time, 0, n), Dims: make([]string, 0, n), Keys: make([]string, 0, n),
+			WorkspaceIds: make([]uuid.UUID, 0, n), Scans: scans,
+		}
+		for _, k := range part {
+			p.LinkIds, p.Days, p.Dims, p.Keys = append(p.LinkIds, k.link), append(p.Days, time.Unix(k.at, 0).UTC()), append(p.Dims, k.dim), append(p.Keys, k.key)
+			p.WorkspaceIds = append(p.WorkspaceIds, workspace[k.link])
+		}
+		if err := q.ScanRollupKeysDailyUpsert(ctx, tx, p); err != nil {
+			return f, store.InterpretError(err)
+		}
+	}
+	if err := upsertOverview(ctx, tx, s.overview); err != nil {
 		return f, err
 	}
-	lp := scandb.LinkAddScansParams{}
-	for _, id := range sortedKeys(links, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }) {
-		lp.LinkIds = append(lp.LinkIds, id)
-		lp.Counts = append(lp.Counts, links[id].scans)
-		lp.LastAts = append(lp.LastAts, links[id].lastAt.UTC())
+	if err := upsertOverviewHours(ctx, tx, s.overviewHours); err != nil {
+		return f, err
 	}
-	if err := q.LinkAddScans(ctx, tx, lp); err != nil {
-		return f, store.InterpretError(err)
+	err = inPieces(sortedKeys(links, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }), func(part []uuid.UUID) error {
+		n := len(part)
+		lp := scandb.LinkAddScansParams{LinkIds: make([]uuid.UUID, 0, n), Counts: make([]int64, 0, n), LastAts: make([]time.Time, 0, n)}
+		for _, id := range part {
+			lp.LinkIds = append(lp.LinkIds, id)
+			lp.Counts = append(lp.Counts, links[id].scans)
+			lp.LastAts = append(lp.LastAts, links[id].lastAt.UTC())
+		}
+		return store.InterpretError(q.LinkAddScans(ctx, tx, lp))
+	})
+	if err != nil {
+		return f, err
 	}
 	// Instances that serve links from memory read the new counters once
 	// (internal/link reads.go).
 	return f, store.Notify(ctx, tx, link.CountsChannel, "")
 }
 
+// inPieces calls write with keys in consecutive pieces of at most
+// upsertPiece, stopping at the first error.
+func inPieces[K any](keys []K, write func(part []K) error) error {
+	for lo := 0; lo < len(keys); lo += upsertPiece {
+		if err := write(keys[lo:min(lo+upsertPiece, len(keys))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // upsertOverview adds the fold's scans to the workspace overview, one row
 // per workspace, day and key, in key order like the other upserts.
 func upsertOverview(ctx context.Context, tx pgx.Tx, counts map[keyKey]int64) error {
-	p := scandb.ScanWorkspaceDaysUpsertParams{}
-	for _, k := range sortedKeys(counts, compareKeyKey) {
-		p.WorkspaceIds = append(p.WorkspaceIds, k.link)
-		p.Days = append(p.Days, time.Unix(k.at, 0).UTC())
-		p.Dims = append(p.Dims, k.dim)
-		p.Keys = append(p.Keys, k.key)
-		p.Scans = append(p.Scans, counts[k])
-	}
-	return store.InterpretError(scandb.New().ScanWorkspaceDaysUpsert(ctx, tx, p))
+	return inPieces(sortedKeys(counts, compareKeyKey), func(part []keyKey) error {
+		n := len(part)
+		p := scandb.ScanWorkspaceDaysUpsertParams{
+			WorkspaceIds: make([]uuid.UUID, 0, n), Days: make([]time.Time, 0, n), Dims: make([]string, 0, n), Keys: make([]string, 0, n), Scans: make([]int64, 0, n),
+		}
+		for _, k := range part {
+			p.WorkspaceIds = append(p.WorkspaceIds, k.link)
+			p.Days = append(p.Days, time.Unix(k.at, 0).UTC())
+			p.Dims = append(p.Dims, k.dim)
+			p.Keys = append(p.Keys, k.key)
+			p.Scans = append(p.Scans, counts[k])
+		}
+		return store.InterpretError(scandb.New().ScanWorkspaceDaysUpsert(ctx, tx, p))
+	})
 }
 
 // addQuarters adds n scans of quarter qi (0-3) of an hour to the row k of
@@ -390,19 +504,23 @@ var workspaceHours = true
 // upsertOverviewHours adds the fold's scans to the overview's hours, one
 // row per workspace, hour, country and source, in key order.
 func upsertOverviewHours(ctx context.Context, tx pgx.Tx, counts map[keyKey]*[4]int64) error {
-	if len(counts) == 0 {
-		return nil
-	}
-	p := scandb.ScanWorkspaceHoursUpsertParams{}
-	for _, k := range sortedKeys(counts, compareKeyKey) {
-		c := counts[k]
-		p.WorkspaceIds = append(p.WorkspaceIds, k.link)
-		p.Dims = append(p.Dims, k.dim)
-		p.Hours = append(p.Hours, time.Unix(k.at, 0).UTC())
-		p.Keys = append(p.Keys, k.key)
-		p.Scans, p.Scans15, p.Scans30, p.Scans45 = append(p.Scans, c[0]), append(p.Scans15, c[1]), append(p.Scans30, c[2]), append(p.Scans45, c[3])
-	}
-	return store.InterpretError(scandb.New().ScanWorkspaceHoursUpsert(ctx, tx, p))
+	return inPieces(sortedKeys(counts, compareKeyKey), func(part []keyKey) error {
+		n := len(part)
+		col := func() []int64 { return make([]int64, 0, n) }
+		p := scandb.ScanWorkspaceHoursUpsertParams{
+			WorkspaceIds: make([]uuid.UUID, 0, n), Dims: make([]string, 0, n), Hours: make([]time.Time, 0, n), Keys: make([]string, 0, n),
+			Scans: col(), Scans15: col(), Scans30: col(), Scans45: col(),
+		}
+		for _, k := range part {
+			c := counts[k]
+			p.WorkspaceIds = append(p.WorkspaceIds, k.link)
+			p.Dims = append(p.Dims, k.dim)
+			p.Hours = append(p.Hours, time.Unix(k.at, 0).UTC())
+			p.Keys = append(p.Keys, k.key)
+			p.Scans, p.Scans15, p.Scans30, p.Scans45 = append(p.Scans, c[0]), append(p.Scans15, c[1]), append(p.Scans30, c[2]), append(p.Scans45, c[3])
+		}
+		return store.InterpretError(scandb.New().ScanWorkspaceHoursUpsert(ctx, tx, p))
+	})
 }
 
 // linkCount is one link's human scans in a fold.
@@ -462,28 +580,6 @@ func visitorDelta(link uuid.UUID, day int64, old, now quarters, counts func(hour
 	}
 	seen(now.first(), true, 1)
 	seen(now.last(), false, 1)
-}
-
-// keyColumnSet is the columns of one breakdown upsert (hourly or daily),
-// sorted so that concurrent upserts lock rows in the same order.
-type keyColumnSet struct {
-	links, workspaces []uuid.UUID
-	ats               []time.Time
-	dims, keys        []string
-	scans             []int64
-}
-
-func keyColumns(counts map[keyKey]int64, workspace map[uuid.UUID]uuid.UUID) keyColumnSet {
-	var c keyColumnSet
-	for _, k := range sortedKeys(counts, compareKeyKey) {
-		c.links = append(c.links, k.link)
-		c.ats = append(c.ats, time.Unix(k.at, 0).UTC())
-		c.dims = append(c.dims, k.dim)
-		c.keys = append(c.keys, k.key)
-		c.workspaces = append(c.workspaces, workspace[k.link])
-		c.scans = append(c.scans, counts[k])
-	}
-	return c
 }
 
 func compareKeyKey(a, b keyKey) int {

@@ -120,12 +120,12 @@ type Folded struct {
 
 // foldChunk is about how many scans one fold transaction takes: a backlog
 // (after an outage, or a long interval under heavy traffic) is folded in
-// chunks of whole writer transactions, in bounded memory. foldTake is
-// about how many of a chunk's scans are read at a time, and upsertPiece
-// how many rows one upsert statement writes at most: a chunk of distinct
-// visitors has some 200,000 breakdown rows, whose arguments in one
-// statement took a few hundred MiB to build and encode. (Variables for
-// the tests, which fold in tiny pieces.)
+// chunks of whole writer transactions. foldTake is about how many of a
+// chunk's scans are summed at a time (a part of its links), and
+// upsertPiece how many rows one upsert statement writes at most: 50,000
+// scans of distinct visitors have some 200,000 breakdown rows, whose sums
+// and arguments all at once took 250 MiB of heap (BenchmarkFoldChunkMemory).
+// (Variables for the tests, which fold in tiny pieces.)
 var foldChunk, foldTake, upsertPiece = 50_000, 10_000, 5000
 
 // Fold adds every scan recorded since the watermark to the rollups and the
@@ -161,23 +161,34 @@ func Fold(ctx context.Context, db *store.DB) (Folded, error) {
 			if err != nil {
 				return store.InterpretError(err)
 			}
-			// The chunk's scans are read a piece at a time into its sums,
-			// so its raw rows are never all in memory at once.
-			sums := newChunkSums()
-			for from := state.FoldedBelow; from < end; {
-				upto, err := q.ScanFoldChunkEnd(ctx, tx, scandb.ScanFoldChunkEndParams{FromXid: from, TargetXid: end, Rows: int32(foldTake)})
-				if err != nil {
-					return store.InterpretError(err)
-				}
-				rows, err := q.ScanFoldTake(ctx, tx, scandb.ScanFoldTakeParams{FromXid: from, UptoXid: upto})
-				if err != nil {
-					return store.InterpretError(err)
-				}
-				sums.add(rows)
-				from = upto
+			// The chunk's links are folded in parts of about foldTake
+			// scans, each read, summed and written before the next: all
+			// of a link's scans are in one part, so no row is written
+			// twice, and only one part's sums are in memory at a time.
+			n, err := q.ScanFoldCount(ctx, tx, scandb.ScanFoldCountParams{FromXid: state.FoldedBelow, UptoXid: end})
+			if err != nil {
+				return store.InterpretError(err)
 			}
-			if f, err = sums.write(ctx, tx); err != nil {
-				return err
+			parts := max(1, (int(n)+foldTake-1)/foldTake)
+			for part := range parts {
+				rows, err := q.ScanFoldTake(ctx, tx, scandb.ScanFoldTakeParams{FromXid: state.FoldedBelow, UptoXid: end, Parts: int32(parts), Part: int32(part)})
+				if err != nil {
+					return store.InterpretError(err)
+				}
+				sums := newChunkSums()
+				sums.add(rows)
+				pf, err := sums.write(ctx, tx)
+				if err != nil {
+					return err
+				}
+				f.Rows, f.Scans, f.Links = f.Rows+pf.Rows, f.Scans+pf.Scans, f.Links+pf.Links
+			}
+			if f.Scans > 0 {
+				// Instances that serve links from memory read the new
+				// counters once (internal/link reads.go).
+				if err := store.Notify(ctx, tx, link.CountsChannel, ""); err != nil {
+					return err
+				}
 			}
 			advance := scandb.ScanFoldAdvanceParams{UptoXid: end}
 			if end == target.Target {
@@ -444,12 +455,7 @@ func (s *chunkSums) write(ctx context.Context, tx pgx.Tx) (Folded, error) {
 		}
 		return store.InterpretError(q.LinkAddScans(ctx, tx, lp))
 	})
-	if err != nil {
-		return f, err
-	}
-	// Instances that serve links from memory read the new counters once
-	// (internal/link reads.go).
-	return f, store.Notify(ctx, tx, link.CountsChannel, "")
+	return f, err
 }
 
 // inPieces calls write with keys in consecutive pieces of at most

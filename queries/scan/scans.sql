@@ -70,17 +70,24 @@ SELECT COALESCE((
       AND n.xid < (@target_xid::bigint)::text::xid8
 ), (@target_xid::bigint)::text::xid8)::text::bigint AS chunk_end;
 
+-- name: ScanFoldCount :one
+-- How many scans the transactions in [@from_xid, @upto_xid) wrote.
+SELECT count(*)::integer AS scans FROM scans
+WHERE xid >= (@from_xid::bigint)::text::xid8 AND xid < (@upto_xid::bigint)::text::xid8;
+
 -- name: ScanFoldTake :many
--- The scans of the transactions in [@from_xid, @upto_xid), grouped so that repeats
--- of one visitor, link, quarter-hour and key are one row (a fold window of a
--- few seconds rarely spans two quarters, so this is hardly more rows than
--- per hour).
+-- The scans of the transactions in [@from_xid, @upto_xid) of the links in
+-- part @part of @parts (by their id's last byte, which is random), grouped
+-- so that repeats of one visitor, link, quarter-hour and key are one row (a
+-- fold window of a few seconds rarely spans two quarters, so this is hardly
+-- more rows than per hour).
 SELECT link_id, workspace_id,
        date_bin('15 minutes', occurred_at, '2000-01-01 00:00:00+00')::timestamptz AS quarter,
        bot, device, os, browser, referrer_host, country, source, variant, visitor_hash,
        count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
 FROM scans
 WHERE xid >= (@from_xid::bigint)::text::xid8 AND xid < (@upto_xid::bigint)::text::xid8
+  AND get_byte(uuid_send(link_id), 15) % @parts::integer = @part::integer
 GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, country, source, variant, visitor_hash;
 
 -- name: ScanFoldAdvance :exec

@@ -95,6 +95,24 @@ func (q *Queries) ScanFoldChunkEnd(ctx context.Context, db DBTX, arg ScanFoldChu
 	return chunk_end, err
 }
 
+const scanFoldCount = `-- name: ScanFoldCount :one
+SELECT count(*)::integer AS scans FROM scans
+WHERE xid >= ($1::bigint)::text::xid8 AND xid < ($2::bigint)::text::xid8
+`
+
+type ScanFoldCountParams struct {
+	FromXid int64
+	UptoXid int64
+}
+
+// How many scans the transactions in [@from_xid, @upto_xid) wrote.
+func (q *Queries) ScanFoldCount(ctx context.Context, db DBTX, arg ScanFoldCountParams) (int32, error) {
+	row := db.QueryRow(ctx, scanFoldCount, arg.FromXid, arg.UptoXid)
+	var scans int32
+	err := row.Scan(&scans)
+	return scans, err
+}
+
 const scanFoldLock = `-- name: ScanFoldLock :one
 SELECT pg_try_advisory_xact_lock(scan_fold_lock_key())
 `
@@ -134,12 +152,15 @@ SELECT link_id, workspace_id,
        count(*)::bigint AS scans, max(occurred_at)::timestamptz AS last_at
 FROM scans
 WHERE xid >= ($1::bigint)::text::xid8 AND xid < ($2::bigint)::text::xid8
+  AND get_byte(uuid_send(link_id), 15) % $3::integer = $4::integer
 GROUP BY link_id, workspace_id, 3, bot, device, os, browser, referrer_host, country, source, variant, visitor_hash
 `
 
 type ScanFoldTakeParams struct {
 	FromXid int64
 	UptoXid int64
+	Parts   int32
+	Part    int32
 }
 
 type ScanFoldTakeRow struct {
@@ -159,12 +180,18 @@ type ScanFoldTakeRow struct {
 	LastAt       time.Time
 }
 
-// The scans of the transactions in [@from_xid, @upto_xid), grouped so that repeats
-// of one visitor, link, quarter-hour and key are one row (a fold window of a
-// few seconds rarely spans two quarters, so this is hardly more rows than
-// per hour).
+// The scans of the transactions in [@from_xid, @upto_xid) of the links in
+// part @part of @parts (by their id's last byte, which is random), grouped
+// so that repeats of one visitor, link, quarter-hour and key are one row (a
+// fold window of a few seconds rarely spans two quarters, so this is hardly
+// more rows than per hour).
 func (q *Queries) ScanFoldTake(ctx context.Context, db DBTX, arg ScanFoldTakeParams) ([]ScanFoldTakeRow, error) {
-	rows, err := db.Query(ctx, scanFoldTake, arg.FromXid, arg.UptoXid)
+	rows, err := db.Query(ctx, scanFoldTake,
+		arg.FromXid,
+		arg.UptoXid,
+		arg.Parts,
+		arg.Part,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,10 @@ ORDER BY hour;
 -- or after it) and visitor; with the visitor's quarter-hour bits of that UTC
 -- day for the side @probe_after1 (@probe_after2) names, 0 for the other. The
 -- bits are looked up per visitor (a primary-key probe each), never by
--- joining the whole seen-set.
+-- joining the whole seen-set; the side is decided inside the probe's index
+-- condition (a NULL day finds nothing at once), since as a condition of its
+-- own it was checked after the probe: every visitor of both sides was
+-- looked up (3,280 probes instead of 1,089, 18 ms instead of 12).
 SELECT e.w::integer AS w, e.after::boolean AS after, e.quarter::timestamptz AS quarter, e.visitor_hash, e.scans::bigint AS scans,
        COALESCE(v.quarters_am, 0)::bigint AS day_am, COALESCE(v.quarters_pm, 0)::bigint AS day_pm
 FROM (
@@ -50,8 +53,9 @@ FROM (
 LEFT JOIN LATERAL (
     SELECT d.quarters_am, d.quarters_pm FROM scan_visitor_days d
     WHERE d.link_id = @link_id AND d.workspace_id = @workspace_id
-      AND d.day = (e.quarter AT TIME ZONE 'UTC')::date AND d.visitor_hash = e.visitor_hash
-      AND e.after = CASE e.w WHEN 1 THEN @probe_after1::boolean ELSE @probe_after2::boolean END
+      AND d.day = CASE WHEN e.after = CASE e.w WHEN 1 THEN @probe_after1::boolean ELSE @probe_after2::boolean END
+                       THEN (e.quarter AT TIME ZONE 'UTC')::date END
+      AND d.visitor_hash = e.visitor_hash
 ) v ON true;
 
 -- name: AnalyticsEdgeBots :one

@@ -132,6 +132,27 @@ func TestLinksOnCustomDomains(t *testing.T) {
 	if !strings.Contains(p["errors"].([]any)[0].(map[string]any)["pointer"].(string), "/code") {
 		t.Errorf("reserved on the default domain: %v", p)
 	}
+
+	// The request metrics label a custom domain's codes with the route
+	// the default domain's have: the eight GETs answered 302 above (six
+	// of them on custom domains) are all /{code}'s.
+	resp = testkit.Get(t, f.srv.MetricsURL+"/metrics", nil)
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := `linkqr_http_requests_total{code="302",method="GET",route="/{code}"} 8`; !strings.Contains(string(metrics), want) {
+		t.Errorf("metrics lack %s:\n%s", want, grepLines(string(metrics), "linkqr_http_requests_total"))
+	}
+}
+
+// grepLines returns the lines of text that contain s.
+func grepLines(text, s string) string {
+	var out []string
+	for line := range strings.Lines(text) {
+		if strings.Contains(line, s) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "")
 }
 
 func TestLinkDomainMustBeAVerifiedDomainOfTheWorkspace(t *testing.T) {

@@ -116,6 +116,9 @@ func (h *Handler) CustomDomains(serveCodes bool, anyHost ...string) func(http.Ha
 			case r.URL.Path == "/" || strings.Count(r.URL.Path, "/") != 1:
 				h.pages.NotFound(w, r)
 			default:
+				// Labelled as the default domain's codes are (metrics
+				// by route pattern).
+				asRouted(r, r.URL.Path[1:])
 				h.serveCode(w, r, host, r.URL.Path[1:], site)
 			}
 		})

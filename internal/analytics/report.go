@@ -506,13 +506,17 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 			extraTotal += n
 		}
 	}
-	// Bots of the partial hours [from, h0) and [h1, to), from raw scans.
+	// Bots of the partial hours [from, h0) and [h1, to), from raw scans:
+	// each read whole, or its hour's bots less those of the rest of the
+	// hour when that is shorter (botsWindow).
 	if from.Before(h0) || h1.Before(to) {
-		n, err := rollup.EdgeBots(ctx, db, rollup.EdgeQuery{LinkID: linkID, WorkspaceID: ws, From1: from, To1: minTime(h0, to), From2: h1, To2: to, FoldedBelow: state.FoldedBelow})
+		a1, b1, less1 := botsWindow(from, minTime(h0, to), c.rows)
+		a2, b2, less2 := botsWindow(h1, to, c.rows)
+		n1, n2, err := rollup.EdgeBots(ctx, db, rollup.EdgeQuery{LinkID: linkID, WorkspaceID: ws, From1: a1, To1: b1, From2: a2, To2: b2, FoldedBelow: state.FoldedBelow})
 		if err != nil {
 			return rep, err
 		}
-		rep.Bots += n
+		rep.Bots += less1.minus(n1) + less2.minus(n2)
 	}
 
 	// Unique visitors of a bucket or the range: each visitor-day (the hash
@@ -718,6 +722,37 @@ func (s *edgeSide) count(rows map[time.Time]*rollup.Hour) int64 {
 		}
 	}
 	return n
+}
+
+// botsWindow returns what to read for the bots of [a, b), a part of one
+// hour: [a, b) itself (and no hour), or, when the rest of the hour is
+// shorter, that rest and the hour whose bots it is taken from. The hour
+// row and the raw scans count the same folded scans (one snapshot, one
+// watermark).
+func botsWindow(a, b time.Time, rows map[time.Time]*rollup.Hour) (time.Time, time.Time, botsLess) {
+	hour := Hour.Truncate(a)
+	end := hour.Add(time.Hour)
+	row := rows[hour]
+	switch {
+	case row == nil || !a.Before(b) || b.After(end):
+	case a.After(hour) && b.Equal(end) && a.Sub(hour) < b.Sub(a):
+		return hour, a, botsLess{row}
+	case a.Equal(hour) && b.Before(end) && end.Sub(b) < b.Sub(a):
+		return b, end, botsLess{row}
+	}
+	return a, b, botsLess{}
+}
+
+// botsLess is the hour whose bots a count of raw bots is taken from, if
+// any.
+type botsLess struct{ hour *rollup.Hour }
+
+// minus returns the bots of the window botsWindow read n for.
+func (l botsLess) minus(n int64) int64 {
+	if l.hour == nil {
+		return n
+	}
+	return l.hour.Bots - n
 }
 
 // edgeVisitor is a human visitor of a range's raw edge: its UTC day, hash

@@ -59,15 +59,16 @@ LEFT JOIN LATERAL (
 ) v ON true;
 
 -- name: AnalyticsEdgeBots :one
--- The folded bot scans of the partial hours [from1, to1) and [from2, to2):
--- the rollups count bots per hour only.
-SELECT count(*) FROM (
-    SELECT 1 FROM scans e1
+-- The folded bot scans of the windows [from1, to1) and [from2, to2), each
+-- counted apart: the rollups count bots per hour only, so a partial hour's
+-- are read from raw scans, or its hour's less those of the rest of it.
+SELECT count(*) FILTER (WHERE b.w = 1) AS bots1, count(*) FILTER (WHERE b.w = 2) AS bots2 FROM (
+    SELECT 1 AS w FROM scans e1
     WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND e1.bot AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
       AND (e1.link_id, e1.occurred_at) >= (@link_id, @from1)
       AND (e1.xid IS NULL OR e1.xid < (@folded_below::bigint)::text::xid8)
     UNION ALL
-    SELECT 1 FROM scans e2
+    SELECT 2 AS w FROM scans e2
     WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND e2.bot AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
       AND (e2.link_id, e2.occurred_at) >= (@link_id, @from2)
       AND (e2.xid IS NULL OR e2.xid < (@folded_below::bigint)::text::xid8)

@@ -107,7 +107,7 @@ func Hours(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID, from, to ti
 }
 
 // EdgeQuery asks for one link's folded scans (below FoldedBelow) of the
-// partial hours [From1, To1) and [From2, To2).
+// windows [From1, To1) and [From2, To2), each inside one hour.
 type EdgeQuery struct {
 	LinkID      uuid.UUID
 	WorkspaceID uuid.UUID
@@ -157,10 +157,10 @@ func Edges(ctx context.Context, db store.DBTX, q EdgeScansQuery) ([]EdgeScans, e
 	return convert(rows, func(r scandb.AnalyticsEdgeScansRow) EdgeScans { return EdgeScans(r) }), store.InterpretError(err)
 }
 
-// EdgeBots counts the bot scans of the partial hours of q.
-func EdgeBots(ctx context.Context, db store.DBTX, q EdgeQuery) (int64, error) {
+// EdgeBots counts the bot scans of each window of q.
+func EdgeBots(ctx context.Context, db store.DBTX, q EdgeQuery) (int64, int64, error) {
 	n, err := scandb.New().AnalyticsEdgeBots(ctx, db, scandb.AnalyticsEdgeBotsParams(q))
-	return n, store.InterpretError(err)
+	return n.Bots1, n.Bots2, store.InterpretError(err)
 }
 
 // VisitorsInQuarters counts the distinct visitors of the workspace's

@@ -13,13 +13,13 @@ import (
 )
 
 const analyticsEdgeBots = `-- name: AnalyticsEdgeBots :one
-SELECT count(*) FROM (
-    SELECT 1 FROM scans e1
+SELECT count(*) FILTER (WHERE b.w = 1) AS bots1, count(*) FILTER (WHERE b.w = 2) AS bots2 FROM (
+    SELECT 1 AS w FROM scans e1
     WHERE e1.link_id = $1 AND e1.workspace_id = $2 AND e1.bot AND e1.occurred_at >= $3 AND e1.occurred_at < $4
       AND (e1.link_id, e1.occurred_at) >= ($1, $3)
       AND (e1.xid IS NULL OR e1.xid < ($5::bigint)::text::xid8)
     UNION ALL
-    SELECT 1 FROM scans e2
+    SELECT 2 AS w FROM scans e2
     WHERE e2.link_id = $1 AND e2.workspace_id = $2 AND e2.bot AND e2.occurred_at >= $6 AND e2.occurred_at < $7
       AND (e2.link_id, e2.occurred_at) >= ($1, $6)
       AND (e2.xid IS NULL OR e2.xid < ($5::bigint)::text::xid8)
@@ -36,9 +36,15 @@ type AnalyticsEdgeBotsParams struct {
 	To2         time.Time
 }
 
-// The folded bot scans of the partial hours [from1, to1) and [from2, to2):
-// the rollups count bots per hour only.
-func (q *Queries) AnalyticsEdgeBots(ctx context.Context, db DBTX, arg AnalyticsEdgeBotsParams) (int64, error) {
+type AnalyticsEdgeBotsRow struct {
+	Bots1 int64
+	Bots2 int64
+}
+
+// The folded bot scans of the windows [from1, to1) and [from2, to2), each
+// counted apart: the rollups count bots per hour only, so a partial hour's
+// are read from raw scans, or its hour's less those of the rest of it.
+func (q *Queries) AnalyticsEdgeBots(ctx context.Context, db DBTX, arg AnalyticsEdgeBotsParams) (AnalyticsEdgeBotsRow, error) {
 	row := db.QueryRow(ctx, analyticsEdgeBots,
 		arg.LinkID,
 		arg.WorkspaceID,
@@ -48,9 +54,9 @@ func (q *Queries) AnalyticsEdgeBots(ctx context.Context, db DBTX, arg AnalyticsE
 		arg.From2,
 		arg.To2,
 	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
+	var i AnalyticsEdgeBotsRow
+	err := row.Scan(&i.Bots1, &i.Bots2)
+	return i, err
 }
 
 const analyticsEdgeScans = `-- name: AnalyticsEdgeScans :many

@@ -547,13 +547,22 @@ func compute(ctx context.Context, db store.DBTX, state rollup.FoldState, ws, lin
 	}
 	rep.Unique = u + extraTotal
 
+	// The partial quarter-hours' keys: each window read raw, or its
+	// quarter from the counters less the rest of the quarter, read raw,
+	// when that rest is shorter (keysWindow).
+	raw1, q3 := keysWindow(from, q0)
+	raw2, q4 := keysWindow(q1, to)
 	keys, err := rollup.Keys(ctx, db, rollup.KeysQuery{
 		MaxKeys: MaxBreakdownKeys, LinkID: linkID, WorkspaceID: ws,
 		FromDay: d0, ToDay: d1,
 		HourFrom1: h0, HourTo1: d0, HourFrom2: d1, HourTo2: h1,
 		PieceHour1: first.hour, PieceLo1: first.lo, PieceHi1: first.hi,
 		PieceHour2: last.hour, PieceLo2: last.lo, PieceHi2: last.hi,
-		From1: from, To1: q0, From2: q1, To2: to, FoldedBelow: state.FoldedBelow,
+		PieceHour3: q3.hour, PieceLo3: q3.lo, PieceHi3: q3.hi,
+		PieceHour4: q4.hour, PieceLo4: q4.lo, PieceHi4: q4.hi,
+		Sign1: raw1.sign, From1: raw1.from, To1: raw1.to,
+		Sign2: raw2.sign, From2: raw2.from, To2: raw2.to,
+		FoldedBelow: state.FoldedBelow,
 	})
 	if err != nil {
 		return rep, err
@@ -722,6 +731,33 @@ func (s *edgeSide) count(rows map[time.Time]*rollup.Hour) int64 {
 		}
 	}
 	return n
+}
+
+// rawWindow is a window of raw scans whose keys are added (sign 1) or
+// taken away (-1).
+type rawWindow struct {
+	from, to time.Time
+	sign     int32
+}
+
+// keysWindow returns how to count the keys of [a, b), a part of one
+// quarter-hour that reaches one of its ends: the window read raw, or,
+// when the rest of the quarter is shorter, the quarter from the counters
+// (a piece) and the rest read raw and taken away.
+func keysWindow(a, b time.Time) (rawWindow, piece) {
+	qs := floorQuarter(a)
+	qe := qs.Add(quarterHourLen)
+	hour := Hour.Truncate(qs)
+	q := int32(qs.Sub(hour) / quarterHourLen)
+	quarter := piece{hour: hour, lo: q, hi: q + 1}
+	switch {
+	case !a.Before(b) || b.After(qe):
+	case a.After(qs) && b.Equal(qe) && a.Sub(qs) < b.Sub(a):
+		return rawWindow{qs, a, -1}, quarter
+	case a.Equal(qs) && b.Before(qe) && qe.Sub(b) < b.Sub(a):
+		return rawWindow{b, qe, -1}, quarter
+	}
+	return rawWindow{a, b, 1}, piece{hour: hour}
 }
 
 // botsWindow returns what to read for the bots of [a, b), a part of one

@@ -88,7 +88,9 @@ WHERE link_id = @link_id AND workspace_id = @workspace_id AND day = @day
 -- remaining whole hours from the hourly one, the quarters [piece_lo, piece_hi) of the
 -- two partial hours piece_hour1 and piece_hour2 from the hourly one's counts before the
 -- quarter marks, the partial quarter-hours from raw scans; ranked as the raw-scan
--- queries did (scans descending, then key).
+-- queries did (scans descending, then key). A partial quarter-hour is read as itself
+-- (@sign1 or @sign2 1) or, when the rest of its quarter is shorter, as that quarter from
+-- the counts (pieces 3 and 4) less the rest, read raw (sign -1).
 WITH k AS (
     SELECT kd.dim, kd.key, kd.scans FROM scan_rollup_keys_daily kd
     WHERE kd.link_id = @link_id AND kd.workspace_id = @workspace_id AND kd.day >= @from_day AND kd.day < @to_day
@@ -101,22 +103,24 @@ WITH k AS (
            (CASE p.hi WHEN 1 THEN kq.scans_15 WHEN 2 THEN kq.scans_30 WHEN 3 THEN kq.scans_45 ELSE kq.scans END)
          - (CASE p.lo WHEN 0 THEN 0 WHEN 1 THEN kq.scans_15 WHEN 2 THEN kq.scans_30 ELSE kq.scans_45 END)
     FROM (VALUES (@piece_hour1::timestamptz, @piece_lo1::integer, @piece_hi1::integer),
-                 (@piece_hour2::timestamptz, @piece_lo2::integer, @piece_hi2::integer)) AS p(hour, lo, hi)
+                 (@piece_hour2::timestamptz, @piece_lo2::integer, @piece_hi2::integer),
+                 (@piece_hour3::timestamptz, @piece_lo3::integer, @piece_hi3::integer),
+                 (@piece_hour4::timestamptz, @piece_lo4::integer, @piece_hi4::integer)) AS p(hour, lo, hi)
     JOIN scan_rollup_keys_hourly kq ON kq.link_id = @link_id AND kq.workspace_id = @workspace_id AND kq.hour = p.hour
     WHERE p.lo < p.hi
     UNION ALL
     SELECT CASE WHEN GROUPING(raw.device) = 0 THEN 'd' WHEN GROUPING(raw.os) = 0 THEN 'o' WHEN GROUPING(raw.browser) = 0 THEN 'b'
                 WHEN GROUPING(raw.referrer) = 0 THEN 'r' WHEN GROUPING(raw.country) = 0 THEN 'c' WHEN GROUPING(raw.source) = 0 THEN 's' ELSE 'v' END,
-           COALESCE(raw.device, raw.os, raw.browser, raw.referrer, raw.country, raw.source, raw.variant), count(*)
+           COALESCE(raw.device, raw.os, raw.browser, raw.referrer, raw.country, raw.source, raw.variant), sum(raw.sign)
     FROM (
         SELECT e1.device, e1.os, e1.browser, COALESCE(e1.referrer_host, '(direct)') AS referrer, COALESCE(e1.country, '(unknown)') AS country,
-               e1.source, COALESCE(e1.variant, '(default)') AS variant FROM scans e1
+               e1.source, COALESCE(e1.variant, '(default)') AS variant, @sign1::integer AS sign FROM scans e1
         WHERE e1.link_id = @link_id AND e1.workspace_id = @workspace_id AND NOT e1.bot AND e1.occurred_at >= @from1 AND e1.occurred_at < @to1
           AND (e1.link_id, e1.occurred_at) >= (@link_id, @from1)
           AND (e1.xid IS NULL OR e1.xid < (@folded_below::bigint)::text::xid8)
         UNION ALL
         SELECT e2.device, e2.os, e2.browser, COALESCE(e2.referrer_host, '(direct)'), COALESCE(e2.country, '(unknown)'),
-               e2.source, COALESCE(e2.variant, '(default)') FROM scans e2
+               e2.source, COALESCE(e2.variant, '(default)'), @sign2::integer FROM scans e2
         WHERE e2.link_id = @link_id AND e2.workspace_id = @workspace_id AND NOT e2.bot AND e2.occurred_at >= @from2 AND e2.occurred_at < @to2
           AND (e2.link_id, e2.occurred_at) >= (@link_id, @from2)
           AND (e2.xid IS NULL OR e2.xid < (@folded_below::bigint)::text::xid8)

@@ -175,10 +175,11 @@ func VisitorsInQuarters(ctx context.Context, db store.DBTX, ws, linkID uuid.UUID
 // [FromDay, ToDay) from the daily rollup, the hours [HourFrom1, HourTo1)
 // and [HourFrom2, HourTo2) from the hourly one, the quarters [PieceLo1,
 // PieceHi1) of the hour PieceHour1 (0 <= lo <= hi <= 4; lo == hi: none) and
-// those of PieceHour2 from the hourly one's counts before the quarter
-// marks, the partial quarter-hours [From1, To1) and [From2, To2) from the
-// scans folded below FoldedBelow; at most MaxKeys per breakdown, countries
-// and variants whole.
+// those of PieceHour2 (and PieceHour3, PieceHour4) from the hourly one's
+// counts before the quarter marks, the partial quarter-hours [From1, To1)
+// and [From2, To2) from the scans folded below FoldedBelow, added (Sign 1)
+// or taken away (-1); at most MaxKeys per breakdown, countries and variants
+// whole.
 type KeysQuery struct {
 	MaxKeys     int64
 	LinkID      uuid.UUID
@@ -195,9 +196,17 @@ type KeysQuery struct {
 	PieceHour2  time.Time
 	PieceLo2    int32
 	PieceHi2    int32
+	PieceHour3  time.Time
+	PieceLo3    int32
+	PieceHi3    int32
+	PieceHour4  time.Time
+	PieceLo4    int32
+	PieceHi4    int32
+	Sign1       int32
 	From1       time.Time
 	To1         time.Time
 	FoldedBelow int64
+	Sign2       int32
 	From2       time.Time
 	To2         time.Time
 }

@@ -270,25 +270,27 @@ WITH k AS (
            (CASE p.hi WHEN 1 THEN kq.scans_15 WHEN 2 THEN kq.scans_30 WHEN 3 THEN kq.scans_45 ELSE kq.scans END)
          - (CASE p.lo WHEN 0 THEN 0 WHEN 1 THEN kq.scans_15 WHEN 2 THEN kq.scans_30 ELSE kq.scans_45 END)
     FROM (VALUES ($10::timestamptz, $11::integer, $12::integer),
-                 ($13::timestamptz, $14::integer, $15::integer)) AS p(hour, lo, hi)
+                 ($13::timestamptz, $14::integer, $15::integer),
+                 ($16::timestamptz, $17::integer, $18::integer),
+                 ($19::timestamptz, $20::integer, $21::integer)) AS p(hour, lo, hi)
     JOIN scan_rollup_keys_hourly kq ON kq.link_id = $2 AND kq.workspace_id = $3 AND kq.hour = p.hour
     WHERE p.lo < p.hi
     UNION ALL
     SELECT CASE WHEN GROUPING(raw.device) = 0 THEN 'd' WHEN GROUPING(raw.os) = 0 THEN 'o' WHEN GROUPING(raw.browser) = 0 THEN 'b'
                 WHEN GROUPING(raw.referrer) = 0 THEN 'r' WHEN GROUPING(raw.country) = 0 THEN 'c' WHEN GROUPING(raw.source) = 0 THEN 's' ELSE 'v' END,
-           COALESCE(raw.device, raw.os, raw.browser, raw.referrer, raw.country, raw.source, raw.variant), count(*)
+           COALESCE(raw.device, raw.os, raw.browser, raw.referrer, raw.country, raw.source, raw.variant), sum(raw.sign)
     FROM (
         SELECT e1.device, e1.os, e1.browser, COALESCE(e1.referrer_host, '(direct)') AS referrer, COALESCE(e1.country, '(unknown)') AS country,
-               e1.source, COALESCE(e1.variant, '(default)') AS variant FROM scans e1
-        WHERE e1.link_id = $2 AND e1.workspace_id = $3 AND NOT e1.bot AND e1.occurred_at >= $16 AND e1.occurred_at < $17
-          AND (e1.link_id, e1.occurred_at) >= ($2, $16)
-          AND (e1.xid IS NULL OR e1.xid < ($18::bigint)::text::xid8)
+               e1.source, COALESCE(e1.variant, '(default)') AS variant, $22::integer AS sign FROM scans e1
+        WHERE e1.link_id = $2 AND e1.workspace_id = $3 AND NOT e1.bot AND e1.occurred_at >= $23 AND e1.occurred_at < $24
+          AND (e1.link_id, e1.occurred_at) >= ($2, $23)
+          AND (e1.xid IS NULL OR e1.xid < ($25::bigint)::text::xid8)
         UNION ALL
         SELECT e2.device, e2.os, e2.browser, COALESCE(e2.referrer_host, '(direct)'), COALESCE(e2.country, '(unknown)'),
-               e2.source, COALESCE(e2.variant, '(default)') FROM scans e2
-        WHERE e2.link_id = $2 AND e2.workspace_id = $3 AND NOT e2.bot AND e2.occurred_at >= $19 AND e2.occurred_at < $20
-          AND (e2.link_id, e2.occurred_at) >= ($2, $19)
-          AND (e2.xid IS NULL OR e2.xid < ($18::bigint)::text::xid8)
+               e2.source, COALESCE(e2.variant, '(default)'), $26::integer FROM scans e2
+        WHERE e2.link_id = $2 AND e2.workspace_id = $3 AND NOT e2.bot AND e2.occurred_at >= $27 AND e2.occurred_at < $28
+          AND (e2.link_id, e2.occurred_at) >= ($2, $27)
+          AND (e2.xid IS NULL OR e2.xid < ($25::bigint)::text::xid8)
     ) raw
     -- One pass, a hash table per breakdown: a few rows per key, not seven per scan.
     GROUP BY GROUPING SETS ((raw.device), (raw.os), (raw.browser), (raw.referrer), (raw.country), (raw.source), (raw.variant))
@@ -318,9 +320,17 @@ type AnalyticsKeysParams struct {
 	PieceHour2  time.Time
 	PieceLo2    int32
 	PieceHi2    int32
+	PieceHour3  time.Time
+	PieceLo3    int32
+	PieceHi3    int32
+	PieceHour4  time.Time
+	PieceLo4    int32
+	PieceHi4    int32
+	Sign1       int32
 	From1       time.Time
 	To1         time.Time
 	FoldedBelow int64
+	Sign2       int32
 	From2       time.Time
 	To2         time.Time
 }
@@ -335,7 +345,9 @@ type AnalyticsKeysRow struct {
 // remaining whole hours from the hourly one, the quarters [piece_lo, piece_hi) of the
 // two partial hours piece_hour1 and piece_hour2 from the hourly one's counts before the
 // quarter marks, the partial quarter-hours from raw scans; ranked as the raw-scan
-// queries did (scans descending, then key).
+// queries did (scans descending, then key). A partial quarter-hour is read as itself
+// (@sign1 or @sign2 1) or, when the rest of its quarter is shorter, as that quarter from
+// the counts (pieces 3 and 4) less the rest, read raw (sign -1).
 // Countries and variants are listed whole (a few hundred and 26 at most),
 // so that they add up to the total like the sources do.
 func (q *Queries) AnalyticsKeys(ctx context.Context, db DBTX, arg AnalyticsKeysParams) ([]AnalyticsKeysRow, error) {
@@ -355,9 +367,17 @@ func (q *Queries) AnalyticsKeys(ctx context.Context, db DBTX, arg AnalyticsKeysP
 		arg.PieceHour2,
 		arg.PieceLo2,
 		arg.PieceHi2,
+		arg.PieceHour3,
+		arg.PieceLo3,
+		arg.PieceHi3,
+		arg.PieceHour4,
+		arg.PieceLo4,
+		arg.PieceHi4,
+		arg.Sign1,
 		arg.From1,
 		arg.To1,
 		arg.FoldedBelow,
+		arg.Sign2,
 		arg.From2,
 		arg.To2,
 	)

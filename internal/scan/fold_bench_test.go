@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
@@ -34,14 +35,22 @@ const foldWindow = 5000
 func newFoldBench(b *testing.B) *foldBench {
 	pool := testkit.DB(b)
 	f := &foldBench{b: b, db: store.NewDB(pool), clock: time.Now().UTC().Truncate(time.Hour).Add(-48 * time.Hour)}
-	for range 10 {
-		ws := testkit.NewTenant(b, pool).WorkspaceID
-		for range 100 {
-			f.links = append(f.links, testkit.Link(b, pool, &testkit.LinkOpts{WorkspaceID: ws}))
-			f.owners = append(f.owners, ws)
+	f.links, f.owners = tenantLinks(b, pool, 10, 100)
+	return f
+}
+
+// tenantLinks makes tenants workspaces of each links and returns the
+// links and, for each, its workspace.
+func tenantLinks(t testing.TB, pool *pgxpool.Pool, tenants, each int) (links, owners []uuid.UUID) {
+	t.Helper()
+	for range tenants {
+		ws := testkit.NewTenant(t, pool).WorkspaceID
+		for range each {
+			links = append(links, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws}))
+			owners = append(owners, ws)
 		}
 	}
-	return f
+	return links, owners
 }
 
 // window writes the next window of scans (not timed) and folds it, adding

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/linkqr/linkqr/internal/scan"
 	"github.com/linkqr/linkqr/internal/store"
 	"github.com/linkqr/linkqr/internal/testkit"
@@ -24,14 +22,7 @@ import (
 func BenchmarkFoldChunkMemory(b *testing.B) {
 	pool := testkit.DB(b)
 	db := store.NewDB(pool)
-	var links, owners []uuid.UUID
-	for range 2 {
-		ws := testkit.NewTenant(b, pool).WorkspaceID
-		for range 5000 {
-			links = append(links, testkit.Link(b, pool, &testkit.LinkOpts{WorkspaceID: ws}))
-			owners = append(owners, ws)
-		}
-	}
+	links, owners := tenantLinks(b, pool, 2, 5000)
 	ctx := context.Background()
 	clock := time.Now().UTC().Truncate(time.Hour).Add(-72 * time.Hour)
 	var peak, alloc float64

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/linkqr/linkqr/internal/scan"
@@ -50,14 +49,7 @@ func TestFoldInPiecesEqualsRebuild(t *testing.T) {
 	pool := testkit.DB(t)
 	db := store.NewDB(pool)
 	ctx := context.Background()
-	var links, owners []uuid.UUID
-	for range 2 {
-		ws := testkit.NewTenant(t, pool).WorkspaceID
-		for range 4 {
-			links = append(links, testkit.Link(t, pool, &testkit.LinkOpts{WorkspaceID: ws}))
-			owners = append(owners, ws)
-		}
-	}
+	links, owners := tenantLinks(t, pool, 2, 4)
 	start := time.Date(2026, 3, 9, 22, 0, 0, 0, time.UTC)
 	for fold := range 3 {
 		// 30 transactions of 20 scans, as the writers leave them: 200

@@ -72,7 +72,10 @@ func TestSingleFlight(t *testing.T) {
 	for range 5 {
 		chans = append(chans, renderAsync(context.Background(), s, o))
 	}
-	wait.For(t, 10*time.Second, func() bool { return s.waitersOf(etag) == 4 }, "four requests to join the first")
+	// The first request registers the flight before it queues for a slot,
+	// so the four may join it before it is queued: wait for both.
+	wait.For(t, 10*time.Second, func() bool { return s.waitersOf(etag) == 4 && s.limit.waiting() > 0 },
+		"four requests to join the first, and the first to queue")
 	if s.limit.waiting() != 1 {
 		t.Fatalf("%d requests queued for a slot, want 1", s.limit.waiting())
 	}

@@ -746,18 +746,28 @@ type rawWindow struct {
 // (a piece) and the rest read raw and taken away.
 func keysWindow(a, b time.Time) (rawWindow, piece) {
 	qs := floorQuarter(a)
-	qe := qs.Add(quarterHourLen)
 	hour := Hour.Truncate(qs)
-	q := int32(qs.Sub(hour) / quarterHourLen)
-	quarter := piece{hour: hour, lo: q, hi: q + 1}
-	switch {
-	case !a.Before(b) || b.After(qe):
-	case a.After(qs) && b.Equal(qe) && a.Sub(qs) < b.Sub(a):
-		return rawWindow{qs, a, -1}, quarter
-	case a.Equal(qs) && b.Before(qe) && qe.Sub(b) < b.Sub(a):
-		return rawWindow{b, qe, -1}, quarter
+	from, to, taken := shorterSide(a, b, qs, qs.Add(quarterHourLen))
+	if !taken {
+		return rawWindow{a, b, 1}, piece{hour: hour}
 	}
-	return rawWindow{a, b, 1}, piece{hour: hour}
+	q := int32(qs.Sub(hour) / quarterHourLen)
+	return rawWindow{from, to, -1}, piece{hour: hour, lo: q, hi: q + 1}
+}
+
+// shorterSide returns what to read raw of [a, b), a part of the span
+// [start, end) that reaches one of its ends: [a, b) itself, or, when the
+// rest of the span is shorter, that rest (taken: the part is then the
+// span's count less the rest's).
+func shorterSide(a, b, start, end time.Time) (from, to time.Time, taken bool) {
+	switch {
+	case !a.Before(b) || b.After(end):
+	case a.After(start) && b.Equal(end) && a.Sub(start) < b.Sub(a):
+		return start, a, true
+	case a.Equal(start) && b.Before(end) && end.Sub(b) < b.Sub(a):
+		return b, end, true
+	}
+	return a, b, false
 }
 
 // botsWindow returns what to read for the bots of [a, b), a part of one
@@ -767,14 +777,12 @@ func keysWindow(a, b time.Time) (rawWindow, piece) {
 // watermark).
 func botsWindow(a, b time.Time, rows map[time.Time]*rollup.Hour) (time.Time, time.Time, botsLess) {
 	hour := Hour.Truncate(a)
-	end := hour.Add(time.Hour)
 	row := rows[hour]
-	switch {
-	case row == nil || !a.Before(b) || b.After(end):
-	case a.After(hour) && b.Equal(end) && a.Sub(hour) < b.Sub(a):
-		return hour, a, botsLess{row}
-	case a.Equal(hour) && b.Before(end) && end.Sub(b) < b.Sub(a):
-		return b, end, botsLess{row}
+	if row == nil {
+		return a, b, botsLess{}
+	}
+	if from, to, taken := shorterSide(a, b, hour, hour.Add(time.Hour)); taken {
+		return from, to, botsLess{row}
 	}
 	return a, b, botsLess{}
 }

@@ -351,7 +351,6 @@ func (s *chunkSums) write(ctx context.Context, tx pgx.Tx) (Folded, error) {
 	if err != nil {
 		return f, err
 	}
-	s.visitors = nil
 
 	hkeys := sortedKeys(hours, func(a, b hourKey) int {
 		return cmp.Or(bytes.Compare(a.link[:], b.link[:]), cmp.Compare(a.hour, b.hour))
@@ -385,7 +384,6 @@ func (s *chunkSums) write(ctx context.Context, tx pgx.Tx) (Folded, error) {
 	if err != nil {
 		return f, err
 	}
-	s.hours = nil
 	if len(hourly) == 0 {
 		return f, nil
 	}
@@ -423,7 +421,6 @@ func (s *chunkSums) write(ctx context.Context, tx pgx.Tx) (Folded, error) {
 			dkeys, dsums = append(dkeys, d), append(dsums, n)
 		}
 	}
-	s.hourly = nil
 	for lo := 0; lo < len(dkeys); lo += upsertPiece {
 		part, scans := dkeys[lo:min(lo+upsertPiece, len(dkeys))], dsums[lo:min(lo+upsertPiece, len(dkeys))]
 		n := len(part)

@@ -152,6 +152,11 @@ func TestDatabaseOutageUnderLoad(t *testing.T) {
 			t.Errorf("/metrics during the outage lacks %q", want)
 		}
 	}
+	for _, name := range []string{"linkqr_scan_bound_waits_total ", "linkqr_scan_bound_wait_seconds_total "} {
+		if !strings.Contains(metricsBody, "\n"+name) {
+			t.Errorf("/metrics lacks the crash bound's backpressure, %s", name)
+		}
+	}
 	if !strings.Contains(metricsBody, "linkqr_scan_outage_buffer_depth ") || strings.Contains(metricsBody, "linkqr_scan_outage_buffer_depth 0\n") {
 		t.Errorf("/metrics during the outage: the outage buffer should hold scans")
 	}

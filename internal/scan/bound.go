@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -39,11 +40,25 @@ type unwritten struct {
 	counts [rateBuckets]int
 	start  time.Time
 	now    func() time.Time
+	// waits and waited count the hits that had to wait for a write to
+	// commit, and for how long in all (nanoseconds): the backpressure.
+	waits, waited atomic.Int64
+	// hurry is closed while a hit waits at the bound, and replaced by the
+	// next release: the writers then write what they hold at once instead
+	// of gathering a fuller batch (hurried, Recorder.writeLoop). closed
+	// says it is; its readers and writers hold mu.
+	hurry  atomic.Pointer[chan struct{}]
+	closed bool
 }
 
 func newUnwritten() *unwritten {
-	return &unwritten{freed: make(chan struct{}), now: time.Now}
+	u := &unwritten{freed: make(chan struct{}), now: time.Now}
+	u.hurry.Store(new(make(chan struct{})))
+	return u
 }
+
+// hurried is closed while a hit waits at the bound for a write.
+func (u *unwritten) hurried() <-chan struct{} { return *u.hurry.Load() }
 
 // limit is how many may be unwritten at once: admitShare tenths of the
 // hits of one CrashWindow at the rate of the last second, at least
@@ -80,6 +95,13 @@ func (u *unwritten) advance() {
 // acquire admits one hit, waiting while the bound is reached; it fails
 // only when ctx ends.
 func (u *unwritten) acquire(ctx context.Context) error {
+	var since time.Time // when this hit began to wait; zero while it has not
+	defer func() {
+		if !since.IsZero() {
+			u.waits.Add(1)
+			u.waited.Add(int64(u.now().Sub(since)))
+		}
+	}()
 	for {
 		u.mu.Lock()
 		if u.n < u.limit() {
@@ -87,6 +109,13 @@ func (u *unwritten) acquire(ctx context.Context) error {
 			u.counts[0]++
 			u.mu.Unlock()
 			return nil
+		}
+		if since.IsZero() {
+			since = u.now()
+		}
+		if !u.closed {
+			close(*u.hurry.Load())
+			u.closed = true
 		}
 		freed := u.freed
 		u.mu.Unlock()
@@ -96,6 +125,11 @@ func (u *unwritten) acquire(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// backpressure is how many hits waited at the bound, and how long in all.
+func (u *unwritten) backpressure() (waits int64, waited time.Duration) {
+	return u.waits.Load(), time.Duration(u.waited.Load())
 }
 
 // release says k admitted hits were written (or handed to the outage
@@ -108,6 +142,10 @@ func (u *unwritten) release(k int) {
 	u.n = max(0, u.n-k)
 	close(u.freed)
 	u.freed = make(chan struct{})
+	if u.closed {
+		u.hurry.Store(new(make(chan struct{})))
+		u.closed = false
+	}
 	u.mu.Unlock()
 }
 

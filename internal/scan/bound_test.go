@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 )
@@ -61,5 +62,49 @@ func TestUnwrittenFollowsTheRate(t *testing.T) {
 	u.mu.Unlock()
 	if limit != MinUnwritten {
 		t.Errorf("bound after a quiet second: %d, want %d", limit, MinUnwritten)
+	}
+}
+
+// TestWaitingAtTheBoundIsCountedAndHurries: a hit that waits at the bound
+// closes the hurry signal (the writers write what they hold at once), is
+// counted with the time it waited, and the next release opens a new
+// signal.
+func TestWaitingAtTheBoundIsCountedAndHurries(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	clock := time.Unix(1_800_000_000, 0)
+	u := newUnwritten()
+	u.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	ctx := context.Background()
+	for range MinUnwritten {
+		if err := u.acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, d := u.backpressure(); n != 0 || d != 0 {
+		t.Fatalf("below the bound: %d waits, %v waited; want none", n, d)
+	}
+	select {
+	case <-u.hurried():
+		t.Fatal("hurried before any hit waited")
+	default:
+	}
+	got := make(chan error, 1)
+	go func() { got <- u.acquire(ctx) }()
+	<-u.hurried() // closed once the hit waits
+	mu.Lock()
+	clock = clock.Add(30 * time.Millisecond)
+	mu.Unlock()
+	u.release(1)
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if n, d := u.backpressure(); n != 1 || d != 30*time.Millisecond {
+		t.Errorf("one hit waited 30ms: counted %d waits, %v waited", n, d)
+	}
+	select {
+	case <-u.hurried():
+		t.Error("still hurried after the release let the waiting hit in")
+	default:
 	}
 }

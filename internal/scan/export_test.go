@@ -1,5 +1,7 @@
 package scan
 
+import "time"
+
 // FoldDue is foldDue, for the external tests.
 var FoldDue = foldDue
 
@@ -15,3 +17,7 @@ func SetFoldPieces(chunk, take, piece int) (restore func()) {
 	foldChunk, foldTake, upsertPiece = chunk, take, piece
 	return func() { foldChunk, foldTake, upsertPiece = c, t, p }
 }
+
+// SetFlushEvery makes r's writers gather a batch that is not full for d
+// instead of FlushInterval; call it before Run.
+func SetFlushEvery(r *Recorder, d time.Duration) { r.flushEvery = d }

@@ -146,6 +146,10 @@ type Recorder struct {
 
 	copyBufs sync.Pool // *[]byte: the writers' COPY streams (appendCopyRows)
 
+	// flushEvery is how long a writer gathers a batch that is not full:
+	// FlushInterval (tests lengthen it).
+	flushEvery time.Duration
+
 	// unwritten bounds the hits answered but not committed (bound.go).
 	unwritten *unwritten
 }
@@ -169,7 +173,7 @@ func NewRecorder(o Options) *Recorder {
 		opts: o, ch: make(chan Hit, o.BufferSize), backlog: backlog{max: o.OutageBufferSize},
 		wake: make(chan struct{}, 1), writersDone: make(chan struct{}), giveUp: make(chan struct{}), done: make(chan struct{}),
 		copyBufs:  sync.Pool{New: func() any { return new([]byte) }},
-		unwritten: newUnwritten(),
+		unwritten: newUnwritten(), flushEvery: FlushInterval,
 	}
 }
 
@@ -206,6 +210,12 @@ func (r *Recorder) Record(ctx context.Context, h Hit) error {
 // handed to the outage buffer): what a hard crash would lose now.
 func (r *Recorder) Unwritten() int { return r.unwritten.held() }
 
+// Backpressure is how many redirects waited at the crash bound for a
+// write to commit, and how long they waited in all, since the start.
+func (r *Recorder) Backpressure() (waits int64, waited time.Duration) {
+	return r.unwritten.backpressure()
+}
+
 // Depth is the number of hits waiting to be written.
 func (r *Recorder) Depth() int { return len(r.ch) }
 
@@ -231,11 +241,19 @@ func (r *Recorder) Run() {
 
 // writeLoop is one writer: it gathers a batch and writes it, until the
 // buffer is closed and drained.
+//
+// A batch is written when it is full or flushEvery after its first hit,
+// or at once when a redirect waits at the crash bound (hurried): then
+// gathering a fuller batch would only make it wait longer.
 func (r *Recorder) writeLoop() {
-	timer := time.NewTimer(FlushInterval)
+	timer := time.NewTimer(r.flushEvery)
 	timer.Stop()
 	batch := make([]Hit, 0, MaxBatch)
 	for {
+		var hurry <-chan struct{} // nil (never ready) while there is nothing to write
+		if len(batch) > 0 {
+			hurry = r.unwritten.hurried()
+		}
 		select {
 		case h, ok := <-r.ch:
 			if !ok {
@@ -243,7 +261,7 @@ func (r *Recorder) writeLoop() {
 				return
 			}
 			if len(batch) == 0 {
-				timer.Reset(FlushInterval)
+				timer.Reset(r.flushEvery)
 			}
 			batch = append(batch, h)
 			if len(batch) >= MaxBatch {
@@ -251,11 +269,37 @@ func (r *Recorder) writeLoop() {
 				r.flush(batch)
 				batch = batch[:0]
 			}
+		case <-hurry:
+			timer.Stop()
+			var open bool
+			batch, open = r.gather(batch)
+			r.flush(batch)
+			batch = batch[:0]
+			if !open {
+				return
+			}
 		case <-timer.C:
 			r.flush(batch)
 			batch = batch[:0]
 		}
 	}
+}
+
+// gather adds the hits already buffered to batch, up to MaxBatch, without
+// waiting for more; open is false once the buffer is closed and drained.
+func (r *Recorder) gather(batch []Hit) (_ []Hit, open bool) {
+	for len(batch) < MaxBatch {
+		select {
+		case h, ok := <-r.ch:
+			if !ok {
+				return batch, false
+			}
+			batch = append(batch, h)
+		default:
+			return batch, true
+		}
+	}
+	return batch, true
 }
 
 // Close stops accepting hits and waits until every buffered hit is

@@ -490,3 +490,41 @@ func TestCloseDuringOutageCountsTheLostScans(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestRedirectWaitingAtTheBoundHurriesTheWriters: the writers gather a
+// batch that is not full for a while (here an hour); a redirect that
+// waits at the crash bound makes them write what they hold at once, so it
+// waits for one write, not for the batch to fill or its time to pass.
+func TestRedirectWaitingAtTheBoundHurriesTheWriters(t *testing.T) {
+	t.Parallel()
+	pool := testkit.DB(t)
+	tn := testkit.NewTenant(t, pool)
+	hit := scan.Hit{LinkID: insertLink(t, pool, tn.WorkspaceID, "hurry1"), WorkspaceID: tn.WorkspaceID, At: time.Now(), UserAgent: iPhone}
+	rec := newRecorder(pool, 0)
+	scan.SetFlushEvery(rec, time.Hour)
+	go rec.Run()
+	// A quiet recorder admits scan.MinUnwritten unwritten hits.
+	for range scan.MinUnwritten {
+		if err := rec.Record(context.Background(), hit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _ := rec.Backpressure(); n != 0 {
+		t.Fatalf("%d hits waited below the bound", n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rec.Record(ctx, hit); err != nil {
+		t.Fatalf("the hit past the bound: %v (the writers did not write the batch they held)", err)
+	}
+	if n, d := rec.Backpressure(); n != 1 || d <= 0 {
+		t.Errorf("backpressure: %d waits, %v waited; want the one hit past the bound", n, d)
+	}
+	if err := rec.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	if err := pool.QueryRow(context.Background(), "SELECT count(*) FROM scans WHERE link_id = $1", hit.LinkID).Scan(&rows); err != nil || rows != scan.MinUnwritten+1 {
+		t.Errorf("%d scans written (%v), want %d", rows, err, scan.MinUnwritten+1)
+	}
+}

@@ -777,12 +777,10 @@ func shorterSide(a, b, start, end time.Time) (from, to time.Time, taken bool) {
 // watermark).
 func botsWindow(a, b time.Time, rows map[time.Time]*rollup.Hour) (time.Time, time.Time, botsLess) {
 	hour := Hour.Truncate(a)
-	row := rows[hour]
-	if row == nil {
-		return a, b, botsLess{}
-	}
-	if from, to, taken := shorterSide(a, b, hour, hour.Add(time.Hour)); taken {
-		return from, to, botsLess{row}
+	if row := rows[hour]; row != nil {
+		if from, to, taken := shorterSide(a, b, hour, hour.Add(time.Hour)); taken {
+			return from, to, botsLess{row}
+		}
 	}
 	return a, b, botsLess{}
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 
 	"github.com/linkqr/linkqr/internal/account"
@@ -503,16 +502,10 @@ func (a *App) newScanRecorder() (*scan.Recorder, error) {
 		OnDropped: func(n int) { a.Metrics.ScansDropped.Add(float64(n)) },
 	})
 	a.Metrics.GaugeFunc("linkqr_scan_buffer_depth", "Scans accepted but not yet written.", func() float64 { return float64(rec.Depth()) })
-	a.Metrics.Registry.MustRegister(
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "linkqr_scan_bound_waits_total",
-			Help: "Redirects that waited for a scan write to commit because the answered-but-unwritten scans were at the crash bound (backpressure).",
-		}, func() float64 { n, _ := rec.Backpressure(); return float64(n) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "linkqr_scan_bound_wait_seconds_total",
-			Help: "Time redirects spent waiting at the crash bound for a scan write to commit, in all.",
-		}, func() float64 { _, d := rec.Backpressure(); return d.Seconds() }),
-	)
+	a.Metrics.Total("linkqr_scan_bound_waits_total", "Redirects that waited for a scan write to commit because the answered-but-unwritten scans were at the crash bound (backpressure).",
+		func() float64 { n, _ := rec.Backpressure(); return float64(n) })
+	a.Metrics.Total("linkqr_scan_bound_wait_seconds_total", "Time redirects spent waiting at the crash bound for a scan write to commit, in all.",
+		func() float64 { _, d := rec.Backpressure(); return d.Seconds() })
 	a.Metrics.GaugeFunc("linkqr_scan_outage_buffer_depth", "Scans kept in memory because writing them failed (database unreachable); written when it is back.", func() float64 {
 		return float64(rec.OutageDepth())
 	})

@@ -1,8 +1,6 @@
 package app
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/linkqr/linkqr/internal/auth"
 	"github.com/linkqr/linkqr/internal/ratelimit"
 )
@@ -32,16 +30,10 @@ func (a *App) openRateLimiter() error {
 		}
 		return 0
 	})
-	a.Metrics.Registry.MustRegister(
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "linkqr_ratelimit_redis_errors_total",
-			Help: "Rate-limit and count calls to Redis that failed or timed out.",
-		}, func() float64 { return float64(shared.Stats().Errors) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "linkqr_ratelimit_redis_fallbacks_total",
-			Help: "Rate-limit decisions and counts made in-process because Redis was unavailable.",
-		}, func() float64 { return float64(shared.Stats().Fallbacks) }),
-	)
+	a.Metrics.Total("linkqr_ratelimit_redis_errors_total", "Rate-limit and count calls to Redis that failed or timed out.",
+		func() float64 { return float64(shared.Stats().Errors) })
+	a.Metrics.Total("linkqr_ratelimit_redis_fallbacks_total", "Rate-limit decisions and counts made in-process because Redis was unavailable.",
+		func() float64 { return float64(shared.Stats().Fallbacks) })
 	return nil
 }
 

@@ -114,6 +114,12 @@ func (m *Metrics) GaugeFunc(name, help string, fn func() float64) {
 	m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, fn))
 }
 
+// Total registers a counter without labels read from fn at scrape time
+// (a running total kept elsewhere).
+func (m *Metrics) Total(name, help string, fn func() float64) {
+	m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, fn))
+}
+
 // QueueSnapshot is one reading of a job queue: unfinished jobs by state,
 // and how long the oldest due job has waited.
 type QueueSnapshot struct {

@@ -45,10 +45,9 @@ type unwritten struct {
 	waits, waited atomic.Int64
 	// hurry is closed while a hit waits at the bound, and replaced by the
 	// next release: the writers then write what they hold at once instead
-	// of gathering a fuller batch (hurried, Recorder.writeLoop). closed
-	// says it is; its readers and writers hold mu.
-	hurry  atomic.Pointer[chan struct{}]
-	closed bool
+	// of gathering a fuller batch (hurried, Recorder.writeLoop). It is
+	// closed and replaced under mu; the writers read it without.
+	hurry atomic.Pointer[chan struct{}]
 }
 
 func newUnwritten() *unwritten {
@@ -96,34 +95,48 @@ func (u *unwritten) advance() {
 // only when ctx ends.
 func (u *unwritten) acquire(ctx context.Context) error {
 	var since time.Time // when this hit began to wait; zero while it has not
-	defer func() {
-		if !since.IsZero() {
-			u.waits.Add(1)
-			u.waited.Add(int64(u.now().Sub(since)))
-		}
-	}()
 	for {
 		u.mu.Lock()
 		if u.n < u.limit() {
 			u.n++
 			u.counts[0]++
 			u.mu.Unlock()
+			u.count(since)
 			return nil
 		}
 		if since.IsZero() {
 			since = u.now()
 		}
-		if !u.closed {
-			close(*u.hurry.Load())
-			u.closed = true
+		if hurry := *u.hurry.Load(); !isClosed(hurry) {
+			close(hurry)
 		}
 		freed := u.freed
 		u.mu.Unlock()
 		select {
 		case <-freed:
 		case <-ctx.Done():
+			u.count(since)
 			return ctx.Err()
 		}
+	}
+}
+
+// count adds a hit that began to wait at since (zero: it did not) to the
+// backpressure.
+func (u *unwritten) count(since time.Time) {
+	if !since.IsZero() {
+		u.waits.Add(1)
+		u.waited.Add(int64(u.now().Sub(since)))
+	}
+}
+
+// isClosed says whether ch is closed (it is never sent on).
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -142,9 +155,8 @@ func (u *unwritten) release(k int) {
 	u.n = max(0, u.n-k)
 	close(u.freed)
 	u.freed = make(chan struct{})
-	if u.closed {
+	if isClosed(*u.hurry.Load()) {
 		u.hurry.Store(new(make(chan struct{})))
-		u.closed = false
 	}
 	u.mu.Unlock()
 }

@@ -35,14 +35,16 @@ hostile:
 	$(GO) run ./internal/testkit/testenv -- $(GOTEST) -v $(HOSTILE)
 
 ## generate: regenerate sqlc (one block per owner in sqlc.yaml, into
-## internal/<owner>/internal/<owner>db), templ and the TypeScript client's types
-## (committed). The sqlc output directories hold nothing else: they are emptied
-## first, so the output of a block that is gone goes too (check-generated sees it)
+## internal/<owner>/internal/<owner>db), templ, the built-in country data's tables
+## (internal/geo) and the TypeScript client's types (committed). The sqlc output
+## directories hold nothing else: they are emptied first, so the output of a block
+## that is gone goes too (check-generated sees it)
 SQLC_OUT := internal/*/internal/*db
 generate:
 	rm -rf $(SQLC_OUT)
 	$(GO) tool sqlc generate
 	$(GO) tool templ generate -path web
+	$(GO) generate ./internal/geo
 	@$(MAKE) --no-print-directory generate-ts
 
 # The TypeScript client's types come from internal/api/openapi.yaml through the
@@ -70,7 +72,7 @@ check-ts:
 
 ## check-generated: fail when committed generated code differs from the generators' output,
 ## or the TypeScript client does not compile with tsc --strict
-GENERATED := '$(SQLC_OUT)/*' 'web/*_templ.go' $(TS_DIR)/src/schema.gen.ts $(TS_DIR)/src/version.gen.ts $(TS_DIR)/src/problems.gen.ts $(TS_DIR)/package.json
+GENERATED := '$(SQLC_OUT)/*' 'web/*_templ.go' internal/geo/names_table.go internal/geo/ipv6_table.go internal/geo/ipv6.bin $(TS_DIR)/src/schema.gen.ts $(TS_DIR)/src/version.gen.ts $(TS_DIR)/src/problems.gen.ts $(TS_DIR)/package.json
 check-generated: generate check-ts
 	@git diff --exit-code -- $(GENERATED) || (echo "generated code is stale: run make generate and commit"; exit 1)
 	@test -z "$$(git status --porcelain -- $(GENERATED))" || (git status --short -- $(GENERATED); echo "generated files are untracked: run make generate and commit"; exit 1)

@@ -1,6 +1,8 @@
 package geo
 
 import (
+	_ "embed"
+	"encoding/binary"
 	"net/netip"
 
 	"github.com/phuslu/iploc"
@@ -28,25 +30,88 @@ func BuiltinDate() string {
 	return d[:4] + "-" + d[4:6] + "-" + d[6:]
 }
 
-// builtin looks addresses up in iploc's tables, which are compiled into
-// the binary: no file to download or keep current at run time.
+// builtin looks addresses up in data compiled into the binary: no file to
+// download or keep current at run time. IPv4 addresses are iploc's own
+// lookup (its table lies in the binary as it is); IPv6 addresses are looked
+// up in ipv6.bin, made from iploc's IPv6 table by gen_ipv6.go. iploc
+// unpacks that table into the heap on its first IPv6 lookup, 11 MB that the
+// garbage collector then counts in every heap goal (about twice that in
+// the process's memory); ipv6.bin drops the IPv4-mapped part and the
+// second half of most starts, 4 MB read where it lies in the binary.
 type builtin struct{}
 
-// Builtin is the Locator of the built-in data. Its first call unpacks the
-// IPv6 table (iploc does it once per process, and lookups wait for it), so
-// a process that calls Builtin at start-up does not pay for it on its
-// first IPv6 scan. Setting IPLOC_IPV4ONLY in the environment skips that
-// table: every IPv6 address is then Unknown.
-func Builtin() Locator {
-	iploc.IPCountry(netip.IPv6Loopback())
-	return builtin{}
-}
+//go:generate go run gen_ipv6.go
+
+//go:embed ipv6.bin
+var ipv6Data []byte
+
+// ipv6Whole's starts (8 bytes each: a start's first half, the second being
+// zero), ipv6Sub's (16 bytes: both halves), then the countries of each.
+var (
+	ipv6WholeStarts = ipv6Data[:8*ipv6Whole]
+	ipv6SubStarts   = ipv6Data[8*ipv6Whole : 8*ipv6Whole+16*ipv6Sub]
+	ipv6WholeCC     = ipv6Data[8*ipv6Whole+16*ipv6Sub : 8*ipv6Whole+16*ipv6Sub+ipv6Whole]
+	ipv6SubCC       = ipv6Data[8*ipv6Whole+16*ipv6Sub+ipv6Whole:]
+)
+
+// ipv6Countries is ipv6Codes parsed: Unknown for the data's "unknown" codes.
+var ipv6Countries = func() (cs [len(ipv6Codes)]Country) {
+	for i, s := range ipv6Codes {
+		cs[i], _ = ParseCountry(s)
+	}
+	return cs
+}()
+
+// Builtin is the Locator of the built-in data.
+func Builtin() Locator { return builtin{} }
 
 func (builtin) Country(addr netip.Addr) Country {
 	addr, ok := public(addr)
 	if !ok {
 		return Unknown
 	}
-	c, _ := ParseCountry(iploc.IPCountry(addr))
-	return c
+	if addr.Is4() {
+		c, _ := ParseCountry(iploc.IPCountry(addr))
+		return c
+	}
+	b := addr.As16()
+	return ipv6Country(binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:]))
+}
+
+// ipv6Country is the country of the range with the greatest start at or
+// below the address hi:lo: the greater of the last whole start at or
+// below hi and the last start inside a /64 at or below hi:lo.
+func ipv6Country(hi, lo uint64) Country {
+	i, j := 0, ipv6Whole // the first whole start above hi is at i
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if binary.LittleEndian.Uint64(ipv6WholeStarts[8*h:]) > hi {
+			j = h
+		} else {
+			i = h + 1
+		}
+	}
+	k, j := 0, ipv6Sub // the first start inside a /64 above hi:lo is at k
+	for k < j {
+		h := int(uint(k+j) >> 1)
+		shi := binary.LittleEndian.Uint64(ipv6SubStarts[16*h:])
+		if shi > hi || shi == hi && binary.LittleEndian.Uint64(ipv6SubStarts[16*h+8:]) > lo {
+			j = h
+		} else {
+			k = h + 1
+		}
+	}
+	switch {
+	case i == 0 && k == 0: // below every start: the addresses left out
+		return Unknown
+	case k == 0:
+		return ipv6Countries[ipv6WholeCC[i-1]]
+	case i == 0:
+		return ipv6Countries[ipv6SubCC[k-1]]
+	}
+	// A whole start w:0 is above a start s:lo inside a /64 when w > s.
+	if binary.LittleEndian.Uint64(ipv6WholeStarts[8*(i-1):]) > binary.LittleEndian.Uint64(ipv6SubStarts[16*(k-1):]) {
+		return ipv6Countries[ipv6WholeCC[i-1]]
+	}
+	return ipv6Countries[ipv6SubCC[k-1]]
 }

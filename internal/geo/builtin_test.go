@@ -1,11 +1,14 @@
 package geo
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"net/netip"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/phuslu/iploc"
 )
 
 // The expected countries were checked against iploc v1.0.20260915; they are
@@ -69,6 +72,51 @@ func TestBuiltinDate(t *testing.T) {
 		if !strings.Contains(string(doc), s) {
 			t.Errorf("docs/operations.md does not name the built-in data's %q", s)
 		}
+	}
+}
+
+// TestBuiltinIPv6IsIploc checks ipv6.bin against the data it was made
+// from: at every start it holds and at the address just below it, and at
+// random addresses, the country is iploc's own answer.
+func TestBuiltinIPv6IsIploc(t *testing.T) {
+	t.Parallel()
+	if ipv6Version != iploc.Version {
+		t.Fatalf("ipv6.bin was made from iploc %s, the module is %s: run go generate ./internal/geo", ipv6Version, iploc.Version)
+	}
+	l := Builtin()
+	check := func(hi, lo uint64) {
+		var b [16]byte
+		binary.BigEndian.PutUint64(b[:8], hi)
+		binary.BigEndian.PutUint64(b[8:], lo)
+		a := netip.AddrFrom16(b)
+		want, _ := ParseCountry(iploc.IPCountry(a))
+		if _, ok := public(a); !ok {
+			want = Unknown
+		}
+		if got := l.Country(a); got != want {
+			t.Fatalf("%s: %q, iploc says %q", a, got.String(), want.String())
+		}
+	}
+	below := func(hi, lo uint64) (uint64, uint64) {
+		if lo == 0 {
+			return hi - 1, ^uint64(0)
+		}
+		return hi, lo - 1
+	}
+	for i := range ipv6Whole {
+		hi := binary.LittleEndian.Uint64(ipv6WholeStarts[8*i:])
+		check(hi, 0)
+		check(below(hi, 0))
+	}
+	for i := range ipv6Sub {
+		hi, lo := binary.LittleEndian.Uint64(ipv6SubStarts[16*i:]), binary.LittleEndian.Uint64(ipv6SubStarts[16*i+8:])
+		check(hi, lo)
+		check(below(hi, lo))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 {
+		check(rng.Uint64()>>3|1<<61, rng.Uint64()) // 2000::/3, the global unicast space
+		check(rng.Uint64()>>48, rng.Uint64())      // below it, where little is
 	}
 }
 

@@ -198,6 +198,25 @@ func writeStalePidFile(t *testing.T, dataDir string, content []byte) {
 	}
 }
 
+// TestServeSettings: the cluster of serve (not ForTests) keeps its data
+// safe and checkpoints by MaxWALSize, not PostgreSQL's default 1GB.
+func TestServeSettings(t *testing.T) {
+	strict.SkipShort(t, ofItsOwn)
+	requireBinaries(t)
+	t.Parallel()
+	c, err := Open(testCtx(t), Options{DataDir: filepath.Join(t.TempDir(), "pg"), Mode: Exclusive, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	killLeftover(t, c.PID())
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	for setting, want := range map[string]string{"max_wal_size": MaxWALSize, "fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"} {
+		if got := queryString(t, c, "SHOW "+setting); got != want {
+			t.Errorf("%s = %s, want %s", setting, got, want)
+		}
+	}
+}
+
 func TestAttachStartsAndStops(t *testing.T) {
 	strict.SkipShort(t, ofItsOwn)
 	requireBinaries(t)

@@ -100,6 +100,10 @@ func initdb(ctx context.Context, binDir, dir string, acct account, forTests bool
 	return nil
 }
 
+// MaxWALSize is the embedded cluster's max_wal_size outside tests: how
+// much WAL may accumulate before a checkpoint is forced.
+const MaxWALSize = "4GB"
+
 // serverArgs are the postmaster's settings, given on the command line so every start
 // applies the current ones: Unix socket only, in sockDir.
 func serverArgs(dataDir, sockDir string, port int, forTests bool) []string {
@@ -113,6 +117,13 @@ func serverArgs(dataDir, sockDir string, port int, forTests bool) []string {
 		// Throwaway clusters: losing data on a machine crash is fine, speed is not.
 		settings[3] = "max_connections=200"
 		settings = append(settings, "fsync=off", "synchronous_commit=off", "full_page_writes=off")
+	} else {
+		// Scans are written at tens of thousands a second: with the default
+		// 1 GB, a checkpoint began every 17-23 s under the bench's load
+		// ("checkpoints are occurring too frequently"), and each one makes
+		// the next write of every page a full-page image in the WAL
+		// (docs/operations.md#the-embedded-postgresql).
+		settings = append(settings, "max_wal_size="+MaxWALSize)
 	}
 	args := []string{"-D", dataDir}
 	for _, s := range settings {

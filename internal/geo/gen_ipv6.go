@@ -6,8 +6,10 @@
 // heap (builtin.go says why).
 //
 // iploc's table is 710,234 range starts of 16 bytes each, gzipped. Of
-// them, the starts whose first 64 bits are zero (IPv4-mapped and other
-// addresses that never reach the lookup) are dropped; a start whose last 64
+// them, the starts whose first 64 bits are zero are dropped: they are
+// ::ffff:0:0/96, which the lookup sees as IPv4, and around it ranges of no
+// country ("ZZ"), which an address below every kept start is as well
+// (TestBuiltinIPv6IsIploc checks both). A start whose last 64
 // bits are zero is kept as its first 64 bits alone, the rest (ranges that
 // start inside a /64) whole, and each start's country as an index into
 // ipv6Codes.

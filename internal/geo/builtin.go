@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"net/netip"
+	"sort"
 
 	"github.com/phuslu/iploc"
 )
@@ -48,11 +49,18 @@ var ipv6Data []byte
 // ipv6Whole's starts (8 bytes each: a start's first half, the second being
 // zero), ipv6Sub's (16 bytes: both halves), then the countries of each.
 var (
-	ipv6WholeStarts = ipv6Data[:8*ipv6Whole]
-	ipv6SubStarts   = ipv6Data[8*ipv6Whole : 8*ipv6Whole+16*ipv6Sub]
-	ipv6WholeCC     = ipv6Data[8*ipv6Whole+16*ipv6Sub : 8*ipv6Whole+16*ipv6Sub+ipv6Whole]
-	ipv6SubCC       = ipv6Data[8*ipv6Whole+16*ipv6Sub+ipv6Whole:]
+	ipv6WholeStarts, ipv6Rest = split(ipv6Data, 8*ipv6Whole)
+	ipv6SubStarts, ipv6CCs    = split(ipv6Rest, 16*ipv6Sub)
+	ipv6WholeCC, ipv6SubCC    = split(ipv6CCs, ipv6Whole)
 )
+
+func split(b []byte, n int) ([]byte, []byte) { return b[:n], b[n:] }
+
+// wholeStart is whole start i's first half; subStart is start i inside a /64.
+func wholeStart(i int) uint64 { return binary.LittleEndian.Uint64(ipv6WholeStarts[8*i:]) }
+func subStart(i int) (hi, lo uint64) {
+	return binary.LittleEndian.Uint64(ipv6SubStarts[16*i:]), binary.LittleEndian.Uint64(ipv6SubStarts[16*i+8:])
+}
 
 // ipv6Countries is ipv6Codes parsed: Unknown for the data's "unknown" codes.
 var ipv6Countries = func() (cs [len(ipv6Codes)]Country) {
@@ -82,25 +90,13 @@ func (builtin) Country(addr netip.Addr) Country {
 // below the address hi:lo: the greater of the last whole start at or
 // below hi and the last start inside a /64 at or below hi:lo.
 func ipv6Country(hi, lo uint64) Country {
-	i, j := 0, ipv6Whole // the first whole start above hi is at i
-	for i < j {
-		h := int(uint(i+j) >> 1)
-		if binary.LittleEndian.Uint64(ipv6WholeStarts[8*h:]) > hi {
-			j = h
-		} else {
-			i = h + 1
-		}
-	}
-	k, j := 0, ipv6Sub // the first start inside a /64 above hi:lo is at k
-	for k < j {
-		h := int(uint(k+j) >> 1)
-		shi := binary.LittleEndian.Uint64(ipv6SubStarts[16*h:])
-		if shi > hi || shi == hi && binary.LittleEndian.Uint64(ipv6SubStarts[16*h+8:]) > lo {
-			j = h
-		} else {
-			k = h + 1
-		}
-	}
+	// The first whole start above hi is at i, the first start inside a /64
+	// above hi:lo at k.
+	i := sort.Search(ipv6Whole, func(h int) bool { return wholeStart(h) > hi })
+	k := sort.Search(ipv6Sub, func(h int) bool {
+		shi, slo := subStart(h)
+		return shi > hi || shi == hi && slo > lo
+	})
 	switch {
 	case i == 0 && k == 0: // below every start: the addresses left out
 		return Unknown
@@ -110,7 +106,7 @@ func ipv6Country(hi, lo uint64) Country {
 		return ipv6Countries[ipv6SubCC[k-1]]
 	}
 	// A whole start w:0 is above a start s:lo inside a /64 when w > s.
-	if binary.LittleEndian.Uint64(ipv6WholeStarts[8*(i-1):]) > binary.LittleEndian.Uint64(ipv6SubStarts[16*(k-1):]) {
+	if shi, _ := subStart(k - 1); wholeStart(i-1) > shi {
 		return ipv6Countries[ipv6WholeCC[i-1]]
 	}
 	return ipv6Countries[ipv6SubCC[k-1]]

@@ -104,12 +104,12 @@ func TestBuiltinIPv6IsIploc(t *testing.T) {
 		return hi, lo - 1
 	}
 	for i := range ipv6Whole {
-		hi := binary.LittleEndian.Uint64(ipv6WholeStarts[8*i:])
+		hi := wholeStart(i)
 		check(hi, 0)
 		check(below(hi, 0))
 	}
 	for i := range ipv6Sub {
-		hi, lo := binary.LittleEndian.Uint64(ipv6SubStarts[16*i:]), binary.LittleEndian.Uint64(ipv6SubStarts[16*i+8:])
+		hi, lo := subStart(i)
 		check(hi, lo)
 		check(below(hi, lo))
 	}

@@ -466,10 +466,12 @@ func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, erro
 	began := time.Now()
 	var warm, measured loadResult
 	var err error
+	var waits boundWaits
 	if b.wrk != nil {
 		if b.opts.Warmup > 0 {
 			warm, err = b.wrk.run(ctx, sc, b.opts.Conns, b.opts.Warmup)
 		}
+		waits = b.boundWaits(ctx)
 		if err == nil {
 			measured, err = b.wrk.run(ctx, sc, b.opts.Conns, b.opts.Duration)
 		}
@@ -485,7 +487,7 @@ func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, erro
 	// half-second window at the earliest.
 	p := phase{Warm: warm, Measured: measured, Busy: !quiet, Ran: window{From: began, To: b.loadEnded.Add(250 * time.Millisecond)}}
 	if err == nil {
-		b.progress("      %s: %.0f req/s, p99 %s, %d errors", name, measured.Throughput(), ms(measured.Latency.Percentile(0.99)), p.Errors())
+		b.progress("      %s: %.0f req/s, p99 %s, %d errors%s", name, measured.Throughput(), ms(measured.Latency.Percentile(0.99)), p.Errors(), b.boundWaits(ctx).since(waits))
 	}
 	return p, err
 }
@@ -497,12 +499,14 @@ func (b *bench) loadPaced(ctx context.Context, name string, sc scenario, rate fl
 	sc.Name = name
 	var warm, measured loadResult
 	var err error
+	var waits boundWaits
 	if b.wrk != nil {
 		conns := pacedConns(rate)
 		b.progress("load: %s — %.0f req/s for %v warm-up + %v, on a schedule over %d connections (wrk)", name, rate, b.opts.Warmup, d, conns)
 		if b.opts.Warmup > 0 {
 			warm, err = b.wrk.runPaced(ctx, sc, conns, rate, b.opts.Warmup)
 		}
+		waits = b.boundWaits(ctx)
 		if err == nil {
 			measured, err = b.wrk.runPaced(ctx, sc, conns, rate, d)
 		}
@@ -516,9 +520,39 @@ func (b *bench) loadPaced(ctx context.Context, name string, sc scenario, rate fl
 	}
 	p := phase{Warm: warm, Measured: measured}
 	if err == nil {
-		b.progress("      %s: %.0f req/s, p99 %s, %d errors", name, measured.Throughput(), ms(measured.Latency.Percentile(0.99)), p.Errors())
+		b.progress("      %s: %.0f req/s, p99 %s, %d errors%s", name, measured.Throughput(), ms(measured.Latency.Percentile(0.99)), p.Errors(), b.boundWaits(ctx).since(waits))
 	}
 	return p, err
+}
+
+// boundWaits is what linkqr's crash bound had made redirects wait, in
+// all, at one moment (docs/scan-pipeline.md): read before a measured load
+// and after it, it says how much of the load's tail was redirects waiting
+// for a scan write to commit. ok is false when it could not be read (the
+// bench runs the bare server alone, or the metric is missing).
+type boundWaits struct {
+	n, seconds float64
+	ok         bool
+}
+
+func (b *bench) boundWaits(ctx context.Context) boundWaits {
+	if b.linkqrMetrics == "" {
+		return boundWaits{}
+	}
+	var w boundWaits
+	n, okN := metricValue(ctx, b.linkqrMetrics, "linkqr_scan_bound_waits_total")
+	s, okS := metricValue(ctx, b.linkqrMetrics, "linkqr_scan_bound_wait_seconds_total")
+	w.n, w.seconds, w.ok = n, s, okN && okS
+	return w
+}
+
+// since is the waits between before and w, as the end of a load's progress
+// line ("" when there were none or either reading failed).
+func (w boundWaits) since(before boundWaits) string {
+	if !w.ok || !before.ok || w.n <= before.n {
+		return ""
+	}
+	return fmt.Sprintf(", %.0f redirects waited at the crash bound (%.2f s in all)", w.n-before.n, w.seconds-before.seconds)
 }
 
 // mergePhases adds rounds of one scenario together: requests, errors and

@@ -58,3 +58,33 @@ func TestWaitFoldedWaitsForAFoldAfterTheLoad(t *testing.T) {
 		t.Errorf("waited %v for a server without the metric", waited)
 	}
 }
+
+// TestBoundWaitsSince reads the crash bound's counters from a metrics
+// listener twice and reports the difference at the end of a load's line,
+// and nothing when there were no waits or a reading failed.
+func TestBoundWaitsSince(t *testing.T) {
+	t.Parallel()
+	var waits, seconds atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "linkqr_scan_bound_waits_total %d\nlinkqr_scan_bound_wait_seconds_total %d.5\n", waits.Load(), seconds.Load())
+	}))
+	defer srv.Close()
+	b := &bench{log: io.Discard, linkqrMetrics: srv.URL}
+	ctx := context.Background()
+	before := b.boundWaits(ctx)
+	if got := b.boundWaits(ctx).since(before); got != "" {
+		t.Errorf("no waits: %q", got)
+	}
+	waits.Store(1234)
+	seconds.Store(3)
+	if got, want := b.boundWaits(ctx).since(before), ", 1234 redirects waited at the crash bound (3.00 s in all)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := (&bench{log: io.Discard}).boundWaits(ctx).since(before); got != "" {
+		t.Errorf("without linkqr's metrics: %q", got)
+	}
+	srv.Close()
+	if got := b.boundWaits(ctx).since(before); got != "" {
+		t.Errorf("metrics unreachable: %q", got)
+	}
+}

@@ -59,16 +59,20 @@ func (f *Folder) Lag() time.Duration {
 }
 
 // Run folds every Interval until ctx ends, and while Busy says the process
-// is saturated, every SaturatedInterval. A fold that takes longer than the
-// interval is followed by the next one at once, so under heavy load the
-// windows grow, and each fold adds more scans per row update.
+// is saturated, SaturatedInterval after the last fold ended. A fold that
+// takes longer than the interval is followed by the next one at once while
+// the process is not busy, so under heavy load the windows grow, and each
+// fold adds more scans per row update; while it is busy, even a fold that
+// took longer than the saturated interval is followed by a pause of that
+// interval, not by another fold at once.
 func (f *Folder) Run(ctx context.Context) {
 	interval := cmp.Or(f.Interval, DefaultFoldInterval)
 	saturated := max(interval, cmp.Or(f.SaturatedInterval, DefaultSaturatedFoldInterval))
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	last := time.Now()
-	f.asOf.CompareAndSwap(0, last.UnixNano()) // the lag counts from here until a fold finishes
+	began := time.Now()
+	ended := began
+	f.asOf.CompareAndSwap(0, began.UnixNano()) // the lag counts from here until a fold finishes
 	for {
 		var now time.Time
 		select {
@@ -77,21 +81,25 @@ func (f *Folder) Run(ctx context.Context) {
 		case now = <-t.C:
 		}
 		busy := f.Busy != nil && f.Busy()
-		if !foldDue(now.Sub(last), interval, saturated, busy) {
+		if !foldDue(now.Sub(began), now.Sub(ended), interval, saturated, busy) {
 			continue
 		}
-		last = now // ticks are interval apart: the next one is due
+		began = now // ticks are interval apart: the next one is due
 		f.Fold(ctx)
+		ended = time.Now()
 	}
 }
 
-// foldDue says whether a fold is due, since the last one began: after the
-// interval, or while the process is busy, after the saturated interval.
-func foldDue(since, interval, saturated time.Duration, busy bool) bool {
+// foldDue says whether a fold is due: the interval after the last one
+// began, or while the process is busy, the saturated interval after it
+// ended. (Counted from its beginning, a fold that had taken longer than
+// the saturated interval — a long one, under that very load — was followed
+// by the next at once, in the middle of the load it should yield to.)
+func foldDue(sinceBegan, sinceEnded, interval, saturated time.Duration, busy bool) bool {
 	if busy {
-		return since >= saturated
+		return sinceEnded >= saturated
 	}
-	return since >= interval
+	return sinceBegan >= interval
 }
 
 // Fold runs one fold now and reports it; errors are logged (the watermark

@@ -487,7 +487,7 @@ func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, erro
 	// half-second window at the earliest.
 	p := phase{Warm: warm, Measured: measured, Busy: !quiet, Ran: window{From: began, To: b.loadEnded.Add(250 * time.Millisecond)}}
 	if err == nil {
-		b.progress("      %s: %.0f req/s, p99 %s, %d errors%s", name, measured.Throughput(), ms(measured.Latency.Percentile(0.99)), p.Errors(), b.boundWaits(ctx).since(waits))
+		b.loaded(ctx, name, p, waits)
 	}
 	return p, err
 }
@@ -520,9 +520,15 @@ func (b *bench) loadPaced(ctx context.Context, name string, sc scenario, rate fl
 	}
 	p := phase{Warm: warm, Measured: measured}
 	if err == nil {
-		b.progress("      %s: %.0f req/s, p99 %s, %d errors%s", name, measured.Throughput(), ms(measured.Latency.Percentile(0.99)), p.Errors(), b.boundWaits(ctx).since(waits))
+		b.loaded(ctx, name, p, waits)
 	}
 	return p, err
+}
+
+// loaded prints a load's line: its rate, p99 and errors, and the redirects
+// that waited at linkqr's crash bound since before.
+func (b *bench) loaded(ctx context.Context, name string, p phase, before boundWaits) {
+	b.progress("      %s: %.0f req/s, p99 %s, %d errors%s", name, p.Measured.Throughput(), ms(p.Measured.Latency.Percentile(0.99)), p.Errors(), b.boundWaits(ctx).since(before))
 }
 
 // boundWaits is what linkqr's crash bound had made redirects wait, in
@@ -539,11 +545,10 @@ func (b *bench) boundWaits(ctx context.Context) boundWaits {
 	if b.linkqrMetrics == "" {
 		return boundWaits{}
 	}
-	var w boundWaits
-	n, okN := metricValue(ctx, b.linkqrMetrics, "linkqr_scan_bound_waits_total")
-	s, okS := metricValue(ctx, b.linkqrMetrics, "linkqr_scan_bound_wait_seconds_total")
-	w.n, w.seconds, w.ok = n, s, okN && okS
-	return w
+	lines := scrapeMetrics(ctx, b.linkqrMetrics)
+	n, okN := valueIn(lines, "linkqr_scan_bound_waits_total")
+	s, okS := valueIn(lines, "linkqr_scan_bound_wait_seconds_total")
+	return boundWaits{n: n, seconds: s, ok: okN && okS}
 }
 
 // since is the waits between before and w, as the end of a load's progress

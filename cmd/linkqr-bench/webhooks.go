@@ -389,7 +389,13 @@ func yielded(ctx context.Context, metrics string) map[string]float64 {
 // metricValue is the value of an unlabelled metric in the /metrics of the
 // metrics listener at metrics; false when it cannot be read.
 func metricValue(ctx context.Context, metrics, name string) (float64, bool) {
-	for _, line := range scrapeMetrics(ctx, metrics) {
+	return valueIn(scrapeMetrics(ctx, metrics), name)
+}
+
+// valueIn is the value of the unlabelled metric name among the lines of
+// one scrape; false when it is not there.
+func valueIn(lines []string, name string) (float64, bool) {
+	for _, line := range lines {
 		if value, ok := strings.CutPrefix(line, name+" "); ok {
 			v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
 			return v, err == nil

@@ -28,7 +28,7 @@ func (h *Handler) Routed(routes chi.Routes) {
 	_ = chi.Walk(routes, func(_ string, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
 		first, _, _ := strings.Cut(strings.TrimPrefix(route, "/"), "/")
 		switch {
-		case route == "/{code}":
+		case route == "/{code}", route == "/": // the root has no segment: never a code's
 		case strings.ContainsAny(first, "{*") || first == "":
 			ok = false // a pattern that may match a code's segment
 		default:
@@ -42,6 +42,11 @@ func (h *Handler) Routed(routes chi.Routes) {
 	}
 	h.unrouted.taken.Store(&taken)
 }
+
+// BypassesRouter reports whether the default domain's codes are answered
+// without the router: Routed was called and found no route that may share
+// a segment with a code.
+func (h *Handler) BypassesRouter() bool { return h.unrouted.taken.Load() != nil }
 
 // code returns the code segment of r when the router would send it to
 // /{code}: GET, HEAD or POST of one segment that no other route starts

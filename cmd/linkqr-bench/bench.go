@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -532,14 +534,20 @@ func (b *bench) loaded(ctx context.Context, name string, p phase, before boundWa
 }
 
 // boundWaits is what linkqr's crash bound had made redirects wait, in
-// all, at one moment (docs/scan-pipeline.md): read before a measured load
-// and after it, it says how much of the load's tail was redirects waiting
-// for a scan write to commit. ok is false when it could not be read (the
-// bench runs the bare server alone, or the metric is missing).
+// all, at one moment (docs/scan-pipeline.md), and the histogram of how
+// long the oldest scan of each written batch had been unwritten: read
+// before a measured load and after it, it says how much of the load's
+// tail was redirects waiting for a scan write to commit, and how close the
+// writers came to the bound's 100 ms. ok is false when it could not be
+// read (the bench runs the bare server alone, or the metric is missing).
 type boundWaits struct {
 	n, seconds float64
+	age        histogram // linkqr_scan_unwritten_age_seconds
 	ok         bool
 }
+
+// unwrittenAge is the histogram of the written batches' oldest scans.
+const unwrittenAge = "linkqr_scan_unwritten_age_seconds"
 
 func (b *bench) boundWaits(ctx context.Context) boundWaits {
 	if b.linkqrMetrics == "" {
@@ -548,16 +556,71 @@ func (b *bench) boundWaits(ctx context.Context) boundWaits {
 	lines := scrapeMetrics(ctx, b.linkqrMetrics)
 	n, okN := valueIn(lines, "linkqr_scan_bound_waits_total")
 	s, okS := valueIn(lines, "linkqr_scan_bound_wait_seconds_total")
-	return boundWaits{n: n, seconds: s, ok: okN && okS}
+	return boundWaits{n: n, seconds: s, age: histogramIn(lines, unwrittenAge), ok: okN && okS}
 }
 
-// since is the waits between before and w, as the end of a load's progress
-// line ("" when there were none or either reading failed).
+// since is the waits between before and w, and the p99 of the batches'
+// oldest unwritten scans, as the end of a load's progress line ("" when
+// there was nothing to say or either reading failed).
 func (w boundWaits) since(before boundWaits) string {
-	if !w.ok || !before.ok || w.n <= before.n {
+	if !w.ok || !before.ok {
 		return ""
 	}
-	return fmt.Sprintf(", %.0f redirects waited at the crash bound (%.2f s in all)", w.n-before.n, w.seconds-before.seconds)
+	var out string
+	if w.n > before.n {
+		out = fmt.Sprintf(", %.0f redirects waited at the crash bound (%.2f s in all)", w.n-before.n, w.seconds-before.seconds)
+	}
+	if le, batches, ok := w.age.quantileSince(before.age, 0.99); ok {
+		out += fmt.Sprintf("; of %.0f scan batches 99 %% committed within %s of their oldest redirect", batches, ms(time.Duration(le*float64(time.Second))))
+	}
+	return out
+}
+
+// histogram is one reading of an unlabelled Prometheus histogram: its
+// finite cumulative buckets in ascending order, and its count.
+type histogram struct {
+	buckets []bucket
+	count   float64
+}
+
+// bucket holds the observations at or below le seconds.
+type bucket struct{ le, count float64 }
+
+// histogramIn reads the histogram name from the lines of one scrape (no
+// buckets when it is not there).
+func histogramIn(lines []string, name string) histogram {
+	var h histogram
+	for _, line := range lines {
+		rest, ok := strings.CutPrefix(line, name+`_bucket{le="`)
+		if !ok {
+			continue
+		}
+		le, value, ok := strings.Cut(rest, `"} `)
+		l, errL := strconv.ParseFloat(le, 64)
+		v, errV := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if ok && errL == nil && errV == nil && !math.IsInf(l, 1) {
+			h.buckets = append(h.buckets, bucket{le: l, count: v})
+		}
+	}
+	h.count, _ = valueIn(lines, name+"_count")
+	return h
+}
+
+// quantileSince is the upper bound of the bucket holding the q quantile of
+// the observations between before and h, and how many there were; ok is
+// false when there were none, the readings do not match, or the quantile
+// lies above the last finite bucket.
+func (h histogram) quantileSince(before histogram, q float64) (le, total float64, ok bool) {
+	total = h.count - before.count
+	if total <= 0 || len(h.buckets) == 0 || len(h.buckets) != len(before.buckets) {
+		return 0, 0, false
+	}
+	for i, b := range h.buckets {
+		if b.count-before.buckets[i].count >= q*total {
+			return b.le, total, true
+		}
+	}
+	return 0, 0, false
 }
 
 // mergePhases adds rounds of one scenario together: requests, errors and

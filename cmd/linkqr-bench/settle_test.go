@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -59,24 +60,43 @@ func TestWaitFoldedWaitsForAFoldAfterTheLoad(t *testing.T) {
 	}
 }
 
-// TestBoundWaitsSince reads the crash bound's counters from a metrics
-// listener twice and reports the difference at the end of a load's line,
-// and nothing when there were no waits or a reading failed.
+// TestBoundWaitsSince reads the crash bound's counters and the histogram
+// of the written batches' oldest scans from a metrics listener twice and
+// reports the difference at the end of a load's line, and nothing when
+// there was nothing new or a reading failed.
 func TestBoundWaitsSince(t *testing.T) {
 	t.Parallel()
-	var waits, seconds atomic.Int64
+	var waits, seconds, fast, slow, slowest atomic.Int64 // batches within 25 ms, 50 ms, beyond 2.5 s
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "linkqr_scan_bound_waits_total %d\nlinkqr_scan_bound_wait_seconds_total %d.5\n", waits.Load(), seconds.Load())
+		f, s, x := fast.Load(), slow.Load(), slowest.Load()
+		fmt.Fprintf(w, "# TYPE linkqr_scan_unwritten_age_seconds histogram\n")
+		fmt.Fprintf(w, "linkqr_scan_unwritten_age_seconds_bucket{le=\"0.025\"} %d\n", f)
+		fmt.Fprintf(w, "linkqr_scan_unwritten_age_seconds_bucket{le=\"0.05\"} %d\n", f+s)
+		fmt.Fprintf(w, "linkqr_scan_unwritten_age_seconds_bucket{le=\"2.5\"} %d\n", f+s)
+		fmt.Fprintf(w, "linkqr_scan_unwritten_age_seconds_bucket{le=\"+Inf\"} %d\n", f+s+x)
+		fmt.Fprintf(w, "linkqr_scan_unwritten_age_seconds_sum 1\nlinkqr_scan_unwritten_age_seconds_count %d\n", f+s+x)
 	}))
 	defer srv.Close()
 	b := &bench{log: io.Discard, linkqrMetrics: srv.URL}
 	ctx := context.Background()
+	fast.Store(500) // before the load
 	before := b.boundWaits(ctx)
 	if got := b.boundWaits(ctx).since(before); got != "" {
-		t.Errorf("no waits: %q", got)
+		t.Errorf("no waits, no batches: %q", got)
 	}
 	waits.Store(1234)
 	seconds.Store(3)
+	fast.Add(990)
+	slow.Add(10)
+	if got, want := b.boundWaits(ctx).since(before), ", 1234 redirects waited at the crash bound (3.00 s in all); of 1000 scan batches 99 % committed within 25.00ms of their oldest redirect"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	slow.Add(10) // now 20 of 1,010 above 25 ms
+	if got, want := b.boundWaits(ctx).since(before), "of 1010 scan batches 99 % committed within 50.00ms"; !strings.Contains(got, want) {
+		t.Errorf("got %q, want it to say %q", got, want)
+	}
+	slowest.Add(100) // the 99th percentile above the last finite bucket: unknown, not claimed
 	if got, want := b.boundWaits(ctx).since(before), ", 1234 redirects waited at the crash bound (3.00 s in all)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

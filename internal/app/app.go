@@ -491,9 +491,11 @@ func (a *App) newScanRecorder() (*scan.Recorder, error) {
 	rec := scan.NewRecorder(scan.Options{
 		DB: a.ScanDB, Log: a.Log, Hasher: hasher, Origins: a.origins(),
 		Subscriptions: a.Webhooks, Events: a.events,
-		OnFlushed: func(human, bots int) {
-			a.Metrics.ScansRecorded.WithLabelValues("human").Add(float64(human))
-			a.Metrics.ScansRecorded.WithLabelValues("bot").Add(float64(bots))
+		OnFlushed: func(f scan.Flushed) {
+			a.Metrics.ScansRecorded.WithLabelValues("human").Add(float64(f.Human))
+			a.Metrics.ScansRecorded.WithLabelValues("bot").Add(float64(f.Bots))
+			a.Metrics.ScanWrite.Observe(f.Took.Seconds())
+			a.Metrics.ScanUnwrittenAge.Observe(f.Oldest.Seconds())
 		},
 		OnFlushError: func(err error) {
 			a.Metrics.ScanFlushErrors.Inc()

@@ -192,6 +192,8 @@ func TestMetricsOnTheirOwnListener(t *testing.T) {
 		// Not routed here, /metrics is taken for a link code (reserved, so none).
 		`linkqr_http_requests_total{code="404",method="GET",route="/{code}"} 1`,
 		"linkqr_scan_buffer_depth",
+		"linkqr_scan_write_duration_seconds_count 0",
+		"linkqr_scan_unwritten_age_seconds_count 0",
 		`linkqr_retention_purged_rows_total{table="scans"} 0`,
 	} {
 		if !strings.Contains(string(body), want) {

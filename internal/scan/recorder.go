@@ -109,11 +109,11 @@ type Options struct {
 	Hasher        *analytics.VisitorHasher
 	Origins       link.Origins
 	Subscriptions Subscriptions
-	Events        *event.Recorder       // records scan.created (and fans it out); nil: no fan-out
-	BufferSize    int                   // default DefaultBufferSize
-	Writers       int                   // default DefaultWriters; the pool needs as many connections, plus one for the outage buffer
-	OnFlushed     func(human, bots int) // metrics hook; may be nil
-	OnFlushError  func(err error)       // hook for failed writes (kept and retried); may be nil
+	Events        *event.Recorder // records scan.created (and fans it out); nil: no fan-out
+	BufferSize    int             // default DefaultBufferSize
+	Writers       int             // default DefaultWriters; the pool needs as many connections, plus one for the outage buffer
+	OnFlushed     func(Flushed)   // metrics hook; may be nil
+	OnFlushError  func(err error) // hook for failed writes (kept and retried); may be nil
 	// OutageBufferSize bounds the hits kept while writes fail; default
 	// DefaultOutageBufferSize.
 	OutageBufferSize int
@@ -363,11 +363,22 @@ func (r *Recorder) dropped(n int) {
 	}
 }
 
+// Flushed is one batch written, for OnFlushed: its human and bot scans,
+// how long the write took (COPY to commit), and how long its oldest scan
+// had been answered when it committed: what a hard crash just before the
+// commit would have lost of it, against CrashWindow.
+type Flushed struct {
+	Human, Bots int
+	Took        time.Duration
+	Oldest      time.Duration
+}
+
 // writeBatch writes one batch with a deadline and reports the outcome to
 // the hooks.
 func (r *Recorder) writeBatch(batch []Hit) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	began := time.Now()
 	human, bots, err := r.write(ctx, batch)
 	if err != nil {
 		if r.opts.OnFlushError != nil {
@@ -376,7 +387,14 @@ func (r *Recorder) writeBatch(batch []Hit) error {
 		return err
 	}
 	if r.opts.OnFlushed != nil {
-		r.opts.OnFlushed(human, bots)
+		now := time.Now()
+		oldest := batch[0].At
+		for _, h := range batch[1:] {
+			if h.At.Before(oldest) {
+				oldest = h.At
+			}
+		}
+		r.opts.OnFlushed(Flushed{Human: human, Bots: bots, Took: now.Sub(began), Oldest: now.Sub(oldest)})
 	}
 	return nil
 }

@@ -534,3 +534,41 @@ func TestRedirectWaitingAtTheBoundHurriesTheWriters(t *testing.T) {
 		t.Errorf("%d scans written (%v), want %d", rows, err, scan.MinUnwritten+1)
 	}
 }
+
+// TestFlushedReportsEachBatch: OnFlushed gets every written batch's human
+// and bot scans, how long its write took, and how long its oldest scan had
+// been answered when it committed (answered 200 ms ago here, so at least
+// that; the write itself is timed within it).
+func TestFlushedReportsEachBatch(t *testing.T) {
+	t.Parallel()
+	pool := testkit.DB(t)
+	tn := testkit.NewTenant(t, pool)
+	linkID := insertLink(t, pool, tn.WorkspaceID, "flushed1")
+	hasher, _ := analytics.NewVisitorHasher(make([]byte, 32))
+	var mu sync.Mutex
+	var got []scan.Flushed
+	rec := scan.NewRecorder(scan.Options{DB: store.NewDB(pool), Log: slog.New(slog.DiscardHandler), Hasher: hasher,
+		OnFlushed: func(f scan.Flushed) { mu.Lock(); got = append(got, f); mu.Unlock() }})
+	answered := time.Now().Add(-200 * time.Millisecond)
+	for i, ua := range []string{iPhone, googlebot, iPhone} {
+		if err := rec.Record(context.Background(), scan.Hit{LinkID: linkID, WorkspaceID: tn.WorkspaceID, At: answered.Add(time.Duration(i) * time.Millisecond), UserAgent: ua}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	go rec.Run()
+	if err := rec.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var human, bots int
+	for _, f := range got {
+		human, bots = human+f.Human, bots+f.Bots
+		if f.Took <= 0 || f.Oldest < 200*time.Millisecond || f.Oldest < f.Took {
+			t.Errorf("batch reported as %+v: want a write time, and the oldest scan at least 200ms old and older than the write", f)
+		}
+	}
+	if human != 2 || bots != 1 {
+		t.Errorf("reported %d human and %d bot scans, want 2 and 1", human, bots)
+	}
+}

@@ -468,12 +468,12 @@ func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, erro
 	began := time.Now()
 	var warm, measured loadResult
 	var err error
-	var waits boundWaits
+	var writes scanWrites
 	if b.wrk != nil {
 		if b.opts.Warmup > 0 {
 			warm, err = b.wrk.run(ctx, sc, b.opts.Conns, b.opts.Warmup)
 		}
-		waits = b.boundWaits(ctx)
+		writes = b.readScanWrites(ctx)
 		if err == nil {
 			measured, err = b.wrk.run(ctx, sc, b.opts.Conns, b.opts.Duration)
 		}
@@ -489,7 +489,7 @@ func (b *bench) load(ctx context.Context, name string, sc scenario) (phase, erro
 	// half-second window at the earliest.
 	p := phase{Warm: warm, Measured: measured, Busy: !quiet, Ran: window{From: began, To: b.loadEnded.Add(250 * time.Millisecond)}}
 	if err == nil {
-		b.loaded(ctx, name, p, waits)
+		b.loaded(ctx, name, p, writes)
 	}
 	return p, err
 }
@@ -501,14 +501,14 @@ func (b *bench) loadPaced(ctx context.Context, name string, sc scenario, rate fl
 	sc.Name = name
 	var warm, measured loadResult
 	var err error
-	var waits boundWaits
+	var writes scanWrites
 	if b.wrk != nil {
 		conns := pacedConns(rate)
 		b.progress("load: %s — %.0f req/s for %v warm-up + %v, on a schedule over %d connections (wrk)", name, rate, b.opts.Warmup, d, conns)
 		if b.opts.Warmup > 0 {
 			warm, err = b.wrk.runPaced(ctx, sc, conns, rate, b.opts.Warmup)
 		}
-		waits = b.boundWaits(ctx)
+		writes = b.readScanWrites(ctx)
 		if err == nil {
 			measured, err = b.wrk.runPaced(ctx, sc, conns, rate, d)
 		}
@@ -522,25 +522,26 @@ func (b *bench) loadPaced(ctx context.Context, name string, sc scenario, rate fl
 	}
 	p := phase{Warm: warm, Measured: measured}
 	if err == nil {
-		b.loaded(ctx, name, p, waits)
+		b.loaded(ctx, name, p, writes)
 	}
 	return p, err
 }
 
-// loaded prints a load's line: its rate, p99 and errors, and the redirects
-// that waited at linkqr's crash bound since before.
-func (b *bench) loaded(ctx context.Context, name string, p phase, before boundWaits) {
-	b.progress("      %s: %.0f req/s, p99 %s, %d errors%s", name, p.Measured.Throughput(), ms(p.Measured.Latency.Percentile(0.99)), p.Errors(), b.boundWaits(ctx).since(before))
+// loaded prints a load's line: its rate, p99 and errors, and what
+// linkqr's scan writers did since before.
+func (b *bench) loaded(ctx context.Context, name string, p phase, before scanWrites) {
+	b.progress("      %s: %.0f req/s, p99 %s, %d errors%s", name, p.Measured.Throughput(), ms(p.Measured.Latency.Percentile(0.99)), p.Errors(), b.readScanWrites(ctx).since(before))
 }
 
-// boundWaits is what linkqr's crash bound had made redirects wait, in
-// all, at one moment (docs/scan-pipeline.md), and the histogram of how
-// long the oldest scan of each written batch had been unwritten: read
-// before a measured load and after it, it says how much of the load's
-// tail was redirects waiting for a scan write to commit, and how close the
-// writers came to the bound's 100 ms. ok is false when it could not be
-// read (the bench runs the bare server alone, or the metric is missing).
-type boundWaits struct {
+// scanWrites is one reading of linkqr's scan writers
+// (docs/scan-pipeline.md): how many redirects its crash bound had made
+// wait, and for how long, in all, and the histogram of how long the oldest
+// scan of each written batch had been unwritten. Read before a measured
+// load and after it, it says how much of the load's tail was redirects
+// waiting for a scan write to commit, and how close the writers came to
+// the bound's 100 ms. ok is false when it could not be read (the bench
+// runs the bare server alone, or the metric is missing).
+type scanWrites struct {
 	n, seconds float64
 	age        histogram // linkqr_scan_unwritten_age_seconds
 	ok         bool
@@ -549,20 +550,20 @@ type boundWaits struct {
 // unwrittenAge is the histogram of the written batches' oldest scans.
 const unwrittenAge = "linkqr_scan_unwritten_age_seconds"
 
-func (b *bench) boundWaits(ctx context.Context) boundWaits {
+func (b *bench) readScanWrites(ctx context.Context) scanWrites {
 	if b.linkqrMetrics == "" {
-		return boundWaits{}
+		return scanWrites{}
 	}
 	lines := scrapeMetrics(ctx, b.linkqrMetrics)
 	n, okN := valueIn(lines, "linkqr_scan_bound_waits_total")
 	s, okS := valueIn(lines, "linkqr_scan_bound_wait_seconds_total")
-	return boundWaits{n: n, seconds: s, age: histogramIn(lines, unwrittenAge), ok: okN && okS}
+	return scanWrites{n: n, seconds: s, age: histogramIn(lines, unwrittenAge), ok: okN && okS}
 }
 
 // since is the waits between before and w, and the p99 of the batches'
 // oldest unwritten scans, as the end of a load's progress line ("" when
 // there was nothing to say or either reading failed).
-func (w boundWaits) since(before boundWaits) string {
+func (w scanWrites) since(before scanWrites) string {
 	if !w.ok || !before.ok {
 		return ""
 	}

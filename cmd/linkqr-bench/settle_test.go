@@ -60,11 +60,11 @@ func TestWaitFoldedWaitsForAFoldAfterTheLoad(t *testing.T) {
 	}
 }
 
-// TestBoundWaitsSince reads the crash bound's counters and the histogram
+// TestScanWritesSince reads the crash bound's counters and the histogram
 // of the written batches' oldest scans from a metrics listener twice and
 // reports the difference at the end of a load's line, and nothing when
 // there was nothing new or a reading failed.
-func TestBoundWaitsSince(t *testing.T) {
+func TestScanWritesSince(t *testing.T) {
 	t.Parallel()
 	var waits, seconds, fast, slow, slowest atomic.Int64 // batches within 25 ms, 50 ms, beyond 2.5 s
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -81,30 +81,30 @@ func TestBoundWaitsSince(t *testing.T) {
 	b := &bench{log: io.Discard, linkqrMetrics: srv.URL}
 	ctx := context.Background()
 	fast.Store(500) // before the load
-	before := b.boundWaits(ctx)
-	if got := b.boundWaits(ctx).since(before); got != "" {
+	before := b.readScanWrites(ctx)
+	if got := b.readScanWrites(ctx).since(before); got != "" {
 		t.Errorf("no waits, no batches: %q", got)
 	}
 	waits.Store(1234)
 	seconds.Store(3)
 	fast.Add(990)
 	slow.Add(10)
-	if got, want := b.boundWaits(ctx).since(before), ", 1234 redirects waited at the crash bound (3.00 s in all); of 1000 scan batches 99 % committed within 25.00ms of their oldest redirect"; got != want {
+	if got, want := b.readScanWrites(ctx).since(before), ", 1234 redirects waited at the crash bound (3.00 s in all); of 1000 scan batches 99 % committed within 25.00ms of their oldest redirect"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	slow.Add(10) // now 20 of 1,010 above 25 ms
-	if got, want := b.boundWaits(ctx).since(before), "of 1010 scan batches 99 % committed within 50.00ms"; !strings.Contains(got, want) {
+	if got, want := b.readScanWrites(ctx).since(before), "of 1010 scan batches 99 % committed within 50.00ms"; !strings.Contains(got, want) {
 		t.Errorf("got %q, want it to say %q", got, want)
 	}
 	slowest.Add(100) // the 99th percentile above the last finite bucket: unknown, not claimed
-	if got, want := b.boundWaits(ctx).since(before), ", 1234 redirects waited at the crash bound (3.00 s in all)"; got != want {
+	if got, want := b.readScanWrites(ctx).since(before), ", 1234 redirects waited at the crash bound (3.00 s in all)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got := (&bench{log: io.Discard}).boundWaits(ctx).since(before); got != "" {
+	if got := (&bench{log: io.Discard}).readScanWrites(ctx).since(before); got != "" {
 		t.Errorf("without linkqr's metrics: %q", got)
 	}
 	srv.Close()
-	if got := b.boundWaits(ctx).since(before); got != "" {
+	if got := b.readScanWrites(ctx).since(before); got != "" {
 		t.Errorf("metrics unreachable: %q", got)
 	}
 }

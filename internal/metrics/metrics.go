@@ -30,7 +30,7 @@ type Metrics struct {
 	ScansRecorded *prometheus.CounterVec
 	// ScanFlushErrors counts failed (and retried) scan batch writes.
 	ScanFlushErrors prometheus.Counter
-	// ScanWrite is how long each batch write took, COPY to commit;
+	// ScanWrite is how long each batch write took, rows prepared to commit;
 	// ScanUnwrittenAge how long each batch's oldest scan had been answered
 	// when its batch committed (against the crash bound's 100 ms).
 	ScanWrite, ScanUnwrittenAge prometheus.Histogram
@@ -80,7 +80,7 @@ func New() *Metrics {
 	})
 	m.ScanWrite = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "linkqr_scan_write_duration_seconds",
-		Help:    "How long each batch of scans took to write, from the COPY to the commit.",
+		Help:    "How long each batch of scans took to write: its rows prepared (user agents classified, visitors hashed), the COPY and the commit.",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
 	})
 	m.ScanUnwrittenAge = prometheus.NewHistogram(prometheus.HistogramOpts{

@@ -28,10 +28,10 @@ func (h *Handler) Routed(routes chi.Routes) {
 	_ = chi.Walk(routes, func(_ string, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
 		first, _, _ := strings.Cut(strings.TrimPrefix(route, "/"), "/")
 		switch {
-		case route == "/{code}", route == "/": // the root has no segment: never a code's
-		case strings.ContainsAny(first, "{*") || first == "":
+		case route == "/{code}":
+		case strings.ContainsAny(first, "{*"):
 			ok = false // a pattern that may match a code's segment
-		default:
+		case first != "": // "/" has no segment: never a code's
 			taken[first] = true
 		}
 		return nil

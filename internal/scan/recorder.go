@@ -364,7 +364,7 @@ func (r *Recorder) dropped(n int) {
 }
 
 // Flushed is one batch written, for OnFlushed: its human and bot scans,
-// how long the write took (COPY to commit), and how long its oldest scan
+// how long the write took (its rows prepared, COPY and commit), and how long its oldest scan
 // had been answered when it committed: what a hard crash just before the
 // commit would have lost of it, against CrashWindow.
 type Flushed struct {
